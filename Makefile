@@ -1,0 +1,58 @@
+# Entry points: `make demo` runs the main example, `make test` builds and runs
+# every test (release, sanitizers, install). Both install missing packages first.
+.PHONY: all deps configure build test demo bench asan install-check clean
+
+RELEASE := build/release
+ASAN    := build/asan
+JOBS    ?= 2
+BENCH_ARGS ?=
+
+# Sanitizer runs cover the unit and error tests (the correctness tests are long).
+ASAN_FOLDERS := $(foreach d,unit error,$(if $(wildcard test/$(d)/*.cpp),$(d)))
+ASAN_TARGETS := $(foreach d,$(ASAN_FOLDERS),tensorir_$(d)_tests)
+ASAN_LABELS  := ^($(subst $() ,|,$(strip $(ASAN_FOLDERS))))$$
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@test -f $(RELEASE)/CMakeCache.txt || cmake --preset release
+
+build: configure
+	cmake --build --preset release
+
+test: build
+	ctest --preset release --output-on-failure -j$(JOBS)
+	$(MAKE) --no-print-directory asan
+	$(MAKE) --no-print-directory install-check
+
+demo: build
+	./$(RELEASE)/examples/matmul
+
+# OpenBLAS 0.3.21 does not know this CPU family and falls back to a generic
+# kernel; on AVX-512 machines point it at the SkylakeX kernels for benchmarks only.
+bench: build
+	@set -e; \
+	if grep -q avx512f /proc/cpuinfo 2>/dev/null; then \
+	  export OPENBLAS_CORETYPE=SkylakeX; unset OPENBLAS_L2_SIZE; \
+	fi; \
+	for b in $(RELEASE)/bench/*; do \
+	  if [ -f "$$b" ] && [ -x "$$b" ]; then echo "== $$b"; "$$b" $(BENCH_ARGS); fi; \
+	done
+
+asan: deps
+	@test -f $(ASAN)/CMakeCache.txt || cmake --preset asan
+ifneq ($(ASAN_TARGETS),)
+	cmake --build --preset asan --target $(ASAN_TARGETS)
+	ctest --preset asan --output-on-failure -j$(JOBS) -L '$(ASAN_LABELS)'
+else
+	@echo "asan: no unit or error tests yet"
+endif
+
+install-check: build
+	scripts/install-check.sh $(RELEASE)
+
+clean:
+	rm -rf build

@@ -1,0 +1,34 @@
+// Assembly listings, produced on request from the module's optimised IR.
+#include <llvm/ADT/SmallString.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "target_machine.h"
+#include "tensorir/error.h"
+
+namespace tensorir::llvm_backend {
+
+std::string emit_assembly(const std::string &ll, const Target &target) {
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
+  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
+  llvm::LLVMContext ctx;
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ll, diag, ctx);
+  if (!m) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    diag.print("tensorir", os);
+    TIR_ASSERT(false) << "cannot re-read the module's LLVM IR: " << os.str();
+  }
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  TIR_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      << "this LLVM target cannot emit assembly";
+  pm.run(*m);
+  return std::string(text.str());
+}
+
+}  // namespace tensorir::llvm_backend

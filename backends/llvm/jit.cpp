@@ -1,0 +1,103 @@
+// Compiling a module: codegen, optimisation, and an ORC LLJIT that owns the machine code.
+#include "jit.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen_llvm.h"
+#include "target_machine.h"
+#include "tensorir/error.h"
+#include "tensorir/runtime/parallel.h"
+
+namespace tensorir::llvm_backend {
+
+struct JitCode {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+namespace {
+
+void check(llvm::Error err, const char *what) {
+  if (err) TIR_THROW() << what << ": " << llvm::toString(std::move(err));
+}
+
+template <typename T>
+T unwrap(llvm::Expected<T> v, const char *what) {
+  if (!v) TIR_THROW() << what << ": " << llvm::toString(v.takeError());
+  return std::move(*v);
+}
+
+// The runtime functions kernels call, given by address: they resolve even when the
+// library does not export them to the dynamic symbol table.
+void define_runtime_symbols(llvm::orc::LLJIT &jit) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](const char *name, auto *fn) {
+    symbols[jit.mangleAndIntern(name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(reinterpret_cast<void *>(fn)),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  };
+  add("tensorir_parallel_for", &tensorir_parallel_for);
+  add("tensorir_set_last_error", &tensorir_set_last_error);
+  check(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))),
+        "cannot register the runtime functions with the JIT");
+}
+
+}  // namespace
+
+CompiledModule compile(const std::vector<LoweredFunc> &funcs, const Target &target) {
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
+  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
+
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> mod;
+  {
+    CodeGenLLVM cg(*ctx, codegen_target(*tm));
+    for (const LoweredFunc &f : funcs) cg.add_function(f);
+    mod = cg.finish();
+  }
+  optimize_module(*mod, *tm);
+
+  CompiledModule out;
+  {
+    llvm::raw_string_ostream os(out.ll);
+    mod->print(os, nullptr);
+  }
+
+  auto code = std::make_shared<JitCode>();
+  code->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
+                     "cannot start the LLVM JIT");
+  llvm::orc::LLJIT &jit = *code->jit;
+  // Keep what the session reports (it would print to stderr) for the error we raise.
+  auto reported = std::make_shared<std::string>();
+  jit.getExecutionSession().setErrorReporter([reported](llvm::Error err) {
+    *reported += llvm::toString(std::move(err)) + "\n";
+  });
+  // C functions (libm, malloc, extern calls) come from the process itself.
+  jit.getMainJITDylib().addGenerator(
+      unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                 jit.getDataLayout().getGlobalPrefix()),
+             "cannot open the process's symbols for the JIT"));
+  define_runtime_symbols(jit);
+  check(jit.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))),
+        "cannot add the module to the JIT");
+
+  for (const LoweredFunc &f : funcs) {
+    // Materialising the first symbol compiles the module; an unresolved extern fails here.
+    auto addr = jit.lookup(f->name);
+    TIR_USER_CHECK(static_cast<bool>(addr))
+        << "cannot compile kernel '" << f->name << "': " << llvm::toString(addr.takeError())
+        << (reported->empty() ? "" : "; ") << *reported
+        << " (an extern function must be a C symbol visible in this process)";
+    out.functions.push_back(addr->toPtr<RawFunction>());
+  }
+  out.code = std::move(code);
+  return out;
+}
+
+std::string assembly_for(const std::string &ll, const Target &target) {
+  return emit_assembly(ll, target);
+}
+
+}  // namespace tensorir::llvm_backend

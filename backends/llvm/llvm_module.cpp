@@ -1,0 +1,72 @@
+// LLVMModuleNode: JIT-compiled CPU functions behind the runtime's ModuleNode interface.
+#include "llvm_module.h"
+
+#include <mutex>
+
+#include "codegen/signature.h"
+#include "jit.h"
+#include "tensorir/error.h"
+#include "tensorir/runtime/parallel.h"
+
+namespace tensorir::llvm_backend {
+
+namespace {
+
+class LLVMModuleNode : public ModuleNode {
+ public:
+  LLVMModuleNode(CompiledModule code, std::vector<FuncSignature> sigs, Target target)
+      : code_(std::move(code)), sigs_(std::move(sigs)), target_(std::move(target)) {}
+
+  const std::vector<FuncSignature> &signatures() const override { return sigs_; }
+
+  void invoke(size_t index, const std::vector<ArgValue> &args,
+              const std::vector<NDArray> &buffers) const override {
+    TIR_ASSERT(index < code_.functions.size()) << "function index " << index << " out of range";
+    const FuncSignature &sig = sigs_[index];
+    TIR_ASSERT(args.size() == sig.args.size() + sig.symbols.size())
+        << sig.name << " expects " << sig.args.size() + sig.symbols.size() << " packed values, got "
+        << args.size();
+    int32_t rc = code_.functions[index](args.data());
+    if (rc != 0) {
+      const char *msg = take_last_error();
+      TIR_THROW() << sig.name << ": "
+                  << (msg && *msg ? msg : "the kernel failed with status " + std::to_string(rc));
+    }
+  }
+
+  std::string source(const std::string &format) const override {
+    if (format == "ll") return code_.ll;
+    if (format == "asm") {
+      std::lock_guard<std::mutex> lock(asm_mutex_);
+      if (asm_.empty()) asm_ = assembly_for(code_.ll, target_);
+      return asm_;
+    }
+    TIR_THROW() << "the llvm backend has no source format '" << format
+                << "'; available formats: ll, asm";
+  }
+
+  std::string backend() const override { return "llvm"; }
+
+ private:
+  CompiledModule code_;
+  std::vector<FuncSignature> sigs_;
+  Target target_;
+  mutable std::mutex asm_mutex_;
+  mutable std::string asm_;  // made on first request
+};
+
+}  // namespace
+
+Module build_llvm(const std::vector<LoweredFunc> &funcs, const Target &target) {
+  TIR_USER_CHECK(target.kind == "llvm")
+      << "the llvm backend was asked to build for target '" << target.kind << "'";
+  std::vector<FuncSignature> sigs;
+  for (const LoweredFunc &f : funcs) {
+    TIR_USER_CHECK(f.defined()) << "build() got an undefined LoweredFunc";
+    sigs.push_back(make_signature(f, Device::CPU));
+  }
+  CompiledModule code = compile(funcs, target);
+  return Module(Ref<const ModuleNode>(new LLVMModuleNode(std::move(code), std::move(sigs), target)));
+}
+
+}  // namespace tensorir::llvm_backend

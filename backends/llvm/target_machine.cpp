@@ -1,0 +1,81 @@
+// Target machine selection: host detection, -mcpu / -mattr, process-wide LLVM set-up.
+#include "target_machine.h"
+
+#include <mutex>
+#include <sstream>
+
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include "tensorir/error.h"
+
+namespace tensorir::llvm_backend {
+
+void init_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
+  init_llvm();
+  for (const auto &[key, value] : target.options) {
+    TIR_USER_CHECK(key == "mcpu" || key == "mattr")
+        << "unknown option '-" << key << "' for target 'llvm' (known: -mcpu=<native|cpu name>, "
+           "-mattr=<+feature,-feature,...>)";
+  }
+  auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+  TIR_USER_CHECK(static_cast<bool>(host))
+      << "cannot describe the host CPU for the llvm backend: " << llvm::toString(host.takeError());
+  llvm::orc::JITTargetMachineBuilder jtmb = std::move(*host);
+
+  std::string cpu = target.option("mcpu", "native");
+  if (cpu != "native" && cpu != "host") {
+    std::string err;
+    const std::string triple = jtmb.getTargetTriple().str();
+    const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, err);
+    TIR_ASSERT(t != nullptr) << "no LLVM target for " << triple << ": " << err;
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(t->createMCSubtargetInfo(triple, "", ""));
+    TIR_USER_CHECK(sti && sti->isCPUStringValid(cpu))
+        << "unknown CPU '" << cpu << "' in -mcpu=" << cpu
+        << "; use -mcpu=native or an LLVM CPU name such as x86-64-v3, skylake-avx512, znver4";
+    jtmb.setCPU(cpu);
+    jtmb.getFeatures() = llvm::SubtargetFeatures();  // the named CPU's own features
+  }
+  std::string mattr = target.option("mattr");
+  std::stringstream ss(mattr);
+  for (std::string f; std::getline(ss, f, ',');) {
+    if (f.empty()) continue;
+    TIR_USER_CHECK(f[0] == '+' || f[0] == '-')
+        << "feature '" << f << "' in -mattr must start with + or - (e.g. -mattr=+avx2,-avx512f)";
+    jtmb.getFeatures().AddFeature(f);
+  }
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return jtmb;
+}
+
+std::unique_ptr<llvm::TargetMachine> create_target_machine(llvm::orc::JITTargetMachineBuilder &jtmb) {
+  auto tm = jtmb.createTargetMachine();
+  TIR_USER_CHECK(static_cast<bool>(tm))
+      << "cannot create an LLVM target machine: " << llvm::toString(tm.takeError());
+  return std::move(*tm);
+}
+
+CodeGenTarget codegen_target(const llvm::TargetMachine &tm) {
+  CodeGenTarget t;
+  t.triple = tm.getTargetTriple().str();
+  t.data_layout = tm.createDataLayout().getStringRepresentation();
+  t.cpu = tm.getTargetCPU().str();
+  t.features = tm.getTargetFeatureString().str();
+  // LLVM's tuning for AVX-512 CPUs keeps loop vectorization at 256 bits; tensor loops
+  // are long and regular, so let the vectorizers use the full 512-bit registers.
+  if (tm.getMCSubtargetInfo()->checkFeatures("+avx512f")) t.prefer_vector_width = 512;
+  return t;
+}
+
+}  // namespace tensorir::llvm_backend

@@ -1,0 +1,28 @@
+// The machine code is generated for: the host CPU with all its features, or the CPU
+// and features a Target names (-mcpu=, -mattr=). LLVM is initialised once per process.
+#pragma once
+#include <memory>
+
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen_target.h"
+#include "tensorir/target.h"
+
+namespace tensorir::llvm_backend {
+
+// Registers the native target, its assembly printer and parser (thread-safe, once).
+void init_llvm();
+// Validates the target's options and describes the machine (aggressive codegen).
+llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target);
+std::unique_ptr<llvm::TargetMachine> create_target_machine(llvm::orc::JITTargetMachineBuilder &jtmb);
+// What codegen stamps on the module and its functions for this machine.
+CodeGenTarget codegen_target(const llvm::TargetMachine &tm);
+
+// The O3 pipeline, with the machine's cost model so the vectorizers know its registers.
+void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);
+// Assembly text for LLVM IR text (already optimised).
+std::string emit_assembly(const std::string &ll, const Target &target);
+
+}  // namespace tensorir::llvm_backend

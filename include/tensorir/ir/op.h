@@ -1,0 +1,64 @@
+// The user-facing arithmetic on Expr: overloaded operators, intrinsics, casts.
+//
+// Type rules: both sides of a binary operator get one type. A constant adopts the
+// other side's type (x_float + 1 is float, i + 1 stays int32), narrower ints and floats
+// widen, a scalar broadcasts to a vector. Mixing an int expression with a float
+// expression (or a float constant) is a tensorir::Error asking for an explicit cast().
+#pragma once
+#include "tensorir/ir/expr.h"
+
+namespace tensorir {
+
+Expr operator+(Expr a, Expr b);
+Expr operator-(Expr a, Expr b);
+Expr operator*(Expr a, Expr b);
+Expr operator/(Expr a, Expr b);  // floor division on integers
+Expr operator%(Expr a, Expr b);  // floor modulo on integers
+Expr operator-(Expr a);
+Expr operator==(Expr a, Expr b);
+Expr operator!=(Expr a, Expr b);
+Expr operator<(Expr a, Expr b);
+Expr operator<=(Expr a, Expr b);
+Expr operator>(Expr a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator&&(Expr a, Expr b);
+Expr operator||(Expr a, Expr b);
+Expr operator!(Expr a);
+
+Expr floordiv(Expr a, Expr b);
+Expr floormod(Expr a, Expr b);
+Expr min(Expr a, Expr b);
+Expr max(Expr a, Expr b);
+
+Expr cast(Type t, Expr v);
+// cond ? t : f, evaluated element-wise (both sides may be evaluated).
+Expr select(Expr cond, Expr t, Expr f);
+// Same as select; the name TVM users know.
+Expr if_then_else(Expr cond, Expr t, Expr f);
+
+// Math intrinsics on float expressions (ints are cast to float32 first).
+Expr exp(Expr x);
+Expr log(Expr x);
+Expr sqrt(Expr x);
+Expr rsqrt(Expr x);
+Expr tanh(Expr x);
+Expr sigmoid(Expr x);
+Expr erf(Expr x);
+Expr floor(Expr x);
+Expr ceil(Expr x);
+Expr fabs(Expr x);
+Expr pow(Expr x, Expr y);
+// |x| for ints and floats alike.
+Expr abs(Expr x);
+
+// Calls a C function `name(args...)` returning `t`; it must be visible to the JIT.
+Expr call_extern(Type t, const std::string &name, std::vector<Expr> args);
+
+// The names of the pure intrinsics above, for backends that must support all of them.
+const std::vector<std::string> &intrinsic_names();
+
+// Largest and smallest finite values of a type (the identities of max and min).
+Expr max_value(Type t);
+Expr min_value(Type t);
+
+}  // namespace tensorir

@@ -1,0 +1,51 @@
+// lower(): a schedule and its arguments become a LoweredFunc, the loop nest that codegen reads.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tensorir/te/schedule.h"
+
+namespace tensorir {
+
+// An argument of a kernel: a tensor (a buffer) or a scalar variable.
+class BuildArg {
+ public:
+  BuildArg(Tensor t) : tensor_(std::move(t)) {}
+  BuildArg(Var v) : var_(std::move(v)) {}
+  bool is_tensor() const { return tensor_.defined(); }
+  const Tensor &tensor() const { return tensor_; }
+  const Var &var() const { return var_; }
+
+ private:
+  Tensor tensor_;
+  Var var_{nullptr};
+};
+
+struct LoweredArg {
+  std::string name;
+  Var var;      // the buffer's handle (buffers) or the scalar itself
+  bool is_buffer = true;
+  Type dtype;                // element type
+  std::vector<Expr> shape;   // buffers: dimensions (constants or in terms of `symbols`)
+};
+
+struct LoweredFuncNode : Object {
+  std::string name;
+  std::vector<LoweredArg> args;
+  std::vector<Var> symbols;  // free shape variables, passed after the arguments
+  Stmt body;
+};
+
+class LoweredFunc : public Ref<const LoweredFuncNode> {
+ public:
+  LoweredFunc() = default;
+  LoweredFunc(const LoweredFuncNode *n) : Ref<const LoweredFuncNode>(n) {}
+};
+
+std::ostream &operator<<(std::ostream &os, const LoweredFunc &f);
+
+// Runs bound inference, builds the loop nest, and applies the lowering passes (lib/lower.cpp).
+LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name);
+
+}  // namespace tensorir

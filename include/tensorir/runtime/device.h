@@ -1,0 +1,22 @@
+// Where an NDArray's storage lives.
+#pragma once
+#include <ostream>
+#include <string>
+
+namespace tensorir {
+
+struct Device {
+  enum Kind { CPU = 1, OpenGL = 11 };
+  Kind kind = CPU;
+  int id = 0;
+
+  static Device cpu(int id = 0) { return {CPU, id}; }
+  static Device opengl(int id = 0) { return {OpenGL, id}; }
+  bool operator==(const Device &o) const { return kind == o.kind && id == o.id; }
+  bool operator!=(const Device &o) const { return !(*this == o); }
+  std::string str() const;
+};
+
+inline std::ostream &operator<<(std::ostream &os, const Device &d) { return os << d.str(); }
+
+}  // namespace tensorir

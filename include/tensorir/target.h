@@ -1,0 +1,21 @@
+// Where code runs: "llvm", "llvm -mcpu=native", "opengl", "opengl -mode=fragment", "webgl", "c".
+#pragma once
+#include <map>
+#include <string>
+
+namespace tensorir {
+
+struct Target {
+  std::string kind;                            // "llvm", "opengl", ...
+  std::map<std::string, std::string> options;  // "-mcpu=native" -> {"mcpu": "native"}
+
+  Target() = default;
+  Target(const char *s) : Target(parse(s)) {}
+  Target(const std::string &s) : Target(parse(s)) {}
+  // Throws tensorir::Error naming the malformed part.
+  static Target parse(const std::string &s);
+  std::string option(const std::string &key, const std::string &fallback = "") const;
+  std::string str() const;
+};
+
+}  // namespace tensorir

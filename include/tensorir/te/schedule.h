@@ -1,0 +1,121 @@
+// Schedules say *how* to compute: one Stage per operation, holding its loop axes and
+// where it is computed. Lowering reads a Schedule; it never changes the expressions.
+#pragma once
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tensorir/te/tensor.h"
+
+namespace tensorir {
+
+class Stage;
+class Schedule;
+
+// How a stage's leaf axes derive from its root axes.
+struct IterVarRelationNode : Object {
+  enum Kind { Split, Fuse };
+  Kind kind;
+  IterVar parent, outer, inner;  // Split: parent -> outer, inner
+  IterVar fused;                 // Fuse: outer, inner -> fused
+  Expr factor, nparts;           // Split: one of them is defined
+};
+using IterVarRelation = Ref<const IterVarRelationNode>;
+
+enum class AttachType { Root, Inline, Scope };
+
+struct StageNode : Object {
+  Operation op;
+  std::vector<IterVar> all_iter_vars;   // root axes, then every axis relations made
+  std::vector<IterVar> leaf_iter_vars;  // the loop order, outermost first
+  std::vector<IterVarRelation> relations;
+  std::unordered_map<const IterVarNode *, ForKind> loop_kind;  // vectorize/unroll/parallel
+  AttachType attach_type = AttachType::Root;
+  Ref<StageNode> attach_stage;  // for Scope
+  IterVar attach_ivar;          // for Scope
+  std::string scope = "global";
+  bool is_output = false;
+};
+
+class Stage {
+ public:
+  Stage() = default;
+  explicit Stage(Ref<StageNode> n) : n_(std::move(n)) {}
+  StageNode *operator->() const { return n_.get(); }
+  StageNode *get() const { return n_.get(); }
+  bool defined() const { return n_.defined(); }
+  const Operation &op() const { return n_->op; }
+
+  // Loop transformations. Each axis must be one of this stage's current loops.
+  // split: outer runs ceil(extent / factor) times, inner `factor` times; a guard skips
+  // the iterations past the end when factor does not divide the extent.
+  std::pair<IterVar, IterVar> split(const IterVar &axis, Expr factor);
+  std::pair<IterVar, IterVar> split_by_nparts(const IterVar &axis, Expr nparts);
+  // Splits x and y and orders the loops (x.outer, y.outer, x.inner, y.inner).
+  std::tuple<IterVar, IterVar, IterVar, IterVar> tile(const IterVar &x, const IterVar &y, Expr x_factor,
+                                                      Expr y_factor);
+  // Fuses two adjacent loops (outer, then inner) into one.
+  IterVar fuse(const IterVar &outer, const IterVar &inner);
+  // Puts the given loops in this order, in the positions they occupy now.
+  Stage &reorder(const std::vector<IterVar> &order);
+
+  // Where the stage is computed: inside a loop of a consumer, inlined into its readers, or
+  // at the root of the function (the default).
+  Stage &compute_at(const Stage &parent, const IterVar &axis);
+  Stage &compute_inline();
+  Stage &compute_root();
+
+  Stage &vectorize(const IterVar &axis);  // the extent must be a constant
+  Stage &unroll(const IterVar &axis);     // the extent must be a constant
+  Stage &parallel(const IterVar &axis);   // runs on the runtime's thread pool
+
+ private:
+  size_t leaf_index(const IterVar &axis, const char *primitive) const;
+  Stage &set_kind(const IterVar &axis, ForKind kind, const char *primitive);
+  Ref<StageNode> n_;
+};
+
+struct ScheduleNode : Object {
+  std::vector<Tensor> outputs;
+  std::vector<Stage> stages;  // producers before consumers
+  // Every operation a stage has had (cache_read/cache_write/rfactor replace a stage's
+  // operation with a rewritten one; the tensors users hold keep naming the stage).
+  std::unordered_map<const OperationNode *, Stage> stage_map;
+  // old operation -> the one that replaced it; reads of the old one read the new one.
+  std::unordered_map<const OperationNode *, Operation> replaced;
+};
+
+class Schedule {
+ public:
+  Schedule() = default;
+  explicit Schedule(Ref<ScheduleNode> n) : n_(std::move(n)) {}
+  // The stage of the operation that produces `t`; a clear error if it is not in this schedule.
+  Stage operator[](const Tensor &t) const;
+  Stage operator[](const Operation &op) const;
+  const std::vector<Stage> &stages() const { return n_->stages; }
+
+  // A copy of `t` in `scope` ("global", "local", "shared") computed at root, which
+  // `readers` read instead of `t` (e.g. a packed copy of a matmul input).
+  Tensor cache_read(const Tensor &t, const std::string &scope, const std::vector<Tensor> &readers);
+  // Computes `t` into a new tensor in `scope` first (a reduction stays there) and makes
+  // `t` a copy of it; schedule the returned stage, e.g. compute_at inside t's tile.
+  Tensor cache_write(const Tensor &t, const std::string &scope);
+  // Splits the reduction of `t` over `axis` (one of its reduction loops) into a partial
+  // tensor with `axis` as its first, data-parallel dimension, which `t` then reduces.
+  // Returns the partial tensor; its axis(0) can run in parallel.
+  Tensor rfactor(const Tensor &t, const IterVar &axis);
+  // The operation that now computes `op` (itself unless a primitive replaced it).
+  Operation current(const Operation &op) const;
+  const std::vector<Tensor> &outputs() const { return n_->outputs; }
+  ScheduleNode *get() const { return n_.get(); }
+
+ private:
+  Ref<ScheduleNode> n_;
+};
+
+// One stage for every operation the outputs depend on, each computed at root.
+Schedule create_schedule(const std::vector<Tensor> &outputs);
+
+}  // namespace tensorir

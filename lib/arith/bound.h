@@ -1,0 +1,58 @@
+// Bounds of integer expressions under variable ranges.
+//
+// A range's bounds may mention other ranged variables (j in [0, i], i in [0, n)).
+// Bounds of a sum are found by substituting, one term at a time, the term whose
+// variables sit deepest in that chain by its bound, re-collecting like terms after
+// each step: i - n with i in [0, n) gives (n - 1) - n = -1 instead of losing the link.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+
+#include "arith/linear.h"
+#include "tensorir/arith/interval.h"
+
+namespace tensorir::arith {
+
+class BoundAnalyzer {
+ public:
+  explicit BoundAnalyzer(const VarRanges &ranges) : ranges_(ranges) {}
+
+  // The interval of `e`; its bounds mention no variable of the ranges.
+  Interval interval(const Expr &e);
+  // The upper (or lower) bound of a sum; undefined when unbounded.
+  Expr bound(const LinearSum &s, bool upper);
+  // The bound when it is a constant.
+  std::optional<int64_t> const_bound(const LinearSum &s, bool upper);
+
+  // True when e mentions a variable of the ranges.
+  bool uses_ranged(const Expr &e);
+
+ private:
+  int var_depth(const VarNode *v);
+  int expr_depth(const Expr &e);
+  Interval atom_interval(const Expr &a);
+  Interval product_interval(const std::vector<Expr> &factors);
+  Interval generic_interval(const Expr &e);
+
+  const VarRanges &ranges_;
+  std::unordered_map<const VarNode *, int> depth_;
+  int nest_ = 0;
+};
+
+// Constant bounds from an expression's structure alone (variables are unbounded).
+struct ConstRange {
+  std::optional<int64_t> lo, hi;
+};
+ConstRange const_range(const Expr &e);
+
+// Interval arithmetic on bounds (undefined = infinite); results are simplified.
+Interval interval_add(const Interval &a, const Interval &b);
+Interval interval_sub(const Interval &a, const Interval &b);
+Interval interval_mul(const Interval &a, const Interval &b);
+Interval interval_div(const Interval &a, const Interval &b);
+Interval interval_mod(const Interval &a, const Interval &b);
+Interval interval_min(const Interval &a, const Interval &b);
+Interval interval_max(const Interval &a, const Interval &b);
+
+}  // namespace tensorir::arith

@@ -1,0 +1,144 @@
+// Interval arithmetic on symbolic bounds. An undefined bound is infinite; every
+// bound built here is simplified, so constants fold and comparable bounds collapse.
+#include <algorithm>
+
+#include "arith/bound.h"
+#include "arith/const_fold.h"
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/op.h"
+
+namespace tensorir::arith {
+
+namespace {
+
+Expr simp(const Expr &e) { return simplify(e, VarRanges{}); }
+const int64_t *cst(const Expr &e) { return e.defined() ? as_const_int(e) : nullptr; }
+// The value of an interval that is one constant.
+const int64_t *point(const Interval &a) {
+  const int64_t *lo = cst(a.min), *hi = cst(a.max);
+  return lo && hi && *lo == *hi ? lo : nullptr;
+}
+bool all_const(const Interval &a) { return cst(a.min) && cst(a.max); }
+
+Interval scale(const Interval &a, int64_t k, Type t) {
+  if (k == 0) return Interval::single_point(int_const(t, 0));
+  auto mul = [&](const Expr &e) { return e.defined() ? simp(MulNode::make(e, int_const(t, k))) : Expr(); };
+  if (k > 0) return {mul(a.min), mul(a.max)};
+  return {mul(a.max), mul(a.min)};
+}
+
+// The type of the bounds, from whichever bound is defined.
+Type bound_type(const Interval &a, const Interval &b) {
+  for (const Expr *e : {&a.min, &a.max, &b.min, &b.max})
+    if (e->defined()) return e->type();
+  return Int(32);
+}
+
+}  // namespace
+
+Interval interval_add(const Interval &a, const Interval &b) {
+  auto add = [](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(AddNode::make(x, y)) : Expr(); };
+  return {add(a.min, b.min), add(a.max, b.max)};
+}
+
+Interval interval_sub(const Interval &a, const Interval &b) {
+  auto sub = [](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(SubNode::make(x, y)) : Expr(); };
+  return {sub(a.min, b.max), sub(a.max, b.min)};
+}
+
+Interval interval_mul(const Interval &a, const Interval &b) {
+  Type t = bound_type(a, b);
+  if (const int64_t *k = point(b)) return scale(a, *k, t);
+  if (const int64_t *k = point(a)) return scale(b, *k, t);
+  if (all_const(a) && all_const(b)) {
+    int64_t p[4] = {*cst(a.min) * *cst(b.min), *cst(a.min) * *cst(b.max), *cst(a.max) * *cst(b.min),
+                    *cst(a.max) * *cst(b.max)};
+    return {int_const(t, *std::min_element(p, p + 4)), int_const(t, *std::max_element(p, p + 4))};
+  }
+  auto mul = [](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(MulNode::make(x, y)) : Expr(); };
+  const int64_t *la = cst(a.min), *lb = cst(b.min), *ha = cst(a.max), *hb = cst(b.max);
+  // Both factors non-negative: the product grows with each.
+  if (la && lb && *la >= 0 && *lb >= 0) return {mul(a.min, b.min), mul(a.max, b.max)};
+  // Both non-positive: the product shrinks as either grows.
+  if (ha && hb && *ha <= 0 && *hb <= 0) return {mul(a.max, b.max), mul(a.min, b.min)};
+  return Interval::everything();
+}
+
+Interval interval_div(const Interval &a, const Interval &b) {
+  Type t = bound_type(a, b);
+  auto div = [&](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(DivNode::make(x, y)) : Expr(); };
+  if (const int64_t *c = point(b)) {
+    if (*c > 0) return {div(a.min, b.min), div(a.max, b.min)};
+    if (*c < 0) return {div(a.max, b.min), div(a.min, b.min)};
+    return Interval::everything();
+  }
+  const int64_t *d1 = cst(b.min), *d2 = cst(b.max);
+  if (d1 && d2 && *d1 > 0) {
+    if (all_const(a)) {
+      int64_t lo = *cst(a.min), hi = *cst(a.max);
+      int64_t p[4] = {floor_div(lo, *d1), floor_div(lo, *d2), floor_div(hi, *d1), floor_div(hi, *d2)};
+      return {int_const(t, *std::min_element(p, p + 4)), int_const(t, *std::max_element(p, p + 4))};
+    }
+    const int64_t *lo = cst(a.min);
+    if (lo && *lo >= 0) return {int_const(t, floor_div(*lo, *d2)), div(a.max, b.min)};
+  }
+  return Interval::everything();
+}
+
+Interval interval_mod(const Interval &a, const Interval &b) {
+  Type t = bound_type(a, b);
+  if (const int64_t *c = point(b)) {
+    if (*c > 0) {
+      if (all_const(a)) {
+        int64_t lo = *cst(a.min), hi = *cst(a.max);
+        if (floor_div(lo, *c) == floor_div(hi, *c))
+          return {int_const(t, floor_mod(lo, *c)), int_const(t, floor_mod(hi, *c))};
+      }
+      return {int_const(t, 0), int_const(t, *c - 1)};
+    }
+    if (*c < 0) return {int_const(t, *c + 1), int_const(t, 0)};
+    return Interval::everything();
+  }
+  const int64_t *d1 = cst(b.min), *d2 = cst(b.max);
+  if (d1 && d2 && *d1 > 0) {
+    int64_t hi = *d2 - 1;
+    const int64_t *la = cst(a.min), *ha = cst(a.max);
+    if (la && ha && *la >= 0) hi = std::min(hi, *ha);
+    return {int_const(t, 0), int_const(t, hi)};
+  }
+  return Interval::everything();
+}
+
+Interval interval_min(const Interval &a, const Interval &b) {
+  auto mn = [](const Expr &x, const Expr &y) { return simp(MinNode::make(x, y)); };
+  Expr lo = a.min.defined() && b.min.defined() ? mn(a.min, b.min) : Expr();
+  Expr hi = a.max.defined() && b.max.defined() ? mn(a.max, b.max) : (a.max.defined() ? a.max : b.max);
+  return {lo, hi};
+}
+
+Interval interval_max(const Interval &a, const Interval &b) {
+  auto mx = [](const Expr &x, const Expr &y) { return simp(MaxNode::make(x, y)); };
+  Expr lo = a.min.defined() && b.min.defined() ? mx(a.min, b.min) : (a.min.defined() ? a.min : b.min);
+  Expr hi = a.max.defined() && b.max.defined() ? mx(a.max, b.max) : Expr();
+  return {lo, hi};
+}
+
+}  // namespace tensorir::arith
+
+namespace tensorir {
+
+Interval interval_union(const Interval &a, const Interval &b) {
+  auto simp = [](const Expr &e) { return simplify(e, VarRanges{}); };
+  Expr lo = a.min.defined() && b.min.defined() ? simp(MinNode::make(a.min, b.min)) : Expr();
+  Expr hi = a.max.defined() && b.max.defined() ? simp(MaxNode::make(a.max, b.max)) : Expr();
+  return {lo, hi};
+}
+
+Interval interval_of_range(const Range &r) {
+  Expr mn = simplify(r.min, VarRanges{});
+  if (!r.extent.defined()) return {mn, Expr()};
+  // The operators promote mismatched widths (an int64 min with an int32 extent).
+  return {mn, simplify(r.min + r.extent - 1, VarRanges{})};
+}
+
+}  // namespace tensorir

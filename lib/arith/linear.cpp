@@ -1,0 +1,199 @@
+// Canonical sums of products: building, merging and converting back to expressions.
+#include "arith/linear.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "arith/const_fold.h"
+
+namespace tensorir::arith {
+
+namespace {
+
+int64_t add_w(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t mul_w(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
+bool same_factors(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!same_expr(a[i], b[i])) return false;
+  return true;
+}
+
+void sort_factors(std::vector<Expr> &f) {
+  std::stable_sort(f.begin(), f.end(), [](const Expr &x, const Expr &y) { return compare_expr(x, y) < 0; });
+}
+
+}  // namespace
+
+int LinearSum::find(const std::vector<Expr> &factors) const {
+  for (size_t i = 0; i < terms.size(); ++i)
+    if (same_factors(terms[i].factors, factors)) return static_cast<int>(i);
+  return -1;
+}
+
+void LinearSum::add_term(std::vector<Expr> factors, int64_t coeff) {
+  coeff = wrap_int(type, coeff);
+  if (coeff == 0) return;
+  sort_factors(factors);
+  int i = find(factors);
+  if (i < 0) {
+    terms.push_back({std::move(factors), coeff});
+    return;
+  }
+  int64_t c = wrap_int(type, add_w(terms[i].coeff, coeff));
+  if (c == 0)
+    remove(static_cast<size_t>(i));
+  else
+    terms[i].coeff = c;
+}
+
+void LinearSum::add(const LinearSum &o, int64_t scale) {
+  for (const Monomial &m : o.terms) add_term(m.factors, mul_w(m.coeff, scale));
+  add_const(mul_w(o.constant, scale));
+}
+
+void LinearSum::add_const(int64_t c) { constant = wrap_int(type, add_w(constant, c)); }
+
+void LinearSum::scale(int64_t k) {
+  k = wrap_int(type, k);
+  if (k == 0) {
+    terms.clear();
+    constant = 0;
+    return;
+  }
+  std::vector<Monomial> kept;
+  for (Monomial &m : terms) {
+    m.coeff = wrap_int(type, mul_w(m.coeff, k));
+    if (m.coeff != 0) kept.push_back(std::move(m));
+  }
+  terms = std::move(kept);
+  constant = wrap_int(type, mul_w(constant, k));
+}
+
+int64_t LinearSum::coeff_gcd() const {
+  int64_t g = 0;
+  for (const Monomial &m : terms) g = std::gcd(g, m.coeff < 0 ? -m.coeff : m.coeff);
+  return g;
+}
+
+std::optional<LinearSum> multiply(const LinearSum &a, const LinearSum &b, size_t max_terms) {
+  size_t na = a.terms.size() + (a.constant != 0), nb = b.terms.size() + (b.constant != 0);
+  if (na * nb > max_terms) return std::nullopt;
+  LinearSum r(a.type);
+  for (const Monomial &x : a.terms) {
+    for (const Monomial &y : b.terms) {
+      std::vector<Expr> f = x.factors;
+      f.insert(f.end(), y.factors.begin(), y.factors.end());
+      r.add_term(std::move(f), mul_w(x.coeff, y.coeff));
+    }
+    r.add_term(x.factors, mul_w(x.coeff, b.constant));
+  }
+  for (const Monomial &y : b.terms) r.add_term(y.factors, mul_w(y.coeff, a.constant));
+  r.add_const(mul_w(a.constant, b.constant));
+  return r;
+}
+
+namespace {
+
+void flatten(const Expr &e, int64_t scale, LinearSum &out, const std::function<Expr(const Expr &)> &atom);
+
+LinearSum flat(const Expr &e, const std::function<Expr(const Expr &)> &atom) {
+  LinearSum s(e.type());
+  flatten(e, 1, s, atom);
+  return s;
+}
+
+void flatten(const Expr &e, int64_t scale, LinearSum &out, const std::function<Expr(const Expr &)> &atom) {
+  switch (e->kind) {
+    case IRKind::IntImm: out.add_const(mul_w(e.as<IntImmNode>()->value, scale)); return;
+    case IRKind::Add: {
+      const auto *n = e.as<AddNode>();
+      flatten(n->a, scale, out, atom);
+      flatten(n->b, scale, out, atom);
+      return;
+    }
+    case IRKind::Sub: {
+      const auto *n = e.as<SubNode>();
+      flatten(n->a, scale, out, atom);
+      flatten(n->b, mul_w(scale, -1), out, atom);
+      return;
+    }
+    case IRKind::Mul: {
+      const auto *n = e.as<MulNode>();
+      if (const int64_t *c = as_const_int(n->b)) return flatten(n->a, mul_w(scale, *c), out, atom);
+      if (const int64_t *c = as_const_int(n->a)) return flatten(n->b, mul_w(scale, *c), out, atom);
+      LinearSum la = flat(n->a, atom), lb = flat(n->b, atom);
+      if (auto p = multiply(la, lb)) {
+        out.add(*p, scale);
+      } else {
+        // Too many terms to distribute: the product of the two sums is one monomial.
+        out.add_term({to_expr(la), to_expr(lb)}, scale);
+      }
+      return;
+    }
+    default: break;
+  }
+  if (!atom) {
+    out.add_term({e}, scale);
+    return;
+  }
+  Expr m = atom(e);
+  switch (m->kind) {
+    case IRKind::IntImm: case IRKind::Add: case IRKind::Sub: case IRKind::Mul:
+      flatten(m, scale, out, nullptr);
+      return;
+    default: out.add_term({m}, scale);
+  }
+}
+
+}  // namespace
+
+LinearSum to_linear(const Expr &e, const std::function<Expr(const Expr &)> &atom) { return flat(e, atom); }
+
+Expr monomial_expr(const std::vector<Expr> &factors) {
+  Expr r = factors[0];
+  for (size_t i = 1; i < factors.size(); ++i) r = MulNode::make(r, factors[i]);
+  return r;
+}
+
+Expr to_expr(const LinearSum &s) {
+  Type t = s.type;
+  auto scaled = [&](const Monomial &m, int64_t c) {
+    Expr x = monomial_expr(m.factors);
+    return c == 1 ? x : MulNode::make(x, int_const(t, c));
+  };
+  Expr r;
+  // Positive terms first, in order of appearance.
+  for (const Monomial &m : s.terms) {
+    if (m.coeff <= 0) continue;
+    Expr x = scaled(m, m.coeff);
+    r = r.defined() ? AddNode::make(r, x) : x;
+  }
+  // A lone positive constant reads better in front of subtracted terms: 3 - x.
+  if (!r.defined() && s.constant > 0 && !s.terms.empty()) r = int_const(t, s.constant);
+  bool const_used = r.defined() && s.terms.size() && r.as<IntImmNode>();
+  for (const Monomial &m : s.terms) {
+    if (m.coeff > 0) continue;
+    // -INT_MIN wraps to itself: keep such a coefficient as a product.
+    int64_t neg = wrap_int(t, -static_cast<uint64_t>(m.coeff));
+    if (!r.defined()) {
+      r = scaled(m, m.coeff);
+    } else if (neg > 0) {
+      r = SubNode::make(r, scaled(m, neg));
+    } else {
+      r = AddNode::make(r, scaled(m, m.coeff));
+    }
+  }
+  if (!r.defined()) return int_const(t, s.constant);
+  if (!const_used && s.constant != 0) {
+    int64_t neg = wrap_int(t, -static_cast<uint64_t>(s.constant));
+    if (s.constant < 0 && neg > 0)
+      r = SubNode::make(r, int_const(t, neg));
+    else
+      r = AddNode::make(r, int_const(t, s.constant));
+  }
+  return r;
+}
+
+}  // namespace tensorir::arith

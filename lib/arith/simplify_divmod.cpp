@@ -1,0 +1,230 @@
+// Floor division and modulo. For a positive constant c the numerator's canonical sum
+// splits into the terms that c divides and a remainder r:
+//   (c*q + r) / c = q + r / c        (c*q + r) % c = r % c
+// and the remainder's range often decides r / c and r % c outright.
+#include <algorithm>
+#include <numeric>
+
+#include "arith/const_fold.h"
+#include "arith/simplifier.h"
+
+namespace tensorir::arith {
+
+namespace {
+
+// Splits s into q (terms c divides, divided by c) and r (the rest, with the constant).
+void split_by(const LinearSum &s, int64_t c, LinearSum &q, LinearSum &r) {
+  for (const Monomial &m : s.terms) {
+    if (m.coeff % c == 0)
+      q.add_term(m.factors, m.coeff / c);
+    else
+      r.add_term(m.factors, m.coeff);
+  }
+  r.add_const(s.constant);
+}
+
+int64_t gcd_of(const LinearSum &r, int64_t c) {
+  return std::gcd(std::gcd(r.coeff_gcd(), r.constant < 0 ? -r.constant : r.constant), c);
+}
+
+LinearSum divided(const LinearSum &r, int64_t g) {
+  LinearSum out(r.type);
+  for (const Monomial &m : r.terms) out.add_term(m.factors, m.coeff / g);
+  out.add_const(r.constant / g);
+  return out;
+}
+
+// The positive constant divisor of x (a constant or a broadcast of one).
+const int64_t *positive_const(const Expr &x) {
+  const int64_t *c = as_int_scalar(x);
+  return c && *c > 0 ? c : nullptr;
+}
+
+// The single factor of a one-term sum with coefficient 1 and no constant.
+const Expr *single_atom(const LinearSum &s) {
+  if (s.terms.size() != 1 || s.constant != 0 || s.terms[0].coeff != 1 || s.terms[0].factors.size() != 1)
+    return nullptr;
+  return &s.terms[0].factors[0];
+}
+
+}  // namespace
+
+Expr Simplifier::div_by_const(const Expr &a, int64_t c) {
+  Type t = a.type();
+  LinearSum q(t), r(t);
+  split_by(to_linear(a), c, q, r);
+  if (r.is_const()) {
+    q.add_const(floor_div(r.constant, c));
+    return to_expr(q);
+  }
+  std::optional<int64_t> lo = lower(r), hi = upper(r);
+  if (lo && hi && floor_div(*lo, c) == floor_div(*hi, c)) {
+    q.add_const(floor_div(*lo, c));
+    return to_expr(q);
+  }
+  // (g*u) / (g*d) = u / d
+  if (int64_t g = gcd_of(r, c); g > 1) {
+    r = divided(r, g);
+    c /= g;
+  }
+  Expr part;
+  const Expr *atom = single_atom(r);
+  const DivNode *inner = atom ? atom->as<DivNode>() : nullptr;
+  const int64_t *c1 = inner ? as_const_int(inner->b) : nullptr;
+  if (c1 && *c1 > 0) {
+    // (u / c1) / c = u / (c1*c)
+    part = mutate(DivNode::make(inner->a, int_const(t, *c1 * c)));
+  } else if (c == 1) {
+    part = to_expr(r);
+  } else {
+    part = DivNode::make(to_expr(r), int_const(t, c));
+  }
+  q.add(to_linear(part));
+  return to_expr(q);
+}
+
+Expr Simplifier::mod_by_const(const Expr &a, int64_t c) {
+  Type t = a.type();
+  LinearSum q(t), r(t);
+  split_by(to_linear(a), c, q, r);
+  if (r.is_const()) return int_const(t, floor_mod(r.constant, c));
+  std::optional<int64_t> lo = lower(r), hi = upper(r);
+  if (lo && hi && floor_div(*lo, c) == floor_div(*hi, c)) {
+    r.add_const(-floor_div(*lo, c) * c);
+    return to_expr(r);
+  }
+  // Multiples of c in the constant change nothing: keep it smaller than c.
+  if (r.constant >= c || r.constant <= -c) r.constant -= c * (r.constant / c);
+  const Expr *atom = single_atom(r);
+  if (const ModNode *inner = atom ? atom->as<ModNode>() : nullptr) {
+    // (u % c1) % c = u % c when c divides c1
+    const int64_t *c1 = as_const_int(inner->b);
+    if (c1 && *c1 > 0 && *c1 % c == 0) return mutate(ModNode::make(inner->a, int_const(t, c)));
+  }
+  // (g*u) % (g*d) = (u % d) * g
+  if (int64_t g = gcd_of(r, c); g > 1) {
+    LinearSum out(t);
+    out.add_term({ModNode::make(to_expr(divided(r, g)), int_const(t, c / g))}, g);
+    return to_expr(out);
+  }
+  return ModNode::make(to_expr(r), int_const(t, c));
+}
+
+Expr Simplifier::visit(const DivNode *op, const Expr &self) {
+  Expr a = mutate(op->a), b = mutate(op->b);
+  Type t = op->type;
+  if (Expr f = fold_binary(IRKind::Div, t, a, b); f.defined()) return f;
+  if (t.is_float()) {
+    if (is_float_value(b, 1.0)) return a;
+  } else if (is_int_value(b, 1)) {
+    return a;
+  }
+  const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
+  if (ba && bb) return BroadcastNode::make(mutate(DivNode::make(ba->value, bb->value)), ba->lanes);
+  const int64_t *c = positive_const(b);
+  if (t.is_int() && c) {
+    if (t.is_scalar()) return div_by_const(a, *c);
+    if (const auto *ramp = a.as<RampNode>()) {
+      const int64_t *s = as_const_int(ramp->stride);
+      if (s && *s % *c == 0)
+        return mutate(RampNode::make(div_by_const(ramp->base, *c), int_const(ramp->stride.type(), *s / *c),
+                                     ramp->lanes));
+      if (s && *s > 0) {
+        // Every lane lands in one quotient: a broadcast.
+        Type et = ramp->base.type();
+        LinearSum q(et), r(et);
+        split_by(to_linear(ramp->base), *c, q, r);
+        std::optional<int64_t> lo = lower(r), hi = upper(r);
+        if (lo && hi && floor_div(*lo, *c) == floor_div(*hi + *s * (ramp->lanes - 1), *c)) {
+          q.add_const(floor_div(*lo, *c));
+          return BroadcastNode::make(to_expr(q), ramp->lanes);
+        }
+      }
+    }
+  }
+  if (is_index_type(t) && !c) {
+    // (b*q + r) / b = q when r is 0, or when 0 <= r < b.
+    LinearSum lb = to_linear(b);
+    const Expr *den = single_atom(lb);
+    if (den) {
+      LinearSum q(t), r(t), la = to_linear(a);
+      for (const Monomial &m : la.terms) {
+        auto it = std::find_if(m.factors.begin(), m.factors.end(), [&](const Expr &f) { return same_expr(f, *den); });
+        if (it == m.factors.end()) {
+          r.add_term(m.factors, m.coeff);
+          continue;
+        }
+        std::vector<Expr> rest(m.factors.begin(), it);
+        rest.insert(rest.end(), it + 1, m.factors.end());
+        if (rest.empty())
+          q.add_const(m.coeff);
+        else
+          q.add_term(rest, m.coeff);
+      }
+      r.add_const(la.constant);
+      if (!q.is_const() || q.constant != 0) {
+        if (r.is_const() && r.constant == 0) return to_expr(q);
+        LinearSum r_minus_b = r;
+        r_minus_b.add(lb, -1);
+        std::optional<int64_t> lo = lower(r), hi = upper(r_minus_b);
+        if (lo && *lo >= 0 && hi && *hi < 0) return to_expr(q);
+      }
+    }
+  }
+  if (a.same_as(op->a) && b.same_as(op->b)) return self;
+  return DivNode::make(a, b);
+}
+
+Expr Simplifier::visit(const ModNode *op, const Expr &self) {
+  Expr a = mutate(op->a), b = mutate(op->b);
+  Type t = op->type;
+  if (Expr f = fold_binary(IRKind::Mod, t, a, b); f.defined()) return f;
+  if (t.is_int_or_uint() && is_int_value(b, 1)) return make_zero(t);
+  const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
+  if (ba && bb) return BroadcastNode::make(mutate(ModNode::make(ba->value, bb->value)), ba->lanes);
+  const int64_t *c = positive_const(b);
+  if (t.is_int() && c) {
+    if (t.is_scalar()) return mod_by_const(a, *c);
+    if (const auto *ramp = a.as<RampNode>()) {
+      const int64_t *s = as_const_int(ramp->stride);
+      if (s && *s % *c == 0) return BroadcastNode::make(mod_by_const(ramp->base, *c), ramp->lanes);
+      if (s && *s > 0) {
+        // No lane wraps around: the remainders form a ramp.
+        Type et = ramp->base.type();
+        LinearSum q(et), r(et);
+        split_by(to_linear(ramp->base), *c, q, r);
+        std::optional<int64_t> lo = lower(r), hi = upper(r);
+        if (lo && hi && floor_div(*lo, *c) == floor_div(*hi + *s * (ramp->lanes - 1), *c)) {
+          r.add_const(-floor_div(*lo, *c) * *c);
+          return RampNode::make(to_expr(r), ramp->stride, ramp->lanes);
+        }
+      }
+    }
+  }
+  if (is_index_type(t) && !c) {
+    // (b*q + r) % b = r when 0 <= r < b; b*q % b = 0.
+    LinearSum lb = to_linear(b);
+    if (const Expr *den = single_atom(lb)) {
+      LinearSum r(t), la = to_linear(a);
+      bool dropped = false;
+      for (const Monomial &m : la.terms) {
+        bool has = std::any_of(m.factors.begin(), m.factors.end(), [&](const Expr &f) { return same_expr(f, *den); });
+        if (has)
+          dropped = true;
+        else
+          r.add_term(m.factors, m.coeff);
+      }
+      r.add_const(la.constant);
+      if (r.is_const() && r.constant == 0) return make_zero(t);
+      LinearSum r_minus_b = r;
+      r_minus_b.add(lb, -1);
+      std::optional<int64_t> lo = lower(r), hi = upper(r_minus_b);
+      if (lo && *lo >= 0 && hi && *hi < 0) return to_expr(r);
+      if (dropped) return ModNode::make(to_expr(r), b);
+    }
+  }
+  if (a.same_as(op->a) && b.same_as(op->b)) return self;
+  return ModNode::make(a, b);
+}
+
+}  // namespace tensorir::arith

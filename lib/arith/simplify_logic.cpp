@@ -1,0 +1,196 @@
+// Comparisons, logic and select. Integer comparisons are decided from the bounds of
+// a - b under the known ranges; those left open are rewritten with like terms
+// cancelled (i*4 + j < i*4 + 8 becomes j < 8).
+#include "arith/const_fold.h"
+#include "arith/simplifier.h"
+
+namespace tensorir::arith {
+
+namespace {
+
+bool is_const_bool(const Expr &e, bool *value) {
+  const int64_t *v = as_int_scalar(e);
+  if (!v || !e.type().is_bool()) return false;
+  *value = *v != 0;
+  return true;
+}
+
+// The comparison that holds exactly when `kind` does not (integers only: NaN breaks it for floats).
+IRKind negated(IRKind kind) {
+  switch (kind) {
+    case IRKind::EQ: return IRKind::NE;
+    case IRKind::NE: return IRKind::EQ;
+    case IRKind::LT: return IRKind::GE;
+    case IRKind::LE: return IRKind::GT;
+    case IRKind::GT: return IRKind::LE;
+    case IRKind::GE: return IRKind::LT;
+    default: return kind;
+  }
+}
+
+bool is_comparison(IRKind k) {
+  return k == IRKind::EQ || k == IRKind::NE || k == IRKind::LT || k == IRKind::LE || k == IRKind::GT ||
+         k == IRKind::GE;
+}
+
+// The operands of a comparison node.
+bool comparison_operands(const Expr &e, Expr *a, Expr *b) {
+  switch (e->kind) {
+#define CASE(K, N)                \
+  case IRKind::K: {               \
+    const auto *n = e.as<N>();    \
+    *a = n->a;                    \
+    *b = n->b;                    \
+    return true;                  \
+  }
+    CASE(EQ, EQNode) CASE(NE, NENode) CASE(LT, LTNode) CASE(LE, LENode) CASE(GT, GTNode) CASE(GE, GENode)
+#undef CASE
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::optional<bool> Simplifier::decide(IRKind op, const Expr &a, const Expr &b) {
+  LinearSum d = to_linear(a);
+  d.add(to_linear(b), -1);
+  std::optional<int64_t> lo = lower(d), hi = upper(d);
+  switch (op) {
+    case IRKind::LT:
+      if (hi && *hi < 0) return true;
+      if (lo && *lo >= 0) return false;
+      break;
+    case IRKind::LE:
+      if (hi && *hi <= 0) return true;
+      if (lo && *lo > 0) return false;
+      break;
+    case IRKind::GT:
+      if (lo && *lo > 0) return true;
+      if (hi && *hi <= 0) return false;
+      break;
+    case IRKind::GE:
+      if (lo && *lo >= 0) return true;
+      if (hi && *hi < 0) return false;
+      break;
+    case IRKind::EQ:
+    case IRKind::NE: {
+      bool eq = lo && hi && *lo == 0 && *hi == 0;
+      // No integer solution: the coefficients' gcd does not divide the constant.
+      int64_t g = d.coeff_gcd();
+      bool ne = (lo && *lo > 0) || (hi && *hi < 0) || (g > 1 && d.constant % g != 0);
+      if (eq) return op == IRKind::EQ;
+      if (ne) return op == IRKind::NE;
+      break;
+    }
+    default: break;
+  }
+  return std::nullopt;
+}
+
+Expr Simplifier::compare(IRKind kind, const Expr &self, const Expr &a, const Expr &b) {
+  Type t = a.type();
+  if (Expr f = fold_binary(kind, self.type(), a, b); f.defined()) return f;
+  const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
+  if (ba && bb) return BroadcastNode::make(mutate(rebuild_binary(kind, ba->value, bb->value)), ba->lanes);
+  if (is_index_type(t)) {
+    if (std::optional<bool> r = decide(kind, a, b)) return bool_const(*r);
+    // Rewrite as P op N, with P the positive part of a - b and N the negated rest.
+    LinearSum d = to_linear(a);
+    d.add(to_linear(b), -1);
+    LinearSum p(t), n(t);
+    for (const Monomial &m : d.terms) {
+      if (m.coeff > 0)
+        p.add_term(m.factors, m.coeff);
+      else
+        n.add_term(m.factors, -m.coeff);
+    }
+    if (d.constant > 0)
+      p.add_const(d.constant);
+    else
+      n.add_const(-d.constant);
+    Expr lhs = to_expr(p), rhs = to_expr(n);
+    if (same_expr(lhs, a) && same_expr(rhs, b)) lhs = a, rhs = b;
+    Expr sa, sb;
+    comparison_operands(self, &sa, &sb);
+    if (lhs.same_as(sa) && rhs.same_as(sb)) return self;
+    return rebuild_binary(kind, lhs, rhs);
+  }
+  if (t.is_int_or_uint() && same_expr(a, b))
+    return bool_const(kind == IRKind::EQ || kind == IRKind::LE || kind == IRKind::GE, t.lanes());
+  Expr sa, sb;
+  comparison_operands(self, &sa, &sb);
+  if (a.same_as(sa) && b.same_as(sb)) return self;
+  return rebuild_binary(kind, a, b);
+}
+
+#define TIR_COMPARE(N, K) \
+  Expr Simplifier::visit(const N *op, const Expr &self) { return compare(IRKind::K, self, mutate(op->a), mutate(op->b)); }
+TIR_COMPARE(EQNode, EQ)
+TIR_COMPARE(NENode, NE)
+TIR_COMPARE(LTNode, LT)
+TIR_COMPARE(LENode, LE)
+TIR_COMPARE(GTNode, GT)
+TIR_COMPARE(GENode, GE)
+#undef TIR_COMPARE
+
+bool Simplifier::contradicts(const Expr &a, const Expr &b) {
+  if (const auto *na = a.as<NotNode>(); na && same_expr(na->a, b)) return true;
+  if (const auto *nb = b.as<NotNode>(); nb && same_expr(nb->a, a)) return true;
+  // x < y against x >= y: the negation of one comparison is the other.
+  if (is_comparison(a->kind) && is_comparison(b->kind)) {
+    Expr x, y;
+    comparison_operands(a, &x, &y);
+    if (x.type().is_int_or_uint()) return same_expr(mutate(NotNode::make(a)), b);
+  }
+  return false;
+}
+
+Expr Simplifier::visit(const AndNode *op, const Expr &self) {
+  Expr a = mutate(op->a), b = mutate(op->b);
+  if (Expr f = fold_binary(IRKind::And, op->type, a, b); f.defined()) return f;
+  bool v;
+  int lanes = op->type.lanes();
+  if (is_const_bool(a, &v)) return v ? b : bool_const(false, lanes);
+  if (is_const_bool(b, &v)) return v ? a : bool_const(false, lanes);
+  if (same_expr(a, b)) return a;
+  if (contradicts(a, b)) return bool_const(false, lanes);
+  if (a.same_as(op->a) && b.same_as(op->b)) return self;
+  return AndNode::make(a, b);
+}
+
+Expr Simplifier::visit(const OrNode *op, const Expr &self) {
+  Expr a = mutate(op->a), b = mutate(op->b);
+  if (Expr f = fold_binary(IRKind::Or, op->type, a, b); f.defined()) return f;
+  bool v;
+  int lanes = op->type.lanes();
+  if (is_const_bool(a, &v)) return v ? bool_const(true, lanes) : b;
+  if (is_const_bool(b, &v)) return v ? bool_const(true, lanes) : a;
+  if (same_expr(a, b)) return a;
+  if (contradicts(a, b)) return bool_const(true, lanes);
+  if (a.same_as(op->a) && b.same_as(op->b)) return self;
+  return OrNode::make(a, b);
+}
+
+Expr Simplifier::visit(const NotNode *op, const Expr &self) {
+  Expr a = mutate(op->a);
+  bool v;
+  if (is_const_bool(a, &v)) return bool_const(!v, op->type.lanes());
+  if (const auto *n = a.as<NotNode>()) return n->a;
+  Expr x, y;
+  if (is_comparison(a->kind) && comparison_operands(a, &x, &y) && x.type().is_int_or_uint())
+    return mutate(rebuild_binary(negated(a->kind), x, y));
+  if (a.same_as(op->a)) return self;
+  return NotNode::make(a);
+}
+
+Expr Simplifier::visit(const SelectNode *op, const Expr &self) {
+  Expr c = mutate(op->condition);
+  bool v;
+  if (is_const_bool(c, &v)) return mutate(v ? op->true_value : op->false_value);
+  Expr t = mutate(op->true_value), f = mutate(op->false_value);
+  if (same_expr(t, f)) return t;
+  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+  return SelectNode::make(c, t, f);
+}
+
+}  // namespace tensorir::arith

@@ -1,0 +1,67 @@
+// build(): the registry of backends by target kind, and the schedule-to-module entry point.
+#include "tensorir/build.h"
+
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace tensorir {
+
+namespace {
+struct BackendRegistry {
+  std::mutex mu;
+  std::map<std::string, BackendBuildFn> backends;
+};
+
+// Function-local: backends register from static initialisers in other files.
+BackendRegistry &registry() {
+  static BackendRegistry *r = new BackendRegistry;
+  return *r;
+}
+}  // namespace
+
+void register_backend(const std::string &target_kind, BackendBuildFn fn) {
+  TIR_USER_CHECK(fn != nullptr) << "register_backend('" << target_kind << "'): empty function";
+  BackendRegistry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.backends[target_kind] = std::move(fn);
+}
+
+bool has_backend(const std::string &target_kind) {
+  BackendRegistry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.backends.count(target_kind) != 0;
+}
+
+Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
+  TIR_USER_CHECK(!funcs.empty()) << "build() needs at least one function";
+  std::set<std::string> names;
+  for (const LoweredFunc &f : funcs) {
+    TIR_USER_CHECK(f.defined()) << "build() was given an undefined LoweredFunc";
+    TIR_USER_CHECK(names.insert(f->name).second)
+        << "build() was given two functions named '" << f->name << "'; give each a unique name";
+  }
+  BackendBuildFn fn;
+  {
+    BackendRegistry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.backends.find(target.kind);
+    if (it == r.backends.end()) {
+      std::string available;
+      for (const auto &entry : r.backends)
+        available += (available.empty() ? "" : ", ") + entry.first;
+      TIR_THROW() << "no backend registered for target '" << target.kind
+                  << "'; available: " << (available.empty() ? "none" : available);
+    }
+    fn = it->second;
+  }
+  // Called outside the lock: a backend may itself look up others.
+  return fn(funcs, target);
+}
+
+Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
+             const std::string &name) {
+  return build(std::vector<LoweredFunc>{lower(s, args, name)}, target);
+}
+
+}  // namespace tensorir

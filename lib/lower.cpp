@@ -1,0 +1,117 @@
+// The lowering pipeline, top to bottom: from a schedule to the loop nest codegen reads.
+#include "tensorir/lower.h"
+
+#include <unordered_set>
+
+#include "schedule/schedule_internal.h"
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/printer.h"
+#include "tensorir/ir/visitor.h"
+#include "transforms/passes.h"
+#include "transforms/storage_flatten.h"
+
+namespace tensorir {
+
+namespace {
+// Shape variables of the buffer arguments that are not scalar arguments themselves.
+std::vector<Var> collect_symbols(const std::vector<LoweredArg> &args) {
+  std::unordered_set<const VarNode *> scalars, seen;
+  for (const LoweredArg &a : args)
+    if (!a.is_buffer) scalars.insert(a.var.get());
+  std::vector<Var> symbols;
+  struct Finder : IRVisitor {
+    std::vector<Var> vars;
+    using IRVisitor::visit;
+    void visit(const VarNode *op) override { vars.emplace_back(op); }
+  };
+  for (const LoweredArg &a : args)
+    for (const Expr &dim : a.shape) {
+      Finder f;
+      f.visit(dim);
+      for (const Var &v : f.vars)
+        if (!scalars.count(v.get()) && seen.insert(v.get()).second) symbols.push_back(v);
+    }
+  return symbols;
+}
+
+std::vector<LoweredArg> make_args(const std::vector<BuildArg> &args, const std::string &name,
+                                  std::vector<BufferBinding> &bindings) {
+  std::vector<LoweredArg> out;
+  std::unordered_set<std::string> names;
+  for (size_t i = 0; i < args.size(); ++i) {
+    LoweredArg a;
+    if (args[i].is_tensor()) {
+      const Tensor &t = args[i].tensor();
+      for (const BufferBinding &b : bindings)
+        TIR_USER_CHECK(b.tensor != t) << "function '" << name << "': tensor '" << t.name()
+                                      << "' appears twice in the argument list";
+      a.name = t.op()->num_outputs() == 1 ? t.name() : t.name() + ".v" + std::to_string(t.value_index());
+      a.var = Var(a.name, Handle());
+      a.dtype = t.dtype();
+      a.shape = t.shape();
+      bindings.push_back({t, a.var});
+    } else {
+      TIR_USER_CHECK(args[i].var().defined()) << "function '" << name << "': argument " << i << " is undefined";
+      a.name = args[i].var().name();
+      a.var = args[i].var();
+      a.is_buffer = false;
+      a.dtype = a.var.type();
+    }
+    TIR_USER_CHECK(names.insert(a.name).second)
+        << "function '" << name << "': two arguments are named '" << a.name << "'; give tensors distinct names";
+    out.push_back(a);
+  }
+  return out;
+}
+}  // namespace
+
+LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name) {
+  TIR_USER_CHECK(s.get()) << "lower('" << name << "'): the schedule is undefined";
+  TIR_USER_CHECK(!name.empty()) << "lower(): give the function a name";
+  auto *f = new LoweredFuncNode();
+  LoweredFunc func(f);
+  f->name = name;
+  std::vector<BufferBinding> bindings;
+  f->args = make_args(args, name, bindings);
+  f->symbols = collect_symbols(f->args);
+  for (BufferBinding &b : bindings) b.tensor = Tensor(s.current(b.tensor.op()), b.tensor.value_index());
+
+  EffectiveBodies bodies = inline_stages(s);
+  ScheduleBounds bounds = infer_bounds(s, bodies);
+  Stmt stmt = schedule_ops(s, bodies, bounds);
+  stmt = storage_flatten(stmt, bindings, name);
+  stmt = simplify(stmt);
+  stmt = loop_partition(stmt);
+  stmt = simplify(stmt);
+  stmt = vectorize_loops(stmt);
+  stmt = unroll_loops(stmt);
+  stmt = simplify(stmt);
+  f->body = stmt;
+  return func;
+}
+
+std::ostream &operator<<(std::ostream &os, const LoweredFunc &f) {
+  os << "func " << f->name << "(";
+  for (size_t i = 0; i < f->args.size(); ++i) {
+    const LoweredArg &a = f->args[i];
+    os << (i ? ", " : "") << a.name << ": " << a.dtype;
+    if (a.is_buffer) {
+      os << "[";
+      for (size_t d = 0; d < a.shape.size(); ++d) os << (d ? ", " : "") << a.shape[d];
+      os << "]";
+    }
+  }
+  os << ") {\n";
+  std::string body = to_string(f->body);
+  size_t start = 0;
+  while (start < body.size()) {  // indent the body by one level
+    size_t end = body.find('\n', start);
+    if (end == std::string::npos) end = body.size();
+    if (end > start) os << "  " << body.substr(start, end - start);
+    os << "\n";
+    start = end + 1;
+  }
+  return os << "}";
+}
+
+}  // namespace tensorir

@@ -1,0 +1,96 @@
+// Device names and the per-kind registry of device APIs, with the CPU's built in.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "runtime/device_api.h"
+#include "tensorir/error.h"
+
+namespace tensorir {
+
+std::string Device::str() const {
+  std::string name;
+  switch (kind) {
+    case CPU: name = "cpu"; break;
+    case OpenGL: name = "opengl"; break;
+    default: name = "device" + std::to_string(static_cast<int>(kind)); break;
+  }
+  return name + "(" + std::to_string(id) + ")";
+}
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+class CPUDeviceAPI final : public DeviceAPI {
+ public:
+  void *alloc(Device dev, size_t nbytes) override {
+    // aligned_alloc wants a size that is a multiple of the alignment; never ask for 0.
+    size_t size = nbytes == 0 ? kAlignment : (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+    TIR_USER_CHECK(size >= nbytes) << "cannot allocate " << nbytes << " bytes on " << dev;
+    void *p = std::aligned_alloc(kAlignment, size);
+    TIR_USER_CHECK(p != nullptr) << "out of memory: cannot allocate " << nbytes << " bytes on "
+                                 << dev;
+    std::memset(p, 0, size);
+    return p;
+  }
+  void free(Device, void *data) noexcept override { std::free(data); }
+  void copy(const void *src, Device, void *dst, Device, size_t nbytes) override {
+    if (nbytes > 0) std::memmove(dst, src, nbytes);
+  }
+};
+
+struct Registry {
+  std::mutex mu;
+  std::map<int, DeviceAPI *> apis;
+};
+
+// Function-local so that registrations from other files' static initialisers are safe.
+Registry &registry() {
+  static Registry *r = [] {
+    auto *reg = new Registry;
+    static CPUDeviceAPI cpu;
+    reg->apis[Device::CPU] = &cpu;
+    return reg;
+  }();
+  return *r;
+}
+
+}  // namespace
+
+void register_device_api(Device::Kind kind, DeviceAPI *api) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.apis[kind] = api;
+}
+
+DeviceAPI *find_device_api(Device::Kind kind) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.apis.find(kind);
+  return it == r.apis.end() ? nullptr : it->second;
+}
+
+DeviceAPI &device_api(Device dev) {
+  DeviceAPI *api = find_device_api(dev.kind);
+  TIR_USER_CHECK(api != nullptr) << "no device API for " << dev << " in this build";
+  return *api;
+}
+
+void copy_between_devices(const void *src, Device src_dev, void *dst, Device dst_dev,
+                          size_t nbytes) {
+  if (src_dev.kind == Device::CPU) {
+    device_api(dst_dev).copy(src, src_dev, dst, dst_dev, nbytes);
+  } else if (dst_dev.kind == Device::CPU || dst_dev.kind == src_dev.kind) {
+    device_api(src_dev).copy(src, src_dev, dst, dst_dev, nbytes);
+  } else {
+    std::vector<unsigned char> host(nbytes);
+    Device cpu = Device::cpu();
+    device_api(src_dev).copy(src, src_dev, host.data(), cpu, nbytes);
+    device_api(dst_dev).copy(host.data(), cpu, dst, dst_dev, nbytes);
+  }
+}
+
+}  // namespace tensorir

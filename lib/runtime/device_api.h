@@ -1,0 +1,36 @@
+// How NDArray storage is allocated, freed and copied on each kind of device. The CPU's is
+// built in; a device runtime (OpenGL, ...) registers its own when it is linked in.
+// Internal to the library: the public API only sees NDArray and Device.
+#pragma once
+#include <cstddef>
+
+#include "tensorir/runtime/device.h"
+
+namespace tensorir {
+
+class DeviceAPI {
+ public:
+  virtual ~DeviceAPI() = default;
+  // Zero-filled storage of `nbytes` bytes (0 is allowed and still gives a non-null handle).
+  // The handle is opaque off the CPU (a buffer object, not a host pointer).
+  virtual void *alloc(Device dev, size_t nbytes) = 0;
+  // Called from destructors: must not throw.
+  virtual void free(Device dev, void *data) noexcept = 0;
+  // Copies `nbytes` bytes. One side is on this API's device kind; the other is on the
+  // same kind or on the CPU (host memory).
+  virtual void copy(const void *src, Device src_dev, void *dst, Device dst_dev,
+                    size_t nbytes) = 0;
+};
+
+// `api` must live until the process ends; a later registration replaces an earlier one.
+void register_device_api(Device::Kind kind, DeviceAPI *api);
+// The API for `dev`'s kind, or nullptr when none is registered in this build.
+DeviceAPI *find_device_api(Device::Kind kind);
+// As find_device_api, but throws tensorir::Error naming the device when there is none.
+DeviceAPI &device_api(Device dev);
+// Copies between any two devices, staging through host memory when neither is the CPU
+// and the two kinds differ.
+void copy_between_devices(const void *src, Device src_dev, void *dst, Device dst_dev,
+                          size_t nbytes);
+
+}  // namespace tensorir

@@ -1,0 +1,254 @@
+// NDArray: allocation through the device APIs, element access and seeded random fill.
+#include "tensorir/runtime/ndarray.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "runtime/device_api.h"
+#include "runtime/half.h"
+
+namespace tensorir {
+
+NDArrayNode::~NDArrayNode() {
+  if (data == nullptr) return;
+  if (DeviceAPI *api = find_device_api(device.kind)) api->free(device, data);
+}
+
+std::string shape_str(const std::vector<int64_t> &shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+namespace {
+
+bool is_storable(Type t) {
+  if (t.lanes() != 1) return false;
+  switch (t.code()) {
+    case Type::Int: return t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
+    case Type::UInt:
+      return t.bits() == 1 || t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
+    case Type::Float: return t.bits() == 16 || t.bits() == 32 || t.bits() == 64;
+    case Type::BFloat: return t.bits() == 16;
+    case Type::Handle: return false;
+  }
+  return false;
+}
+
+// Number of elements of `shape`, checking every dimension and that the byte size fits.
+int64_t checked_numel(const std::vector<int64_t> &shape, Type dtype) {
+  int64_t n = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    TIR_USER_CHECK(shape[i] >= 0) << "NDArray shape " << shape_str(shape)
+                                  << " has a negative dimension " << shape[i] << " at index "
+                                  << i;
+    TIR_USER_CHECK(shape[i] == 0 || n <= std::numeric_limits<int64_t>::max() / shape[i] /
+                                             std::max(1, dtype.bytes()))
+        << "NDArray shape " << shape_str(shape) << " of " << dtype << " is too large";
+    n *= shape[i];
+  }
+  return n;
+}
+
+// splitmix64 of the element index: every element is a pure function of (seed, index),
+// so the result does not depend on the platform's standard library.
+uint64_t random_bits(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + (index + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A uniform double in [0, 1) from the top 53 bits.
+double unit_double(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+template <typename T>
+void fill_float(T *out, int64_t n, uint64_t seed, double low, double high) {
+  for (int64_t i = 0; i < n; ++i) {
+    T v = static_cast<T>(low + (high - low) * unit_double(random_bits(seed, i)));
+    // Rounding to T can land on `high` (or below a `low` that T cannot represent).
+    if (v >= high) v = std::nextafter(v, -std::numeric_limits<T>::infinity());
+    if (v < low) v = std::nextafter(v, std::numeric_limits<T>::infinity());
+    out[i] = v;
+  }
+}
+
+// 16-bit floats: encode/decode convert between bits and float.
+template <typename Encode, typename Decode>
+void fill_half(uint16_t *out, int64_t n, uint64_t seed, double low, double high, Encode encode,
+               Decode decode) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h = encode(static_cast<float>(low + (high - low) * unit_double(random_bits(seed, i))));
+    if (decode(h) >= high) h = half_bits_next_down(h);
+    if (decode(h) < low) h = half_bits_next_up(h);
+    out[i] = h;
+  }
+}
+
+template <typename T>
+void fill_int(T *out, int64_t n, uint64_t seed, double low, double high, Type dtype) {
+  using Limits = std::numeric_limits<T>;
+  // Integers in [floor(low), ceil(high)) intersected with T's range, in 128-bit arithmetic.
+  double lo = std::max(std::floor(low), static_cast<double>(Limits::min()));
+  double hi = std::min(std::ceil(high), static_cast<double>(Limits::max()) + 1.0);
+  TIR_USER_CHECK(lo < hi) << "NDArray::random: no " << dtype << " value lies in [" << low << ", "
+                          << high << ")";
+  __int128 first = static_cast<__int128>(lo);
+  unsigned __int128 count = static_cast<unsigned __int128>(static_cast<__int128>(hi) - first);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits = random_bits(seed, i);
+    // Multiply-shift maps 64 random bits onto [0, count) without a division.
+    unsigned __int128 r = count > UINT64_MAX ? bits : (static_cast<unsigned __int128>(bits) * count) >> 64;
+    out[i] = static_cast<T>(first + static_cast<__int128>(r));
+  }
+}
+
+}  // namespace
+
+NDArray NDArray::empty(const std::vector<int64_t> &shape, Type dtype, Device dev) {
+  TIR_USER_CHECK(is_storable(dtype))
+      << "NDArray cannot hold elements of type " << dtype
+      << "; supported: bool, int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16";
+  int64_t n = checked_numel(shape, dtype);
+  size_t bytes = static_cast<size_t>(n) * dtype.bytes();
+  DeviceAPI &api = device_api(dev);
+  auto *node = new NDArrayNode;
+  NDArray a;
+  a.n_ = Ref<NDArrayNode>(node);  // owns the node from here on, even if alloc throws
+  node->shape = shape;
+  node->dtype = dtype;
+  node->device = dev;
+  node->data = api.alloc(dev, bytes);
+  return a;
+}
+
+NDArray NDArray::random(const std::vector<int64_t> &shape, Type dtype, uint64_t seed, double low,
+                        double high) {
+  TIR_USER_CHECK(std::isfinite(low) && std::isfinite(high) && low < high)
+      << "NDArray::random needs finite bounds with low < high, got [" << low << ", " << high
+      << ")";
+  NDArray a = empty(shape, dtype, Device::cpu());
+  int64_t n = a.numel();
+  void *p = a.data();
+  switch (dtype.code()) {
+    case Type::Float:
+      if (dtype.bits() == 32) fill_float(static_cast<float *>(p), n, seed, low, high);
+      if (dtype.bits() == 64) fill_float(static_cast<double *>(p), n, seed, low, high);
+      if (dtype.bits() == 16)
+        fill_half(static_cast<uint16_t *>(p), n, seed, low, high, float_to_half, half_to_float);
+      break;
+    case Type::BFloat:
+      fill_half(static_cast<uint16_t *>(p), n, seed, low, high, float_to_bfloat16,
+                bfloat16_to_float);
+      break;
+    case Type::Int:
+      if (dtype.bits() == 8) fill_int(static_cast<int8_t *>(p), n, seed, low, high, dtype);
+      if (dtype.bits() == 16) fill_int(static_cast<int16_t *>(p), n, seed, low, high, dtype);
+      if (dtype.bits() == 32) fill_int(static_cast<int32_t *>(p), n, seed, low, high, dtype);
+      if (dtype.bits() == 64) fill_int(static_cast<int64_t *>(p), n, seed, low, high, dtype);
+      break;
+    case Type::UInt:
+      if (dtype.bits() == 1) {
+        auto *b = static_cast<uint8_t *>(p);
+        for (int64_t i = 0; i < n; ++i) b[i] = random_bits(seed, i) >> 63;
+      }
+      if (dtype.bits() == 8) fill_int(static_cast<uint8_t *>(p), n, seed, low, high, dtype);
+      if (dtype.bits() == 16) fill_int(static_cast<uint16_t *>(p), n, seed, low, high, dtype);
+      if (dtype.bits() == 32) fill_int(static_cast<uint32_t *>(p), n, seed, low, high, dtype);
+      if (dtype.bits() == 64) fill_int(static_cast<uint64_t *>(p), n, seed, low, high, dtype);
+      break;
+    case Type::Handle: break;  // rejected by empty()
+  }
+  return a;
+}
+
+template <typename T>
+NDArray NDArray::from_vector(const std::vector<T> &values, const std::vector<int64_t> &shape) {
+  Type dtype = type_of<T>();
+  int64_t n = checked_numel(shape, dtype);
+  TIR_USER_CHECK(static_cast<int64_t>(values.size()) == n)
+      << "NDArray::from_vector: " << values.size() << " values do not fill shape "
+      << shape_str(shape) << " (" << n << " elements)";
+  NDArray a = empty(shape, dtype, Device::cpu());
+  if (n > 0) std::memcpy(a.data(), values.data(), n * sizeof(T));
+  return a;
+}
+
+template <typename T>
+std::vector<T> NDArray::to_vector() const {
+  const NDArrayNode &nd = node();
+  TIR_USER_CHECK(nd.dtype == type_of<T>() || (nd.dtype.is_bool() && type_of<T>() == UInt(8)))
+      << "NDArray::to_vector: the array holds " << nd.dtype << " but was read as "
+      << type_of<T>() << "; use to_vector<T> with the C++ type of " << nd.dtype;
+  std::vector<T> out(numel());
+  copy_between_devices(nd.data, nd.device, out.data(), Device::cpu(), nbytes());
+  return out;
+}
+
+int64_t NDArray::numel() const {
+  int64_t n = 1;
+  for (int64_t d : node().shape) n *= d;
+  return n;
+}
+
+size_t NDArray::nbytes() const { return static_cast<size_t>(numel()) * node().dtype.bytes(); }
+
+NDArray NDArray::to(Device dev) const {
+  const NDArrayNode &nd = node();
+  NDArray out = empty(nd.shape, nd.dtype, dev);
+  copy_between_devices(nd.data, nd.device, out.data(), dev, nbytes());
+  return out;
+}
+
+void NDArray::copy_from_bytes(const void *src, size_t nbytes) {
+  const NDArrayNode &nd = node();
+  TIR_USER_CHECK(nbytes == this->nbytes())
+      << "copy_from_bytes: got " << nbytes << " bytes but the " << nd.dtype << " array of shape "
+      << shape_str(nd.shape) << " holds " << this->nbytes() << " bytes";
+  copy_between_devices(src, Device::cpu(), nd.data, nd.device, nbytes);
+}
+
+void NDArray::copy_to_bytes(void *dst, size_t nbytes) const {
+  const NDArrayNode &nd = node();
+  TIR_USER_CHECK(nbytes == this->nbytes())
+      << "copy_to_bytes: the destination has " << nbytes << " bytes but the " << nd.dtype
+      << " array of shape " << shape_str(nd.shape) << " holds " << this->nbytes() << " bytes";
+  copy_between_devices(nd.data, nd.device, dst, Device::cpu(), nbytes);
+}
+
+const NDArrayNode &NDArray::node() const {
+  TIR_USER_CHECK(n_.defined())
+      << "use of an undefined NDArray; create one with NDArray::empty, random or from_vector";
+  return *n_;
+}
+
+void NDArray::check_element_type(Type t) const {
+  const NDArrayNode &nd = node();
+  TIR_USER_CHECK(nd.dtype == t || (nd.dtype.is_bool() && t == UInt(8)))
+      << "NDArray::data_as: the array holds " << nd.dtype << " but was accessed as " << t;
+  TIR_USER_CHECK(nd.device.kind == Device::CPU)
+      << "NDArray::data_as: the array is on " << nd.device
+      << ", not in host memory; copy it with .to(Device::cpu()) first";
+}
+
+#define TENSORIR_INSTANTIATE_NDARRAY(T)                                                        \
+  template NDArray NDArray::from_vector<T>(const std::vector<T> &, const std::vector<int64_t> &); \
+  template std::vector<T> NDArray::to_vector<T>() const;
+
+TENSORIR_INSTANTIATE_NDARRAY(float)
+TENSORIR_INSTANTIATE_NDARRAY(double)
+TENSORIR_INSTANTIATE_NDARRAY(int8_t)
+TENSORIR_INSTANTIATE_NDARRAY(int16_t)
+TENSORIR_INSTANTIATE_NDARRAY(int32_t)
+TENSORIR_INSTANTIATE_NDARRAY(int64_t)
+TENSORIR_INSTANTIATE_NDARRAY(uint8_t)
+TENSORIR_INSTANTIATE_NDARRAY(uint16_t)
+TENSORIR_INSTANTIATE_NDARRAY(uint32_t)
+TENSORIR_INSTANTIATE_NDARRAY(uint64_t)
+#undef TENSORIR_INSTANTIATE_NDARRAY
+
+}  // namespace tensorir

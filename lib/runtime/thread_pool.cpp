@@ -1,0 +1,286 @@
+// The persistent thread pool behind tensorir_parallel_for. The calling thread runs the first
+// chunk itself; workers spin briefly for the next loop and then sleep on a condition variable.
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tensorir/error.h"
+#include "tensorir/runtime/parallel.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TENSORIR_CPU_PAUSE() _mm_pause()
+#else
+#define TENSORIR_CPU_PAUSE() ((void)0)
+#endif
+
+#define TENSORIR_EXPORT __attribute__((visibility("default")))
+
+namespace tensorir {
+
+namespace {
+
+constexpr int kMaxThreads = 1024;
+// Pause iterations before a thread blocks (on the order of 100 microseconds): back-to-back
+// parallel loops find the workers awake.
+constexpr int kSpinIterations = 2000;
+
+// One step of a spin-wait. Every few steps it yields, so that on an oversubscribed machine
+// the thread being waited for can get the core.
+inline void spin_pause(int step) {
+  if ((step & 15) == 15) std::this_thread::yield();
+  else TENSORIR_CPU_PAUSE();
+}
+
+thread_local bool t_in_parallel = false;  // set on pool workers and inside a caller's chunk
+thread_local std::string t_last_error;
+thread_local std::string t_taken_error;
+
+struct InParallelScope {
+  bool saved = t_in_parallel;
+  InParallelScope() { t_in_parallel = true; }
+  ~InParallelScope() { t_in_parallel = saved; }
+};
+
+using Body = int32_t (*)(int64_t, void *);
+
+// One parallel loop: [begin, begin + count) in `chunks` contiguous pieces.
+struct Task {
+  int64_t begin = 0, count = 0;
+  int chunks = 0;
+  Body body = nullptr;
+  void *env = nullptr;
+  std::vector<int32_t> status;         // per chunk: the first failure, or 0
+  std::vector<std::string> messages;   // per chunk: the message its failure set
+};
+
+void run_chunk(Task &t, int c) {
+  int64_t base = t.count / t.chunks, extra = t.count % t.chunks;
+  int64_t lo = t.begin + c * base + std::min<int64_t>(c, extra);
+  int64_t hi = lo + base + (c < extra ? 1 : 0);
+  int32_t st = 0;
+  t_last_error.clear();  // a failure reports only what its own body recorded
+  for (int64_t i = lo; i < hi && st == 0; ++i) {
+    try {
+      st = t.body(i, t.env);
+    } catch (const std::exception &e) {
+      st = -1;
+      t_last_error = std::string("exception in a parallel loop body: ") + e.what();
+    } catch (...) {
+      st = -1;
+      t_last_error = "unknown exception in a parallel loop body";
+    }
+  }
+  if (st != 0) {
+    t.status[c] = st;
+    t.messages[c] = std::move(t_last_error);
+    t_last_error.clear();
+  }
+}
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int nthreads) {
+    for (int i = 1; i < nthreads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_.store(true, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    wake_.notify_all();
+    for (std::thread &t : workers_) t.join();
+  }
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  int32_t run(int64_t begin, int64_t end, Body body, void *env) {
+    Task task;
+    task.begin = begin;
+    task.count = end - begin;
+    task.chunks = static_cast<int>(std::min<int64_t>(task.count, size()));
+    task.body = body;
+    task.env = env;
+    task.status.assign(task.chunks, 0);
+    task.messages.resize(task.chunks);
+
+    remaining_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      task_ = &task;
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    wake_.notify_all();
+    {
+      InParallelScope scope;
+      run_chunk(task, 0);
+    }
+    wait_for_workers();
+
+    for (int c = 0; c < task.chunks; ++c) {
+      if (task.status[c] != 0) {
+        t_last_error = std::move(task.messages[c]);
+        return task.status[c];
+      }
+    }
+    return 0;
+  }
+
+ private:
+  void worker_loop(int index) {
+    t_in_parallel = true;  // a body's own parallel loops run serially on this thread
+    uint64_t seen = 0;
+    while (true) {
+      uint64_t g = generation_.load(std::memory_order_acquire);
+      for (int spin = 0; g == seen && spin < kSpinIterations; ++spin) {
+        spin_pause(spin);
+        g = generation_.load(std::memory_order_acquire);
+      }
+      if (g == seen) {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        g = generation_.load(std::memory_order_acquire);
+      }
+      seen = g;
+      if (stop_.load(std::memory_order_relaxed)) return;
+      Task &task = *task_;
+      if (index < task.chunks) run_chunk(task, index);
+      if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(done_mu_);
+        done_.notify_one();
+      }
+    }
+  }
+
+  void wait_for_workers() {
+    for (int spin = 0; spin < kSpinIterations; ++spin) {
+      if (remaining_.load(std::memory_order_acquire) == 0) return;
+      spin_pause(spin);
+    }
+    std::unique_lock<std::mutex> lock(done_mu_);
+    done_.wait(lock, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
+  Task *task_ = nullptr;  // published under mu_ with each generation
+  std::atomic<int> remaining_{0};
+  std::mutex done_mu_;
+  std::condition_variable done_;
+};
+
+int default_num_threads() {
+  if (const char *env = std::getenv("TENSORIR_NUM_THREADS")) {
+    char *end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && v >= 1 && v <= kMaxThreads) return static_cast<int>(v);
+    std::fprintf(stderr,
+                 "tensorir: ignoring TENSORIR_NUM_THREADS='%s' (expected an integer from 1 to "
+                 "%d); using the available cores\n",
+                 env, kMaxThreads);
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n >= 1) return std::min(n, kMaxThreads);
+  }
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxThreads);
+}
+
+struct PoolState {
+  std::mutex submit;  // held while a loop runs on the pool or the pool is resized
+  std::unique_ptr<ThreadPool> pool;
+  std::atomic<int> nthreads{0};  // 0 until decided
+};
+
+// Never destroyed: worker threads may still be parked when the process exits.
+PoolState &pool_state() {
+  static PoolState *s = new PoolState;
+  return *s;
+}
+
+int32_t run_serial(int64_t begin, int64_t end, Body body, void *env) {
+  Task task;
+  task.begin = begin;
+  task.count = end - begin;
+  task.chunks = 1;
+  task.body = body;
+  task.env = env;
+  task.status.assign(1, 0);
+  task.messages.resize(1);
+  run_chunk(task, 0);
+  if (task.status[0] != 0) t_last_error = std::move(task.messages[0]);
+  return task.status[0];
+}
+
+}  // namespace
+
+int num_threads() {
+  PoolState &st = pool_state();
+  int n = st.nthreads.load(std::memory_order_acquire);
+  if (n == 0) {
+    static const int default_n = default_num_threads();
+    int expected = 0;
+    st.nthreads.compare_exchange_strong(expected, default_n);
+    n = st.nthreads.load(std::memory_order_acquire);
+  }
+  return n;
+}
+
+void set_num_threads(int n) {
+  TIR_USER_CHECK(n >= 1 && n <= kMaxThreads)
+      << "set_num_threads(" << n << "): the thread count must be between 1 and " << kMaxThreads;
+  TIR_USER_CHECK(!t_in_parallel) << "set_num_threads cannot be called inside a parallel loop";
+  PoolState &st = pool_state();
+  std::lock_guard<std::mutex> lock(st.submit);
+  st.nthreads.store(n, std::memory_order_release);
+  if (st.pool && st.pool->size() != n) st.pool.reset();  // rebuilt at the next loop
+}
+
+const char *take_last_error() {
+  t_taken_error = std::move(t_last_error);
+  t_last_error.clear();
+  return t_taken_error.c_str();
+}
+
+}  // namespace tensorir
+
+extern "C" {
+
+TENSORIR_EXPORT int32_t tensorir_parallel_for(int64_t begin, int64_t end,
+                                              int32_t (*body)(int64_t i, void *env), void *env) {
+  using namespace tensorir;
+  if (end <= begin) return 0;
+  int threads = num_threads();
+  if (t_in_parallel || threads <= 1 || end - begin == 1) return run_serial(begin, end, body, env);
+  PoolState &st = pool_state();
+  // Another thread already runs a loop on the pool: this one runs on its own thread.
+  std::unique_lock<std::mutex> lock(st.submit, std::try_to_lock);
+  if (!lock.owns_lock()) return run_serial(begin, end, body, env);
+  if (!st.pool || st.pool->size() != threads) {
+    st.pool.reset();
+    st.pool = std::make_unique<ThreadPool>(threads);
+  }
+  return st.pool->run(begin, end, body, env);
+}
+
+TENSORIR_EXPORT void tensorir_set_last_error(const char *msg) {
+  tensorir::t_last_error = msg ? msg : "";
+}
+
+}  // extern "C"

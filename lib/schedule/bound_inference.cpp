@@ -1,0 +1,134 @@
+// Bound inference: walking from the outputs back to the inputs, each producer gets the
+// region its consumers read, evaluated over the consumers' loops below the producer's
+// attach point; that region becomes the producer's realize bounds and root loop ranges.
+#include "schedule/schedule_internal.h"
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/printer.h"
+#include "tensorir/ir/visitor.h"
+
+namespace tensorir {
+
+namespace {
+class LoadCollector : public IRVisitor {
+ public:
+  explicit LoadCollector(const OperationNode *target) : target_(target) {}
+  std::vector<const TensorLoadNode *> loads;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const TensorLoadNode *op) override {
+    IRVisitor::visit(op);
+    if (op->producer.get() == target_) loads.push_back(op);
+  }
+  void visit(const ReduceNode *op) override {
+    for (const Expr &e : op->source) visit(e);
+    visit(op->condition);
+  }
+
+ private:
+  const OperationNode *target_;
+};
+
+Interval leaf_interval(const IterVar &iv, const IterRanges &ranges) {
+  const Range &r = ranges.at(iv.get());
+  return {r.min, simplify(r.min + r.extent - 1)};
+}
+
+// Ranges of the consumer's root variables seen from inside its leaf loop `fixed_level`
+// (loops at or outside it are fixed; -1: none is).
+VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const IterRanges &ranges) {
+  VarRanges leaf;
+  const auto &leaves = consumer->leaf_iter_vars;
+  for (size_t l = 0; l < leaves.size(); ++l)
+    if (static_cast<int>(l) > fixed_level) leaf[leaves[l].var().get()] = leaf_interval(leaves[l], ranges);
+  auto values = iter_values(consumer, ranges);
+  VarRanges root;
+  auto *compute = consumer.op().as<ComputeOpNode>();
+  std::vector<IterVar> roots = compute->axis;
+  roots.insert(roots.end(), compute->reduce_axis.begin(), compute->reduce_axis.end());
+  for (const IterVar &r : roots) {
+    Interval v = eval_interval(values.at(r.get()), leaf);
+    Interval full = leaf_interval(r, ranges);
+    // A guard keeps iterations of a non-dividing split inside the root range.
+    if (v.has_lower()) v.min = simplify(max(v.min, full.min));
+    if (v.has_upper()) v.max = simplify(min(v.max, full.max));
+    root[r.var().get()] = v;
+  }
+  return root;
+}
+
+// The region of `producer` read by `consumer`, with the consumer's loops at or outside
+// `fixed_level` held fixed.
+std::vector<Interval> read_region(const Operation &producer, const Stage &consumer, int fixed_level,
+                                  const EffectiveBodies &bodies, const IterRanges &ranges) {
+  LoadCollector c(producer.get());
+  for (const Expr &e : bodies.at(consumer.op().get())) c.visit(e);
+  std::vector<Interval> region;
+  if (c.loads.empty()) return region;
+  VarRanges vr = consumer_root_ranges(consumer, fixed_level, ranges);
+  region.resize(producer->output_shape(0).size());
+  bool first = true;
+  for (const TensorLoadNode *load : c.loads) {
+    for (size_t d = 0; d < load->args.size(); ++d) {
+      Interval i = eval_interval(load->args[d], vr);
+      region[d] = first ? i : interval_union(region[d], i);
+    }
+    first = false;
+  }
+  return region;
+}
+}  // namespace
+
+ScheduleBounds infer_bounds(const Schedule &s, const EffectiveBodies &bodies) {
+  ScheduleBounds out;
+  const auto &stages = s.stages();
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const Stage &st = *it;
+    auto *compute = st.op().as<ComputeOpNode>();
+    if (!compute || st->attach_type == AttachType::Inline) continue;
+    const std::vector<Expr> &shape = compute->shape;
+    std::vector<Range> region;
+    if (st->is_output) {
+      for (const Expr &e : shape) region.push_back(Range::from_min_extent(0, e));
+    } else {
+      std::vector<Interval> need(shape.size());
+      bool read = false;
+      for (const Stage &consumer : stages) {
+        if (!consumer.op().as<ComputeOpNode>() || consumer->attach_type == AttachType::Inline) continue;
+        int level = -1;
+        if (st->attach_type == AttachType::Scope) {
+          if (consumer.get() == st->attach_stage.get()) {
+            level = attach_level(st);
+          } else {
+            LoadCollector probe(st.op().get());
+            for (const Expr &e : bodies.at(consumer.op().get())) probe.visit(e);
+            TIR_USER_CHECK(probe.loads.empty())
+                << "stage '" << st.op()->name << "' is computed at a loop of '" << st->attach_stage->op->name
+                << "' but is also read by '" << consumer.op()->name
+                << "'; compute it at root (or cache it separately for each reader)";
+            continue;
+          }
+        }
+        std::vector<Interval> r = read_region(st.op(), consumer, level, bodies, out.ranges);
+        if (r.empty()) continue;
+        for (size_t d = 0; d < r.size(); ++d) need[d] = read ? interval_union(need[d], r[d]) : r[d];
+        read = true;
+      }
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (read && need[d].is_bounded()) {
+          region.push_back(Range::from_min_extent(need[d].min, simplify(need[d].max - need[d].min + 1)));
+        } else {
+          region.push_back(Range::from_min_extent(0, shape[d]));  // data-dependent reads: all of it
+        }
+      }
+    }
+    out.realize[compute] = region;
+    for (size_t d = 0; d < compute->axis.size(); ++d) out.ranges[compute->axis[d].get()] = region[d];
+    for (const IterVar &r : compute->reduce_axis)
+      out.ranges[r.get()] = Range::from_min_extent(simplify(r.dom().min), simplify(r.dom().extent));
+    derive_ranges(st, out.ranges);
+  }
+  return out;
+}
+
+}  // namespace tensorir

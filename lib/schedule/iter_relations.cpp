@@ -1,0 +1,63 @@
+// Split and fuse relations: ranges flow from root axes to leaves, values from leaves to roots.
+#include <unordered_set>
+
+#include "schedule/schedule_internal.h"
+#include "tensorir/arith/simplify.h"
+
+namespace tensorir {
+
+namespace {
+Expr ceil_div(const Expr &a, const Expr &b) { return simplify((a + b - 1) / b); }
+}  // namespace
+
+void derive_ranges(const Stage &stage, IterRanges &ranges) {
+  for (const IterVarRelation &rel : stage->relations) {
+    const IterVarRelationNode &r = *rel;
+    if (r.kind == IterVarRelationNode::Split) {
+      auto it = ranges.find(r.parent.get());
+      TIR_ASSERT(it != ranges.end()) << "split parent '" << r.parent.name() << "' has no range";
+      Expr extent = it->second.extent;
+      Expr factor = r.factor.defined() ? r.factor : ceil_div(extent, r.nparts);
+      Expr nouter = r.factor.defined() ? ceil_div(extent, r.factor) : r.nparts;
+      ranges[r.outer.get()] = Range::from_min_extent(0, nouter);
+      ranges[r.inner.get()] = Range::from_min_extent(0, simplify(factor));
+    } else {
+      Expr e1 = ranges.at(r.outer.get()).extent, e2 = ranges.at(r.inner.get()).extent;
+      ranges[r.fused.get()] = Range::from_min_extent(0, simplify(e1 * e2));
+    }
+  }
+}
+
+std::unordered_map<const IterVarNode *, Expr> iter_values(const Stage &stage, const IterRanges &ranges) {
+  std::unordered_map<const IterVarNode *, Expr> value;
+  for (const IterVar &iv : stage->leaf_iter_vars) value[iv.get()] = iv.var();
+  auto min_of = [&](const IterVar &iv) { return ranges.at(iv.get()).min; };
+  for (auto it = stage->relations.rbegin(); it != stage->relations.rend(); ++it) {
+    const IterVarRelationNode &r = **it;
+    if (r.kind == IterVarRelationNode::Split) {
+      Expr factor = ranges.at(r.inner.get()).extent;
+      Expr outer = value.at(r.outer.get()) - min_of(r.outer);
+      Expr inner = value.at(r.inner.get()) - min_of(r.inner);
+      value[r.parent.get()] = simplify(min_of(r.parent) + outer * factor + inner);
+    } else {
+      Expr fused = value.at(r.fused.get()) - min_of(r.fused);
+      Expr inner_extent = ranges.at(r.inner.get()).extent;
+      value[r.outer.get()] = simplify(min_of(r.outer) + fused / inner_extent);
+      value[r.inner.get()] = simplify(min_of(r.inner) + fused % inner_extent);
+    }
+  }
+  return value;
+}
+
+int attach_level(const Stage &stage) {
+  if (stage->attach_type != AttachType::Scope) return -1;
+  const auto &leaves = stage->attach_stage->leaf_iter_vars;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (leaves[i].same_as(stage->attach_ivar)) return static_cast<int>(i);
+  TIR_THROW() << "stage '" << stage->op->name << "' is computed at axis '" << stage->attach_ivar.name()
+              << "' of stage '" << stage->attach_stage->op->name
+              << "', which is no longer one of its loops (it was split or fused after compute_at); "
+              << "call compute_at with one of the current loop axes";
+}
+
+}  // namespace tensorir

@@ -1,0 +1,46 @@
+// What lowering knows about a schedule between bound inference and the loop nest.
+#pragma once
+#include <unordered_map>
+#include <vector>
+
+#include "tensorir/te/schedule.h"
+
+namespace tensorir {
+
+using IterRanges = std::unordered_map<const IterVarNode *, Range>;
+using RealizeBounds = std::unordered_map<const OperationNode *, std::vector<Range>>;
+// The body of each compute after inlining the stages marked compute_inline.
+using EffectiveBodies = std::unordered_map<const OperationNode *, std::vector<Expr>>;
+
+struct ScheduleBounds {
+  IterRanges ranges;      // every iter var of every stage
+  RealizeBounds realize;  // the region of each computed (non-inlined) tensor
+};
+
+// Operations in producer-before-consumer order.
+std::vector<Operation> post_dfs_order(const std::vector<Tensor> &outputs);
+
+// A fresh stage with the operation's axes as its loops.
+Stage make_stage(const Operation &op);
+// A compute like `c` (same axes, name and shape) with another body.
+Operation with_body(const ComputeOpNode *c, std::vector<Expr> body, bool keep_reduce_axis);
+// Reads of any operation in `map` read the mapped one instead.
+Expr replace_loads(const Expr &e, const std::unordered_map<const OperationNode *, Operation> &map);
+
+// Substitutes the bodies of inlined stages into their readers.
+EffectiveBodies inline_stages(const Schedule &s);
+
+// Ranges of all derived iter vars from the ranges of the root ones (split/fuse relations).
+void derive_ranges(const Stage &stage, IterRanges &ranges);
+// The value of every iter var of the stage in terms of its leaf loop variables.
+std::unordered_map<const IterVarNode *, Expr> iter_values(const Stage &stage, const IterRanges &ranges);
+// The leaf index (0-based position in leaf_iter_vars) of the attach axis; -1 for root.
+int attach_level(const Stage &stage);
+
+// Bound inference: the region each producer must compute, and every loop's range.
+ScheduleBounds infer_bounds(const Schedule &s, const EffectiveBodies &bodies);
+
+// Builds the loop nest of the whole schedule, with Realize/Provide/TensorLoad nodes.
+Stmt schedule_ops(const Schedule &s, const EffectiveBodies &bodies, const ScheduleBounds &bounds);
+
+}  // namespace tensorir

@@ -1,0 +1,173 @@
+// Builds the loop nest of a schedule: every stage's leaf loops, its body as Provide
+// statements, reductions split into an init and an update nest, producers nested at
+// their attach points and wrapped in Realize for the region bound inference gave them.
+#include <unordered_set>
+
+#include "schedule/schedule_internal.h"
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/visitor.h"
+
+namespace tensorir {
+
+namespace {
+class NestBuilder {
+ public:
+  NestBuilder(const Schedule &s, const EffectiveBodies &bodies, const ScheduleBounds &bounds)
+      : s_(s), bodies_(bodies), bounds_(bounds) {
+    for (const Stage &st : s.stages())
+      if (st->attach_type == AttachType::Scope) {
+        auto &levels = attached_[st->attach_stage.get()];
+        size_t level = static_cast<size_t>(attach_level(st));
+        if (levels.size() <= level) levels.resize(level + 1);
+        levels[level].push_back(st);
+      }
+  }
+
+  Stmt build() {
+    Stmt body;
+    const auto &stages = s_.stages();
+    for (auto it = stages.rbegin(); it != stages.rend(); ++it)
+      if (is_computed(*it) && (*it)->attach_type == AttachType::Root)
+        body = realize(*it, BlockNode::make({make_stage(*it), body}));
+    return body;
+  }
+
+ private:
+  static bool is_computed(const Stage &st) {
+    return st.op().as<ComputeOpNode>() && st->attach_type != AttachType::Inline;
+  }
+
+  Stmt realize(const Stage &st, Stmt body) const {
+    if (st->is_output) return body;
+    const OperationNode *op = st.op().get();
+    for (int v = op->num_outputs() - 1; v >= 0; --v)
+      body = RealizeNode::make(Ref<const Object>(op), v, buffer_name(st.op(), v), op->output_dtype(v),
+                               bounds_.realize.at(op), st->scope, body);
+    return body;
+  }
+
+  // Wraps `inner` in leaf loops [from, to) of `st`, placing the stages attached at each.
+  Stmt wrap_loops(const Stage &st, size_t from, size_t to, Stmt inner,
+                  const std::function<bool(const IterVar &)> &keep = nullptr) {
+    const auto &leaves = st->leaf_iter_vars;
+    auto att = attached_.find(st.get());
+    for (size_t l = to; l-- > from;) {
+      if (keep && !keep(leaves[l])) continue;
+      if (!keep && att != attached_.end() && l < att->second.size()) {
+        const auto &children = att->second[l];
+        for (auto c = children.rbegin(); c != children.rend(); ++c)
+          inner = realize(*c, BlockNode::make({make_stage(*c), inner}));
+      }
+      const Range &r = bounds_.ranges.at(leaves[l].get());
+      auto kind = st->loop_kind.find(leaves[l].get());
+      ForKind fk = kind == st->loop_kind.end() ? ForKind::Serial : kind->second;
+      inner = ForNode::make(leaves[l].var(), r.min, r.extent, fk, inner);
+    }
+    return inner;
+  }
+
+  Stmt make_stage(const Stage &st) {
+    auto *compute = st.op().as<ComputeOpNode>();
+    auto values = iter_values(st, bounds_.ranges);
+    std::vector<std::pair<Var, Expr>> subst;
+    std::vector<Expr> args;
+    for (const IterVar &iv : compute->axis) {
+      subst.emplace_back(iv.var(), values.at(iv.get()));
+      args.push_back(values.at(iv.get()));
+    }
+    for (const IterVar &iv : compute->reduce_axis) subst.emplace_back(iv.var(), values.at(iv.get()));
+    VarRanges leaf_ranges;
+    for (const IterVar &iv : st->leaf_iter_vars) {
+      const Range &r = bounds_.ranges.at(iv.get());
+      leaf_ranges[iv.var().get()] = {r.min, simplify(r.min + r.extent - 1)};
+    }
+    Expr axis_guard = guards(compute->axis, values, leaf_ranges);
+    const std::vector<Expr> &body = bodies_.at(compute);
+    const OperationNode *op = compute;
+    auto provide = [&](int v, Expr value) {
+      return ProvideNode::make(Ref<const Object>(op), v, buffer_name(st.op(), v), value, args);
+    };
+    const size_t n = st->leaf_iter_vars.size();
+    if (compute->reduce_axis.empty()) {
+      std::vector<Stmt> stores;
+      for (size_t v = 0; v < body.size(); ++v)
+        stores.push_back(provide(static_cast<int>(v), substitute(body[v], subst)));
+      return wrap_loops(st, 0, n, guard(axis_guard, BlockNode::make(stores)));
+    }
+    // Reduction: init over the data-parallel loops below the first reduction loop, then update.
+    const auto *red = body[0].as<ReduceNode>();
+    size_t p = 0;
+    while (p < n && !depends_on_reduce(st, st->leaf_iter_vars[p])) ++p;
+    std::vector<Stmt> init;
+    for (size_t v = 0; v < body.size(); ++v) init.push_back(provide(static_cast<int>(v), red->combiner->identity[v]));
+    Stmt init_nest = wrap_loops(st, p, n, guard(axis_guard, BlockNode::make(init)),
+                                [&](const IterVar &iv) { return !depends_on_reduce(st, iv); });
+    std::vector<Expr> old_values, sources;
+    for (size_t v = 0; v < body.size(); ++v) {
+      old_values.push_back(TensorLoadNode::make(op->output_dtype(static_cast<int>(v)), Ref<const Object>(op),
+                                                static_cast<int>(v), buffer_name(st.op(), static_cast<int>(v)), args));
+      sources.push_back(substitute(red->source[v], subst));
+    }
+    std::vector<Expr> combined = red->combiner->combine(old_values, sources);
+    Stmt update;
+    if (combined.size() == 1) {
+      update = provide(0, combined[0]);
+    } else {  // every new value is computed from the old ones before any is stored
+      std::vector<Var> tmp;
+      std::vector<Stmt> stores;
+      for (size_t v = 0; v < combined.size(); ++v) {
+        tmp.emplace_back(buffer_name(st.op(), static_cast<int>(v)) + "_new", combined[v].type());
+        stores.push_back(provide(static_cast<int>(v), tmp.back()));
+      }
+      update = BlockNode::make(stores);
+      for (size_t v = combined.size(); v-- > 0;) update = LetStmtNode::make(tmp[v], combined[v], update);
+    }
+    std::vector<IterVar> all = compute->axis;
+    all.insert(all.end(), compute->reduce_axis.begin(), compute->reduce_axis.end());
+    Expr cond = guards(all, values, leaf_ranges);
+    Expr user_cond = simplify(substitute(red->condition, subst));
+    if (!is_const_int(user_cond, 1)) cond = cond.defined() ? (cond && user_cond) : user_cond;
+    Stmt update_nest = wrap_loops(st, p, n, guard(cond, update));
+    return wrap_loops(st, 0, p, BlockNode::make({init_nest, update_nest}));
+  }
+
+  // Conditions that keep the iterations of non-dividing splits inside the root ranges.
+  Expr guards(const std::vector<IterVar> &roots, const std::unordered_map<const IterVarNode *, Expr> &values,
+              const VarRanges &leaf_ranges) const {
+    Expr cond;
+    for (const IterVar &r : roots) {
+      const Range &range = bounds_.ranges.at(r.get());
+      Expr value = values.at(r.get());
+      if (value.same_as(r.var())) continue;
+      Expr c = value < range.min + range.extent;
+      if (can_prove(c, leaf_ranges)) continue;
+      cond = cond.defined() ? (cond && c) : c;
+    }
+    return cond;
+  }
+
+  static Stmt guard(const Expr &cond, Stmt body) {
+    return cond.defined() ? IfThenElseNode::make(cond, body) : body;
+  }
+
+  static bool depends_on_reduce(const Stage &st, const IterVar &iv) {
+    return iv.iter_type() == IterVarType::Reduce;
+  }
+
+  static std::string buffer_name(const Operation &op, int v) {
+    return op->num_outputs() == 1 ? op->name : op->name + ".v" + std::to_string(v);
+  }
+
+  const Schedule &s_;
+  const EffectiveBodies &bodies_;
+  const ScheduleBounds &bounds_;
+  std::unordered_map<const StageNode *, std::vector<std::vector<Stage>>> attached_;
+};
+}  // namespace
+
+Stmt schedule_ops(const Schedule &s, const EffectiveBodies &bodies, const ScheduleBounds &bounds) {
+  Stmt body = NestBuilder(s, bodies, bounds).build();
+  return body.defined() ? body : EvaluateNode::make(0);
+}
+
+}  // namespace tensorir

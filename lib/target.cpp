@@ -1,0 +1,59 @@
+// Target strings: "<kind> -key=value -flag ...", parsed in this one place.
+#include "tensorir/target.h"
+
+#include <sstream>
+#include <vector>
+
+#include "tensorir/error.h"
+
+namespace tensorir {
+
+namespace {
+const std::vector<std::string> &known_kinds() {
+  static const std::vector<std::string> kinds = {"llvm", "c", "opengl", "webgl"};
+  return kinds;
+}
+}  // namespace
+
+Target Target::parse(const std::string &s) {
+  std::istringstream in(s);
+  std::string token;
+  Target t;
+  TIR_USER_CHECK(in >> t.kind) << "empty target string; expected a kind such as \"llvm\"";
+  bool known = false;
+  for (const std::string &k : known_kinds()) known = known || k == t.kind;
+  if (!known) {
+    std::string list;
+    for (const std::string &k : known_kinds()) list += (list.empty() ? "" : ", ") + k;
+    TIR_THROW() << "unknown target kind '" << t.kind << "' in \"" << s
+                << "\"; known kinds: " << list;
+  }
+  while (in >> token) {
+    TIR_USER_CHECK(token.size() > 1 && token[0] == '-' && token[1] != '=' && token[1] != '-')
+        << "malformed option '" << token << "' in target \"" << s
+        << "\"; options look like -key=value or -flag";
+    size_t eq = token.find('=');
+    std::string key = token.substr(1, eq == std::string::npos ? std::string::npos : eq - 1);
+    // A bare flag means "true", which str() writes back as the bare flag.
+    std::string value = eq == std::string::npos ? "true" : token.substr(eq + 1);
+    TIR_USER_CHECK(!value.empty()) << "option '" << token << "' in target \"" << s
+                                   << "\" has no value after '='";
+    TIR_USER_CHECK(t.options.count(key) == 0)
+        << "option -" << key << " appears twice in target \"" << s << "\"";
+    t.options[key] = value;
+  }
+  return t;
+}
+
+std::string Target::option(const std::string &key, const std::string &fallback) const {
+  auto it = options.find(key);
+  return it == options.end() ? fallback : it->second;
+}
+
+std::string Target::str() const {
+  std::string s = kind;
+  for (const auto &[key, value] : options) s += " -" + key + (value == "true" ? "" : "=" + value);
+  return s;
+}
+
+}  // namespace tensorir

@@ -1,0 +1,79 @@
+// create_schedule: one stage per operation, producers before consumers.
+#include "tensorir/te/schedule.h"
+
+#include "schedule/schedule_internal.h"
+
+#include <functional>
+#include <unordered_set>
+
+namespace tensorir {
+
+Stage make_stage(const Operation &op) {
+  Ref<StageNode> n(new StageNode());
+  n->op = op;
+  if (auto *c = op.as<ComputeOpNode>()) {
+    for (const IterVar &iv : c->axis) n->all_iter_vars.push_back(iv);
+    for (const IterVar &iv : c->reduce_axis) n->all_iter_vars.push_back(iv);
+    n->leaf_iter_vars = n->all_iter_vars;
+  }
+  return Stage(n);
+}
+
+// Post-order walk from the outputs: every producer precedes its consumers.
+std::vector<Operation> post_dfs_order(const std::vector<Tensor> &outputs) {
+  std::vector<Operation> order;
+  std::unordered_set<const OperationNode *> visited, on_stack;
+  std::function<void(const Operation &)> visit = [&](const Operation &op) {
+    if (visited.count(op.get())) return;
+    TIR_USER_CHECK(!on_stack.count(op.get())) << "operation '" << op->name << "' depends on itself";
+    on_stack.insert(op.get());
+    for (const Tensor &t : op->input_tensors()) visit(t.op());
+    on_stack.erase(op.get());
+    visited.insert(op.get());
+    order.push_back(op);
+  };
+  for (const Tensor &t : outputs) visit(t.op());
+  return order;
+}
+
+Schedule create_schedule(const std::vector<Tensor> &outputs) {
+  TIR_USER_CHECK(!outputs.empty()) << "create_schedule: give at least one output tensor";
+  Ref<ScheduleNode> n(new ScheduleNode());
+  for (const Tensor &t : outputs) {
+    TIR_USER_CHECK(t.defined()) << "create_schedule: an output tensor is undefined";
+    TIR_USER_CHECK(t.op().as<ComputeOpNode>())
+        << "create_schedule: output '" << t.name() << "' is a placeholder; outputs must be computed tensors";
+    n->outputs.push_back(t);
+  }
+  for (const Operation &op : post_dfs_order(outputs)) {
+    Stage s = make_stage(op);
+    for (const Tensor &t : outputs)
+      if (t.op().same_as(op)) s->is_output = true;
+    n->stages.push_back(s);
+    n->stage_map[op.get()] = s;
+  }
+  return Schedule(n);
+}
+
+Stage Schedule::operator[](const Operation &op) const {
+  TIR_USER_CHECK(n_.defined()) << "schedule is undefined; create it with create_schedule({outputs})";
+  auto it = n_->stage_map.find(op.get());
+  TIR_USER_CHECK(it != n_->stage_map.end())
+      << "tensor '" << (op.defined() ? op->name : std::string("?"))
+      << "' is not part of this schedule; create_schedule only includes what its outputs depend on";
+  return it->second;
+}
+
+Operation Schedule::current(const Operation &op) const {
+  Operation cur = op;
+  for (auto it = n_->replaced.find(cur.get()); it != n_->replaced.end(); it = n_->replaced.find(cur.get()))
+    cur = it->second;
+  return cur;
+}
+
+Stage Schedule::operator[](const Tensor &t) const {
+  TIR_USER_CHECK(t.defined()) << "schedule[]: undefined tensor";
+  return (*this)[t.op()];
+}
+
+}  // namespace tensorir

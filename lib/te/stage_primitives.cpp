@@ -1,0 +1,187 @@
+// Loop transformations and attach points of a Stage; each records a relation or a mark
+// that bound inference and schedule_ops read later.
+#include <algorithm>
+#include <unordered_set>
+
+#include "tensorir/ir/printer.h"
+#include "tensorir/te/schedule.h"
+
+namespace tensorir {
+
+namespace {
+std::string stage_name(const StageNode *n) { return n->op->name; }
+
+void check_factor(const Expr &f, const StageNode *n, const IterVar &axis, const char *what) {
+  TIR_USER_CHECK(f.defined() && f.type().is_int_or_uint() && f.type().is_scalar())
+      << "stage '" << stage_name(n) << "': the " << what << " of split(" << axis.name() << ") must be an integer";
+  const int64_t *v = as_const_int(f);
+  TIR_USER_CHECK(!v || *v > 0) << "stage '" << stage_name(n) << "': the " << what << " of split("
+                               << axis.name() << ") must be positive, not " << *v;
+}
+
+IterVar derived(const IterVar &parent, const std::string &suffix) {
+  return IterVar::make(Range(), Var(parent.name() + suffix), parent.iter_type());
+}
+
+// Whether `op` reads `target`, directly or through other operations.
+bool depends_on(const Operation &op, const OperationNode *target, std::unordered_set<const OperationNode *> &seen) {
+  for (const Tensor &t : op->input_tensors()) {
+    if (t.op().get() == target) return true;
+    if (seen.insert(t.op().get()).second && depends_on(t.op(), target, seen)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+size_t Stage::leaf_index(const IterVar &axis, const char *primitive) const {
+  TIR_USER_CHECK(n_.defined()) << primitive << ": undefined stage";
+  TIR_USER_CHECK(n_->op.as<ComputeOpNode>())
+      << primitive << ": '" << stage_name(n_.get()) << "' is a placeholder and has no loops to schedule";
+  TIR_USER_CHECK(axis.defined()) << primitive << " on stage '" << stage_name(n_.get()) << "': undefined axis";
+  const auto &leaves = n_->leaf_iter_vars;
+  auto it = std::find_if(leaves.begin(), leaves.end(), [&](const IterVar &v) { return v.same_as(axis); });
+  if (it != leaves.end()) return static_cast<size_t>(it - leaves.begin());
+  const auto &all = n_->all_iter_vars;
+  bool was_here = std::any_of(all.begin(), all.end(), [&](const IterVar &v) { return v.same_as(axis); });
+  TIR_USER_CHECK(!was_here) << primitive << " on stage '" << stage_name(n_.get()) << "': axis '" << axis.name()
+                            << "' was already split or fused; use the axes that split/fuse returned";
+  TIR_THROW() << primitive << " on stage '" << stage_name(n_.get()) << "': axis '" << axis.name()
+              << "' is not an axis of this stage (it belongs to another tensor); use "
+              << stage_name(n_.get()) << ".axis(i), .reduce_axis(i) or axes returned by this stage's split/fuse";
+}
+
+std::pair<IterVar, IterVar> Stage::split(const IterVar &axis, Expr factor) {
+  size_t pos = leaf_index(axis, "split");
+  check_factor(factor, n_.get(), axis, "factor");
+  auto *rel = new IterVarRelationNode();
+  rel->kind = IterVarRelationNode::Split;
+  rel->parent = axis;
+  rel->outer = derived(axis, ".outer");
+  rel->inner = derived(axis, ".inner");
+  rel->factor = factor;
+  n_->relations.emplace_back(rel);
+  n_->all_iter_vars.push_back(rel->outer);
+  n_->all_iter_vars.push_back(rel->inner);
+  n_->leaf_iter_vars[pos] = rel->inner;
+  n_->leaf_iter_vars.insert(n_->leaf_iter_vars.begin() + static_cast<long>(pos), rel->outer);
+  return {rel->outer, rel->inner};
+}
+
+std::pair<IterVar, IterVar> Stage::split_by_nparts(const IterVar &axis, Expr nparts) {
+  size_t pos = leaf_index(axis, "split_by_nparts");
+  check_factor(nparts, n_.get(), axis, "number of parts");
+  auto *rel = new IterVarRelationNode();
+  rel->kind = IterVarRelationNode::Split;
+  rel->parent = axis;
+  rel->outer = derived(axis, ".outer");
+  rel->inner = derived(axis, ".inner");
+  rel->nparts = nparts;
+  n_->relations.emplace_back(rel);
+  n_->all_iter_vars.push_back(rel->outer);
+  n_->all_iter_vars.push_back(rel->inner);
+  n_->leaf_iter_vars[pos] = rel->inner;
+  n_->leaf_iter_vars.insert(n_->leaf_iter_vars.begin() + static_cast<long>(pos), rel->outer);
+  return {rel->outer, rel->inner};
+}
+
+std::tuple<IterVar, IterVar, IterVar, IterVar> Stage::tile(const IterVar &x, const IterVar &y, Expr x_factor,
+                                                           Expr y_factor) {
+  auto [xo, xi] = split(x, std::move(x_factor));
+  auto [yo, yi] = split(y, std::move(y_factor));
+  reorder({xo, yo, xi, yi});
+  return {xo, yo, xi, yi};
+}
+
+IterVar Stage::fuse(const IterVar &outer, const IterVar &inner) {
+  size_t po = leaf_index(outer, "fuse"), pi = leaf_index(inner, "fuse");
+  TIR_USER_CHECK(pi == po + 1) << "fuse on stage '" << stage_name(n_.get()) << "': axis '" << outer.name()
+                               << "' must be the loop directly outside '" << inner.name()
+                               << "'; reorder them first";
+  bool ro = outer.iter_type() == IterVarType::Reduce, ri = inner.iter_type() == IterVarType::Reduce;
+  TIR_USER_CHECK(ro == ri) << "fuse on stage '" << stage_name(n_.get()) << "': cannot fuse reduction axis '"
+                           << (ro ? outer.name() : inner.name()) << "' with data-parallel axis '"
+                           << (ro ? inner.name() : outer.name()) << "'";
+  auto *rel = new IterVarRelationNode();
+  rel->kind = IterVarRelationNode::Fuse;
+  rel->outer = outer;
+  rel->inner = inner;
+  rel->fused = IterVar::make(Range(), Var(outer.name() + "." + inner.name() + ".fused"), outer.iter_type());
+  n_->relations.emplace_back(rel);
+  n_->all_iter_vars.push_back(rel->fused);
+  n_->leaf_iter_vars[po] = rel->fused;
+  n_->leaf_iter_vars.erase(n_->leaf_iter_vars.begin() + static_cast<long>(pi));
+  return rel->fused;
+}
+
+Stage &Stage::reorder(const std::vector<IterVar> &order) {
+  std::vector<size_t> pos;
+  for (size_t a = 0; a < order.size(); ++a) {
+    for (size_t b = 0; b < a; ++b)
+      TIR_USER_CHECK(!order[a].same_as(order[b])) << "reorder on stage '" << stage_name(n_.get()) << "': axis '"
+                                                  << order[a].name() << "' appears twice";
+    pos.push_back(leaf_index(order[a], "reorder"));
+  }
+  std::vector<size_t> slots = pos;
+  std::sort(slots.begin(), slots.end());
+  auto leaves = n_->leaf_iter_vars;
+  for (size_t a = 0; a < order.size(); ++a) leaves[slots[a]] = order[a];
+  n_->leaf_iter_vars = leaves;
+  return *this;
+}
+
+Stage &Stage::compute_at(const Stage &parent, const IterVar &axis) {
+  TIR_USER_CHECK(n_.defined() && parent.defined()) << "compute_at: undefined stage";
+  const std::string me = stage_name(n_.get()), them = stage_name(parent.get());
+  TIR_USER_CHECK(n_->op.as<ComputeOpNode>()) << "compute_at: '" << me << "' is a placeholder; it is not computed";
+  TIR_USER_CHECK(!n_->is_output) << "compute_at: '" << me << "' is an output of the schedule; outputs are computed at root";
+  TIR_USER_CHECK(parent.get() != n_.get()) << "compute_at: stage '" << me << "' cannot be computed inside itself";
+  parent.leaf_index(axis, "compute_at");
+  std::unordered_set<const OperationNode *> seen;
+  TIR_USER_CHECK(!depends_on(n_->op, parent.op().get(), seen))
+      << "compute_at: '" << me << "' reads '" << them << "', so it cannot be computed inside '" << them
+      << "' (that would make a cycle); compute '" << them << "' inside '" << me << "' instead";
+  for (const StageNode *p = parent.get(); p; p = p->attach_type == AttachType::Scope ? p->attach_stage.get() : nullptr)
+    TIR_USER_CHECK(p != n_.get()) << "compute_at: '" << them << "' is already computed inside '" << me
+                                  << "'; computing '" << me << "' inside it would make a cycle";
+  n_->attach_type = AttachType::Scope;
+  n_->attach_stage = Ref<StageNode>(parent.get());
+  n_->attach_ivar = axis;
+  return *this;
+}
+
+Stage &Stage::compute_inline() {
+  TIR_USER_CHECK(n_.defined()) << "compute_inline: undefined stage";
+  auto *c = n_->op.as<ComputeOpNode>();
+  TIR_USER_CHECK(c) << "compute_inline: '" << stage_name(n_.get()) << "' is a placeholder";
+  TIR_USER_CHECK(!n_->is_output) << "compute_inline: '" << stage_name(n_.get())
+                                 << "' is an output of the schedule and cannot be inlined";
+  TIR_USER_CHECK(c->reduce_axis.empty()) << "compute_inline: '" << stage_name(n_.get())
+                                         << "' is a reduction; only element-wise stages can be inlined";
+  n_->attach_type = AttachType::Inline;
+  return *this;
+}
+
+Stage &Stage::compute_root() {
+  TIR_USER_CHECK(n_.defined()) << "compute_root: undefined stage";
+  n_->attach_type = AttachType::Root;
+  n_->attach_stage = nullptr;
+  n_->attach_ivar = IterVar();
+  return *this;
+}
+
+Stage &Stage::set_kind(const IterVar &axis, ForKind kind, const char *primitive) {
+  leaf_index(axis, primitive);
+  n_->loop_kind[axis.get()] = kind;
+  return *this;
+}
+
+Stage &Stage::vectorize(const IterVar &axis) { return set_kind(axis, ForKind::Vectorized, "vectorize"); }
+Stage &Stage::unroll(const IterVar &axis) { return set_kind(axis, ForKind::Unrolled, "unroll"); }
+Stage &Stage::parallel(const IterVar &axis) {
+  TIR_USER_CHECK(axis.defined() && axis.iter_type() != IterVarType::Reduce)
+      << "parallel on stage '" << stage_name(n_.get()) << "': axis '" << (axis.defined() ? axis.name() : "?")
+      << "' is a reduction axis; parallel iterations would race on the same output (use rfactor first)";
+  return set_kind(axis, ForKind::Parallel, "parallel");
+}
+
+}  // namespace tensorir

@@ -1,0 +1,193 @@
+// Placeholders, computes and the Tensor handle.
+#include "tensorir/te/tensor.h"
+
+#include <unordered_set>
+
+#include "tensorir/ir/printer.h"
+#include "tensorir/ir/visitor.h"
+
+namespace tensorir {
+
+Tensor Operation::output(int i) const {
+  TIR_ASSERT(defined() && i >= 0 && i < get()->num_outputs()) << "output " << i;
+  return Tensor(*this, i);
+}
+
+namespace {
+// Collects the tensors an expression reads, in first-use order.
+class TensorCollector : public IRVisitor {
+ public:
+  std::vector<Tensor> found;
+  std::unordered_set<size_t> seen;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const TensorLoadNode *op) override {
+    IRVisitor::visit(op);
+    auto *producer = static_cast<const OperationNode *>(op->producer.get());
+    Tensor t(Operation(producer), op->value_index);
+    if (seen.insert(TensorHash()(t)).second) found.push_back(t);
+  }
+};
+}  // namespace
+
+std::vector<Tensor> PlaceholderOpNode::input_tensors() const { return {}; }
+
+std::vector<Tensor> ComputeOpNode::input_tensors() const {
+  TensorCollector c;
+  for (const Expr &e : body) c.visit(e);
+  return c.found;
+}
+
+Expr Tensor::operator()(const std::vector<Expr> &indices) const {
+  TIR_USER_CHECK(defined()) << "element access on an undefined tensor";
+  TIR_USER_CHECK(indices.size() == shape().size())
+      << "tensor '" << name() << "' has " << shape().size() << " dimensions but was indexed with "
+      << indices.size() << " indices";
+  std::vector<Expr> idx;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    Expr e = indices[d];
+    TIR_USER_CHECK(e.defined()) << "tensor '" << name() << "': index " << d << " is undefined";
+    TIR_USER_CHECK(e.type().is_int_or_uint() && e.type().is_scalar())
+        << "tensor '" << name() << "': index " << d << " (" << e << ") has type " << e.type()
+        << "; indices must be scalar integers (use cast(Int(32), ...))";
+    if (e.type() != Int(32)) e = cast(Int(32), e);
+    idx.push_back(e);
+  }
+  return TensorLoadNode::make(dtype(), Ref<const Object>(op_.get()), value_index_, name(), idx);
+}
+
+const std::vector<Expr> &Tensor::shape() const {
+  TIR_USER_CHECK(defined()) << "shape() of an undefined tensor";
+  return op_->output_shape(value_index_);
+}
+Type Tensor::dtype() const { return op_->output_dtype(value_index_); }
+const std::string &Tensor::name() const { return op_->name; }
+
+IterVar Tensor::axis(int i) const {
+  auto *c = op_.as<ComputeOpNode>();
+  TIR_USER_CHECK(c) << "tensor '" << name() << "' is a placeholder; only computed tensors have axes";
+  TIR_USER_CHECK(i >= 0 && i < static_cast<int>(c->axis.size()))
+      << "tensor '" << name() << "' has " << c->axis.size() << " axes; axis(" << i << ") does not exist";
+  return c->axis[i];
+}
+
+IterVar Tensor::reduce_axis(int i) const {
+  auto *c = op_.as<ComputeOpNode>();
+  TIR_USER_CHECK(c) << "tensor '" << name() << "' is a placeholder; it has no reduction axes";
+  TIR_USER_CHECK(i >= 0 && i < static_cast<int>(c->reduce_axis.size()))
+      << "tensor '" << name() << "' has " << c->reduce_axis.size() << " reduction axes; reduce_axis("
+      << i << ") does not exist";
+  return c->reduce_axis[i];
+}
+
+namespace {
+void check_shape(const std::vector<Expr> &shape, const std::string &name) {
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const Expr &e = shape[d];
+    TIR_USER_CHECK(e.defined()) << "tensor '" << name << "': dimension " << d << " is undefined";
+    TIR_USER_CHECK(e.type().is_int_or_uint() && e.type().is_scalar())
+        << "tensor '" << name << "': dimension " << d << " (" << e << ") must be an integer, not "
+        << e.type();
+    const int64_t *v = as_const_int(e);
+    TIR_USER_CHECK(!v || *v >= 0) << "tensor '" << name << "': dimension " << d << " is negative (" << *v << ")";
+  }
+}
+std::vector<Expr> normalize_shape(const std::vector<Expr> &shape) {
+  std::vector<Expr> out;
+  for (const Expr &e : shape) out.push_back(e.type() == Int(32) ? e : cast(Int(32), e));
+  return out;
+}
+}  // namespace
+
+Tensor placeholder(const std::vector<Expr> &shape, Type dtype, const std::string &name) {
+  check_shape(shape, name);
+  TIR_USER_CHECK(dtype.is_scalar() && !dtype.is_handle())
+      << "placeholder '" << name << "': element type " << dtype << " must be a scalar number type";
+  auto *n = new PlaceholderOpNode();
+  n->name = name;
+  n->shape = normalize_shape(shape);
+  n->dtype = dtype;
+  return Operation(n).output(0);
+}
+
+IterVar reduce_axis(const Range &dom, const std::string &name) {
+  TIR_USER_CHECK(dom.min.defined() && dom.extent.defined()) << "reduce_axis '" << name << "': range is undefined";
+  TIR_USER_CHECK(dom.min.type().is_int_or_uint() && dom.extent.type().is_int_or_uint())
+      << "reduce_axis '" << name << "': range bounds must be integers";
+  const int64_t *e = as_const_int(dom.extent);
+  TIR_USER_CHECK(!e || *e > 0) << "reduce_axis '" << name << "': range is empty (extent " << *e
+                           << "); use reduce_axis({begin, end}) with begin < end";
+  return IterVar::make(dom, Var(name), IterVarType::Reduce);
+}
+
+namespace detail {
+std::vector<Var> make_axis_vars(size_t n) {
+  static const char *names[] = {"i", "j", "k", "l", "m", "n"};
+  std::vector<Var> v;
+  for (size_t d = 0; d < n; ++d)
+    v.emplace_back(d < 6 && n <= 6 ? std::string(names[d]) : "ax" + std::to_string(d));
+  return v;
+}
+
+void arity_mismatch(const std::string &name, int arity, size_t ndim) {
+  TIR_THROW() << "compute '" << name << "': the lambda takes " << arity
+              << " index variables but the shape has " << ndim
+              << " dimensions; give one Var per dimension (or take const std::vector<Var>&)";
+}
+}  // namespace detail
+
+namespace {
+// A Reduce must be the whole body: anything around it belongs in a separate compute.
+class NestedReduceFinder : public IRVisitor {
+ public:
+  bool found = false;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const ReduceNode *) override { found = true; }
+};
+}  // namespace
+
+Operation make_compute_op(const std::vector<Expr> &shape, const std::string &name,
+                          const std::string &tag, const std::vector<Var> &axis_vars,
+                          const std::vector<Expr> &body) {
+  check_shape(shape, name);
+  TIR_USER_CHECK(!body.empty()) << "compute '" << name << "': the lambda returned no values";
+  auto *n = new ComputeOpNode();
+  Operation op(n);
+  n->name = name;
+  n->tag = tag;
+  n->shape = normalize_shape(shape);
+  for (size_t d = 0; d < shape.size(); ++d)
+    n->axis.push_back(IterVar::make(Range::from_min_extent(0, n->shape[d]), axis_vars[d], IterVarType::DataPar));
+  const ReduceNode *first = body[0].as<ReduceNode>();
+  for (size_t v = 0; v < body.size(); ++v) {
+    TIR_USER_CHECK(body[v].defined()) << "compute '" << name << "': value " << v << " is undefined";
+    const ReduceNode *r = body[v].as<ReduceNode>();
+    TIR_USER_CHECK((r != nullptr) == (first != nullptr))
+        << "compute '" << name << "': either every value is a reduction or none is";
+    if (r) {
+      TIR_USER_CHECK(r->combiner.same_as(first->combiner) && r->axis.size() == first->axis.size())
+          << "compute '" << name << "': all reductions of one compute must come from one reducer call";
+      for (const Expr &s : r->source) {
+        NestedReduceFinder f;
+        f.visit(s);
+        TIR_USER_CHECK(!f.found) << "compute '" << name
+                                 << "': a reduction inside a reduction; compute the inner one in its own tensor";
+      }
+    } else {
+      NestedReduceFinder f;
+      f.visit(body[v]);
+      TIR_USER_CHECK(!f.found)
+          << "compute '" << name << "': a reduction (sum, max, ...) must be the whole value of a compute, "
+          << "not part of a larger expression (" << body[v]
+          << "); compute the reduction in its own tensor and use it in a second compute";
+    }
+  }
+  if (first) n->reduce_axis = first->axis;
+  n->body = body;
+  return op;
+}
+
+}  // namespace tensorir

@@ -1,0 +1,124 @@
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/ir/visitor.h"
+#include "transforms/passes.h"
+
+namespace tensorir {
+
+namespace {
+void split_conjuncts(const Expr &e, std::vector<Expr> &out) {
+  if (const AndNode *a = e.as<AndNode>()) {
+    split_conjuncts(a->a, out);
+    split_conjuncts(a->b, out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+struct Guard {
+  Expr condition;  // one conjunct of an IfThenElse condition
+  VarRanges inner;  // ranges of the loops between the partitioned loop and the guard
+};
+
+// Finds the guards (if-without-else conjuncts) below a loop and the loop ranges they sit in.
+class GuardFinder : public IRVisitor {
+ public:
+  std::vector<Guard> guards;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const ForNode *op) override {
+    const int64_t *mn = as_const_int(op->min), *ext = as_const_int(op->extent);
+    if (mn && ext && *ext > 0) ranges_[op->loop_var.get()] = {op->min, make_const(op->min.type(), double(*mn + *ext - 1))};
+    IRVisitor::visit(op);
+    ranges_.erase(op->loop_var.get());
+  }
+  void visit(const IfThenElseNode *op) override {
+    if (!op->else_case.defined()) {
+      std::vector<Expr> cs;
+      split_conjuncts(op->condition, cs);
+      for (const Expr &c : cs) guards.push_back({c, ranges_});
+    }
+    IRVisitor::visit(op);
+  }
+
+ private:
+  VarRanges ranges_;
+};
+
+// Drops one conjunct from every guard it appears in.
+class DropConjunct : public IRMutator {
+ public:
+  explicit DropConjunct(Expr c) : c_(std::move(c)) {}
+  using IRMutator::mutate;
+
+ protected:
+  Stmt visit(const IfThenElseNode *op, const Stmt &self) override {
+    Stmt then_case = mutate(op->then_case);
+    if (op->else_case.defined()) return IRMutator::visit(op, self);
+    std::vector<Expr> cs;
+    split_conjuncts(op->condition, cs);
+    Expr kept;
+    bool dropped = false;
+    for (const Expr &c : cs) {
+      if (c.same_as(c_)) {
+        dropped = true;
+        continue;
+      }
+      kept = kept.defined() ? (kept && c) : c;
+    }
+    if (!dropped) return then_case.same_as(op->then_case) ? self : IfThenElseNode::make(op->condition, then_case);
+    return kept.defined() ? IfThenElseNode::make(kept, then_case) : then_case;
+  }
+
+ private:
+  Expr c_;
+};
+
+class Partitioner : public IRMutator {
+ public:
+  using IRMutator::mutate;
+
+ protected:
+  Stmt visit(const ForNode *op, const Stmt &self) override {
+    if (Stmt split = try_partition(op); split.defined()) return mutate(split);
+    return IRMutator::visit(op, self);
+  }
+
+ private:
+  Stmt try_partition(const ForNode *op) {
+    if (op->for_kind != ForKind::Serial && op->for_kind != ForKind::Parallel) return Stmt();
+    const int64_t *mn = as_const_int(op->min), *ext = as_const_int(op->extent);
+    if (!mn || !ext || *ext < 2) return Stmt();
+    const int64_t lo = *mn, hi = *mn + *ext - 1;
+    GuardFinder finder;
+    finder.visit(op->body);
+    for (const Guard &g : finder.guards) {
+      if (!uses_var(g.condition, {op->loop_var})) continue;
+      auto holds_up_to = [&](int64_t v) {
+        VarRanges r = g.inner;
+        r[op->loop_var.get()] = {op->min, make_const(op->min.type(), double(v))};
+        return can_prove(g.condition, r);
+      };
+      if (!holds_up_to(lo)) continue;
+      Stmt body = DropConjunct(g.condition).mutate(op->body);
+      if (holds_up_to(hi)) return ForNode::make(op->loop_var, op->min, op->extent, op->for_kind, body);
+      int64_t good = lo, bad = hi;  // the guard holds for v <= good, not for all v <= bad
+      while (bad - good > 1) {
+        int64_t mid = good + (bad - good) / 2;
+        (holds_up_to(mid) ? good : bad) = mid;
+      }
+      Type t = op->min.type();
+      Stmt head = ForNode::make(op->loop_var, op->min, make_const(t, double(good - lo + 1)), op->for_kind, body);
+      Stmt tail = ForNode::make(op->loop_var, make_const(t, double(good + 1)), make_const(t, double(hi - good)),
+                                op->for_kind, op->body);
+      return BlockNode::make({head, tail});
+    }
+    return Stmt();
+  }
+};
+}  // namespace
+
+Stmt loop_partition(const Stmt &s) { return Partitioner().mutate(s); }
+
+}  // namespace tensorir

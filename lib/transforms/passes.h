@@ -1,0 +1,17 @@
+// The lowering passes after flattening, one per file; lib/lower.cpp runs them in order.
+#pragma once
+#include "tensorir/ir/expr.h"
+
+namespace tensorir {
+
+// Splits loops whose body is guarded by a condition that holds on a prefix of the
+// iteration space (the tail of a non-dividing split) into a guard-free part and a tail.
+Stmt loop_partition(const Stmt &s);
+// Vectorized loops of constant extent become vector code (Ramp/Broadcast); a loop body
+// that cannot be widened (a vector-dependent branch, a scatter to one address) stays a
+// serial loop.
+Stmt vectorize_loops(const Stmt &s);
+// Unrolled loops of constant extent are replaced by copies of their body.
+Stmt unroll_loops(const Stmt &s);
+
+}  // namespace tensorir

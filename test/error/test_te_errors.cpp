@@ -1,0 +1,108 @@
+// Mistakes made while writing tensor expressions are reported as tensorir::Error with a
+// message that names what is wrong, at the point where they are made.
+#include <tensorir/tensorir.h>
+
+#include <catch2/catch.hpp>
+
+using namespace tensorir;
+using Catch::CaseSensitive;
+using Catch::Contains;
+
+TEST_CASE("te: a compute lambda with fewer Vars than the shape has dimensions is rejected", "[error][te]") {
+  auto make = [] {
+    return compute(
+        {4, 4}, [](Var i) { return i + 1; }, "C_arity");
+  };
+  REQUIRE_THROWS_AS(make(), Error);
+  REQUIRE_THROWS_WITH(make(), Contains("lambda", CaseSensitive::No));
+  REQUIRE_THROWS_WITH(make(), Contains("C_arity"));
+  REQUIRE_THROWS_WITH(make(), Contains("dimension", CaseSensitive::No));
+}
+
+TEST_CASE("te: a compute lambda with more Vars than the shape has dimensions is rejected", "[error][te]") {
+  auto make = [] {
+    return compute(
+        {8}, [](Var i, Var j) { return i + j; }, "C_arity3");
+  };
+  REQUIRE_THROWS_AS(make(), Error);
+  REQUIRE_THROWS_WITH(make(), Contains("lambda", CaseSensitive::No));
+  REQUIRE_THROWS_WITH(make(), Contains("C_arity3"));
+}
+
+TEST_CASE("te: adding an int expression to a float expression asks for a cast", "[error][te][types]") {
+  Tensor A = placeholder({4}, Float(32), "A");
+  auto make = [&] {
+    return compute(
+        {4}, [&](Var i) { return A(i) + i; }, "C_mix");
+  };
+  REQUIRE_THROWS_AS(make(), Error);
+  REQUIRE_THROWS_WITH(make(), Contains("cast"));
+}
+
+TEST_CASE("te: an int expression times a float constant asks for a cast", "[error][te][types]") {
+  Var i("i");
+  REQUIRE_THROWS_AS(i * 0.5f, Error);
+  REQUIRE_THROWS_WITH(i * 0.5f, Contains("cast"));
+}
+
+TEST_CASE("te: comparing an int32 tensor element with a float tensor element asks for a cast",
+          "[error][te][types]") {
+  Tensor A = placeholder({4}, Int(32), "A");
+  Tensor B = placeholder({4}, Float(64), "B");
+  Var i("i");
+  REQUIRE_THROWS_AS(A(i) < B(i), Error);
+  REQUIRE_THROWS_WITH(A(i) < B(i), Contains("cast"));
+}
+
+TEST_CASE("te: indexing a 2-D tensor with one index names the tensor", "[error][te][index]") {
+  Tensor A = placeholder({4, 5}, Float(32), "A_two_d");
+  Var i("i");
+  REQUIRE_THROWS_AS(A(i), Error);
+  REQUIRE_THROWS_WITH(A(i), Contains("A_two_d"));
+  REQUIRE_THROWS_AS(A(i, i, i), Error);
+  REQUIRE_THROWS_WITH(A(i, i, i), Contains("A_two_d"));
+}
+
+TEST_CASE("te: indexing a tensor with a float expression is rejected", "[error][te][index]") {
+  Tensor A = placeholder({4}, Float(32), "A_idx");
+  Tensor F = placeholder({4}, Float(32), "F");
+  Var i("i");
+  REQUIRE_THROWS_AS(A(F(i)), Error);
+  REQUIRE_THROWS_WITH(A(F(i)), Contains("A_idx"));
+}
+
+TEST_CASE("te: a reduction nested inside a larger expression is rejected", "[error][te][reduce]") {
+  Tensor A = placeholder({4, 8}, Float(32), "A");
+  IterVar k = reduce_axis({0, 8}, "k");
+  // Building the compute, or at the latest lowering it, must fail with a clear error.
+  auto make = [&] {
+    Tensor C = compute(
+        {4}, [&](Var i) { return sum(A(i, k), {k}) + 1.0f; }, "C_nested");
+    Schedule s = create_schedule({C});
+    return lower(s, {A, C}, "nested");
+  };
+  REQUIRE_THROWS_AS(make(), Error);
+  REQUIRE_THROWS_WITH(make(), Contains("reduc", CaseSensitive::No));
+}
+
+TEST_CASE("te: a reduction over an empty range is rejected", "[error][te][reduce]") {
+  REQUIRE_THROWS_AS(reduce_axis({5, 5}, "k_empty"), Error);
+  REQUIRE_THROWS_WITH(reduce_axis({5, 5}, "k_empty"), Contains("k_empty"));
+}
+
+TEST_CASE("te: a placeholder with a negative dimension is rejected", "[error][te]") {
+  REQUIRE_THROWS_AS(placeholder({4, -1}, Float(32), "P_neg"), Error);
+  REQUIRE_THROWS_WITH(placeholder({4, -1}, Float(32), "P_neg"), Contains("P_neg"));
+}
+
+TEST_CASE("te: asking a schedule for a tensor it does not contain names the tensor",
+          "[error][te][schedule]") {
+  Tensor A = placeholder({4}, Float(32), "A");
+  Tensor B = compute(
+      {4}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Tensor Other = compute(
+      {4}, [&](Var i) { return A(i) * 2.0f; }, "Other_tensor");
+  Schedule s = create_schedule({B});
+  REQUIRE_THROWS_AS(s[Other], Error);
+  REQUIRE_THROWS_WITH(s[Other], Contains("Other_tensor"));
+}

@@ -1,0 +1,152 @@
+// The runtime thread pool: coverage of the range, nesting, errors and resizing.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstring>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "tensorir/error.h"
+#include "tensorir/runtime/parallel.h"
+
+using namespace tensorir;
+
+namespace {
+struct SumEnv {
+  const std::vector<int64_t> *values;
+  std::vector<int64_t> *partial;  // one slot per index, so no sharing
+};
+
+int32_t square_body(int64_t i, void *env) {
+  auto *e = static_cast<SumEnv *>(env);
+  int64_t v = (*e->values)[i];
+  (*e->partial)[i] = v * v % 1000003;
+  return 0;
+}
+
+struct NestedEnv {
+  std::vector<std::atomic<int>> *hits;
+  int64_t inner;
+};
+
+int32_t inner_body(int64_t j, void *env) {
+  auto *p = static_cast<std::pair<NestedEnv *, int64_t> *>(env);
+  (*p->first->hits)[p->second * p->first->inner + j].fetch_add(1);
+  return 0;
+}
+
+int32_t outer_body(int64_t i, void *env) {
+  auto *e = static_cast<NestedEnv *>(env);
+  std::pair<NestedEnv *, int64_t> inner_env(e, i);
+  return tensorir_parallel_for(0, e->inner, inner_body, &inner_env);
+}
+
+int32_t failing_body(int64_t i, void *env) {
+  auto *calls = static_cast<std::atomic<int64_t> *>(env);
+  calls->fetch_add(1);
+  if (i == 777) {
+    tensorir_set_last_error("index 777 is out of bounds");
+    return 3;
+  }
+  return 0;
+}
+
+int32_t thread_id_body(int64_t i, void *env) {
+  auto *ids = static_cast<std::vector<std::thread::id> *>(env);
+  (*ids)[i] = std::this_thread::get_id();
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("thread pool: parallel sum equals the serial sum", "[thread_pool]") {
+  const int64_t n = 1000000;
+  std::vector<int64_t> values(n);
+  for (int64_t i = 0; i < n; ++i) values[i] = (i * 7919) % 100003;
+  std::vector<int64_t> partial(n, -1);
+  SumEnv env{&values, &partial};
+  for (int threads : {1, 2, 3, 5}) {
+    set_num_threads(threads);
+    REQUIRE(num_threads() == threads);
+    std::fill(partial.begin(), partial.end(), -1);
+    REQUIRE(tensorir_parallel_for(0, n, square_body, &env) == 0);
+    int64_t serial = 0, parallel = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      serial += values[i] * values[i] % 1000003;
+      parallel += partial[i];
+    }
+    REQUIRE(parallel == serial);
+  }
+  // An offset range and ranges smaller than the pool.
+  std::fill(partial.begin(), partial.end(), -1);
+  REQUIRE(tensorir_parallel_for(10, 13, square_body, &env) == 0);
+  REQUIRE(partial[9] == -1);
+  REQUIRE(partial[10] == values[10] * values[10] % 1000003);
+  REQUIRE(partial[12] == values[12] * values[12] % 1000003);
+  REQUIRE(partial[13] == -1);
+  REQUIRE(tensorir_parallel_for(5, 5, square_body, &env) == 0);
+  REQUIRE(tensorir_parallel_for(5, 2, square_body, &env) == 0);
+}
+
+TEST_CASE("thread pool: work runs on several threads", "[thread_pool]") {
+  set_num_threads(3);
+  std::vector<std::thread::id> ids(3000);
+  REQUIRE(tensorir_parallel_for(0, 3000, thread_id_body, &ids) == 0);
+  // Contiguous chunks: the first goes to the calling thread, the last to a worker.
+  REQUIRE(ids.front() == std::this_thread::get_id());
+  REQUIRE(ids.back() != std::this_thread::get_id());
+  REQUIRE(ids[999] == ids[0]);
+}
+
+TEST_CASE("thread pool: nested loops run and cover everything once", "[thread_pool]") {
+  set_num_threads(4);
+  const int64_t outer = 37, inner = 53;
+  std::vector<std::atomic<int>> hits(outer * inner);
+  NestedEnv env{&hits, inner};
+  REQUIRE(tensorir_parallel_for(0, outer, outer_body, &env) == 0);
+  for (auto &h : hits) REQUIRE(h.load() == 1);
+}
+
+TEST_CASE("thread pool: a failing body's status and message reach the caller",
+          "[thread_pool]") {
+  for (int threads : {1, 4}) {
+    set_num_threads(threads);
+    std::atomic<int64_t> calls{0};
+    REQUIRE(tensorir_parallel_for(0, 1000, failing_body, &calls) == 3);
+    REQUIRE(std::string(take_last_error()) == "index 777 is out of bounds");
+    REQUIRE(std::string(take_last_error()).empty());  // cleared
+    REQUIRE(calls.load() <= 1000);
+    // The pool still works afterwards.
+    calls = 0;
+    REQUIRE(tensorir_parallel_for(0, 500, failing_body, &calls) == 0);
+    REQUIRE(calls.load() == 500);
+  }
+}
+
+TEST_CASE("thread pool: concurrent callers from several threads", "[thread_pool]") {
+  set_num_threads(3);
+  const int64_t n = 20000;
+  std::vector<int64_t> values(n);
+  std::iota(values.begin(), values.end(), 0);
+  std::vector<std::vector<int64_t>> partial(4, std::vector<int64_t>(n));
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&, c] {
+      SumEnv env{&values, &partial[c]};
+      for (int rep = 0; rep < 20; ++rep)
+        if (tensorir_parallel_for(0, n, square_body, &env) != 0) failures++;
+    });
+  }
+  for (auto &t : callers) t.join();
+  REQUIRE(failures.load() == 0);
+  for (int c = 0; c < 4; ++c)
+    for (int64_t i = 0; i < n; i += 997) REQUIRE(partial[c][i] == i * i % 1000003);
+}
+
+TEST_CASE("thread pool: set_num_threads validates its argument", "[thread_pool]") {
+  REQUIRE_THROWS_AS(set_num_threads(0), Error);
+  REQUIRE_THROWS_WITH(set_num_threads(-2), Catch::Contains("between 1 and"));
+  set_num_threads(2);
+  REQUIRE(num_threads() == 2);
+}
