@@ -209,8 +209,14 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
   if (constant && bytes <= kStackLimit && fs_.stack_bytes + bytes <= kStackTotal) {
     fs_.stack_bytes += bytes;
     llvm::Value *p = entry_alloca(mt, static_cast<uint64_t>(count > 0 ? count : 1), op->buffer.name());
-    ScopedBinding bind_var(fs_.vars, op->buffer.get(), p);
-    emit(op->body);
+    // Lifetime markers let LLVM share stack slots between allocations that never overlap.
+    llvm::ConstantInt *size = builder_.getInt64(static_cast<uint64_t>(bytes));
+    builder_.CreateLifetimeStart(p, size);
+    {
+      ScopedBinding bind_var(fs_.vars, op->buffer.get(), p);
+      emit(op->body);
+    }
+    builder_.CreateLifetimeEnd(p, size);
     return;
   }
 

@@ -34,6 +34,11 @@ std::string supported_list() {
 llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
   if (op->call_type == CallNode::Extern) return emit_extern_call(op);
   const std::string &name = op->name;
+  if (name == "address_of") {  // &buffer[index], for tensor intrinsics
+    const auto *load = op->args.size() == 1 ? op->args[0].as<LoadNode>() : nullptr;
+    TIR_ASSERT(load) << "address_of takes one buffer load";
+    return buffer_address(load->buffer, load->type, emit_index(load->index));
+  }
   Type t = op->type;
   auto want_args = [&](size_t n) {
     TIR_USER_CHECK(op->args.size() == n)

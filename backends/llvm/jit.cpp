@@ -6,9 +6,13 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <set>
+
 #include "codegen_llvm.h"
 #include "target_machine.h"
 #include "tensorir/error.h"
+#include "tensorir/build.h"
+#include "tensorir/ir/visitor.h"
 #include "tensorir/runtime/parallel.h"
 
 namespace tensorir::llvm_backend {
@@ -29,9 +33,23 @@ T unwrap(llvm::Expected<T> v, const char *what) {
   return std::move(*v);
 }
 
+// Names of the extern C functions the kernels call.
+std::set<std::string> extern_calls(const std::vector<LoweredFunc> &funcs) {
+  struct Finder : IRVisitor {
+    std::set<std::string> names;
+    using IRVisitor::visit;
+    void visit(const CallNode *op) override {
+      if (op->call_type == CallNode::Extern) names.insert(op->name);
+      IRVisitor::visit(op);
+    }
+  } finder;
+  for (const LoweredFunc &f : funcs) finder.visit(f->body);
+  return finder.names;
+}
+
 // The runtime functions kernels call, given by address: they resolve even when the
 // library does not export them to the dynamic symbol table.
-void define_runtime_symbols(llvm::orc::LLJIT &jit) {
+void define_runtime_symbols(llvm::orc::LLJIT &jit, const std::set<std::string> &extern_names) {
   llvm::orc::SymbolMap symbols;
   auto add = [&](const char *name, auto *fn) {
     symbols[jit.mangleAndIntern(name)] = {
@@ -40,6 +58,8 @@ void define_runtime_symbols(llvm::orc::LLJIT &jit) {
   };
   add("tensorir_parallel_for", &tensorir_parallel_for);
   add("tensorir_set_last_error", &tensorir_set_last_error);
+  for (const std::string &name : extern_names)
+    if (void *fn = lookup_extern_function(name)) add(name.c_str(), fn);
   check(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))),
         "cannot register the runtime functions with the JIT");
 }
@@ -79,7 +99,7 @@ CompiledModule compile(const std::vector<LoweredFunc> &funcs, const Target &targ
       unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                  jit.getDataLayout().getGlobalPrefix()),
              "cannot open the process's symbols for the JIT"));
-  define_runtime_symbols(jit);
+  define_runtime_symbols(jit, extern_calls(funcs));
   check(jit.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))),
         "cannot add the module to the JIT");
 

@@ -12,3 +12,4 @@
 #include "tensorir/target.h"
 #include "tensorir/te/schedule.h"
 #include "tensorir/te/tensor.h"
+#include "tensorir/te/tensor_intrin.h"

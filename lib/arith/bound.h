@@ -25,10 +25,8 @@ class BoundAnalyzer {
   // The bound when it is a constant.
   std::optional<int64_t> const_bound(const LinearSum &s, bool upper);
 
-  // True when e mentions a variable of the ranges.
-  bool uses_ranged(const Expr &e);
-
  private:
+  Interval compute_interval(const Expr &e);
   int var_depth(const VarNode *v);
   int expr_depth(const Expr &e);
   Interval atom_interval(const Expr &a);
@@ -37,6 +35,10 @@ class BoundAnalyzer {
 
   const VarRanges &ranges_;
   std::unordered_map<const VarNode *, int> depth_;
+  // Results per node: bounds of nested atoms are asked for again and again, and
+  // without these the work grows exponentially with nesting. The Expr keeps the key alive.
+  std::unordered_map<const ExprNode *, std::pair<Expr, Interval>> interval_cache_;
+  std::unordered_map<const ExprNode *, std::pair<Expr, int>> depth_cache_;
   int nest_ = 0;
 };
 

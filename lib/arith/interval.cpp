@@ -79,13 +79,6 @@ bool fits(Type t, const Expr &e) {
 
 }  // namespace
 
-bool BoundAnalyzer::uses_ranged(const Expr &e) {
-  if (ranges_.empty()) return false;
-  RangedVars rv(ranges_, true);
-  rv.visit(e);
-  return !rv.found.empty();
-}
-
 int BoundAnalyzer::var_depth(const VarNode *v) {
   auto it = ranges_.find(v);
   if (it == ranges_.end()) return 0;
@@ -99,10 +92,13 @@ int BoundAnalyzer::var_depth(const VarNode *v) {
 
 int BoundAnalyzer::expr_depth(const Expr &e) {
   if (!e.defined() || ranges_.empty()) return 0;
+  auto it = depth_cache_.find(e.get());
+  if (it != depth_cache_.end()) return it->second.second;
   RangedVars rv(ranges_, false);
   rv.visit(e);
   int d = 0;
   for (const VarNode *v : rv.found) d = std::max(d, var_depth(v));
+  depth_cache_[e.get()] = {e, d};
   return d;
 }
 
@@ -149,7 +145,15 @@ std::optional<int64_t> BoundAnalyzer::const_bound(const LinearSum &s, bool upper
 }
 
 Interval BoundAnalyzer::interval(const Expr &e) {
-  if (!uses_ranged(e)) return Interval::single_point(e);
+  auto it = interval_cache_.find(e.get());
+  if (it != interval_cache_.end()) return it->second.second;
+  Interval r = compute_interval(e);
+  interval_cache_[e.get()] = {e, r};
+  return r;
+}
+
+Interval BoundAnalyzer::compute_interval(const Expr &e) {
+  if (expr_depth(e) == 0) return Interval::single_point(e);
   // Ranges that refer to each other in a cycle must not recurse forever.
   if (nest_ > kMaxNest) return Interval::everything();
   struct Nest {

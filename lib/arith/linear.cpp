@@ -170,20 +170,20 @@ Expr to_expr(const LinearSum &s) {
     Expr x = scaled(m, m.coeff);
     r = r.defined() ? AddNode::make(r, x) : x;
   }
-  // A lone positive constant reads better in front of subtracted terms: 3 - x.
-  if (!r.defined() && s.constant > 0 && !s.terms.empty()) r = int_const(t, s.constant);
-  bool const_used = r.defined() && s.terms.size() && r.as<IntImmNode>();
+  // With no positive term the constant leads: 3 - x, 0 - x, -5 - (x*2).
+  bool const_used = false;
+  if (!r.defined() && !s.terms.empty()) {
+    r = int_const(t, s.constant);
+    const_used = true;
+  }
   for (const Monomial &m : s.terms) {
     if (m.coeff > 0) continue;
     // -INT_MIN wraps to itself: keep such a coefficient as a product.
     int64_t neg = wrap_int(t, -static_cast<uint64_t>(m.coeff));
-    if (!r.defined()) {
-      r = scaled(m, m.coeff);
-    } else if (neg > 0) {
+    if (neg > 0)
       r = SubNode::make(r, scaled(m, neg));
-    } else {
+    else
       r = AddNode::make(r, scaled(m, m.coeff));
-    }
   }
   if (!r.defined()) return int_const(t, s.constant);
   if (!const_used && s.constant != 0) {

@@ -28,6 +28,17 @@ IRKind negated(IRKind kind) {
   }
 }
 
+// The comparison with its operands swapped: a < b is b > a.
+IRKind flipped(IRKind kind) {
+  switch (kind) {
+    case IRKind::LT: return IRKind::GT;
+    case IRKind::LE: return IRKind::GE;
+    case IRKind::GT: return IRKind::LT;
+    case IRKind::GE: return IRKind::LE;
+    default: return kind;
+  }
+}
+
 bool is_comparison(IRKind k) {
   return k == IRKind::EQ || k == IRKind::NE || k == IRKind::LT || k == IRKind::LE || k == IRKind::GT ||
          k == IRKind::GE;
@@ -94,7 +105,8 @@ Expr Simplifier::compare(IRKind kind, const Expr &self, const Expr &a, const Exp
   if (ba && bb) return BroadcastNode::make(mutate(rebuild_binary(kind, ba->value, bb->value)), ba->lanes);
   if (is_index_type(t)) {
     if (std::optional<bool> r = decide(kind, a, b)) return bool_const(*r);
-    // Rewrite as P op N, with P the positive part of a - b and N the negated rest.
+    // Rewrite a - b = P - N + c as P op N - c (terms of P and N have positive
+    // coefficients), or as N op' c when P is empty: variables left, constants right.
     LinearSum d = to_linear(a);
     d.add(to_linear(b), -1);
     LinearSum p(t), n(t);
@@ -104,15 +116,19 @@ Expr Simplifier::compare(IRKind kind, const Expr &self, const Expr &a, const Exp
       else
         n.add_term(m.factors, -m.coeff);
     }
-    if (d.constant > 0)
-      p.add_const(d.constant);
-    else
-      n.add_const(-d.constant);
+    if (p.is_const()) {
+      kind = flipped(kind);
+      std::swap(p, n);
+      p.constant = 0;
+      n.constant = d.constant;
+    } else {
+      n.constant = -d.constant;
+    }
     Expr lhs = to_expr(p), rhs = to_expr(n);
     if (same_expr(lhs, a) && same_expr(rhs, b)) lhs = a, rhs = b;
     Expr sa, sb;
     comparison_operands(self, &sa, &sb);
-    if (lhs.same_as(sa) && rhs.same_as(sb)) return self;
+    if (lhs.same_as(sa) && rhs.same_as(sb) && kind == self->kind) return self;
     return rebuild_binary(kind, lhs, rhs);
   }
   if (t.is_int_or_uint() && same_expr(a, b))

@@ -51,13 +51,28 @@ std::unordered_map<const IterVarNode *, Expr> iter_values(const Stage &stage, co
 
 int attach_level(const Stage &stage) {
   if (stage->attach_type != AttachType::Scope) return -1;
-  const auto &leaves = stage->attach_stage->leaf_iter_vars;
+  const StageNode &parent = *stage->attach_stage;
+  // An attach axis later split or fused moves to the loop that still runs once per
+  // iteration of it: the inner part of a split, the fused loop of a fuse.
+  IterVar iv = stage->attach_ivar;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const IterVarRelation &rel : parent.relations) {
+      if (rel->kind == IterVarRelationNode::Split && rel->parent.same_as(iv)) {
+        iv = rel->inner;
+        moved = true;
+      } else if (rel->kind == IterVarRelationNode::Fuse && (rel->outer.same_as(iv) || rel->inner.same_as(iv))) {
+        iv = rel->fused;
+        moved = true;
+      }
+    }
+  }
+  const auto &leaves = parent.leaf_iter_vars;
   for (size_t i = 0; i < leaves.size(); ++i)
-    if (leaves[i].same_as(stage->attach_ivar)) return static_cast<int>(i);
-  TIR_THROW() << "stage '" << stage->op->name << "' is computed at axis '" << stage->attach_ivar.name()
-              << "' of stage '" << stage->attach_stage->op->name
-              << "', which is no longer one of its loops (it was split or fused after compute_at); "
-              << "call compute_at with one of the current loop axes";
+    if (leaves[i].same_as(iv)) return static_cast<int>(i);
+  TIR_ASSERT(false) << "attach axis '" << stage->attach_ivar.name() << "' of stage '" << stage->op->name
+                    << "' is not a loop of '" << parent.op->name << "'";
+  return -1;
 }
 
 }  // namespace tensorir

@@ -40,6 +40,13 @@ int attach_level(const Stage &stage);
 // Bound inference: the region each producer must compute, and every loop's range.
 ScheduleBounds infer_bounds(const Schedule &s, const EffectiveBodies &bodies);
 
+// What replaces a tensorized stage's inner loops (see Stage::tensorize).
+struct TensorizePlan {
+  size_t pos = 0;  // leaf index of the tensorize axis
+  Stmt body, reset, update;
+};
+TensorizePlan plan_tensorize(const Stage &stage, const std::vector<Expr> &body, const IterRanges &ranges);
+
 // Builds the loop nest of the whole schedule, with Realize/Provide/TensorLoad nodes.
 Stmt schedule_ops(const Schedule &s, const EffectiveBodies &bodies, const ScheduleBounds &bounds);
 

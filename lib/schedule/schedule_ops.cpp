@@ -67,6 +67,7 @@ class NestBuilder {
   }
 
   Stmt make_stage(const Stage &st) {
+    if (st->tensorize_intrin.defined()) return make_tensorized(st);
     auto *compute = st.op().as<ComputeOpNode>();
     auto values = iter_values(st, bounds_.ranges);
     std::vector<std::pair<Var, Expr>> subst;
@@ -129,6 +130,20 @@ class NestBuilder {
     if (!is_const_int(user_cond, 1)) cond = cond.defined() ? (cond && user_cond) : user_cond;
     Stmt update_nest = wrap_loops(st, p, n, guard(cond, update));
     return wrap_loops(st, 0, p, BlockNode::make({init_nest, update_nest}));
+  }
+
+  Stmt make_tensorized(const Stage &st) {
+    auto *compute = st.op().as<ComputeOpNode>();
+    TensorizePlan plan = plan_tensorize(st, bodies_.at(compute), bounds_.ranges);
+    size_t p = 0;
+    while (p < st->leaf_iter_vars.size() && !depends_on_reduce(st, st->leaf_iter_vars[p])) ++p;
+    if (compute->reduce_axis.empty() || p >= plan.pos) return wrap_loops(st, 0, plan.pos, plan.body);
+    TIR_USER_CHECK(plan.reset.defined() && plan.update.defined())
+        << "tensorize of stage '" << compute->name << "': reduction loop '" << st->leaf_iter_vars[p].name()
+        << "' is outside the tensorized axis, so the intrinsic needs reset and update bodies";
+    Stmt init = wrap_loops(st, p, plan.pos, plan.reset, [&](const IterVar &iv) { return !depends_on_reduce(st, iv); });
+    Stmt update = wrap_loops(st, p, plan.pos, plan.update);
+    return wrap_loops(st, 0, p, BlockNode::make({init, update}));
   }
 
   // Conditions that keep the iterations of non-dividing splits inside the root ranges.

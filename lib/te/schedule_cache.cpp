@@ -103,7 +103,7 @@ Tensor Schedule::cache_write(const Tensor &t, const std::string &scope) {
   std::vector<std::pair<Var, Expr>> subst;
   std::vector<Var> axis_vars;
   for (const IterVar &iv : c->axis) {
-    axis_vars.emplace_back(iv.name());
+    axis_vars.emplace_back(iv.name() + ".c");
     subst.emplace_back(iv.var(), axis_vars.back());
   }
   std::vector<IterVar> new_reduce;

@@ -46,6 +46,17 @@ class Flattener : public IRMutator {
     return StoreNode::make(fb.handle, mutate(op->value), index(fb, args));
   }
 
+  // tensorir.stride(T(...), d): the distance between neighbours along dimension d of T.
+  Expr visit(const CallNode *op, const Expr &self) override {
+    if (op->name != "tensorir.stride") return IRMutator::visit(op, self);
+    const auto *load = op->args[0].as<TensorLoadNode>();
+    const FlatBuffer &fb = lookup(load->producer.get(), load->value_index, load->name, "reads");
+    Expr stride = make_const(Int(32), 1);
+    for (size_t d = static_cast<size_t>(*as_const_int(op->args[1])) + 1; d < fb.extents.size(); ++d)
+      stride = stride * fb.extents[d];
+    return stride;
+  }
+
   Expr visit(const TensorLoadNode *op, const Expr &self) override {
     const FlatBuffer &fb = lookup(op->producer.get(), op->value_index, op->name, "reads");
     std::vector<Expr> args;

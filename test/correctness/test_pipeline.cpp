@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "correctness/reference.h"
@@ -147,4 +148,60 @@ TEST_CASE("a chain of ten element-wise stages", "[correctness][pipeline]") {
   for (int s = 0; s < 10; ++s)
     for (float &v : ref) v = v * 0.5f + float(s);
   check_close<float>(out, ref);
+}
+
+TEST_CASE("a stencil producer computed at, or inlined into, its consumer gives the same result",
+          "[correctness][pipeline][schedule]") {
+  const int n = 1023;
+  Tensor A = placeholder({n + 2}, Float(32), "A");
+  Tensor B = compute(
+      {n + 2}, [&](Var i) { return A(i) * 2.0f; }, "B");
+  Tensor C = compute(
+      {n}, [&](Var i) { return B(i) + B(i + 1) + B(i + 2); }, "C");
+  NDArray a = random_array<float>({n + 2}, 461);
+  std::vector<float> av = a.to_vector<float>(), ref(n);
+  for (int i = 0; i < n; ++i) ref[i] = av[i] * 2.0f + av[i + 1] * 2.0f + av[i + 2] * 2.0f;
+  for (const char *where : {"compute_at outer", "compute_at inner", "inline"}) {
+    DYNAMIC_SECTION(where) {
+      Schedule s = create_schedule({C});
+      auto [co, ci] = s[C].split(C.axis(0), 64);
+      if (std::string(where) == "compute_at outer")
+        s[B].compute_at(s[C], co);
+      else if (std::string(where) == "compute_at inner")
+        s[B].compute_at(s[C], ci);
+      else
+        s[B].compute_inline();
+      Kernel k = build_kernel(s, {A, C}, "stencil_sched");
+      INFO("lowered:\n" << k.lowered);
+      NDArray c = NDArray::empty({n}, Float(32));
+      k(a, c);
+      check_close<float>(c, ref);
+    }
+  }
+}
+
+TEST_CASE("a two-stage blur with the horizontal pass computed per output row",
+          "[correctness][pipeline][schedule]") {
+  const int H = 33, W = 17;
+  Tensor A = placeholder({H + 2, W + 2}, Float(32), "A");
+  Tensor Bx = compute(
+      {H + 2, W}, [&](Var i, Var j) { return (A(i, j) + A(i, j + 1) + A(i, j + 2)) / 3.0f; }, "Bx");
+  Tensor By = compute(
+      {H, W}, [&](Var i, Var j) { return (Bx(i, j) + Bx(i + 1, j) + Bx(i + 2, j)) / 3.0f; }, "By");
+  Schedule s = create_schedule({By});
+  s[Bx].compute_at(s[By], By.axis(0));
+  Kernel k = build_kernel(s, {A, By}, "blur_at");
+  INFO("lowered:\n" << k.lowered);
+  NDArray a = random_array<float>({H + 2, W + 2}, 471);
+  NDArray b = NDArray::empty({H, W}, Float(32));
+  k(a, b);
+  std::vector<float> av = a.to_vector<float>(), ref(H * W);
+  for (int i = 0; i < H; ++i)
+    for (int j = 0; j < W; ++j) {
+      double acc = 0;
+      for (int di = 0; di < 3; ++di)
+        for (int dj = 0; dj < 3; ++dj) acc += av[(i + di) * (W + 2) + j + dj];
+      ref[i * W + j] = static_cast<float>(acc / 9.0);
+    }
+  check_close<float>(b, ref, {1e-6, 1e-5});
 }

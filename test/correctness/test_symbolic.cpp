@@ -1,6 +1,7 @@
 // Symbolic shapes and scalar arguments: one build, called at several sizes.
 #include <Eigen/Dense>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "correctness/reference.h"
@@ -16,7 +17,7 @@ TEMPLATE_TEST_CASE("an element-wise kernel over symbolic n x m runs at any size"
   Tensor A = placeholder({n, m}, t, "A");
   Tensor B = placeholder({n, m}, t, "B");
   Tensor C = compute(
-      {n, m}, [&](Var i, Var j) { return A(i, j) * B(i, j) + A(i, j) - j; }, "C");
+      {n, m}, [&](Var i, Var j) { return A(i, j) * B(i, j) + A(i, j) - cast(t, j); }, "C");
   Kernel k = build_kernel({C}, {A, B, C}, "sym_ew");
   INFO("lowered:\n" << k.lowered);
   for (auto [N, M] : std::vector<std::pair<int, int>>{{5, 7}, {33, 17}, {1, 1}}) {

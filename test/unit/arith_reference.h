@@ -147,6 +147,10 @@ class ExprGen {
     return Expr(static_cast<int>(in(1, 9)));
   }
 
+  // Variables come into scope (loop and let variables) and leave it.
+  void push(RangedVar v) { vars_.push_back(std::move(v)); }
+  void pop() { vars_.pop_back(); }
+
   Env sample() {
     Env env;
     for (const RangedVar &v : vars_) env[v.var.get()] = in(v.lo, v.hi);

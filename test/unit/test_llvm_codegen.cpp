@@ -160,6 +160,30 @@ TEST_CASE("llvm: gathers, scatters, selects, lets and loop kinds", "[llvm]") {
   }
 }
 
+TEST_CASE("llvm: bool temporaries, let statements and branches", "[llvm]") {
+  Var A = handle("A"), B = handle("B"), M = handle("M"), i("i"), io("io"), x("x", Float(32));
+  // M[i] = A[i] > 0 (bool in memory, scalar and 8 lanes at a time), then
+  // B[i] = M[i] ? x : -x with x = 2 * A[i], or 10 when |x| > 1.5.
+  Expr vidx = ramp(MulNode::make(io, i32(8)), 8);
+  Stmt mask_lo = loop(io, 0, 4, st(M, GTNode::make(ld(A, vidx, Float(32, 8)), bcast(f32(0), 8)), vidx));
+  Stmt mask_hi = loop(i, 32, 32, st(M, GTNode::make(ld(A, i), f32(0)), i));
+  Expr x_val = MulNode::make(ld(A, i), f32(2));
+  Stmt branch = IfThenElseNode::make(
+      GTNode::make(tensorir::abs(x), f32(1.5)), st(B, f32(10), i),
+      st(B, SelectNode::make(ld(M, i, Bool()), x, SubNode::make(f32(0), x)), i));
+  Stmt use = loop(i, 0, 64, LetStmtNode::make(x, x_val, branch));
+  Stmt body = AllocateNode::make(M, Bool(), {i32(64)}, "local", BlockNode::make({mask_lo, mask_hi, use}));
+  Module m = build_one(make_func("masks", {buffer(A, Float(32), {64}), buffer(B, Float(32), {64})}, {}, body));
+  NDArray a = NDArray::random({64}, Float(32), 13), b = NDArray::empty({64}, Float(32));
+  m("masks")(a, b);
+  std::vector<float> xa = floats(a), yb = floats(b);
+  for (int k = 0; k < 64; ++k) {
+    float xv = xa[k] * 2;
+    float expect = std::fabs(xv) > 1.5f ? 10.0f : (xa[k] > 0 ? xv : -xv);
+    REQUIRE(yb[k] == expect);
+  }
+}
+
 TEST_CASE("llvm: parallel loops capture buffers, scalars and outer variables", "[llvm]") {
   Var A = handle("A"), C = handle("C"), n("n"), m_("m"), s("s", Float(32)), i("i"), j("j");
   Expr idx = AddNode::make(MulNode::make(i, m_), j);
@@ -308,6 +332,11 @@ TEST_CASE("llvm: target options", "[llvm]") {
   NDArray a = NDArray::empty({64}, Float(32));
   m("fill")(a);
   for (float v : floats(a)) CHECK(v == 1.5f);
+  // Features can be switched off: no 512-bit registers without AVX-512.
+  Module narrow = build_one(f, "llvm -mcpu=native -mattr=-avx512f");
+  narrow("fill")(a);
+  CHECK(narrow.source("asm").find("zmm") == std::string::npos);
   CHECK_THROWS_WITH(build_one(f, "llvm -mcpu=not-a-cpu"), Catch::Contains("unknown CPU 'not-a-cpu'"));
+  CHECK_THROWS_WITH(build_one(f, "llvm -mattr=avx2"), Catch::Contains("must start with + or -"));
   CHECK_THROWS_WITH(build_one(f, "llvm -mfoo=1"), Catch::Contains("unknown option '-mfoo'"));
 }

@@ -356,3 +356,112 @@ TEST_CASE("simplify: random boolean expressions keep their values", "[arith][ran
   }
   CHECK(decided > 50);
 }
+
+// ---------------------------------------------------------------- randomized statements
+namespace {
+
+using StoreLog = std::vector<std::pair<int64_t, int64_t>>;
+
+// Runs a statement, recording every store (index, value) in order.
+void run(const Stmt &s, arith_ref::Env &env, StoreLog &log, bool *bad) {
+  if (!s.defined()) return;
+  if (auto *n = s.as<BlockNode>()) {
+    for (const Stmt &x : n->stmts) run(x, env, log, bad);
+  } else if (auto *n = s.as<ForNode>()) {
+    int64_t mn = arith_ref::eval(n->min, env, bad), ext = arith_ref::eval(n->extent, env, bad);
+    for (int64_t v = mn; v < mn + ext; ++v) {
+      env[n->loop_var.get()] = v;
+      run(n->body, env, log, bad);
+    }
+    env.erase(n->loop_var.get());
+  } else if (auto *n = s.as<IfThenElseNode>()) {
+    if (arith_ref::eval(n->condition, env, bad))
+      run(n->then_case, env, log, bad);
+    else
+      run(n->else_case, env, log, bad);
+  } else if (auto *n = s.as<LetStmtNode>()) {
+    env[n->var.get()] = arith_ref::eval(n->value, env, bad);
+    run(n->body, env, log, bad);
+    env.erase(n->var.get());
+  } else if (auto *n = s.as<StoreNode>()) {
+    int64_t v = arith_ref::eval(n->value, env, bad), i = arith_ref::eval(n->index, env, bad);
+    log.push_back({i, v});
+  } else if (auto *n = s.as<AssertStmtNode>()) {
+    if (!arith_ref::eval(n->condition, env, bad)) log.push_back({-999999, -999999});
+    run(n->body, env, log, bad);
+  } else if (!s.as<EvaluateNode>()) {
+    FAIL("unexpected statement " << s);
+  }
+}
+
+class StmtGen {
+ public:
+  StmtGen(uint32_t seed, std::vector<arith_ref::RangedVar> params) : g_(seed, std::move(params)) {}
+  arith_ref::ExprGen &exprs() { return g_; }
+
+  Stmt gen(int depth) {
+    int k = depth <= 0 ? 4 : g_.pick(7);
+    switch (k) {
+      case 0: case 1: {
+        Var v("i" + std::to_string(depth));
+        Expr mn = g_.pick(2) ? Expr(static_cast<int>(g_.in(-3, 3))) : g_.gen(1);
+        Expr ext = g_.pick(3) ? Expr(static_cast<int>(g_.in(0, 4))) : min(max(g_.gen(1), 0), 5);
+        g_.push({v, 0, 0, false});
+        Stmt body = gen(depth - 1);
+        g_.pop();
+        return ForNode::make(v, mn, ext, ForKind::Serial, body);
+      }
+      case 2: {
+        Expr c = g_.gen_bool(1);
+        Stmt t = gen(depth - 1);
+        Stmt e = g_.pick(2) ? gen(depth - 1) : Stmt();
+        return IfThenElseNode::make(c, t, e);
+      }
+      case 3: {
+        Var v("v" + std::to_string(depth));
+        Expr val = g_.gen(2);
+        g_.push({v, 0, 0, false});
+        Stmt body = gen(depth - 1);
+        g_.pop();
+        return LetStmtNode::make(v, val, body);
+      }
+      case 4: return StoreNode::make(buf_, g_.gen(2), g_.gen(2));
+      case 5: return AssertStmtNode::make(g_.gen_bool(1), "check", gen(depth - 1));
+      default: return BlockNode::make({gen(depth - 1), gen(depth - 1)});
+    }
+  }
+
+ private:
+  arith_ref::ExprGen g_;
+  Var buf_{"buf", Handle()};
+};
+
+}  // namespace
+
+TEST_CASE("simplify: random statements store the same values", "[arith][random]") {
+  using namespace arith_ref;
+  Var x("x"), w("w");
+  int changed = 0, compared = 0;
+  for (uint32_t seed = 1; seed <= 1500; ++seed) {
+    StmtGen gen(seed, {{x, -5, 5, true}, {w, -9, 9, false}});
+    Stmt s = gen.gen(4);
+    VarRanges ranges = gen.exprs().ranges();
+    Stmt out = simplify(s, ranges);
+    if (!structural_equal(s, out)) ++changed;
+    for (int k = 0; k < 6; ++k) {
+      Env env = gen.exprs().sample();
+      StoreLog want, got;
+      bool bad = false, bad_s = false;
+      Env env2 = env;
+      run(s, env, want, &bad);
+      if (bad) continue;
+      run(out, env2, got, &bad_s);
+      INFO("seed " << seed << "\ninput:\n" << s << "simplified:\n" << out);
+      INFO("x=" << env[x.get()] << " w=" << env[w.get()]);
+      REQUIRE(got == want);
+      ++compared;
+    }
+  }
+  CHECK(changed > 500);
+  CHECK(compared > 4000);
+}

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tensorir/te/tensor.h"
+#include "tensorir/te/tensor_intrin.h"
 
 namespace tensorir {
 
@@ -37,6 +38,8 @@ struct StageNode : Object {
   IterVar attach_ivar;          // for Scope
   std::string scope = "global";
   bool is_output = false;
+  IterVar tensorize_axis;  // the loops from here inward are replaced by tensorize_intrin
+  TensorIntrin tensorize_intrin;
 };
 
 class Stage {
@@ -70,6 +73,9 @@ class Stage {
   Stage &vectorize(const IterVar &axis);  // the extent must be a constant
   Stage &unroll(const IterVar &axis);     // the extent must be a constant
   Stage &parallel(const IterVar &axis);   // runs on the runtime's thread pool
+  // Replaces the loops from `axis` inward by `intrin`; lowering checks that they compute
+  // exactly what the intrinsic declares and reports any mismatch.
+  Stage &tensorize(const IterVar &axis, const TensorIntrin &intrin);
 
  private:
   size_t leaf_index(const IterVar &axis, const char *primitive) const;

@@ -1,0 +1,189 @@
+// Shared helpers for the benchmarks: command-line options, interleaved timing (median of
+// many runs after a warm-up), error measures, a plain-text table and --json lines.
+#pragma once
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace bench {
+
+struct Options {
+  bool json = false;   // one JSON object per line instead of the table
+  bool quick = false;  // small sizes, few repetitions
+};
+
+inline Options parse_options(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--json") o.json = true;
+    else if (a == "--quick") o.quick = true;
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: %s [--quick] [--json]\n", argv[0]);
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "%s: unknown option '%s' (try --help)\n", argv[0], a.c_str());
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+// Some libraries read their configuration from the environment when they are loaded,
+// before main() runs. Sets `set` and clears `unset`, then restarts this program once so
+// the libraries see the new environment. Returns only when nothing had to change.
+inline void reexec_with_env(char **argv, const std::vector<std::pair<std::string, std::string>> &set,
+                            const std::vector<std::string> &unset) {
+  bool changed = false;
+  for (const auto &[k, v] : set) {
+    const char *cur = std::getenv(k.c_str());
+    if (!cur || v != cur) {
+      setenv(k.c_str(), v.c_str(), 1);
+      changed = true;
+    }
+  }
+  for (const auto &k : unset)
+    if (std::getenv(k.c_str())) {
+      unsetenv(k.c_str());
+      changed = true;
+    }
+  if (!changed || std::getenv("TENSORIR_BENCH_REEXEC")) return;  // at most one restart
+  setenv("TENSORIR_BENCH_REEXEC", "1", 1);
+  std::fflush(nullptr);
+  execv("/proc/self/exe", argv);
+  std::perror("re-exec failed; continuing with the environment as it was");
+}
+
+using Clock = std::chrono::steady_clock;
+
+inline double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Median wall time of `reps` runs of f after `warmup` untimed runs.
+inline double median_ms(const std::function<void()> &f, int reps, int warmup = 1) {
+  for (int i = 0; i < warmup; ++i) f();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = Clock::now();
+    f();
+    t.push_back(ms_since(t0));
+  }
+  return median(t);
+}
+
+// Times several engines on one case fairly on a noisy machine: `rounds` times, each
+// engine in turn runs one warm-up and `reps` timed runs. Returns each engine's median over
+// all its timed runs. `settle_ms` of idle time between engines lets another library's
+// spinning worker threads go to sleep before the next engine starts.
+inline std::vector<double> interleaved_medians(const std::vector<std::function<void()>> &engines, int rounds,
+                                               int reps, double settle_ms = 0) {
+  std::vector<std::vector<double>> t(engines.size());
+  for (int r = 0; r < rounds; ++r)
+    for (size_t e = 0; e < engines.size(); ++e) {
+      // Rotate the starting engine so no one always follows the same neighbour.
+      size_t idx = (e + r) % engines.size();
+      if (settle_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(settle_ms));
+      engines[idx]();
+      for (int i = 0; i < reps; ++i) {
+        auto t0 = Clock::now();
+        engines[idx]();
+        t[idx].push_back(ms_since(t0));
+      }
+    }
+  std::vector<double> out;
+  for (auto &v : t) out.push_back(median(v));
+  return out;
+}
+
+// max |x - ref| / max |ref|: a relative error that stays meaningful where ref is near 0.
+inline double max_rel_error(const float *x, const float *ref, size_t n) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < n; ++i) {
+    diff = std::max(diff, (double)std::fabs((double)x[i] - (double)ref[i]));
+    scale = std::max(scale, (double)std::fabs((double)ref[i]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+inline double gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0; }
+
+// Fixed-precision number formatting for table cells.
+inline std::string fmt(double v, int prec = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+  return buf;
+}
+inline std::string fmt_sci(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1e", v);
+  return buf;
+}
+
+// A table for people: columns sized to their widest cell, numbers right-aligned.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(FILE *out = stdout) const {
+    std::vector<size_t> w;
+    for (const auto &r : rows_)
+      for (size_t c = 0; c < r.size(); ++c) {
+        if (w.size() <= c) w.push_back(0);
+        w[c] = std::max(w[c], r[c].size());
+      }
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      const auto &r = rows_[i];
+      for (size_t c = 0; c < r.size(); ++c)
+        std::fprintf(out, c == 0 ? "%-*s" : "  %*s", (int)w[c], r[c].c_str());
+      std::fprintf(out, "\n");
+      if (i == 0) {
+        size_t total = 0;
+        for (size_t c = 0; c < w.size(); ++c) total += w[c] + (c ? 2 : 0);
+        std::fprintf(out, "%s\n", std::string(total, '-').c_str());
+      }
+    }
+    std::fflush(out);
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// One result as a JSON object on its own line; `extra` holds additional "key": value
+// pairs already formatted as JSON values.
+inline void print_json(const std::string &bench, const std::string &case_name, const std::string &impl,
+                       int threads, double median_ms, double gflops_v,
+                       const std::vector<std::pair<std::string, std::string>> &extra = {}) {
+  std::printf("{\"bench\":\"%s\",\"case\":\"%s\",\"impl\":\"%s\",\"threads\":%d,\"median_ms\":%.4f,\"gflops\":%.2f",
+              bench.c_str(), case_name.c_str(), impl.c_str(), threads, median_ms, gflops_v);
+  for (const auto &[k, v] : extra) std::printf(",\"%s\":%s", k.c_str(), v.c_str());
+  std::printf("}\n");
+  std::fflush(stdout);
+}
+
+inline std::string json_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+inline std::string json_str(const std::string &s) { return "\"" + s + "\""; }
+
+}  // namespace bench
