@@ -1,6 +1,8 @@
 // build(): the registry of backends by target kind, and the schedule-to-module entry point.
 #include "tensorir/build.h"
 
+#include "schedule/schedule_internal.h"
+
 #include <map>
 #include <mutex>
 #include <set>
@@ -61,6 +63,11 @@ Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
 
 Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
              const std::string &name) {
+  // GPU compute kernels need bound loops: stages that bind none get the default schedule
+  // unless the target says -no-default-schedule.
+  if (target.kind == "opengl" && target.option("mode", "compute") == "compute" &&
+      target.option("no-default-schedule").empty())
+    apply_default_gpu_schedule(s);
   return build(std::vector<LoweredFunc>{lower(s, args, name)}, target);
 }
 

@@ -16,7 +16,8 @@ namespace tensorir::arith {
 
 class BoundAnalyzer {
  public:
-  explicit BoundAnalyzer(const VarRanges &ranges) : ranges_(ranges) {}
+  // `nest` carries the recursion depth of an enclosing analysis (for let bodies).
+  explicit BoundAnalyzer(const VarRanges &ranges, int nest = 0) : ranges_(ranges), nest_(nest) {}
 
   // The interval of `e`; its bounds mention no variable of the ranges.
   Interval interval(const Expr &e);

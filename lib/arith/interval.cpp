@@ -115,6 +115,8 @@ Expr BoundAnalyzer::bound(const LinearSum &s, bool upper) {
       }
     }
     if (best < 0) return to_expr(cur);
+    // Ranges that refer to each other in a cycle bound nothing.
+    if (best_depth >= kCycleDepth) return Expr();
     Monomial m = cur.terms[best];
     cur.remove(static_cast<size_t>(best));
     bool want_upper = (m.coeff > 0) == upper;
@@ -245,7 +247,7 @@ Interval BoundAnalyzer::atom_interval(const Expr &a) {
       const auto *n = a.as<LetNode>();
       VarRanges inner = ranges_;
       inner[n->var.get()] = interval(n->value);
-      BoundAnalyzer sub(inner);
+      BoundAnalyzer sub(inner, nest_);
       return sub.interval(n->body);
     }
     case IRKind::Broadcast: return interval(a.as<BroadcastNode>()->value);

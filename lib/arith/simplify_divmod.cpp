@@ -123,7 +123,10 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
   if (ba && bb) return BroadcastNode::make(mutate(DivNode::make(ba->value, bb->value)), ba->lanes);
   const int64_t *c = positive_const(b);
   if (t.is_int() && c) {
-    if (t.is_scalar()) return div_by_const(a, *c);
+    if (t.is_scalar()) {
+      Expr r = div_by_const(a, *c);
+      return same_expr(r, self) ? self : r;
+    }
     if (const auto *ramp = a.as<RampNode>()) {
       const int64_t *s = as_const_int(ramp->stride);
       if (s && *s % *c == 0)
@@ -162,13 +165,11 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
           q.add_term(rest, m.coeff);
       }
       r.add_const(la.constant);
-      if (!q.is_const() || q.constant != 0) {
-        if (r.is_const() && r.constant == 0) return to_expr(q);
-        LinearSum r_minus_b = r;
-        r_minus_b.add(lb, -1);
-        std::optional<int64_t> lo = lower(r), hi = upper(r_minus_b);
-        if (lo && *lo >= 0 && hi && *hi < 0) return to_expr(q);
-      }
+      if (r.is_const() && r.constant == 0 && !(q.is_const() && q.constant == 0)) return to_expr(q);
+      LinearSum r_minus_b = r;
+      r_minus_b.add(lb, -1);
+      std::optional<int64_t> lo = lower(r), hi = upper(r_minus_b);
+      if (lo && *lo >= 0 && hi && *hi < 0) return to_expr(q);
     }
   }
   if (a.same_as(op->a) && b.same_as(op->b)) return self;
@@ -184,7 +185,10 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
   if (ba && bb) return BroadcastNode::make(mutate(ModNode::make(ba->value, bb->value)), ba->lanes);
   const int64_t *c = positive_const(b);
   if (t.is_int() && c) {
-    if (t.is_scalar()) return mod_by_const(a, *c);
+    if (t.is_scalar()) {
+      Expr r = mod_by_const(a, *c);
+      return same_expr(r, self) ? self : r;
+    }
     if (const auto *ramp = a.as<RampNode>()) {
       const int64_t *s = as_const_int(ramp->stride);
       if (s && *s % *c == 0) return BroadcastNode::make(mod_by_const(ramp->base, *c), ramp->lanes);

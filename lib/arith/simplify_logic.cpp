@@ -98,11 +98,34 @@ std::optional<bool> Simplifier::decide(IRKind op, const Expr &a, const Expr &b) 
   return std::nullopt;
 }
 
+// A ramp against a broadcast (or another ramp): a - b is linear in the lane, so an
+// ordering that holds at the first and the last lane holds at every lane.
+Expr Simplifier::compare_lanes(IRKind kind, const Expr &a, const Expr &b) {
+  if (!a.type().is_vector() || !a.type().element_of().is_int()) return Expr();
+  if (kind == IRKind::EQ || kind == IRKind::NE || !is_comparison(kind)) return Expr();
+  int lanes = a.type().lanes();
+  // The scalar value of lane `k` of a ramp or broadcast.
+  auto lane = [&](const Expr &v, int k) -> Expr {
+    if (const auto *r = v.as<RampNode>())
+      return AddNode::make(r->base, MulNode::make(r->stride, IntImmNode::make(r->stride.type(), k)));
+    if (const auto *bc = v.as<BroadcastNode>()) return bc->value;
+    return Expr();
+  };
+  Expr a0 = lane(a, 0), b0 = lane(b, 0);
+  if (!a0.defined() || !b0.defined() || !is_index_type(a0.type())) return Expr();
+  std::optional<bool> first = decide(kind, mutate(a0), mutate(b0));
+  if (!first) return Expr();
+  std::optional<bool> last = decide(kind, mutate(lane(a, lanes - 1)), mutate(lane(b, lanes - 1)));
+  if (!last || *last != *first) return Expr();
+  return bool_const(*first, lanes);
+}
+
 Expr Simplifier::compare(IRKind kind, const Expr &self, const Expr &a, const Expr &b) {
   Type t = a.type();
   if (Expr f = fold_binary(kind, self.type(), a, b); f.defined()) return f;
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
   if (ba && bb) return BroadcastNode::make(mutate(rebuild_binary(kind, ba->value, bb->value)), ba->lanes);
+  if (Expr r = compare_lanes(kind, a, b); r.defined()) return r;
   if (is_index_type(t)) {
     if (std::optional<bool> r = decide(kind, a, b)) return bool_const(*r);
     // Rewrite a - b = P - N + c as P op N - c (terms of P and N have positive

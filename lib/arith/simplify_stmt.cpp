@@ -1,6 +1,8 @@
 // Statement simplification: loops add their variable's range while their body is
 // simplified, branches the ranges decide disappear, empty loops and single-iteration
 // loops go away, and the expressions inside every statement are simplified.
+#include <unordered_set>
+
 #include "arith/const_fold.h"
 #include "arith/simplifier.h"
 #include "tensorir/arith/simplify.h"
@@ -47,6 +49,21 @@ class StmtUsesVar : public IRVisitor {
  private:
   const VarNode *var_;
 };
+
+class VarCollector : public IRVisitor {
+ public:
+  std::vector<const VarNode *> vars;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const VarNode *op) override { vars.push_back(op); }
+};
+
+std::vector<const VarNode *> free_vars(const Expr &e) {
+  VarCollector c;
+  c.visit(e);
+  return c.vars;
+}
 
 bool stmt_uses(const Stmt &s, const Var &v) {
   StmtUsesVar f(v.get());
@@ -114,7 +131,7 @@ class Assumptions {
       return bound(flipped, b, a);
     }
     const auto *v = a.as<VarNode>();
-    if (!v || !is_pure(b) || uses_var(b, {Var(v)})) return;
+    if (!v || !is_pure(b) || depends_on(b, v)) return;
     Type t = a.type();
     Expr one = int_const(t, 1);
     Expr lo, hi;
@@ -133,6 +150,27 @@ class Assumptions {
     if (lo.defined()) cur.min = cur.min.defined() ? s_->mutate(MaxNode::make(cur.min, lo)) : s_->mutate(lo);
     if (hi.defined()) cur.max = cur.max.defined() ? s_->mutate(MinNode::make(cur.max, hi)) : s_->mutate(hi);
     ranges_[v] = cur;
+  }
+
+  // True when e mentions v, directly or through the ranges of the variables it
+  // mentions: bounding v by such an e would make the ranges circular.
+  bool depends_on(const Expr &e, const VarNode *v) {
+    std::vector<Expr> todo{e};
+    std::unordered_set<const VarNode *> seen;
+    while (!todo.empty()) {
+      Expr x = todo.back();
+      todo.pop_back();
+      if (!x.defined()) continue;
+      for (const VarNode *u : free_vars(x)) {
+        if (u == v) return true;
+        if (!seen.insert(u).second) continue;
+        if (auto it = ranges_.find(u); it != ranges_.end()) {
+          todo.push_back(it->second.min);
+          todo.push_back(it->second.max);
+        }
+      }
+    }
+    return false;
   }
 
   Simplifier *s_;

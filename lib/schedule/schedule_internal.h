@@ -47,6 +47,9 @@ struct TensorizePlan {
 };
 TensorizePlan plan_tensorize(const Stage &stage, const std::vector<Expr> &body, const IterRanges &ranges);
 
+// Binds the loops of every root stage that binds none (see lib/build.cpp for when).
+void apply_default_gpu_schedule(const Schedule &s, int threads_per_group = 64);
+
 // Builds the loop nest of the whole schedule, with Realize/Provide/TensorLoad nodes.
 Stmt schedule_ops(const Schedule &s, const EffectiveBodies &bodies, const ScheduleBounds &bounds);
 

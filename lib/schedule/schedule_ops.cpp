@@ -59,6 +59,13 @@ class NestBuilder {
           inner = realize(*c, BlockNode::make({make_stage(*c), inner}));
       }
       const Range &r = bounds_.ranges.at(leaves[l].get());
+      if (auto bound = st->bound_threads.find(leaves[l].get()); bound != st->bound_threads.end()) {
+        // A thread index runs the loop: the variable becomes the index (plus the loop's start).
+        const IterVar &thread = bound->second;
+        inner = substitute(inner, {{leaves[l].var(), r.min + thread.var()}});
+        inner = AttrStmtNode::make(Ref<const Object>(thread.get()), "thread_extent", r.extent, inner);
+        continue;
+      }
       auto kind = st->loop_kind.find(leaves[l].get());
       ForKind fk = kind == st->loop_kind.end() ? ForKind::Serial : kind->second;
       inner = ForNode::make(leaves[l].var(), r.min, r.extent, fk, inner);

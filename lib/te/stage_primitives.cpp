@@ -175,6 +175,29 @@ Stage &Stage::set_kind(const IterVar &axis, ForKind kind, const char *primitive)
   return *this;
 }
 
+IterVar thread_axis(const std::string &tag) {
+  static const char *tags[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  bool known = std::any_of(std::begin(tags), std::end(tags), [&](const char *t) { return tag == t; });
+  TIR_USER_CHECK(known) << "thread_axis: unknown thread index '" << tag
+                        << "'; use blockIdx.x/y/z or threadIdx.x/y/z";
+  return IterVar::make(Range(), Var(tag), IterVarType::ThreadIndex, tag);
+}
+
+Stage &Stage::bind(const IterVar &axis, const IterVar &thread) {
+  leaf_index(axis, "bind");
+  TIR_USER_CHECK(thread.defined() && thread.iter_type() == IterVarType::ThreadIndex)
+      << "bind on stage '" << stage_name(n_.get()) << "': the second argument must come from thread_axis(\"...\")";
+  TIR_USER_CHECK(axis.iter_type() != IterVarType::Reduce)
+      << "bind on stage '" << stage_name(n_.get()) << "': reduction axis '" << axis.name()
+      << "' cannot be bound to a thread index (use rfactor first)";
+  for (const auto &[iv, t] : n_->bound_threads)
+    TIR_USER_CHECK(iv == axis.get() || t->thread_tag != thread->thread_tag)
+        << "bind on stage '" << stage_name(n_.get()) << "': thread index '" << thread->thread_tag
+        << "' is already bound to another axis of this stage; bind each thread index once";
+  n_->bound_threads[axis.get()] = thread;
+  return *this;
+}
+
 Stage &Stage::vectorize(const IterVar &axis) { return set_kind(axis, ForKind::Vectorized, "vectorize"); }
 Stage &Stage::unroll(const IterVar &axis) { return set_kind(axis, ForKind::Unrolled, "unroll"); }
 Stage &Stage::parallel(const IterVar &axis) {

@@ -106,6 +106,8 @@ TEST_CASE("simplify: division and modulo rules", "[arith]") {
   VarRanges rn{{i.get(), iv(0, n - 1)}, {j.get(), iv(0, n - 1)}};
   check_simplifies(floordiv(i * n + j, n), i, rn);
   check_simplifies(floormod(i * n + j, n), j, rn);
+  check_simplifies(floordiv(j, n), Expr(0), rn);
+  check_simplifies(floormod(j, n), j, rn);
   // Division by zero is left for run time.
   Expr dz = DivNode::make(Expr(4), Expr(0));
   CHECK(structural_equal(simplify(dz), dz));
@@ -220,6 +222,12 @@ TEST_CASE("simplify: vector forms", "[arith]") {
   Expr ramp = RampNode::make(x * 8, 1, 8);
   check_simplifies(DivNode::make(ramp, BroadcastNode::make(8, 8)), BroadcastNode::make(x, 8));
   check_simplifies(ModNode::make(ramp, BroadcastNode::make(8, 8)), RampNode::make(0, 1, 8));
+  // A vector loop's tail guard, decided for every lane at once.
+  VarRanges r{{x.get(), {0, 10}}};
+  check_simplifies(LTNode::make(RampNode::make(x * 8, 1, 8), BroadcastNode::make(88, 8)), make_const(Bool(8), 1), r);
+  check_simplifies(GENode::make(RampNode::make(x * 8, 1, 8), BroadcastNode::make(88, 8)), make_const(Bool(8), 0), r);
+  Expr open = LTNode::make(RampNode::make(x * 8, 1, 8), BroadcastNode::make(80, 8));
+  check_simplifies(open, open, r);
 }
 
 TEST_CASE("simplify: let", "[arith]") {
@@ -284,6 +292,32 @@ TEST_CASE("simplify: statements", "[arith]") {
     CHECK(structural_equal(out, LetStmtNode::make(v, i * 4, store(v, j))));
     Stmt kept = AssertStmtNode::make(LTNode::make(i, n), "i out of range", store(1, i));
     CHECK(structural_equal(simplify(kept), kept));
+  }
+  SECTION("thread extents bound their index") {
+    Var tx("threadIdx.x");
+    IterVar iv = IterVar::make(Range(0, 64), tx, IterVarType::ThreadIndex, "threadIdx.x");
+    Stmt s = AttrStmtNode::make(iv, "thread_extent", Expr(64),
+                                IfThenElseNode::make(LTNode::make(tx, 64), store(floormod(tx, 64), tx)));
+    Stmt out = simplify(s);
+    INFO(out);
+    CHECK(structural_equal(out, AttrStmtNode::make(iv, "thread_extent", Expr(64), store(tx, tx))));
+  }
+  SECTION("tensor-level statements and reductions") {
+    Var k("k");
+    IterVar rk = IterVar::make(Range(0, 16), k, IterVarType::Reduce);
+    Stmt p = ProvideNode::make(nullptr, 0, "C", Expr(1), {floordiv(i * 8 + 3, 8), AddNode::make(j, 0)});
+    Stmt out = simplify(p);
+    const auto *pn = out.as<ProvideNode>();
+    REQUIRE(pn);
+    CHECK(structural_equal(pn->args[0], i));
+    CHECK(structural_equal(pn->args[1], j));
+    // A reduction's axes bound its source: min(k, 100) is k for k in [0, 16).
+    Var l("l"), r("r");
+    CommReducer sum(new CommReducerNode({l}, {r}, {l + r}, {Expr(0)}));
+    Expr red = ReduceNode::make(sum, {min(k, 100)}, {rk}, Expr(), 0);
+    Expr sr = simplify(red);
+    REQUIRE(sr.as<ReduceNode>());
+    CHECK(structural_equal(sr.as<ReduceNode>()->source[0], k));
   }
   SECTION("allocations and loops with nothing inside go away") {
     Var B("B", Handle());

@@ -38,6 +38,8 @@ struct StageNode : Object {
   IterVar attach_ivar;          // for Scope
   std::string scope = "global";
   bool is_output = false;
+  // Loops bound to GPU thread indices (bind); the value is a thread_axis IterVar.
+  std::unordered_map<const IterVarNode *, IterVar> bound_threads;
   IterVar tensorize_axis;  // the loops from here inward are replaced by tensorize_intrin
   TensorIntrin tensorize_intrin;
 };
@@ -73,6 +75,9 @@ class Stage {
   Stage &vectorize(const IterVar &axis);  // the extent must be a constant
   Stage &unroll(const IterVar &axis);     // the extent must be a constant
   Stage &parallel(const IterVar &axis);   // runs on the runtime's thread pool
+  // Runs the loop as a GPU thread index: thread_axis("blockIdx.x") for work groups,
+  // thread_axis("threadIdx.x") for invocations within one (x, y, z).
+  Stage &bind(const IterVar &axis, const IterVar &thread);
   // Replaces the loops from `axis` inward by `intrin`; lowering checks that they compute
   // exactly what the intrinsic declares and reports any mismatch.
   Stage &tensorize(const IterVar &axis, const TensorIntrin &intrin);
@@ -120,6 +125,9 @@ class Schedule {
  private:
   Ref<ScheduleNode> n_;
 };
+
+// A GPU thread index to bind loops to: "blockIdx.x|y|z" or "threadIdx.x|y|z".
+IterVar thread_axis(const std::string &tag);
 
 // One stage for every operation the outputs depend on, each computed at root.
 Schedule create_schedule(const std::vector<Tensor> &outputs);
