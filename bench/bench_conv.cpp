@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
     std::printf("conv2d %s (NCHW, batch 1, stride 1, pad 1): %.1f MFLOP   OpenBLAS core: %s\n", case_name.c_str(),
                 kFlops / 1e6, openblas_get_corename());
 
-  bench::Table table({"threads", "impl", "median ms", "GFLOP/s", "x im2col+openblas", "max rel err"});
+  bench::Table table({"threads", "impl", "median ms", "GFLOP/s", "x im2col+openblas", "GF/s cpu", "max rel err"});
   bool ok = true;
   for (int threads : {1, 2}) {
     tensorir::set_num_threads(threads);
@@ -191,31 +191,37 @@ int main(int argc, char **argv) {
     auto run_tuned = [&] { f_tuned(in, w, out_tuned); };
     auto run_blas = [&] { blas.run(in.data_as<float>(), w.data_as<float>(), out_blas.data()); };
     int rounds = opt.quick ? 2 : 5, reps = opt.quick ? 5 : 10;
-    std::vector<double> fast = bench::interleaved_medians({run_tuned, run_blas}, rounds, reps, threads > 1 ? 100 : 0);
+    std::vector<bench::Timing> fast =
+        bench::interleaved_medians({run_tuned, run_blas}, rounds, reps, threads > 1 ? 100 : 0);
     // The default schedule is slow (the reduction innermost, no vectors): a few runs.
-    double naive_ms = threads == 1 ? bench::median_ms(run_naive, opt.quick ? 1 : 3) : 0;
+    std::vector<bench::Timing> slow;
+    if (threads == 1) slow = bench::interleaved_medians({run_naive}, 1, opt.quick ? 1 : 3);
 
     struct Row {
       std::string impl;
-      double ms;
+      bench::Timing t;
       const float *out;
     };
     std::vector<Row> rows = {{"tensorir", fast[0], out_tuned.data_as<float>()},
                              {"im2col+openblas", fast[1], out_blas.data()}};
-    if (threads == 1) rows.insert(rows.begin(), Row{"tensorir-naive", naive_ms, out_naive.data_as<float>()});
-    double peer = bench::gflops(kFlops, fast[1]);
+    if (threads == 1) rows.insert(rows.begin(), Row{"tensorir-naive", slow[0], out_naive.data_as<float>()});
+    double peer = bench::gflops(kFlops, fast[1].wall_ms);
     for (const Row &r : rows) {
-      double g = bench::gflops(kFlops, r.ms), err = bench::max_rel_error(r.out, ref.data(), n_out);
+      double g = bench::gflops(kFlops, r.t.wall_ms), err = bench::max_rel_error(r.out, ref.data(), n_out);
+      // CPU time of the calling thread: the work itself on 1 thread (wall time also counts
+      // the time other processes held the core).
+      double g_cpu = threads == 1 ? bench::gflops(kFlops, r.t.cpu_ms) : 0;
       ok = ok && err < 1e-4;
       std::string impl = r.impl == "im2col+openblas" ? "openblas" : r.impl;
       if (opt.json) {
         std::vector<std::pair<std::string, std::string>> extra = {{"max_rel_err", bench::json_num(err)},
                                                                    {"ratio_best_peer", bench::json_num(g / peer)}};
         if (impl == "openblas") extra.push_back({"method", bench::json_str("im2col+sgemm")});
-        bench::print_json("conv", case_name, impl, threads, r.ms, g, extra);
+        if (g_cpu > 0) extra.push_back({"gflops_cpu_time", bench::json_num(g_cpu)});
+        bench::print_json("conv", case_name, impl, threads, r.t.wall_ms, g, extra);
       } else {
-        table.add({std::to_string(threads), r.impl, bench::fmt(r.ms, 3), bench::fmt(g), bench::fmt(g / peer, 2),
-                   bench::fmt_sci(err)});
+        table.add({std::to_string(threads), r.impl, bench::fmt(r.t.wall_ms, 3), bench::fmt(g), bench::fmt(g / peer, 2),
+                   g_cpu > 0 ? bench::fmt(g_cpu) : "-", bench::fmt_sci(err)});
       }
     }
   }

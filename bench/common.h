@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <thread>
@@ -89,27 +90,43 @@ inline double median_ms(const std::function<void()> &f, int reps, int warmup = 1
   return median(t);
 }
 
+// CPU time of the calling thread: unlike wall time it does not count the time the thread
+// waited while other processes had the core, so on a busy machine it shows what a
+// single-threaded kernel does when it runs.
+inline double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+struct Timing {
+  double wall_ms = 0;  // median wall time
+  double cpu_ms = 0;   // median CPU time of the calling thread (meaningful on 1 thread)
+};
+
 // Times several engines on one case fairly on a noisy machine: `rounds` times, each
-// engine in turn runs one warm-up and `reps` timed runs. Returns each engine's median over
+// engine in turn runs `warmup` untimed runs and `reps` timed runs. Returns each engine's medians over
 // all its timed runs. `settle_ms` of idle time between engines lets another library's
 // spinning worker threads go to sleep before the next engine starts.
-inline std::vector<double> interleaved_medians(const std::vector<std::function<void()>> &engines, int rounds,
-                                               int reps, double settle_ms = 0) {
-  std::vector<std::vector<double>> t(engines.size());
+inline std::vector<Timing> interleaved_medians(const std::vector<std::function<void()>> &engines, int rounds,
+                                               int reps, double settle_ms = 0, int warmup = 1) {
+  std::vector<std::vector<double>> wall(engines.size()), cpu(engines.size());
   for (int r = 0; r < rounds; ++r)
     for (size_t e = 0; e < engines.size(); ++e) {
       // Rotate the starting engine so no one always follows the same neighbour.
       size_t idx = (e + r) % engines.size();
       if (settle_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(settle_ms));
-      engines[idx]();
+      for (int i = 0; i < warmup; ++i) engines[idx]();
       for (int i = 0; i < reps; ++i) {
+        double c0 = thread_cpu_ms();
         auto t0 = Clock::now();
         engines[idx]();
-        t[idx].push_back(ms_since(t0));
+        wall[idx].push_back(ms_since(t0));
+        cpu[idx].push_back(thread_cpu_ms() - c0);
       }
     }
-  std::vector<double> out;
-  for (auto &v : t) out.push_back(median(v));
+  std::vector<Timing> out;
+  for (size_t e = 0; e < engines.size(); ++e) out.push_back({median(wall[e]), median(cpu[e])});
   return out;
 }
 

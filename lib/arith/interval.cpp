@@ -132,6 +132,8 @@ Expr BoundAnalyzer::bound(const LinearSum &s, bool upper) {
     b = fit_type(b, s.type);
     if (!b.defined()) return Expr();
     cur.add(to_linear(b), m.coeff);
+    // (n/8)*8 - n is -(n%8): keeps such bounds decidable.
+    merge_div_mod(cur);
   }
   return Expr();
 }

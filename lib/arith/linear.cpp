@@ -196,4 +196,62 @@ Expr to_expr(const LinearSum &s) {
   return r;
 }
 
+// ---------------------------------------------------------------- div/mod pairs
+namespace {
+// The x and c of x/c or x%c with a positive constant c.
+template <typename N>
+bool match_by_const(const Monomial &m, Expr *x, int64_t *c) {
+  if (m.factors.size() != 1) return false;
+  const N *n = m.factors[0].as<N>();
+  const int64_t *k = n ? as_const_int(n->b) : nullptr;
+  if (!k || *k <= 0) return false;
+  *x = n->a;
+  *c = *k;
+  return true;
+}
+}  // namespace
+
+void merge_div_mod(LinearSum &s, const std::function<Expr(const Expr &)> &simp) {
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    // k*(x/c)*c + k*(x%c) = k*x
+    for (size_t i = 0; i < s.terms.size() && !changed; ++i) {
+      Expr x;
+      int64_t c, k = s.terms[i].coeff;
+      if (!match_by_const<ModNode>(s.terms[i], &x, &c)) continue;
+      for (size_t j = 0; j < s.terms.size(); ++j) {
+        Expr y;
+        int64_t d;
+        if (!match_by_const<DivNode>(s.terms[j], &y, &d) || d != c || s.terms[j].coeff != k * c) continue;
+        if (!same_expr(x, y)) continue;
+        s.remove(std::max(i, j));
+        s.remove(std::min(i, j));
+        s.add(to_linear(x), k);
+        changed = true;
+        break;
+      }
+    }
+    // k*x - k*(x/c)*c = k*(x%c), when the sum holds k*x term by term.
+    for (size_t i = 0; i < s.terms.size() && !changed; ++i) {
+      Expr x;
+      int64_t c, coeff = s.terms[i].coeff;
+      if (!match_by_const<DivNode>(s.terms[i], &x, &c) || coeff % c != 0) continue;
+      int64_t k = -coeff / c;
+      LinearSum lx = to_linear(x);
+      if (lx.terms.empty()) continue;
+      bool holds = std::all_of(lx.terms.begin(), lx.terms.end(), [&](const Monomial &m) {
+        int j = s.find(m.factors);
+        return j >= 0 && s.terms[j].coeff == m.coeff * k;
+      });
+      if (!holds) continue;
+      s.remove(i);
+      s.add(lx, -k);
+      Expr mod = ModNode::make(x, int_const(x.type(), c));
+      s.add(to_linear(simp ? simp(mod) : mod), k);
+      changed = true;
+    }
+    if (!changed) return;
+  }
+}
+
 }  // namespace tensorir::arith

@@ -56,4 +56,8 @@ Expr to_expr(const LinearSum &s);
 // coeff * product of factors as an expression (coeff may be negative).
 Expr monomial_expr(const std::vector<Expr> &factors);
 
+// Folds k*(x/c)*c + k*(x%c) back into k*x, and k*x - k*(x/c)*c into k*(x%c)
+// (c a positive constant). `simp` (when given) simplifies the x%c it creates.
+void merge_div_mod(LinearSum &s, const std::function<Expr(const Expr &)> &simp = nullptr);
+
 }  // namespace tensorir::arith

@@ -60,8 +60,6 @@ class Simplifier : public IRMutator {
 
   // The canonical form of a scalar integer +, -, * tree rooted at `self`.
   Expr canonical(const Expr &self);
-  // Folds x/c*c + x%c back into x, and x - x/c*c into x%c.
-  void merge_div_mod(LinearSum &s);
   Expr div_by_const(const Expr &a, int64_t c);
   Expr mod_by_const(const Expr &a, int64_t c);
   Expr compare(IRKind kind, const Expr &self, const Expr &a, const Expr &b);

@@ -63,65 +63,9 @@ bool is_one(const Expr &e) { return is_int_value(e, 1) || is_float_value(e, 1.0)
 // ---------------------------------------------------------------- canonical sums
 Expr Simplifier::canonical(const Expr &self) {
   LinearSum s = to_linear(self, [this](const Expr &e) { return mutate(e); });
-  merge_div_mod(s);
+  merge_div_mod(s, [this](const Expr &e) { return mutate(e); });
   Expr r = to_expr(s);
   return same_expr(r, self) ? self : r;
-}
-
-namespace {
-// The x and c of x/c or x%c with a positive constant c.
-template <typename N>
-bool match_by_const(const Monomial &m, Expr *x, int64_t *c) {
-  if (m.factors.size() != 1) return false;
-  const N *n = m.factors[0].as<N>();
-  const int64_t *k = n ? as_const_int(n->b) : nullptr;
-  if (!k || *k <= 0) return false;
-  *x = n->a;
-  *c = *k;
-  return true;
-}
-}  // namespace
-
-void Simplifier::merge_div_mod(LinearSum &s) {
-  for (int round = 0; round < 8; ++round) {
-    bool changed = false;
-    // k*(x/c)*c + k*(x%c) = k*x
-    for (size_t i = 0; i < s.terms.size() && !changed; ++i) {
-      Expr x;
-      int64_t c, k = s.terms[i].coeff;
-      if (!match_by_const<ModNode>(s.terms[i], &x, &c)) continue;
-      for (size_t j = 0; j < s.terms.size(); ++j) {
-        Expr y;
-        int64_t d;
-        if (!match_by_const<DivNode>(s.terms[j], &y, &d) || d != c || s.terms[j].coeff != k * c) continue;
-        if (!same_expr(x, y)) continue;
-        s.remove(std::max(i, j));
-        s.remove(std::min(i, j));
-        s.add(to_linear(x), k);
-        changed = true;
-        break;
-      }
-    }
-    // k*x - k*(x/c)*c = k*(x%c), when the sum holds k*x term by term.
-    for (size_t i = 0; i < s.terms.size() && !changed; ++i) {
-      Expr x;
-      int64_t c, coeff = s.terms[i].coeff;
-      if (!match_by_const<DivNode>(s.terms[i], &x, &c) || coeff % c != 0) continue;
-      int64_t k = -coeff / c;
-      LinearSum lx = to_linear(x);
-      if (lx.terms.empty()) continue;
-      bool holds = std::all_of(lx.terms.begin(), lx.terms.end(), [&](const Monomial &m) {
-        int j = s.find(m.factors);
-        return j >= 0 && s.terms[j].coeff == m.coeff * k;
-      });
-      if (!holds) continue;
-      s.remove(i);
-      s.add(lx, -k);
-      s.add(to_linear(mutate(ModNode::make(x, int_const(x.type(), c)))), k);
-      changed = true;
-    }
-    if (!changed) return;
-  }
 }
 
 // ---------------------------------------------------------------- + - *
@@ -201,10 +145,9 @@ Expr Simplifier::min_max(bool is_min, const Expr &self, const Expr &a, const Exp
     // Constants go last: min(x, 4) rather than min(4, x).
     if (is_const(a) && !is_const(b)) return rebuild_binary(kind, b, a);
   }
-  const auto *bin = self.as<MinNode>();
-  if (bin && a.same_as(bin->a) && b.same_as(bin->b)) return self;
-  const auto *bax = self.as<MaxNode>();
-  if (bax && a.same_as(bax->a) && b.same_as(bax->b)) return self;
+  const Expr &sa = is_min ? self.as<MinNode>()->a : self.as<MaxNode>()->a;
+  const Expr &sb = is_min ? self.as<MinNode>()->b : self.as<MaxNode>()->b;
+  if (a.same_as(sa) && b.same_as(sb)) return self;
   return rebuild_binary(kind, a, b);
 }
 

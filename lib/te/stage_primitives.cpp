@@ -50,7 +50,9 @@ size_t Stage::leaf_index(const IterVar &axis, const char *primitive) const {
               << stage_name(n_.get()) << ".axis(i), .reduce_axis(i) or axes returned by this stage's split/fuse";
 }
 
-std::pair<IterVar, IterVar> Stage::split(const IterVar &axis, Expr factor) {
+// Axes are copied first: callers may pass references into leaf_iter_vars, which changes.
+std::pair<IterVar, IterVar> Stage::split(const IterVar &axis_ref, Expr factor) {
+  const IterVar axis = axis_ref;
   size_t pos = leaf_index(axis, "split");
   check_factor(factor, n_.get(), axis, "factor");
   auto *rel = new IterVarRelationNode();
@@ -67,7 +69,8 @@ std::pair<IterVar, IterVar> Stage::split(const IterVar &axis, Expr factor) {
   return {rel->outer, rel->inner};
 }
 
-std::pair<IterVar, IterVar> Stage::split_by_nparts(const IterVar &axis, Expr nparts) {
+std::pair<IterVar, IterVar> Stage::split_by_nparts(const IterVar &axis_ref, Expr nparts) {
+  const IterVar axis = axis_ref;
   size_t pos = leaf_index(axis, "split_by_nparts");
   check_factor(nparts, n_.get(), axis, "number of parts");
   auto *rel = new IterVarRelationNode();
@@ -84,15 +87,17 @@ std::pair<IterVar, IterVar> Stage::split_by_nparts(const IterVar &axis, Expr npa
   return {rel->outer, rel->inner};
 }
 
-std::tuple<IterVar, IterVar, IterVar, IterVar> Stage::tile(const IterVar &x, const IterVar &y, Expr x_factor,
-                                                           Expr y_factor) {
+std::tuple<IterVar, IterVar, IterVar, IterVar> Stage::tile(const IterVar &x_ref, const IterVar &y_ref,
+                                                           Expr x_factor, Expr y_factor) {
+  const IterVar x = x_ref, y = y_ref;
   auto [xo, xi] = split(x, std::move(x_factor));
   auto [yo, yi] = split(y, std::move(y_factor));
   reorder({xo, yo, xi, yi});
   return {xo, yo, xi, yi};
 }
 
-IterVar Stage::fuse(const IterVar &outer, const IterVar &inner) {
+IterVar Stage::fuse(const IterVar &outer_ref, const IterVar &inner_ref) {
+  const IterVar outer = outer_ref, inner = inner_ref;
   size_t po = leaf_index(outer, "fuse"), pi = leaf_index(inner, "fuse");
   TIR_USER_CHECK(pi == po + 1) << "fuse on stage '" << stage_name(n_.get()) << "': axis '" << outer.name()
                                << "' must be the loop directly outside '" << inner.name()
@@ -113,7 +118,8 @@ IterVar Stage::fuse(const IterVar &outer, const IterVar &inner) {
   return rel->fused;
 }
 
-Stage &Stage::reorder(const std::vector<IterVar> &order) {
+Stage &Stage::reorder(const std::vector<IterVar> &order_ref) {
+  const std::vector<IterVar> order = order_ref;
   std::vector<size_t> pos;
   for (size_t a = 0; a < order.size(); ++a) {
     for (size_t b = 0; b < a; ++b)

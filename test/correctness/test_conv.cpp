@@ -91,12 +91,12 @@ void check_direct_conv(const ConvCase &p) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("direct conv2d, stride 2 and padding 1, as one compute matches naive loops",
+TEMPLATE_TEST_CASE("direct conv2d with stride 2 and padding 1 as one compute matches naive loops",
                    "[correctness][conv]", float, double, int32_t) {
   check_direct_conv<TestType>({1, 3, 13, 13, 4, 3, 3, 2, 1, 1});
 }
 
-TEST_CASE("direct conv2d with a rectangular kernel, batch 2 and uneven padding", "[correctness][conv]") {
+TEST_CASE("direct conv2d with a rectangular kernel and batch 2 and uneven padding", "[correctness][conv]") {
   check_direct_conv<float>({2, 5, 9, 11, 3, 5, 3, 1, 2, 1});
 }
 

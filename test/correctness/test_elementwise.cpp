@@ -31,7 +31,7 @@ std::vector<T> second_operand(const std::vector<T> &a, uint64_t seed) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("element-wise + - * / % min max and negation match plain loops",
+TEMPLATE_TEST_CASE("element-wise add sub mul div mod min max and negation match plain loops",
                    "[correctness][elementwise]", float, double, int32_t) {
   using T = TestType;
   const Type t = dtype_of<T>();
@@ -185,7 +185,7 @@ TEST_CASE("integer division and modulo by constants round towards minus infinity
   check_close<int32_t>(res.back(), ridx);
 }
 
-TEMPLATE_TEST_CASE("comparisons, logic and select match plain loops", "[correctness][elementwise]", float,
+TEMPLATE_TEST_CASE("comparisons and logic and select match plain loops", "[correctness][elementwise]", float,
                    double, int32_t) {
   using T = TestType;
   const Type t = dtype_of<T>();
@@ -473,8 +473,8 @@ TEMPLATE_TEST_CASE("broadcasting a row vector over a matrix", "[correctness][bro
   check_close<T>(c, ref);
 }
 
-TEMPLATE_TEST_CASE("NCHW bias add broadcasts over batch, height and width", "[correctness][broadcast]", float,
-                   double, int32_t) {
+TEMPLATE_TEST_CASE("NCHW bias add broadcasts over batch and height and width", "[correctness][broadcast]",
+                   float, double, int32_t) {
   using T = TestType;
   const Type t = dtype_of<T>();
   const int N = 2, C = 3, H = 7, W = 5;

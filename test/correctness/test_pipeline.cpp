@@ -103,7 +103,8 @@ TEST_CASE("a consumer that reads its producer transposed", "[correctness][pipeli
   check_close<int32_t>(c, ref);
 }
 
-TEST_CASE("row softmax in four stages (max, exp, sum, divide)", "[correctness][pipeline][reduce]") {
+TEST_CASE("row softmax in four stages (max then exp then sum then divide)",
+          "[correctness][pipeline][reduce]") {
   const int R = 9, K = 257;
   Tensor X = placeholder({R, K}, Float(32), "X");
   IterVar k1 = reduce_axis({0, K}, "k1"), k2 = reduce_axis({0, K}, "k2");
@@ -150,7 +151,7 @@ TEST_CASE("a chain of ten element-wise stages", "[correctness][pipeline]") {
   check_close<float>(out, ref);
 }
 
-TEST_CASE("a stencil producer computed at, or inlined into, its consumer gives the same result",
+TEST_CASE("a stencil producer computed inside or inlined into its consumer gives the same result",
           "[correctness][pipeline][schedule]") {
   const int n = 1023;
   Tensor A = placeholder({n + 2}, Float(32), "A");

@@ -26,7 +26,7 @@ Tolerance sum_tolerance(int terms) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("sum, max and min over the last axis match plain loops", "[correctness][reduce]", float,
+TEMPLATE_TEST_CASE("sum and max and min over the last axis match plain loops", "[correctness][reduce]", float,
                    double, int32_t) {
   using T = TestType;
   const Type t = dtype_of<T>();

@@ -71,6 +71,10 @@ TEST_CASE("interval: symbolic bounds", "[arith][interval]") {
   VarRanges tri{{i.get(), {0, n - 1}}, {j.get(), {0, i}}};
   check_interval(j, tri, 0, n - 1);
   check_interval(j - i, tri, 1 - n, 0);
+  // A fused axis split back: f in [0, n*16 - 1] gives f/16 in [0, n - 1].
+  Var f("f");
+  check_interval(floordiv(f, 16), {{f.get(), {0, n * 16 - 1}}}, 0, n - 1);
+  check_interval(floormod(f, 16), {{f.get(), {0, n * 16 - 1}}}, 0, 15);
   // Bounds that cannot be ordered stay as min/max.
   VarRanges r3{{i.get(), {0, n}}, {j.get(), {0, m}}};
   check_interval(min(i, j), r3, 0, min(n, m));

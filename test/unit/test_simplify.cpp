@@ -144,6 +144,10 @@ TEST_CASE("simplify: min, max and comparisons under ranges", "[arith]") {
   CHECK(can_prove(LTNode::make(j, n), tri));
   CHECK(can_prove(LENode::make(j + 1, 1024), tri));
   CHECK_FALSE(can_prove(LTNode::make(j, 1023), tri));
+  // The main part of a split loop: io < n/8 and ii < 8 give io*8 + ii < n; the tail does not.
+  Var io("io"), ii("ii");
+  CHECK(can_prove(io * 8 + ii < n, {{io.get(), iv(0, floordiv(n, 8) - 1)}, {ii.get(), iv(0, 7)}}));
+  CHECK_FALSE(can_prove(io * 8 + ii < n, {{io.get(), iv(0, floordiv(n + 7, 8) - 1)}, {ii.get(), iv(0, 7)}}));
   CHECK(can_prove(LTNode::make(floormod(x, 8), 8)));
   CHECK(can_prove(GENode::make(floormod(x, 8), 0)));
   CHECK_FALSE(can_prove(LTNode::make(x, 8)));
