@@ -180,6 +180,10 @@ int main(int argc, char **argv) {
   if (!opt.json)
     std::printf("conv2d %s (NCHW, batch 1, stride 1, pad 1): %.1f MFLOP   OpenBLAS core: %s\n", case_name.c_str(),
                 kFlops / 1e6, openblas_get_corename());
+  if (!opt.json) bench::print_machine_load("at start");
+  else
+    std::printf("{\"bench\":\"conv\",\"case\":\"env\",\"openblas_core\":\"%s\",\"cpu_pressure_avg10\":%.1f}\n",
+                openblas_get_corename(), bench::cpu_pressure());
 
   bench::Table table({"threads", "impl", "median ms", "GFLOP/s", "x im2col+openblas", "GF/s cpu", "max rel err"});
   bool ok = true;
@@ -228,6 +232,7 @@ int main(int argc, char **argv) {
   if (!opt.json) {
     table.print();
     std::printf("JIT compile of the tuned conv (build()): %.1f ms\n", compile_ms);
+    bench::print_machine_load("at the end");
     if (!ok) std::printf("ERROR: a result differs from the reference\n");
   }
   return ok ? 0 : 1;

@@ -168,9 +168,11 @@ int main(int argc, char **argv) {
     std::printf("OpenBLAS core: %s   oneDNN %d.%d   Eigen %d.%d.%d   tensorir pool: %d threads\n",
                 openblas_get_corename(), dnnl_version()->major, dnnl_version()->minor, EIGEN_WORLD_VERSION,
                 EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION, tensorir::num_threads());
+    bench::print_machine_load("at start");
   } else {
-    std::printf("{\"bench\":\"gemm\",\"case\":\"env\",\"openblas_core\":\"%s\",\"tensorir_threads\":%d}\n",
-                openblas_get_corename(), tensorir::num_threads());
+    std::printf("{\"bench\":\"gemm\",\"case\":\"env\",\"openblas_core\":\"%s\",\"tensorir_threads\":%d,"
+                "\"cpu_pressure_avg10\":%.1f}\n",
+                openblas_get_corename(), tensorir::num_threads(), bench::cpu_pressure());
   }
 
   // ------------------------------------------------------------ (a) naive vs Eigen
@@ -260,6 +262,7 @@ int main(int argc, char **argv) {
                 "    GF/s cpu: from the thread's CPU time (1 thread), what the kernel does while it has the core\n");
     table.print();
     if (compile_ms > 0) std::printf("\nJIT compile of the tuned 1024 GEMM (build(), median of 5): %.1f ms\n", compile_ms);
+    bench::print_machine_load("at the end");
   } else if (compile_ms > 0) {
     std::printf("{\"bench\":\"gemm\",\"case\":\"1024\",\"impl\":\"tensorir\",\"metric\":\"compile\",\"median_ms\":%.2f}\n",
                 compile_ms);

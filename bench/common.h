@@ -65,6 +65,27 @@ inline void reexec_with_env(char **argv, const std::vector<std::pair<std::string
   std::perror("re-exec failed; continuing with the environment as it was");
 }
 
+// How much of the last 10 s runnable threads waited for a CPU (Linux PSI "some avg10", in
+// percent), or -1 where the kernel does not report it. On a shared machine each login
+// session gets an equal CPU share (autogroups): while others are busy a process gets no
+// more CPU with 2 threads than with 1, and multi-thread timings mean little.
+inline double cpu_pressure() {
+  FILE *f = std::fopen("/proc/pressure/cpu", "r");
+  if (!f) return -1;
+  double v = -1;
+  if (std::fscanf(f, "some avg10=%lf", &v) != 1) v = -1;
+  std::fclose(f);
+  return v;
+}
+
+// A line for the table output that says how busy the machine was.
+inline void print_machine_load(const char *when) {
+  double p = cpu_pressure();
+  if (p < 0) return;
+  std::printf("CPU pressure %s: %.0f%% of the last 10 s some thread waited for a CPU%s\n", when, p,
+              p > 20 ? " (busy machine: 2-thread figures are unreliable; 1-thread 'GF/s cpu' still holds)" : "");
+}
+
 using Clock = std::chrono::steady_clock;
 
 inline double ms_since(Clock::time_point t0) {

@@ -160,7 +160,7 @@ Step step_register_block(int n) {
   PackedMatmul m(n);
   Schedule s = create_schedule({m.C});
   auto [io, jo, ii, ji] = s[m.C].tile(m.C.axis(0), m.C.axis(1), 8, PackedMatmul::bn);
-  auto [ko, ki] = s[m.C].split(m.C.reduce_axis(0), 4);
+  auto [ko, ki] = s[m.C].split(m.C.reduce_axis(0), 8);
   s[m.C].reorder({jo, io, ko, ki, ii, ji});
   s[m.C].vectorize(ji);
   s[m.C].unroll(ii);

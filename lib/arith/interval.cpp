@@ -13,24 +13,17 @@ namespace {
 // Collects the variables of `ranges` that an expression mentions.
 class RangedVars : public IRVisitor {
  public:
-  RangedVars(const VarRanges &r, bool stop_at_first) : ranges_(r), stop_(stop_at_first) {}
+  explicit RangedVars(const VarRanges &r) : ranges_(r) {}
   std::vector<const VarNode *> found;
   using IRVisitor::visit;
-  void visit(const Expr &e) override {
-    if (!(stop_ && !found.empty())) IRVisitor::visit(e);
-  }
 
  protected:
   void visit(const VarNode *op) override {
-    if (ranges_.count(op) && !seen_.count(op)) {
-      seen_.insert(op);
-      found.push_back(op);
-    }
+    if (ranges_.count(op) && seen_.insert(op).second) found.push_back(op);
   }
 
  private:
   const VarRanges &ranges_;
-  bool stop_;
   std::unordered_set<const VarNode *> seen_;
 };
 
@@ -94,7 +87,7 @@ int BoundAnalyzer::expr_depth(const Expr &e) {
   if (!e.defined() || ranges_.empty()) return 0;
   auto it = depth_cache_.find(e.get());
   if (it != depth_cache_.end()) return it->second.second;
-  RangedVars rv(ranges_, false);
+  RangedVars rv(ranges_);
   rv.visit(e);
   int d = 0;
   for (const VarNode *v : rv.found) d = std::max(d, var_depth(v));
@@ -188,8 +181,8 @@ Interval BoundAnalyzer::generic_interval(const Expr &e) {
       auto it = ranges_.find(e.as<VarNode>());
       if (it == ranges_.end()) return Interval::single_point(e);
       Interval r = it->second;
-      Expr lo = r.min.defined() ? interval(r.min).min : Expr();
-      Expr hi = r.max.defined() ? interval(r.max).max : Expr();
+      Expr lo = r.min.defined() ? interval(fit_type(r.min, t.element_of())).min : Expr();
+      Expr hi = r.max.defined() ? interval(fit_type(r.max, t.element_of())).max : Expr();
       return {lo, hi};
     }
     case IRKind::Add: {

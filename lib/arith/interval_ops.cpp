@@ -51,8 +51,9 @@ Interval interval_mul(const Interval &a, const Interval &b) {
   if (const int64_t *k = point(b)) return scale(a, *k, t);
   if (const int64_t *k = point(a)) return scale(b, *k, t);
   if (all_const(a) && all_const(b)) {
-    int64_t p[4] = {*cst(a.min) * *cst(b.min), *cst(a.min) * *cst(b.max), *cst(a.max) * *cst(b.min),
-                    *cst(a.max) * *cst(b.max)};
+    int64_t x[2] = {*cst(a.min), *cst(a.max)}, y[2] = {*cst(b.min), *cst(b.max)}, p[4];
+    for (int k = 0; k < 4; ++k)
+      if (__builtin_mul_overflow(x[k / 2], y[k % 2], &p[k])) return Interval::everything();
     return {int_const(t, *std::min_element(p, p + 4)), int_const(t, *std::max_element(p, p + 4))};
   }
   auto mul = [](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(MulNode::make(x, y)) : Expr(); };

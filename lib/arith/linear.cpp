@@ -222,7 +222,7 @@ void merge_div_mod(LinearSum &s, const std::function<Expr(const Expr &)> &simp) 
       for (size_t j = 0; j < s.terms.size(); ++j) {
         Expr y;
         int64_t d;
-        if (!match_by_const<DivNode>(s.terms[j], &y, &d) || d != c || s.terms[j].coeff != k * c) continue;
+        if (!match_by_const<DivNode>(s.terms[j], &y, &d) || d != c || s.terms[j].coeff != mul_w(k, c)) continue;
         if (!same_expr(x, y)) continue;
         s.remove(std::max(i, j));
         s.remove(std::min(i, j));
@@ -236,12 +236,12 @@ void merge_div_mod(LinearSum &s, const std::function<Expr(const Expr &)> &simp) 
       Expr x;
       int64_t c, coeff = s.terms[i].coeff;
       if (!match_by_const<DivNode>(s.terms[i], &x, &c) || coeff % c != 0) continue;
-      int64_t k = -coeff / c;
+      int64_t k = mul_w(coeff / c, -1);
       LinearSum lx = to_linear(x);
       if (lx.terms.empty()) continue;
       bool holds = std::all_of(lx.terms.begin(), lx.terms.end(), [&](const Monomial &m) {
         int j = s.find(m.factors);
-        return j >= 0 && s.terms[j].coeff == m.coeff * k;
+        return j >= 0 && s.terms[j].coeff == mul_w(m.coeff, k);
       });
       if (!holds) continue;
       s.remove(i);

@@ -71,9 +71,10 @@ Expr Simplifier::div_by_const(const Expr &a, int64_t c) {
   const Expr *atom = single_atom(r);
   const DivNode *inner = atom ? atom->as<DivNode>() : nullptr;
   const int64_t *c1 = inner ? as_const_int(inner->b) : nullptr;
-  if (c1 && *c1 > 0) {
+  int64_t c1c;
+  if (c1 && *c1 > 0 && !__builtin_mul_overflow(*c1, c, &c1c) && wrap_int(t, c1c) == c1c) {
     // (u / c1) / c = u / (c1*c)
-    part = mutate(DivNode::make(inner->a, int_const(t, *c1 * c)));
+    part = mutate(DivNode::make(inner->a, int_const(t, c1c)));
   } else if (c == 1) {
     part = to_expr(r);
   } else {
@@ -138,7 +139,9 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
         LinearSum q(et), r(et);
         split_by(to_linear(ramp->base), *c, q, r);
         std::optional<int64_t> lo = lower(r), hi = upper(r);
-        if (lo && hi && floor_div(*lo, *c) == floor_div(*hi + *s * (ramp->lanes - 1), *c)) {
+        int64_t last;
+        if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
+            !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c)) {
           q.add_const(floor_div(*lo, *c));
           return BroadcastNode::make(to_expr(q), ramp->lanes);
         }
@@ -198,7 +201,9 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
         LinearSum q(et), r(et);
         split_by(to_linear(ramp->base), *c, q, r);
         std::optional<int64_t> lo = lower(r), hi = upper(r);
-        if (lo && hi && floor_div(*lo, *c) == floor_div(*hi + *s * (ramp->lanes - 1), *c)) {
+        int64_t last;
+        if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
+            !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c)) {
           r.add_const(-floor_div(*lo, *c) * *c);
           return RampNode::make(to_expr(r), ramp->stride, ramp->lanes);
         }

@@ -7,6 +7,8 @@
 
 #include "tensorir/ir/visitor.h"
 
+#include <unordered_map>
+
 namespace tensorir {
 
 namespace {
@@ -67,6 +69,19 @@ class Printer : public IRVisitor {
   }
 
  protected:
+  // Distinct variables that share a name print as name, name_1, name_2, ... so that a
+  // loop nest never shows two different variables as one.
+  std::string name_of(const VarNode *v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    int &count = name_counts_[v->name];
+    std::string name = count == 0 ? v->name : v->name + "_" + std::to_string(count);
+    ++count;
+    return names_[v] = name;
+  }
+  std::unordered_map<const VarNode *, std::string> names_;
+  std::unordered_map<std::string, int> name_counts_;
+
   // ------------------------------------------------------------ expressions
   void visit(const IntImmNode *op) override {
     Type t = op->type;
@@ -84,7 +99,7 @@ class Printer : public IRVisitor {
   }
   void visit(const FloatImmNode *op) override { os_ << float_text(op->type, op->value); }
   void visit(const StringImmNode *op) override { os_ << quote(op->value); }
-  void visit(const VarNode *op) override { os_ << op->name; }
+  void visit(const VarNode *op) override { os_ << name_of(op); }
   void visit(const CastNode *op) override {
     os_ << op->type << "(";
     visit(op->value);
@@ -133,7 +148,7 @@ class Printer : public IRVisitor {
     os_ << ")";
   }
   void visit(const LoadNode *op) override {
-    os_ << op->buffer.name() << "[";
+    os_ << name_of(op->buffer.get()) << "[";
     visit(op->index);
     os_ << "]";
   }
@@ -150,7 +165,7 @@ class Printer : public IRVisitor {
     os_ << ")";
   }
   void visit(const LetNode *op) override {
-    os_ << "(let " << op->var.name() << " = ";
+    os_ << "(let " << name_of(op->var.get()) << " = ";
     visit(op->value);
     os_ << " in ";
     visit(op->body);
@@ -177,7 +192,7 @@ class Printer : public IRVisitor {
   // One name plainly, several as a parenthesised tuple.
   void var_list(const std::vector<Var> &vs) {
     if (vs.size() != 1) os_ << "(";
-    for (size_t i = 0; i < vs.size(); ++i) os_ << (i ? ", " : "") << vs[i].name();
+    for (size_t i = 0; i < vs.size(); ++i) os_ << (i ? ", " : "") << name_of(vs[i].get());
     if (vs.size() != 1) os_ << ")";
   }
   void visit(const ReduceNode *op) override {
@@ -197,7 +212,7 @@ class Printer : public IRVisitor {
     os_ << ", axes: ";
     for (size_t i = 0; i < op->axis.size(); ++i) {
       if (i) os_ << ", ";
-      os_ << op->axis[i].name() << " in ";
+      os_ << name_of(op->axis[i].var().get()) << " in ";
       if (op->axis[i].dom().min.defined()) {
         print_range(op->axis[i].dom());
       } else {
@@ -222,7 +237,7 @@ class Printer : public IRVisitor {
   }
   void visit(const LetStmtNode *op) override {
     indent();
-    os_ << "let " << op->var.name() << " = ";
+    os_ << "let " << name_of(op->var.get()) << " = ";
     visit(op->value);
     os_ << "\n";
     visit(op->body);
@@ -231,9 +246,9 @@ class Printer : public IRVisitor {
     indent();
     os_ << "// attr ";
     if (const IterVarNode *iv = dynamic_cast<const IterVarNode *>(op->node.get())) {
-      os_ << "[" << iv->var.name() << "] ";
+      os_ << "[" << name_of(iv->var.get()) << "] ";
     } else if (const VarNode *v = dynamic_cast<const VarNode *>(op->node.get())) {
-      os_ << "[" << v->name << "] ";
+      os_ << "[" << name_of(v) << "] ";
     }
     os_ << op->key << " = ";
     if (op->value.defined()) visit(op->value);
@@ -255,7 +270,7 @@ class Printer : public IRVisitor {
       case ForKind::Vectorized: os_ << "vectorized "; break;
       case ForKind::Unrolled: os_ << "unrolled "; break;
     }
-    os_ << "for (" << op->loop_var.name() << ", ";
+    os_ << "for (" << name_of(op->loop_var.get()) << ", ";
     visit(op->min);
     os_ << ", ";
     visit(op->extent);
@@ -266,7 +281,7 @@ class Printer : public IRVisitor {
   }
   void visit(const StoreNode *op) override {
     indent();
-    os_ << op->buffer.name() << "[";
+    os_ << name_of(op->buffer.get()) << "[";
     visit(op->index);
     os_ << "] = ";
     visit(op->value);
@@ -284,7 +299,7 @@ class Printer : public IRVisitor {
   }
   void visit(const AllocateNode *op) override {
     indent();
-    os_ << "allocate " << op->buffer.name() << "[" << op->type;
+    os_ << "allocate " << name_of(op->buffer.get()) << "[" << op->type;
     for (const Expr &e : op->extents) {
       os_ << " * ";
       visit(e);

@@ -41,17 +41,29 @@ VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const Ite
   const auto &leaves = consumer->leaf_iter_vars;
   for (size_t l = 0; l < leaves.size(); ++l)
     if (static_cast<int>(l) > fixed_level) leaf[leaves[l].var().get()] = leaf_interval(leaves[l], ranges);
+  // Seen from the root, the loops that enclose an attached consumer run over their whole
+  // ranges too.
+  if (fixed_level < 0)
+    for (const StageNode *a = consumer.get(); a->attach_type == AttachType::Scope; a = a->attach_stage.get())
+      for (const IterVar &iv : a->attach_stage->leaf_iter_vars)
+        leaf[iv.var().get()] = leaf_interval(iv, ranges);
   auto values = iter_values(consumer, ranges);
   VarRanges root;
   auto *compute = consumer.op().as<ComputeOpNode>();
   std::vector<IterVar> roots = compute->axis;
   roots.insert(roots.end(), compute->reduce_axis.begin(), compute->reduce_axis.end());
   for (const IterVar &r : roots) {
-    Interval v = eval_interval(values.at(r.get()), leaf);
-    Interval full = leaf_interval(r, ranges);
-    // A guard keeps iterations of a non-dividing split inside the root range.
-    if (v.has_lower()) v.min = simplify(max(v.min, full.min));
-    if (v.has_upper()) v.max = simplify(min(v.max, full.max));
+    const Expr &value = values.at(r.get());
+    if (value.same_as(r.var())) {  // an unsplit loop: its own range, or itself when fixed
+      // (A fixed variable stays out of the map: eval_interval treats it as a point.)
+      // Its bounds may use enclosing loops that range too: take their extremes.
+      if (auto it = leaf.find(r.var().get()); it != leaf.end())
+        root[r.var().get()] = {eval_interval(it->second.min, leaf).min, eval_interval(it->second.max, leaf).max};
+      continue;
+    }
+    // Not clamped to the root range: the region keeps a constant size, and the producer
+    // guards the elements that fall outside its tensor (see schedule_ops).
+    Interval v = eval_interval(value, leaf);
     root[r.var().get()] = v;
   }
   return root;

@@ -90,6 +90,7 @@ class NestBuilder {
       leaf_ranges[iv.var().get()] = {r.min, simplify(r.min + r.extent - 1)};
     }
     Expr axis_guard = guards(compute->axis, values, leaf_ranges);
+    if (!st->is_output) axis_guard = inside_shape(compute, values, leaf_ranges, axis_guard);
     const std::vector<Expr> &body = bodies_.at(compute);
     const OperationNode *op = compute;
     auto provide = [&](int v, Expr value) {
@@ -164,6 +165,19 @@ class NestBuilder {
       Expr c = value < range.min + range.extent;
       if (can_prove(c, leaf_ranges)) continue;
       cond = cond.defined() ? (cond && c) : c;
+    }
+    return cond;
+  }
+
+  // A producer's region may reach past its tensor (a tile at the edge): skip those elements.
+  static Expr inside_shape(const ComputeOpNode *compute, const std::unordered_map<const IterVarNode *, Expr> &values,
+                           const VarRanges &leaf_ranges, Expr cond) {
+    for (size_t d = 0; d < compute->axis.size(); ++d) {
+      Expr v = values.at(compute->axis[d].get());
+      for (Expr c : {Expr(v >= 0), Expr(v < compute->shape[d])}) {
+        if (can_prove(c, leaf_ranges)) continue;
+        cond = cond.defined() ? (cond && c) : c;
+      }
     }
     return cond;
   }

@@ -82,12 +82,18 @@ class Partitioner : public IRMutator {
  protected:
   Stmt visit(const ForNode *op, const Stmt &self) override {
     if (Stmt split = try_partition(op); split.defined()) return mutate(split);
-    return IRMutator::visit(op, self);
+    // Inner loops see this loop's range when deciding their guards.
+    const int64_t *mn = as_const_int(op->min), *ext = as_const_int(op->extent);
+    if (!mn || !ext || *ext < 1) return IRMutator::visit(op, self);
+    outer_[op->loop_var.get()] = {op->min, make_const(op->min.type(), double(*mn + *ext - 1))};
+    Stmt out = IRMutator::visit(op, self);
+    outer_.erase(op->loop_var.get());
+    return out;
   }
 
  private:
   Stmt try_partition(const ForNode *op) {
-    if (op->for_kind != ForKind::Serial && op->for_kind != ForKind::Parallel) return Stmt();
+    // (A partitioned vectorized loop keeps its kind: the guard-free head is a narrower vector.)
     const int64_t *mn = as_const_int(op->min), *ext = as_const_int(op->extent);
     if (!mn || !ext || *ext < 2) return Stmt();
     const int64_t lo = *mn, hi = *mn + *ext - 1;
@@ -96,7 +102,8 @@ class Partitioner : public IRMutator {
     for (const Guard &g : finder.guards) {
       if (!uses_var(g.condition, {op->loop_var})) continue;
       auto holds_up_to = [&](int64_t v) {
-        VarRanges r = g.inner;
+        VarRanges r = outer_;
+        for (const auto &[var, range] : g.inner) r[var] = range;
         r[op->loop_var.get()] = {op->min, make_const(op->min.type(), double(v))};
         return can_prove(g.condition, r);
       };
@@ -116,6 +123,8 @@ class Partitioner : public IRMutator {
     }
     return Stmt();
   }
+
+  VarRanges outer_;  // ranges of the enclosing loops
 };
 }  // namespace
 

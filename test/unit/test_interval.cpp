@@ -116,6 +116,13 @@ TEST_CASE("interval: union, ranges and casts", "[arith][interval]") {
   Interval narrow = eval_interval(cast(Int(8), x * 10), rx);
   CHECK(is_const_int(narrow.min, -128));
   CHECK(is_const_int(narrow.max, 127));
+  // An int64 variable whose range was written with int32 literals.
+  Var x64("x64", Int(64));
+  VarRanges r64{{x64.get(), {0, 7}}};
+  Interval w = eval_interval(x64 * 2 + 1, r64);
+  CHECK(structural_equal(w.min, IntImmNode::make(Int(64), 1)));
+  CHECK(structural_equal(w.max, IntImmNode::make(Int(64), 15)));
+  CHECK(can_prove(x64 < IntImmNode::make(Int(64), 8), r64));
   Interval b = eval_interval(x < 5, rx);
   CHECK(is_const_int(b.min, 0));
   CHECK(is_const_int(b.max, 1));

@@ -1,0 +1,299 @@
+// Where a producer is computed: compute_at (inside a loop of its consumer), compute_inline
+// and compute_root, alone and with a padded convolution, against the unscheduled result
+// and plain loops.
+#include <tuple>
+
+#include "correctness/test_schedule_helpers.h"
+
+using namespace tensorir;
+using namespace tensorir::testing;
+using namespace tensorir::testing::sched;
+
+namespace {
+
+// P(i) = A(i) * 3 - 1 over n + 2 elements; C(i) = P(i) + P(i + 1) + P(i + 2) over n.
+struct Stencil {
+  int n;
+  Tensor A, P, C;
+  explicit Stencil(int size) : n(size) {
+    A = placeholder({n + 2}, Float(32), "A");
+    P = compute(
+        {n + 2}, [&](Var i) { return A(i) * 3.0f - 1.0f; }, "P");
+    C = compute(
+        {n}, [&](Var i) { return P(i) + P(i + 1) + P(i + 2); }, "C");
+  }
+  std::vector<float> reference(const NDArray &a) const {
+    auto av = a.to_vector<float>();
+    std::vector<float> p(av.size()), r(static_cast<size_t>(n));
+    for (size_t i = 0; i < p.size(); ++i) p[i] = av[i] * 3.0f - 1.0f;
+    for (int i = 0; i < n; ++i) r[size_t(i)] = p[size_t(i)] + p[size_t(i) + 1] + p[size_t(i) + 2];
+    return r;
+  }
+};
+
+// A 2-D blur in two stages: H(i, j) = A(i, j) + A(i, j + 1) + A(i, j + 2), V(i, j) = H(i, j) + H(i + 1, j) + H(i + 2, j).
+struct Blur {
+  int n, m;
+  Tensor A, H, V;
+  Blur(int rows, int cols) : n(rows), m(cols) {
+    A = placeholder({n + 2, m + 2}, Float(32), "A");
+    H = compute(
+        {n + 2, m}, [&](Var i, Var j) { return A(i, j) + A(i, j + 1) + A(i, j + 2); }, "H");
+    V = compute(
+        {n, m}, [&](Var i, Var j) { return H(i, j) + H(i + 1, j) + H(i + 2, j); }, "V");
+  }
+  std::vector<float> reference(const NDArray &a) const {
+    auto av = a.to_vector<float>();
+    const size_t w = size_t(m) + 2;
+    std::vector<float> h(size_t(n + 2) * m), r(size_t(n) * m);
+    for (int i = 0; i < n + 2; ++i)
+      for (int j = 0; j < m; ++j) h[size_t(i) * m + j] = av[i * w + j] + av[i * w + j + 1] + av[i * w + j + 2];
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j)
+        r[size_t(i) * m + j] = h[size_t(i) * m + j] + h[size_t(i + 1) * m + j] + h[size_t(i + 2) * m + j];
+    return r;
+  }
+};
+
+// Position of the first line that starts (after spaces) with `prefix`, or npos.
+size_t line_starting(const std::string &text, const std::string &prefix) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    size_t first = text.find_first_not_of(' ', pos);
+    if (first < end && text.compare(first, prefix.size(), prefix) == 0) return first;
+    pos = end + 1;
+  }
+  return std::string::npos;
+}
+
+// Indentation of the line holding position `pos`.
+size_t indent_at(const std::string &text, size_t pos) {
+  size_t start = text.rfind('\n', pos);
+  start = start == std::string::npos ? 0 : start + 1;
+  return text.find_first_not_of(' ', start) - start;
+}
+
+}  // namespace
+
+TEST_CASE("compute_at a producer inside its consumer's loops", "[schedule][compute_at]") {
+  for (int n : {1000, 1023, 7}) {
+    DYNAMIC_SECTION("n " << n << ", at the outer loop of a split") {
+      Stencil p(n);
+      Schedule s = create_schedule({p.C});
+      auto [o, i] = s[p.C].split(p.C.axis(0), 32);
+      s[p.P].compute_at(s[p.C], o);
+      NDArray a = random_array<float>({n + 2}, 101);
+      Both r = run_both(s, {p.A}, {p.C}, {a}, "at_outer");
+      check_both<float>(r, p.reference(a));
+    }
+    DYNAMIC_SECTION("n " << n << ", at the innermost loop") {
+      Stencil p(n);
+      Schedule s = create_schedule({p.C});
+      s[p.P].compute_at(s[p.C], p.C.axis(0));
+      NDArray a = random_array<float>({n + 2}, 102);
+      Both r = run_both(s, {p.A}, {p.C}, {a}, "at_inner");
+      check_both<float>(r, p.reference(a));
+    }
+  }
+}
+
+TEST_CASE("compute_at places the producer's loop inside the consumer's loop", "[schedule][compute_at][lower]") {
+  Stencil p(64);
+  Schedule s = create_schedule({p.C});
+  auto [o, i] = s[p.C].split(p.C.axis(0), 16);
+  s[p.P].compute_at(s[p.C], o);
+  const std::string text = lowered_text(s, {p.A, p.C}, "at_text");
+  INFO("lowered:\n" << text);
+  const size_t outer = line_starting(text, "for (" + o.name());
+  const size_t store_p = line_starting(text, "P[");
+  const size_t store_c = line_starting(text, "C[");
+  REQUIRE(outer != std::string::npos);
+  REQUIRE(store_p != std::string::npos);
+  REQUIRE(store_c != std::string::npos);
+  // P is written after the outer loop of C opens and more deeply indented than it.
+  CHECK(outer < store_p);
+  CHECK(store_p < store_c);
+  CHECK(indent_at(text, store_p) > indent_at(text, outer));
+  // Each iteration computes only the 16 + 2 elements of P it reads, not all 66.
+  CHECK(std::regex_search(text, std::regex(R"(\b18\b)")));
+}
+
+TEST_CASE("compute_at of a 2-D producer at each loop level of a tiled consumer", "[schedule][compute_at]") {
+  for (auto [n, m] : std::vector<std::pair<int, int>>{{1000, 1023}, {7, 9}, {33, 16}}) {
+    for (int level = 0; level < 4; ++level) {
+      DYNAMIC_SECTION(n << "x" << m << " at level " << level) {
+        Blur p(n, m);
+        Schedule s = create_schedule({p.V});
+        auto [xo, yo, xi, yi] = s[p.V].tile(p.V.axis(0), p.V.axis(1), 8, 32);
+        const IterVar levels[] = {xo, yo, xi, yi};
+        s[p.H].compute_at(s[p.V], levels[level]);
+        NDArray a = random_array<float>({n + 2, m + 2}, 103);
+        Both r = run_both(s, {p.A}, {p.V}, {a}, "blur_at");
+        check_both<float>(r, p.reference(a));
+      }
+    }
+  }
+}
+
+TEST_CASE("compute_at of a reduction producer inside its consumer", "[schedule][compute_at][reduce]") {
+  // R(i) = sum_k A(i, k); C(i) = R(i) * R(i) - R(i).
+  for (auto [n, K] : std::vector<std::pair<int, int>>{{1000, 7}, {7, 1023}, {64, 64}}) {
+    DYNAMIC_SECTION(n << "x" << K) {
+      Tensor A = placeholder({n, K}, Float(32), "A");
+      IterVar k = reduce_axis({0, K}, "k");
+      Tensor R = compute(
+          {n}, [&](Var i) { return sum(A(i, k), {k}); }, "R");
+      Tensor C = compute(
+          {n}, [&](Var i) { return R(i) * R(i) - R(i); }, "C");
+      Schedule s = create_schedule({C});
+      auto [o, i] = s[C].split(C.axis(0), 8);
+      s[R].compute_at(s[C], o);
+      NDArray a = random_array<float>({n, K}, 104);
+      Both r = run_both(s, {A}, {C}, {a}, "red_at");
+      auto av = a.to_vector<float>();
+      std::vector<float> ref(static_cast<size_t>(n));
+      for (int x = 0; x < n; ++x) {
+        double acc = 0;
+        for (int y = 0; y < K; ++y) acc += av[size_t(x) * K + y];
+        ref[size_t(x)] = float(acc * acc - acc);
+      }
+      check_both<float>(r, ref, {1e-5 * K, 1e-4});
+    }
+  }
+}
+
+TEST_CASE("compute_inline", "[schedule][compute_inline]") {
+  for (int n : {1000, 1023, 7}) {
+    DYNAMIC_SECTION("n " << n) {
+      Stencil p(n);
+      Schedule s = create_schedule({p.C});
+      s[p.P].compute_inline();
+      NDArray a = random_array<float>({n + 2}, 111);
+      Both r = run_both(s, {p.A}, {p.C}, {a}, "inline");
+      check_both<float>(r, p.reference(a));
+      INFO("lowered:\n" << r.scheduled.lowered);
+      // No buffer for P: it is recomputed where it is read.
+      CHECK(r.scheduled.lowered.find("P[") == std::string::npos);
+      CHECK(r.scheduled.lowered.find("allocate") == std::string::npos);
+      CHECK(r.plain.lowered.find("P[") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("compute_inline of a chain of element-wise stages", "[schedule][compute_inline]") {
+  const int n = 1000, m = 1023;
+  Tensor A = placeholder({n, m}, Float(32), "A");
+  Tensor B1 = compute(
+      {n, m}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B1");
+  Tensor B2 = compute(
+      {n, m}, [&](Var i, Var j) { return B1(i, j) + A(i, j); }, "B2");
+  Tensor C = compute(
+      {n, m}, [&](Var i, Var j) { return max(B2(i, j), 0.5f); }, "C");
+  Schedule s = create_schedule({C});
+  s[B1].compute_inline();
+  s[B2].compute_inline();
+  NDArray a = random_array<float>({n, m}, 112);
+  Both r = run_both(s, {A}, {C}, {a}, "inline_chain");
+  std::vector<float> ref = a.to_vector<float>();
+  for (float &v : ref) v = std::max(v * 2.0f + v, 0.5f);
+  check_both<float>(r, ref);
+  INFO("lowered:\n" << r.scheduled.lowered);
+  CHECK(r.scheduled.lowered.find("B1[") == std::string::npos);
+  CHECK(r.scheduled.lowered.find("B2[") == std::string::npos);
+}
+
+TEST_CASE("compute_root undoes compute_at and compute_inline", "[schedule][compute_root]") {
+  for (int n : {1000, 7}) {
+    DYNAMIC_SECTION("n " << n) {
+      Stencil p(n);
+      Schedule s = create_schedule({p.C});
+      auto [o, i] = s[p.C].split(p.C.axis(0), 8);
+      s[p.P].compute_at(s[p.C], o);
+      s[p.P].compute_root();
+      NDArray a = random_array<float>({n + 2}, 121);
+      Both r = run_both(s, {p.A}, {p.C}, {a}, "root");
+      check_both<float>(r, p.reference(a));
+      INFO("lowered:\n" << r.scheduled.lowered);
+      // P is allocated and computed before C's loops start.
+      const std::string &text = r.scheduled.lowered;
+      const size_t alloc_p = line_starting(text, "allocate P");
+      const size_t store_p = line_starting(text, "P[");
+      const size_t store_c = line_starting(text, "C[");
+      REQUIRE(alloc_p != std::string::npos);
+      REQUIRE(store_p != std::string::npos);
+      REQUIRE(store_c != std::string::npos);
+      CHECK(alloc_p < line_starting(text, "for ("));
+      CHECK(store_p < store_c);
+
+      Schedule s2 = create_schedule({p.C});
+      s2[p.P].compute_inline();
+      s2[p.P].compute_root();
+      Both r2 = run_both(s2, {p.A}, {p.C}, {a}, "root2");
+      check_both<float>(r2, p.reference(a));
+      CHECK(r2.scheduled.lowered.find("P[") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a padding stage computed at a loop of the convolution that reads it", "[schedule][compute_at][conv]") {
+  // Pad(c, y, x) = I(c, y - 1, x - 1) inside, 0 on the one-element border; O = 3x3 conv of Pad.
+  struct Shape {
+    int C, H, W, F;
+  };
+  for (const Shape &sh : std::vector<Shape>{{3, 13, 13, 4}, {2, 7, 9, 3}, {4, 32, 17, 8}}) {
+    for (int level = 0; level < 3; ++level) {
+      DYNAMIC_SECTION(sh.C << "x" << sh.H << "x" << sh.W << " -> " << sh.F << ", pad at level " << level) {
+        const int C = sh.C, H = sh.H, W = sh.W, F = sh.F;
+        Tensor I = placeholder({C, H, W}, Float(32), "I");
+        Tensor Wt = placeholder({F, C, 3, 3}, Float(32), "Wt");
+        Tensor Pad = compute(
+            {C, H + 2, W + 2},
+            [&](Var c, Var y, Var x) {
+              Expr inside = y >= 1 && y < H + 1 && x >= 1 && x < W + 1;
+              // Clamped indices: if_then_else may evaluate both sides.
+              Expr yy = min(max(y - 1, 0), H - 1), xx = min(max(x - 1, 0), W - 1);
+              return if_then_else(inside, I(c, yy, xx), 0.0f);
+            },
+            "Pad");
+        IterVar rc = reduce_axis({0, C}, "rc"), ry = reduce_axis({0, 3}, "ry"), rx = reduce_axis({0, 3}, "rx");
+        Tensor O = compute(
+            {F, H, W},
+            [&](Var f, Var y, Var x) { return sum(Pad(rc, y + ry, x + rx) * Wt(f, rc, ry, rx), {rc, ry, rx}); },
+            "O");
+        Schedule s = create_schedule({O});
+        auto [yo, yi] = s[O].split(O.axis(1), 4);
+        const IterVar levels[] = {O.axis(0), yo, yi};
+        s[Pad].compute_at(s[O], levels[level]);
+        NDArray in = random_array<float>({C, H, W}, 131), w = random_array<float>({F, C, 3, 3}, 132);
+        Both r = run_both(s, {I, Wt}, {O}, {in, w}, "pad_conv_at");
+        auto iv = in.to_vector<float>(), wv = w.to_vector<float>();
+        std::vector<float> ref(size_t(F) * H * W);
+        for (int f = 0; f < F; ++f)
+          for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+              float acc = 0;
+              for (int c = 0; c < C; ++c)
+                for (int dy = 0; dy < 3; ++dy)
+                  for (int dx = 0; dx < 3; ++dx) {
+                    int iy = y + dy - 1, ix = x + dx - 1;
+                    if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                    acc += iv[(size_t(c) * H + iy) * W + ix] * wv[((size_t(f) * C + c) * 3 + dy) * 3 + dx];
+                  }
+              ref[(size_t(f) * H + y) * W + x] = acc;
+            }
+        check_both<float>(r, ref, sum_tolerance(9 * C));
+        INFO("lowered:\n" << r.scheduled.lowered);
+        // Pad's buffer is allocated inside O's loops, not before them as at root.
+        const std::string &text = r.scheduled.lowered;
+        const size_t alloc_pad = line_starting(text, "allocate Pad");
+        const size_t first_for = line_starting(text, "for (");
+        REQUIRE(alloc_pad != std::string::npos);
+        REQUIRE(first_for != std::string::npos);
+        CHECK(first_for < alloc_pad);
+        CHECK(line_starting(r.plain.lowered, "allocate Pad") < line_starting(r.plain.lowered, "for ("));
+      }
+    }
+  }
+}
