@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
       // Idle between engines on 2 threads so the previous library's spinning workers
       // sleep before the next one is timed.
       std::vector<bench::Timing> t =
-          bench::interleaved_medians({run_tir, run_blas, run_dnnl, run_eigen}, rounds, reps, threads > 1 ? 100 : 0);
+          bench::interleaved_medians({run_tir, run_blas, run_dnnl, run_eigen}, rounds, reps, threads > 1 ? 400 : 0);
       size_t nn = size_t(n) * n;
       const char *names[] = {"tensorir", "openblas", "onednn", "eigen"};
       const float *outs[] = {o.c.data_as<float>(), cb.data(), cd.data(), nullptr};

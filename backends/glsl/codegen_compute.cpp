@@ -114,7 +114,7 @@ class ComputeCodegen : public ExprPrinter {
       out.group_offset_uniform = "tir_group_offset";
       src << "uniform ivec3 tir_group_offset;\n";
     }
-    for (const auto &[node, decl] : shared_decls_) src << decl << "\n";
+    for (const VarNode *node : shared_order_) src << shared_decls_[node] << "\n";
     src << helper_functions();
     src << "void main() {\n" << body_.str() << "}\n";
     out.source = src.str();
@@ -169,7 +169,7 @@ class ComputeCodegen : public ExprPrinter {
   // ------------------------------------------------------------ output
   void line(const std::string &s) { body_ << std::string(static_cast<size_t>(2 * depth_), ' ') << s << "\n"; }
   void open(const std::string &s) {
-    line(s + " {");
+    line(s.empty() ? "{" : s + " {");
     ++depth_;
   }
   void close() {
@@ -441,6 +441,7 @@ class ComputeCodegen : public ExprPrinter {
       if (it == buffers_.end()) {
         b.name = names_.get(op->buffer.get());
         buffers_[op->buffer.get()] = b;
+        shared_order_.push_back(op->buffer.get());
       }
       int64_t &size = shared_size_[op->buffer.get()];
       size = std::max(size, n);
@@ -566,8 +567,9 @@ class ComputeCodegen : public ExprPrinter {
   std::unordered_set<const VarNode *> shared_, varying_;
   std::unordered_map<const StmtNode *, SharedAccess> access_;
   std::unordered_map<const VarNode *, BufferInfo> buffers_;
-  std::map<const VarNode *, std::string> shared_decls_;
-  std::map<const VarNode *, int64_t> shared_size_;
+  std::vector<const VarNode *> shared_order_;  // declaration order
+  std::unordered_map<const VarNode *, std::string> shared_decls_;
+  std::unordered_map<const VarNode *, int64_t> shared_size_;
   std::ostringstream decls_, body_;
   int depth_ = 1;
   bool last_barrier_ = false;

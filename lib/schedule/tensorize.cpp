@@ -137,7 +137,9 @@ TensorizePlan plan_tensorize(const Stage &st, const std::vector<Expr> &body, con
   TIR_USER_CHECK(c->num_outputs() == 1) << where << ": multi-output stages cannot be tensorized";
   const auto &leaves = st->leaf_iter_vars;
   size_t pos = 0;
-  while (!leaves[pos].same_as(st->tensorize_axis)) ++pos;
+  while (pos < leaves.size() && !leaves[pos].same_as(st->tensorize_axis)) ++pos;
+  TIR_USER_CHECK(pos < leaves.size()) << where << ": axis '" << st->tensorize_axis.name()
+                                      << "' was split or fused after tensorize; tensorize one of the current loops";
 
   // The loops from the axis inward must be the intrinsic's axes, in order, with its extents.
   std::vector<IterVar> data, reduce;

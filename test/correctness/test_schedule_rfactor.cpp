@@ -157,3 +157,19 @@ TEST_CASE("rfactor of a matmul reduction with the partial products in parallel",
     }
   }
 }
+
+TEST_CASE("rfactor with the partial sums computed per output row", "[schedule][rfactor][compute_at]") {
+  for (auto [n, K] : std::vector<std::pair<int, int>>{{7, 10007}, {64, 100}}) {
+    DYNAMIC_SECTION(n << "x" << K) {
+      RowSum p(n, K);
+      Schedule s = create_schedule({p.S});
+      auto [ko, ki] = s[p.S].split(p.k, 8);
+      Tensor SF = s.rfactor(p.S, ki);
+      s[SF].compute_at(s[p.S], p.S.axis(0));
+      s[p.S].parallel(p.S.axis(0));
+      NDArray a = random_array<float>({n, K}, 309);
+      Both r = run_both(s, {p.A}, {p.S}, {a}, "rfactor_at");
+      check_both<float>(r, p.reference(a), long_sum_tolerance(K));
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// Internal to the fragment backend: the GLSL ES 3.00 text of one pass.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "glsl/codegen_fragment.h"
+
+namespace tensorir::glsl {
+
+// (producing operation, value index) -> index into FragmentPlan::tensors.
+using TensorIndex = std::map<std::pair<const Object *, int>, int>;
+
+// Generates the pass that computes tensor `out` (value `value_index` of `op`) from its
+// effective body (inlined stages substituted, replaced operations resolved).
+FragmentPass emit_fragment_pass(const FragmentPlan &plan, const TensorIndex &tensors,
+                                const ComputeOpNode *op, int value_index, const Expr &body, int out);
+
+// The helper functions named in `used` ("tir_floordiv", "tir_erf", ...), in a fixed order.
+std::string fragment_helpers(const std::set<std::string> &used);
+
+// A GLSL identifier stem from a user-given name: letters, digits and single underscores,
+// never a reserved prefix, at most 24 characters.
+std::string glsl_stem(const std::string &name);
+
+// The GLSL type of a scalar IR type, or an Error naming `where`.
+std::string fragment_type(Type t, const std::string &where);
+
+}  // namespace tensorir::glsl
