@@ -53,32 +53,24 @@ size_t Stage::leaf_index(const IterVar &axis, const char *primitive) const {
 // Axes are copied first: callers may pass references into leaf_iter_vars, which changes.
 std::pair<IterVar, IterVar> Stage::split(const IterVar &axis_ref, Expr factor) {
   const IterVar axis = axis_ref;
-  size_t pos = leaf_index(axis, "split");
-  check_factor(factor, n_.get(), axis, "factor");
-  auto *rel = new IterVarRelationNode();
-  rel->kind = IterVarRelationNode::Split;
-  rel->parent = axis;
-  rel->outer = derived(axis, ".outer");
-  rel->inner = derived(axis, ".inner");
-  rel->factor = factor;
-  n_->relations.emplace_back(rel);
-  n_->all_iter_vars.push_back(rel->outer);
-  n_->all_iter_vars.push_back(rel->inner);
-  n_->leaf_iter_vars[pos] = rel->inner;
-  n_->leaf_iter_vars.insert(n_->leaf_iter_vars.begin() + static_cast<long>(pos), rel->outer);
-  return {rel->outer, rel->inner};
+  return add_split(axis, leaf_index(axis, "split"), std::move(factor), Expr());
 }
 
 std::pair<IterVar, IterVar> Stage::split_by_nparts(const IterVar &axis_ref, Expr nparts) {
   const IterVar axis = axis_ref;
-  size_t pos = leaf_index(axis, "split_by_nparts");
-  check_factor(nparts, n_.get(), axis, "number of parts");
+  return add_split(axis, leaf_index(axis, "split_by_nparts"), Expr(), std::move(nparts));
+}
+
+// Records parent -> (outer, inner); exactly one of factor and nparts is defined.
+std::pair<IterVar, IterVar> Stage::add_split(const IterVar &axis, size_t pos, Expr factor, Expr nparts) {
+  check_factor(factor.defined() ? factor : nparts, n_.get(), axis, factor.defined() ? "factor" : "number of parts");
   auto *rel = new IterVarRelationNode();
   rel->kind = IterVarRelationNode::Split;
   rel->parent = axis;
   rel->outer = derived(axis, ".outer");
   rel->inner = derived(axis, ".inner");
-  rel->nparts = nparts;
+  rel->factor = std::move(factor);
+  rel->nparts = std::move(nparts);
   n_->relations.emplace_back(rel);
   n_->all_iter_vars.push_back(rel->outer);
   n_->all_iter_vars.push_back(rel->inner);

@@ -95,6 +95,7 @@ class Partitioner : public IRMutator {
   Stmt try_partition(const ForNode *op) {
     // (A partitioned vectorized loop keeps its kind: the guard-free head is a narrower vector.)
     const int64_t *mn = as_const_int(op->min), *ext = as_const_int(op->extent);
+    if (mn && !ext) return partition_symbolic(op);
     if (!mn || !ext || *ext < 2) return Stmt();
     const int64_t lo = *mn, hi = *mn + *ext - 1;
     GuardFinder finder;
@@ -119,6 +120,35 @@ class Partitioner : public IRMutator {
       Stmt head = ForNode::make(op->loop_var, op->min, make_const(t, double(good - lo + 1)), op->for_kind, body);
       Stmt tail = ForNode::make(op->loop_var, make_const(t, double(good + 1)), make_const(t, double(hi - good)),
                                 op->for_kind, op->body);
+      return BlockNode::make({head, tail});
+    }
+    return Stmt();
+  }
+
+  // A loop of symbolic extent (a split of a symbolic shape): a guard `d < 0` with d linear
+  // in the loop variable v (d = a*v + r, a > 0) holds for every inner iteration while
+  // v <= floordiv(-max(r) - 1, a). Only loops starting at a constant are split, so the
+  // tail (which starts at the split point) is not split again.
+  Stmt partition_symbolic(const ForNode *op) {
+    GuardFinder finder;
+    finder.visit(op->body);
+    const Var &v = op->loop_var;
+    for (const Guard &g : finder.guards) {
+      const auto *lt = g.condition.as<LTNode>();
+      if (!lt || !lt->a.type().is_int() || !uses_var(g.condition, {v})) continue;
+      Expr d = simplify(lt->a - lt->b);
+      Expr slope = simplify(substitute(d, {{v, v + 1}}) - d);
+      const int64_t *a = as_const_int(slope);
+      if (!a || *a <= 0) continue;
+      VarRanges r = outer_;
+      for (const auto &[var, range] : g.inner) r[var] = range;
+      Interval rest = eval_interval(substitute(d, {{v, make_zero(v.type())}}), r);
+      if (!rest.has_upper()) continue;
+      Expr end = op->min + op->extent;
+      Expr split = simplify(min(max((make_zero(v.type()) - rest.max - 1) / make_const(v.type(), double(*a)) + 1, op->min), end));
+      Stmt body = DropConjunct(g.condition).mutate(op->body);
+      Stmt head = ForNode::make(v, op->min, simplify(split - op->min), op->for_kind, body);
+      Stmt tail = ForNode::make(v, split, simplify(end - split), op->for_kind, op->body);
       return BlockNode::make({head, tail});
     }
     return Stmt();

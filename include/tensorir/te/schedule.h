@@ -84,6 +84,7 @@ class Stage {
 
  private:
   size_t leaf_index(const IterVar &axis, const char *primitive) const;
+  std::pair<IterVar, IterVar> add_split(const IterVar &axis, size_t pos, Expr factor, Expr nparts);
   Stage &set_kind(const IterVar &axis, ForKind kind, const char *primitive);
   Ref<StageNode> n_;
 };
