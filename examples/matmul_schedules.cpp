@@ -117,40 +117,29 @@ Step step_packing(int n) {
 }
 
 // 6. Write cache: each 32x32 tile accumulates in a local block (cache_write, computed at
-//    the tile loop) and is copied to C once. The packing runs as a second function of the
-//    same module: with BP at root, a stage computed at a loop of C (C.local) may not read
-//    it, since bound inference would size BP for a single tile.
+//    the tile loop) and is copied to C once; k is split so four k steps are unrolled.
+// 7. Parallel: the same, with the fused tile loop and the packing spread over the threads.
 Step step_cache_write(int n, bool parallel) {
-  const int bn = PackedMatmul::bn;
-  Tensor B = placeholder({n, n}, Float(32), "B");
-  Tensor BP = compute({n / bn, n, bn}, [&](Var x, Var y, Var z) { return B(y, x * bn + z); }, "BP");
-  Schedule sp = create_schedule({BP});
-  sp[BP].vectorize(BP.axis(2));
-  if (parallel) sp[BP].parallel(BP.axis(0));
-
-  Tensor A = placeholder({n, n}, Float(32), "A");
-  Tensor BPin = placeholder({n / bn, n, bn}, Float(32), "BP");
-  IterVar k = reduce_axis({0, n}, "k");
-  Tensor C = compute({n, n}, [&](Var i, Var j) { return sum(A(i, k) * BPin(j / bn, k, j % bn), {k}); }, "C");
+  PackedMatmul m(n);
+  Tensor &C = m.C;
   Schedule s = create_schedule({C});
   Tensor CC = s.cache_write(C, "local");
-  auto [io, jo, ii, ji] = s[C].tile(C.axis(0), C.axis(1), 32, bn);
+  auto [io, jo, ii, ji] = s[C].tile(C.axis(0), C.axis(1), 32, PackedMatmul::bn);
   s[CC].compute_at(s[C], jo);
   auto [ko, ki] = s[CC].split(CC.reduce_axis(0), 4);
   s[CC].reorder({ko, CC.axis(0), ki, CC.axis(1)});
   s[CC].vectorize(CC.axis(1));
   s[CC].unroll(ki);
   s[C].vectorize(ji);
-  if (parallel) s[C].parallel(s[C].fuse(io, jo));
-
-  Module mod = build({lower(sp, {B, BP}, "pack"), lower(s, {A, BPin, C}, "mm")}, "llvm");
-  Function pack = mod("pack"), mm = mod("mm");
-  NDArray bp = NDArray::empty({n / bn, n, bn}, Float(32));
+  s[m.BP].vectorize(m.BP.axis(2));
+  if (parallel) {
+    s[C].parallel(s[C].fuse(io, jo));
+    s[m.BP].parallel(m.BP.axis(0));
+  }
+  Module mod = build(s, {m.A, m.B, C}, "llvm", "mm");
+  Function f = mod("mm");
   return {parallel ? "7 + parallel (fused tile loop, all threads)" : "6 + cache_write (local accumulator)", mod,
-          [pack, mm, bp](auto &a, auto &b, auto &c) {
-            pack(b, bp);
-            mm(a, bp, c);
-          }};
+          [f](auto &a, auto &b, auto &c) { f(a, b, c); }};
 }
 
 // 8. Register blocking: an 8x32 block of C (16 zmm registers) is finished for all k
