@@ -3,7 +3,9 @@
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev catch2
-          libfmt-dev libopenblas-dev libdnnl-dev pkg-config)
+          libfmt-dev libopenblas-dev libdnnl-dev pkg-config
+          # OpenGL: the glad loader generator, headless EGL and Mesa's software driver
+          python3-glad libegl-dev libgles-dev libegl1 libegl-mesa0 libgl1-mesa-dri libglfw3-dev)
 
 missing=()
 for p in "${packages[@]}"; do

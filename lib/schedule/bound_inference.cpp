@@ -36,11 +36,23 @@ Interval leaf_interval(const IterVar &iv, const IterRanges &ranges) {
 
 // Ranges of the consumer's root variables seen from inside its leaf loop `fixed_level`
 // (loops at or outside it are fixed; -1: none is).
-VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const IterRanges &ranges) {
+// A loop bound to a GPU thread index is fixed for one invocation, but memory shared by
+// many invocations must hold what all of them read: "shared" storage spans the threads
+// of a work group, "global" storage every thread.
+bool shared_across(const Stage &consumer, const IterVar &leaf, const std::string &scope) {
+  auto it = consumer->bound_threads.find(leaf.get());
+  if (it == consumer->bound_threads.end()) return false;
+  const std::string &tag = it->second->thread_tag;
+  return scope == "global" || (scope == "shared" && tag.rfind("threadIdx", 0) == 0);
+}
+
+VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const IterRanges &ranges,
+                               const std::string &scope) {
   VarRanges leaf;
   const auto &leaves = consumer->leaf_iter_vars;
   for (size_t l = 0; l < leaves.size(); ++l)
-    if (static_cast<int>(l) > fixed_level) leaf[leaves[l].var().get()] = leaf_interval(leaves[l], ranges);
+    if (static_cast<int>(l) > fixed_level || shared_across(consumer, leaves[l], scope))
+      leaf[leaves[l].var().get()] = leaf_interval(leaves[l], ranges);
   // Seen from the root, the loops that enclose an attached consumer run over their whole
   // ranges too.
   if (fixed_level < 0)
@@ -72,12 +84,13 @@ VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const Ite
 // The region of `producer` read by `consumer`, with the consumer's loops at or outside
 // `fixed_level` held fixed.
 std::vector<Interval> read_region(const Operation &producer, const Stage &consumer, int fixed_level,
-                                  const EffectiveBodies &bodies, const IterRanges &ranges) {
+                                  const std::string &scope, const EffectiveBodies &bodies,
+                                  const IterRanges &ranges) {
   LoadCollector c(producer.get());
   for (const Expr &e : bodies.at(consumer.op().get())) c.visit(e);
   std::vector<Interval> region;
   if (c.loads.empty()) return region;
-  VarRanges vr = consumer_root_ranges(consumer, fixed_level, ranges);
+  VarRanges vr = consumer_root_ranges(consumer, fixed_level, ranges, scope);
   region.resize(producer->output_shape(0).size());
   bool first = true;
   for (const TensorLoadNode *load : c.loads) {
@@ -121,7 +134,7 @@ ScheduleBounds infer_bounds(const Schedule &s, const EffectiveBodies &bodies) {
             continue;
           }
         }
-        std::vector<Interval> r = read_region(st.op(), consumer, level, bodies, out.ranges);
+        std::vector<Interval> r = read_region(st.op(), consumer, level, st->scope, bodies, out.ranges);
         if (r.empty()) continue;
         for (size_t d = 0; d < r.size(); ++d) need[d] = read ? interval_union(need[d], r[d]) : r[d];
         read = true;

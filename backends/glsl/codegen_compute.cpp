@@ -1,0 +1,642 @@
+// The compute shader printer: statements of a device kernel as GLSL 4.30, with shared
+// arrays at global scope and barriers around the statements that fill them.
+#include "glsl/codegen_compute.h"
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_set>
+
+#include "glsl/codegen_compute_scan.h"
+#include "glsl/glsl_common.h"
+#include "tensorir/error.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/ir/printer.h"
+#include "tensorir/ir/structural.h"
+#include "tensorir/ir/visitor.h"
+
+namespace tensorir::glsl {
+
+using namespace compute_detail;
+
+namespace {
+
+enum class Storage { SSBO, Shared, Local };
+
+// Pushes `v` (if any) for the lifetime of the object.
+struct ScopedPush {
+  std::vector<const VarNode *> &stack;
+  bool pushed;
+  ScopedPush(std::vector<const VarNode *> &s, const VarNode *v) : stack(s), pushed(v != nullptr) {
+    if (pushed) stack.push_back(v);
+  }
+  ~ScopedPush() {
+    if (pushed) stack.pop_back();
+  }
+};
+
+struct BufferInfo {
+  Storage storage = Storage::SSBO;
+  Type elem;            // element type of the data
+  std::string name;     // SSBO instance or array name
+  bool packed = false;  // SSBO of 8/16-bit elements, stored in uint words
+};
+
+const char *kGroupId[3] = {"gl_WorkGroupID.x", "gl_WorkGroupID.y", "gl_WorkGroupID.z"};
+const char *kLocalId[3] = {"gl_LocalInvocationID.x", "gl_LocalInvocationID.y", "gl_LocalInvocationID.z"};
+const char *kAxis[3] = {"x", "y", "z"};
+
+// Which shared buffers a statement reads and writes (memoised per node).
+class SharedAccess : public IRVisitor {
+ public:
+  explicit SharedAccess(const std::unordered_set<const VarNode *> &shared) : shared_(shared) {}
+  bool reads = false, writes = false;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const LoadNode *op) override {
+    if (shared_.count(op->buffer.get())) reads = true;
+    IRVisitor::visit(op);
+  }
+  void visit(const StoreNode *op) override {
+    if (shared_.count(op->buffer.get())) writes = true;
+    IRVisitor::visit(op);
+  }
+
+ private:
+  const std::unordered_set<const VarNode *> &shared_;
+};
+
+class SharedFinder : public IRVisitor {
+ public:
+  std::unordered_set<const VarNode *> shared;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const AllocateNode *op) override {
+    if (op->scope == "shared") shared.insert(op->buffer.get());
+    IRVisitor::visit(op);
+  }
+};
+
+class ComputeCodegen : public ExprPrinter {
+ public:
+  ComputeCodegen(const DeviceKernel &k, const std::unordered_map<const VarNode *, Type> &types,
+                 const ComputeLimits &limits)
+      : ExprPrinter(Dialect::GLSL430, names_storage_), k_(k), types_(types), limits_(limits) {}
+
+  ComputeShader run() {
+    ComputeShader out;
+    out.name = k_.name;
+    LaunchShape shape = launch_shape(k_, limits_);
+    for (int d = 0; d < 3; ++d) {
+      out.local_size[d] = shape.local[d];
+      out.group_count[d] = shape.groups[d];
+    }
+    shape_ = shape;
+    SharedFinder sf;
+    sf.visit(k_.body);
+    shared_ = sf.shared;
+
+    KernelInputs in = kernel_inputs(k_);
+    declare_buffers(in.buffers, out);
+    declare_uniforms(in.scalars, out);
+
+    // Leading thread indices: one variable each at the top of main().
+    for (const ThreadExtent &t : k_.threads) {
+      int slot = thread_slot(t.tag);
+      std::string name = names_.get(t.var.get());
+      line(type(t.var.type(), "thread index " + t.tag) + " " + name + " = " + cast_index(t.var.type(), slot) + ";");
+      if (slot >= 3) {
+        varying_.insert(t.var.get());
+        threads_in_scope_.push_back(t.var.get());
+      }
+    }
+    seq({k_.body}, true);
+
+    std::ostringstream src;
+    src << "#version 430\n";
+    if (uses_int64()) {
+      TIR_USER_CHECK(limits_.int64) << "kernel '" << k_.name
+                                    << "' uses 64-bit integers, which this OpenGL driver does not support "
+                                       "(no GL_ARB_gpu_shader_int64); use int32";
+      src << "#extension GL_ARB_gpu_shader_int64 : require\n";
+    }
+    src << "// kernel " << k_.name << "\n";
+    src << "layout(local_size_x = " << shape.local[0] << ", local_size_y = " << shape.local[1]
+        << ", local_size_z = " << shape.local[2] << ") in;\n";
+    src << decls_.str();
+    if (uses_group_offset_) {
+      out.group_offset_uniform = "tir_group_offset";
+      src << "uniform ivec3 tir_group_offset;\n";
+    }
+    for (const VarNode *node : shared_order_) src << shared_decls_[node] << "\n";
+    src << helper_functions();
+    src << "void main() {\n" << body_.str() << "}\n";
+    out.source = src.str();
+    return out;
+  }
+
+ private:
+  // ------------------------------------------------------------ declarations
+  void declare_buffers(const std::vector<Var> &handles, ComputeShader &out) {
+    TIR_USER_CHECK(static_cast<int>(handles.size()) <= limits_.max_storage_buffers)
+        << "kernel '" << k_.name << "' uses " << handles.size() << " buffers, more than the "
+        << limits_.max_storage_buffers << " storage buffers this device allows in one shader; split the "
+        << "computation into more stages (compute_root) or inline fewer tensors";
+    for (const Var &h : handles) {
+      auto it = types_.find(h.get());
+      TIR_ASSERT(it != types_.end()) << "kernel '" << k_.name << "' uses buffer '" << h.name()
+                                     << "', which is neither an argument nor a temporary";
+      BufferInfo b;
+      b.elem = it->second;
+      b.name = names_.get(h.get());
+      b.packed = is_narrow_int(b.elem) || b.elem.is_bool();
+      std::string elem = b.packed ? "uint" : type(b.elem, "buffer '" + h.name() + "'");
+      int binding = static_cast<int>(out.buffers.size());
+      // restrict: arguments do not alias (as on the CPU), so values can stay in registers.
+      decls_ << "layout(std430, binding = " << binding << ") restrict buffer tir_buffer_" << binding << " { " << elem
+             << " data[]; } " << b.name << ";\n";
+      buffers_[h.get()] = b;
+      out.buffers.push_back(h);
+    }
+  }
+
+  void declare_uniforms(const std::vector<Var> &scalars, ComputeShader &out) {
+    for (const Var &v : scalars) {
+      std::string name = names_.get(v.get());
+      decls_ << "uniform " << type(v.type(), "scalar '" + v.name() + "'") << " " << name << ";\n";
+      out.uniforms.push_back(v);
+      out.uniform_names.push_back(name);
+    }
+  }
+
+  // gl_WorkGroupID (plus the launch's offset) or gl_LocalInvocationID as `t`.
+  std::string cast_index(Type t, int slot) {
+    std::string v;
+    if (slot < 3) {
+      uses_group_offset_ = true;
+      v = "(int(" + std::string(kGroupId[slot]) + ") + tir_group_offset." + kAxis[slot] + ")";
+    } else {
+      v = "int(" + std::string(kLocalId[slot - 3]) + ")";
+    }
+    return t == Int(32) ? v : type(t, "a thread index") + "(" + v + ")";
+  }
+
+  // ------------------------------------------------------------ output
+  void line(const std::string &s) { body_ << std::string(static_cast<size_t>(2 * depth_), ' ') << s << "\n"; }
+  void open(const std::string &s) {
+    line(s.empty() ? "{" : s + " {");
+    ++depth_;
+  }
+  void close() {
+    --depth_;
+    line("}");
+  }
+  void barrier() {
+    if (last_barrier_) return;
+    line("memoryBarrierShared();");
+    line("barrier();");
+    last_barrier_ = true;
+  }
+
+  // Prints the expressions of one statement; Let bindings they contain go to `pre`, which
+  // the caller emits first inside a block of its own.
+  struct Pre {
+    std::vector<std::string> lines;
+  };
+  std::string expr(const Expr &e, Pre &pre) {
+    set_prelude(&pre.lines);
+    std::string s = print(e);
+    set_prelude(nullptr);
+    return s;
+  }
+  bool open_pre(const Pre &pre) {
+    if (pre.lines.empty()) return false;
+    open("");
+    for (const std::string &l : pre.lines) line(l);
+    return true;
+  }
+
+  // ------------------------------------------------------------ uniformity
+  bool varying(const Expr &e) {
+    struct Finder : IRVisitor {
+      std::unordered_set<const VarNode *> &vary;
+      bool found = false;
+      explicit Finder(std::unordered_set<const VarNode *> &v) : vary(v) {}
+      using IRVisitor::visit;
+      void visit(const VarNode *op) override { found = found || vary.count(op); }
+      void visit(const LetNode *op) override {
+        Finder f(vary);
+        f.visit(op->value);
+        if (f.found) vary.insert(op->var.get());
+        IRVisitor::visit(op);
+      }
+    } f(varying_);
+    f.visit(e);
+    return f.found;
+  }
+
+  SharedAccess access(const Stmt &s) {
+    auto it = access_.find(s.get());
+    if (it != access_.end()) return it->second;
+    SharedAccess a(shared_);
+    a.visit(s);
+    access_.emplace(s.get(), a);
+    return a;
+  }
+
+  // Statements that every invocation of a group runs alike when their parent does, and
+  // that can hold barriers inside.
+  bool uniform_container(const Stmt &s) {
+    switch (s->kind) {
+      case IRKind::Block:
+      case IRKind::LetStmt:
+      case IRKind::Allocate:
+      case IRKind::AssertStmt: return true;
+      case IRKind::For: {
+        const auto *f = s.as<ForNode>();
+        return !varying(f->min) && !varying(f->extent);
+      }
+      case IRKind::IfThenElse: return !varying(s.as<IfThenElseNode>()->condition);
+      case IRKind::AttrStmt: {
+        const auto *a = s.as<AttrStmtNode>();
+        return a->key != "thread_extent" || thread_attr_is_alias(a);
+      }
+      default: return false;
+    }
+  }
+
+  // A list of statements. At a uniform level, a statement that writes a shared array is
+  // fenced by barriers: before it (earlier reads are done) and after it (its writes are
+  // seen). One that also reads shared arrays is entered instead, when it can hold
+  // barriers, so that the fences fall between its own parts.
+  void seq(const std::vector<Stmt> &list, bool uniform) {
+    std::vector<Stmt> flat;
+    for (const Stmt &s : list) {
+      if (!s.defined()) continue;
+      if (const auto *b = s.as<BlockNode>())
+        flat.insert(flat.end(), b->stmts.begin(), b->stmts.end());
+      else
+        flat.push_back(s);
+    }
+    for (const Stmt &s : flat) {
+      if (!uniform || shared_.empty()) {
+        stmt(s, uniform);
+        continue;
+      }
+      SharedAccess a = access(s);
+      if (!a.writes) {
+        stmt(s, uniform);
+      } else if (a.reads && uniform_container(s)) {
+        stmt(s, true);
+      } else {  // fenced as a whole: no barriers inside
+        barrier();
+        stmt(s, false);
+        barrier();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ statements
+  void stmt(const Stmt &s, bool uniform) {
+    switch (s->kind) {
+      case IRKind::Block: seq({s}, uniform); return;
+      case IRKind::LetStmt: return let_stmt(s.as<LetStmtNode>(), uniform);
+      case IRKind::AttrStmt: return attr(s.as<AttrStmtNode>(), uniform);
+      case IRKind::AssertStmt: return seq({s.as<AssertStmtNode>()->body}, uniform);  // no way to fail on the device
+      case IRKind::For: return for_loop(s.as<ForNode>(), uniform);
+      case IRKind::Store: return store(s.as<StoreNode>());
+      case IRKind::Allocate: return allocate(s.as<AllocateNode>(), uniform);
+      case IRKind::IfThenElse: return if_then_else(s.as<IfThenElseNode>(), uniform);
+      case IRKind::Evaluate: return evaluate(s.as<EvaluateNode>());
+      default: TIR_ASSERT(false) << "statement reached GLSL code generation: " << s;
+    }
+  }
+
+  void let_stmt(const LetStmtNode *op, bool uniform) {
+    TIR_USER_CHECK(op->value.type().is_scalar())
+        << "vectorize is not supported by the opengl target for this loop (vector variable '" << op->var.name()
+        << "'); remove s[T].vectorize(...) when building for opengl";
+    Pre pre;
+    std::string value = expr(op->value, pre);
+    if (varying(op->value)) varying_.insert(op->var.get());
+    open("");
+    for (const std::string &l : pre.lines) line(l);
+    std::string name = names_.get(op->var.get());
+    line(type(op->var.type(), "variable '" + op->var.name() + "'") + " " + name + " = " + value + ";");
+    last_barrier_ = false;
+    seq({op->body}, uniform);
+    close();
+  }
+
+  // Inner thread_extent: the loop runs across the invocations (or groups) of its index.
+  bool thread_attr_is_alias(const AttrStmtNode *a) const {
+    const auto *iv = static_cast<const IterVarNode *>(a->node.get());
+    int slot = thread_slot(iv->thread_tag);
+    if (slot >= 3) {
+      const int64_t *e = as_const_int(a->value);
+      return e && *e == shape_.local[slot - 3];
+    }
+    return structural_equal(a->value, shape_.groups[slot]);
+  }
+
+  void attr(const AttrStmtNode *op, bool uniform) {
+    if (op->key != "thread_extent") return seq({op->body}, uniform);
+    const auto *iv = static_cast<const IterVarNode *>(op->node.get());
+    int slot = thread_slot(iv->thread_tag);
+    Type t = iv->var.type();
+    std::string tname = type(t, "thread index " + iv->thread_tag);
+    std::string name = names_.get(iv->var.get());
+    std::string index = cast_index(t, slot);
+    if (slot >= 3) varying_.insert(iv->var.get());
+    last_barrier_ = false;
+    ScopedPush in_scope(threads_in_scope_, slot >= 3 ? iv->var.get() : nullptr);
+    if (thread_attr_is_alias(op)) {
+      open("");
+      line(tname + " " + name + " = " + index + ";");
+      seq({op->body}, uniform);
+      close();
+      return;
+    }
+    Pre pre;
+    std::string extent = expr(op->value, pre);
+    bool scoped = open_pre(pre);
+    const int64_t *e = as_const_int(op->value);
+    bool smaller = slot >= 3 ? (e && *e < shape_.local[slot - 3])
+                             : (e && as_const_int(shape_.groups[slot]) && *e < *as_const_int(shape_.groups[slot]));
+    if (smaller) {  // fewer iterations than invocations: the rest skip it
+      open("if (" + index + " < " + extent + ")");
+      line(tname + " " + name + " = " + index + ";");
+    } else {  // more: each invocation takes every n-th
+      Pre step_pre;
+      std::string step = slot >= 3 ? std::to_string(shape_.local[slot - 3]) : expr(shape_.groups[slot], step_pre);
+      TIR_ASSERT(step_pre.lines.empty()) << "let in a launch extent";
+      if (t != Int(32)) step = tname + "(" + step + ")";
+      open("for (" + tname + " " + name + " = " + index + "; " + name + " < " + extent + "; " + name + " += " + step +
+           ")");
+    }
+    seq({op->body}, false);
+    close();
+    if (scoped) close();
+  }
+
+  void for_loop(const ForNode *op, bool uniform) {
+    Pre pre;
+    std::string min = expr(op->min, pre);
+    std::string ext = expr(op->extent, pre);
+    bool vary = varying(op->min) || varying(op->extent);
+    if (vary) varying_.insert(op->loop_var.get());
+    bool scoped = open_pre(pre);
+    Type t = op->loop_var.type();
+    std::string tname = type(t, "loop variable '" + op->loop_var.name() + "'");
+    std::string v = names_.get(op->loop_var.get());
+    std::string end;
+    const int64_t *cmin = as_const_int(op->min), *cext = as_const_int(op->extent);
+    if (cmin && cext) {
+      end = int_literal(t, *cmin + *cext);
+      open("for (" + tname + " " + v + " = " + min + "; " + v + " < " + end + "; ++" + v + ")");
+    } else {
+      // The bound is computed once, as the IR's loop does.
+      std::string end_name = names_.fresh(op->loop_var.name() + "_end");
+      std::string bound = is_const_int(op->min, 0) ? ext : "(" + min + " + " + ext + ")";
+      open("for (" + tname + " " + v + " = " + min + ", " + end_name + " = " + bound + "; " + v + " < " + end_name +
+           "; ++" + v + ")");
+    }
+    last_barrier_ = false;
+    seq({op->body}, uniform && !vary);
+    close();
+    if (scoped) close();
+  }
+
+  void if_then_else(const IfThenElseNode *op, bool uniform) {
+    Pre pre;
+    std::string cond = expr(op->condition, pre);
+    bool scoped = open_pre(pre);
+    bool inner_uniform = uniform && !varying(op->condition);
+    last_barrier_ = false;
+    std::vector<const VarNode *> cond_vars = vars_of(op->condition);
+    size_t guards = guard_vars_.size();
+    guard_vars_.insert(guard_vars_.end(), cond_vars.begin(), cond_vars.end());
+    open("if (" + cond + ")");
+    seq({op->then_case}, inner_uniform);
+    if (op->else_case.defined()) {
+      --depth_;
+      line("} else {");
+      ++depth_;
+      last_barrier_ = false;
+      seq({op->else_case}, inner_uniform);
+    }
+    close();
+    if (scoped) close();
+    guard_vars_.resize(guards);
+    last_barrier_ = false;
+  }
+
+  void evaluate(const EvaluateNode *op) {
+    if (!op->value.as<CallNode>()) return;  // a constant: nothing to do
+    Pre pre;
+    std::string v = expr(op->value, pre);
+    bool scoped = open_pre(pre);
+    line(v + ";");
+    if (scoped) close();
+    last_barrier_ = false;
+  }
+
+  void allocate(const AllocateNode *op, bool uniform) {
+    int64_t n = 1;
+    for (const Expr &e : op->extents) {
+      const int64_t *c = as_const_int(e);
+      TIR_USER_CHECK(c != nullptr) << "kernel '" << k_.name << "': buffer '" << op->buffer.name() << "' (scope "
+                                   << op->scope << ") has the non-constant size " << e
+                                   << "; arrays in a shader need constant sizes: split the loops it is "
+                                      "computed in by constant factors";
+      n *= *c;
+    }
+    n = std::max<int64_t>(n, 1);
+    BufferInfo b;
+    b.storage = op->scope == "shared" ? Storage::Shared : Storage::Local;
+    b.elem = op->type;
+    std::string elem = type(op->type, "buffer '" + op->buffer.name() + "'");
+    if (b.storage == Storage::Shared) {
+      auto it = buffers_.find(op->buffer.get());
+      if (it == buffers_.end()) {
+        b.name = names_.get(op->buffer.get());
+        buffers_[op->buffer.get()] = b;
+        shared_order_.push_back(op->buffer.get());
+      }
+      outer_threads_[op->buffer.get()] = threads_in_scope_;
+      int64_t &size = shared_size_[op->buffer.get()];
+      size = std::max(size, n);
+      shared_decls_[op->buffer.get()] = "shared " + elem + " " + buffers_[op->buffer.get()].name + "[" +
+                                        std::to_string(size) + "];";
+      int64_t total = 0;
+      for (const auto &[node, count] : shared_size_) total += count * std::max(4, buffers_[node].elem.bytes());
+      TIR_USER_CHECK(total <= limits_.max_shared_bytes)
+          << "kernel '" << k_.name << "' needs " << total << " bytes of shared memory (buffer '" << op->buffer.name()
+          << "' has " << n << " elements); this device allows " << limits_.max_shared_bytes
+          << ": use smaller tiles";
+      seq({op->body}, uniform);
+      return;
+    }
+    // One array per invocation, in the scope of its body.
+    b.name = names_.fresh(op->buffer.name());
+    auto saved = buffers_.find(op->buffer.get());
+    bool had = saved != buffers_.end();
+    BufferInfo old = had ? saved->second : BufferInfo{};
+    buffers_[op->buffer.get()] = b;
+    open("");
+    line(elem + " " + b.name + "[" + std::to_string(n) + "];");
+    seq({op->body}, uniform);
+    close();
+    if (had)
+      buffers_[op->buffer.get()] = old;
+    else
+      buffers_.erase(op->buffer.get());
+  }
+
+  static std::vector<const VarNode *> vars_of(const Expr &e) {
+    struct Finder : IRVisitor {
+      std::vector<const VarNode *> vars;
+      using IRVisitor::visit;
+      void visit(const VarNode *op) override { vars.push_back(op); }
+    } f;
+    f.visit(e);
+    return f.vars;
+  }
+
+  // Every invocation of a group shares one copy of a shared array. A store whose value
+  // depends on a thread index that encloses the array's allocation, but whose address
+  // does not, has the invocations write different values to the same element: the stage
+  // was computed inside thread-bound loops, and its region is one invocation's, not the
+  // group's.
+  void check_shared_store(const StoreNode *op) {
+    auto outer = outer_threads_.find(op->buffer.get());
+    if (outer == outer_threads_.end()) return;
+    std::vector<const VarNode *> in_index = vars_of(op->index);
+    for (const VarNode *v : vars_of(op->value)) {
+      bool enclosing = std::find(outer->second.begin(), outer->second.end(), v) != outer->second.end();
+      bool addressed = std::find(in_index.begin(), in_index.end(), v) != in_index.end();
+      bool guarded = std::find(guard_vars_.begin(), guard_vars_.end(), v) != guard_vars_.end();
+      TIR_USER_CHECK(!enclosing || addressed || guarded)
+          << "kernel '" << k_.name << "': shared buffer '" << op->buffer.name() << "' is filled inside the loop "
+          << "bound to " << v->name << ", so every invocation of a work group would write its own values "
+          << "into the one shared copy; compute the stage at a loop outside the threadIdx-bound loops "
+          << "(e.g. reorder the reduction's outer loop before them)";
+    }
+  }
+
+  const BufferInfo &buffer(const Var &v) const {
+    auto it = buffers_.find(v.get());
+    TIR_ASSERT(it != buffers_.end()) << "kernel '" << k_.name << "': buffer '" << v.name() << "' is not declared";
+    return it->second;
+  }
+
+  // Array indices are int in GLSL.
+  std::string index_of(const Expr &index, Pre &pre) {
+    std::string s = expr(index, pre);
+    if (index.type().bits() == 64) return "int(" + s + ")";
+    return s;
+  }
+
+  void store(const StoreNode *op) {
+    if (op->value.type().is_vector() || op->index.type().is_vector()) {
+      int lanes = std::max(op->value.type().lanes(), op->index.type().lanes());
+      for (int l = 0; l < lanes; ++l) {
+        Stmt s = StoreNode::make(op->buffer, lane_of(op->value, l), lane_of(op->index, l));
+        store(s.as<StoreNode>());
+      }
+      return;
+    }
+    const BufferInfo &b = buffer(op->buffer);
+    if (b.storage == Storage::Shared) check_shared_store(op);
+    Pre pre;
+    std::string idx = index_of(op->index, pre);
+    std::string value = expr(op->value, pre);
+    last_barrier_ = false;
+    if (b.packed) {  // 8/16-bit elements: rewrite the element's bits of its word atomically
+      int bits = b.elem.is_bool() ? 8 : b.elem.bits();
+      int per_word = 32 / bits;
+      std::string i = names_.fresh("i"), sh = names_.fresh("shift");
+      open("");
+      for (const std::string &l : pre.lines) line(l);
+      line("int " + i + " = " + idx + ";");
+      line("uint " + sh + " = uint((" + i + " & " + std::to_string(per_word - 1) + ") * " + std::to_string(bits) + ");");
+      std::string mask = bits == 8 ? "0xffu" : "0xffffu";
+      std::string word = b.name + ".data[" + i + " >> " + std::to_string(bits == 8 ? 2 : 1) + "]";
+      line("atomicAnd(" + word + ", ~(" + mask + " << " + sh + "));");
+      line("atomicOr(" + word + ", (uint(" + value + ") & " + mask + ") << " + sh + ");");
+      close();
+      return;
+    }
+    bool scoped = open_pre(pre);
+    std::string target = b.storage == Storage::SSBO ? b.name + ".data[" + idx + "]" : b.name + "[" + idx + "]";
+    std::string elem = type(b.elem, "buffer '" + op->buffer.name() + "'");
+    if (op->value.type() != b.elem) value = elem + "(" + value + ")";
+    line(target + " = " + value + ";");
+    if (scoped) close();
+  }
+
+ protected:
+  std::string load(const LoadNode *op) override {
+    TIR_USER_CHECK(op->index.type().is_scalar())
+        << "vectorize is not supported by the opengl target here (vector load of '" << op->buffer.name()
+        << "'); remove s[T].vectorize(...) when building for opengl";
+    const BufferInfo &b = buffer(op->buffer);
+    std::string idx = print(op->index);
+    if (op->index.type().bits() == 64) idx = "int(" + idx + ")";
+    std::string value;
+    if (b.packed) {
+      int bits = b.elem.is_bool() ? 8 : b.elem.bits();
+      int per_word = 32 / bits;
+      std::string i = idx;
+      if (prelude_ && !op->index.as<VarNode>() && !op->index.as<IntImmNode>()) {
+        i = names_.fresh("i");
+        prelude_->push_back("int " + i + " = " + idx + ";");
+      }
+      std::string word = b.name + ".data[" + i + " >> " + std::to_string(bits == 8 ? 2 : 1) + "]";
+      std::string offset = "((" + i + " & " + std::to_string(per_word - 1) + ") * " + std::to_string(bits) + ")";
+      if (b.elem.is_int())
+        value = "bitfieldExtract(int(" + word + "), " + offset + ", " + std::to_string(bits) + ")";
+      else
+        value = "bitfieldExtract(" + word + ", " + offset + ", " + std::to_string(bits) + ")";
+      if (b.elem.is_bool()) value = "(" + value + " != 0u)";
+    } else {
+      value = b.storage == Storage::SSBO ? b.name + ".data[" + idx + "]" : b.name + "[" + idx + "]";
+    }
+    if (op->type != b.elem) value = cast_text(op->type, b.elem, value);
+    return value;
+  }
+
+ private:
+  std::string cast_text(Type to, Type from, const std::string &v) {
+    if (to.is_bool()) return "(" + v + " != " + (from.is_float() ? float_literal(from, 0) : int_literal(from, 0)) + ")";
+    return type(to, "a load") + "(" + v + ")";
+  }
+
+  NameTable names_storage_;
+  const DeviceKernel &k_;
+  const std::unordered_map<const VarNode *, Type> &types_;
+  ComputeLimits limits_;
+  LaunchShape shape_;
+  std::unordered_set<const VarNode *> shared_, varying_;
+  std::unordered_map<const StmtNode *, SharedAccess> access_;
+  std::unordered_map<const VarNode *, BufferInfo> buffers_;
+  std::vector<const VarNode *> shared_order_;  // declaration order
+  std::vector<const VarNode *> threads_in_scope_, guard_vars_;
+  std::unordered_map<const VarNode *, std::vector<const VarNode *>> outer_threads_;
+  std::unordered_map<const VarNode *, std::string> shared_decls_;
+  std::unordered_map<const VarNode *, int64_t> shared_size_;
+  std::ostringstream decls_, body_;
+  int depth_ = 1;
+  bool last_barrier_ = false;
+  bool uses_group_offset_ = false;
+};
+
+}  // namespace
+
+ComputeShader codegen_compute(const DeviceKernel &kernel, const std::unordered_map<const VarNode *, Type> &buffer_types,
+                              const ComputeLimits &limits) {
+  return ComputeCodegen(kernel, buffer_types, limits).run();
+}
+
+}  // namespace tensorir::glsl

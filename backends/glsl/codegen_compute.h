@@ -1,0 +1,43 @@
+// GLSL 4.30 compute shaders from device kernels (transforms/split_host_device.h): one
+// shader per kernel, tensors in shader storage buffers, scalars and shape variables as
+// uniforms, blockIdx/threadIdx as work groups and local invocations.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "transforms/split_host_device.h"
+
+namespace tensorir::glsl {
+
+// What the driver allows; the module fills it from the GL context.
+struct ComputeLimits {
+  int max_invocations = 1024;            // per work group
+  int max_group_size[3] = {1024, 1024, 64};
+  int max_shared_bytes = 32768;
+  int max_storage_buffers = 16;
+  bool int64 = false;                    // GL_ARB_gpu_shader_int64
+};
+
+struct ComputeShader {
+  std::string name;
+  std::string source;
+  int local_size[3] = {1, 1, 1};
+  // Work groups to launch per axis (blockIdx.x/y/z extents), in terms of the function's
+  // scalar arguments and shape variables; 1 for an unused axis.
+  Expr group_count[3];
+  std::vector<Var> buffers;                // binding i holds buffers[i]
+  std::vector<Var> uniforms;               // scalars and shape variables, set before a launch
+  std::vector<std::string> uniform_names;  // their names in the shader
+  // An ivec3 uniform added to gl_WorkGroupID, so that more groups than the driver's
+  // per-launch maximum run as several launches; empty when blockIdx is unused.
+  std::string group_offset_uniform;
+};
+
+// `buffer_types` gives the element type of every global buffer handle (arguments and
+// temporaries). Throws tensorir::Error for what the target cannot express.
+ComputeShader codegen_compute(const DeviceKernel &kernel,
+                              const std::unordered_map<const VarNode *, Type> &buffer_types,
+                              const ComputeLimits &limits);
+
+}  // namespace tensorir::glsl

@@ -1,0 +1,345 @@
+// plan_fragment: the tensors, uniforms and passes of a function on the fragment path.
+// Every computed (non-inlined) stage becomes one pass per output value the function
+// needs; loop transformations in the schedule do not apply (a fragment is one element).
+#include <unordered_set>
+
+#include "glsl/codegen_fragment_emit.h"
+#include "schedule/schedule_internal.h"
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/printer.h"
+#include "tensorir/ir/visitor.h"
+
+namespace tensorir::glsl {
+
+namespace {
+
+// The tensors an expression reads, as (producer, value index).
+std::vector<std::pair<const Object *, int>> reads_of(const Expr &e) {
+  struct Finder : IRVisitor {
+    std::vector<std::pair<const Object *, int>> found;
+    using IRVisitor::visit;
+    void visit(const TensorLoadNode *op) override {
+      found.emplace_back(op->producer.get(), op->value_index);
+      IRVisitor::visit(op);
+    }
+  };
+  Finder f;
+  f.visit(e);
+  return f.found;
+}
+
+// Packing pays when the four lanes of a fragment (neighbours along the innermost axis)
+// share a reduction loop and read neighbouring texels. A reduction whose reads move by
+// whole rows from one lane to the next (a row sum) runs faster one element per
+// fragment, and so does a tensor too small to spread over several fragments.
+bool worth_packing(const ComputeOpNode *op, const std::vector<Expr> &bodies) {
+  int64_t numel = 1;
+  bool constant = true;
+  for (const Expr &d : op->shape) {
+    const int64_t *v = as_const_int(d);
+    if (v) numel *= *v;
+    else constant = false;
+  }
+  if (op->axis.empty() || (constant && numel < 16)) return false;
+  const ReduceNode *r = bodies[0].as<ReduceNode>();
+  if (!r) return true;
+  struct StridedReads : IRVisitor {
+    std::vector<Var> inner;
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const TensorLoadNode *op) override {
+      for (size_t i = 0; i + 1 < op->args.size(); ++i) found = found || uses_var(op->args[i], inner);
+      if (!op->args.empty() && uses_var(op->args.back(), inner)) {
+        // The last index may move with the axis, by a few elements per lane at most.
+        const Expr &last = op->args.back();
+        Expr step = simplify(substitute(last, {{inner[0], inner[0] + 1}}) - last);
+        const int64_t *c = as_const_int(step);
+        found = found || !c || *c > 4 || *c < -4;
+      }
+      IRVisitor::visit(op);
+    }
+  };
+  StridedReads reads;
+  reads.inner = {op->axis.back().var()};
+  for (const Expr &s : r->source) reads.visit(s);
+  if (r->condition.defined()) reads.visit(r->condition);
+  return !reads.found;
+}
+
+std::vector<const VarNode *> vars_of(const Expr &e) {
+  struct Finder : IRVisitor {
+    std::vector<const VarNode *> found;
+    using IRVisitor::visit;
+    void visit(const VarNode *op) override { found.push_back(op); }
+  };
+  Finder f;
+  f.visit(e);
+  return f.found;
+}
+
+void check_tensor_dtype(Type t, const std::string &where) {
+  TIR_USER_CHECK(!(t.code() == Type::Float && t.bits() == 64))
+      << where << " is float64: float64 is not supported by WebGL/fragment targets; use float32";
+  TIR_USER_CHECK(t == Float(32) || t == Int(32))
+      << where << " has type " << t
+      << ", but WebGL/fragment targets store tensors as float32 or int32 textures; cast it to one of those";
+}
+
+class Planner {
+ public:
+  Planner(const LoweredFunc &f, int max_texture_size, bool pack) : f_(f), pack_(pack) {
+    plan_.name = f->name;
+    plan_.max_texture_size = max_texture_size;
+  }
+
+  FragmentPlan run() {
+    TIR_USER_CHECK(f_->schedule.get())
+        << f_->name << ": the fragment target generates shaders from the tensor stages, but this "
+                       "function carries no schedule; build it with lower() or build(schedule, ...)";
+    TIR_ASSERT(f_->arg_tensors.size() == f_->args.size()) << f_->name << ": arg_tensors";
+    add_variable_uniforms();
+    add_argument_tensors();
+    std::vector<Candidate> candidates = collect_stages();
+    std::vector<bool> keep = needed(candidates);
+    check_outputs_computed(candidates);
+    finish_tensors();
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (!keep[c]) continue;
+      const Candidate &k = candidates[c];
+      plan_.passes.push_back(emit_fragment_pass(plan_, index_, k.op, k.value_index, k.body, k.tensor));
+      plan_.passes.back().loop_iterations = k.iterations;
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  struct Candidate {
+    const ComputeOpNode *op;
+    int value_index;
+    Expr body;
+    int tensor;
+    Expr iterations;  // of its reduction loop, at most; undefined without one
+  };
+
+  std::string unique(const std::string &name) { return glsl_stem(name) + "_" + std::to_string(counter_++); }
+
+  void add_variable_uniforms() {
+    for (size_t i = 0; i < f_->args.size(); ++i) {
+      const LoweredArg &a = f_->args[i];
+      if (a.is_buffer) continue;
+      fragment_type(a.dtype, f_->name + ": scalar argument " + a.name);
+      FragmentUniform u;
+      u.name = unique(a.name);
+      u.var = a.var;
+      u.arg_index = static_cast<int>(i);
+      plan_.uniforms.push_back(u);
+    }
+    for (size_t s = 0; s < f_->symbols.size(); ++s) {
+      FragmentUniform u;
+      u.name = unique(f_->symbols[s].name());
+      u.var = f_->symbols[s];
+      u.symbol = static_cast<int>(s);
+      plan_.uniforms.push_back(u);
+    }
+  }
+
+  int add_tensor(const Tensor &t, const std::string &name, int arg_index) {
+    auto key = std::make_pair(static_cast<const Object *>(t.op().get()), t.value_index());
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    FragmentTensor ft;
+    ft.name = name;
+    ft.ident = unique(name);
+    ft.dtype = t.dtype();
+    ft.shape = t.shape();
+    ft.arg_index = arg_index;
+    ft.is_input = t.op().as<PlaceholderOpNode>() != nullptr;
+    ft.is_output = !ft.is_input && arg_index >= 0;
+    int idx = static_cast<int>(plan_.tensors.size());
+    plan_.tensors.push_back(ft);
+    index_[key] = idx;
+    return idx;
+  }
+
+  void add_argument_tensors() {
+    for (size_t i = 0; i < f_->args.size(); ++i) {
+      const LoweredArg &a = f_->args[i];
+      if (!a.is_buffer) continue;
+      const Tensor &t = f_->arg_tensors[i];
+      TIR_ASSERT(t.defined()) << f_->name << ": buffer argument " << a.name << " has no tensor";
+      check_tensor_dtype(t.dtype(), f_->name + ": argument " + a.name);
+      add_tensor(t, a.name, static_cast<int>(i));
+    }
+  }
+
+  std::vector<Candidate> collect_stages() {
+    EffectiveBodies bodies = inline_stages(f_->schedule);
+    std::vector<Candidate> out;
+    for (const Stage &st : f_->schedule.stages()) {
+      const Operation &op = st.op();
+      if (op.as<PlaceholderOpNode>()) continue;
+      const auto *compute = op.as<ComputeOpNode>();
+      TIR_USER_CHECK(compute) << f_->name << ": stage " << op->name
+                              << " is neither a compute nor a placeholder; the fragment target cannot run it";
+      if (st->attach_type == AttachType::Inline) {
+        for (int v = 0; v < compute->num_outputs(); ++v)
+          TIR_USER_CHECK(!index_.count({compute, v}))
+              << f_->name << ": " << op->name << " is an argument of the function but is compute_inline()d; "
+                 "an argument must be computed, so drop the compute_inline";
+        continue;
+      }
+      add_stage(op, bodies.at(compute), out);
+    }
+    return out;
+  }
+
+  std::vector<int> add_outputs(const Operation &op, const std::vector<Expr> &bodies) {
+    bool packed = pack_ && worth_packing(op.as<ComputeOpNode>(), bodies);
+    std::vector<int> tensors;
+    for (int v = 0; v < op->num_outputs(); ++v) {
+      std::string name = op->num_outputs() == 1 ? op->name : op->name + ".v" + std::to_string(v);
+      check_tensor_dtype(op->output_dtype(v), f_->name + ": tensor " + name);
+      tensors.push_back(add_tensor(op.output(v), name, -1));
+      plan_.tensors[tensors.back()].packed = packed;
+    }
+    return tensors;
+  }
+
+  // One candidate pass per output value; a long reduction first gets partial passes.
+  void add_stage(const Operation &op, const std::vector<Expr> &bodies, std::vector<Candidate> &out) {
+    const auto *compute = op.as<ComputeOpNode>();
+    std::vector<int> tensors = add_outputs(op, bodies);
+    Expr iterations;
+    if (const ReduceNode *r = bodies[0].as<ReduceNode>()) {
+      iterations = reduction_bound(compute, r);
+      TIR_USER_CHECK(iterations.defined())
+          << f_->name << ": stage " << op->name << ": the fragment target cannot bound the iteration count of "
+          << "its reduction; give the reduction axes extents that stay bounded over the output's axes";
+      const int64_t *n = as_const_int(iterations);
+      if (!n || *n > kReduceChunk) {
+        ReductionSplit split = split_reduction(compute, bodies, iterations);
+        made_.push_back(split.partial);
+        const auto *partial = split.partial.as<ComputeOpNode>();
+        for (int t : tensors) plan_.tensors[t].packed = pack_ && worth_packing(compute, split.final_bodies);
+        std::vector<int> parts = add_outputs(split.partial, partial->body);
+        for (int v = 0; v < partial->num_outputs(); ++v)
+          out.push_back({partial, v, partial->body[v], parts[v], Expr(static_cast<int>(kReduceChunk))});
+        for (int v = 0; v < compute->num_outputs(); ++v)
+          out.push_back({compute, v, split.final_bodies[v], tensors[v], split.chunks});
+        return;
+      }
+    }
+    for (int v = 0; v < compute->num_outputs(); ++v) out.push_back({compute, v, bodies[v], tensors[v], iterations});
+  }
+
+  // A pass runs when its tensor is an output argument or a later kept pass reads it.
+  std::vector<bool> needed(const std::vector<Candidate> &cands) {
+    std::unordered_set<int> wanted;
+    for (size_t t = 0; t < plan_.tensors.size(); ++t)
+      if (plan_.tensors[t].is_output) wanted.insert(static_cast<int>(t));
+    std::vector<bool> keep(cands.size(), false);
+    for (size_t c = cands.size(); c-- > 0;) {
+      if (!wanted.count(cands[c].tensor)) continue;
+      keep[c] = true;
+      for (const auto &key : reads_of(cands[c].body)) {
+        auto it = index_.find(key);
+        TIR_USER_CHECK(it != index_.end())
+            << f_->name << ": stage " << cands[c].op->name << " reads a tensor that is not an argument of "
+            << "the function; pass every placeholder the outputs depend on as an argument";
+        wanted.insert(it->second);
+      }
+    }
+    return keep;
+  }
+
+  void check_outputs_computed(const std::vector<Candidate> &cands) {
+    for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+      if (!plan_.tensors[t].is_output) continue;
+      bool found = false;
+      for (const Candidate &c : cands) found = found || c.tensor == static_cast<int>(t);
+      TIR_USER_CHECK(found) << f_->name << ": argument " << plan_.tensors[t].name
+                            << " is computed by no stage of the schedule; create the schedule with it "
+                               "among the outputs";
+    }
+  }
+
+  // Layout widths of constant shapes are fixed now; others are uniforms set per call.
+  void finish_tensors() {
+    std::unordered_set<const VarNode *> known;
+    for (const FragmentUniform &u : plan_.uniforms) known.insert(u.var.get());
+    for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+      FragmentTensor &ft = plan_.tensors[t];
+      bool constant = true;
+      std::vector<int64_t> dims;
+      for (const Expr &d : ft.shape) {
+        for (const VarNode *v : vars_of(d))
+          TIR_USER_CHECK(known.count(v))
+              << f_->name << ": the shape of " << ft.name << " uses the variable " << v->name
+              << ", which no argument's shape or scalar argument determines";
+        if (const int64_t *c = as_const_int(d)) dims.push_back(*c);
+        else constant = false;
+      }
+      if (constant) {
+        TextureLayout l = tensor_layout(ft, dims, plan_.max_texture_size, f_->name + ": tensor " + ft.name);
+        ft.const_width = l.width > 0 ? l.width : 1;
+      } else {
+        ft.width_uniform = "width_" + ft.ident;
+        FragmentUniform u;
+        u.kind = FragmentUniform::Width;
+        u.name = ft.width_uniform;
+        u.tensor = static_cast<int>(t);
+        plan_.uniforms.push_back(u);
+      }
+    }
+  }
+
+  const LoweredFunc &f_;
+  bool pack_;
+  std::vector<Operation> made_;  // operations the plan made (partial reductions), kept alive
+  FragmentPlan plan_;
+  TensorIndex index_;
+  int counter_ = 0;
+};
+
+}  // namespace
+
+FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack) {
+  TIR_ASSERT(f.defined()) << "plan_fragment of an undefined function";
+  return Planner(f, max_texture_size, pack).run();
+}
+
+TextureLayout tensor_layout(const FragmentTensor &t, const std::vector<int64_t> &shape, int max_texture_size,
+                            const std::string &what) {
+  return t.packed ? packed_texture_layout(shape, max_texture_size, what)
+                  : texture_layout(shape, max_texture_size, what);
+}
+
+std::string plan_source(const FragmentPlan &plan) {
+  std::string out;
+  for (size_t p = 0; p < plan.passes.size(); ++p) {
+    out += "// ---- " + plan.name + " pass " + std::to_string(p) + " of " + std::to_string(plan.passes.size()) +
+           ": " + plan.tensors[plan.passes[p].output].name + "\n";
+    out += plan.passes[p].source;
+  }
+  return out;
+}
+
+std::vector<int64_t> eval_shape(const std::vector<Expr> &shape, const VarValues &values, const std::string &what) {
+  std::vector<int64_t> out;
+  for (const Expr &d : shape) {
+    std::vector<std::pair<Var, Expr>> map;
+    for (const VarNode *v : vars_of(d)) {
+      auto it = values.find(v);
+      TIR_USER_CHECK(it != values.end()) << what << ": no value for the shape variable " << v->name;
+      map.emplace_back(Var(v), IntImmNode::make(v->type, it->second));
+    }
+    Expr e = simplify(substitute(d, map));
+    const int64_t *c = as_const_int(e);
+    TIR_USER_CHECK(c) << what << ": the dimension " << to_string(d) << " does not evaluate to a constant";
+    TIR_USER_CHECK(*c >= 0) << what << ": the dimension " << to_string(d) << " is negative (" << *c << ")";
+    out.push_back(*c);
+  }
+  return out;
+}
+
+}  // namespace tensorir::glsl

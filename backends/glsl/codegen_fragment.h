@@ -1,0 +1,84 @@
+// The fragment-shader plan of a lowered function: one render pass per computed tensor
+// stage, each a GLSL ES 3.00 fragment shader that computes one output element per
+// fragment from the stage's tensor expression (not from the lowered loops). The same
+// shaders run natively (OpenGL on Mesa) and in browsers (WebGL2).
+//
+// Storage: every tensor lives in one 2D texture (texture_layout.h). Inputs (placeholders)
+// are single-channel, float32 in R32F (sampler2D), int32 in R32I (isampler2D), so ints
+// keep all 32 bits. Computed tensors are packed by default: a fragment computes four
+// consecutive elements into one RGBA32F / RGBA32I texel (fewer fragments, and the
+// shader compiler shares what the four have in common, such as a reduction's loop and
+// loads that do not depend on the innermost axis). Index arithmetic in the shaders is
+// 32-bit; int64 index expressions compute in 32 bits.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "glsl/texture_layout.h"
+#include "tensorir/lower.h"
+
+namespace tensorir::glsl {
+
+// A tensor the passes read or write.
+struct FragmentTensor {
+  std::string name;          // the tensor's name, for messages
+  std::string ident;         // GLSL identifier stem, unique within the plan
+  Type dtype;                // float32 or int32
+  std::vector<Expr> shape;   // constants or in terms of the plan's variables
+  int arg_index = -1;        // the function argument it is bound to, -1 for an intermediate
+  bool is_input = false;     // a placeholder: uploaded from its argument before the passes
+  bool is_output = false;    // computed and read back into its argument after the passes
+  bool packed = false;       // four elements per RGBA texel (packed_texture_layout)
+  int64_t const_width = 0;   // layout width in texels when the shape is constant, else 0
+  std::string width_uniform; // the uniform holding the layout width when it is not constant
+};
+
+// A uniform every pass may declare; the host sets those a program has.
+struct FragmentUniform {
+  enum Kind { Variable, Width };
+  Kind kind = Variable;
+  std::string name;  // GLSL identifier
+  Var var;           // Variable: a shape variable or a scalar argument
+  int arg_index = -1;// Variable: the scalar argument, or -1 for a shape variable
+  int symbol = -1;   // Variable: index into the function's symbols, or -1
+  int tensor = -1;   // Width: index into FragmentPlan::tensors
+};
+
+struct FragmentPass {
+  int output = -1;                         // index into FragmentPlan::tensors
+  std::vector<int> inputs;                 // tensors bound to texture units 0, 1, ...
+  std::vector<std::string> sampler_names;  // the sampler uniform of each input
+  std::string source;                      // the fragment shader
+  Expr loop_iterations;  // loop iterations per fragment, at most (in the plan's variables)
+};
+
+struct FragmentPlan {
+  std::string name;
+  int max_texture_size = 0;
+  std::vector<FragmentTensor> tensors;
+  std::vector<FragmentUniform> uniforms;
+  std::vector<FragmentPass> passes;  // in execution order
+};
+
+// Builds the passes of `f`. Throws tensorir::Error for what a fragment shader cannot
+// compute (float64 or other unsupported types, extern calls, a placeholder that is not
+// an argument). `max_texture_size` bounds the texture layouts; `pack` = false stores
+// computed tensors one element per texel (R32F / R32I) as well.
+FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack = true);
+
+// The texture layout of tensor `t` of the plan at these dimensions.
+TextureLayout tensor_layout(const FragmentTensor &t, const std::vector<int64_t> &shape, int max_texture_size,
+                            const std::string &what);
+
+// Every pass's shader, each preceded by a comment naming what it computes.
+std::string plan_source(const FragmentPlan &plan);
+
+// Values of the plan's variables for one call, by variable node.
+using VarValues = std::unordered_map<const VarNode *, int64_t>;
+// A shape evaluated with the given variable values; throws if a dimension is not constant.
+std::vector<int64_t> eval_shape(const std::vector<Expr> &shape, const VarValues &values,
+                                const std::string &what);
+
+}  // namespace tensorir::glsl

@@ -1,0 +1,458 @@
+// Identifiers, types, literals and scalar expressions in GLSL.
+#include "glsl/glsl_common.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "tensorir/error.h"
+#include "tensorir/ir/printer.h"
+
+namespace tensorir::glsl {
+
+// ---------------------------------------------------------------- identifiers
+
+namespace {
+
+bool is_reserved(const std::string &s) {
+  static const std::unordered_set<std::string> words = {
+      "attribute", "const", "uniform", "varying", "buffer", "shared", "coherent", "volatile", "restrict",
+      "readonly", "writeonly", "layout", "centroid", "flat", "smooth", "noperspective", "patch", "sample",
+      "break", "continue", "do", "for", "while", "switch", "case", "default", "if", "else", "subroutine",
+      "in", "out", "inout", "float", "double", "int", "void", "bool", "true", "false", "invariant", "precise",
+      "discard", "return", "mat2", "mat3", "mat4", "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "uvec2",
+      "uvec3", "uvec4", "bvec2", "bvec3", "bvec4", "dvec2", "dvec3", "dvec4", "uint", "lowp", "mediump", "highp",
+      "precision", "struct", "common", "partition", "active", "asm", "class", "union", "enum", "typedef",
+      "template", "this", "resource", "goto", "inline", "noinline", "public", "static", "extern", "external",
+      "interface", "long", "short", "half", "fixed", "unsigned", "superp", "input", "output", "filter",
+      "sizeof", "cast", "namespace", "using", "main", "int64_t", "uint64_t", "sampler2D", "image2D",
+      "texture", "sampler", "data",
+      // builtin functions a variable must not shadow
+      "abs", "min", "max", "mod", "exp", "log", "exp2", "log2", "sqrt", "pow", "floor", "ceil", "trunc",
+      "round", "sign", "clamp", "mix", "step", "fma", "tanh", "sin", "cos", "tan", "barrier", "length", "dot",
+      "inversesqrt", "roundEven", "fract", "isnan", "isinf", "bitfieldExtract", "atomicAnd", "atomicOr",
+      "uintBitsToFloat", "floatBitsToUint", "packDouble2x32", "memoryBarrierShared", "texelFetch", "textureSize",
+      "ivec2", "ivec3", "uvec2", "uvec3"};
+  return words.count(s) != 0;
+}
+
+}  // namespace
+
+std::string NameTable::fresh(const std::string &hint) {
+  std::string base;
+  for (char c : hint) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    char out = ok ? c : '_';
+    if (out == '_' && !base.empty() && base.back() == '_') continue;  // "__" is reserved in GLSL
+    base += out;
+  }
+  while (!base.empty() && base.back() == '_') base.pop_back();
+  if (base.empty()) base = "v";
+  if ((base[0] >= '0' && base[0] <= '9') || base[0] == '_' || base.rfind("gl_", 0) == 0 ||
+      base.rfind("tir_", 0) == 0 || is_reserved(base))
+    base = "v_" + base;
+  std::string name = base;
+  for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+  used_.insert(name);
+  return name;
+}
+
+const std::string &NameTable::get(const VarNode *v) {
+  auto it = names_.find(v);
+  if (it != names_.end()) return it->second;
+  return names_[v] = fresh(v->name);
+}
+
+// ---------------------------------------------------------------- types and literals
+
+bool is_narrow_int(Type t) { return t.is_int_or_uint() && !t.is_bool() && t.bits() < 32; }
+
+std::string glsl_type(Type t, Dialect d, const std::string &what) {
+  TIR_USER_CHECK(t.is_scalar()) << what << " has the vector type " << t
+                                << "; vectorize is not supported by the opengl target for this loop: "
+                                   "remove s[T].vectorize(...) when building for opengl";
+  if (t.is_bool()) return "bool";
+  if (t.code() == Type::Float && t.bits() == 32) return "float";
+  if (t.is_int_or_uint() && t.bits() <= 32) return t.is_int() ? "int" : "uint";
+  if (d == Dialect::GLSL430) {
+    if (t.code() == Type::Float && t.bits() == 64) return "double";
+    if (t.is_int_or_uint() && t.bits() == 64) return t.is_int() ? "int64_t" : "uint64_t";
+  }
+  TIR_THROW() << what << " has type " << t << ", which "
+              << (d == Dialect::ES300 ? "GLSL ES 3.00 (the fragment and WebGL targets)" : "the opengl target")
+              << " does not support; use float32, int32, uint32 or bool"
+              << (d == Dialect::GLSL430 ? " (float64 and int64 work too)" : "");
+}
+
+std::string int_literal(Type t, int64_t v) {
+  if (t.is_bool()) return v ? "true" : "false";
+  if (t.bits() == 64) {
+    if (t.is_uint()) return std::to_string(static_cast<uint64_t>(v)) + "ul";
+    if (v == INT64_MIN) return "(-9223372036854775807l - 1l)";
+    return v < 0 ? "(" + std::to_string(v) + "l)" : std::to_string(v) + "l";
+  }
+  if (t.is_uint()) return std::to_string(static_cast<uint64_t>(v) & 0xffffffffu) + "u";
+  if (v == INT32_MIN) return "(-2147483647 - 1)";
+  return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
+}
+
+std::string float_literal(Type t, double v) {
+  bool dbl = t.bits() == 64;
+  if (std::isnan(v)) return dbl ? "packDouble2x32(uvec2(0u, 0x7ff80000u))" : "uintBitsToFloat(0x7fc00000u)";
+  if (std::isinf(v)) {
+    if (dbl) return v > 0 ? "packDouble2x32(uvec2(0u, 0x7ff00000u))" : "packDouble2x32(uvec2(0u, 0xfff00000u))";
+    return v > 0 ? "uintBitsToFloat(0x7f800000u)" : "uintBitsToFloat(0xff800000u)";
+  }
+  char buf[64];
+  if (dbl)
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v)));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  if (dbl) s += "lf";
+  return s[0] == '-' ? "(" + s + ")" : s;
+}
+
+std::string indent(const std::string &body, int spaces) {
+  std::string pad(static_cast<size_t>(spaces), ' '), out;
+  size_t start = 0;
+  while (start < body.size()) {
+    size_t end = body.find('\n', start);
+    if (end == std::string::npos) end = body.size();
+    if (end > start) out += pad + body.substr(start, end - start);
+    out += "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- helper functions
+
+namespace {
+
+// name -> (helpers it calls, GLSL source). Emitted in this order.
+struct Helper {
+  const char *name;
+  const char *deps;
+  const char *source;
+};
+
+const Helper kHelpers[] = {
+    {"tir_floordiv", "", R"(int tir_floordiv(int a, int b) {
+  int q = int(uint(abs(a)) / uint(abs(b)));
+  if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
+  return q;
+}
+)"},
+    {"tir_floormod", "tir_floordiv", R"(int tir_floormod(int a, int b) { return a - tir_floordiv(a, b) * b; }
+)"},
+    {"tir_floordiv_l", "", R"(int64_t tir_floordiv_l(int64_t a, int64_t b) {
+  int64_t q = int64_t(uint64_t(abs(a)) / uint64_t(abs(b)));
+  if ((a < 0l) != (b < 0l)) { q = -q; if (q * b != a) q -= 1l; }
+  return q;
+}
+)"},
+    {"tir_floormod_l", "tir_floordiv_l",
+     R"(int64_t tir_floormod_l(int64_t a, int64_t b) { return a - tir_floordiv_l(a, b) * b; }
+)"},
+    // C's round(): halves away from zero (GLSL's round() leaves halves to the driver).
+    {"tir_round", "", R"(float tir_round(float x) {
+  float t = trunc(x);
+  return abs(x - t) >= 0.5 ? t + sign(x) : t;
+}
+)"},
+    {"tir_round_d", "", R"(double tir_round_d(double x) {
+  double t = trunc(x);
+  return abs(x - t) >= 0.5lf ? t + sign(x) : t;
+}
+)"},
+    // C's pow(): GLSL leaves x < 0 and x == y == 0 undefined.
+    {"tir_pow", "", R"(float tir_pow(float x, float y) {
+  if (y == 0.0) return 1.0;
+  if (x < 0.0) {
+    if (y != trunc(y)) return uintBitsToFloat(0x7fc00000u);
+    float r = pow(-x, y);
+    return mod(y, 2.0) == 1.0 ? -r : r;
+  }
+  return pow(x, y);
+}
+)"},
+    {"tir_sigmoid", "", R"(float tir_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
+)"},
+    // Stable for large |x| (no inf/inf) and accurate near 0 (no cancellation).
+    {"tir_tanh", "", R"(float tir_tanh(float x) {
+  float a = abs(x);
+  if (a < 0.125) {
+    float x2 = x * x;
+    return x * (1.0 + x2 * (-0.333333333 + x2 * (0.133333333 + x2 * -0.053968254)));
+  }
+  float e = exp(-2.0 * a);
+  float t = (1.0 - e) / (1.0 + e);
+  return x < 0.0 ? -t : t;
+}
+)"},
+    // GLSL has no erf: a Taylor series near 0, else Abramowitz & Stegun 7.1.26
+    // (absolute error below 1.5e-7).
+    {"tir_erf", "", R"(float tir_erf(float x) {
+  float a = abs(x);
+  float y;
+  if (a < 0.5) {
+    float x2 = a * a;
+    y = 1.128379167 * a * (1.0 + x2 * (-0.333333333 + x2 * (0.1 + x2 * (-0.023809524 + x2 * (0.004629630 + x2 * -0.000757576)))));
+  } else {
+    float t = 1.0 / (1.0 + 0.3275911 * a);
+    float p = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t;
+    y = 1.0 - p * exp(-a * a);
+  }
+  return x < 0.0 ? -y : y;
+}
+)"},
+};
+
+}  // namespace
+
+std::string ExprPrinter::use_helper(const std::string &name) {
+  for (const Helper &h : kHelpers)
+    if (name == h.name) {
+      helpers_.insert(name);
+      if (*h.deps) helpers_.insert(h.deps);
+      return name;
+    }
+  TIR_ASSERT(false) << "unknown GLSL helper " << name;
+  return name;
+}
+
+std::string ExprPrinter::helper_functions() const {
+  std::string out;
+  for (const Helper &h : kHelpers)
+    if (helpers_.count(h.name)) out += h.source;
+  return out;
+}
+
+// ---------------------------------------------------------------- expressions
+
+void ExprPrinter::note_type(Type t) {
+  if (t.is_int_or_uint() && t.bits() == 64) uses_int64_ = true;
+}
+
+std::string ExprPrinter::wrap_narrow(Type t, const std::string &v) {
+  if (!is_narrow_int(t)) return v;
+  if (t.is_uint()) return "(" + v + " & " + std::to_string((1u << t.bits()) - 1) + "u)";
+  int shift = 32 - t.bits();
+  return "((" + v + " << " + std::to_string(shift) + ") >> " + std::to_string(shift) + ")";
+}
+
+std::string ExprPrinter::binary(const char *op, const Expr &a, const Expr &b, Type t) {
+  return wrap_narrow(t, "(" + print(a) + " " + op + " " + print(b) + ")");
+}
+
+namespace {
+int log2_exact(int64_t v) {
+  if (v <= 0 || (v & (v - 1)) != 0) return -1;
+  int k = 0;
+  while ((int64_t(1) << k) != v) ++k;
+  return k;
+}
+}  // namespace
+
+std::string ExprPrinter::div_mod(bool is_div, const Expr &a, const Expr &b, Type t) {
+  if (t.is_float()) {
+    if (is_div) return "(" + print(a) + " / " + print(b) + ")";
+    return "mod(" + print(a) + ", " + print(b) + ")";
+  }
+  if (t.is_uint() || t.is_bool()) return wrap_narrow(t, "(" + print(a) + (is_div ? " / " : " % ") + print(b) + ")");
+  // Signed: floor semantics. A power-of-two divisor is a shift or a mask.
+  if (const int64_t *c = as_const_int(b); c && log2_exact(*c) >= 0) {
+    int k = log2_exact(*c);
+    if (is_div) return "(" + print(a) + " >> " + std::to_string(k) + ")";
+    return "(" + print(a) + " & " + int_literal(t.bits() == 64 ? t : Int(32), *c - 1) + ")";
+  }
+  std::string fn = t.bits() == 64 ? (is_div ? "tir_floordiv_l" : "tir_floormod_l") : (is_div ? "tir_floordiv" : "tir_floormod");
+  return wrap_narrow(t, use_helper(fn) + "(" + print(a) + ", " + print(b) + ")");
+}
+
+std::string ExprPrinter::cast(Type to, const Expr &value) {
+  Type from = value.type();
+  std::string v = print(value);
+  if (from == to) return v;
+  if (to.is_bool()) {
+    if (from.is_float()) return "(" + v + " != " + float_literal(from, 0) + ")";
+    return "(" + v + " != " + int_literal(from.is_bool() ? Int(32) : from, 0) + ")";
+  }
+  std::string reg = type(to, "a cast");
+  if (is_narrow_int(to)) return wrap_narrow(to, reg + "(" + v + ")");
+  // Same register type (e.g. int8 -> int32): the value is already there.
+  if (!from.is_bool() && type(from, "a cast") == reg) return v;
+  return reg + "(" + v + ")";
+}
+
+std::string ExprPrinter::var(const VarNode *op) {
+  auto it = overrides_.find(op);
+  if (it != overrides_.end()) return it->second;
+  return names_.get(op);
+}
+
+std::string ExprPrinter::load(const LoadNode *op) {
+  TIR_THROW() << "buffer '" << op->buffer.name() << "' cannot be read here";
+}
+
+std::string ExprPrinter::let(const LetNode *op) {
+  std::string value = print(op->value);
+  std::string text;
+  if (prelude_) {
+    text = names_.fresh(op->var.name());
+    prelude_->push_back(type(op->var.type(), "let variable '" + op->var.name() + "'") + " " + text + " = " + value + ";");
+  } else {
+    text = "(" + value + ")";
+  }
+  auto old = overrides_.find(op->var.get());
+  bool had = old != overrides_.end();
+  std::string saved = had ? old->second : "";
+  overrides_[op->var.get()] = text;
+  std::string body = print(op->body);
+  if (had)
+    overrides_[op->var.get()] = saved;
+  else
+    overrides_.erase(op->var.get());
+  return body;
+}
+
+std::string ExprPrinter::supported_intrinsics() {
+  return "exp, exp2, log, log2, log10, sqrt, rsqrt, fabs, abs, floor, ceil, trunc, round, nearbyint, sin, cos, "
+         "pow, fma, sigmoid, tanh, erf";
+}
+
+std::string ExprPrinter::call(const CallNode *op) {
+  const std::string &name = op->name;
+  std::vector<std::string> args;
+  for (const Expr &a : op->args) args.push_back(print(a));
+  auto joined = [&] {
+    std::string s;
+    for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+    return s;
+  };
+  if (op->call_type == CallNode::Extern) {
+    // Emitted as written: a GLSL built-in (sinh, atan, ...) works; anything else is
+    // reported by the shader compiler with the line.
+    type(op->type, "extern call '" + name + "'");
+    return name + "(" + joined() + ")";
+  }
+  Type t = op->type;
+  auto want_args = [&](size_t n) {
+    TIR_USER_CHECK(op->args.size() == n)
+        << "intrinsic '" << name << "' takes " << n << " argument(s), got " << op->args.size();
+  };
+  bool dbl = t.is_float() && t.bits() == 64;
+  auto need_float = [&](bool double_ok) {
+    TIR_USER_CHECK(t.is_float()) << "intrinsic '" << name << "' needs a float argument, got " << t << "; cast it first";
+    TIR_USER_CHECK(!dbl || double_ok)
+        << "intrinsic '" << name << "' on float64 is not supported by the opengl target: GLSL has no "
+        << "double-precision " << name << "; cast the argument to float32";
+  };
+  static const std::map<std::string, std::string> same_name = {
+      {"exp", "exp"}, {"exp2", "exp2"}, {"log", "log"}, {"log2", "log2"}, {"sin", "sin"}, {"cos", "cos"}};
+  static const std::map<std::string, std::string> double_ok = {
+      {"sqrt", "sqrt"}, {"rsqrt", "inversesqrt"}, {"fabs", "abs"}, {"floor", "floor"},
+      {"ceil", "ceil"}, {"trunc", "trunc"}, {"nearbyint", "roundEven"}};
+  if (auto it = same_name.find(name); it != same_name.end()) {
+    want_args(1);
+    need_float(false);
+    return it->second + "(" + args[0] + ")";
+  }
+  if (auto it = double_ok.find(name); it != double_ok.end()) {
+    want_args(1);
+    need_float(true);
+    return it->second + "(" + args[0] + ")";
+  }
+  if (name == "log10") {
+    want_args(1);
+    need_float(false);
+    return "(log2(" + args[0] + ") * 0.301029996)";
+  }
+  if (name == "abs") {
+    want_args(1);
+    if (t.is_uint() || t.is_bool()) return args[0];
+    return wrap_narrow(t, "abs(" + args[0] + ")");
+  }
+  if (name == "round") {
+    want_args(1);
+    need_float(true);
+    return use_helper(dbl ? "tir_round_d" : "tir_round") + "(" + args[0] + ")";
+  }
+  if (name == "pow") {
+    want_args(2);
+    need_float(false);
+    return use_helper("tir_pow") + "(" + args[0] + ", " + args[1] + ")";
+  }
+  if (name == "fma") {
+    want_args(3);
+    need_float(true);
+    if (dialect_ == Dialect::ES300) return "(" + args[0] + " * " + args[1] + " + " + args[2] + ")";
+    return "fma(" + joined() + ")";
+  }
+  if (name == "sigmoid" || name == "tanh" || name == "erf") {
+    want_args(1);
+    need_float(false);
+    return use_helper("tir_" + name) + "(" + args[0] + ")";
+  }
+  TIR_THROW() << "intrinsic '" << name << "' is not supported by the GLSL backends (supported: "
+              << supported_intrinsics() << ")";
+}
+
+std::string ExprPrinter::print(const Expr &e) {
+  TIR_ASSERT(e.defined()) << "printing an undefined expression";
+  Type t = e.type();
+  note_type(t);
+  switch (e->kind) {
+    case IRKind::IntImm: type(t, "the constant " + to_string(e)); return int_literal(t, e.as<IntImmNode>()->value);
+    case IRKind::FloatImm: type(t, "the constant " + to_string(e)); return float_literal(t, e.as<FloatImmNode>()->value);
+    case IRKind::StringImm: TIR_THROW() << "a string constant cannot appear in a shader: " << e;
+    case IRKind::Variable: {
+      const auto *v = e.as<VarNode>();
+      TIR_USER_CHECK(!t.is_handle()) << "buffer '" << v->name << "' is used as a value in a shader";
+      type(t, "variable '" + v->name + "'");
+      return var(v);
+    }
+    case IRKind::Cast: return cast(t, e.as<CastNode>()->value);
+    case IRKind::Add: return binary("+", e.as<AddNode>()->a, e.as<AddNode>()->b, t);
+    case IRKind::Sub: return binary("-", e.as<SubNode>()->a, e.as<SubNode>()->b, t);
+    case IRKind::Mul: return binary("*", e.as<MulNode>()->a, e.as<MulNode>()->b, t);
+    case IRKind::Div: return div_mod(true, e.as<DivNode>()->a, e.as<DivNode>()->b, t);
+    case IRKind::Mod: return div_mod(false, e.as<ModNode>()->a, e.as<ModNode>()->b, t);
+    case IRKind::Min:
+    case IRKind::Max: {
+      const Expr &a = e->kind == IRKind::Min ? e.as<MinNode>()->a : e.as<MaxNode>()->a;
+      const Expr &b = e->kind == IRKind::Min ? e.as<MinNode>()->b : e.as<MaxNode>()->b;
+      const char *fn = e->kind == IRKind::Min ? "min" : "max";
+      if (t.is_bool())  // min is "and", max is "or" on bools
+        return "(" + print(a) + (e->kind == IRKind::Min ? " && " : " || ") + print(b) + ")";
+      return std::string(fn) + "(" + print(a) + ", " + print(b) + ")";
+    }
+    case IRKind::EQ: return binary("==", e.as<EQNode>()->a, e.as<EQNode>()->b, t);
+    case IRKind::NE: return binary("!=", e.as<NENode>()->a, e.as<NENode>()->b, t);
+    case IRKind::LT: return binary("<", e.as<LTNode>()->a, e.as<LTNode>()->b, t);
+    case IRKind::LE: return binary("<=", e.as<LENode>()->a, e.as<LENode>()->b, t);
+    case IRKind::GT: return binary(">", e.as<GTNode>()->a, e.as<GTNode>()->b, t);
+    case IRKind::GE: return binary(">=", e.as<GENode>()->a, e.as<GENode>()->b, t);
+    case IRKind::And: return binary("&&", e.as<AndNode>()->a, e.as<AndNode>()->b, t);
+    case IRKind::Or: return binary("||", e.as<OrNode>()->a, e.as<OrNode>()->b, t);
+    case IRKind::Not: return "(!" + print(e.as<NotNode>()->a) + ")";
+    case IRKind::Select: {
+      const auto *s = e.as<SelectNode>();
+      return "(" + print(s->condition) + " ? " + print(s->true_value) + " : " + print(s->false_value) + ")";
+    }
+    case IRKind::Load: type(t, "a load of '" + e.as<LoadNode>()->buffer.name() + "'"); return load(e.as<LoadNode>());
+    case IRKind::Ramp:
+    case IRKind::Broadcast:
+      TIR_THROW() << "vectorize is not supported by the opengl target here (vector expression " << e
+                  << "); remove s[T].vectorize(...) when building for opengl";
+    case IRKind::Let: return let(e.as<LetNode>());
+    case IRKind::Call: type(t, "call of '" + e.as<CallNode>()->name + "'"); return call(e.as<CallNode>());
+    default: TIR_ASSERT(false) << "expression " << e << " reached GLSL code generation"; return "";
+  }
+}
+
+}  // namespace tensorir::glsl
