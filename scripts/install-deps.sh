@@ -5,7 +5,9 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev catch2
           libfmt-dev libopenblas-dev libdnnl-dev pkg-config
           # OpenGL: the glad loader generator, headless EGL and Mesa's software driver
-          python3-glad libegl-dev libgles-dev libegl1 libegl-mesa0 libgl1-mesa-dri libglfw3-dev)
+          python3-glad libegl-dev libgles-dev libegl1 libegl-mesa0 libgl1-mesa-dri libglfw3-dev
+          # the OpenGL window tests run under a virtual X display (xvfb-run needs xauth)
+          xvfb xauth)
 
 missing=()
 for p in "${packages[@]}"; do

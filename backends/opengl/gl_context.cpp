@@ -1,16 +1,20 @@
-// The process-wide headless GL context: EGL without a window system (Mesa's surfaceless
-// platform, else an EGL device), desktop GL 4.5 core, one mutex around every use.
+// The process-wide GL context: headless through EGL without a window system (Mesa's
+// surfaceless platform, else an EGL device), or in a GLFW window (gl_window.cpp) when
+// asked for; desktop GL 4.5 core, one mutex around every use.
 #include <glad/egl.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
 
 #include "opengl/gl_api.h"
 #include "opengl/gl_runtime.h"
+#include "opengl/gl_window.h"
 #include "tensorir/error.h"
+#include "tensorir/runtime/opengl.h"
 
 namespace tensorir::opengl {
 
@@ -23,6 +27,28 @@ std::recursive_mutex &gl_mutex() {
 
 std::atomic<bool> g_alive{false};
 thread_local int t_scope_depth = 0;
+
+// The kind of context to make, from set_opengl_context() or else the environment. Guarded
+// by gl_mutex().
+struct ContextChoice {
+  bool chosen = false;  // by set_opengl_context(); otherwise TENSORIR_GL_CONTEXT decides
+  GLContextKind kind = GLContextKind::Headless;
+  int width = 640, height = 480;
+  std::string title = "tensorir";
+};
+ContextChoice &context_choice() {
+  static ContextChoice *c = new ContextChoice;  // never destroyed, like the context
+  return *c;
+}
+
+GLContextKind kind_from_environment() {
+  const char *env = std::getenv("TENSORIR_GL_CONTEXT");
+  std::string v = env ? env : "";
+  if (v.empty() || v == "egl") return GLContextKind::Headless;
+  if (v == "glfw") return GLContextKind::Window;
+  TIR_THROW() << "TENSORIR_GL_CONTEXT='" << v
+              << "' is not a known OpenGL context kind: use egl (headless, the default) or glfw (a window)";
+}
 
 std::string egl_error_name(EGLint e) {
   switch (e) {
@@ -58,6 +84,7 @@ bool has_word(const char *list, const std::string &word) {
 struct GLContext::Impl {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
+  void *window = nullptr;  // the GLFW window, when the context is a window's
   std::string renderer, version, platform;
   int max_texture = 0, max_invocations = 0, max_shared = 0, max_ssbos = 0;
   int group_size[3] = {0, 0, 0}, group_count[3] = {0, 0, 0};
@@ -65,6 +92,15 @@ struct GLContext::Impl {
 };
 
 namespace {
+
+// Leaves the calling thread without a current context, so that another thread can take it.
+void release_context(void *window, EGLDisplay display) {
+  if (window) {
+    window::release_current();
+  } else if (display != EGL_NO_DISPLAY) {
+    eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  }
+}
 
 // Tries one EGL display; on failure appends the reason to `why` and returns false.
 bool initialize_display(EGLDisplay dpy, const std::string &label, std::string &why) {
@@ -128,41 +164,65 @@ void mark_exiting() {
   g_alive = false;
 }
 
-}  // namespace
+[[noreturn]] void fail_headless(const std::string &msg) {
+  TIR_THROW() << "cannot create an OpenGL context: " << msg
+              << "\n(the opengl target needs libEGL and Mesa: Debian packages libegl1 libegl-mesa0 "
+                 "libgl1-mesa-dri; see scripts/install-deps.sh)";
+}
 
-GLContext::GLContext() : impl_(new Impl) {
-  auto fail = [](const std::string &msg) {
-    TIR_THROW() << "cannot create an OpenGL context: " << msg
-                << "\n(the opengl target needs libEGL and Mesa: Debian packages libegl1 libegl-mesa0 "
-                   "libgl1-mesa-dri; see scripts/install-deps.sh)";
-  };
-  if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) fail("libEGL.so.1 could not be loaded");
+// The headless context, made current on the calling thread with the GL entry points loaded.
+// Returns glad's GL version.
+int create_headless(EGLDisplay &display, EGLContext &context, std::string &platform) {
+  if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) fail_headless("libEGL.so.1 could not be loaded");
   std::string why;
-  Impl &s = *impl_;
-  s.display = open_display(s.platform, why);
-  if (s.display == EGL_NO_DISPLAY) fail("no EGL display could be opened:\n" + why);
-  if (!gladLoaderLoadEGL(s.display)) fail("the EGL display's entry points could not be loaded");
-  if (!eglBindAPI(EGL_OPENGL_API)) fail("eglBindAPI(EGL_OPENGL_API) failed: " + egl_error_name(eglGetError()));
+  display = open_display(platform, why);
+  if (display == EGL_NO_DISPLAY) fail_headless("no EGL display could be opened:\n" + why);
+  if (!gladLoaderLoadEGL(display)) fail_headless("the EGL display's entry points could not be loaded");
+  if (!eglBindAPI(EGL_OPENGL_API))
+    fail_headless("eglBindAPI(EGL_OPENGL_API) failed: " + egl_error_name(eglGetError()));
 
   // A config is only needed by drivers without configless contexts.
   EGLConfig config = nullptr;
   const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
                                    EGL_NONE};
   EGLint n_configs = 0;
-  if (!eglChooseConfig(s.display, config_attribs, &config, 1, &n_configs) || n_configs < 1) config = nullptr;
+  if (!eglChooseConfig(display, config_attribs, &config, 1, &n_configs) || n_configs < 1) config = nullptr;
   const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
                                     EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                     EGL_NONE};
-  s.context = eglCreateContext(s.display, config, EGL_NO_CONTEXT, context_attribs);
-  if (s.context == EGL_NO_CONTEXT)
-    fail("eglCreateContext for OpenGL 4.5 core failed (" + egl_error_name(eglGetError()) + ") on " + s.platform);
-  if (!eglMakeCurrent(s.display, EGL_NO_SURFACE, EGL_NO_SURFACE, s.context))
-    fail("eglMakeCurrent without a surface failed (" + egl_error_name(eglGetError()) + ")");
+  context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+  if (context == EGL_NO_CONTEXT)
+    fail_headless("eglCreateContext for OpenGL 4.5 core failed (" + egl_error_name(eglGetError()) + ") on " +
+                  platform);
+  if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context))
+    fail_headless("eglMakeCurrent without a surface failed (" + egl_error_name(eglGetError()) + ")");
   int gl_version = gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress));
-  if (gl_version == 0) fail("the OpenGL entry points could not be loaded");
-  if (GLAD_VERSION_MAJOR(gl_version) * 10 + GLAD_VERSION_MINOR(gl_version) < 43)
-    fail("OpenGL 4.3 or later is needed for compute shaders, got " + std::to_string(GLAD_VERSION_MAJOR(gl_version)) +
-         "." + std::to_string(GLAD_VERSION_MINOR(gl_version)));
+  if (gl_version == 0) fail_headless("the OpenGL entry points could not be loaded");
+  return gl_version;
+}
+
+}  // namespace
+
+GLContext::GLContext() : impl_(nullptr) {
+  auto owned = std::make_unique<Impl>();
+  Impl &s = *owned;
+  const ContextChoice &choice = context_choice();
+  GLContextKind kind = choice.chosen ? choice.kind : kind_from_environment();
+  int gl_version = 0;
+  if (kind == GLContextKind::Window) {
+    s.window = window::create(choice.width, choice.height, choice.title, s.platform);
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    gl_version = GLAD_MAKE_VERSION(major, minor);
+  } else {
+    gl_version = create_headless(s.display, s.context, s.platform);
+  }
+  if (GLAD_VERSION_MAJOR(gl_version) * 10 + GLAD_VERSION_MINOR(gl_version) < 43) {
+    release_context(s.window, s.display);
+    TIR_THROW() << "cannot create an OpenGL context: OpenGL 4.3 or later is needed for compute shaders, got "
+                << GLAD_VERSION_MAJOR(gl_version) << "." << GLAD_VERSION_MINOR(gl_version) << " on " << s.platform;
+  }
 
   auto str = [](GLenum e) {
     const GLubyte *p = glGetString(e);
@@ -185,32 +245,41 @@ GLContext::GLContext() : impl_(new Impl) {
       s.extensions.insert(reinterpret_cast<const char *>(e));
   while (glGetError() != GL_NO_ERROR) {
   }
-  eglMakeCurrent(s.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  release_context(s.window, s.display);
+  impl_ = owned.release();
   g_alive = true;
   std::atexit(mark_exiting);
 }
 
+namespace {
+// Guarded by gl_mutex(). The context is never destroyed: buffers may be freed during exit.
+GLContext *g_context = nullptr;
+// A failure is remembered so every later use reports the same reason quickly, until
+// set_opengl_context() chooses again.
+std::string *g_failure = nullptr;
+}  // namespace
+
 GLContext &GLContext::get() {
-  // Made once; a failure is remembered so every later use reports the same reason quickly.
-  static std::once_flag once;
-  static GLContext *ctx = nullptr;
-  static std::string failure;
   std::lock_guard<std::recursive_mutex> lock(gl_mutex());
-  std::call_once(once, [] {
-    try {
-      ctx = new GLContext();  // never destroyed: buffers may be freed during exit
-    } catch (const Error &e) {
-      failure = e.what();
-    }
-  });
-  if (!ctx) TIR_THROW() << failure;
-  return *ctx;
+  if (g_context) return *g_context;
+  if (g_failure) TIR_THROW() << *g_failure;
+  try {
+    g_context = new GLContext();
+  } catch (const Error &e) {
+    g_failure = new std::string(e.what());
+    throw;
+  }
+  return *g_context;
 }
 
 bool GLContext::alive() { return g_alive; }
 
 void GLContext::make_current() {
   TIR_USER_CHECK(g_alive) << "the OpenGL context is no longer available (the process is exiting)";
+  if (impl_->window) {
+    if (!window::is_current(impl_->window)) window::make_current(impl_->window);
+    return;
+  }
   if (eglGetCurrentContext() == impl_->context) return;
   TIR_USER_CHECK(eglMakeCurrent(impl_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, impl_->context))
       << "cannot make the OpenGL context current on this thread: " << egl_error_name(eglGetError());
@@ -222,6 +291,8 @@ int GLContext::max_shared_memory_bytes() const { return impl_->max_shared; }
 int GLContext::max_compute_storage_buffers() const { return impl_->max_ssbos; }
 std::string GLContext::renderer() const { return impl_->renderer; }
 std::string GLContext::version() const { return impl_->version; }
+std::string GLContext::platform() const { return impl_->platform; }
+bool GLContext::is_window() const { return impl_->window != nullptr; }
 int GLContext::max_work_group_size(int axis) const { return impl_->group_size[axis < 0 || axis > 2 ? 0 : axis]; }
 int GLContext::max_work_group_count(int axis) const { return impl_->group_count[axis < 0 || axis > 2 ? 0 : axis]; }
 bool GLContext::has_extension(const std::string &name) const { return impl_->extensions.count(name) != 0; }
@@ -243,12 +314,11 @@ GLScope::GLScope() {
 }
 
 GLScope::~GLScope() {
-  if (--t_scope_depth == 0 && g_alive) {
-    EGLDisplay dpy = eglGetCurrentDisplay();
-    if (dpy != EGL_NO_DISPLAY) eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-  }
+  if (--t_scope_depth == 0 && g_alive && g_context) g_context->release_current();
   gl_mutex().unlock();
 }
+
+void GLContext::release_current() noexcept { release_context(impl_->window, impl_->display); }
 
 void check_gl_error(const std::string &what) {
   GLenum e = glGetError();
@@ -268,3 +338,34 @@ void check_gl_error(const std::string &what) {
 }
 
 }  // namespace tensorir::opengl
+
+namespace tensorir {
+
+void set_opengl_context(GLContextKind kind, int width, int height, const std::string &title) {
+  using opengl::g_context;
+  using opengl::g_failure;
+  TIR_USER_CHECK(kind == GLContextKind::Headless || kind == GLContextKind::Window)
+      << "set_opengl_context: unknown GLContextKind " << static_cast<int>(kind);
+  TIR_USER_CHECK(width > 0 && height > 0)
+      << "set_opengl_context: the window size must be positive, got " << width << "x" << height;
+  TIR_USER_CHECK(kind != GLContextKind::Window || opengl::window::available())
+      << "set_opengl_context(GLContextKind::Window): tensorir was built without GLFW (libglfw3-dev was not "
+         "found when it was configured; see scripts/install-deps.sh), so only the headless context "
+         "(GLContextKind::Headless) is available";
+  std::lock_guard<std::recursive_mutex> lock(opengl::gl_mutex());
+  TIR_USER_CHECK(!g_context) << "set_opengl_context: the OpenGL context already exists ("
+                             << g_context->platform() << ", " << g_context->renderer()
+                             << "); choose the context kind before the first OpenGL use";
+  opengl::ContextChoice &c = opengl::context_choice();
+  c.chosen = true;
+  c.kind = kind;
+  c.width = width;
+  c.height = height;
+  c.title = title;
+  delete g_failure;  // the next use tries again with this choice
+  g_failure = nullptr;
+}
+
+std::string opengl_renderer() { return opengl::GLContext::get().renderer(); }
+
+}  // namespace tensorir

@@ -13,15 +13,19 @@
 namespace tensorir::opengl {
 
 // The process-wide context: created on first use, headless through EGL (Mesa's
-// surfaceless platform, else EGL_EXT_platform_device), desktop GL 4.5 core (which also
-// compiles GLSL ES 3.00 shaders). Throws tensorir::Error saying why when none can be made.
-// Made current on the calling thread by every entry point below.
+// surfaceless platform, else EGL_EXT_platform_device) unless set_opengl_context() or
+// TENSORIR_GL_CONTEXT=glfw asks for a GLFW window (gl_window.h); desktop GL 4.5 core
+// (which also compiles GLSL ES 3.00 shaders). Throws tensorir::Error saying why when none
+// can be made. Made current on the calling thread by every entry point below.
 class GLContext {
  public:
   static GLContext &get();
   // Makes the context current on the calling thread; hold a GLScope around it and the
   // GL calls that follow (GLScope calls this itself).
   void make_current();
+  // Leaves the calling thread without a current context (GLScope calls this when its
+  // outermost scope closes).
+  void release_current() noexcept;
   int max_texture_size() const;
   int max_work_group_invocations() const;
   int max_shared_memory_bytes() const;
@@ -33,6 +37,9 @@ class GLContext {
   int max_work_group_count(int axis) const;  // per axis 0..2
   int max_compute_storage_buffers() const;   // SSBO blocks one compute shader may declare
   bool has_extension(const std::string &name) const;
+  // How the context was made, e.g. "EGL surfaceless" or "GLFW window 640x480 (GLFW 3.3)".
+  std::string platform() const;
+  bool is_window() const;  // made in a GLFW window (set_opengl_context, TENSORIR_GL_CONTEXT)
   // Whether the context can still be used: false once the process has begun to exit
   // (buffers freed from static destructors after that point are left to the OS).
   static bool alive();

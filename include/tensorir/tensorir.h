@@ -9,6 +9,7 @@
 #include "tensorir/lower.h"
 #include "tensorir/runtime/module.h"
 #include "tensorir/runtime/ndarray.h"
+#include "tensorir/runtime/opengl.h"
 #include "tensorir/target.h"
 #include "tensorir/te/schedule.h"
 #include "tensorir/te/tensor.h"
