@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "glsl/codegen_compute_loops.h"
 #include "glsl/codegen_compute_scan.h"
 #include "glsl/glsl_common.h"
 #include "tensorir/error.h"
@@ -93,6 +94,14 @@ class ComputeCodegen : public ExprPrinter {
       out.group_count[d] = shape.groups[d];
     }
     shape_ = shape;
+    loops_ = plan_loops(k_, shape, limits_.loop_limit);
+    if (const int64_t *n = loops_.passes.defined() ? as_const_int(loops_.passes) : nullptr) {
+      TIR_USER_CHECK(within_loop_limit(*n, limits_.loop_limit))
+          << loop_limit_message(k_.name, *n, limits_)
+          << (loops_.copies.empty() ? "" : " (that count is with loop bodies printed up to " +
+                                               std::to_string(kMaxLoopCopies) + " times per pass)");
+    }
+    out.loop_passes = loops_.passes;
     SharedFinder sf;
     sf.visit(k_.body);
     shared_ = sf.shared;
@@ -330,15 +339,7 @@ class ComputeCodegen : public ExprPrinter {
   }
 
   // Inner thread_extent: the loop runs across the invocations (or groups) of its index.
-  bool thread_attr_is_alias(const AttrStmtNode *a) const {
-    const auto *iv = static_cast<const IterVarNode *>(a->node.get());
-    int slot = thread_slot(iv->thread_tag);
-    if (slot >= 3) {
-      const int64_t *e = as_const_int(a->value);
-      return e && *e == shape_.local[slot - 3];
-    }
-    return structural_equal(a->value, shape_.groups[slot]);
-  }
+  bool thread_attr_is_alias(const AttrStmtNode *a) const { return thread_loop_kind(a, shape_) == ThreadLoop::Alias; }
 
   void attr(const AttrStmtNode *op, bool uniform) {
     if (op->key != "thread_extent") return seq({op->body}, uniform);
@@ -361,10 +362,7 @@ class ComputeCodegen : public ExprPrinter {
     Pre pre;
     std::string extent = expr(op->value, pre);
     bool scoped = open_pre(pre);
-    const int64_t *e = as_const_int(op->value);
-    bool smaller = slot >= 3 ? (e && *e < shape_.local[slot - 3])
-                             : (e && as_const_int(shape_.groups[slot]) && *e < *as_const_int(shape_.groups[slot]));
-    if (smaller) {  // fewer iterations than invocations: the rest skip it
+    if (thread_loop_kind(op, shape_) == ThreadLoop::Guard) {  // fewer iterations than invocations: the rest skip it
       open("if (" + index + " < " + extent + ")");
       line(tname + " " + name + " = " + index + ";");
     } else {  // more: each invocation takes every n-th
@@ -392,6 +390,11 @@ class ComputeCodegen : public ExprPrinter {
     std::string v = names_.get(op->loop_var.get());
     std::string end;
     const int64_t *cmin = as_const_int(op->min), *cext = as_const_int(op->extent);
+    if (auto copies = loops_.copies.find(op); copies != loops_.copies.end() && cext) {
+      unrolled_loop(op, min, *cext, copies->second, uniform && !vary);
+      if (scoped) close();
+      return;
+    }
     if (cmin && cext) {
       end = int_literal(t, *cmin + *cext);
       open("for (" + tname + " " + v + " = " + min + "; " + v + " < " + end + "; ++" + v + ")");
@@ -406,6 +409,40 @@ class ComputeCodegen : public ExprPrinter {
     seq({op->body}, uniform && !vary);
     close();
     if (scoped) close();
+  }
+
+  // A loop of `extent` iterations from `min` as rounds of `copies` bodies, then the rest
+  // of the bodies one after the other (all of them when there is a single round): fewer
+  // loop passes for llvmpipe's limit (ComputeLimits::loop_limit).
+  void unrolled_loop(const ForNode *op, const std::string &min, int64_t extent, int64_t copies, bool uniform) {
+    Type t = op->loop_var.type();
+    std::string tname = type(t, "loop variable '" + op->loop_var.name() + "'");
+    std::string v = names_.get(op->loop_var.get());
+    std::string base = names_.fresh(op->loop_var.name() + "_base");
+    int64_t rounds = extent / copies;
+    if (rounds <= 1) rounds = 0, copies = 0;  // unrolled whole
+    open("");
+    // A shader invocation may run only so many loop passes.
+    line("// loop " + op->loop_var.name() +
+         (copies > 0 ? ": " + std::to_string(copies) + " bodies per pass" : ": unrolled whole"));
+    line(tname + " " + base + " = " + min + ";");
+    auto body = [&](const std::string &value) {
+      open("");
+      line(tname + " " + v + " = " + value + ";");
+      last_barrier_ = false;
+      seq({op->body}, uniform);
+      close();
+    };
+    if (rounds > 0) {
+      std::string outer = names_.fresh(op->loop_var.name() + "_round");
+      open("for (" + tname + " " + outer + " = " + base + "; " + outer + " < " + base + " + " +
+           int_literal(t, rounds * copies) + "; " + outer + " += " + int_literal(t, copies) + ")");
+      for (int64_t c = 0; c < copies; ++c) body(c == 0 ? outer : outer + " + " + int_literal(t, c));
+      close();
+    }
+    for (int64_t c = rounds * copies; c < extent; ++c) body(c == 0 ? base : base + " + " + int_literal(t, c));
+    last_barrier_ = false;
+    close();
   }
 
   void if_then_else(const IfThenElseNode *op, bool uniform) {
@@ -618,6 +655,7 @@ class ComputeCodegen : public ExprPrinter {
   const std::unordered_map<const VarNode *, Type> &types_;
   ComputeLimits limits_;
   LaunchShape shape_;
+  LoopPlan loops_;
   std::unordered_set<const VarNode *> shared_, varying_;
   std::unordered_map<const StmtNode *, SharedAccess> access_;
   std::unordered_map<const VarNode *, BufferInfo> buffers_;
@@ -633,6 +671,15 @@ class ComputeCodegen : public ExprPrinter {
 };
 
 }  // namespace
+
+std::string loop_limit_message(const std::string &kernel, int64_t passes, const ComputeLimits &limits) {
+  std::ostringstream os;
+  os << "kernel '" << kernel << "' runs up to " << passes << " loop passes per invocation, but "
+     << limits.loop_limit_why << ", and past that the results would be wrong; shorten the loops each invocation runs: split a long "
+        "reduction with s[T].rfactor(...) so that partial sums run in parallel, or split the long loop and "
+        "bind its outer part to more threads (blockIdx/threadIdx)";
+  return os.str();
+}
 
 ComputeShader codegen_compute(const DeviceKernel &kernel, const std::unordered_map<const VarNode *, Type> &buffer_types,
                               const ComputeLimits &limits) {

@@ -2,6 +2,7 @@
 // shader per kernel, tensors in shader storage buffers, scalars and shape variables as
 // uniforms, blockIdx/threadIdx as work groups and local invocations.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,12 @@ struct ComputeLimits {
   int max_shared_bytes = 32768;
   int max_storage_buffers = 16;
   bool int64 = false;                    // GL_ARB_gpu_shader_int64
+  // Loop passes one invocation may run in all; 0: no limit. Mesa's llvmpipe ends an
+  // invocation's loops after 65535 passes and carries on with wrong values, so long
+  // loops are printed with several copies of their body per pass, and a kernel still
+  // over the limit is an error.
+  int64_t loop_limit = 0;
+  std::string loop_limit_why;  // says where the limit comes from, with its number, for messages
 };
 
 struct ComputeShader {
@@ -32,7 +39,13 @@ struct ComputeShader {
   // An ivec3 uniform added to gl_WorkGroupID, so that more groups than the driver's
   // per-launch maximum run as several launches; empty when blockIdx is unused.
   std::string group_offset_uniform;
+  // Loop passes per invocation, at most (Int(64), in terms of `uniforms`); undefined when
+  // unbounded. Checked against ComputeLimits::loop_limit before a launch.
+  Expr loop_passes;
 };
+
+// The message for a kernel that runs `passes` loop passes per invocation, over `limits`.
+std::string loop_limit_message(const std::string &kernel, int64_t passes, const ComputeLimits &limits);
 
 // `buffer_types` gives the element type of every global buffer handle (arguments and
 // temporaries). Throws tensorir::Error for what the target cannot express.

@@ -97,6 +97,20 @@ LaunchShape launch_shape(const DeviceKernel &k, const ComputeLimits &limits) {
   return shape;
 }
 
+ThreadLoop thread_loop_kind(const AttrStmtNode *a, const LaunchShape &shape) {
+  const auto *iv = static_cast<const IterVarNode *>(a->node.get());
+  int slot = thread_slot(iv->thread_tag);
+  const int64_t *e = as_const_int(a->value);
+  if (slot >= 3) {
+    int64_t local = shape.local[slot - 3];
+    if (e && *e == local) return ThreadLoop::Alias;
+    return e && *e < local ? ThreadLoop::Guard : ThreadLoop::Strided;
+  }
+  if (structural_equal(a->value, shape.groups[slot])) return ThreadLoop::Alias;
+  const int64_t *groups = as_const_int(shape.groups[slot]);
+  return e && groups && *e < *groups ? ThreadLoop::Guard : ThreadLoop::Strided;
+}
+
 namespace {
 
 class InputCollector : public IRVisitor {

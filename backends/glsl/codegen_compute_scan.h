@@ -20,6 +20,12 @@ struct LaunchShape {
 // Work-group sizes must be constants; throws tensorir::Error otherwise or past `limits`.
 LaunchShape launch_shape(const DeviceKernel &k, const ComputeLimits &limits);
 
+// How a thread_extent inside the body is printed: as the index itself (its extent is
+// the launch's), as a guard (fewer iterations than indices: the rest skip it), or as a
+// loop in which each index takes every n-th iteration.
+enum class ThreadLoop { Alias, Guard, Strided };
+ThreadLoop thread_loop_kind(const AttrStmtNode *a, const LaunchShape &shape);
+
 // Variables used but not defined inside the kernel (thread indices count as defined):
 // buffer handles and scalars, in first-use order. Thread extents count as uses.
 struct KernelInputs {

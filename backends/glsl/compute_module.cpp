@@ -8,6 +8,7 @@
 
 #include "codegen/signature.h"
 #include "glsl/codegen_compute.h"
+#include "glsl/codegen_compute_loops.h"
 #include "opengl/gl_api.h"
 #include "opengl/gl_runtime.h"
 #include "tensorir/arith/simplify.h"
@@ -36,8 +37,31 @@ struct FuncProgram {
   std::vector<KernelProgram> kernels;
 };
 
-ComputeLimits device_limits(opengl::GLContext &ctx) {
+// Mesa's llvmpipe ends a shader invocation's loops after this many passes in all.
+constexpr int64_t kLlvmpipeLoopPasses = 65535;
+
+ComputeLimits device_limits(opengl::GLContext &ctx, const Target &target) {
   ComputeLimits l;
+  if (ctx.renderer().find("llvmpipe") != std::string::npos) {
+    l.loop_limit = kLlvmpipeLoopPasses;
+    l.loop_limit_why = "Mesa llvmpipe ends a shader invocation's loops after " + std::to_string(l.loop_limit) +
+                       " passes";
+  }
+  // -loop-limit=N: a lower limit, e.g. to check long loops on a driver without one.
+  if (std::string opt = target.option("loop-limit"); !opt.empty()) {
+    int64_t n = 0;
+    try {
+      size_t used = 0;
+      n = std::stoll(opt, &used);
+      if (used != opt.size()) n = 0;
+    } catch (...) {
+    }
+    TIR_USER_CHECK(n > 0) << "target '" << target.str() << "': -loop-limit=" << opt << " is not a positive number";
+    if (l.loop_limit == 0 || n < l.loop_limit) {
+      l.loop_limit = n;
+      l.loop_limit_why = "the target's -loop-limit=" + opt + " allows no more";
+    }
+  }
   l.max_invocations = ctx.max_work_group_invocations();
   for (int d = 0; d < 3; ++d) l.max_group_size[d] = ctx.max_work_group_size(d);
   l.max_shared_bytes = ctx.max_shared_memory_bytes();
@@ -55,8 +79,8 @@ int64_t evaluate(const Expr &e, const std::vector<std::pair<Var, Expr>> &values,
 
 class ComputeModuleNode : public ModuleNode {
  public:
-  ComputeModuleNode(std::vector<FuncSignature> sigs, std::vector<FuncProgram> funcs)
-      : sigs_(std::move(sigs)), funcs_(std::move(funcs)) {}
+  ComputeModuleNode(std::vector<FuncSignature> sigs, std::vector<FuncProgram> funcs, ComputeLimits limits)
+      : sigs_(std::move(sigs)), funcs_(std::move(funcs)), limits_(std::move(limits)) {}
 
   ~ComputeModuleNode() override {
     for (FuncProgram &f : funcs_)
@@ -79,6 +103,7 @@ class ComputeModuleNode : public ModuleNode {
       values.emplace_back(v, v.type().is_float() ? make_const(v.type(), args[i].f64)
                                                  : IntImmNode::make(v.type(), args[i].i64));
     }
+    check_loop_limit(sig, f, values);
     opengl::GLScope scope;
     while (glGetError() != GL_NO_ERROR) {  // report only what this call causes
     }
@@ -106,6 +131,18 @@ class ComputeModuleNode : public ModuleNode {
   std::string backend() const override { return "opengl"; }
 
  private:
+  // Loops whose passes depend on the call's sizes are checked before anything runs.
+  void check_loop_limit(const FuncSignature &sig, const FuncProgram &f,
+                        const std::vector<std::pair<Var, Expr>> &values) const {
+    if (limits_.loop_limit <= 0) return;
+    for (const KernelProgram &k : f.kernels) {
+      if (!k.shader.loop_passes.defined() || as_const_int(k.shader.loop_passes)) continue;  // constants: at build
+      int64_t n = evaluate(k.shader.loop_passes, values, "the loop passes of kernel '" + k.shader.name + "'");
+      TIR_USER_CHECK(compute_detail::within_loop_limit(n, limits_.loop_limit))
+          << sig.name << " at these argument sizes: " << loop_limit_message(k.shader.name, n, limits_);
+    }
+  }
+
   static void launch(const FuncSignature &sig, const KernelProgram &k, const std::vector<ArgValue> &args,
                      const std::vector<NDArray> &buffers, const std::vector<NDArray> &temps,
                      const std::vector<std::pair<Var, Expr>> &values) {
@@ -159,6 +196,7 @@ class ComputeModuleNode : public ModuleNode {
 
   std::vector<FuncSignature> sigs_;
   std::vector<FuncProgram> funcs_;
+  ComputeLimits limits_;
 };
 
 // Where each buffer and uniform of a kernel comes from at call time.
@@ -219,7 +257,7 @@ FuncProgram build_function(const LoweredFunc &f, const ComputeLimits &limits) {
 
 Module build_opengl_compute(const std::vector<LoweredFunc> &funcs, const Target &target) {
   TIR_USER_CHECK(target.kind == "opengl") << "the opengl backend was asked to build for target '" << target.kind << "'";
-  ComputeLimits limits = device_limits(opengl::GLContext::get());
+  ComputeLimits limits = device_limits(opengl::GLContext::get(), target);
   std::vector<FuncSignature> sigs;
   std::vector<FuncProgram> programs;
   auto release = [&] {
@@ -236,7 +274,7 @@ Module build_opengl_compute(const std::vector<LoweredFunc> &funcs, const Target 
     release();
     throw;
   }
-  return Module(Ref<const ModuleNode>(new ComputeModuleNode(std::move(sigs), std::move(programs))));
+  return Module(Ref<const ModuleNode>(new ComputeModuleNode(std::move(sigs), std::move(programs), limits)));
 }
 
 }  // namespace tensorir::glsl
