@@ -1,15 +1,19 @@
 // One ResNet-18 layer: 3x3 convolution, 64 -> 64 channels, 56x56, stride 1, pad 1,
 // batch 1, NCHW in and out. tensorir's default schedule and a tuned one next to
-// im2col + OpenBLAS sgemm, on 1 and 2 threads, all checked against plain C++ loops.
-//   bench_conv [--quick] [--json]
+// im2col + OpenBLAS sgemm, on 1 and 2 threads, then the default schedule as OpenGL
+// compute shaders and as fragment shaders with the data already on the device, all
+// checked against plain C++ loops.
+//   bench_conv [--quick] [--json] [--no-gpu]
 #include <cblas.h>
 #include <tensorir/runtime/parallel.h>
 #include <tensorir/tensorir.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common.h"
@@ -34,8 +38,10 @@ Expr padded_read(const Tensor &input, Expr n, Expr c, Expr h, Expr w) {
   return select(inside, input(n, c, clamp_index(h - 1, kH - 1), clamp_index(w - 1, kW - 1)), 0.0f);
 }
 
-// (a) A padding stage and the convolution as one reduction, default schedule.
-Module build_naive(ConvTensors &t) {
+// (a) A padding stage and the convolution as one reduction, default schedule. For
+// "opengl" build() binds the loops itself (the default GPU schedule); "opengl
+// -mode=fragment" runs each stage as a fragment shader.
+Module build_naive(ConvTensors &t, const std::string &target = "llvm") {
   t.input = placeholder({1, kC, kH, kW}, Float(32), "I");
   t.weight = placeholder({kK, kC, kR, kR}, Float(32), "W");
   Tensor &I = t.input, &Wt = t.weight;
@@ -46,7 +52,7 @@ Module build_naive(ConvTensors &t) {
     return sum(pad(n, ic, y + kh, x + kw) * Wt(k, ic, kh, kw), {ic, kh, kw});
   }, "conv");
   Schedule s = create_schedule({t.output});
-  return build(s, {t.input, t.weight, t.output}, "llvm", "conv");
+  return build(s, {t.input, t.weight, t.output}, target, "conv");
 }
 
 // Register tile of the tuned schedule: kOcBlocks blocks of 16 output channels (one zmm
@@ -155,12 +161,124 @@ std::vector<float> reference_conv(const float *in, const float *w) {
   return out;
 }
 
+// The layer on the OpenGL device: the default schedule as compute shaders and as
+// fragment shaders. Input and weights are uploaded once; each timed run is one module
+// call followed either by a wait for the device (bench::DeviceSync: "kernel") or by
+// copying the output back to the CPU ("+ readback"). tensorir's tuned CPU schedule, on as
+// many threads as llvmpipe runs shaders on, is timed in the same rounds for the ratio.
+// Returns false when a result differs from the reference.
+bool run_opengl(const bench::Options &opt, const std::string &case_name, const NDArray &in, const NDArray &w,
+                const Function &cpu_f, const std::vector<float> &ref) {
+  std::string why;
+  if (!bench::opengl_available(why)) {
+    bench::print_opengl_skipped(opt, "conv", why);
+    return true;
+  }
+  const int gl_threads = bench::llvmpipe_threads();
+  const int cpu_threads = std::clamp(gl_threads, 1, std::max(1, int(std::thread::hardware_concurrency())));
+  tensorir::set_num_threads(cpu_threads);
+  openblas_set_num_threads(1);
+  const std::vector<int64_t> out_shape = {1, kK, kH, kW};
+  NDArray in_gl = in.to(Device::opengl()), w_gl = w.to(Device::opengl());
+  NDArray out_cpu = NDArray::empty(out_shape, Float(32));
+  bench::DeviceSync sync(out_shape);
+
+  struct DeviceConv {
+    std::string impl, target;
+    Function f;
+    NDArray out;
+    double build_ms = 0, first_ms = 0, err = 0;
+  };
+  std::vector<DeviceConv> gl;
+  for (auto [impl, target] : std::vector<std::pair<std::string, std::string>>{
+           {"tensorir-opengl", "opengl"}, {"tensorir-opengl-fragment", "opengl -mode=fragment"}}) {
+    ConvTensors t;
+    auto t0 = bench::Clock::now();
+    Module m = build_naive(t, target);
+    DeviceConv d{impl, target, m("conv"), NDArray::empty(out_shape, Float(32), Device::opengl())};
+    d.build_ms = bench::ms_since(t0);
+    // The first call also compiles the shaders' machine code (llvmpipe does it at the
+    // first launch) and, for fragment shaders, allocates the textures.
+    t0 = bench::Clock::now();
+    d.f(in_gl, w_gl, d.out);
+    sync(d.out);
+    d.first_ms = bench::ms_since(t0);
+    NDArray back = d.out.to(Device::cpu());
+    d.err = bench::max_rel_error(back.data_as<float>(), ref.data(), ref.size());
+    gl.push_back(std::move(d));
+  }
+  std::vector<std::function<void()>> engines = {[&] { cpu_f(in, w, out_cpu); }};
+  for (DeviceConv &d : gl) {
+    engines.push_back([&] {
+      d.f(in_gl, w_gl, d.out);
+      sync(d.out);
+    });
+    engines.push_back([&] {
+      d.f(in_gl, w_gl, d.out);
+      NDArray back = d.out.to(Device::cpu());
+    });
+  }
+  std::vector<bench::Timing> t = bench::interleaved_medians(engines, opt.quick ? 1 : 3, 3);
+  // The wait alone, with nothing queued: what it adds to each "kernel" figure.
+  double sync_ms = bench::median_ms([&] { sync(gl[0].out); }, 20, 2);
+  double cpu_err = bench::max_rel_error(out_cpu.data_as<float>(), ref.data(), ref.size());
+  double cpu_g = bench::gflops(kFlops, t[0].wall_ms);
+
+  bool ok = cpu_err < 1e-4;
+  bench::Table table({"thr", "impl", "kernel ms", "GFLOP/s", "x tensorir cpu", "+readback ms", "GFLOP/s",
+                      "1st call ms", "max rel err"});
+  table.add({std::to_string(cpu_threads), "tensorir (cpu, tuned)", bench::fmt(t[0].wall_ms, 3), bench::fmt(cpu_g),
+             "1.00", "-", "-", "-", bench::fmt_sci(cpu_err)});
+  for (size_t i = 0; i < gl.size(); ++i) {
+    const DeviceConv &d = gl[i];
+    double ms = t[1 + 2 * i].wall_ms, rb_ms = t[2 + 2 * i].wall_ms;
+    double g = bench::gflops(kFlops, ms), g_rb = bench::gflops(kFlops, rb_ms);
+    if (!(d.err < 1e-4)) {
+      ok = false;
+      std::fprintf(stderr, "conv %s: %s differs from the reference (max rel err %g)\n", case_name.c_str(),
+                   d.impl.c_str(), d.err);
+    }
+    if (opt.json)
+      bench::print_json("conv", case_name, d.impl, gl_threads, ms, g,
+                        {{"part", bench::json_str("opengl")},
+                         {"target", bench::json_str(d.target)},
+                         {"sync", bench::json_str("one-element probe kernel + 4-byte read")},
+                         {"median_ms_with_readback", bench::json_num(rb_ms)},
+                         {"gflops_with_readback", bench::json_num(g_rb)},
+                         {"ratio_tensorir_cpu", bench::json_num(g / cpu_g)},
+                         {"tensorir_cpu_ms", bench::json_num(t[0].wall_ms)},
+                         {"tensorir_cpu_threads", std::to_string(cpu_threads)},
+                         {"build_ms", bench::json_num(d.build_ms)},
+                         {"first_call_ms", bench::json_num(d.first_ms)},
+                         {"max_rel_err", bench::json_num(d.err)}});
+    else
+      table.add({std::to_string(gl_threads), d.impl, bench::fmt(ms, 3), bench::fmt(g), bench::fmt_ratio(g / cpu_g),
+                 bench::fmt(rb_ms, 3), bench::fmt(g_rb), bench::fmt(d.first_ms, 1), bench::fmt_sci(d.err)});
+  }
+  if (opt.json) {
+    std::printf("{\"bench\":\"conv\",\"case\":\"opengl\",\"metric\":\"sync\",\"median_ms\":%.4f}\n", sync_ms);
+  } else {
+    std::printf("\nOpenGL, data already on the device (Device::opengl()), default schedule: a padding pass and\n"
+                "the convolution; thr: the CPU threads that run shaders when the device is Mesa llvmpipe\n"
+                "    tensorir-opengl: compute shaders, one invocation per output element, groups of 64\n"
+                "    tensorir-opengl-fragment: \"opengl -mode=fragment\", GLSL ES 3.00, 4 elements per RGBA\n"
+                "      texel; each call also copies the input and weights into textures and the output out\n"
+                "    kernel ms: the call, then a wait for the device (a one-element read, %.3f ms alone)\n"
+                "    +readback ms: the call, then the output copied to the CPU;  1st call: includes shader codegen\n",
+                sync_ms);
+    table.print();
+  }
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   // OpenBLAS 0.3.21 may not recognise this CPU and then falls back to a slow generic
-  // kernel; it reads these variables when it is loaded, hence the restart.
-  bench::reexec_with_env(argv, {{"OPENBLAS_CORETYPE", "SkylakeX"}}, {"OPENBLAS_L2_SIZE"});
+  // kernel; it reads these variables when it is loaded, hence the restart. Mesa's shader
+  // cache off: build() times are those of a first compile.
+  bench::reexec_with_env(argv, {{"OPENBLAS_CORETYPE", "SkylakeX"}, {"MESA_SHADER_CACHE_DISABLE", "true"}},
+                         {"OPENBLAS_L2_SIZE"});
   bench::Options opt = bench::parse_options(argc, argv);
   const std::string case_name = "3x3_64to64_56x56";
 
@@ -235,6 +353,9 @@ int main(int argc, char **argv) {
   if (!opt.json) {
     table.print();
     std::printf("JIT compile of the tuned conv (build()): %.1f ms\n", compile_ms);
+  }
+  if (opt.gpu) ok = run_opengl(opt, case_name, in, w, f_tuned, ref) && ok;
+  if (!opt.json) {
     bench::print_machine_load("at the end");
     if (!ok) std::printf("ERROR: a result differs from the reference\n");
   }

@@ -1,8 +1,12 @@
 // Square SGEMM C = A * B (row-major): tensorir's default and tuned schedules next to
-// OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and 2 threads.
-//   bench_gemm            full run: naive at 256/512/1024, tuned at 512/1024/2048
+// OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and 2 threads; then the
+// same GEMM as OpenGL compute shaders (default schedule, shared-memory tiles) and as
+// fragment shaders, with the data already on the device.
+//   bench_gemm            full run: naive at 256/512/1024, tuned at 512/1024/2048,
+//                         OpenGL at 256/512
 //   bench_gemm --quick    256/512 only, few repetitions
 //   bench_gemm --json     one JSON object per result line
+//   bench_gemm --no-gpu   without the OpenGL rows
 // GCC 12 reports Eigen's AVX-512 transposes as maybe-uninitialized (the intrinsics start
 // from an undefined vector on purpose); the warning says nothing about this file.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -14,6 +18,7 @@
 #include <tensorir/tensorir.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -159,12 +164,175 @@ void report(const bench::Options &opt, bench::Table &table, const std::string &p
   }
 }
 
+// ------------------------------------------------------------------ OpenGL
+
+// Shared-memory tiles: a work group of tile x tile invocations computes a tile of C; for
+// every chunk of `tile` along k the group first copies a tile of A and one of B into
+// shared memory (one element per invocation, then a barrier), and each invocation
+// accumulates its element of C from them.
+Schedule schedule_shared(const Tensor &A, const Tensor &B, const Tensor &C, int tile) {
+  Schedule s = create_schedule({C});
+  Tensor As = s.cache_read(A, "shared", {C});
+  Tensor Bs = s.cache_read(B, "shared", {C});
+  auto [bi, bj, ti, tj] = s[C].tile(C.axis(0), C.axis(1), tile, tile);
+  auto [ko, ki] = s[C].split(C.reduce_axis(0), tile);
+  s[C].reorder({bi, bj, ko, ti, tj, ki});
+  s[C].bind(bi, thread_axis("blockIdx.y"));
+  s[C].bind(bj, thread_axis("blockIdx.x"));
+  s[C].bind(ti, thread_axis("threadIdx.y"));
+  s[C].bind(tj, thread_axis("threadIdx.x"));
+  s[C].unroll(ki);
+  for (const Tensor &T : {As, Bs}) {
+    s[T].compute_at(s[C], ko);
+    s[T].bind(s[T]->leaf_iter_vars[0], thread_axis("threadIdx.y"));
+    s[T].bind(s[T]->leaf_iter_vars[1], thread_axis("threadIdx.x"));
+  }
+  return s;
+}
+
+// One OpenGL variant of the GEMM, built and checked.
+struct DeviceGemm {
+  std::string impl, target;
+  Function f;
+  NDArray c;  // on the device
+  double build_ms = 0, first_ms = 0, err = 0;
+};
+
+DeviceGemm make_device_gemm(const std::string &impl, const std::string &target, bool shared, int n) {
+  Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
+  IterVar k = reduce_axis({0, n}, "k");
+  Tensor C = compute({n, n}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  // Without bound loops, build() gives the compute target its default GPU schedule;
+  // the fragment target computes one output texel per fragment whatever the loops.
+  Schedule s = shared ? schedule_shared(A, B, C, 16) : create_schedule({C});
+  auto t0 = bench::Clock::now();
+  Module m = build(s, {A, B, C}, target, "gemm");
+  DeviceGemm g{impl, target, m("gemm"), NDArray::empty({n, n}, Float(32), Device::opengl())};
+  g.build_ms = bench::ms_since(t0);
+  return g;
+}
+
+// (c) The GEMM on the OpenGL device. A and B are uploaded once; each timed run is one
+// module call followed either by a wait for the device (bench::DeviceSync: "kernel") or
+// by copying C back to the CPU ("+ readback"). tensorir's tuned CPU schedule, on as many
+// threads as llvmpipe runs shaders on, is timed in the same rounds for the ratio.
+void run_opengl(const bench::Options &opt) {
+  std::string why;
+  if (!bench::opengl_available(why)) {
+    bench::print_opengl_skipped(opt, "gemm", why);
+    return;
+  }
+  const int gl_threads = bench::llvmpipe_threads();
+  const int cpu_threads = std::clamp(gl_threads, 1, std::max(1, int(std::thread::hardware_concurrency())));
+  set_peer_threads(1);  // park the peers' worker threads
+  tensorir::set_num_threads(cpu_threads);
+  bench::Table table({"size", "thr", "impl", "kernel ms", "GFLOP/s", "x tensorir cpu", "+readback ms",
+                      "GFLOP/s", "1st call ms", "max rel err"});
+  double sync_ms = 0;
+  for (int n : {256, 512}) {
+    Operands o(n);
+    RowMat ce(n, n);
+    ce.noalias() = o.ea() * o.eb();
+    const size_t nn = size_t(n) * n;
+    const double flops = 2.0 * n * double(n) * n;
+    NDArray a = o.a.to(Device::opengl()), b = o.b.to(Device::opengl());
+    bench::DeviceSync sync({n, n});
+    std::vector<DeviceGemm> gl;
+    gl.push_back(make_device_gemm("tensorir-opengl-naive", "opengl", false, n));
+    gl.push_back(make_device_gemm("tensorir-opengl-shared", "opengl", true, n));
+    gl.push_back(make_device_gemm("tensorir-opengl-fragment", "opengl -mode=fragment", false, n));
+    for (DeviceGemm &g : gl) {
+      // The first call also compiles the shaders' machine code (llvmpipe does it at the
+      // first launch) and, for fragment shaders, allocates the textures.
+      auto t0 = bench::Clock::now();
+      g.f(a, b, g.c);
+      sync(g.c);
+      g.first_ms = bench::ms_since(t0);
+      NDArray back = g.c.to(Device::cpu());
+      g.err = bench::max_rel_error(back.data_as<float>(), ce.data(), nn);
+    }
+    Module cpu_m = build_tuned(n);
+    Function cpu_f = cpu_m("gemm");
+    std::vector<std::function<void()>> engines = {[&] { cpu_f(o.a, o.b, o.c); }};
+    for (DeviceGemm &g : gl) {
+      engines.push_back([&] {
+        g.f(a, b, g.c);
+        sync(g.c);
+      });
+      engines.push_back([&] {
+        g.f(a, b, g.c);
+        NDArray back = g.c.to(Device::cpu());
+      });
+    }
+    int rounds = opt.quick ? 1 : 3, reps = 3;
+    std::vector<bench::Timing> t = bench::interleaved_medians(engines, rounds, reps);
+    // The wait alone, with nothing queued: what it adds to each "kernel" figure.
+    sync_ms = bench::median_ms([&] { sync(gl[0].c); }, 20, 2);
+
+    double cpu_err = bench::max_rel_error(o.c.data_as<float>(), ce.data(), nn);
+    double cpu_g = bench::gflops(flops, t[0].wall_ms);
+    struct Row {
+      std::string impl;
+      int threads;
+      double ms, readback_ms, first_ms, build_ms, err;
+      std::string target;
+    };
+    std::vector<Row> rows = {{"tensorir", cpu_threads, t[0].wall_ms, 0, 0, 0, cpu_err, "llvm"}};
+    for (size_t i = 0; i < gl.size(); ++i)
+      rows.push_back({gl[i].impl, gl_threads, t[1 + 2 * i].wall_ms, t[2 + 2 * i].wall_ms, gl[i].first_ms,
+                      gl[i].build_ms, gl[i].err, gl[i].target});
+    for (const Row &r : rows) {
+      if (!(r.err < 1e-4)) {
+        g_all_ok = false;
+        std::fprintf(stderr, "gemm %d: %s differs from the reference (max rel err %g)\n", n, r.impl.c_str(), r.err);
+      }
+      const bool dev = r.target != "llvm";
+      double g = bench::gflops(flops, r.ms), g_rb = dev ? bench::gflops(flops, r.readback_ms) : 0;
+      if (opt.json) {
+        if (!dev) continue;  // the CPU figure is in each device row
+        bench::print_json("gemm", std::to_string(n), r.impl, r.threads, r.ms, g,
+                          {{"part", bench::json_str("opengl")},
+                           {"target", bench::json_str(r.target)},
+                           {"sync", bench::json_str("one-element probe kernel + 4-byte read")},
+                           {"median_ms_with_readback", bench::json_num(r.readback_ms)},
+                           {"gflops_with_readback", bench::json_num(g_rb)},
+                           {"ratio_tensorir_cpu", bench::json_num(g / cpu_g)},
+                           {"tensorir_cpu_ms", bench::json_num(t[0].wall_ms)},
+                           {"tensorir_cpu_threads", std::to_string(cpu_threads)},
+                           {"build_ms", bench::json_num(r.build_ms)},
+                           {"first_call_ms", bench::json_num(r.first_ms)},
+                           {"max_rel_err", bench::json_num(r.err)}});
+      } else {
+        table.add({std::to_string(n), std::to_string(r.threads), dev ? r.impl : "tensorir (cpu, tuned)",
+                   bench::fmt(r.ms, 3), bench::fmt(g), bench::fmt_ratio(g / cpu_g), dev ? bench::fmt(r.readback_ms, 3) : "-",
+                   dev ? bench::fmt(g_rb) : "-", dev ? bench::fmt(r.first_ms, 1) : "-", bench::fmt_sci(r.err)});
+      }
+    }
+  }
+  if (opt.json) {
+    std::printf("{\"bench\":\"gemm\",\"case\":\"opengl\",\"metric\":\"sync\",\"median_ms\":%.4f}\n", sync_ms);
+    return;
+  }
+  std::printf("\n(c) OpenGL, data already on the device (Device::opengl()); thr: the CPU threads that run\n"
+              "    shaders when the device is Mesa llvmpipe (LP_NUM_THREADS, else one per CPU)\n"
+              "    naive: default GPU schedule (one invocation per element of C, groups of 64)\n"
+              "    shared: 16x16 work groups staging 16x16 tiles of A and B in shared memory\n"
+              "    fragment: \"opengl -mode=fragment\", GLSL ES 3.00, 4 elements per RGBA texel; each call\n"
+              "      also copies A and B into textures and C out of its texture\n"
+              "    kernel ms: the call, then a wait for the device (a one-element read of C, %.3f ms alone)\n"
+              "    +readback ms: the call, then C copied to the CPU;  1st call: includes shader codegen\n",
+              sync_ms);
+  table.print();
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   // OpenBLAS 0.3.21 may not recognise this CPU and then falls back to a slow generic
-  // kernel; it reads these variables when it is loaded, hence the restart.
-  bench::reexec_with_env(argv, {{"OPENBLAS_CORETYPE", "SkylakeX"}}, {"OPENBLAS_L2_SIZE"});
+  // kernel; it reads these variables when it is loaded, hence the restart. Mesa's shader
+  // cache off: build() times are those of a first compile.
+  bench::reexec_with_env(argv, {{"OPENBLAS_CORETYPE", "SkylakeX"}, {"MESA_SHADER_CACHE_DISABLE", "true"}},
+                         {"OPENBLAS_L2_SIZE"});
   bench::Options opt = bench::parse_options(argc, argv);
   const double flop_scale = 2.0;
 
@@ -266,10 +434,11 @@ int main(int argc, char **argv) {
                 "    GF/s cpu: from the thread's CPU time (1 thread), what the kernel does while it has the core\n");
     table.print();
     if (compile_ms > 0) std::printf("\nJIT compile of the tuned 1024 GEMM (build(), median of 5): %.1f ms\n", compile_ms);
-    bench::print_machine_load("at the end");
   } else if (compile_ms > 0) {
     std::printf("{\"bench\":\"gemm\",\"case\":\"1024\",\"impl\":\"tensorir\",\"metric\":\"compile\",\"median_ms\":%.2f}\n",
                 compile_ms);
   }
+  if (opt.gpu) run_opengl(opt);
+  if (!opt.json) bench::print_machine_load("at the end");
   return g_all_ok ? 0 : 1;
 }

@@ -1,6 +1,8 @@
 // Shared helpers for the benchmarks: command-line options, interleaved timing (median of
-// many runs after a warm-up), error measures, a plain-text table and --json lines.
+// many runs after a warm-up), error measures, a plain-text table and --json lines, and
+// what the OpenGL rows need (is there a context, waiting for the device).
 #pragma once
+#include <tensorir/tensorir.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@ namespace bench {
 struct Options {
   bool json = false;   // one JSON object per line instead of the table
   bool quick = false;  // small sizes, few repetitions
+  bool gpu = true;     // the OpenGL rows (--no-gpu skips them)
 };
 
 inline Options parse_options(int argc, char **argv) {
@@ -29,8 +32,13 @@ inline Options parse_options(int argc, char **argv) {
     std::string a = argv[i];
     if (a == "--json") o.json = true;
     else if (a == "--quick") o.quick = true;
+    else if (a == "--no-gpu") o.gpu = false;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: %s [--quick] [--json]\n", argv[0]);
+      std::printf("usage: %s [--quick] [--json] [--no-gpu]\n"
+                  "  --quick   small sizes, few repetitions\n"
+                  "  --json    one JSON object per result line instead of tables\n"
+                  "  --no-gpu  skip the OpenGL rows\n",
+                  argv[0]);
       std::exit(0);
     } else {
       std::fprintf(stderr, "%s: unknown option '%s' (try --help)\n", argv[0], a.c_str());
@@ -169,6 +177,12 @@ inline std::string fmt(double v, int prec = 1) {
   std::snprintf(buf, sizeof buf, "%.*f", prec, v);
   return buf;
 }
+// A ratio with two decimals, or two significant digits below 0.1 (0.0027, not 0.00).
+inline std::string fmt_ratio(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v >= 0.1 || v <= 0 ? "%.2f" : "%.2g", v);
+  return buf;
+}
 inline std::string fmt_sci(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1e", v);
@@ -222,6 +236,93 @@ inline std::string json_num(double v) {
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
-inline std::string json_str(const std::string &s) { return "\"" + s + "\""; }
+// A JSON string: quotes, backslashes and control characters (error messages have
+// newlines) escaped.
+inline std::string json_str(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// ---------------------------------------------------------------------------- OpenGL
+
+// Whether the OpenGL rows can run: the backend is built in and a context can be made (the
+// first allocation on Device::opengl() makes it). Otherwise `why` says what failed; a
+// benchmark then prints a note and goes on without those rows.
+inline bool opengl_available(std::string &why) {
+  if (!tensorir::has_backend("opengl")) {
+    why = "this build has no OpenGL backend (configured with TENSORIR_WITH_OPENGL=OFF)";
+    return false;
+  }
+  try {
+    tensorir::NDArray probe = tensorir::NDArray::empty({1}, tensorir::Float(32), tensorir::Device::opengl());
+    (void)probe;
+    return true;
+  } catch (const std::exception &e) {
+    why = e.what();
+    return false;
+  }
+}
+
+// The note a benchmark prints, in place of its OpenGL rows, when there is no context.
+inline void print_opengl_skipped(const Options &o, const std::string &bench, const std::string &why) {
+  if (o.json)
+    std::printf("{\"bench\":%s,\"case\":\"opengl\",\"skipped\":true,\"reason\":%s}\n", json_str(bench).c_str(),
+                json_str(why).c_str());
+  else
+    std::printf("\nNote: OpenGL rows skipped, no OpenGL context could be created (--no-gpu skips them\n"
+                "without trying):\n%s\n",
+                why.c_str());
+  std::fflush(stdout);
+}
+
+// The threads that run shaders when the "GPU" is Mesa's llvmpipe: LP_NUM_THREADS (0, the
+// calling thread alone, counts as 1), else one per online CPU, at most 16. The threads
+// column of the OpenGL rows shows it.
+inline int llvmpipe_threads() {
+  if (const char *v = std::getenv("LP_NUM_THREADS")) return std::clamp(std::atoi(v), 1, 16);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return static_cast<int>(std::clamp<long>(n, 1, 16));
+}
+
+// A module call on Device::opengl() returns once its work is queued, not done. Waiting
+// for it: a one-element kernel reads element 0 of the output and that element is copied
+// back, which the driver can only do after everything that writes the output has run.
+// Costs one tiny launch and a 4-byte read, far less than reading the whole output back.
+// (On Mesa's llvmpipe a call already returns with its work done; on a GPU it need not.)
+class DeviceSync {
+ public:
+  explicit DeviceSync(const std::vector<int64_t> &shape) {
+    std::vector<tensorir::Expr> dims(shape.begin(), shape.end());
+    tensorir::Tensor X = tensorir::placeholder(dims, tensorir::Float(32), "X");
+    tensorir::Tensor P = tensorir::compute(
+        {1}, [&](tensorir::Var i) { return X(std::vector<tensorir::Expr>(shape.size(), i)); }, "P");
+    module_ = tensorir::build(tensorir::create_schedule({P}), {X, P}, "opengl", "sync");
+    p_ = tensorir::NDArray::empty({1}, tensorir::Float(32), tensorir::Device::opengl());
+  }
+  // Returns once every queued write to `out` has finished.
+  void operator()(const tensorir::NDArray &out) const {
+    module_("sync")(out, p_);
+    float v = 0;
+    p_.copy_to_bytes(&v, sizeof v);
+  }
+
+ private:
+  tensorir::Module module_;
+  tensorir::NDArray p_;
+};
 
 }  // namespace bench

@@ -134,6 +134,7 @@ class NestBuilder {
     std::vector<IterVar> all = compute->axis;
     all.insert(all.end(), compute->reduce_axis.begin(), compute->reduce_axis.end());
     Expr cond = guards(all, values, leaf_ranges);
+    if (!st->is_output) cond = inside_shape(compute, values, leaf_ranges, cond);
     Expr user_cond = simplify(substitute(red->condition, subst));
     if (!is_const_int(user_cond, 1)) cond = cond.defined() ? (cond && user_cond) : user_cond;
     Stmt update_nest = wrap_loops(st, p, n, guard(cond, update));
