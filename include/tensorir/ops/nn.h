@@ -1,0 +1,63 @@
+// Neural-network operators as tensor expressions (compute definitions only; the
+// schedules that go with them are in ops/schedule.h). Layouts are NCHW for activations
+// and OIHW for convolution weights. Shapes must be constant; a mismatch throws
+// tensorir::Error naming the tensors involved.
+#pragma once
+#include <array>
+#include <string>
+
+#include "tensorir/te/tensor.h"
+
+namespace tensorir::ops {
+
+struct Conv2dAttrs {
+  std::array<int, 2> strides{1, 1};
+  std::array<int, 2> padding{0, 0};   // zeros added on both sides of (H, W)
+  std::array<int, 2> dilation{1, 1};
+  int groups = 1;                     // groups == C: depthwise
+};
+
+// data [N, C, H, W], weight [K, C / groups, R, S] -> [N, K, OH, OW]. Padding is a
+// separate "pad" stage that schedule_generic inlines.
+Tensor conv2d(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, const std::string &name = "conv2d");
+
+// The same convolution (groups == 1) computed through channel-blocked layouts: the padded
+// input as [N, C/ci][H][W][ci], the weights as [K/co][C/ci][R][S][ci][co], the result as
+// [N][K/co][OH][OW][co], then copied back to NCHW. Use it with schedule_conv2d_llvm,
+// whose inner loops run on vectors of `co` output channels.
+Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a,
+                    const std::string &name = "conv2d");
+
+// data [N, K], weight [M, K] -> [N, M] (data times weight transposed).
+Tensor dense(const Tensor &data, const Tensor &weight, const std::string &name = "dense");
+
+// Adds bias [data.shape[axis]] along `axis` (negative counts from the end).
+Tensor bias_add(const Tensor &data, const Tensor &bias, int axis = 1, const std::string &name = "bias_add");
+
+Tensor relu(const Tensor &x, const std::string &name = "relu");
+// min(max(x, lo), hi); relu6 is clip(x, 0, 6).
+Tensor clip(const Tensor &x, double lo, double hi, const std::string &name = "clip");
+Tensor sigmoid(const Tensor &x, const std::string &name = "sigmoid");
+Tensor tanh(const Tensor &x, const std::string &name = "tanh");
+
+// (x - mean) / sqrt(var + eps) * gamma + beta, the four vectors indexed along `axis`.
+Tensor batch_norm_inference(const Tensor &x, const Tensor &gamma, const Tensor &beta, const Tensor &mean,
+                            const Tensor &var, double eps = 1e-5, int axis = 1,
+                            const std::string &name = "batch_norm");
+
+// Pooling over (H, W) of an NCHW tensor. Output size: (H + 2 * pad - pool) / stride + 1.
+// max_pool2d never takes a padding value; avg_pool2d divides by the whole window
+// (pool_h * pool_w) when count_include_pad is true, as PyTorch does by default, and by
+// the number of elements inside the input otherwise.
+Tensor max_pool2d(const Tensor &x, std::array<int, 2> pool_size, std::array<int, 2> strides,
+                  std::array<int, 2> padding = {0, 0}, const std::string &name = "max_pool2d");
+Tensor avg_pool2d(const Tensor &x, std::array<int, 2> pool_size, std::array<int, 2> strides,
+                  std::array<int, 2> padding = {0, 0}, bool count_include_pad = true,
+                  const std::string &name = "avg_pool2d");
+// [N, C, H, W] -> [N, C, 1, 1], the mean over H and W.
+Tensor global_avg_pool2d(const Tensor &x, const std::string &name = "global_avg_pool2d");
+
+// exp(x - max) / sum(exp(x - max)) along `axis`, in four stages (max, exp, sum, divide).
+Tensor softmax(const Tensor &x, int axis = -1, const std::string &name = "softmax");
+
+}  // namespace tensorir::ops

@@ -1,0 +1,26 @@
+// Schedules for the operators of ops/nn.h and ops/transform.h.
+//
+// On "opengl" (both modes) schedule_generic is all that is needed: build() applies the
+// default GPU schedule to every stage that binds no loop to a thread.
+#pragma once
+#include <vector>
+
+#include "tensorir/te/schedule.h"
+
+namespace tensorir::ops {
+
+// create_schedule(outs), then every stage tagged "injective" (pads, broadcasts, layout
+// changes, element-wise maps) that is not an output is inlined into its readers.
+Schedule schedule_generic(const std::vector<Tensor> &outs);
+
+// CPU schedule for the output of conv2d_nchwc: a register tile of output-channel vectors
+// times output columns, computed row by row inside a parallel loop over
+// (batch, channel group, row). For the output of conv2d it materialises the padding,
+// vectorizes over output columns and runs the channels in parallel.
+Schedule schedule_conv2d_llvm(const Tensor &out);
+
+// CPU schedule for the output of dense: rows of the result in parallel, blocks of output
+// columns accumulated as vectors in a local tile.
+Schedule schedule_dense_llvm(const Tensor &out);
+
+}  // namespace tensorir::ops

@@ -1,0 +1,63 @@
+// Element-wise binary operators with NumPy broadcasting.
+#include <functional>
+
+#include "op_util.h"
+#include "tensorir/ops/transform.h"
+
+namespace tensorir::ops {
+
+using namespace detail;
+
+namespace {
+
+// The broadcast shape of a and b, aligned at the right.
+std::vector<int64_t> broadcast_shape(const Tensor &a, const Tensor &b, const std::string &op) {
+  const std::vector<int64_t> sa = const_shape(a, op), sb = const_shape(b, op);
+  const size_t nd = std::max(sa.size(), sb.size());
+  std::vector<int64_t> out(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    // Dimension i of the result, counted from the right in each input.
+    const int64_t da = i < nd - sa.size() ? 1 : sa[i - (nd - sa.size())];
+    const int64_t db = i < nd - sb.size() ? 1 : sb[i - (nd - sb.size())];
+    TIR_USER_CHECK(da == db || da == 1 || db == 1)
+        << op << ": cannot broadcast " << a.name() << " " << shape_str(sa) << " with " << b.name() << " "
+        << shape_str(sb) << " (dimension " << i << " of the result: " << da << " vs " << db << ")";
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+// The element of `t` that output index `v` reads: leading dimensions dropped, size-1
+// dimensions pinned to 0.
+Expr broadcast_read(const Tensor &t, const std::vector<Var> &v) {
+  const size_t skip = v.size() - t.ndim();
+  std::vector<Expr> idx;
+  for (int i = 0; i < t.ndim(); ++i) idx.push_back(is_const_int(t.shape()[i], 1) ? Expr(0) : Expr(v[skip + i]));
+  return t(idx);
+}
+
+Tensor binary(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
+              const std::function<Expr(Expr, Expr)> &f) {
+  check_same_dtype(a, b, op);
+  std::vector<int64_t> out = broadcast_shape(a, b, op);
+  return compute(
+      to_exprs(out), [&](const std::vector<Var> &v) { return f(broadcast_read(a, v), broadcast_read(b, v)); }, name,
+      kInjective);
+}
+
+}  // namespace
+
+Tensor add(const Tensor &a, const Tensor &b, const std::string &name) {
+  return binary(a, b, "add", name, [](Expr x, Expr y) { return x + y; });
+}
+Tensor subtract(const Tensor &a, const Tensor &b, const std::string &name) {
+  return binary(a, b, "subtract", name, [](Expr x, Expr y) { return x - y; });
+}
+Tensor multiply(const Tensor &a, const Tensor &b, const std::string &name) {
+  return binary(a, b, "multiply", name, [](Expr x, Expr y) { return x * y; });
+}
+Tensor divide(const Tensor &a, const Tensor &b, const std::string &name) {
+  return binary(a, b, "divide", name, [](Expr x, Expr y) { return x / y; });
+}
+
+}  // namespace tensorir::ops

@@ -1,0 +1,65 @@
+// Shared by the operator files: constant shapes, axis normalisation, safe padded reads.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensorir/error.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/te/tensor.h"
+
+namespace tensorir::ops::detail {
+
+// The tag schedule_generic inlines.
+inline const std::string kInjective = "injective";
+
+// The shape of `t` as integers; `op` names the operator in the error.
+inline std::vector<int64_t> const_shape(const Tensor &t, const std::string &op) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < t.shape().size(); ++i) {
+    const int64_t *v = as_const_int(t.shape()[i]);
+    TIR_USER_CHECK(v) << op << ": tensor " << t.name() << " has a symbolic dimension " << i
+                      << "; this operator needs constant shapes";
+    out.push_back(*v);
+  }
+  return out;
+}
+
+inline void check_ndim(const Tensor &t, int ndim, const std::string &op, const std::string &layout) {
+  TIR_USER_CHECK(t.ndim() == ndim) << op << ": tensor " << t.name() << " must have " << ndim << " dimensions ("
+                                   << layout << ") but has " << t.ndim();
+}
+
+inline void check_same_dtype(const Tensor &a, const Tensor &b, const std::string &op) {
+  TIR_USER_CHECK(a.dtype() == b.dtype()) << op << ": tensors " << a.name() << " (" << a.dtype() << ") and "
+                                         << b.name() << " (" << b.dtype() << ") must have the same dtype";
+}
+
+// axis in [-ndim, ndim) -> [0, ndim).
+inline int normalize_axis(int axis, int ndim, const Tensor &t, const std::string &op) {
+  TIR_USER_CHECK(axis >= -ndim && axis < ndim)
+      << op << ": axis " << axis << " is out of range for tensor " << t.name() << " of rank " << ndim;
+  return axis < 0 ? axis + ndim : axis;
+}
+
+// `e` clamped into [0, size): select may evaluate its untaken side, which must still
+// read inside the buffer.
+inline Expr clamp_index(Expr e, int64_t size) { return min(max(e, 0), Expr(static_cast<int>(size - 1))); }
+
+inline std::vector<Expr> to_exprs(const std::vector<int64_t> &v) {
+  std::vector<Expr> out;
+  for (int64_t d : v) out.push_back(Expr(static_cast<int>(d)));  // int32 indices
+  return out;
+}
+
+inline std::string shape_str(const std::vector<int64_t> &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+// ops::pad with the padding value as an expression (e.g. min_value for max pooling).
+Tensor pad_with(const Tensor &x, const std::vector<int> &before, const std::vector<int> &after, Expr value,
+                const std::string &name);
+
+}  // namespace tensorir::ops::detail

@@ -1,0 +1,100 @@
+// CPU schedules for conv2d_nchwc (register-blocked, vectorized over output channels) and
+// for plain conv2d (vectorized over output columns).
+#include "op_util.h"
+#include "tensorir/ops/schedule.h"
+
+namespace tensorir::ops {
+
+namespace {
+
+const ComputeOpNode *compute_of(const Tensor &t) { return t.op().as<ComputeOpNode>(); }
+
+int64_t extent_of(const IterVar &iv) { return *as_const_int(iv->dom.extent); }
+
+// The first of `candidates` that divides n, or 0.
+int first_divisor(int64_t n, std::initializer_list<int> candidates) {
+  for (int c : candidates)
+    if (n % c == 0) return c;
+  return 0;
+}
+
+// OB[n][ob][y][x][o] accumulates a tile of (2 channel blocks) x (up to 8 columns) vectors
+// in registers, one output row at a time, inside O's parallel loop over
+// (n, channel group, row); the copy back to NCHW follows while the row is in cache.
+Schedule schedule_nchwc(const Tensor &out) {
+  const Tensor OB = compute_of(out)->input_tensors()[0];
+  const std::vector<Tensor> packed = compute_of(OB)->input_tensors();
+  const Tensor IP = packed[0], WP = packed[1];
+  const int co = static_cast<int>(*as_const_int(OB.shape()[4]));
+  const int oc_blocks = extent_of(OB.axis(1)) % 2 == 0 ? 2 : 1;
+  const int x_tile = first_divisor(extent_of(OB.axis(3)), {7, 8, 6, 5, 4, 3, 2, 1});
+
+  Schedule s = create_schedule({out});
+  Stage ob = s[OB];
+  auto [obo, obi] = ob.split(OB.axis(1), oc_blocks);
+  auto [xo, xi] = ob.split(OB.axis(3), x_tile);
+  const ComputeOpNode *obc = compute_of(OB);
+  ob.reorder({OB.axis(0), obo, OB.axis(2), xo, obc->reduce_axis[0], obc->reduce_axis[1], obc->reduce_axis[2],
+              obc->reduce_axis[3], obi, xi, OB.axis(4)});
+  ob.vectorize(OB.axis(4));
+  ob.unroll(xi);
+  ob.unroll(obi);
+
+  Stage o = s[out];
+  auto [cgo, cgi] = o.split(out.axis(1), co * oc_blocks);
+  o.reorder({out.axis(0), cgo, out.axis(2), cgi, out.axis(3)});
+  IterVar rows = o.fuse(o.fuse(out.axis(0), cgo), out.axis(2));
+  o.parallel(rows);
+  ob.compute_at(o, rows);
+
+  Stage ip = s[IP];
+  ip.vectorize(IP.axis(4));
+  ip.parallel(ip.fuse(ip.fuse(IP.axis(0), IP.axis(1)), IP.axis(2)));
+  s[WP].parallel(WP.axis(0));
+  return s;
+}
+
+// Plain NCHW: the padding computed once; a local tile of (up to 8 channels) x (a vector
+// of output columns) accumulates with the reduction outside it, one tile per iteration
+// of a parallel loop over (batch, channel group, row).
+Schedule schedule_direct(const Tensor &out) {
+  Schedule s = create_schedule({out});
+  const ComputeOpNode *c = compute_of(out);
+  for (const Tensor &in : c->input_tensors()) {
+    const ComputeOpNode *p = compute_of(in);
+    if (p && p->tag == detail::kInjective) s[in].parallel(s[in].fuse(in.axis(0), in.axis(1)));
+  }
+  const int vec = first_divisor(extent_of(out.axis(3)), {16, 8, 4});
+  const int kb = first_divisor(extent_of(out.axis(1)), {8, 4, 2, 1});
+  Stage o = s[out];
+  if (!vec) {
+    o.parallel(o.fuse(o.fuse(out.axis(0), out.axis(1)), out.axis(2)));
+    return s;
+  }
+  Tensor acc = s.cache_write(out, "local");
+  auto [ko, ki] = o.split(out.axis(1), kb);
+  auto [xo, xi] = o.split(out.axis(3), vec);
+  o.reorder({out.axis(0), ko, out.axis(2), xo, ki, xi});
+  IterVar rows = o.fuse(o.fuse(out.axis(0), ko), out.axis(2));
+  o.parallel(rows);
+  o.vectorize(xi);
+  Stage a = s[acc];
+  a.compute_at(o, xo);
+  const ComputeOpNode *ac = compute_of(acc);
+  a.reorder({acc.axis(0), acc.axis(2), ac->reduce_axis[0], ac->reduce_axis[1], ac->reduce_axis[2], acc.axis(1),
+             acc.axis(3)});
+  a.unroll(acc.axis(1));
+  a.vectorize(acc.axis(3));
+  return s;
+}
+
+}  // namespace
+
+Schedule schedule_conv2d_llvm(const Tensor &out) {
+  const ComputeOpNode *c = compute_of(out);
+  TIR_USER_CHECK(c && (c->tag == "conv2d" || c->tag == "conv2d_nchwc"))
+      << "schedule_conv2d_llvm: tensor " << out.name() << " is not the output of conv2d or conv2d_nchwc";
+  return c->tag == "conv2d_nchwc" ? schedule_nchwc(out) : schedule_direct(out);
+}
+
+}  // namespace tensorir::ops

@@ -1,0 +1,40 @@
+// CPU schedule for dense: each row of the result in parallel blocks of output columns,
+// the reduction outside a vector of columns.
+#include "op_util.h"
+#include "tensorir/ops/schedule.h"
+
+namespace tensorir::ops {
+
+Schedule schedule_dense_llvm(const Tensor &out) {
+  const auto *c = out.op().as<ComputeOpNode>();
+  TIR_USER_CHECK(c && c->tag == "dense") << "schedule_dense_llvm: tensor " << out.name()
+                                         << " is not the output of dense";
+  Schedule s = create_schedule({out});
+  Stage st = s[out];
+  const int64_t m = *as_const_int(out.shape()[1]);
+  int vec = 0;
+  for (int v : {16, 8, 4})
+    if (m % v == 0) {
+      vec = v;
+      break;
+    }
+  if (!vec) {
+    st.parallel(out.axis(0));
+    return s;
+  }
+  // The accumulators of one block stay in a local tile; columns of the weight are read
+  // as gathers of `vec` rows.
+  Tensor acc = s.cache_write(out, "local");
+  auto [jo, ji] = st.split(out.axis(1), vec);
+  IterVar blocks = st.fuse(out.axis(0), jo);
+  st.parallel(blocks);
+  st.vectorize(ji);
+  Stage a = s[acc];
+  a.compute_at(st, blocks);
+  const auto *ac = acc.op().as<ComputeOpNode>();
+  a.reorder({acc.axis(0), ac->reduce_axis[0], acc.axis(1)});
+  a.vectorize(acc.axis(1));
+  return s;
+}
+
+}  // namespace tensorir::ops
