@@ -1,0 +1,57 @@
+// Compiling a Graph into kernels and running it.
+//
+//   graph::CompiledModel m = graph::build(g, "llvm");
+//   NDArray logits = m.run({{"data", image}});
+//   for (const auto &k : m.profile({{"data", image}}, 10)) std::cout << k.node << " " << k.ms << "\n";
+//
+// Each operator node becomes one kernel (no fusion yet), scheduled by ops:: (the tuned
+// CPU schedules for conv2d and dense on "llvm", schedule_generic otherwise). The storage
+// of every node's output is allocated once, on the target's device, when the model is
+// built; constants are copied there once and passed to kernels as arguments.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensorir/graph/graph.h"
+#include "tensorir/target.h"
+
+namespace tensorir::graph {
+
+struct BuildOptions {
+  // false: schedule_generic for every node, also on "llvm" (slower kernels, faster builds).
+  bool tuned_schedules = true;
+};
+
+struct KernelProfile {
+  std::string node;  // the graph node the kernel computes
+  std::string op;
+  double ms = 0;     // mean wall time of one call
+};
+
+class CompiledModel {
+ public:
+  // Runs the graph on `inputs` (one NDArray per input node, by name, any device) and
+  // returns a host copy of the output. Missing, unknown or mis-shaped inputs throw an
+  // Error naming the input.
+  NDArray run(const std::map<std::string, NDArray> &inputs) const;
+  // Runs the graph `repeats` times and reports each kernel's mean time, in graph order.
+  std::vector<KernelProfile> profile(const std::map<std::string, NDArray> &inputs, int repeats = 1) const;
+
+  const Graph &graph() const;
+  size_t num_kernels() const;
+  // Wall time graph::build spent lowering and compiling.
+  double compile_ms() const;
+
+  struct Impl;
+  explicit CompiledModel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// Validates `g`, then lowers and compiles one kernel per operator node for `target`.
+CompiledModel build(const Graph &g, const Target &target, const BuildOptions &options = {});
+
+}  // namespace tensorir::graph
