@@ -1,0 +1,180 @@
+// Liveness-based storage reuse for a Graph's intermediates, and its independent checker.
+#include "tensorir/graph/memory_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "op_table.h"
+
+namespace tensorir::graph {
+
+namespace {
+
+bool is_leaf(const Node &n) { return n.op == "input" || n.op == "constant"; }
+
+// Intermediates: operator nodes other than the graph's output.
+bool is_intermediate(const Graph &g, const Node &n) { return !is_leaf(n) && n.id != g.output(); }
+
+size_t tensor_bytes(const Node &n) {
+  size_t count = 1;
+  for (int64_t d : n.shape) count *= static_cast<size_t>(d);
+  return count * static_cast<size_t>(n.dtype.bytes()) * static_cast<size_t>(n.dtype.lanes());
+}
+
+size_t round_up(size_t bytes, size_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+
+// Per node, the steps [first, last] of `order` during which its output is live: from the
+// step that produces it to the last step that reads it. Nodes not run have first == -1.
+struct Lifetimes {
+  std::vector<int> first, last;
+};
+
+// Checks `order` (empty: topological) and derives lifetimes from it.
+Lifetimes lifetimes(const Graph &g, const std::vector<int> &order_in) {
+  const std::vector<int> order = order_in.empty() ? g.topological_order() : order_in;
+  const int n = static_cast<int>(g.nodes().size());
+  Lifetimes lt{std::vector<int>(size_t(n), -1), std::vector<int>(size_t(n), -1)};
+  for (int step = 0; step < static_cast<int>(order.size()); ++step) {
+    const int id = order[size_t(step)];
+    TIR_USER_CHECK(id >= 0 && id < n) << "memory plan: the execution order names node id " << id
+                                      << ", which does not exist (the graph has " << n << " nodes)";
+    const Node &node = g.node(id);
+    TIR_USER_CHECK(lt.first[size_t(id)] < 0)
+        << detail::node_prefix(node) << "appears twice in the execution order (steps " << lt.first[size_t(id)]
+        << " and " << step << ")";
+    for (int in : node.inputs) {
+      TIR_USER_CHECK(in >= 0 && in < n) << detail::node_prefix(node) << "input node id " << in << " does not exist";
+      const Node &src = g.node(in);
+      TIR_USER_CHECK(is_leaf(src) || lt.first[size_t(in)] >= 0)
+          << detail::node_prefix(node) << "runs at step " << step << " before its input '" << src.name
+          << "'; list every node after its inputs";
+      lt.last[size_t(in)] = std::max(lt.last[size_t(in)], step);
+    }
+    lt.first[size_t(id)] = step;
+    lt.last[size_t(id)] = std::max(lt.last[size_t(id)], step);  // an unread output lives for its own step
+  }
+  for (const Node &node : g.nodes())
+    TIR_USER_CHECK(is_leaf(node) || lt.first[size_t(node.id)] >= 0)
+        << detail::node_prefix(node) << "is missing from the execution order; list every operator node once";
+  return lt;
+}
+
+std::string mb(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MB", double(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+}  // namespace
+
+std::string MemoryPlan::str() const {
+  std::ostringstream os;
+  os << "memory plan: " << slot_bytes.size() << " slots, " << mb(peak_bytes) << " (naive " << mb(naive_bytes);
+  if (naive_bytes) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * double(peak_bytes) / double(naive_bytes));
+    os << ", " << pct;
+  }
+  os << ")\n";
+  for (size_t s = 0; s < slot_bytes.size(); ++s) {
+    os << "  slot " << s << ": " << slot_bytes[s] << " bytes, nodes";
+    for (size_t id = 0; id < storage_of.size(); ++id)
+      if (storage_of[id] == static_cast<int>(s)) os << " %" << id;
+    os << "\n";
+  }
+  return os.str();
+}
+
+MemoryPlan plan_memory(const Graph &g, const std::vector<int> &execution_order, size_t alignment) {
+  TIR_USER_CHECK(alignment > 0 && (alignment & (alignment - 1)) == 0)
+      << "memory plan: alignment " << alignment << " must be a power of two";
+  const std::vector<int> order = execution_order.empty() ? g.topological_order() : execution_order;
+  const Lifetimes lt = lifetimes(g, order);
+
+  MemoryPlan plan;
+  plan.storage_of.assign(g.nodes().size(), -1);
+  std::vector<int> free_slots;
+  // dying[step]: slots whose tensor is last read at that step, freed once the step is done
+  // (not before, since a kernel reads its inputs while it writes its output).
+  std::vector<std::vector<int>> dying(order.size());
+
+  for (size_t step = 0; step < order.size(); ++step) {
+    const Node &node = g.node(order[step]);
+    if (is_intermediate(g, node)) {
+      const size_t bytes = round_up(tensor_bytes(node), alignment);
+      plan.naive_bytes += bytes;
+      // Best fit: the smallest free slot that holds it; else grow the largest free slot,
+      // which adds the fewest bytes; else a new slot.
+      int best = -1;
+      for (int s : free_slots) {
+        const size_t have = plan.slot_bytes[size_t(s)];
+        if (best < 0) {
+          best = s;
+          continue;
+        }
+        const size_t cur = plan.slot_bytes[size_t(best)];
+        const bool fits = have >= bytes, cur_fits = cur >= bytes;
+        if ((fits && (!cur_fits || have < cur)) || (!fits && !cur_fits && have > cur)) best = s;
+      }
+      if (best < 0) {
+        best = static_cast<int>(plan.slot_bytes.size());
+        plan.slot_bytes.push_back(bytes);
+      } else {
+        free_slots.erase(std::find(free_slots.begin(), free_slots.end(), best));
+        plan.slot_bytes[size_t(best)] = std::max(plan.slot_bytes[size_t(best)], bytes);
+      }
+      plan.storage_of[size_t(node.id)] = best;
+      dying[size_t(lt.last[size_t(node.id)])].push_back(best);
+    }
+    for (int s : dying[step]) free_slots.push_back(s);
+  }
+  for (size_t b : plan.slot_bytes) plan.peak_bytes += b;
+  return plan;
+}
+
+void verify_memory_plan(const Graph &g, const std::vector<int> &execution_order, const MemoryPlan &plan) {
+  const Lifetimes lt = lifetimes(g, execution_order);
+  TIR_USER_CHECK(plan.storage_of.size() == g.nodes().size())
+      << "memory plan: storage_of has " << plan.storage_of.size() << " entries but the graph has "
+      << g.nodes().size() << " nodes";
+  const int slots = static_cast<int>(plan.slot_bytes.size());
+  size_t total = 0;
+  for (size_t b : plan.slot_bytes) total += b;
+  TIR_USER_CHECK(total == plan.peak_bytes)
+      << "memory plan: peak_bytes is " << plan.peak_bytes << " but the slots add up to " << total;
+
+  std::vector<std::vector<int>> holders(static_cast<size_t>(slots));
+  for (const Node &node : g.nodes()) {
+    const int s = plan.storage_of[size_t(node.id)];
+    if (!is_intermediate(g, node)) {
+      TIR_USER_CHECK(s == -1) << detail::node_prefix(node) << "is "
+                              << (node.id == g.output() ? "the graph's output" : "an " + node.op)
+                              << " and must keep its own storage, but the plan puts it in slot " << s;
+      continue;
+    }
+    TIR_USER_CHECK(s >= 0 && s < slots)
+        << detail::node_prefix(node) << "has slot " << s << " but the plan has " << slots << " slots";
+    TIR_USER_CHECK(plan.slot_bytes[size_t(s)] >= tensor_bytes(node))
+        << detail::node_prefix(node) << "needs " << tensor_bytes(node) << " bytes but slot " << s << " has only "
+        << plan.slot_bytes[size_t(s)];
+    holders[size_t(s)].push_back(node.id);
+  }
+  // Within a slot, lifetimes sorted by start must each begin after all earlier ones end.
+  for (int s = 0; s < slots; ++s) {
+    std::vector<int> &ids = holders[size_t(s)];
+    std::sort(ids.begin(), ids.end(), [&](int a, int b) { return lt.first[size_t(a)] < lt.first[size_t(b)]; });
+    int live = -1;  // the holder whose lifetime ends last so far
+    for (int id : ids) {
+      if (live >= 0) {
+        TIR_USER_CHECK(lt.first[size_t(id)] > lt.last[size_t(live)])
+            << "memory plan: slot " << s << " holds '" << g.node(live).name << "' (live at steps "
+            << lt.first[size_t(live)] << ".." << lt.last[size_t(live)] << ") and '" << g.node(id).name
+            << "' (live at steps " << lt.first[size_t(id)] << ".." << lt.last[size_t(id)] << ") at the same time";
+      }
+      if (live < 0 || lt.last[size_t(id)] > lt.last[size_t(live)]) live = id;
+    }
+  }
+}
+
+}  // namespace tensorir::graph

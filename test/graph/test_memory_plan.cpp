@@ -1,0 +1,250 @@
+// The memory planner: slot reuse on chains and diamonds, ResNet-18 savings, random DAGs
+// in random orders against a pairwise overlap check written here, and the checker's errors.
+#include <tensorir/graph/memory_plan.h>
+#include <tensorir/graph/models.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <random>
+
+using namespace tensorir;
+using Catch::Matchers::Contains;
+
+namespace {
+
+size_t bytes_of(const graph::Node &n) {
+  size_t c = 4;  // every test tensor is float32
+  for (int64_t d : n.shape) c *= size_t(d);
+  return c;
+}
+
+bool intermediate(const graph::Graph &g, const graph::Node &n) {
+  return n.op != "input" && n.op != "constant" && n.id != g.output();
+}
+
+// Per node, [produced, last read] as step indices in `order`.
+std::vector<std::pair<int, int>> live_ranges(const graph::Graph &g, const std::vector<int> &order) {
+  std::vector<std::pair<int, int>> r(g.nodes().size(), {-1, -1});
+  for (int step = 0; step < int(order.size()); ++step) {
+    r[size_t(order[size_t(step)])] = {step, step};
+  }
+  for (int step = 0; step < int(order.size()); ++step)
+    for (int in : g.node(order[size_t(step)]).inputs) r[size_t(in)].second = std::max(r[size_t(in)].second, step);
+  return r;
+}
+
+// Every pair of intermediates sharing a slot must have disjoint lifetimes, and each slot
+// must hold its tensors; returns the largest total of intermediate bytes live at one step.
+size_t check_pairwise(const graph::Graph &g, const std::vector<int> &order, const graph::MemoryPlan &plan) {
+  const auto r = live_ranges(g, order);
+  const auto &nodes = g.nodes();
+  for (const auto &a : nodes) {
+    if (!intermediate(g, a)) {
+      REQUIRE(plan.storage_of[size_t(a.id)] == -1);
+      continue;
+    }
+    const int sa = plan.storage_of[size_t(a.id)];
+    REQUIRE(sa >= 0);
+    REQUIRE(sa < int(plan.slot_bytes.size()));
+    REQUIRE(plan.slot_bytes[size_t(sa)] >= bytes_of(a));
+    for (const auto &b : nodes) {
+      if (b.id <= a.id || !intermediate(g, b) || plan.storage_of[size_t(b.id)] != sa) continue;
+      const bool overlap = r[size_t(a.id)].first <= r[size_t(b.id)].second && r[size_t(b.id)].first <= r[size_t(a.id)].second;
+      INFO("slot " << sa << " shared by " << a.name << " and " << b.name);
+      REQUIRE_FALSE(overlap);
+    }
+  }
+  size_t most = 0;
+  for (int step = 0; step < int(order.size()); ++step) {
+    size_t live = 0;
+    for (const auto &n : nodes)
+      if (intermediate(g, n) && r[size_t(n.id)].first <= step && step <= r[size_t(n.id)].second) live += bytes_of(n);
+    most = std::max(most, live);
+  }
+  return most;
+}
+
+graph::Graph chain(int length) {
+  graph::Builder b;
+  graph::NodeRef x = b.input("x", {1, 8, 16, 16});
+  for (int i = 0; i < length; ++i) x = b.relu(x);
+  return b.finish(x);
+}
+
+// Nodes with random shapes reading 1-3 random earlier nodes; shapes are not checked by
+// the planner, so any shape will do.
+graph::Graph random_dag(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int n) { return int(rng() % uint64_t(n)); };
+  graph::Graph g;
+  const int leaves = 1 + pick(3), ops = 5 + pick(40);
+  for (int i = 0; i < leaves; ++i) {
+    graph::Node n;
+    n.name = "leaf" + std::to_string(i);
+    n.op = i == 0 ? "input" : "constant";
+    n.shape = {1 + pick(64), 1 + pick(64)};
+    g.add_node(n);
+  }
+  for (int i = 0; i < ops; ++i) {
+    graph::Node n;
+    n.name = "op" + std::to_string(i);
+    n.op = "add";
+    const int size = int(g.nodes().size());
+    for (int k = 1 + pick(3); k > 0; --k) {
+      // Mostly recent nodes, sometimes far back, so some tensors live long.
+      n.inputs.push_back(pick(4) == 0 ? pick(size) : std::max(0, size - 1 - pick(3)));
+    }
+    n.shape = {1 + pick(64), 1 + pick(64)};
+    g.add_node(n);
+  }
+  g.set_output(int(g.nodes().size()) - 1 - pick(2));
+  return g;
+}
+
+// A topological order picking uniformly among the ready nodes.
+std::vector<int> random_order(const graph::Graph &g, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const size_t n = g.nodes().size();
+  std::vector<int> waiting(n, 0), order;
+  std::vector<std::vector<int>> readers(n);
+  for (const auto &node : g.nodes())
+    for (int in : node.inputs) {
+      ++waiting[size_t(node.id)];
+      readers[size_t(in)].push_back(node.id);
+    }
+  std::vector<int> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (!waiting[i]) ready.push_back(int(i));
+  while (!ready.empty()) {
+    const size_t k = rng() % ready.size();
+    const int id = ready[k];
+    ready.erase(ready.begin() + long(k));
+    order.push_back(id);
+    for (int r : readers[size_t(id)])
+      if (--waiting[size_t(r)] == 0) ready.push_back(r);
+  }
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("memory plan: a chain alternates between two slots", "[graph][memory_plan]") {
+  const graph::Graph g = chain(6);  // x -> relu x6; the last relu is the output
+  const graph::MemoryPlan plan = graph::plan_memory(g);
+  INFO(plan.str());
+  const size_t bytes = 1 * 8 * 16 * 16 * 4;
+  REQUIRE(plan.slot_bytes == std::vector<size_t>{bytes, bytes});
+  CHECK(plan.storage_of == std::vector<int>{-1, 0, 1, 0, 1, 0, -1});
+  CHECK(plan.peak_bytes == 2 * bytes);
+  CHECK(plan.naive_bytes == 5 * bytes);
+  CHECK_NOTHROW(graph::verify_memory_plan(g, {}, plan));
+  check_pairwise(g, g.topological_order(), plan);
+}
+
+TEST_CASE("memory plan: a tensor read twice lives until its last reader", "[graph][memory_plan]") {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 8, 8});
+  auto a = b.relu(x, "a");
+  auto p = b.relu(a, "p");
+  auto q = b.relu(p, "q");
+  auto r = b.relu(q, "r");
+  auto d = b.add(a, r, "d");  // reads a again, three steps later
+  auto out = b.relu(d, "out");
+  const graph::Graph g = b.finish(out);
+  const graph::MemoryPlan plan = graph::plan_memory(g);
+  INFO(plan.str());
+  const auto &s = plan.storage_of;
+  // a is live while p, q and r are made, so none of them may take its slot...
+  CHECK(s[size_t(a.id)] != s[size_t(p.id)]);
+  CHECK(s[size_t(a.id)] != s[size_t(q.id)]);
+  CHECK(s[size_t(a.id)] != s[size_t(r.id)]);
+  // ...and d is made while a and r are read, so it takes q's slot, free again by then.
+  CHECK(s[size_t(d.id)] == s[size_t(q.id)]);
+  CHECK(s[size_t(d.id)] != s[size_t(a.id)]);
+  CHECK(s[size_t(d.id)] != s[size_t(r.id)]);
+  CHECK(plan.slot_bytes.size() == 3);
+  CHECK_NOTHROW(graph::verify_memory_plan(g, {}, plan));
+  check_pairwise(g, g.topological_order(), plan);
+
+  // Sharing a's slot with q is caught by the checker.
+  graph::MemoryPlan bad = plan;
+  bad.storage_of[size_t(q.id)] = bad.storage_of[size_t(a.id)];
+  REQUIRE_THROWS_WITH(graph::verify_memory_plan(g, {}, bad), Contains("'a'") && Contains("'q'") &&
+                                                                  Contains("at the same time"));
+}
+
+TEST_CASE("memory plan: slots grow to the largest tensor they hold", "[graph][memory_plan]") {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 8, 8});
+  auto w = b.constant("w", NDArray::random({16, 4, 3, 3}, Float(32), 1));
+  auto small = b.relu(x, "small");                    // 1 KiB, slot 0
+  auto r1 = b.relu(small, "r1");                       // 1 KiB, slot 1
+  auto big = b.conv2d(r1, w, {.padding = {1, 1}}, "big");  // 4 KiB: slot 0 is free again and grows
+  auto pooled = b.max_pool2d(big, {2, 2}, {2, 2}, {0, 0}, "pooled");  // 1 KiB: slot 1 fits
+  auto out = b.relu(pooled, "out");
+  const graph::Graph g = b.finish(out);
+  const graph::MemoryPlan plan = graph::plan_memory(g, {}, 256);
+  INFO(plan.str());
+  CHECK(plan.storage_of[size_t(small.id)] == 0);
+  CHECK(plan.storage_of[size_t(r1.id)] == 1);
+  CHECK(plan.storage_of[size_t(big.id)] == 0);
+  CHECK(plan.storage_of[size_t(pooled.id)] == 1);
+  CHECK(plan.slot_bytes == std::vector<size_t>{4096, 1024});
+  CHECK(plan.peak_bytes == 5120);
+  CHECK_NOTHROW(graph::verify_memory_plan(g, {}, plan));
+
+  // A slot smaller than its tensor is caught.
+  graph::MemoryPlan bad = plan;
+  bad.slot_bytes[0] = 1024;
+  bad.peak_bytes = 2048;
+  REQUIRE_THROWS_WITH(graph::verify_memory_plan(g, {}, bad), Contains("node 'big'") && Contains("4096 bytes"));
+  // Putting a parameter or the output into a slot is caught.
+  bad = plan;
+  bad.storage_of[size_t(out.id)] = 0;
+  REQUIRE_THROWS_WITH(graph::verify_memory_plan(g, {}, bad), Contains("node 'out'") && Contains("output"));
+  bad = plan;
+  bad.storage_of[size_t(w.id)] = 0;
+  REQUIRE_THROWS_WITH(graph::verify_memory_plan(g, {}, bad), Contains("node 'w'") && Contains("constant"));
+}
+
+TEST_CASE("memory plan: bad execution orders are errors", "[graph][memory_plan][error]") {
+  const graph::Graph g = chain(3);  // x=0, relu 1, 2, 3
+  REQUIRE_THROWS_WITH(graph::plan_memory(g, {0, 2, 1, 3}), Contains("runs at step 1 before its input"));
+  REQUIRE_THROWS_WITH(graph::plan_memory(g, {0, 1, 2}), Contains("missing from the execution order"));
+  REQUIRE_THROWS_WITH(graph::plan_memory(g, {0, 1, 1, 2, 3}), Contains("appears twice"));
+  REQUIRE_THROWS_WITH(graph::plan_memory(g, {0, 1, 2, 7}), Contains("node id 7, which does not exist"));
+  REQUIRE_THROWS_WITH(graph::plan_memory(g, {}, 48), Contains("power of two"));
+  CHECK_NOTHROW(graph::plan_memory(g, {1, 2, 3}));  // inputs may be left out
+}
+
+TEST_CASE("memory plan: random DAGs in random orders", "[graph][memory_plan]") {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const graph::Graph g = random_dag(seed);
+    const std::vector<int> order = random_order(g, seed * 7919);
+    REQUIRE(order.size() == g.nodes().size());
+    INFO("seed " << seed << "\n" << g.str());
+    const graph::MemoryPlan plan = graph::plan_memory(g, order, 64);
+    INFO(plan.str());
+    REQUIRE_NOTHROW(graph::verify_memory_plan(g, order, plan));
+    const size_t live_peak = check_pairwise(g, order, plan);
+    CHECK(plan.peak_bytes >= live_peak);
+    CHECK(plan.peak_bytes <= plan.naive_bytes);
+    for (size_t b : plan.slot_bytes) CHECK(b % 64 == 0);
+  }
+}
+
+TEST_CASE("memory plan: resnet18 intermediates", "[graph][memory_plan][resnet18]") {
+  const graph::Graph g = graph::resnet18(1);
+  const std::vector<int> order = g.topological_order();
+  const graph::MemoryPlan plan = graph::plan_memory(g, order);
+  REQUIRE_NOTHROW(graph::verify_memory_plan(g, order, plan));
+  const size_t live_peak = check_pairwise(g, order, plan);
+  char line[200];
+  std::snprintf(line, sizeof line, "resnet18 memory plan: %zu slots, peak %.2f MB vs naive %.2f MB (most live at once %.2f MB)",
+                plan.slot_bytes.size(), double(plan.peak_bytes) / 1048576.0, double(plan.naive_bytes) / 1048576.0,
+                double(live_peak) / 1048576.0);
+  WARN(line);
+  CHECK(plan.peak_bytes < plan.naive_bytes);
+  CHECK(plan.peak_bytes >= live_peak);
+}
