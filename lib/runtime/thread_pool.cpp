@@ -1,5 +1,6 @@
 // The persistent thread pool behind tensorir_parallel_for. The calling thread runs the first
 // chunk itself; workers spin briefly for the next loop and then sleep on a condition variable.
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -88,10 +89,38 @@ void run_chunk(Task &t, int c) {
   }
 }
 
+// TENSORIR_BIND_THREADS=1 pins thread i of the pool (the caller being thread 0) to the
+// i-th CPU the process may use, so that two busy threads never share one core. Off by
+// default: it changes the calling thread's affinity.
+std::vector<int> pinned_cpus() {
+  const char *env = std::getenv("TENSORIR_BIND_THREADS");
+  if (!env || std::string(env) != "1") return {};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+void pin_current_thread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+}
+
 class ThreadPool {
  public:
   explicit ThreadPool(int nthreads) {
-    for (int i = 1; i < nthreads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+    const std::vector<int> cpus = pinned_cpus();
+    for (int i = 1; i < nthreads; ++i)
+      workers_.emplace_back([this, i, cpus] {
+        if (!cpus.empty()) pin_current_thread(cpus[static_cast<size_t>(i) % cpus.size()]);
+        worker_loop(i);
+      });
+    if (!cpus.empty()) pin_current_thread(cpus[0]);
   }
   ~ThreadPool() {
     {

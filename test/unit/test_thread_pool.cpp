@@ -1,7 +1,10 @@
 // The runtime thread pool: coverage of the range, nesting, errors and resizing.
 #include <catch2/catch.hpp>
 
+#include <sched.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <thread>
@@ -149,4 +152,33 @@ TEST_CASE("thread pool: set_num_threads validates its argument", "[thread_pool]"
   REQUIRE_THROWS_WITH(set_num_threads(-2), Catch::Contains("between 1 and"));
   set_num_threads(2);
   REQUIRE(num_threads() == 2);
+}
+
+namespace {
+int32_t cpu_of_body(int64_t i, void *env) {
+  auto *cpus = static_cast<std::vector<int> *>(env);
+  (*cpus)[i] = sched_getcpu();
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("thread pool: TENSORIR_BIND_THREADS pins each thread to its own CPU", "[thread_pool]") {
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  REQUIRE(sched_getaffinity(0, sizeof(before), &before) == 0);
+  const int available = CPU_COUNT(&before);
+  const int saved_threads = num_threads();
+  setenv("TENSORIR_BIND_THREADS", "1", 1);
+  set_num_threads(2);  // a new pool reads the variable
+  std::vector<int> cpus(2, -1);
+  REQUIRE(tensorir_parallel_for(0, 2, cpu_of_body, &cpus) == 0);
+  cpu_set_t now;
+  CPU_ZERO(&now);
+  REQUIRE(sched_getaffinity(0, sizeof(now), &now) == 0);
+  // Restore before checking, so a failure leaves the process as it was.
+  unsetenv("TENSORIR_BIND_THREADS");
+  sched_setaffinity(0, sizeof(before), &before);
+  set_num_threads(saved_threads);
+  CHECK(CPU_COUNT(&now) == 1);  // the caller is pinned
+  if (available >= 2) CHECK(cpus[0] != cpus[1]);  // and the worker runs elsewhere
 }
