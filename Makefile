@@ -1,4 +1,4 @@
-# Entry points: `make demo` runs the main example, `make test` builds and runs
+# Entry points: `make demo` runs the matmul and ResNet-18 examples, `make test` builds and runs
 # every test (release, sanitizers, install). Both install missing packages first.
 .PHONY: all deps configure build test demo bench asan install-check clean
 
@@ -30,6 +30,7 @@ test: build
 
 demo: build
 	./$(RELEASE)/examples/matmul
+	./$(RELEASE)/examples/resnet18
 
 # OpenBLAS 0.3.21 does not know this CPU family and falls back to a generic
 # kernel; on AVX-512 machines point it at the SkylakeX kernels for benchmarks only.

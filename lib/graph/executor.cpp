@@ -1,5 +1,5 @@
-// graph::build and CompiledModel: one compiled kernel per operator node, run in
-// topological order over storage allocated at build time.
+// graph::build and CompiledModel: the graph passes, then one compiled kernel per fused
+// group, run in topological order over storage allocated at build time.
 #include "tensorir/graph/executor.h"
 
 #include <chrono>
@@ -7,6 +7,7 @@
 
 #include "op_table.h"
 #include "tensorir/build.h"
+#include "tensorir/graph/passes.h"
 #include "tensorir/ops/schedule.h"
 
 namespace tensorir::graph {
@@ -28,7 +29,8 @@ std::string identifier(const std::string &name) {
 }
 
 struct Kernel {
-  int node = -1;
+  int node = -1;          // the group's result
+  std::vector<int> nodes;  // the group
   std::vector<int> args;  // node ids whose storage is passed, the output last
   Module module;
   std::string fname;
@@ -87,8 +89,15 @@ std::vector<KernelProfile> CompiledModel::profile(const std::map<std::string, ND
   TIR_USER_CHECK(repeats >= 1) << "profile: repeats must be at least 1, got " << repeats;
   const std::vector<NDArray> s = impl_->bind(inputs);
   std::vector<KernelProfile> out;
-  for (const Kernel &k : impl_->kernels)
-    out.push_back({impl_->graph.node(k.node).name, impl_->graph.node(k.node).op, 0});
+  const Graph &g = impl_->graph;
+  for (const Kernel &k : impl_->kernels) {
+    KernelProfile p{g.node(k.node).name, g.node(k.node).op, 0, {}};
+    for (int id : k.nodes) {
+      p.fused.push_back(g.node(id).name);
+      if (op_pattern(g.node(id).op) == OpPattern::kAnchor) p.op = g.node(id).op;
+    }
+    out.push_back(std::move(p));
+  }
   for (int r = 0; r < repeats; ++r)
     for (size_t i = 0; i < impl_->kernels.size(); ++i) {
       const auto t0 = Clock::now();
@@ -103,61 +112,190 @@ const Graph &CompiledModel::graph() const { return impl_->graph; }
 size_t CompiledModel::num_kernels() const { return impl_->kernels.size(); }
 double CompiledModel::compile_ms() const { return impl_->compile_ms; }
 
-CompiledModel build(const Graph &g, const Target &target, const BuildOptions &options) {
-  const auto t0 = Clock::now();
-  g.validate();
-  auto impl = std::make_shared<CompiledModel::Impl>();
-  impl->graph = g;
-  impl->device = target.kind == "opengl" ? Device::opengl() : Device::cpu();
-  const bool tuned = options.tuned_schedules && target.kind == "llvm";
-  impl->storage.resize(g.nodes().size());
-  for (int id : g.topological_order()) {
+namespace {
+
+int first_divisor(int64_t n, std::initializer_list<int> candidates) {
+  for (int c : candidates)
+    if (n % c == 0) return c;
+  return 0;
+}
+
+// schedule_conv2d_llvm's blocked schedule (ops/schedule_conv2d.cpp) with an element-wise
+// tail: its output stage (the copy of the blocked result back to NCHW, whose parallel
+// row loop holds the register-tiled accumulation) is inlined into the tail, and the
+// tail's last stage takes its place, loop for loop, so the tail costs no extra pass.
+Schedule schedule_blocked_conv_with_tail(const Tensor &conv, const Tensor &out) {
+  const Tensor OB = conv.op().as<ComputeOpNode>()->input_tensors()[0];
+  const std::vector<Tensor> packed = OB.op().as<ComputeOpNode>()->input_tensors();
+  const Tensor IP = packed[0], WP = packed[1];
+  const int co = static_cast<int>(*as_const_int(OB.shape()[4]));
+  const int oc_blocks = *as_const_int(OB.shape()[1]) % 2 == 0 ? 2 : 1;
+  const int x_tile = first_divisor(*as_const_int(OB.shape()[3]), {7, 8, 6, 5, 4, 3, 2, 1});
+
+  Schedule s = create_schedule({out});
+  for (const Stage &st : s.stages()) {
+    const auto *c = st.op().as<ComputeOpNode>();
+    const Operation &op = st.op();
+    const bool kept = op.same_as(out.op()) || op.same_as(OB.op()) || op.same_as(IP.op()) || op.same_as(WP.op());
+    if (c && !kept && c->reduce_axis.empty()) Stage(st).compute_inline();
+  }
+  Stage ob = s[OB];
+  auto [obo, obi] = ob.split(OB.axis(1), oc_blocks);
+  auto [xo, xi] = ob.split(OB.axis(3), x_tile);
+  const ComputeOpNode *obc = OB.op().as<ComputeOpNode>();
+  ob.reorder({OB.axis(0), obo, OB.axis(2), xo, obc->reduce_axis[0], obc->reduce_axis[1], obc->reduce_axis[2],
+              obc->reduce_axis[3], obi, xi, OB.axis(4)});
+  ob.vectorize(OB.axis(4));
+  ob.unroll(xi);
+  ob.unroll(obi);
+
+  Stage o = s[out];
+  auto [cgo, cgi] = o.split(out.axis(1), co * oc_blocks);
+  o.reorder({out.axis(0), cgo, out.axis(2), cgi, out.axis(3)});
+  IterVar rows = o.fuse(o.fuse(out.axis(0), cgo), out.axis(2));
+  o.parallel(rows);
+  ob.compute_at(o, rows);
+
+  Stage ip = s[IP];
+  ip.vectorize(IP.axis(4));
+  ip.parallel(ip.fuse(ip.fuse(IP.axis(0), IP.axis(1)), IP.axis(2)));
+  s[WP].parallel(WP.axis(0));
+  return s;
+}
+
+// schedule_dense_llvm (ops/schedule_dense.cpp) with an element-wise tail: where it
+// caches the result in a local tile per block of columns, the dense stage itself is
+// that tile, computed inside the tail's parallel block loop.
+Schedule schedule_dense_with_tail(const Tensor &dense, const Tensor &out) {
+  Schedule s = create_schedule({out});
+  for (const Stage &st : s.stages()) {
+    const auto *c = st.op().as<ComputeOpNode>();
+    const Operation &op = st.op();
+    if (c && !op.same_as(out.op()) && !op.same_as(dense.op()) && c->reduce_axis.empty()) Stage(st).compute_inline();
+  }
+  Stage st = s[out];
+  Stage d = s[dense];
+  const int vec = first_divisor(*as_const_int(out.shape()[1]), {16, 8, 4});
+  if (!vec) {
+    st.parallel(out.axis(0));
+    d.compute_at(st, out.axis(0));
+    return s;
+  }
+  auto [jo, ji] = st.split(out.axis(1), vec);
+  IterVar blocks = st.fuse(out.axis(0), jo);
+  st.parallel(blocks);
+  st.vectorize(ji);
+  d.compute_at(st, blocks);
+  d->scope = "local";
+  d.reorder({dense.axis(0), dense.op().as<ComputeOpNode>()->reduce_axis[0], dense.axis(1)});
+  d.vectorize(dense.axis(1));
+  return s;
+}
+
+bool blocked_conv(const Node &n) { return n.op == "conv2d" && n.attr_int("groups") == 1; }
+
+// Compiles the chain `nodes` of `g` (the last one its result) into one kernel.
+Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, const Target &target, bool tuned) {
+  Kernel k;
+  k.node = nodes.back();
+  k.nodes = nodes;
+  const Node &res = g.node(k.node);
+  k.fname = "k";  // appended piecewise: GCC 12 warns falsely on one long concatenation
+  k.fname += std::to_string(k.node);
+  k.fname += "_";
+  k.fname += identifier(res.name);
+  // One placeholder per distinct node read from outside the group (add(x, x) reads one
+  // buffer); the nodes inside become stages of one expression.
+  std::map<int, Tensor> tensors;
+  std::vector<BuildArg> args;
+  for (int id : nodes) {
     const Node &n = g.node(id);
-    if (n.op == "input") continue;
-    if (n.op == "constant") {
-      impl->storage[size_t(id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);
-      continue;
-    }
-    Kernel k;
-    k.node = id;
-    k.fname = "k";  // appended piecewise: GCC 12 warns falsely on one long concatenation
-    k.fname += std::to_string(id);
-    k.fname += "_";
-    k.fname += identifier(n.name);
-    // One placeholder per distinct input node (add(x, x) reads one buffer).
     std::vector<Tensor> ins;
-    std::map<int, Tensor> ph;
     for (int in : n.inputs) {
-      auto it = ph.find(in);
-      if (it == ph.end()) {
+      auto it = tensors.find(in);
+      if (it == tensors.end()) {
         const Node &src = g.node(in);
-        it = ph.emplace(in, placeholder(std::vector<Expr>(src.shape.begin(), src.shape.end()), src.dtype,
-                                        identifier(src.name)))
+        it = tensors
+                 .emplace(in, placeholder(std::vector<Expr>(src.shape.begin(), src.shape.end()), src.dtype,
+                                          identifier(src.name)))
                  .first;
         k.args.push_back(in);
+        args.emplace_back(it->second);
       }
       ins.push_back(it->second);
     }
-    const Tensor out = detail::make_tensor(n, ins, identifier(n.name), tuned && n.op == "conv2d");
-    Schedule s;
-    if (tuned && n.op == "conv2d")
-      s = ops::schedule_conv2d_llvm(out);
-    else if (tuned && n.op == "dense")
-      s = ops::schedule_dense_llvm(out);
-    else
-      s = ops::schedule_generic({out});
-    std::vector<BuildArg> args;
-    for (int in : k.args) args.emplace_back(ph.at(in));
-    args.emplace_back(out);
-    k.args.push_back(id);
-    try {
-      k.module = tensorir::build(s, args, target, k.fname);
-    } catch (const Error &e) {
-      throw Error(detail::node_prefix(n) + "compiling the kernel failed: " + e.what());
-    }
-    impl->storage[size_t(id)] = NDArray::empty(n.shape, n.dtype, impl->device);
-    impl->kernels.push_back(std::move(k));
+    const bool blocked = tuned && id == anchor && blocked_conv(n);
+    tensors[id] = detail::make_tensor(n, ins, identifier(n.name), blocked);
   }
+  const Tensor out = tensors.at(k.node);
+  Schedule s;
+  const std::string anchor_op = anchor >= 0 ? g.node(anchor).op : "";
+  if (tuned && anchor_op == "conv2d")
+    s = nodes.size() == 1 ? ops::schedule_conv2d_llvm(out) : schedule_blocked_conv_with_tail(tensors.at(anchor), out);
+  else if (tuned && anchor_op == "dense")
+    s = nodes.size() == 1 ? ops::schedule_dense_llvm(out) : schedule_dense_with_tail(tensors.at(anchor), out);
+  else
+    s = ops::schedule_generic({out});
+  args.emplace_back(out);
+  k.args.push_back(k.node);
+  try {
+    k.module = tensorir::build(s, args, target, k.fname);
+  } catch (const Error &e) {
+    throw Error(detail::node_prefix(res) + "compiling the kernel failed: " + e.what());
+  }
+  return k;
+}
+
+// The groups to compile: fuse_operators' or one per operator node. The tuned schedule
+// of grouped conv2d cannot take a tail; it leaves it to a kernel of its own.
+std::vector<FusedGroup> kernel_groups(const Graph &g, bool fuse, bool tuned) {
+  std::vector<FusedGroup> groups;
+  if (!fuse) {
+    for (int id : g.topological_order()) {
+      const std::string &op = g.node(id).op;
+      if (op == "input" || op == "constant") continue;
+      FusedGroup grp;
+      grp.nodes = {id};
+      if (op_pattern(op) == OpPattern::kAnchor) grp.anchor = id;
+      groups.push_back(grp);
+    }
+    return groups;
+  }
+  for (const FusedGroup &grp : fuse_operators(g)) {
+    const bool splits =
+        tuned && grp.anchor >= 0 && grp.nodes.size() > 1 && g.node(grp.anchor).op == "conv2d" &&
+        !blocked_conv(g.node(grp.anchor));
+    if (!splits) {
+      groups.push_back(grp);
+      continue;
+    }
+    groups.push_back(FusedGroup{{grp.anchor}, grp.anchor});
+    groups.push_back(FusedGroup{std::vector<int>(grp.nodes.begin() + 1, grp.nodes.end()), -1});
+  }
+  return groups;
+}
+
+}  // namespace
+
+CompiledModel build(const Graph &input_graph, const Target &target, const BuildOptions &options) {
+  const auto t0 = Clock::now();
+  input_graph.validate();
+  Graph g = input_graph;
+  if (options.fold_constants) g = fold_constants(g);
+  if (options.fold_batch_norm) g = fold_batch_norm(g);
+  if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
+  auto impl = std::make_shared<CompiledModel::Impl>();
+  impl->device = target.kind == "opengl" ? Device::opengl() : Device::cpu();
+  const bool tuned = options.tuned_schedules && target.kind == "llvm";
+  impl->storage.resize(g.nodes().size());
+  for (const Node &n : g.nodes())
+    if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);
+  for (const FusedGroup &grp : kernel_groups(g, options.fuse_operators, tuned)) {
+    impl->kernels.push_back(compile_group(g, grp.nodes, grp.anchor, target, tuned));
+    const Node &res = g.node(grp.output());
+    impl->storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, impl->device);
+  }
+  impl->graph = std::move(g);
   impl->compile_ms = ms_since(t0);
   return CompiledModel(std::move(impl));
 }

@@ -4,10 +4,14 @@
 //   NDArray logits = m.run({{"data", image}});
 //   for (const auto &k : m.profile({{"data", image}}, 10)) std::cout << k.node << " " << k.ms << "\n";
 //
-// Each operator node becomes one kernel (no fusion yet), scheduled by ops:: (the tuned
-// CPU schedules for conv2d and dense on "llvm", schedule_generic otherwise). The storage
-// of every node's output is allocated once, on the target's device, when the model is
-// built; constants are copied there once and passed to kernels as arguments.
+// build first rewrites the graph (graph/passes.h: constant folding, batch_norm folding
+// into convolutions, dead node elimination) and groups its operators (fuse_operators);
+// each group becomes one kernel, the nodes inside it inlined stages of the group's
+// result. Kernels are scheduled by ops:: (the tuned CPU schedules for conv2d and dense on
+// "llvm", schedule_generic otherwise); a tuned blocked conv2d computes its element-wise
+// tail in the output stage of its own schedule. The storage of every group's result is
+// allocated once, on the target's device, when the model is built; constants are copied
+// there once and passed to kernels as arguments.
 #pragma once
 #include <map>
 #include <memory>
@@ -22,12 +26,19 @@ namespace tensorir::graph {
 struct BuildOptions {
   // false: schedule_generic for every node, also on "llvm" (slower kernels, faster builds).
   bool tuned_schedules = true;
+  // The graph passes of graph/passes.h, run in this order before compiling.
+  bool fold_constants = true;
+  bool fold_batch_norm = true;
+  bool eliminate_dead_nodes = true;
+  // false: one kernel per operator node.
+  bool fuse_operators = true;
 };
 
 struct KernelProfile {
-  std::string node;  // the graph node the kernel computes
-  std::string op;
+  std::string node;  // the graph node the kernel computes (the last of its group)
+  std::string op;    // the group's conv2d or dense, else the operator of `node`
   double ms = 0;     // mean wall time of one call
+  std::vector<std::string> fused;  // every node the kernel computes, in graph order
 };
 
 class CompiledModel {
@@ -39,6 +50,7 @@ class CompiledModel {
   // Runs the graph `repeats` times and reports each kernel's mean time, in graph order.
   std::vector<KernelProfile> profile(const std::map<std::string, NDArray> &inputs, int repeats = 1) const;
 
+  // The graph after the passes of BuildOptions, as compiled.
   const Graph &graph() const;
   size_t num_kernels() const;
   // Wall time graph::build spent lowering and compiling.
@@ -51,7 +63,8 @@ class CompiledModel {
   std::shared_ptr<Impl> impl_;
 };
 
-// Validates `g`, then lowers and compiles one kernel per operator node for `target`.
+// Validates `g`, runs the passes BuildOptions selects, then lowers and compiles one
+// kernel per fused group (per operator node without fusion) for `target`.
 CompiledModel build(const Graph &g, const Target &target, const BuildOptions &options = {});
 
 }  // namespace tensorir::graph

@@ -12,7 +12,7 @@
 //   graph::Graph g = b.finish(y);
 //
 // Operators are those of tensorir::ops (ops/nn.h, ops/transform.h); graph::build
-// (executor.h) compiles a Graph into one kernel per node.
+// (executor.h) compiles a Graph into one kernel per fused group of nodes (passes.h).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,0 +1,148 @@
+// ResNet-18 inference latency (batch 1, 3x224x224) on "llvm" with 1 and 2 threads, next to
+// the peer frameworks where they are installed: PyTorch (bench/resnet18_peers.py) and ONNX
+// Runtime through Node.js (onnxruntime-node, fed a model that the same script exports with
+// torch). Missing peers get a row saying how to install them. Ends with the ten slowest
+// kernels on "llvm".
+#include <tensorir/graph/executor.h>
+#include <tensorir/graph/models.h>
+#include <tensorir/runtime/parallel.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "common.h"
+
+using namespace tensorir;
+
+namespace {
+
+const char *kCase = "1x3x224x224";
+// Multiply-adds of torchvision's resnet18 at 224x224, counted twice for GF/s.
+const double kFlops = 2 * 1.814e9;
+const char *kInstallHint = "not installed (apt-get install python3-torch python3-torchvision; npm install onnxruntime-node)";
+
+// The script sits next to this source file; fall back to the path from the repository root.
+std::string peers_script() {
+  std::string here = __FILE__;
+  auto slash = here.rfind('/');
+  std::string path = (slash == std::string::npos ? std::string(".") : here.substr(0, slash)) + "/resnet18_peers.py";
+  if (access(path.c_str(), R_OK) == 0) return path;
+  return "bench/resnet18_peers.py";
+}
+
+bool command_ok(const std::string &cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
+
+// Runs `cmd` and returns its last line of output.
+std::string last_line(const std::string &cmd) {
+  std::string out, line;
+  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return "";
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) {
+    line = buf.data();
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (!line.empty()) out = line;
+  }
+  pclose(p);
+  return out;
+}
+
+// The number after "key": in a one-line JSON object, or -1.
+double json_field(const std::string &json, const std::string &key) {
+  auto at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return -1;
+  return std::strtod(json.c_str() + at + key.size() + 3, nullptr);
+}
+
+struct PeerResult {
+  double ms = -1;
+  std::string note;  // why there is no time
+};
+
+PeerResult run_peer(const std::string &engine, int threads, int reps) {
+  const std::string cmd = "/usr/bin/python3 '" + peers_script() + "' --engine " + engine + " --threads " +
+                          std::to_string(threads) + " --reps " + std::to_string(reps) + " --json";
+  const std::string line = last_line(cmd);
+  PeerResult r;
+  r.ms = json_field(line, "median_ms");
+  if (r.ms < 0) r.note = "failed: " + (line.empty() ? std::string("no output from ") + cmd : line);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const bench::Options o = bench::parse_options(argc, argv);
+  const int reps = o.quick ? 5 : 20;
+  if (!o.json) {
+    std::printf("ResNet-18 inference, batch 1, %s, median of %d runs after warm-up\n", kCase, reps);
+    bench::print_machine_load("before");
+  }
+
+  const graph::Graph g = graph::resnet18(1);
+  graph::CompiledModel m = graph::build(g, "llvm");
+  const NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 42);
+  const std::map<std::string, NDArray> inputs{{"data", input}};
+  if (!o.json) std::printf("llvm: %zu kernels compiled in %.2f s\n\n", m.num_kernels(), m.compile_ms() / 1e3);
+
+  const bool have_torch = command_ok("/usr/bin/python3 -c 'import torch, torchvision'");
+  const bool have_ort = command_ok("node -e \"require('onnxruntime-node')\"");
+
+  bench::Table table({"impl", "threads", "median ms", "GF/s", "note"});
+  const int saved_threads = num_threads();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    const double ms = bench::median_ms([&] { m.run(inputs); }, reps, 2);
+    if (o.json)
+      bench::print_json("resnet18", kCase, "tensorir", threads, ms, bench::gflops(kFlops, ms));
+    else
+      table.add({"tensorir (llvm)", std::to_string(threads), bench::fmt(ms, 2), bench::fmt(bench::gflops(kFlops, ms)), ""});
+
+    for (const std::string engine : {"torch", "onnxruntime"}) {
+      PeerResult r;
+      if (!have_torch) r.note = kInstallHint;
+      else if (engine == "onnxruntime" && !have_ort) r.note = "not installed (npm install onnxruntime-node)";
+      else r = run_peer(engine, threads, reps);
+      if (o.json) {
+        if (r.ms >= 0)
+          bench::print_json("resnet18", kCase, engine, threads, r.ms, bench::gflops(kFlops, r.ms));
+        else
+          std::printf("{\"bench\":\"resnet18\",\"case\":\"%s\",\"impl\":\"%s\",\"threads\":%d,\"skipped\":true,"
+                      "\"reason\":%s}\n",
+                      kCase, engine.c_str(), threads, bench::json_str(r.note).c_str());
+      } else {
+        table.add({engine, std::to_string(threads), r.ms >= 0 ? bench::fmt(r.ms, 2) : "-",
+                   r.ms >= 0 ? bench::fmt(bench::gflops(kFlops, r.ms)) : "-", r.note});
+      }
+    }
+  }
+  set_num_threads(saved_threads);
+  if (!o.json) {
+    table.print();
+    bench::print_machine_load("after");
+  }
+
+  // Where the time goes: the ten slowest kernels, each the mean over `reps` runs.
+  std::vector<graph::KernelProfile> prof = m.profile(inputs, reps);
+  double total = 0;
+  for (const auto &k : prof) total += k.ms;
+  std::sort(prof.begin(), prof.end(), [](const auto &a, const auto &b) { return a.ms > b.ms; });
+  if (prof.size() > 10) prof.resize(10);
+  if (o.json) {
+    for (const auto &k : prof)
+      std::printf("{\"bench\":\"resnet18\",\"case\":\"kernel\",\"impl\":\"tensorir\",\"threads\":%d,\"node\":%s,"
+                  "\"op\":%s,\"mean_ms\":%.4f}\n",
+                  saved_threads, bench::json_str(k.node).c_str(), bench::json_str(k.op).c_str(), k.ms);
+    return 0;
+  }
+  std::printf("\nTop 10 kernels on llvm, %d threads (mean of %d runs; all kernels: %.2f ms)\n", saved_threads,
+              reps, total);
+  bench::Table kt({"node", "op", "ms", "share"});
+  for (const auto &k : prof)
+    kt.add({k.node, k.op, bench::fmt(k.ms, 3), bench::fmt(total > 0 ? 100 * k.ms / total : 0.0) + "%"});
+  kt.print();
+  return 0;
+}

@@ -1,0 +1,62 @@
+// Graph-to-graph rewrites run by graph::build before compiling, and the operator fusion
+// that decides which nodes share a kernel.
+//
+//   graph::Graph g2 = graph::eliminate_dead_nodes(graph::fold_batch_norm(g));
+//   for (const graph::FusedGroup &grp : graph::fuse_operators(g2)) ...
+//
+// Every rewrite returns a new, valid Graph; input nodes and the output keep their names.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tensorir/graph/graph.h"
+
+namespace tensorir::graph {
+
+// Operator nodes whose inputs are all constants are evaluated once (compiled and run on
+// the CPU) and become constants holding the result, under the same name.
+Graph fold_constants(const Graph &g);
+
+// batch_norm(conv2d(x, W), gamma, beta, mean, var) where the conv2d's only reader is the
+// batch_norm and W and the four vectors are constants becomes
+// bias_add(conv2d(x, W'), b) with W'[k] = W[k] * gamma[k] / sqrt(var[k] + eps) and
+// b = beta - mean * gamma / sqrt(var + eps). The bias_add takes the batch_norm's name;
+// the new constants are "<conv>.weight_folded" and "<bn>.bias_folded". The old
+// parameters are left in place for eliminate_dead_nodes.
+Graph fold_batch_norm(const Graph &g);
+
+// Drops every node the output does not depend on. Input nodes are always kept, so a
+// compiled model takes the same inputs as the graph it came from.
+Graph eliminate_dead_nodes(const Graph &g);
+
+// How an operator combines with its neighbours when fusing.
+enum class OpPattern {
+  kElementWise,  // relu, add, multiply, bias_add, batch_norm (element-wise or broadcast)
+  kInjective,    // flatten: each output element reads one fixed input element
+  kReduction,    // pools, softmax: end a group
+  kAnchor,       // conv2d, dense: absorb the element-wise ops after them
+  kOpaque,       // input, constant
+};
+OpPattern op_pattern(const std::string &op);
+
+// Operator nodes computed by one kernel: a chain where every node but the last has the
+// next as its only reader.
+struct FusedGroup {
+  std::vector<int> nodes;  // node ids in graph order; the last one is the group's result
+  int anchor = -1;         // the conv2d or dense node leading the group, or -1
+  int output() const { return nodes.back(); }
+};
+
+// Every operator node in exactly one group, groups in topological order. The rules:
+//  - conv2d and dense start a group and absorb following element-wise ops (bias_add,
+//    batch_norm, relu, add of a residual, multiply) of the same shape, as long as each
+//    node absorbed so far has exactly one reader;
+//  - other element-wise and injective ops (flatten) chain with their single reader when
+//    it is element-wise, injective or a reduction;
+//  - a reduction (max/avg pool, global pool, softmax) ends its group.
+std::vector<FusedGroup> fuse_operators(const Graph &g);
+
+// One line per group, "conv1+bn1+relu", for messages and tests.
+std::string groups_str(const Graph &g, const std::vector<FusedGroup> &groups);
+
+}  // namespace tensorir::graph

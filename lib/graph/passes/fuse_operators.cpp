@@ -1,0 +1,81 @@
+// Operator fusion: which nodes share a kernel. Groups are chains, so the only tensors a
+// group writes to memory are its result; every intermediate has one reader, inside.
+#include <algorithm>
+#include <sstream>
+
+#include "tensorir/graph/passes.h"
+
+namespace tensorir::graph {
+
+OpPattern op_pattern(const std::string &op) {
+  if (op == "conv2d" || op == "dense") return OpPattern::kAnchor;
+  if (op == "relu" || op == "add" || op == "multiply" || op == "bias_add" || op == "batch_norm")
+    return OpPattern::kElementWise;
+  if (op == "flatten") return OpPattern::kInjective;
+  if (op == "max_pool2d" || op == "avg_pool2d" || op == "global_avg_pool2d" || op == "softmax")
+    return OpPattern::kReduction;
+  return OpPattern::kOpaque;
+}
+
+std::vector<FusedGroup> fuse_operators(const Graph &g) {
+  g.validate();
+  const size_t count = g.nodes().size();
+  std::vector<std::vector<int>> readers(count);
+  for (const Node &n : g.nodes())
+    for (int in : n.inputs)
+      if (readers[size_t(in)].empty() || readers[size_t(in)].back() != n.id) readers[size_t(in)].push_back(n.id);
+  // The graph output is read from outside: it always ends its group.
+  auto sole_reader = [&](int id) { return id == g.output() || readers[size_t(id)].size() != 1 ? -1 : readers[size_t(id)][0]; };
+
+  std::vector<bool> taken(count, false);
+  std::vector<FusedGroup> groups;
+  for (int id : g.topological_order()) {
+    const Node &start = g.node(id);
+    const OpPattern p = op_pattern(start.op);
+    if (p == OpPattern::kOpaque || taken[size_t(id)]) continue;
+    FusedGroup grp;
+    grp.nodes.push_back(id);
+    if (p == OpPattern::kAnchor) grp.anchor = id;
+    int last = id;
+    // A reduction ends the group it is in, so only the others look for a reader.
+    while (op_pattern(g.node(last).op) != OpPattern::kReduction) {
+      const int next = sole_reader(last);
+      if (next < 0 || taken[size_t(next)]) break;
+      const Node &r = g.node(next);
+      // The value must flow through the reader's data input; parameters (bias, gamma)
+      // never come from the group. add and multiply may take it on either side.
+      const bool commutes = r.op == "add" || r.op == "multiply";
+      const bool flows = r.inputs[0] == last || (commutes && r.inputs[1] == last);
+      const OpPattern rp = op_pattern(r.op);
+      bool ok = flows && rp != OpPattern::kAnchor && rp != OpPattern::kOpaque;
+      // An anchor's tail keeps its shape, so it can be computed in the anchor's loops.
+      if (p == OpPattern::kAnchor) ok = ok && rp == OpPattern::kElementWise && r.shape == start.shape;
+      if (!ok) break;
+      grp.nodes.push_back(next);
+      taken[size_t(next)] = true;
+      last = next;
+    }
+    taken[size_t(id)] = true;
+    groups.push_back(std::move(grp));
+  }
+  // A group runs once all it reads is computed: at its result's place in the order (a
+  // residual add may read a node that comes after the group's anchor).
+  std::vector<int> position(count, 0);
+  const std::vector<int> order = g.topological_order();
+  for (size_t i = 0; i < order.size(); ++i) position[size_t(order[i])] = int(i);
+  std::stable_sort(groups.begin(), groups.end(), [&](const FusedGroup &a, const FusedGroup &b) {
+    return position[size_t(a.output())] < position[size_t(b.output())];
+  });
+  return groups;
+}
+
+std::string groups_str(const Graph &g, const std::vector<FusedGroup> &groups) {
+  std::ostringstream os;
+  for (const FusedGroup &grp : groups) {
+    for (size_t i = 0; i < grp.nodes.size(); ++i) os << (i ? "+" : "") << g.node(grp.nodes[i]).name;
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace tensorir::graph
