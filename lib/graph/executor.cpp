@@ -2,11 +2,14 @@
 // group, run in topological order over storage allocated at build time.
 #include "tensorir/graph/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
+#include <tuple>
 
 #include "op_table.h"
 #include "tensorir/build.h"
+#include "tensorir/graph/memory_plan.h"
 #include "tensorir/graph/passes.h"
 #include "tensorir/ops/schedule.h"
 
@@ -44,6 +47,8 @@ struct CompiledModel::Impl {
   std::vector<NDArray> storage;  // per node; inputs are bound per run
   std::vector<Kernel> kernels;
   double compile_ms = 0;
+  size_t storage_bytes = 0;
+  size_t planned_peak_bytes = 0;
 
   // storage with the inputs bound, checked against the graph.
   std::vector<NDArray> bind(const std::map<std::string, NDArray> &inputs) const {
@@ -111,6 +116,8 @@ std::vector<KernelProfile> CompiledModel::profile(const std::map<std::string, ND
 const Graph &CompiledModel::graph() const { return impl_->graph; }
 size_t CompiledModel::num_kernels() const { return impl_->kernels.size(); }
 double CompiledModel::compile_ms() const { return impl_->compile_ms; }
+size_t CompiledModel::storage_bytes() const { return impl_->storage_bytes; }
+size_t CompiledModel::planned_peak_bytes() const { return impl_->planned_peak_bytes; }
 
 namespace {
 
@@ -118,49 +125,6 @@ int first_divisor(int64_t n, std::initializer_list<int> candidates) {
   for (int c : candidates)
     if (n % c == 0) return c;
   return 0;
-}
-
-// schedule_conv2d_llvm's blocked schedule (ops/schedule_conv2d.cpp) with an element-wise
-// tail: its output stage (the copy of the blocked result back to NCHW, whose parallel
-// row loop holds the register-tiled accumulation) is inlined into the tail, and the
-// tail's last stage takes its place, loop for loop, so the tail costs no extra pass.
-Schedule schedule_blocked_conv_with_tail(const Tensor &conv, const Tensor &out) {
-  const Tensor OB = conv.op().as<ComputeOpNode>()->input_tensors()[0];
-  const std::vector<Tensor> packed = OB.op().as<ComputeOpNode>()->input_tensors();
-  const Tensor IP = packed[0], WP = packed[1];
-  const int co = static_cast<int>(*as_const_int(OB.shape()[4]));
-  const int oc_blocks = *as_const_int(OB.shape()[1]) % 2 == 0 ? 2 : 1;
-  const int x_tile = first_divisor(*as_const_int(OB.shape()[3]), {7, 8, 6, 5, 4, 3, 2, 1});
-
-  Schedule s = create_schedule({out});
-  for (const Stage &st : s.stages()) {
-    const auto *c = st.op().as<ComputeOpNode>();
-    const Operation &op = st.op();
-    const bool kept = op.same_as(out.op()) || op.same_as(OB.op()) || op.same_as(IP.op()) || op.same_as(WP.op());
-    if (c && !kept && c->reduce_axis.empty()) Stage(st).compute_inline();
-  }
-  Stage ob = s[OB];
-  auto [obo, obi] = ob.split(OB.axis(1), oc_blocks);
-  auto [xo, xi] = ob.split(OB.axis(3), x_tile);
-  const ComputeOpNode *obc = OB.op().as<ComputeOpNode>();
-  ob.reorder({OB.axis(0), obo, OB.axis(2), xo, obc->reduce_axis[0], obc->reduce_axis[1], obc->reduce_axis[2],
-              obc->reduce_axis[3], obi, xi, OB.axis(4)});
-  ob.vectorize(OB.axis(4));
-  ob.unroll(xi);
-  ob.unroll(obi);
-
-  Stage o = s[out];
-  auto [cgo, cgi] = o.split(out.axis(1), co * oc_blocks);
-  o.reorder({out.axis(0), cgo, out.axis(2), cgi, out.axis(3)});
-  IterVar rows = o.fuse(o.fuse(out.axis(0), cgo), out.axis(2));
-  o.parallel(rows);
-  ob.compute_at(o, rows);
-
-  Stage ip = s[IP];
-  ip.vectorize(IP.axis(4));
-  ip.parallel(ip.fuse(ip.fuse(IP.axis(0), IP.axis(1)), IP.axis(2)));
-  s[WP].parallel(WP.axis(0));
-  return s;
 }
 
 // schedule_dense_llvm (ops/schedule_dense.cpp) with an element-wise tail: where it
@@ -231,7 +195,7 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   Schedule s;
   const std::string anchor_op = anchor >= 0 ? g.node(anchor).op : "";
   if (tuned && anchor_op == "conv2d")
-    s = nodes.size() == 1 ? ops::schedule_conv2d_llvm(out) : schedule_blocked_conv_with_tail(tensors.at(anchor), out);
+    s = nodes.size() == 1 ? ops::schedule_conv2d_llvm(out) : ops::schedule_conv2d_llvm(tensors.at(anchor), out);
   else if (tuned && anchor_op == "dense")
     s = nodes.size() == 1 ? ops::schedule_dense_llvm(out) : schedule_dense_with_tail(tensors.at(anchor), out);
   else
@@ -275,6 +239,57 @@ std::vector<FusedGroup> kernel_groups(const Graph &g, bool fuse, bool tuned) {
   return groups;
 }
 
+size_t result_bytes(const Node &n) {
+  size_t count = 1;
+  for (int64_t d : n.shape) count *= static_cast<size_t>(d);
+  return count * static_cast<size_t>(n.dtype.bytes());
+}
+
+// Storage for every kernel's result. With `plan`, results other than the graph's output
+// are views into slots of a memory plan over the kernels' order: a result lives from its
+// kernel to the last kernel reading it. Returns the bytes allocated and the plan's peak.
+std::pair<size_t, size_t> allocate_results(const Graph &g, const std::vector<Kernel> &kernels, Device device,
+                                           bool plan, std::vector<NDArray> &storage) {
+  const size_t n = kernels.size();
+  std::vector<int> kernel_of(g.nodes().size(), -1);
+  for (size_t k = 0; k < n; ++k) kernel_of[size_t(kernels[k].node)] = int(k);
+  std::vector<size_t> bytes(n);
+  std::vector<int> first(n), last(n);
+  for (size_t k = 0; k < n; ++k) {
+    bytes[k] = result_bytes(g.node(kernels[k].node));
+    first[k] = kernels[k].node == g.output() ? -1 : int(k);
+    last[k] = int(k);
+  }
+  for (size_t k = 0; k < n; ++k)
+    for (size_t a = 0; a + 1 < kernels[k].args.size(); ++a) {  // the last argument is the result
+      const int producer = kernel_of[size_t(kernels[k].args[a])];
+      if (producer >= 0) last[size_t(producer)] = std::max(last[size_t(producer)], int(k));
+    }
+  size_t allocated = 0, peak = 0;
+  if (plan && device == Device::cpu()) {
+    const MemoryPlan mp = plan_memory(bytes, first, last);
+    std::vector<NDArray> slots;
+    for (size_t b : mp.slot_bytes) slots.push_back(NDArray::empty({int64_t(b)}, UInt(8), device));
+    for (size_t k = 0; k < n; ++k) {
+      const Node &res = g.node(kernels[k].node);
+      const int slot = mp.storage_of[k];
+      storage[size_t(res.id)] =
+          slot < 0 ? NDArray::empty(res.shape, res.dtype, device) : slots[size_t(slot)].view(res.shape, res.dtype);
+      if (slot < 0) allocated += bytes[k];
+    }
+    allocated += mp.peak_bytes;
+    peak = mp.peak_bytes;
+    return {allocated, peak};
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const Node &res = g.node(kernels[k].node);
+    storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, device);
+    allocated += bytes[k];
+  }
+  if (plan) peak = plan_memory(bytes, first, last).peak_bytes;
+  return {allocated, peak};
+}
+
 }  // namespace
 
 CompiledModel build(const Graph &input_graph, const Target &target, const BuildOptions &options) {
@@ -290,11 +305,10 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   impl->storage.resize(g.nodes().size());
   for (const Node &n : g.nodes())
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);
-  for (const FusedGroup &grp : kernel_groups(g, options.fuse_operators, tuned)) {
+  for (const FusedGroup &grp : kernel_groups(g, options.fuse_operators, tuned))
     impl->kernels.push_back(compile_group(g, grp.nodes, grp.anchor, target, tuned));
-    const Node &res = g.node(grp.output());
-    impl->storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, impl->device);
-  }
+  std::tie(impl->storage_bytes, impl->planned_peak_bytes) =
+      allocate_results(g, impl->kernels, impl->device, options.plan_memory, impl->storage);
   impl->graph = std::move(g);
   impl->compile_ms = ms_since(t0);
   return CompiledModel(std::move(impl));

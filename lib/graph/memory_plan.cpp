@@ -89,21 +89,47 @@ std::string MemoryPlan::str() const {
 MemoryPlan plan_memory(const Graph &g, const std::vector<int> &execution_order, size_t alignment) {
   TIR_USER_CHECK(alignment > 0 && (alignment & (alignment - 1)) == 0)
       << "memory plan: alignment " << alignment << " must be a power of two";
-  const std::vector<int> order = execution_order.empty() ? g.topological_order() : execution_order;
-  const Lifetimes lt = lifetimes(g, order);
+  const Lifetimes lt = lifetimes(g, execution_order);
+  std::vector<size_t> bytes(g.nodes().size(), 0);
+  std::vector<int> first(g.nodes().size(), -1);
+  for (const Node &node : g.nodes())
+    if (is_intermediate(g, node)) {
+      bytes[size_t(node.id)] = tensor_bytes(node);
+      first[size_t(node.id)] = lt.first[size_t(node.id)];
+    }
+  return plan_memory(bytes, first, lt.last, alignment);
+}
+
+MemoryPlan plan_memory(const std::vector<size_t> &bytes, const std::vector<int> &first,
+                       const std::vector<int> &last, size_t alignment) {
+  TIR_USER_CHECK(alignment > 0 && (alignment & (alignment - 1)) == 0)
+      << "memory plan: alignment " << alignment << " must be a power of two";
+  TIR_USER_CHECK(bytes.size() == first.size() && bytes.size() == last.size())
+      << "memory plan: " << bytes.size() << " sizes, " << first.size() << " first steps and " << last.size()
+      << " last steps must be one per tensor";
+  int steps = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (first[i] < 0) continue;
+    TIR_USER_CHECK(last[i] >= first[i]) << "memory plan: tensor " << i << " is last read at step " << last[i]
+                                        << ", before it is written at step " << first[i];
+    steps = std::max(steps, last[i] + 1);
+  }
+  // written[step]: tensors written at that step, in index order.
+  std::vector<std::vector<size_t>> written(static_cast<size_t>(steps));
+  for (size_t i = 0; i < bytes.size(); ++i)
+    if (first[i] >= 0) written[size_t(first[i])].push_back(i);
 
   MemoryPlan plan;
-  plan.storage_of.assign(g.nodes().size(), -1);
+  plan.storage_of.assign(bytes.size(), -1);
   std::vector<int> free_slots;
   // dying[step]: slots whose tensor is last read at that step, freed once the step is done
   // (not before, since a kernel reads its inputs while it writes its output).
-  std::vector<std::vector<int>> dying(order.size());
+  std::vector<std::vector<int>> dying(static_cast<size_t>(steps));
 
-  for (size_t step = 0; step < order.size(); ++step) {
-    const Node &node = g.node(order[step]);
-    if (is_intermediate(g, node)) {
-      const size_t bytes = round_up(tensor_bytes(node), alignment);
-      plan.naive_bytes += bytes;
+  for (size_t step = 0; step < size_t(steps); ++step) {
+    for (size_t i : written[step]) {
+      const size_t need = round_up(bytes[i], alignment);
+      plan.naive_bytes += need;
       // Best fit: the smallest free slot that holds it; else grow the largest free slot,
       // which adds the fewest bytes; else a new slot.
       int best = -1;
@@ -114,18 +140,18 @@ MemoryPlan plan_memory(const Graph &g, const std::vector<int> &execution_order, 
           continue;
         }
         const size_t cur = plan.slot_bytes[size_t(best)];
-        const bool fits = have >= bytes, cur_fits = cur >= bytes;
+        const bool fits = have >= need, cur_fits = cur >= need;
         if ((fits && (!cur_fits || have < cur)) || (!fits && !cur_fits && have > cur)) best = s;
       }
       if (best < 0) {
         best = static_cast<int>(plan.slot_bytes.size());
-        plan.slot_bytes.push_back(bytes);
+        plan.slot_bytes.push_back(need);
       } else {
         free_slots.erase(std::find(free_slots.begin(), free_slots.end(), best));
-        plan.slot_bytes[size_t(best)] = std::max(plan.slot_bytes[size_t(best)], bytes);
+        plan.slot_bytes[size_t(best)] = std::max(plan.slot_bytes[size_t(best)], need);
       }
-      plan.storage_of[size_t(node.id)] = best;
-      dying[size_t(lt.last[size_t(node.id)])].push_back(best);
+      plan.storage_of[i] = best;
+      dying[size_t(last[i])].push_back(best);
     }
     for (int s : dying[step]) free_slots.push_back(s);
   }

@@ -12,7 +12,7 @@
 namespace tensorir {
 
 NDArrayNode::~NDArrayNode() {
-  if (data == nullptr) return;
+  if (data == nullptr || base.defined()) return;  // a view's storage belongs to its base
   if (DeviceAPI *api = find_device_api(device.kind)) api->free(device, data);
 }
 
@@ -202,6 +202,28 @@ NDArray NDArray::to(Device dev) const {
   NDArray out = empty(nd.shape, nd.dtype, dev);
   copy_between_devices(nd.data, nd.device, out.data(), dev, nbytes());
   return out;
+}
+
+NDArray NDArray::view(const std::vector<int64_t> &shape, Type dtype) const {
+  const NDArrayNode &nd = node();
+  TIR_USER_CHECK(nd.device == Device::cpu())
+      << "NDArray::view: the array is on " << nd.device << "; views exist for CPU arrays only";
+  TIR_USER_CHECK(is_storable(dtype)) << "NDArray::view: cannot store elements of type " << dtype;
+  const int64_t n = checked_numel(shape, dtype);
+  TIR_USER_CHECK(static_cast<size_t>(n) * static_cast<size_t>(dtype.bytes()) <= nbytes())
+      << "NDArray::view: " << shape_str(shape) << " " << dtype << " needs "
+      << static_cast<size_t>(n) * static_cast<size_t>(dtype.bytes()) << " bytes but the array has only "
+      << nbytes();
+  auto *v = new NDArrayNode;
+  NDArray a;
+  a.n_ = Ref<NDArrayNode>(v);
+  v->shape = shape;
+  v->dtype = dtype;
+  v->device = nd.device;
+  v->data = nd.data;
+  // Chain to the owner, not to another view, so views of views stay one hop away.
+  v->base = nd.base.defined() ? nd.base : Ref<Object>(&nd);
+  return a;
 }
 
 void NDArray::copy_from_bytes(const void *src, size_t nbytes) {

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "reference/resnet18_reference.h"
 
@@ -51,3 +52,27 @@ TEST_CASE("resnet18 on llvm matches the reference model", "[graph][resnet18]") {
   CHECK(again.to_vector<float>() != out);
   CHECK(m.run({{"data", input}}).to_vector<float>() == out);
 }
+
+#if TENSORIR_WITH_OPENGL
+// Generic schedules on the GLSL backends, one shader per fused group; results stay in
+// one buffer per kernel there (no storage views off the CPU).
+TEST_CASE("resnet18 on opengl matches the reference model", "[graph][resnet18][opengl]") {
+  const std::string target = GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment");
+  INFO("target " << target);
+  const uint64_t seed = 2024;
+  graph::CompiledModel m = graph::build(graph::resnet18(seed), target);
+  NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 99);
+  const std::vector<float> out = m.run({{"data", input}}).to_vector<float>();
+  const std::vector<float> ref =
+      reference::resnet18_forward(reference::resnet18_weights(seed), input.to_vector<float>());
+  REQUIRE(out.size() == ref.size());
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    diff = std::max(diff, std::fabs(double(out[i]) - double(ref[i])));
+    scale = std::max(scale, std::fabs(double(ref[i])));
+  }
+  INFO("max |a - b| / max |b| = " << diff / scale);
+  CHECK(scale > 0);
+  CHECK(diff / scale < 1e-4);
+}
+#endif

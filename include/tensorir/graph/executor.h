@@ -9,9 +9,11 @@
 // each group becomes one kernel, the nodes inside it inlined stages of the group's
 // result. Kernels are scheduled by ops:: (the tuned CPU schedules for conv2d and dense on
 // "llvm", schedule_generic otherwise); a tuned blocked conv2d computes its element-wise
-// tail in the output stage of its own schedule. The storage of every group's result is
-// allocated once, on the target's device, when the model is built; constants are copied
-// there once and passed to kernels as arguments.
+// tail in the output stage of its own schedule. The storage of the groups' results is
+// allocated once, on the target's device, when the model is built: results whose
+// lifetimes (from the kernel writing one to the last kernel reading it) do not overlap
+// share a slot of the memory plan. Constants are copied there once and passed to
+// kernels as arguments.
 #pragma once
 #include <map>
 #include <memory>
@@ -32,6 +34,10 @@ struct BuildOptions {
   bool eliminate_dead_nodes = true;
   // false: one kernel per operator node.
   bool fuse_operators = true;
+  // Group results whose lifetimes do not overlap share storage (graph/memory_plan.h),
+  // allocated once per slot; false: one buffer per group result. The graph's output
+  // always has its own. OpenGL targets keep one buffer per result either way.
+  bool plan_memory = true;
 };
 
 struct KernelProfile {
@@ -55,6 +61,13 @@ class CompiledModel {
   size_t num_kernels() const;
   // Wall time graph::build spent lowering and compiling.
   double compile_ms() const;
+  // Bytes of device storage held for the kernels' results: the planned slots (or one
+  // buffer per result) plus the graph's output. Inputs and constants are not counted.
+  size_t storage_bytes() const;
+  // The memory plan's peak over the group results other than the output (its slots'
+  // total); 0 when the model was built without planning. On OpenGL, where results keep
+  // a buffer each, the peak a CPU build would allocate.
+  size_t planned_peak_bytes() const;
 
   struct Impl;
   explicit CompiledModel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -43,6 +43,14 @@ struct MemoryPlan {
 // before one of its inputs. Sizes are rounded up to `alignment` bytes (a power of two).
 MemoryPlan plan_memory(const Graph &g, const std::vector<int> &execution_order = {}, size_t alignment = 64);
 
+// The same slot assignment for tensors described directly, e.g. the results of fused
+// kernels: tensor i has `bytes[i]` bytes, is written at step `first[i]` and last read at
+// step `last[i]` (>= first[i]); first[i] < 0 keeps it out of the plan (slot -1).
+// Tensors written at one step take slots in index order; a slot is free again after the
+// step of its tensor's last read. storage_of is indexed by tensor.
+MemoryPlan plan_memory(const std::vector<size_t> &bytes, const std::vector<int> &first,
+                       const std::vector<int> &last, size_t alignment = 64);
+
 // Checks `plan` against `g` run in `execution_order` (empty: topological): intermediates
 // have a slot, inputs/constants/the output have none, no two tensors live at the same
 // time share a slot, and no slot is smaller than a tensor it holds. Throws an Error

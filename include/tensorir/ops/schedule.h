@@ -18,6 +18,10 @@ Schedule schedule_generic(const std::vector<Tensor> &outs);
 // (batch, channel group, row). For the output of conv2d it materialises the padding,
 // vectorizes over output columns and runs the channels in parallel.
 Schedule schedule_conv2d_llvm(const Tensor &out);
+// The same for conv2d_nchwc's output `conv` followed by an element-wise tail ending in
+// `out` (bias, batch norm, residual add, relu): the tail is inlined into the stage that
+// copies the blocked result back to NCHW, so it costs no extra pass over memory.
+Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out);
 
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.

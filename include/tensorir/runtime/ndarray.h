@@ -15,7 +15,10 @@ struct NDArrayNode : Object {
   std::vector<int64_t> shape;
   Type dtype;
   Device device;
-  void *data = nullptr;  // owned: freed with the node
+  void *data = nullptr;  // owned: freed with the node, unless `base` is set
+  // Set on a view (NDArray::view): the array whose storage `data` points into, kept alive
+  // by the view; the view frees nothing.
+  Ref<Object> base;
   ~NDArrayNode() override;
 };
 
@@ -54,6 +57,10 @@ class NDArray {
   }
   // A copy on `dev` (a copy even when already there).
   NDArray to(Device dev) const;
+  // An array of `shape` and `dtype` over the first bytes of this one's storage (no copy):
+  // writes through either are seen by both, and the view keeps this storage alive. The
+  // view must fit in nbytes(). CPU arrays only.
+  NDArray view(const std::vector<int64_t> &shape, Type dtype) const;
   // Copies from a host buffer of exactly nbytes() bytes.
   void copy_from_bytes(const void *src, size_t nbytes);
   void copy_to_bytes(void *dst, size_t nbytes) const;

@@ -1,0 +1,117 @@
+// The executor's planned storage: kernel results share slots of a memory plan, and the
+// results stay those of the reference models.
+#include <tensorir/graph/executor.h>
+#include <tensorir/graph/models.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "reference/resnet18_reference.h"
+
+using namespace tensorir;
+
+namespace {
+
+size_t node_bytes(const graph::Node &n) {
+  size_t count = 1;
+  for (int64_t d : n.shape) count *= static_cast<size_t>(d);
+  return count * static_cast<size_t>(n.dtype.bytes());
+}
+
+// x -> relu -> 2x2 max pool (p) -> relu -> relu (r) -> add(r, p). Run one kernel per node,
+// the pool result stays live across two kernels while the first relu's larger slot is
+// free again for the smaller tensors after it.
+graph::Graph pool_chain() {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 16, 16});
+  auto a = b.relu(x, "a");
+  auto p = b.max_pool2d(a, {2, 2}, {2, 2}, {0, 0}, "p");
+  auto q = b.relu(p, "q");
+  auto r = b.relu(q, "r");
+  return b.finish(b.add(r, p, "out"));
+}
+
+// The same function written out: 2 * maxpool2x2(relu(x)).
+std::vector<float> pool_chain_reference(const std::vector<float> &x) {
+  std::vector<float> out(4 * 8 * 8);
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) {
+        float m = 0;  // relu makes every candidate >= 0
+        for (int di = 0; di < 2; ++di)
+          for (int dj = 0; dj < 2; ++dj) m = std::max(m, x[size_t((c * 16 + 2 * i + di) * 16 + 2 * j + dj)]);
+        out[size_t((c * 8 + i) * 8 + j)] = 2 * m;
+      }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("executor storage: a reused slot gives the results of one buffer per tensor", "[graph][executor]") {
+  const graph::Graph g = pool_chain();
+  graph::BuildOptions planned;
+  planned.fuse_operators = false;
+  graph::BuildOptions unplanned = planned;
+  unplanned.plan_memory = false;
+  graph::CompiledModel a = graph::build(g, "llvm", planned);
+  graph::CompiledModel b = graph::build(g, "llvm", unplanned);
+  REQUIRE(a.num_kernels() == 5);
+
+  // One buffer each: a 4 KiB, p q r 1 KiB, the output 1 KiB. Planned: a's slot is free
+  // after p and takes q, r needs a slot of its own while p and q are live.
+  CHECK(b.storage_bytes() == 4096 + 4 * 1024);
+  CHECK(b.planned_peak_bytes() == 0);
+  CHECK(a.planned_peak_bytes() == 4096 + 1024 + 1024);
+  CHECK(a.storage_bytes() == a.planned_peak_bytes() + 1024);
+  CHECK(a.storage_bytes() < b.storage_bytes());
+
+  for (uint64_t seed : {1, 2}) {
+    NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), seed);
+    const std::vector<float> got = a.run({{"x", x}}).to_vector<float>();
+    CHECK(got == b.run({{"x", x}}).to_vector<float>());
+    CHECK(got == pool_chain_reference(x.to_vector<float>()));
+  }
+}
+
+TEST_CASE("executor storage: resnet18 on llvm in planned storage matches the reference", "[graph][executor][resnet18]") {
+  const uint64_t seed = 11;
+  graph::CompiledModel m = graph::build(graph::resnet18(seed), "llvm");
+  NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 5);
+
+  // One buffer per kernel result, from the kernels profile reports.
+  size_t naive = 0;
+  for (const graph::KernelProfile &k : m.profile({{"data", input}})) naive += node_bytes(m.graph().node(k.node));
+  INFO("storage " << m.storage_bytes() << " bytes, planned peak " << m.planned_peak_bytes() << ", naive " << naive);
+  CHECK(m.planned_peak_bytes() > 0);
+  CHECK(m.storage_bytes() == m.planned_peak_bytes() + 1000 * sizeof(float));  // the output has its own
+  CHECK(m.storage_bytes() < naive / 2);
+
+  const std::vector<float> out = m.run({{"data", input}}).to_vector<float>();
+  const std::vector<float> ref = reference::resnet18_forward(reference::resnet18_weights(seed), input.to_vector<float>());
+  REQUIRE(out.size() == ref.size());
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    diff = std::max(diff, std::fabs(double(out[i]) - double(ref[i])));
+    scale = std::max(scale, std::fabs(double(ref[i])));
+  }
+  INFO("max |a - b| / max |b| = " << diff / scale);
+  CHECK(scale > 0);
+  CHECK(diff / scale < 1e-4);
+}
+
+TEST_CASE("executor storage: NDArray views alias their base and outlive it", "[graph][executor]") {
+  NDArray view;
+  {
+    NDArray base = NDArray::empty({64}, UInt(8));
+    view = base.view({2, 3}, Float(32));
+    std::vector<float> v = {1, 2, 3, 4, 5, 6};
+    view.copy_from_bytes(v.data(), v.size() * sizeof(float));
+    CHECK(base.view({6}, Float(32)).to_vector<float>() == v);
+    CHECK(view.view({4}, Float(32)).to_vector<float>() == std::vector<float>{1, 2, 3, 4});
+    REQUIRE_THROWS_WITH(base.view({17}, Float(32)), Catch::Contains("needs 68 bytes but the array has only 64"));
+  }
+  // The base handle is gone; the view still holds its storage.
+  CHECK(view.shape() == std::vector<int64_t>{2, 3});
+  CHECK(view.to_vector<float>() == std::vector<float>{1, 2, 3, 4, 5, 6});
+}
