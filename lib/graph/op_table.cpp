@@ -36,6 +36,7 @@ Tensor dispatch(const Node &n, const std::vector<Tensor> &in, const std::string 
   if (op == "batch_norm")
     return ops::batch_norm_inference(in[0], in[1], in[2], in[3], in[4], n.attr_double("eps"), 1, name);
   if (op == "relu") return ops::relu(in[0], name);
+  if (op == "clip") return ops::clip(in[0], n.attr_double("lo"), n.attr_double("hi"), name);
   if (op == "add") return ops::add(in[0], in[1], name);
   if (op == "multiply") return ops::multiply(in[0], in[1], name);
   if (op == "max_pool2d")
@@ -92,7 +93,8 @@ int op_arity(const Node &n) {
   static const std::map<std::string, int> arity = {
       {"conv2d", 2},  {"batch_norm", 5}, {"relu", 1},    {"add", 2},
       {"multiply", 2}, {"max_pool2d", 1}, {"avg_pool2d", 1}, {"global_avg_pool2d", 1},
-      {"flatten", 1}, {"dense", 2},      {"bias_add", 2}, {"softmax", 1}};
+      {"flatten", 1}, {"dense", 2},      {"bias_add", 2}, {"softmax", 1},
+      {"clip", 1}};
   auto it = arity.find(n.op);
   if (it == arity.end()) {
     std::ostringstream known;

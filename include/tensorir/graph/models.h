@@ -16,4 +16,17 @@ namespace tensorir::graph {
 // [0.5, 1.5), beta and running_mean [-0.1, 0.1), fc +-1/sqrt(512).
 Graph resnet18(uint64_t seed);
 
+// torchvision's resnet50 (Bottleneck blocks [3, 4, 6, 3], expansion 4) with the same
+// input, output, naming (layer1.0.conv1/bn1/conv2/bn2/conv3/bn3, downsample.0/1, fc) and
+// recipe; fc [1000, 2048] uses +-1/sqrt(2048). 25,557,032 learnable parameters.
+Graph resnet50(uint64_t seed);
+
+// torchvision's mobilenet_v2 (width 1.0) with the same input, output and recipe. Names
+// follow torchvision: features.0.0 / features.0.1 (stem conv and BN), features.N.conv.M.*
+// for the inverted residual blocks 1..17, features.18.0 / .1, classifier.1 (linear
+// [1000, 1280], +-1/sqrt(1280)); ReLU6 nodes are clip(0, 6) named like torchvision's
+// activation (features.0.2, features.N.conv.M.2). A grouped conv's fan-in is
+// in_channels / groups * kh * kw. 3,504,872 learnable parameters.
+Graph mobilenet_v2(uint64_t seed);
+
 }  // namespace tensorir::graph

@@ -9,7 +9,8 @@ namespace tensorir::graph {
 
 OpPattern op_pattern(const std::string &op) {
   if (op == "conv2d" || op == "dense") return OpPattern::kAnchor;
-  if (op == "relu" || op == "add" || op == "multiply" || op == "bias_add" || op == "batch_norm")
+  if (op == "relu" || op == "add" || op == "multiply" || op == "bias_add" || op == "batch_norm" ||
+      op == "clip")
     return OpPattern::kElementWise;
   if (op == "flatten") return OpPattern::kInjective;
   if (op == "max_pool2d" || op == "avg_pool2d" || op == "global_avg_pool2d" || op == "softmax")
