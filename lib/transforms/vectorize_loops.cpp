@@ -128,6 +128,23 @@ class Vectorizer : public IRMutator {
   using IRMutator::mutate;
 
  protected:
+  static constexpr int64_t kChunk = 16;
+
+  // for v in [min, min + extent): body  ==>  for c: vector(kChunk) body; vector(rest) body
+  static Stmt chunked(const ForNode *op, const Stmt &body, int64_t extent) {
+    Type t = op->min.type();
+    Var outer(op->loop_var.name() + ".c", t), lane(op->loop_var.name() + ".v", t), rest(op->loop_var.name() + ".r", t);
+    const int64_t full = extent / kChunk, tail = extent % kChunk;
+    Expr at = op->min + outer * make_const(t, double(kChunk)) + lane;
+    Stmt main = ForNode::make(outer, make_zero(t), make_const(t, double(full)), ForKind::Serial,
+                              ForNode::make(lane, make_zero(t), make_const(t, double(kChunk)), ForKind::Vectorized,
+                                            substitute(body, {{op->loop_var, at}})));
+    if (tail == 0) return main;
+    Expr at_rest = op->min + make_const(t, double(full * kChunk)) + rest;
+    return BlockNode::make({main, ForNode::make(rest, make_zero(t), make_const(t, double(tail)), ForKind::Vectorized,
+                                                substitute(body, {{op->loop_var, at_rest}}))});
+  }
+
   Stmt visit(const ForNode *op, const Stmt &self) override {
     Stmt body = mutate(op->body);  // inner vectorized loops first
     if (op->for_kind != ForKind::Vectorized) {
@@ -140,6 +157,10 @@ class Vectorizer : public IRMutator {
         << "cannot vectorize loop '" << op->loop_var.name() << "' of extent " << *extent
         << ": vectors have 1 to 256 lanes; split it first";
     if (*extent == 1) return substitute(body, {{op->loop_var, op->min}});
+    // Vector types whose lane count is not a power of two legalise badly (a <56 x float>
+    // spills): such a loop longer than kChunk runs as vectors of kChunk lanes plus one
+    // vector for the rest.
+    if (*extent > kChunk && (*extent & (*extent - 1)) != 0) return mutate(chunked(op, body, *extent));
     Expr ramp = RampNode::make(op->min, make_const(op->min.type(), 1), static_cast<int>(*extent));
     try {
       return simplify(Widen(op->loop_var, ramp).mutate(body));

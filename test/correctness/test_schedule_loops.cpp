@@ -477,3 +477,23 @@ TEST_CASE("split + vectorize + parallel + compute_at on a symbolic length, run a
     }
   }
 }
+
+TEST_CASE("vectorizing a loop whose extent is not a power of two uses 16-lane chunks and a remainder vector",
+          "[schedule][vectorize]") {
+  for (int m : {56, 20, 100}) {
+    DYNAMIC_SECTION("extent " << m) {
+      Tensor A = placeholder({7, m}, Float(32), "A");
+      Tensor B = compute({7, m}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "B");
+      Schedule s = create_schedule({B});
+      s[B].vectorize(B.axis(1));
+      Module mod = build(s, {A, B}, "llvm", "wide");
+      NDArray a = random_array<float>({7, m}, 71), b = NDArray::empty({7, m}, Float(32));
+      mod("wide")(a, b);
+      std::vector<float> av = a.to_vector<float>(), bv = b.to_vector<float>();
+      for (size_t q = 0; q < av.size(); ++q) REQUIRE(bv[q] == av[q] * 2.0f + 1.0f);
+      const std::string ll = mod.source("ll");
+      CHECK(ll.find("<16 x float>") != std::string::npos);
+      CHECK(ll.find("<" + std::to_string(m) + " x float>") == std::string::npos);
+    }
+  }
+}
