@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include "graph/graph_test_util.h"
 #include <cmath>
 
 #include "reference/resnet18_reference.h"
@@ -90,14 +92,9 @@ TEST_CASE("executor storage: resnet18 on llvm in planned storage matches the ref
   const std::vector<float> out = m.run({{"data", input}}).to_vector<float>();
   const std::vector<float> ref = reference::resnet18_forward(reference::resnet18_weights(seed), input.to_vector<float>());
   REQUIRE(out.size() == ref.size());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    diff = std::max(diff, std::fabs(double(out[i]) - double(ref[i])));
-    scale = std::max(scale, std::fabs(double(ref[i])));
-  }
-  INFO("max |a - b| / max |b| = " << diff / scale);
-  CHECK(scale > 0);
-  CHECK(diff / scale < 1e-4);
+  const double err = graph_test::max_rel_error(out, ref);
+  INFO("max |a - b| / max |b| = " << err);
+  CHECK(err < 1e-4);
 }
 
 TEST_CASE("executor storage: NDArray views alias their base and outlive it", "[graph][executor]") {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include "graph/graph_test_util.h"
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,17 +18,6 @@ namespace {
 
 NDArray rand_array(const std::vector<int64_t> &shape, uint64_t seed, double lo = -1, double hi = 1) {
   return NDArray::random(shape, Float(32), seed, lo, hi);
-}
-
-// max |a - b| / max |b|
-double rel_error(const std::vector<float> &a, const std::vector<float> &b) {
-  REQUIRE(a.size() == b.size());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::fabs(double(a[i]) - double(b[i])));
-    scale = std::max(scale, std::fabs(double(b[i])));
-  }
-  return diff / scale;
 }
 
 ops::Conv2dAttrs conv_attrs(int stride, int pad) {
@@ -208,7 +199,7 @@ TEST_CASE("graph executor runs a small network like plain loops", "[graph][execu
     NDArray input = rand_array({1, 3, 12, 12}, seed);
     NDArray got = m.run({{"x", input}});
     REQUIRE(got.shape() == std::vector<int64_t>{1, 10});
-    CHECK(rel_error(got.to_vector<float>(), net.reference(input)) < 1e-5);
+    CHECK(graph_test::max_rel_error(got.to_vector<float>(), net.reference(input)) < 1e-5);
   }
 
   const auto prof = m.profile({{"x", rand_array({1, 3, 12, 12}, 23)}}, 2);
@@ -231,6 +222,6 @@ TEST_CASE("graph executor runs a small network on OpenGL", "[graph][executor][op
   const SmallNet net;
   graph::CompiledModel m = graph::build(net.graph(), target);
   NDArray input = rand_array({1, 3, 12, 12}, 31);
-  CHECK(rel_error(m.run({{"x", input}}).to_vector<float>(), net.reference(input)) < 1e-5);
+  CHECK(graph_test::max_rel_error(m.run({{"x", input}}).to_vector<float>(), net.reference(input)) < 1e-5);
 }
 #endif

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include "graph/graph_test_util.h"
 #include <cmath>
 
 using namespace tensorir;
@@ -14,18 +16,6 @@ namespace {
 
 NDArray rnd(const std::vector<int64_t> &shape, uint64_t seed, double lo = -1, double hi = 1) {
   return NDArray::random(shape, Float(32), seed, lo, hi);
-}
-
-// max |a - b| / max |b|
-double max_rel_diff(const std::vector<float> &a, const std::vector<float> &b) {
-  REQUIRE(a.size() == b.size());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::fabs(double(a[i]) - double(b[i])));
-    scale = std::max(scale, std::fabs(double(b[i])));
-  }
-  REQUIRE(scale > 0);
-  return diff / scale;
 }
 
 graph::BuildOptions no_passes(bool tuned) {
@@ -93,7 +83,7 @@ TEST_CASE("fused kernels compute what one kernel per node computes", "[graph][pa
   CHECK(a.num_kernels() < b.num_kernels());
   for (uint64_t seed : {11, 12}) {
     const NDArray in = rnd({1, 8, 8, 8}, seed);
-    CHECK(max_rel_diff(a.run({{"x", in}}).to_vector<float>(), b.run({{"x", in}}).to_vector<float>()) < 1e-5);
+    CHECK(graph_test::max_rel_error(a.run({{"x", in}}).to_vector<float>(), b.run({{"x", in}}).to_vector<float>()) < 1e-5);
   }
   const auto prof = a.profile({{"x", rnd({1, 8, 8, 8}, 13)}}, 1);
   REQUIRE(prof.size() == a.num_kernels());
@@ -112,7 +102,7 @@ TEST_CASE("a grouped conv2d keeps its tuned schedule and runs its tail after it"
   const graph::CompiledModel fused = graph::build(g, "llvm");
   CHECK(fused.num_kernels() == 2);
   const NDArray in = rnd({1, 8, 6, 6}, 3);
-  CHECK(max_rel_diff(fused.run({{"x", in}}).to_vector<float>(),
+  CHECK(graph_test::max_rel_error(fused.run({{"x", in}}).to_vector<float>(),
                      graph::build(g, "llvm", no_passes(true)).run({{"x", in}}).to_vector<float>()) < 1e-5);
 }
 
@@ -195,6 +185,6 @@ TEST_CASE("resnet18 fused on llvm computes what it computes unfused", "[graph][p
   CHECK(plain.num_kernels() == 70);
   CHECK(fused.num_kernels() <= 25);
   const NDArray in = rnd({1, 3, 224, 224}, 6);
-  CHECK(max_rel_diff(fused.run({{"data", in}}).to_vector<float>(), plain.run({{"data", in}}).to_vector<float>()) <
+  CHECK(graph_test::max_rel_error(fused.run({{"data", in}}).to_vector<float>(), plain.run({{"data", in}}).to_vector<float>()) <
         1e-5);
 }
