@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "compiled_model.h"
 #include "op_table.h"
 #include "tensorir/build.h"
 #include "tensorir/graph/memory_plan.h"
@@ -31,58 +32,40 @@ std::string identifier(const std::string &name) {
   return out;
 }
 
-struct Kernel {
-  int node = -1;          // the group's result
-  std::vector<int> nodes;  // the group
-  std::vector<int> args;  // node ids whose storage is passed, the output last
-  Module module;
-  std::string fname;
-};
-
 }  // namespace
 
-struct CompiledModel::Impl {
-  Graph graph;
-  Device device;
-  std::vector<NDArray> storage;  // per node; inputs are bound per run
-  std::vector<Kernel> kernels;
-  double compile_ms = 0;
-  size_t storage_bytes = 0;
-  size_t planned_peak_bytes = 0;
-
-  // storage with the inputs bound, checked against the graph.
-  std::vector<NDArray> bind(const std::map<std::string, NDArray> &inputs) const {
-    std::vector<NDArray> s = storage;
-    std::vector<int> ids = graph.input_ids();
-    for (const auto &[name, value] : inputs) {
-      bool known = false;
-      for (int id : ids) known |= graph.node(id).name == name;
-      if (!known) {
-        std::ostringstream names;
-        for (int id : ids) names << " '" << graph.node(id).name << "'";
-        TIR_THROW() << "run: the graph has no input called '" << name << "'; its inputs are" << names.str();
-      }
+// storage with the inputs bound, checked against the graph.
+std::vector<NDArray> CompiledModel::Impl::bind(const std::map<std::string, NDArray> &inputs) const {
+  std::vector<NDArray> s = storage;
+  std::vector<int> ids = graph.input_ids();
+  for (const auto &[name, value] : inputs) {
+    bool known = false;
+    for (int id : ids) known |= graph.node(id).name == name;
+    if (!known) {
+      std::ostringstream names;
+      for (int id : ids) names << " '" << graph.node(id).name << "'";
+      TIR_THROW() << "run: the graph has no input called '" << name << "'; its inputs are" << names.str();
     }
-    for (int id : ids) {
-      const Node &n = graph.node(id);
-      auto it = inputs.find(n.name);
-      TIR_USER_CHECK(it != inputs.end()) << "run: input '" << n.name << "' " << shape_str(n.shape) << " " << n.dtype
-                                         << " was not given";
-      const NDArray &v = it->second;
-      TIR_USER_CHECK(v.defined() && v.shape() == n.shape && v.dtype() == n.dtype)
-          << "run: input '" << n.name << "' must be " << shape_str(n.shape) << " " << n.dtype << " but is "
-          << (v.defined() ? shape_str(v.shape()) + " " + v.dtype().str() : std::string("undefined"));
-      s[size_t(id)] = v.device() == device ? v : v.to(device);
-    }
-    return s;
   }
+  for (int id : ids) {
+    const Node &n = graph.node(id);
+    auto it = inputs.find(n.name);
+    TIR_USER_CHECK(it != inputs.end()) << "run: input '" << n.name << "' " << shape_str(n.shape) << " " << n.dtype
+                                       << " was not given";
+    const NDArray &v = it->second;
+    TIR_USER_CHECK(v.defined() && v.shape() == n.shape && v.dtype() == n.dtype)
+        << "run: input '" << n.name << "' must be " << shape_str(n.shape) << " " << n.dtype << " but is "
+        << (v.defined() ? shape_str(v.shape()) + " " + v.dtype().str() : std::string("undefined"));
+    s[size_t(id)] = v.device() == device ? v : v.to(device);
+  }
+  return s;
+}
 
-  void call(const Kernel &k, const std::vector<NDArray> &s) const {
-    std::vector<Arg> args;
-    for (int id : k.args) args.emplace_back(s[size_t(id)]);
-    k.module(k.fname).call(args);
-  }
-};
+void CompiledModel::Impl::call(const Kernel &k, const std::vector<NDArray> &s) const {
+  std::vector<Arg> args;
+  for (int id : k.args) args.emplace_back(s[size_t(id)]);
+  k.module(k.fname).call(args);
+}
 
 NDArray CompiledModel::run(const std::map<std::string, NDArray> &inputs) const {
   const std::vector<NDArray> s = impl_->bind(inputs);
@@ -300,6 +283,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   if (options.fold_batch_norm) g = fold_batch_norm(g);
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
   auto impl = std::make_shared<CompiledModel::Impl>();
+  impl->target = target;
   impl->device = target.kind == "opengl" ? Device::opengl() : Device::cpu();
   const bool tuned = options.tuned_schedules && target.kind == "llvm";
   impl->storage.resize(g.nodes().size());

@@ -1,0 +1,37 @@
+// What a CompiledModel holds: the graph as compiled, one Kernel per fused group and the
+// storage of every node. Shared by the executor (executor.cpp) and the files that save
+// or export a compiled model.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tensorir/graph/executor.h"
+#include "tensorir/runtime/module.h"
+
+namespace tensorir::graph {
+
+struct Kernel {
+  int node = -1;           // the group's result
+  std::vector<int> nodes;  // the group
+  std::vector<int> args;   // node ids whose storage is passed, the output last
+  Module module;
+  std::string fname;
+};
+
+struct CompiledModel::Impl {
+  Graph graph;
+  Target target;
+  Device device;
+  std::vector<NDArray> storage;  // per node; inputs are bound per run
+  std::vector<Kernel> kernels;
+  double compile_ms = 0;
+  size_t storage_bytes = 0;
+  size_t planned_peak_bytes = 0;
+
+  // storage with the inputs bound, checked against the graph.
+  std::vector<NDArray> bind(const std::map<std::string, NDArray> &inputs) const;
+  void call(const Kernel &k, const std::vector<NDArray> &s) const;
+};
+
+}  // namespace tensorir::graph
