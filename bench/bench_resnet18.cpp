@@ -1,8 +1,10 @@
 // ResNet-18 inference latency (batch 1, 3x224x224) on "llvm" with 1 and 2 threads, next to
-// the peer frameworks where they are installed: PyTorch (bench/resnet18_peers.py) and ONNX
-// Runtime through Node.js (onnxruntime-node, fed a model that the same script exports with
-// torch). Missing peers get a row saying how to install them. Ends with the ten slowest
-// kernels on "llvm".
+// PyTorch (bench/resnet18_peers.py: torchvision's resnet18 under torch.no_grad()) and ONNX
+// Runtime through Node.js (onnxruntime-node, fed the same model exported to ONNX opset 13 by
+// that script), with the same thread count, in one run. bench/install-peers.sh installs the
+// peers first (Debian packages, npm ci into bench/peers); a peer that still cannot run gets
+// a row saying why. Each peer's row carries the ratio tensorir / peer. Ends with the ten
+// slowest kernels on "llvm".
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
 #include <tensorir/runtime/parallel.h>
@@ -22,15 +24,14 @@ namespace {
 const char *kCase = "1x3x224x224";
 // Multiply-adds of torchvision's resnet18 at 224x224, counted twice for GF/s.
 const double kFlops = 2 * 1.814e9;
-const char *kInstallHint = "not installed (apt-get install python3-torch python3-torchvision; npm install onnxruntime-node)";
 
-// The script sits next to this source file; fall back to the path from the repository root.
-std::string peers_script() {
+// The bench's scripts sit next to this source file; else the path from the repository root.
+std::string bench_file(const std::string &name) {
   std::string here = __FILE__;
   auto slash = here.rfind('/');
-  std::string path = (slash == std::string::npos ? std::string(".") : here.substr(0, slash)) + "/resnet18_peers.py";
+  std::string path = (slash == std::string::npos ? std::string(".") : here.substr(0, slash)) + "/" + name;
   if (access(path.c_str(), R_OK) == 0) return path;
-  return "bench/resnet18_peers.py";
+  return "bench/" + name;
 }
 
 bool command_ok(const std::string &cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
@@ -63,7 +64,7 @@ struct PeerResult {
 };
 
 PeerResult run_peer(const std::string &engine, int threads, int reps) {
-  const std::string cmd = "/usr/bin/python3 '" + peers_script() + "' --engine " + engine + " --threads " +
+  const std::string cmd = "/usr/bin/python3 '" + bench_file("resnet18_peers.py") + "' --engine " + engine + " --threads " +
                           std::to_string(threads) + " --reps " + std::to_string(reps) + " --json";
   const std::string line = last_line(cmd);
   PeerResult r;
@@ -88,10 +89,17 @@ int main(int argc, char **argv) {
   const std::map<std::string, NDArray> inputs{{"data", input}};
   if (!o.json) std::printf("llvm: %zu kernels compiled in %.2f s\n\n", m.num_kernels(), m.compile_ms() / 1e3);
 
+  // Install the peers where missing (a no-op when present), then let node find onnxruntime-node.
+  const std::string install = "'" + bench_file("install-peers.sh") + "'" + (o.json ? " >&2" : "");
+  const bool installed = std::system(install.c_str()) == 0;
+  const std::string modules = bench_file("peers/node_modules");
+  const char *old_path = std::getenv("NODE_PATH");
+  setenv("NODE_PATH", (modules + (old_path && *old_path ? ":" + std::string(old_path) : "")).c_str(), 1);
   const bool have_torch = command_ok("/usr/bin/python3 -c 'import torch, torchvision'");
   const bool have_ort = command_ok("node -e \"require('onnxruntime-node')\"");
+  const std::string not_installed = installed ? "" : " (bench/install-peers.sh failed: see above)";
 
-  bench::Table table({"impl", "threads", "median ms", "GF/s", "note"});
+  bench::Table table({"impl", "threads", "median ms", "GF/s", "tensorir / impl", "note"});
   const int saved_threads = num_threads();
   for (int threads : {1, 2}) {
     set_num_threads(threads);
@@ -99,23 +107,26 @@ int main(int argc, char **argv) {
     if (o.json)
       bench::print_json("resnet18", kCase, "tensorir", threads, ms, bench::gflops(kFlops, ms));
     else
-      table.add({"tensorir (llvm)", std::to_string(threads), bench::fmt(ms, 2), bench::fmt(bench::gflops(kFlops, ms)), ""});
+      table.add({"tensorir (llvm)", std::to_string(threads), bench::fmt(ms, 2), bench::fmt(bench::gflops(kFlops, ms)),
+                 "1.00", ""});
 
-    for (const std::string engine : {"torch", "onnxruntime"}) {
+    for (const std::string engine : {"pytorch", "onnxruntime"}) {
       PeerResult r;
-      if (!have_torch) r.note = kInstallHint;
-      else if (engine == "onnxruntime" && !have_ort) r.note = "not installed (npm install onnxruntime-node)";
+      if (!have_torch) r.note = "PyTorch is not installed" + not_installed;
+      else if (engine == "onnxruntime" && !have_ort) r.note = "onnxruntime-node is not installed" + not_installed;
       else r = run_peer(engine, threads, reps);
       if (o.json) {
         if (r.ms >= 0)
-          bench::print_json("resnet18", kCase, engine, threads, r.ms, bench::gflops(kFlops, r.ms));
+          bench::print_json("resnet18", kCase, engine, threads, r.ms, bench::gflops(kFlops, r.ms),
+                            {{"ratio", bench::json_num(ms / r.ms)}});
         else
           std::printf("{\"bench\":\"resnet18\",\"case\":\"%s\",\"impl\":\"%s\",\"threads\":%d,\"skipped\":true,"
                       "\"reason\":%s}\n",
                       kCase, engine.c_str(), threads, bench::json_str(r.note).c_str());
       } else {
         table.add({engine, std::to_string(threads), r.ms >= 0 ? bench::fmt(r.ms, 2) : "-",
-                   r.ms >= 0 ? bench::fmt(bench::gflops(kFlops, r.ms)) : "-", r.note});
+                   r.ms >= 0 ? bench::fmt(bench::gflops(kFlops, r.ms)) : "-", r.ms >= 0 ? bench::fmt(ms / r.ms, 2) : "-",
+                   r.note});
       }
     }
   }

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """ResNet-18 latency of the peer frameworks, for bench_resnet18.
 
-  resnet18_peers.py --threads N [--engine torch|onnxruntime] [--reps 20] [--json]
+  resnet18_peers.py --threads N [--engine pytorch|onnxruntime] [--reps 20] [--json]
 
-torch: torchvision's resnet18 with random weights, eval mode, under torch.no_grad(), on
+pytorch: torchvision's resnet18 with random weights, eval mode, under torch.no_grad(), on
 one random 1x3x224x224 image, torch.set_num_threads(N); median of --reps runs after a
 warm-up. onnxruntime: the same model exported to ONNX, run by onnxruntime-node (Node.js)
 with N intra-op threads. Prints one line: a JSON object (--json) or plain text.
@@ -83,11 +83,11 @@ def bench_onnxruntime(threads, reps):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--engine", choices=["torch", "onnxruntime"], default="torch")
+    p.add_argument("--engine", choices=["pytorch", "onnxruntime"], default="pytorch")
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    run = bench_torch if a.engine == "torch" else bench_onnxruntime
+    run = bench_torch if a.engine == "pytorch" else bench_onnxruntime
     try:
         ms, version = run(a.threads, a.reps)
     except Exception as e:  # report, so the calling benchmark can print why
