@@ -1,6 +1,6 @@
 # Entry points: `make demo` runs the matmul and ResNet-18 examples, `make test` builds and runs
 # every test (release, sanitizers, install). Both install missing packages first.
-.PHONY: all deps configure build test demo bench asan install-check clean
+.PHONY: all deps configure build test demo bench bench-web asan install-check clean
 
 RELEASE := build/release
 ASAN    := build/asan
@@ -42,6 +42,12 @@ bench: build
 	for b in $(RELEASE)/bench/*; do \
 	  if [ -f "$$b" ] && [ -x "$$b" ]; then echo "== $$b"; "$$b" $(BENCH_ARGS); fi; \
 	done
+
+# ResNet-18 in headless Chromium: tensorir's web package next to TensorFlow.js and ONNX
+# Runtime Web (bench/web/README.md); installs its npm packages on first use.
+BENCH_WEB_ARGS ?=
+bench-web: build
+	node bench/web/run_bench.mjs $(BENCH_WEB_ARGS)
 
 asan: deps
 	@test -f $(ASAN)/CMakeCache.txt || cmake --preset asan
