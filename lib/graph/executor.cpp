@@ -281,11 +281,16 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   Graph g = input_graph;
   if (options.fold_constants) g = fold_constants(g);
   if (options.fold_batch_norm) g = fold_batch_norm(g);
+  const bool tuned = options.tuned_schedules && target.kind == "llvm";
+  if (tuned && options.alter_layout && options.fold_constants) {
+    // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
+    g = alter_conv_layout(g, options.fuse_operators);
+    g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
+  }
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;
   impl->device = target.kind == "opengl" ? Device::opengl() : Device::cpu();
-  const bool tuned = options.tuned_schedules && target.kind == "llvm";
   impl->storage.resize(g.nodes().size());
   for (const Node &n : g.nodes())
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);

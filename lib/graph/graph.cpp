@@ -39,7 +39,8 @@ const std::vector<int64_t> &Node::attr_ints(const std::string &key) const {
 const std::vector<std::string> &op_names() {
   static const std::vector<std::string> names = {"conv2d",     "batch_norm", "relu",       "add",
                                                  "multiply",   "max_pool2d", "avg_pool2d", "global_avg_pool2d",
-                                                 "flatten",    "dense",      "bias_add",   "softmax",    "clip"};
+                                                 "flatten",    "dense",      "bias_add",   "softmax",    "clip",
+                                                 "layout_transform"};
   return names;
 }
 

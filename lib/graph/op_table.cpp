@@ -1,4 +1,7 @@
 // Each graph operator as a call into ops::, plus the checks that name graph nodes.
+// Channel-blocked tensors (alter_conv_layout) are NCHW<c>c, 5 dimensions: the
+// element-wise operators and the pools take them as they are, and a conv2d with a
+// "kernel_layout" other than OIHW reads a packed weight (ops::conv2d_nchwc_packed).
 #include "op_table.h"
 
 #include <sstream>
@@ -17,6 +20,14 @@ std::array<int, 2> pair_attr(const Node &n, const std::string &key) {
   return {static_cast<int>(v[0]), static_cast<int>(v[1])};
 }
 
+const std::string &string_attr(const Node &n, const std::string &key) {
+  auto it = n.attrs.find(key);
+  TIR_USER_CHECK(it != n.attrs.end()) << node_prefix(n) << "missing attribute '" << key << "'";
+  const std::string *v = std::get_if<std::string>(&it->second);
+  TIR_USER_CHECK(v) << node_prefix(n) << "attribute '" << key << "' must be a string";
+  return *v;
+}
+
 ops::Conv2dAttrs conv_attrs(const Node &n) {
   ops::Conv2dAttrs a;
   a.strides = pair_attr(n, "strides");
@@ -26,13 +37,44 @@ ops::Conv2dAttrs conv_attrs(const Node &n) {
   return a;
 }
 
+// A conv2d whose weight is packed for conv2d_nchwc_packed: its "kernel_layout" is
+// OIHW<ci>i<co>o (alter_conv_layout sets it, with "data_layout" and "out_layout").
+bool packed_conv(const Node &n) {
+  auto it = n.attrs.find("kernel_layout");
+  return it != n.attrs.end() && it->second != AttrValue(std::string("OIHW"));
+}
+
+// The layouts a packed conv2d's attributes name must be those of its tensors.
+void check_packed_layouts(const Node &n, const std::vector<int64_t> &data, const std::vector<int64_t> &weight) {
+  TIR_USER_CHECK(n.attr_int("groups") == 1) << node_prefix(n) << "a packed weight needs groups = 1";
+  TIR_USER_CHECK(weight.size() == 6) << node_prefix(n) << "kernel_layout '" << string_attr(n, "kernel_layout")
+                                     << "' needs a weight [K/co][C/ci][R][S][ci][co] but it has shape "
+                                     << shape_str(weight);
+  const std::string ci = std::to_string(weight[4]), co = std::to_string(weight[5]);
+  const std::string kernel = "OIHW" + ci + "i" + co + "o", in = data.size() == 5 ? "NCHW" + ci + "c" : "NCHW";
+  TIR_USER_CHECK(string_attr(n, "kernel_layout") == kernel)
+      << node_prefix(n) << "kernel_layout '" << string_attr(n, "kernel_layout") << "' does not describe the weight "
+      << shape_str(weight) << " (" << kernel << ")";
+  TIR_USER_CHECK(string_attr(n, "data_layout") == in)
+      << node_prefix(n) << "data_layout '" << string_attr(n, "data_layout") << "' does not describe the data "
+      << shape_str(data) << " (" << in << " for this weight)";
+  const std::string &out = string_attr(n, "out_layout");
+  TIR_USER_CHECK(out == "NCHW" || out == "NCHW" + co + "c")
+      << node_prefix(n) << "out_layout '" << out << "' must be NCHW or NCHW" << co
+      << "c (the weight's block of output channels)";
+}
+
 Tensor dispatch(const Node &n, const std::vector<Tensor> &in, const std::string &name, bool blocked_conv) {
   const std::string &op = n.op;
   if (op == "conv2d") {
     const ops::Conv2dAttrs a = conv_attrs(n);
+    if (packed_conv(n))  // the layouts checked by precheck
+      return ops::conv2d_nchwc_packed(in[0], in[1], a, string_attr(n, "out_layout") != "NCHW", name);
     return blocked_conv && a.groups == 1 ? ops::conv2d_nchwc(in[0], in[1], a, name)
                                          : ops::conv2d(in[0], in[1], a, name);
   }
+  if (op == "layout_transform")
+    return ops::layout_transform(in[0], string_attr(n, "src_layout"), string_attr(n, "dst_layout"), name);
   if (op == "batch_norm")
     return ops::batch_norm_inference(in[0], in[1], in[2], in[3], in[4], n.attr_double("eps"), 1, name);
   if (op == "relu") return ops::relu(in[0], name);
@@ -55,7 +97,9 @@ Tensor dispatch(const Node &n, const std::vector<Tensor> &in, const std::string 
 // Checks that read better in graph terms than the operator's own message.
 void precheck(const Node &n, const std::vector<const Node *> &in) {
   auto dims = [](const Node *x) { return static_cast<int>(x->shape.size()); };
-  if (n.op == "conv2d") {
+  if (n.op == "conv2d" && packed_conv(n)) {
+    check_packed_layouts(n, in[0]->shape, in[1]->shape);
+  } else if (n.op == "conv2d") {
     TIR_USER_CHECK(dims(in[0]) == 4) << node_prefix(n) << "input '" << in[0]->name
                                      << "' must be NCHW (4 dimensions) but has shape " << shape_str(in[0]->shape);
     TIR_USER_CHECK(dims(in[1]) == 4) << node_prefix(n) << "weight '" << in[1]->name
@@ -94,7 +138,7 @@ int op_arity(const Node &n) {
       {"conv2d", 2},  {"batch_norm", 5}, {"relu", 1},    {"add", 2},
       {"multiply", 2}, {"max_pool2d", 1}, {"avg_pool2d", 1}, {"global_avg_pool2d", 1},
       {"flatten", 1}, {"dense", 2},      {"bias_add", 2}, {"softmax", 1},
-      {"clip", 1}};
+      {"clip", 1},    {"layout_transform", 1}};
   auto it = arity.find(n.op);
   if (it == arity.end()) {
     std::ostringstream known;

@@ -69,28 +69,17 @@ Tensor conv2d(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, co
       name, "conv2d");
 }
 
-Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, const std::string &name) {
-  const ConvShape s = check_conv(data, weight, a, "conv2d_nchwc");
-  TIR_USER_CHECK(a.groups == 1) << "conv2d_nchwc: groups = " << a.groups
-                                << " is not supported; use conv2d for grouped and depthwise convolutions";
-  const int ci = channel_block(s.C), co = channel_block(s.K);
-  const int ph = a.padding[0], pw = a.padding[1], H = static_cast<int>(s.H), W = static_cast<int>(s.W);
+namespace {
+
+// The blocked convolution from the padded blocked input IP [N][C/ci][H + 2ph][W + 2pw][ci]
+// (or the unpadded input when there is no padding) and the packed weights WP
+// [K/co][C/ci][R][S][ci][co]: OB [N][K/co][OH][OW][co], then a copy of it as NCHW or, with
+// `blocked_out`, as it is. The copy is the stage schedule_conv2d_llvm parallelises and
+// fuses the element-wise tail into.
+Tensor blocked_conv(const Tensor &IP, const Tensor &WP, const ConvShape &s, int co, const Conv2dAttrs &a,
+                    bool blocked_out, const std::string &name) {
+  const int ci = static_cast<int>(*as_const_int(WP.shape()[4]));
   const int sh = a.strides[0], sw = a.strides[1], dh = a.dilation[0], dw = a.dilation[1];
-  const Type t = data.dtype();
-  // Padded input, ci channels innermost.
-  Tensor IP = compute(
-      to_exprs({s.N, s.C / ci, s.H + 2 * ph, s.W + 2 * pw, ci}),
-      [&](Var n, Var cb, Var h, Var w, Var c) {
-        Expr read = data(n, cb * ci + c, clamp_index(h - ph, H), clamp_index(w - pw, W));
-        if (!ph && !pw) return read;
-        return select(h >= ph && h < H + ph && w >= pw && w < W + pw, read, make_const(t, 0));
-      },
-      name + "_input_nchwc", "conv2d_nchwc_input");
-  // Weights [K/co][C/ci][R][S][ci][co]: a vector of co output channels per input channel.
-  Tensor WP = compute(
-      to_exprs({s.K / co, s.C / ci, s.R, s.S, ci, co}),
-      [&](const std::vector<Var> &v) { return weight(v[0] * co + v[5], v[1] * ci + v[4], v[2], v[3]); },
-      name + "_weight_nchwc", "conv2d_nchwc_weight");
   IterVar icb = reduce_axis({0, static_cast<int>(s.C / ci)}, "icb"), ici = reduce_axis({0, ci}, "ici");
   IterVar ry = reduce_axis({0, static_cast<int>(s.R)}, "ry"), rx = reduce_axis({0, static_cast<int>(s.S)}, "rx");
   Tensor OB = compute(
@@ -100,9 +89,77 @@ Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs 
                    {icb, ry, rx, ici});
       },
       name + "_nchwc", "conv2d_nchwc_block");
+  if (blocked_out)
+    return compute(
+        OB.shape(), [&](const std::vector<Var> &v) { return OB(v[0], v[1], v[2], v[3], v[4]); }, name,
+        "conv2d_nchwc");
   return compute(
       to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return OB(n, k / co, y, x, k % co); },
       name, "conv2d_nchwc");
+}
+
+// The input padded and in blocks of ci channels: from NCHW `data` (`blocked` false) or
+// from blocked [N][C/ci][H][W][ci] `data`, which without padding is used as it is.
+Tensor pack_input(const Tensor &data, bool blocked, const ConvShape &s, int ci, const Conv2dAttrs &a,
+                  const std::string &name) {
+  const int ph = a.padding[0], pw = a.padding[1], H = static_cast<int>(s.H), W = static_cast<int>(s.W);
+  if (blocked && !ph && !pw) return data;
+  const Type t = data.dtype();
+  return compute(
+      to_exprs({s.N, s.C / ci, s.H + 2 * ph, s.W + 2 * pw, ci}),
+      [&](Var n, Var cb, Var h, Var w, Var c) {
+        Expr y = clamp_index(h - ph, H), x = clamp_index(w - pw, W);
+        Expr read = blocked ? data(n, cb, y, x, c) : data(n, cb * ci + c, y, x);
+        if (!ph && !pw) return read;
+        return select(h >= ph && h < H + ph && w >= pw && w < W + pw, read, make_const(t, 0));
+      },
+      name + "_input_nchwc", "conv2d_nchwc_input");
+}
+
+}  // namespace
+
+int conv2d_channel_block(int64_t channels) {
+  TIR_USER_CHECK(channels > 0) << "conv2d_channel_block: channels must be positive, got " << channels;
+  return channel_block(channels);
+}
+
+Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, const std::string &name) {
+  const ConvShape s = check_conv(data, weight, a, "conv2d_nchwc");
+  TIR_USER_CHECK(a.groups == 1) << "conv2d_nchwc: groups = " << a.groups
+                                << " is not supported; use conv2d for grouped and depthwise convolutions";
+  const int ci = channel_block(s.C), co = channel_block(s.K);
+  Tensor IP = pack_input(data, false, s, ci, a, name);
+  // Weights [K/co][C/ci][R][S][ci][co]: a vector of co output channels per input channel.
+  Tensor WP = compute(
+      to_exprs({s.K / co, s.C / ci, s.R, s.S, ci, co}),
+      [&](const std::vector<Var> &v) { return weight(v[0] * co + v[5], v[1] * ci + v[4], v[2], v[3]); },
+      name + "_weight_nchwc", "conv2d_nchwc_weight");
+  return blocked_conv(IP, WP, s, co, a, false, name);
+}
+
+Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,
+                           const std::string &name) {
+  const std::string op = "conv2d_nchwc_packed";
+  TIR_USER_CHECK(a.groups == 1) << op << ": groups = " << a.groups
+                                << " is not supported; use conv2d for grouped and depthwise convolutions";
+  check_ndim(weight, 6, op, "OIHW<ci>i<co>o, [K/co][C/ci][R][S][ci][co]");
+  TIR_USER_CHECK(data.ndim() == 4 || data.ndim() == 5)
+      << op << ": data " << data.name() << " must be NCHW (4 dimensions) or NCHW<ci>c (5 dimensions) but has "
+      << data.ndim() << " dimensions";
+  const std::vector<int64_t> d = const_shape(data, op), w = const_shape(weight, op);
+  const bool blocked = d.size() == 5;
+  const int64_t ci = w[4], co = w[5];
+  TIR_USER_CHECK(!blocked || d[4] == ci) << op << ": data " << data.name() << " " << shape_str(d)
+                                         << " has channel blocks of " << d[4] << " but weight " << weight.name()
+                                         << " " << shape_str(w) << " has input blocks of " << ci;
+  // The sizes as the unblocked convolution sees them, checked the same way (the weight's
+  // input channels against the data's among them).
+  const int64_t C = blocked ? d[1] * d[4] : d[1];
+  const Tensor data4 = placeholder(to_exprs({d[0], C, d[2], d[3]}), data.dtype(), data.name());
+  const Tensor weight4 = placeholder(to_exprs({w[0] * co, w[1] * ci, w[2], w[3]}), weight.dtype(), weight.name());
+  const ConvShape s = check_conv(data4, weight4, a, op);
+  Tensor IP = pack_input(data, blocked, s, static_cast<int>(ci), a, name);
+  return blocked_conv(IP, weight, s, static_cast<int>(co), a, blocked_out, name);
 }
 
 }  // namespace tensorir::ops

@@ -49,16 +49,29 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out) {
   ob.unroll(obi);
 
   Stage o = s[out];
-  auto [cgo, cgi] = o.split(out.axis(1), co * oc_blocks);
-  o.reorder({out.axis(0), cgo, out.axis(2), cgi, out.axis(3)});
-  IterVar rows = o.fuse(o.fuse(out.axis(0), cgo), out.axis(2));
+  IterVar rows;
+  if (out.ndim() == 5) {
+    // Blocked result [N][K/co][OH][OW][co]: the copy runs on vectors of co channels.
+    auto [cbo, cbi] = o.split(out.axis(1), oc_blocks);
+    o.reorder({out.axis(0), cbo, out.axis(2), cbi, out.axis(3), out.axis(4)});
+    rows = o.fuse(o.fuse(out.axis(0), cbo), out.axis(2));
+    o.vectorize(out.axis(4));
+  } else {
+    auto [cgo, cgi] = o.split(out.axis(1), co * oc_blocks);
+    o.reorder({out.axis(0), cgo, out.axis(2), cgi, out.axis(3)});
+    rows = o.fuse(o.fuse(out.axis(0), cgo), out.axis(2));
+  }
   o.parallel(rows);
   ob.compute_at(o, rows);
 
-  Stage ip = s[IP];
-  ip.vectorize(IP.axis(4));
-  ip.parallel(ip.fuse(ip.fuse(IP.axis(0), IP.axis(1)), IP.axis(2)));
-  s[WP].parallel(WP.axis(0));
+  // Packed beforehand (conv2d_nchwc_packed), the weights and an unpadded blocked input
+  // are arguments, not stages.
+  if (compute_of(IP)) {
+    Stage ip = s[IP];
+    ip.vectorize(IP.axis(4));
+    ip.parallel(ip.fuse(ip.fuse(IP.axis(0), IP.axis(1)), IP.axis(2)));
+  }
+  if (compute_of(WP)) s[WP].parallel(WP.axis(0));
   return s;
 }
 

@@ -32,6 +32,13 @@ struct BuildOptions {
   bool fold_constants = true;
   bool fold_batch_norm = true;
   bool eliminate_dead_nodes = true;
+  // With tuned schedules on "llvm" and fold_constants, after batch_norm folding:
+  // alter_conv_layout (graph/passes.h), so that convolutions read weights packed once, at
+  // build time, and (with fuse_operators) pass channel-blocked activations to each
+  // other; layout_transform nodes convert where blocked tensors meet other operators,
+  // and the output stays NCHW. false: every conv2d kernel packs its weights and input
+  // and unpacks its result on every call.
+  bool alter_layout = true;
   // false: one kernel per operator node.
   bool fuse_operators = true;
   // Group results whose lifetimes do not overlap share storage (graph/memory_plan.h),
@@ -69,8 +76,18 @@ class CompiledModel {
   // a buffer each, the peak a CPU build would allocate.
   size_t planned_peak_bytes() const;
 
+  // Saves a model built for "llvm" into directory `dir` (created if needed) for
+  // runtime::load_model (runtime/model_loader.h), which runs it with libtensorir_runtime
+  // alone: model.so (every kernel, linked by the system's C compiler), model.txt (the
+  // kernels in order, their arguments and the storage plan) and params.bin (the
+  // constants). Other targets, and kernels that call functions registered with
+  // register_extern_function, throw an Error.
+  void save(const std::string &dir) const;
+
   struct Impl;
   explicit CompiledModel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  // The parts (lib/graph/compiled_model.h), for code that exports a model.
+  const Impl &impl() const { return *impl_; }
 
  private:
   std::shared_ptr<Impl> impl_;

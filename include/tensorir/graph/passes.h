@@ -29,10 +29,26 @@ Graph fold_batch_norm(const Graph &g);
 // compiled model takes the same inputs as the graph it came from.
 Graph eliminate_dead_nodes(const Graph &g);
 
+// For the tuned CPU convolutions (graph::build on "llvm"): every ungrouped conv2d whose
+// weight is a constant reads it packed, conv2d(x, layout_transform(W, "OIHW",
+// "OIHW<ci>i<co>o")) with attributes data_layout, kernel_layout and out_layout, in the
+// blocks ops::conv2d_nchwc packs it into (run fold_constants afterwards to pack once,
+// at build time, instead of in every call). With `blocked_activations`, results stay
+// channel-blocked, NCHW<co>c ([N][C/co][H][W][co]), from one convolution to the next:
+// relu, clip, bias_add (as an add of the bias viewed in blocks), add and multiply of
+// full-channel tensors, and the pools compute on the blocks. layout_transform nodes
+// appear only where a blocked tensor meets another reader (flatten, dense, grouped
+// convolutions, ...) or the graph's output, which stays NCHW under its name; where the
+// blocked tensor is a convolution's element-wise tail, that convolution writes NCHW
+// instead, inside its fused kernel. Without `blocked_activations`, each convolution
+// reads and writes NCHW as before and only its weights are packed. A graph that already
+// holds layout_transform nodes or packed convolutions is returned as it is.
+Graph alter_conv_layout(const Graph &g, bool blocked_activations = true);
+
 // How an operator combines with its neighbours when fusing.
 enum class OpPattern {
   kElementWise,  // relu, add, multiply, bias_add, batch_norm (element-wise or broadcast)
-  kInjective,    // flatten: each output element reads one fixed input element
+  kInjective,    // flatten, layout_transform: each output element reads one fixed input element
   kReduction,    // pools, softmax: end a group
   kAnchor,       // conv2d, dense: absorb the element-wise ops after them
   kOpaque,       // input, constant

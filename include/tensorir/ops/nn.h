@@ -28,6 +28,20 @@ Tensor conv2d(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, co
 Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a,
                     const std::string &name = "conv2d");
 
+// The channel block conv2d_nchwc uses for a tensor of `channels` channels: the largest
+// of 16, 8, 4, 2, 1 that divides it, or `channels` itself when at most 16.
+int conv2d_channel_block(int64_t channels);
+
+// conv2d_nchwc from weights packed once beforehand, [K/co][C/ci][R][S][ci][co]
+// (layout_transform(weight, "OIHW", "OIHW<ci>i<co>o") with ci, co from
+// conv2d_channel_block), so the kernel reads them as they are. `data` is NCHW (packed
+// into blocks of ci, with the padding, inside the kernel, as conv2d_nchwc does) or
+// already blocked, NCHW<ci>c [N][C/ci][H][W][ci] (only padded). The result is NCHW, or
+// with `blocked_out` NCHW<co>c [N][K/co][OH][OW][co]. groups must be 1. Use it with
+// schedule_conv2d_llvm as conv2d_nchwc.
+Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &packed_weight, const Conv2dAttrs &a,
+                           bool blocked_out = false, const std::string &name = "conv2d");
+
 // data [N, K], weight [M, K] -> [N, M] (data times weight transposed).
 Tensor dense(const Tensor &data, const Tensor &weight, const std::string &name = "dense");
 
@@ -45,7 +59,8 @@ Tensor batch_norm_inference(const Tensor &x, const Tensor &gamma, const Tensor &
                             const Tensor &var, double eps = 1e-5, int axis = 1,
                             const std::string &name = "batch_norm");
 
-// Pooling over (H, W) of an NCHW tensor. Output size: (H + 2 * pad - pool) / stride + 1.
+// Pooling over (H, W) of an NCHW tensor, or of a channel-blocked NCHW<c>c one (5
+// dimensions, [N][C/c][H][W][c], the result blocked the same way). Output size: (H + 2 * pad - pool) / stride + 1.
 // max_pool2d never takes a padding value; avg_pool2d divides by the whole window
 // (pool_h * pool_w) when count_include_pad is true, as PyTorch does by default, and by
 // the number of elements inside the input otherwise.
@@ -54,7 +69,8 @@ Tensor max_pool2d(const Tensor &x, std::array<int, 2> pool_size, std::array<int,
 Tensor avg_pool2d(const Tensor &x, std::array<int, 2> pool_size, std::array<int, 2> strides,
                   std::array<int, 2> padding = {0, 0}, bool count_include_pad = true,
                   const std::string &name = "avg_pool2d");
-// [N, C, H, W] -> [N, C, 1, 1], the mean over H and W.
+// [N, C, H, W] -> [N, C, 1, 1], the mean over H and W; [N, C/c, H, W, c] ->
+// [N, C/c, 1, 1, c] for a blocked tensor.
 Tensor global_avg_pool2d(const Tensor &x, const std::string &name = "global_avg_pool2d");
 
 // exp(x - max) / sum(exp(x - max)) along `axis`, in four stages (max, exp, sum, divide).

@@ -13,14 +13,16 @@ namespace tensorir::ops {
 // changes, element-wise maps) that is not an output is inlined into its readers.
 Schedule schedule_generic(const std::vector<Tensor> &outs);
 
-// CPU schedule for the output of conv2d_nchwc: a register tile of output-channel vectors
-// times output columns, computed row by row inside a parallel loop over
-// (batch, channel group, row). For the output of conv2d it materialises the padding,
+// CPU schedule for the output of conv2d_nchwc (or conv2d_nchwc_packed): a register tile
+// of output-channel vectors times output columns, computed row by row inside a parallel
+// loop over (batch, channel group, row); a blocked result is written in vectors of its
+// channel block. For the output of conv2d it materialises the padding,
 // vectorizes over output columns and runs the channels in parallel.
 Schedule schedule_conv2d_llvm(const Tensor &out);
 // The same for conv2d_nchwc's output `conv` followed by an element-wise tail ending in
 // `out` (bias, batch norm, residual add, relu): the tail is inlined into the stage that
-// copies the blocked result back to NCHW, so it costs no extra pass over memory.
+// copies the blocked result back to NCHW (or out of the register tile, for a blocked
+// result), so it costs no extra pass over memory.
 Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out);
 
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output

@@ -28,4 +28,14 @@ Tensor concatenate(const std::vector<Tensor> &tensors, int axis, const std::stri
 Tensor pad(const Tensor &x, const std::vector<int> &before, const std::vector<int> &after, double value = 0.0,
            const std::string &name = "pad");
 
+// Moves x from layout `src` to layout `dst`. A layout names one dimension per letter:
+// upper case for an axis (or the outer part of a blocked one), a size and the lower-case
+// letter for a block of it, innermost where it stands: "NCHW16c" is [N][C/16][H][W][16],
+// "OIHW8i16o" is [O/16][I/8][H][W][8][16] (conv2d_nchwc's packed weights). Each block size
+// must divide its axis. An axis only in `dst` gets extent 1 ("C" to "NCHW16c" makes a
+// per-channel vector broadcastable over a blocked tensor); an axis only in `src` must
+// have extent 1.
+Tensor layout_transform(const Tensor &x, const std::string &src, const std::string &dst,
+                        const std::string &name = "layout_transform");
+
 }  // namespace tensorir::ops

@@ -12,7 +12,7 @@ OpPattern op_pattern(const std::string &op) {
   if (op == "relu" || op == "add" || op == "multiply" || op == "bias_add" || op == "batch_norm" ||
       op == "clip")
     return OpPattern::kElementWise;
-  if (op == "flatten") return OpPattern::kInjective;
+  if (op == "flatten" || op == "layout_transform") return OpPattern::kInjective;
   if (op == "max_pool2d" || op == "avg_pool2d" || op == "global_avg_pool2d" || op == "softmax")
     return OpPattern::kReduction;
   return OpPattern::kOpaque;
