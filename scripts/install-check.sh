@@ -35,4 +35,45 @@ fi
 
 "$work/build/consumer" >"$work/run.log" || { cat "$work/run.log" >&2; echo "install-check: FAILED" >&2; exit 1; }
 tail -n 1 "$work/run.log"
+
+# The runtime library alone (tensorir::runtime): no LLVM, and a consumer that links
+# only it builds and runs without libtensorir.
+runtime_lib=$(find "$work/prefix" -name 'libtensorir_runtime.so' | head -n 1)
+[ -n "$runtime_lib" ] || { echo "install-check: libtensorir_runtime.so was not installed" >&2; exit 1; }
+if readelf -d "$runtime_lib" | grep -q 'libLLVM'; then
+  echo "install-check: libtensorir_runtime links libLLVM" >&2
+  exit 1
+fi
+mkdir -p "$work/runtime-consumer"
+cat >"$work/runtime-consumer/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(tensorir_runtime_consumer LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(tensorir CONFIG REQUIRED)
+add_executable(runtime_consumer main.cpp)
+target_link_libraries(runtime_consumer PRIVATE tensorir::runtime)
+CMAKE
+cat >"$work/runtime-consumer/main.cpp" <<'CPP'
+#include <tensorir/runtime/model_loader.h>
+#include <cstdio>
+int main() {
+  tensorir::NDArray a = tensorir::NDArray::from_vector<float>({1, 2, 3}, {3});
+  try {
+    tensorir::runtime::load_model("/nonexistent/model");
+  } catch (const tensorir::Error &e) {
+    std::printf("runtime-only consumer: %g, load_model: %s\n", a.to_vector<float>()[2], e.what());
+    return 0;
+  }
+  return 1;
+}
+CPP
+cmake -S "$work/runtime-consumer" -B "$work/runtime-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >"$work/configure-runtime.log" ||
+  { cat "$work/configure-runtime.log" >&2; exit 1; }
+cmake --build "$work/runtime-build" >/dev/null
+if readelf -d "$work/runtime-build/runtime_consumer" | grep -Eq 'libLLVM|libtensorir\.so'; then
+  echo "install-check: the runtime-only consumer links libtensorir or LLVM" >&2
+  exit 1
+fi
+"$work/runtime-build/runtime_consumer" || { echo "install-check: runtime-only consumer FAILED" >&2; exit 1; }
 echo "install-check: passed"

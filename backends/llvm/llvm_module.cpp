@@ -1,10 +1,12 @@
 // LLVMModuleNode: JIT-compiled CPU functions behind the runtime's ModuleNode interface.
 #include "llvm_module.h"
 
+#include <cstdio>
 #include <mutex>
 
 #include "codegen/signature.h"
 #include "jit.h"
+#include "object_file.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
 
@@ -46,6 +48,23 @@ class LLVMModuleNode : public ModuleNode {
   }
 
   std::string backend() const override { return "llvm"; }
+
+  void save(const std::string &path, const std::string &format) const override {
+    if (format == "o") {
+      write_object(code_.ll, target_, path);
+      return;
+    }
+    TIR_USER_CHECK(format == "so") << "the llvm backend cannot save as '" << format
+                                   << "'; formats: o (relocatable object), so (shared library)";
+    // The object goes next to the library and is removed whatever happens.
+    const std::string object = path + ".tmp.o";
+    struct Remove {
+      const std::string &p;
+      ~Remove() { std::remove(p.c_str()); }
+    } cleanup{object};
+    write_object(code_.ll, target_, object);
+    link_shared_library({object}, path);
+  }
 
  private:
   CompiledModule code_;

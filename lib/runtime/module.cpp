@@ -179,6 +179,11 @@ void Function::call(const std::vector<Arg> &args) const {
   m_->invoke(index_, values, buffers);
 }
 
+void ModuleNode::save(const std::string &path, const std::string &format) const {
+  TIR_THROW() << "the " << backend() << " backend cannot save its compiled code (asked for '" << format
+              << "' at " << path << "); only llvm modules can be saved";
+}
+
 Function Module::operator()(const std::string &name) const {
   TIR_USER_CHECK(n_.defined()) << "cannot look up '" << name
                                << "' in an empty Module; create modules with build()";

@@ -56,6 +56,10 @@ struct ModuleNode : Object {
   // "ll", "asm", "glsl", "c", ...; a backend names the formats it has in its error.
   virtual std::string source(const std::string &format) const = 0;
   virtual std::string backend() const = 0;
+  // Writes the compiled functions to `path` in `format` ("o": a relocatable object, "so":
+  // a shared library, for the llvm backend). The default throws an Error naming the
+  // backend: not every backend's code can leave the process.
+  virtual void save(const std::string &path, const std::string &format) const;
 };
 
 using Arg = std::variant<NDArray, int64_t, double>;

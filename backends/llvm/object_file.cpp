@@ -1,0 +1,68 @@
+// Relocatable objects for saved modules: the optimised IR re-read and compiled again as
+// position-independent code (the JIT's copy is not relocatable into a shared library).
+#include "object_file.h"
+
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "target_machine.h"
+#include "tensorir/build.h"
+#include "tensorir/error.h"
+
+namespace tensorir::llvm_backend {
+
+namespace {
+
+std::unique_ptr<llvm::Module> parse_ir(const std::string &ll, llvm::LLVMContext &ctx) {
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ll, diag, ctx);
+  if (!m) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    diag.print("tensorir", os);
+    TIR_ASSERT(false) << "cannot re-read the module's LLVM IR: " << os.str();
+  }
+  return m;
+}
+
+// Registered extern functions are addresses in this process: a saved library has no
+// way to reach them.
+void check_no_registered_externs(const llvm::Module &m) {
+  for (const llvm::Function &f : m.functions()) {
+    if (!f.isDeclaration() || f.isIntrinsic()) continue;
+    const std::string name = f.getName().str();
+    TIR_USER_CHECK(lookup_extern_function(name) == nullptr)
+        << "cannot save the module: its code calls '" << name
+        << "', a function registered with register_extern_function, whose address exists only in "
+           "this process; build the kernel without that extern call (e.g. without the tensor "
+           "intrinsic that calls it) to save it";
+  }
+}
+
+}  // namespace
+
+void write_object(const std::string &ll, const Target &target, const std::string &path) {
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
+  check_no_registered_externs(*m);
+  m->setPICLevel(llvm::PICLevel::BigPIC);
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  TIR_USER_CHECK(!ec) << "cannot write the object file " << path << ": " << ec.message();
+  llvm::legacy::PassManager pm;
+  TIR_ASSERT(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+      << "this LLVM target cannot emit object files";
+  pm.run(*m);
+  out.flush();
+  TIR_USER_CHECK(!out.has_error()) << "cannot write the object file " << path << ": "
+                                   << out.error().message();
+}
+
+}  // namespace tensorir::llvm_backend

@@ -1,0 +1,24 @@
+// Saving compiled code: relocatable objects from a module's IR, and shared libraries
+// linked from them by the system's C compiler driver. Free of LLVM types.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tensorir/target.h"
+
+namespace tensorir::llvm_backend {
+
+// Compiles optimised IR text (CompiledModule::ll) for `target` as position-independent
+// code into an ELF object at `path`. Throws an Error naming any function registered
+// with register_extern_function that the code calls: its address lives only in this
+// process, so a saved file cannot reach it.
+void write_object(const std::string &ll, const Target &target, const std::string &path);
+
+// Links `objects` into the shared library `output` with the system's C compiler driver
+// (TENSORIR_CC if set, else cc, gcc, clang or clang-19 on PATH; ld.lld as a last
+// resort). The runtime functions the code calls (tensorir_parallel_for, ...) stay
+// undefined and resolve from libtensorir_runtime when the library is loaded; libm is
+// linked. Throws an Error when no linker is found or the link fails, with its output.
+void link_shared_library(const std::vector<std::string> &objects, const std::string &output);
+
+}  // namespace tensorir::llvm_backend

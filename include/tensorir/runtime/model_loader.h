@@ -1,0 +1,66 @@
+// Running a saved model without the compiler. graph::CompiledModel::save writes a
+// directory (model.so: the kernels, model.txt: the plan, params.bin: the constants);
+// load_model reads it back with libtensorir_runtime alone (no LLVM):
+//
+//   tensorir::runtime::LoadedModel m = tensorir::runtime::load_model("resnet18_saved");
+//   tensorir::NDArray logits = m.run({{"data", image}});
+//
+// The kernels are machine code for the CPU the model was saved on (the host by default):
+// load it on the same kind of machine.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensorir/runtime/module.h"
+#include "tensorir/runtime/ndarray.h"
+
+namespace tensorir::runtime {
+
+struct ModelInput {
+  std::string name;
+  std::vector<int64_t> shape;
+  Type dtype;
+};
+
+// One kernel's mean time over LoadedModel::profile's repeats (as graph::KernelProfile).
+struct KernelProfile {
+  std::string node;  // the graph node the kernel computes
+  std::string op;    // its conv2d or dense, else the operator of `node`
+  double ms = 0;
+  std::vector<std::string> fused;  // every node the kernel computes
+};
+
+class LoadedModel {
+ public:
+  // Runs the model on `inputs` (one NDArray per input, by name) and returns a host copy
+  // of the output. Missing, unknown or mis-shaped inputs throw an Error naming the input.
+  // The model's intermediate storage is allocated once and shared by every call: do not
+  // run one LoadedModel from two threads at once.
+  NDArray run(const std::map<std::string, NDArray> &inputs) const;
+  // Runs the model `repeats` times and reports each kernel's mean time, in order.
+  std::vector<KernelProfile> profile(const std::map<std::string, NDArray> &inputs, int repeats = 1) const;
+
+  const std::vector<ModelInput> &inputs() const;
+  const std::vector<int64_t> &output_shape() const;
+  Type output_dtype() const;
+  size_t num_kernels() const;
+  // The target string the kernels were compiled for (e.g. "llvm").
+  const std::string &target() const;
+  // The kernels as a Module: function names are model.txt's, calls are checked.
+  Module module() const;
+
+  struct Impl;
+  explicit LoadedModel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// Loads the model saved in directory `dir` (or from the path of its model.txt). Throws
+// an Error naming the file for a missing or malformed file, a params.bin that is
+// truncated, corrupt or of another format version, or a library that cannot be loaded.
+LoadedModel load_model(const std::string &dir);
+
+}  // namespace tensorir::runtime

@@ -1,0 +1,145 @@
+// CompiledModel::save: the kernels linked into one shared library, the execution plan
+// and the constants, in the files runtime/model_files.h describes.
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "compiled_model.h"
+#include "llvm/object_file.h"
+#include "runtime/model_files.h"
+#include "tensorir/graph/passes.h"
+
+namespace tensorir::graph {
+
+namespace {
+
+namespace fs = std::filesystem;
+using runtime::SavedKernel;
+using runtime::SavedModel;
+using runtime::SavedValue;
+
+// The storage of the kernels' results as buffers: arrays whose bytes overlap are views
+// into one memory-plan slot, so each group of overlapping arrays becomes one buffer
+// (its start rounded down to 64 bytes, keeping each view's alignment).
+struct BufferPlan {
+  std::vector<size_t> bytes;
+  std::map<int, std::pair<int, size_t>> place;  // node id -> (buffer, offset)
+};
+
+BufferPlan plan_buffers(const std::vector<std::pair<int, NDArray>> &arrays) {
+  struct Span {
+    uintptr_t begin, end;
+    int node;
+  };
+  std::vector<Span> spans;
+  for (const auto &[id, a] : arrays) {
+    const auto p = reinterpret_cast<uintptr_t>(a.data());
+    spans.push_back(Span{p, p + std::max<size_t>(a.nbytes(), 1), id});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) { return a.begin < b.begin; });
+  BufferPlan plan;
+  for (size_t i = 0; i < spans.size();) {
+    const uintptr_t start = spans[i].begin & ~uintptr_t(63);
+    uintptr_t end = spans[i].end;
+    size_t j = i;
+    for (; j < spans.size() && spans[j].begin < end; ++j) end = std::max(end, spans[j].end);
+    const int buffer = int(plan.bytes.size());
+    plan.bytes.push_back(size_t(end - start));
+    for (size_t k = i; k < j; ++k) plan.place[spans[k].node] = {buffer, size_t(spans[k].begin - start)};
+    i = j;
+  }
+  return plan;
+}
+
+}  // namespace
+
+void CompiledModel::save(const std::string &dir) const {
+  const Impl &m = *impl_;
+  TIR_USER_CHECK(m.target.kind == "llvm" && m.device == Device::cpu())
+      << "save: the model was built for '" << m.target.str()
+      << "'; only models built for \"llvm\" can be saved (graph::build(g, \"llvm\"))";
+  const Graph &g = m.graph;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  TIR_USER_CHECK(fs::is_directory(dir)) << "save: cannot create the directory '" << dir << "'"
+                                        << (ec ? ": " + ec.message() : std::string());
+
+  // The values: every graph input (run() asks for each), then what the kernels touch.
+  SavedModel plan;
+  plan.target = m.target.str();
+  std::map<int, int> value_of;  // node id -> index into plan.values
+  std::vector<NDArray> params;
+  std::vector<std::pair<int, NDArray>> results;
+  auto add_value = [&](int id) {
+    auto it = value_of.find(id);
+    if (it != value_of.end()) return it->second;
+    const Node &n = g.node(id);
+    SavedValue v;
+    v.name = n.name;
+    v.dtype = n.dtype;
+    v.shape = n.shape;
+    if (n.op == "input") {
+      v.kind = SavedValue::Input;
+    } else if (n.op == "constant") {
+      v.kind = SavedValue::Constant;
+      v.param = int(params.size());
+      const NDArray &c = m.storage[size_t(id)];
+      params.push_back(c.device() == Device::cpu() ? c : c.to(Device::cpu()));
+    } else {
+      v.kind = SavedValue::Buffer;
+      TIR_ASSERT(m.storage[size_t(id)].defined()) << "node '" << n.name << "' has no storage";
+      results.emplace_back(id, m.storage[size_t(id)]);
+    }
+    plan.values.push_back(std::move(v));
+    return value_of[id] = int(plan.values.size()) - 1;
+  };
+  for (int id : g.input_ids()) add_value(id);
+  for (const Kernel &k : m.kernels) {
+    const FuncSignature &sig = k.module(k.fname).signature();
+    TIR_ASSERT(sig.symbols.empty() && sig.args.size() == k.args.size())
+        << "kernel " << k.fname << " has shape symbols or other arguments than its nodes";
+    SavedKernel sk;
+    sk.fname = k.fname;
+    sk.node = g.node(k.node).name;
+    sk.op = g.node(k.node).op;
+    for (int id : k.nodes) {
+      sk.fused.push_back(g.node(id).name);
+      if (op_pattern(g.node(id).op) == OpPattern::kAnchor) sk.op = g.node(id).op;
+    }
+    for (int id : k.args) sk.args.push_back(add_value(id));
+    plan.kernels.push_back(std::move(sk));
+  }
+  plan.output = add_value(g.output());
+  const BufferPlan buffers = plan_buffers(results);
+  plan.buffers = buffers.bytes;
+  for (const auto &[id, index] : value_of)
+    if (plan.values[size_t(index)].kind == SavedValue::Buffer)
+      std::tie(plan.values[size_t(index)].buffer, plan.values[size_t(index)].offset) = buffers.place.at(id);
+
+  // One object per kernel module, linked into one library; the objects are removed after.
+  const fs::path out(dir);
+  const fs::path objects_dir = out / "model.objects";
+  fs::create_directories(objects_dir, ec);
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(p, ignored);
+    }
+  } cleanup{objects_dir};
+  std::vector<std::string> objects;
+  std::set<const ModuleNode *> saved;  // kernels sharing a module save it once
+  for (const Kernel &k : m.kernels) {
+    if (!saved.insert(k.module.node()).second) continue;
+    objects.push_back((objects_dir / ("k" + std::to_string(objects.size()) + ".o")).string());
+    k.module.node()->save(objects.back(), "o");
+  }
+  if (!objects.empty()) llvm_backend::link_shared_library(objects, (out / runtime::kModelLibrary).string());
+  runtime::write_params(params, (out / runtime::kModelParams).string());
+  runtime::write_model_plan(plan, (out / runtime::kModelPlan).string());
+}
+
+}  // namespace tensorir::graph

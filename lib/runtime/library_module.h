@@ -1,0 +1,37 @@
+// A Module over compiled functions in a shared library (a saved model's model.so),
+// opened with dlopen. The library does not describe its functions: the signatures come
+// from whoever saved it.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tensorir/runtime/module.h"
+
+namespace tensorir::runtime {
+
+class LibraryModuleNode final : public ModuleNode {
+ public:
+  // Opens `path` and finds every signature's function in it; throws an Error naming the
+  // file and the function otherwise.
+  LibraryModuleNode(const std::string &path, std::vector<FuncSignature> sigs);
+  ~LibraryModuleNode() override;
+
+  const std::vector<FuncSignature> &signatures() const override { return sigs_; }
+  void invoke(size_t index, const std::vector<ArgValue> &args,
+              const std::vector<NDArray> &buffers) const override;
+  std::string source(const std::string &format) const override;
+  std::string backend() const override { return "llvm"; }
+  void save(const std::string &path, const std::string &format) const override;
+
+  // Runs function `index` on packed arguments (unchecked); a failing kernel's message
+  // becomes an Error.
+  void call_packed(size_t index, const ArgValue *args) const;
+
+ private:
+  std::string path_;
+  void *handle_ = nullptr;
+  std::vector<FuncSignature> sigs_;
+  std::vector<RawFunction> functions_;
+};
+
+}  // namespace tensorir::runtime

@@ -1,0 +1,58 @@
+// The files of a saved model, shared by the compiler side that writes them
+// (lib/graph/save_model.cpp) and the runtime loader that reads them.
+//
+//   <dir>/model.so    the kernels, one exported `int32_t fname(const ArgValue *args)` each
+//   <dir>/model.txt   the execution plan (text, one record per line, see model_files.cpp)
+//   <dir>/params.bin  the constants (binary, with a magic, a version and a checksum)
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensorir/runtime/ndarray.h"
+
+namespace tensorir::runtime {
+
+inline constexpr int kModelFormatVersion = 1;
+inline constexpr const char *kModelLibrary = "model.so";
+inline constexpr const char *kModelPlan = "model.txt";
+inline constexpr const char *kModelParams = "params.bin";
+
+// One array a kernel reads or writes.
+struct SavedValue {
+  enum Kind { Input, Constant, Buffer };
+  Kind kind = Buffer;
+  std::string name;  // the graph node's name
+  Type dtype;
+  std::vector<int64_t> shape;
+  int param = -1;     // Constant: index into params.bin
+  int buffer = -1;    // Buffer: index into SavedModel::buffers
+  size_t offset = 0;  // Buffer: byte offset into it (keeps 64-byte alignment)
+};
+
+struct SavedKernel {
+  std::string fname;               // the symbol in model.so
+  std::string node, op;            // as in graph::KernelProfile
+  std::vector<std::string> fused;  // the nodes the kernel computes
+  std::vector<int> args;           // indices into SavedModel::values, the result last
+};
+
+struct SavedModel {
+  std::string target;                // the target string it was compiled for
+  std::vector<size_t> buffers;       // bytes of each storage buffer (memory-plan slots)
+  std::vector<SavedValue> values;
+  std::vector<SavedKernel> kernels;  // in execution order
+  int output = -1;                   // index into values
+};
+
+void write_model_plan(const SavedModel &m, const std::string &path);
+// Throws an Error naming the file and line for anything malformed or out of range.
+SavedModel read_model_plan(const std::string &path);
+
+// Constants in order; CPU arrays.
+void write_params(const std::vector<NDArray> &params, const std::string &path);
+// Throws an Error for a missing, truncated or corrupt file or another format version.
+std::vector<NDArray> read_params(const std::string &path);
+
+}  // namespace tensorir::runtime

@@ -1,0 +1,169 @@
+// load_model and LoadedModel: a saved model's plan, constants and kernel library, run
+// in order over storage allocated once at load time.
+#include "tensorir/runtime/model_loader.h"
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "runtime/library_module.h"
+#include "runtime/model_files.h"
+
+namespace tensorir::runtime {
+
+namespace fs = std::filesystem;
+
+struct LoadedModel::Impl {
+  SavedModel plan;
+  Ref<const LibraryModuleNode> library;
+  std::vector<ModelInput> inputs;
+  std::vector<int> input_values;  // index into plan.values, per input
+  std::vector<NDArray> params, buffers;
+  std::vector<void *> fixed;  // per value: its storage, nullptr for inputs
+
+  // Per-value data pointers with the inputs bound; `keep` holds copies made for them.
+  std::vector<void *> bind(const std::map<std::string, NDArray> &given, std::vector<NDArray> &keep) const;
+  void call(size_t kernel, const std::vector<void *> &ptrs) const;
+};
+
+std::vector<void *> LoadedModel::Impl::bind(const std::map<std::string, NDArray> &given,
+                                            std::vector<NDArray> &keep) const {
+  for (const auto &[name, value] : given) {
+    bool known = false;
+    for (const ModelInput &in : inputs) known |= in.name == name;
+    if (!known) {
+      std::ostringstream names;
+      for (const ModelInput &in : inputs) names << " '" << in.name << "'";
+      TIR_THROW() << "run: the model has no input called '" << name << "'; its inputs are" << names.str();
+    }
+  }
+  std::vector<void *> ptrs = fixed;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ModelInput &in = inputs[i];
+    auto it = given.find(in.name);
+    TIR_USER_CHECK(it != given.end()) << "run: input '" << in.name << "' " << shape_str(in.shape) << " " << in.dtype
+                                      << " was not given";
+    const NDArray &v = it->second;
+    TIR_USER_CHECK(v.defined() && v.shape() == in.shape && v.dtype() == in.dtype)
+        << "run: input '" << in.name << "' must be " << shape_str(in.shape) << " " << in.dtype << " but is "
+        << (v.defined() ? shape_str(v.shape()) + " " + v.dtype().str() : std::string("undefined"));
+    keep.push_back(v.device() == Device::cpu() ? v : v.to(Device::cpu()));
+    ptrs[size_t(input_values[i])] = keep.back().data();
+  }
+  return ptrs;
+}
+
+void LoadedModel::Impl::call(size_t kernel, const std::vector<void *> &ptrs) const {
+  const SavedKernel &k = plan.kernels[kernel];
+  std::vector<ArgValue> args(k.args.size());
+  for (size_t a = 0; a < args.size(); ++a) args[a].ptr = ptrs[size_t(k.args[a])];
+  library->call_packed(kernel, args.data());
+}
+
+NDArray LoadedModel::run(const std::map<std::string, NDArray> &inputs) const {
+  std::vector<NDArray> keep;
+  const std::vector<void *> ptrs = impl_->bind(inputs, keep);
+  for (size_t k = 0; k < impl_->plan.kernels.size(); ++k) impl_->call(k, ptrs);
+  const SavedValue &out = impl_->plan.values[size_t(impl_->plan.output)];
+  NDArray result = NDArray::empty(out.shape, out.dtype);
+  result.copy_from_bytes(ptrs[size_t(impl_->plan.output)], result.nbytes());
+  return result;
+}
+
+std::vector<KernelProfile> LoadedModel::profile(const std::map<std::string, NDArray> &inputs, int repeats) const {
+  using Clock = std::chrono::steady_clock;
+  TIR_USER_CHECK(repeats >= 1) << "profile: repeats must be at least 1, got " << repeats;
+  std::vector<NDArray> keep;
+  const std::vector<void *> ptrs = impl_->bind(inputs, keep);
+  std::vector<KernelProfile> out;
+  for (const SavedKernel &k : impl_->plan.kernels) out.push_back(KernelProfile{k.node, k.op, 0, k.fused});
+  for (int r = 0; r < repeats; ++r)
+    for (size_t k = 0; k < out.size(); ++k) {
+      const auto t0 = Clock::now();
+      impl_->call(k, ptrs);
+      out[k].ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    }
+  for (KernelProfile &p : out) p.ms /= repeats;
+  return out;
+}
+
+const std::vector<ModelInput> &LoadedModel::inputs() const { return impl_->inputs; }
+const std::vector<int64_t> &LoadedModel::output_shape() const {
+  return impl_->plan.values[size_t(impl_->plan.output)].shape;
+}
+Type LoadedModel::output_dtype() const { return impl_->plan.values[size_t(impl_->plan.output)].dtype; }
+size_t LoadedModel::num_kernels() const { return impl_->plan.kernels.size(); }
+const std::string &LoadedModel::target() const { return impl_->plan.target; }
+Module LoadedModel::module() const {
+  return impl_->library.defined() ? Module(Ref<const ModuleNode>(impl_->library.get())) : Module();
+}
+
+namespace {
+
+// Each kernel's signature: its arguments' static shapes (graph kernels have no symbols).
+std::vector<FuncSignature> kernel_signatures(const SavedModel &plan) {
+  std::vector<FuncSignature> sigs;
+  for (const SavedKernel &k : plan.kernels) {
+    FuncSignature sig;
+    sig.name = k.fname;
+    sig.device = Device::CPU;
+    for (int a : k.args) {
+      const SavedValue &v = plan.values[size_t(a)];
+      ArgSpec spec;
+      spec.kind = ArgSpec::Buffer;
+      spec.name = v.name;
+      spec.dtype = v.dtype;
+      for (int64_t d : v.shape) spec.shape.push_back(DimSpec{0, -1, d});
+      sig.args.push_back(std::move(spec));
+    }
+    sigs.push_back(std::move(sig));
+  }
+  return sigs;
+}
+
+}  // namespace
+
+LoadedModel load_model(const std::string &dir) {
+  std::error_code ec;
+  fs::path plan_path;
+  if (fs::is_directory(dir, ec)) plan_path = fs::path(dir) / kModelPlan;
+  else if (fs::is_regular_file(dir, ec)) plan_path = dir;
+  TIR_USER_CHECK(!plan_path.empty() && fs::is_regular_file(plan_path, ec))
+      << "no saved model at '" << dir << "': expected a directory holding " << kModelPlan << ", " << kModelLibrary
+      << " and " << kModelParams << " (written by CompiledModel::save)";
+  const fs::path base = plan_path.parent_path();
+
+  auto impl = std::make_shared<LoadedModel::Impl>();
+  impl->plan = read_model_plan(plan_path.string());
+  const SavedModel &plan = impl->plan;
+  impl->params = read_params((base / kModelParams).string());
+
+  impl->fixed.assign(plan.values.size(), nullptr);
+  for (size_t b : plan.buffers) impl->buffers.push_back(NDArray::empty({int64_t(b)}, UInt(8)));
+  for (size_t i = 0; i < plan.values.size(); ++i) {
+    const SavedValue &v = plan.values[i];
+    if (v.kind == SavedValue::Input) {
+      impl->inputs.push_back(ModelInput{v.name, v.shape, v.dtype});
+      impl->input_values.push_back(int(i));
+    } else if (v.kind == SavedValue::Constant) {
+      TIR_USER_CHECK(v.param < int(impl->params.size()))
+          << plan_path.string() << ": constant '" << v.name << "' is parameter " << v.param << " but "
+          << kModelParams << " holds " << impl->params.size() << " (files from different saves?)";
+      const NDArray &p = impl->params[size_t(v.param)];
+      TIR_USER_CHECK(p.shape() == v.shape && p.dtype() == v.dtype)
+          << "constant '" << v.name << "' must be " << shape_str(v.shape) << " " << v.dtype << " but "
+          << kModelParams << " holds " << shape_str(p.shape()) << " " << p.dtype() << " (files from different saves?)";
+      impl->fixed[i] = p.data();
+    } else {
+      impl->fixed[i] = static_cast<char *>(impl->buffers[size_t(v.buffer)].data()) + v.offset;
+    }
+  }
+  // A graph whose output is an input or a constant has no kernels, and no library.
+  if (!plan.kernels.empty())
+    impl->library = Ref<const LibraryModuleNode>(
+        new LibraryModuleNode((base / kModelLibrary).string(), kernel_signatures(plan)));
+  return LoadedModel(std::move(impl));
+}
+
+}  // namespace tensorir::runtime

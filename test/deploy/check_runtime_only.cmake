@@ -1,0 +1,18 @@
+# Fails when BINARY (the runner) or LIBRARY (libtensorir_runtime) needs libtensorir or
+# LLVM, directly or through another library (ldd lists the whole closure).
+foreach(file IN ITEMS "${BINARY}" "${LIBRARY}")
+  execute_process(COMMAND ldd "${file}" OUTPUT_VARIABLE deps RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ldd ${file} failed")
+  endif()
+  if(deps MATCHES "libLLVM")
+    message(FATAL_ERROR "${file} pulls in LLVM:\n${deps}")
+  endif()
+  if(deps MATCHES "libtensorir\\.so")
+    message(FATAL_ERROR "${file} needs the compiler library libtensorir:\n${deps}")
+  endif()
+  if(file STREQUAL BINARY AND NOT deps MATCHES "libtensorir_runtime\\.so")
+    message(FATAL_ERROR "${file} does not link libtensorir_runtime:\n${deps}")
+  endif()
+endforeach()
+message(STATUS "runtime-only: ${BINARY} needs neither libtensorir nor LLVM")

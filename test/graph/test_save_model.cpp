@@ -1,0 +1,316 @@
+// Saving a compiled model (CompiledModel::save) and running it with the runtime loader
+// (runtime::load_model), against CompiledModel::run on the same inputs and a plain
+// reference; and the errors of damaged or missing files.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <tensorir/graph/executor.h>
+#include <tensorir/graph/models.h>
+#include <tensorir/runtime/model_loader.h>
+#include <tensorir/tensorir.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "graph/graph_test_util.h"
+
+using namespace tensorir;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// A fresh directory under the system's temporary one, removed with the object.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string &name)
+      : path(fs::temp_directory_path() / ("tensorir_save_" + std::to_string(getpid()) + "_" + name)) {
+    fs::remove_all(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string str(const std::string &file = "") const { return file.empty() ? path.string() : (path / file).string(); }
+};
+
+// x -> relu -> 2x2 max pool (p) -> relu (q) -> add(q, p) + bias: 2 * maxpool2x2(relu(x)) + bias.
+graph::Graph pool_chain(const NDArray &bias) {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 16, 16});
+  auto a = b.relu(x, "a");
+  auto p = b.max_pool2d(a, {2, 2}, {2, 2}, {0, 0}, "p");
+  auto q = b.relu(p, "q");
+  auto s = b.add(q, p, "s");
+  return b.finish(b.add(s, b.constant("bias", bias), "out"));
+}
+
+std::vector<float> pool_chain_reference(const std::vector<float> &x, const std::vector<float> &bias) {
+  std::vector<float> out(4 * 8 * 8);
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) {
+        float m = 0;  // relu makes every candidate >= 0
+        for (int di = 0; di < 2; ++di)
+          for (int dj = 0; dj < 2; ++dj) m = std::max(m, x[size_t((c * 16 + 2 * i + di) * 16 + 2 * j + dj)]);
+        const size_t o = size_t((c * 8 + i) * 8 + j);
+        out[o] = 2 * m + bias[o];
+      }
+  return out;
+}
+
+// Two inputs, a tuned conv2d and dense, constants of several shapes.
+graph::Graph conv_dense() {
+  graph::Builder b;
+  auto x = b.input("image in", {1, 3, 10, 10});  // a name that is not an identifier
+  auto y = b.input("y", {1, 10});
+  ops::Conv2dAttrs attrs;
+  attrs.padding = {1, 1};
+  auto c = b.conv2d(x, b.constant("w", NDArray::random({8, 3, 3, 3}, Float(32), 1)), attrs, "conv");
+  auto r = b.relu(b.bias_add(c, b.constant("cb", NDArray::random({8}, Float(32), 2)), 1, "conv_bias"), "relu");
+  auto p = b.max_pool2d(r, {2, 2}, {2, 2}, {0, 0}, "pool");
+  auto d = b.dense(b.flatten(p, "flat"), b.constant("fw", NDArray::random({10, 200}, Float(32), 3)), "fc");
+  auto o = b.add(b.bias_add(d, b.constant("fb", NDArray::random({10}, Float(32), 4)), 1, "fc_bias"), y, "plus_y");
+  return b.finish(b.softmax(o, -1, "prob"));
+}
+
+void truncate_file(const std::string &path, size_t keep) { fs::resize_file(path, keep); }
+
+void patch_byte(const std::string &path, size_t offset, char value) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(std::streamoff(offset));
+  f.put(value);
+}
+
+std::string read_text(const std::string &path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+void write_text(const std::string &path, const std::string &text) { std::ofstream(path) << text; }
+
+}  // namespace
+
+TEST_CASE("save_model: a small graph runs from its saved files", "[graph][save]") {
+  const NDArray bias = NDArray::random({1, 4, 8, 8}, Float(32), 5);
+  const graph::Graph g = pool_chain(bias);
+  graph::BuildOptions options;
+  options.fuse_operators = GENERATE(false, true);
+  INFO("fuse_operators " << options.fuse_operators);
+  graph::CompiledModel m = graph::build(g, "llvm", options);
+  TempDir dir("pool");
+  m.save(dir.str());
+  CHECK(fs::is_regular_file(dir.str("model.so")));
+  CHECK(fs::is_regular_file(dir.str("model.txt")));
+  CHECK(fs::is_regular_file(dir.str("params.bin")));
+  CHECK_FALSE(fs::exists(dir.str("model.objects")));
+
+  runtime::LoadedModel loaded = runtime::load_model(dir.str());
+  CHECK(loaded.num_kernels() == m.num_kernels());
+  REQUIRE(loaded.inputs().size() == 1);
+  CHECK(loaded.inputs()[0].name == "x");
+  CHECK(loaded.inputs()[0].shape == std::vector<int64_t>{1, 4, 16, 16});
+  CHECK(loaded.output_shape() == std::vector<int64_t>{1, 4, 8, 8});
+  CHECK(loaded.output_dtype() == Float(32));
+  CHECK(loaded.target() == "llvm");
+  for (uint64_t seed : {11, 12}) {
+    const NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), seed);
+    const std::vector<float> got = loaded.run({{"x", x}}).to_vector<float>();
+    CHECK(got == m.run({{"x", x}}).to_vector<float>());  // the same machine code: bit for bit
+    CHECK(graph_test::max_rel_error(got, pool_chain_reference(x.to_vector<float>(), bias.to_vector<float>())) < 1e-6);
+  }
+  const auto prof = loaded.profile({{"x", NDArray::random({1, 4, 16, 16}, Float(32), 3)}}, 2);
+  const auto jit_prof = m.profile({{"x", NDArray::random({1, 4, 16, 16}, Float(32), 3)}}, 1);
+  REQUIRE(prof.size() == jit_prof.size());
+  for (size_t i = 0; i < prof.size(); ++i) {
+    CHECK(prof[i].node == jit_prof[i].node);
+    CHECK(prof[i].op == jit_prof[i].op);
+    CHECK(prof[i].fused == jit_prof[i].fused);
+    CHECK(prof[i].ms >= 0);
+  }
+}
+
+TEST_CASE("save_model: two inputs, tuned conv2d and dense, checked kernel calls", "[graph][save]") {
+  graph::CompiledModel m = graph::build(conv_dense(), "llvm");
+  TempDir dir("conv_dense");
+  m.save(dir.str());
+  runtime::LoadedModel loaded = runtime::load_model(dir.str("model.txt"));  // the plan's path works too
+  REQUIRE(loaded.inputs().size() == 2);
+  const NDArray x = NDArray::random({1, 3, 10, 10}, Float(32), 7);
+  const NDArray y = NDArray::random({1, 10}, Float(32), 8);
+  const std::vector<float> got = loaded.run({{"image in", x}, {"y", y}}).to_vector<float>();
+  const std::vector<float> want = m.run({{"image in", x}, {"y", y}}).to_vector<float>();
+  CHECK(graph_test::max_rel_error(got, want) <= 1e-6);
+  CHECK(got == want);
+
+  // Input mistakes are reported by name, as CompiledModel::run does.
+  CHECK_THROWS_WITH(loaded.run({{"y", y}}), Catch::Contains("input 'image in'") && Catch::Contains("not given"));
+  CHECK_THROWS_WITH(loaded.run({{"image in", x}, {"y", x}}), Catch::Contains("input 'y' must be [1, 10]"));
+  CHECK_THROWS_WITH(loaded.run({{"image in", x}, {"y", y}, {"z", y}}), Catch::Contains("no input called 'z'"));
+
+  // The kernels are a Module with checked calls.
+  Module mod = loaded.module();
+  REQUIRE(mod.function_names().size() == loaded.num_kernels());
+  CHECK_THROWS_WITH(mod(mod.function_names()[0]).call({NDArray::empty({2}, Float(32))}),
+                    Catch::Contains("expects"));
+  CHECK_THROWS_WITH(mod.source("ll"), Catch::Contains("machine code only"));
+}
+
+TEST_CASE("save_model: resnet18 from its saved files matches the compiled model", "[graph][save][resnet18]") {
+  const auto t0 = Clock::now();
+  graph::CompiledModel m = graph::build(graph::resnet18(2024), "llvm");
+  const double build_ms = ms_since(t0);
+  TempDir dir("resnet18");
+  const auto t1 = Clock::now();
+  m.save(dir.str());
+  const double save_ms = ms_since(t1);
+  const auto t2 = Clock::now();
+  runtime::LoadedModel loaded = runtime::load_model(dir.str());
+  const double load_ms = ms_since(t2);
+  CHECK(loaded.num_kernels() == m.num_kernels());
+  CHECK(loaded.output_shape() == std::vector<int64_t>{1, 1000});
+
+  const NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 99);
+  const std::vector<float> want = m.run({{"data", input}}).to_vector<float>();
+  const std::vector<float> got = loaded.run({{"data", input}}).to_vector<float>();
+  const double err = graph_test::max_rel_error(got, want);
+  INFO("max |a - b| / max |b| = " << err);
+  CHECK(err <= 1e-6);
+  CHECK(got == want);
+  // Another input, then the first again: the storage is reused between runs.
+  CHECK(loaded.run({{"data", NDArray::random({1, 3, 224, 224}, Float(32), 100)}}).to_vector<float>() != got);
+  CHECK(loaded.run({{"data", input}}).to_vector<float>() == got);
+
+  auto best_of = [&](auto &&f) {
+    double best = 1e30;
+    for (int i = 0; i < 3; ++i) {
+      const auto t = Clock::now();
+      f();
+      best = std::min(best, ms_since(t));
+    }
+    return best;
+  };
+  const double jit_ms = best_of([&] { m.run({{"data", input}}); });
+  const double so_ms = best_of([&] { loaded.run({{"data", input}}); });
+  std::printf("resnet18: build %.0f ms, save %.0f ms, model.so %.0f KiB, params.bin %.1f MiB, load %.1f ms, "
+              "run %.2f ms (compiled model %.2f ms)\n",
+              build_ms, save_ms, double(fs::file_size(dir.str("model.so"))) / 1024,
+              double(fs::file_size(dir.str("params.bin"))) / (1 << 20), load_ms, so_ms, jit_ms);
+}
+
+TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][save][error]") {
+  const NDArray bias = NDArray::random({1, 4, 8, 8}, Float(32), 5);
+  graph::CompiledModel m = graph::build(pool_chain(bias), "llvm");
+  TempDir dir("damaged");
+  m.save(dir.str());
+  const std::string params = dir.str("params.bin");
+  const size_t params_size = size_t(fs::file_size(params));
+  const std::string plan = read_text(dir.str("model.txt"));
+  const NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), 1);
+  REQUIRE(runtime::load_model(dir.str()).run({{"x", x}}).to_vector<float>() == m.run({{"x", x}}).to_vector<float>());
+
+  CHECK_THROWS_WITH(runtime::load_model(dir.str("no_such_dir")), Catch::Contains("no saved model at"));
+
+  SECTION("truncated parameters") {
+    for (size_t keep : {size_t(0), size_t(10), params_size / 2, params_size - 1}) {
+      truncate_file(params, keep);
+      INFO("kept " << keep << " bytes");
+      CHECK_THROWS_WITH(runtime::load_model(dir.str()),
+                        keep < 8 ? Catch::Contains("not a tensorir parameter file") : Catch::Contains("truncated"));
+      m.save(dir.str());
+    }
+  }
+  SECTION("corrupt parameters") {
+    patch_byte(params, params_size - 20, 0x7f);  // inside the bias data
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("checksum does not match"));
+  }
+  SECTION("another parameter format version") {
+    patch_byte(params, 8, 9);
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("format version 9"));
+  }
+  SECTION("another plan format version") {
+    write_text(dir.str("model.txt"), "tensorir-model 7" + plan.substr(plan.find('\n')));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("format version 7"));
+  }
+  SECTION("a truncated plan") {
+    write_text(dir.str("model.txt"), plan.substr(0, plan.size() / 2));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.txt"));
+  }
+  SECTION("a missing library") {
+    fs::remove(dir.str("model.so"));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("cannot load the kernel library"));
+  }
+  SECTION("a missing parameter file") {
+    fs::remove(params);
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("cannot open the parameter file"));
+  }
+  SECTION("a plan that names a kernel the library lacks") {
+    const size_t at = plan.find("kernel k");
+    REQUIRE(at != std::string::npos);
+    write_text(dir.str("model.txt"), plan.substr(0, at) + "kernel zz" + plan.substr(at + 8));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("has no function 'zz"));
+  }
+  SECTION("saving into a path that is a file") {
+    CHECK_THROWS_WITH(m.save(params), Catch::Contains("cannot create the directory"));
+  }
+}
+
+namespace {
+extern "C" float tir_save_test_twice(float x) { return 2 * x; }
+}  // namespace
+
+TEST_CASE("save_model: llvm modules save as objects and shared libraries", "[graph][save]") {
+  Tensor a = placeholder({64}, Float(32), "a");
+  Tensor b = compute({64}, [&](Var i) { return tanh(a(i)) * 3.0f; }, "b");
+  Module mod = build(create_schedule({b}), {a, b}, "llvm", "tanh3");
+  TempDir dir("module");
+  fs::create_directories(dir.path);
+  mod.node()->save(dir.str("tanh3.o"), "o");
+  std::ifstream obj(dir.str("tanh3.o"), std::ios::binary);
+  char magic[4] = {};
+  obj.read(magic, 4);
+  CHECK(std::string(magic, 4) == "\x7f" "ELF");
+
+  mod.node()->save(dir.str("tanh3.so"), "so");
+  void *h = dlopen(dir.str("tanh3.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h != nullptr);
+  auto fn = reinterpret_cast<RawFunction>(dlsym(h, "tanh3"));
+  REQUIRE(fn != nullptr);
+  const NDArray x = NDArray::random({64}, Float(32), 3);
+  NDArray out = NDArray::empty({64}, Float(32));
+  ArgValue args[2];
+  args[0].ptr = x.data();
+  args[1].ptr = out.data();
+  CHECK(fn(args) == 0);
+  const std::vector<float> xs = x.to_vector<float>(), got = out.to_vector<float>();
+  for (size_t i = 0; i < xs.size(); ++i) CHECK(got[i] == Approx(std::tanh(xs[i]) * 3.0f).epsilon(1e-6));
+  dlclose(h);
+
+  CHECK_THROWS_WITH(mod.node()->save(dir.str("x.bc"), "bc"), Catch::Contains("formats: o"));
+
+  register_extern_function("tir_save_test_twice", reinterpret_cast<void *>(&tir_save_test_twice));
+  Tensor c = compute({8}, [&](Var i) { return call_extern(Float(32), "tir_save_test_twice", {a(i)}); }, "c");
+  Module ext = build(create_schedule({c}), {a, c}, "llvm", "twice");
+  CHECK_THROWS_WITH(ext.node()->save(dir.str("twice.so"), "so"), Catch::Contains("'tir_save_test_twice'") &&
+                                                                      Catch::Contains("register_extern_function"));
+}
+
+#if TENSORIR_WITH_OPENGL
+TEST_CASE("save_model: models and modules for opengl cannot be saved", "[graph][save][opengl]") {
+  const NDArray bias = NDArray::random({1, 4, 8, 8}, Float(32), 5);
+  graph::CompiledModel m = graph::build(pool_chain(bias), "opengl");
+  TempDir dir("opengl");
+  CHECK_THROWS_WITH(m.save(dir.str()), Catch::Contains("only models built for \"llvm\" can be saved"));
+  Tensor a = placeholder({64}, Float(32), "a");
+  Tensor b = compute({64}, [&](Var i) { return a(i) * 2.0f; }, "b");
+  Module mod = build(create_schedule({b}), {a, b}, "opengl", "twice");
+  CHECK_THROWS_WITH(mod.node()->save(dir.str("x.so"), "so"), Catch::Contains("backend cannot save"));
+}
+#endif
