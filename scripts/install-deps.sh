@@ -7,7 +7,31 @@ packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev
           # OpenGL: the glad loader generator, headless EGL and Mesa's software driver
           python3-glad libegl-dev libgles-dev libegl1 libegl-mesa0 libgl1-mesa-dri libglfw3-dev
           # the OpenGL window tests run under a virtual X display (xvfb-run needs xauth)
-          xvfb xauth)
+          xvfb xauth
+          # the web package tests: headless Chromium driven from Node.js (playwright-core)
+          chromium)
+# Debian's npm only where no npm is present: a nodejs from elsewhere (e.g. NodeSource)
+# bundles its own npm, which the Debian package conflicts with.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The browser tests' npm packages (playwright-core, pinned in package-lock.json), installed
+# into the repository's node_modules when missing or when the lock file changed.
+install_npm_deps() {
+  local lock="$repo/package-lock.json" stamp="$repo/node_modules/.tensorir-lock.sha256"
+  [[ -f "$lock" ]] || return 0
+  local want
+  want=$(sha256sum "$lock" | cut -d' ' -f1)
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "install-deps: npm packages up to date"
+    return 0
+  fi
+  echo "install-deps: npm ci (web test dependencies)"
+  (cd "$repo" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$want" >"$stamp"
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -17,6 +41,7 @@ done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  install_npm_deps
   exit 0
 fi
 
@@ -34,4 +59,5 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_npm_deps
 echo "install-deps: done"

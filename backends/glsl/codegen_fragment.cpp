@@ -87,9 +87,9 @@ void check_tensor_dtype(Type t, const std::string &where) {
 
 class Planner {
  public:
-  Planner(const LoweredFunc &f, int max_texture_size, bool pack) : f_(f), pack_(pack) {
+  Planner(const LoweredFunc &f, const FragmentOptions &o) : f_(f), pack_(o.pack), pack_all_(o.pack_all) {
     plan_.name = f->name;
-    plan_.max_texture_size = max_texture_size;
+    plan_.max_texture_size = o.max_texture_size;
   }
 
   FragmentPlan run() {
@@ -102,6 +102,7 @@ class Planner {
     std::vector<Candidate> candidates = collect_stages();
     std::vector<bool> keep = needed(candidates);
     check_outputs_computed(candidates);
+    fuse_epilogues(candidates, keep);
     finish_tensors();
     for (size_t c = 0; c < candidates.size(); ++c) {
       if (!keep[c]) continue;
@@ -168,8 +169,13 @@ class Planner {
       const Tensor &t = f_->arg_tensors[i];
       TIR_ASSERT(t.defined()) << f_->name << ": buffer argument " << a.name << " has no tensor";
       check_tensor_dtype(t.dtype(), f_->name + ": argument " + a.name);
-      add_tensor(t, a.name, static_cast<int>(i));
+      int idx = add_tensor(t, a.name, static_cast<int>(i));
+      if (pack_all_) plan_.tensors[idx].packed = true;
     }
+  }
+
+  bool packs(const ComputeOpNode *op, const std::vector<Expr> &bodies) const {
+    return pack_all_ || (pack_ && worth_packing(op, bodies));
   }
 
   std::vector<Candidate> collect_stages() {
@@ -194,7 +200,7 @@ class Planner {
   }
 
   std::vector<int> add_outputs(const Operation &op, const std::vector<Expr> &bodies) {
-    bool packed = pack_ && worth_packing(op.as<ComputeOpNode>(), bodies);
+    bool packed = packs(op.as<ComputeOpNode>(), bodies);
     std::vector<int> tensors;
     for (int v = 0; v < op->num_outputs(); ++v) {
       std::string name = op->num_outputs() == 1 ? op->name : op->name + ".v" + std::to_string(v);
@@ -220,7 +226,7 @@ class Planner {
         ReductionSplit split = split_reduction(compute, bodies, iterations);
         made_.push_back(split.partial);
         const auto *partial = split.partial.as<ComputeOpNode>();
-        for (int t : tensors) plan_.tensors[t].packed = pack_ && worth_packing(compute, split.final_bodies);
+        for (int t : tensors) plan_.tensors[t].packed = packs(compute, split.final_bodies);
         std::vector<int> parts = add_outputs(split.partial, partial->body);
         for (int v = 0; v < partial->num_outputs(); ++v)
           out.push_back({partial, v, partial->body[v], parts[v], Expr(static_cast<int>(kReduceChunk))});
@@ -250,6 +256,97 @@ class Planner {
       }
     }
     return keep;
+  }
+
+  // An element-wise pass that reads a reduction only at its own output index (a bias,
+  // residual add or activation after a convolution or dense layer) computes the
+  // reduction itself: one pass instead of two, and no intermediate texture. The
+  // reduction's tensor must be read by nothing else.
+  void fuse_epilogues(std::vector<Candidate> &cands, std::vector<bool> &keep) {
+    for (size_t b = 0; b < cands.size(); ++b) {
+      Candidate &consumer = cands[b];
+      if (!keep[b] || consumer.body.as<ReduceNode>() || consumer.op->num_outputs() != 1) continue;
+      for (const auto &key : reads_of(consumer.body)) {
+        auto it = index_.find(key);
+        if (it == index_.end()) continue;
+        int a = producer_of(cands, keep, it->second);
+        if (a < 0 || !fusable(cands, keep, static_cast<size_t>(a), b)) continue;
+        const Candidate &producer = cands[static_cast<size_t>(a)];
+        std::vector<std::pair<Var, Expr>> map;
+        for (size_t d = 0; d < producer.op->axis.size(); ++d)
+          map.emplace_back(producer.op->axis[d].var(), consumer.op->axis[d].var());
+        Expr inner = substitute(producer.body, map);
+        struct Inline : IRMutator {
+          const Object *op;
+          int value;
+          Expr body;
+          using IRMutator::visit;
+          Expr visit(const TensorLoadNode *n, const Expr &self) override {
+            if (n->producer.get() == op && n->value_index == value) return body;
+            return IRMutator::visit(n, self);
+          }
+        };
+        Inline in;
+        in.op = producer.op;
+        in.value = producer.value_index;
+        in.body = inner;
+        consumer.body = in.mutate(consumer.body);
+        consumer.iterations = producer.iterations;
+        keep[static_cast<size_t>(a)] = false;
+        break;  // one reduction per pass
+      }
+    }
+  }
+
+  int producer_of(const std::vector<Candidate> &cands, const std::vector<bool> &keep, int tensor) {
+    for (size_t c = 0; c < cands.size(); ++c)
+      if (keep[c] && cands[c].tensor == tensor) return static_cast<int>(c);
+    return -1;
+  }
+
+  bool fusable(const std::vector<Candidate> &cands, const std::vector<bool> &keep, size_t a, size_t b) {
+    const Candidate &p = cands[a], &q = cands[b];
+    const FragmentTensor &pt = plan_.tensors[static_cast<size_t>(p.tensor)];
+    if (!p.body.as<ReduceNode>() || p.op->num_outputs() != 1 || pt.is_output) return false;
+    if (p.op->axis.size() != q.op->axis.size()) return false;
+    for (size_t d = 0; d < p.op->axis.size(); ++d)
+      if (!is_const_int(simplify(p.op->shape[d] - q.op->shape[d]), 0)) return false;
+    // Every read of the reduction, by any kept pass, is the consumer's read at its own index.
+    struct Reads : IRVisitor {
+      const Object *op;
+      int value;
+      const ComputeOpNode *at;
+      bool ok = true;
+      int count = 0;
+      using IRVisitor::visit;
+      void visit(const TensorLoadNode *n) override {
+        if (n->producer.get() == op && n->value_index == value) {
+          ++count;
+          if (!at || n->args.size() != at->axis.size()) {
+            ok = false;
+          } else {
+            // The index itself, or one equal to it over the axis's range (a 0 for an
+            // axis of extent 1).
+            for (size_t d = 0; d < n->args.size(); ++d) {
+              const IterVar &ax = at->axis[d];
+              bool unit = is_const_int(ax.dom().extent, 1) && is_const_int(simplify(n->args[d] - ax.dom().min), 0);
+              ok = ok && (unit || n->args[d].same_as(ax.var()) || is_const_int(simplify(n->args[d] - ax.var()), 0));
+            }
+          }
+        }
+        IRVisitor::visit(n);
+      }
+    };
+    for (size_t c = 0; c < cands.size(); ++c) {
+      if (!keep[c] || c == a) continue;
+      Reads r;
+      r.op = p.op;
+      r.value = p.value_index;
+      r.at = c == b ? q.op : nullptr;
+      r.visit(cands[c].body);
+      if (!r.ok || r.count != (c == b ? 1 : 0)) return false;
+    }
+    return true;
   }
 
   void check_outputs_computed(const std::vector<Candidate> &cands) {
@@ -295,6 +392,7 @@ class Planner {
 
   const LoweredFunc &f_;
   bool pack_;
+  bool pack_all_;
   std::vector<Operation> made_;  // operations the plan made (partial reductions), kept alive
   FragmentPlan plan_;
   TensorIndex index_;
@@ -303,9 +401,16 @@ class Planner {
 
 }  // namespace
 
-FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack) {
+FragmentPlan plan_fragment(const LoweredFunc &f, const FragmentOptions &options) {
   TIR_ASSERT(f.defined()) << "plan_fragment of an undefined function";
-  return Planner(f, max_texture_size, pack).run();
+  return Planner(f, options).run();
+}
+
+FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack) {
+  FragmentOptions o;
+  o.max_texture_size = max_texture_size;
+  o.pack = pack;
+  return plan_fragment(f, o);
 }
 
 TextureLayout tensor_layout(const FragmentTensor &t, const std::vector<int64_t> &shape, int max_texture_size,

@@ -1,14 +1,18 @@
 // The fragment-shader plan of a lowered function: one render pass per computed tensor
 // stage, each a GLSL ES 3.00 fragment shader that computes one output element per
 // fragment from the stage's tensor expression (not from the lowered loops). The same
-// shaders run natively (OpenGL on Mesa) and in browsers (WebGL2).
+// shaders run natively (OpenGL on Mesa) and in browsers (WebGL2). An element-wise stage
+// that reads a reduction only at its own index (bias, residual add, activation after a
+// convolution or dense layer) computes that reduction in its own pass.
 //
 // Storage: every tensor lives in one 2D texture (texture_layout.h). Inputs (placeholders)
 // are single-channel, float32 in R32F (sampler2D), int32 in R32I (isampler2D), so ints
 // keep all 32 bits. Computed tensors are packed by default: a fragment computes four
 // consecutive elements into one RGBA32F / RGBA32I texel (fewer fragments, and the
 // shader compiler shares what the four have in common, such as a reduction's loop and
-// loads that do not depend on the innermost axis). Index arithmetic in the shaders is
+// loads that do not depend on the innermost axis). FragmentOptions::pack_all (the webgl
+// target) packs every tensor, inputs included, so that one kernel's output texture is
+// the next kernel's input as it is. Index arithmetic in the shaders is
 // 32-bit; int64 index expressions compute in 32 bits.
 #pragma once
 #include <cstdint>
@@ -51,6 +55,7 @@ struct FragmentPass {
   std::vector<int> inputs;                 // tensors bound to texture units 0, 1, ...
   std::vector<std::string> sampler_names;  // the sampler uniform of each input
   std::string source;                      // the fragment shader
+  std::vector<std::string> uniforms;       // the plan uniforms the shader declares, by name
   Expr loop_iterations;  // loop iterations per fragment, at most (in the plan's variables)
 };
 
@@ -62,10 +67,18 @@ struct FragmentPlan {
   std::vector<FragmentPass> passes;  // in execution order
 };
 
+struct FragmentOptions {
+  int max_texture_size = 4096;  // bounds the texture layouts
+  bool pack = true;             // false: computed tensors one element per texel as well
+  // Every tensor, placeholders included, packed four elements per RGBA texel (the web
+  // layout: a kernel's output texture is the next kernel's input texture as it is).
+  bool pack_all = false;
+};
+
 // Builds the passes of `f`. Throws tensorir::Error for what a fragment shader cannot
 // compute (float64 or other unsupported types, extern calls, a placeholder that is not
-// an argument). `max_texture_size` bounds the texture layouts; `pack` = false stores
-// computed tensors one element per texel (R32F / R32I) as well.
+// an argument).
+FragmentPlan plan_fragment(const LoweredFunc &f, const FragmentOptions &options);
 FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack = true);
 
 // The texture layout of tensor `t` of the plan at these dimensions.

@@ -1,6 +1,8 @@
 // One fragment pass as GLSL ES 3.00 text: the fragment's coordinate gives the output's
-// flat index, which decomposes into the stage's axis values; the body is then written
-// as expressions, with loops for reductions and texelFetch for tensor reads.
+// texel, whose lanes' axis values are expressions over its indices; each lane's body is
+// substituted and simplified (lib/arith), so reads at constant offsets from the output
+// index, in unrolled reduction loops, address their texel and channel statically and
+// share one texelFetch per texel; reductions run one loop nest for all lanes.
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +12,8 @@
 #include <sstream>
 
 #include "glsl/codegen_fragment_emit.h"
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/op.h"
 #include "tensorir/ir/printer.h"
 #include "tensorir/ir/visitor.h"
 
@@ -62,6 +66,107 @@ std::string float_literal(double v) {
   return f < 0 ? "(" + s + ")" : s;
 }
 
+// Rewrites what a guard proves redundant: inside select(c, t, f), t runs only where c
+// holds, so a clamp min(max(a, lo), hi) of an index that c already bounds to [lo, hi]
+// is `a` there (the padding of a convolution reads through such clamps). The index
+// then stays affine, and its texel and channel can be worked out statically.
+class GuardedClamps : public IRMutator {
+ public:
+  using IRMutator::mutate;
+
+ protected:
+  using IRMutator::visit;
+  struct Fact {
+    Expr value, lo, hi;  // lo <= value <= hi (either bound may be undefined)
+  };
+  std::vector<Fact> facts_;
+
+  void learn(const Expr &c) {
+    if (const auto *n = c.as<AndNode>()) {
+      learn(n->a);
+      learn(n->b);
+    } else if (const auto *n = c.as<GENode>()) {
+      facts_.push_back({n->a, n->b, Expr()});
+    } else if (const auto *n = c.as<GTNode>()) {
+      facts_.push_back({n->a, simplify(n->b + 1), Expr()});
+    } else if (const auto *n = c.as<LTNode>()) {
+      facts_.push_back({n->a, Expr(), simplify(n->b - 1)});
+    } else if (const auto *n = c.as<LENode>()) {
+      facts_.push_back({n->a, Expr(), n->b});
+    }
+  }
+  static bool equal(const Expr &a, const Expr &b) { return is_const_int(simplify(a - b), 0); }
+  // lo <= v <= hi under the facts (an undefined bound needs no proof).
+  bool proves(const Expr &v, const Expr &lo, const Expr &hi) const {
+    bool has_lo = !lo.defined(), has_hi = !hi.defined();
+    for (const Fact &f : facts_) {
+      if (!equal(f.value, v)) continue;
+      has_lo = has_lo || (f.lo.defined() && can_prove(f.lo >= lo));
+      has_hi = has_hi || (f.hi.defined() && can_prove(f.hi <= hi));
+    }
+    return has_lo && has_hi;
+  }
+  Expr visit(const SelectNode *op, const Expr &self) override {
+    Expr c = mutate(op->condition), f = mutate(op->false_value);
+    size_t known = facts_.size();
+    learn(c);
+    Expr t = mutate(op->true_value);
+    facts_.resize(known);
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+    return select(c, t, f);
+  }
+  Expr visit(const MinNode *op, const Expr &self) override {
+    if (op->a.type().is_int()) {
+      if (const auto *inner = op->a.as<MaxNode>())
+        if (proves(inner->a, inner->b, op->b)) return mutate(inner->a);
+      if (proves(op->a, Expr(), op->b)) return mutate(op->a);
+    }
+    return IRMutator::visit(op, self);
+  }
+  Expr visit(const MaxNode *op, const Expr &self) override {
+    if (op->a.type().is_int()) {
+      if (const auto *inner = op->a.as<MinNode>())
+        if (proves(inner->a, op->b, inner->b)) return mutate(inner->a);
+      if (proves(op->a, op->b, Expr())) return mutate(op->a);
+    }
+    return IRMutator::visit(op, self);
+  }
+};
+
+// The one reduction inside a body (a top-level one, or one under an element-wise
+// epilogue fused into the pass); null when there is none or more than one.
+const ReduceNode *single_reduction(const Expr &e) {
+  struct Finder : IRVisitor {
+    std::vector<const ReduceNode *> found;
+    using IRVisitor::visit;
+    void visit(const ReduceNode *op) override {
+      found.push_back(op);
+      IRVisitor::visit(op);
+    }
+  };
+  Finder f;
+  f.visit(e);
+  return f.found.size() == 1 ? f.found[0] : nullptr;
+}
+
+// Replaces one node (by identity) with an expression.
+class ReplaceNode : public IRMutator {
+ public:
+  ReplaceNode(const Object *from, Expr to) : from_(from), to_(std::move(to)) {}
+  using IRMutator::mutate;
+  Expr mutate(const Expr &e) override { return e.get() == from_ ? to_ : IRMutator::mutate(e); }
+
+ private:
+  const Object *from_;
+  Expr to_;
+};
+
+// Reduction loops with constant extents are unrolled, innermost first, up to this many
+// source evaluations (iterations times lanes) per pass through the loop body that
+// remains: the addresses then have constant offsets and the fetches of neighbouring
+// iterations and lanes coincide.
+constexpr int64_t kMaxUnrolled = 256;
+
 class ShaderEmitter {
  public:
   ShaderEmitter(const FragmentPlan &plan, const TensorIndex &tensors, const ComputeOpNode *op)
@@ -74,10 +179,14 @@ class ShaderEmitter {
     const FragmentTensor &ot = plan_.tensors[out];
     std::string out_type = texel_type(ot);
     indent_ = 1;
+    fetch_scopes_.emplace_back();
     TIR_ASSERT(op->axis.size() == ot.shape.size()) << where_ << ": axis count";
     TIR_USER_CHECK(fragment_type(body.type(), where_) == scalar_type(ot))
         << where_ << ": the body has type " << body.type() << " but the tensor stores " << ot.dtype;
-    std::vector<std::vector<std::string>> lane_axes = output_indices(ot, out);
+    std::vector<std::vector<Expr>> lane_axes = output_indices(ot, out);
+    prologue_at_ = body_.size();
+    for (const auto &[v, name] : names_) outer_vars_.insert(v);
+    for (const auto &[v, u] : uniform_vars_) outer_vars_.insert(v);
     std::vector<std::string> values = lane_values(op, body, lane_axes);
     if (ot.packed) {
       std::string v;
@@ -87,7 +196,7 @@ class ShaderEmitter {
       line("result = " + values[0] + ";");
     }
     std::string main_body = std::move(body_);
-    std::string loads = load_functions();  // marks the uniforms and helpers it uses
+    main_body.insert(prologue_at_, prologue_);
 
     std::ostringstream src;
     src << "#version 300 es\n"
@@ -105,9 +214,12 @@ class ShaderEmitter {
       pass.inputs.push_back(t);
       pass.sampler_names.push_back(sampler);
     }
-    for (const auto &[name, type] : used_uniforms_) src << "uniform " << type << " " << name << ";\n";
+    for (const auto &[name, type] : used_uniforms_) {
+      src << "uniform " << type << " " << name << ";\n";
+      pass.uniforms.push_back(name);
+    }
     src << "layout(location = 0) out highp " << out_type << " result;\n";
-    src << fragment_helpers(helpers_) << loads;
+    src << fragment_helpers(helpers_);
     src << "void main() {\n" << main_body << "}\n";
     pass.source = src.str();
     return pass;
@@ -115,9 +227,44 @@ class ShaderEmitter {
 
  private:
   // ------------------------------------------------------------ text and names
-  void line(const std::string &s) { body_ += std::string(2 * indent_, ' ') + s + "\n"; }
+  // A statement. At the top level (not inside a branch being built) the texel fetches
+  // its expressions asked for are declared first.
+  void line(const std::string &s) {
+    if (branch_depth_ == 0) flush_fetches();
+    body_ += std::string(2 * indent_, ' ') + s + "\n";
+  }
+  void flush_fetches() {
+    for (const std::string &f : pending_) body_ += std::string(2 * indent_, ' ') + f + "\n";
+    pending_.clear();
+  }
   // Shader-local names end in "_l<k>"; plan identifiers end in "_<k>", so they never meet.
   std::string fresh(const std::string &stem) { return glsl_stem(stem) + "_l" + std::to_string(counter_++); }
+  // A shader-local int as a variable of the IR, so index expressions over it simplify;
+  // [lo, hi) is its range when hi > lo.
+  Var local(const std::string &name, int64_t lo = 0, int64_t hi = 0) {
+    Var v(name, Int(32));
+    names_[v.get()] = name;
+    if (hi > lo) ranges_[v.get()] = {IntImmNode::make(Int(32), lo), IntImmNode::make(Int(32), hi - 1)};
+    return v;
+  }
+  Var local_in(const std::string &name, const Expr &extent) {
+    const int64_t *e = as_const_int(extent);
+    return local(name, 0, e ? *e : 0);
+  }
+  Expr simp(const Expr &e) {
+    Expr once = simplify(GuardedClamps().mutate(e), ranges_);
+    return simplify(GuardedClamps().mutate(once), ranges_);
+  }
+  void open_block(const std::string &head) {
+    line(head);
+    ++indent_;
+    fetch_scopes_.emplace_back();
+  }
+  void close_block() {
+    --indent_;
+    line("}");
+    fetch_scopes_.pop_back();
+  }
 
   std::string type_of(const Expr &e) { return fragment_type(e.type(), where_); }
   std::string scalar_type(const FragmentTensor &t) { return t.dtype.is_float() ? "float" : "int"; }
@@ -133,18 +280,10 @@ class ShaderEmitter {
     return ft.width_uniform;
   }
 
-  std::string numel_of(const std::vector<Expr> &shape) {
-    int64_t n = 1;
-    bool constant = true;
-    for (const Expr &d : shape) {
-      const int64_t *v = as_const_int(d);
-      if (v) n *= *v;
-      else constant = false;
-    }
-    if (constant) return std::to_string(n);
-    std::string s;
-    for (const Expr &d : shape) s += (s.empty() ? "" : " * ") + expr(d);
-    return "(" + s + ")";
+  Expr numel_expr(const std::vector<Expr> &shape) {
+    Expr n = IntImmNode::make(Int(32), 1);
+    for (const Expr &d : shape) n = n * tensorir::cast(Int(32), d);
+    return simplify(n);
   }
 
   // ------------------------------------------------------------ tensor reads
@@ -159,22 +298,35 @@ class ShaderEmitter {
     return it->second;
   }
 
-  // The shape of a tensor's texel grid: its shape, or for a packed tensor the shape with
-  // a quarter of the last dimension. False when packed texels are simply flat.
-  bool texel_shape(const FragmentTensor &t, std::vector<Expr> &out) {
-    out = t.shape;
-    if (!t.packed) return true;
-    const int64_t *last = out.empty() ? nullptr : as_const_int(out.back());
-    if (!last || *last % 4 != 0) return false;
-    out.back() = IntImmNode::make(out.back().type(), *last / 4);
-    return true;
+  // For a packed tensor, the first of the trailing dimensions merged into one dimension
+  // of texels (packed_texel_shape), or -1 when the texels are flat. Unpacked: the rank.
+  int merged_dim(const FragmentTensor &t) {
+    if (!t.packed) return static_cast<int>(t.shape.size());
+    int64_t p = 1;
+    for (size_t d = t.shape.size(); d-- > 0;) {
+      const int64_t *v = as_const_int(t.shape[d]);
+      if (!v) return -1;
+      p *= *v;
+      if (p % 4 == 0) return static_cast<int>(d);
+    }
+    return -1;
+  }
+
+  // The shape of a tensor's texel grid (packed_texel_shape for packed tensors).
+  std::vector<Expr> grid_shape(const FragmentTensor &t) {
+    if (!t.packed) return t.shape;
+    int m = merged_dim(t);
+    if (m < 0) return {simplify((numel_expr(t.shape) + 3) / 4)};
+    std::vector<Expr> g(t.shape.begin(), t.shape.begin() + m);
+    g.push_back(simplify(numel_expr(std::vector<Expr>(t.shape.begin() + m, t.shape.end())) / 4));
+    return g;
   }
 
   // The first dimension of the trailing dimensions of the texel grid whose size is the
   // layout width (so a texel row is one trailing sub-tensor), or -1 when there is none.
   int row_split(const FragmentTensor &t) {
-    std::vector<Expr> shape;
-    if (t.const_width <= 0 || !texel_shape(t, shape)) return -1;
+    if (t.const_width <= 0) return -1;
+    std::vector<Expr> shape = grid_shape(t);
     int64_t p = 1;
     for (size_t d = shape.size(); d-- > 0;) {
       const int64_t *v = as_const_int(shape[d]);
@@ -186,28 +338,27 @@ class ShaderEmitter {
     return shape.empty() && t.const_width == 1 ? 0 : -1;
   }
 
-  // Declares the output's axis indices for each lane (one lane, or four when packed)
-  // from the fragment's coordinate; returns their names, per lane and axis.
-  std::vector<std::vector<std::string>> output_indices(const FragmentTensor &ot, int out) {
+  // Declares the output's texel indices from the fragment's coordinate and returns each
+  // lane's (one lane, or four when packed) axis values as expressions over them.
+  std::vector<std::vector<Expr>> output_indices(const FragmentTensor &ot, int out) {
     size_t n = ot.shape.size();
-    std::vector<std::string> names;
-    for (size_t d = 0; d < n; ++d) names.push_back(fresh("ax" + std::to_string(d)));
     int split = row_split(ot);
-    if (split >= 0) {
+    int merged = merged_dim(ot);
+    if (split >= 0 && (!ot.packed || merged == static_cast<int>(n) - 1)) {
       // Rows are whole trailing sub-tensors: x gives the inner axes, y the outer ones,
       // and every texel of the viewport holds elements only.
-      std::vector<Expr> shape;
-      texel_shape(ot, shape);
-      std::vector<std::string> grid = names;
-      if (ot.packed) grid.back() = fresh("quad");
+      std::vector<Expr> shape = grid_shape(ot);
+      std::vector<Var> grid;
+      for (size_t d = 0; d < n; ++d)
+        grid.push_back(local_in(fresh(ot.packed && d + 1 == n ? "quad" : "ax" + std::to_string(d)), shape[d]));
       decompose("int(gl_FragCoord.x)", fresh("out_x"), grid, shape, split, n);
       decompose("int(gl_FragCoord.y)", fresh("out_y"), grid, shape, 0, split);
-      if (!ot.packed) return {names};
-      std::vector<std::vector<std::string>> lanes;
+      std::vector<Expr> axes(grid.begin(), grid.end());
+      if (!ot.packed) return {axes};
+      std::vector<std::vector<Expr>> lanes;
       for (int l = 0; l < 4; ++l) {
-        std::vector<std::string> ln = names;
-        ln.back() = fresh("ax" + std::to_string(n - 1));
-        line("int " + ln.back() + " = " + grid.back() + " * 4 + " + std::to_string(l) + ";");
+        std::vector<Expr> ln = axes;
+        ln.back() = simplify(axes.back() * 4 + l);
         lanes.push_back(ln);
       }
       return lanes;
@@ -215,128 +366,172 @@ class ShaderEmitter {
     // Texel (x, y) is number y * width + x; the last row may be partial.
     std::string texel = fresh("out_texel");
     line("int " + texel + " = int(gl_FragCoord.y) * " + width_of(out) + " + int(gl_FragCoord.x);");
-    std::string numel = numel_of(ot.shape);
     if (!ot.packed) {
+      std::string numel = expr(numel_expr(ot.shape));
       line("if (" + texel + " >= " + numel + ") {");
       line(std::string("  result = ") + (scalar_type(ot) == "float" ? "0.0" : "0") + ";");
       line("  return;");
       line("}");
+      std::vector<Var> names;
+      for (size_t d = 0; d < n; ++d) names.push_back(local_in(fresh("ax" + std::to_string(d)), ot.shape[d]));
       decompose(texel, fresh("out_rest"), names, ot.shape, 0, n);
-      return {names};
+      return {std::vector<Expr>(names.begin(), names.end())};
     }
-    // Lanes past the end repeat the last element (and are never read back).
-    std::vector<std::vector<std::string>> lanes;
+    if (merged >= 0) {
+      // Texels past the end repeat the last one. The merged trailing dimensions of each
+      // lane are expressions of the texel's place among them, so that reads at offsets
+      // from the output's indices stay affine in it.
+      std::vector<Expr> shape = grid_shape(ot);
+      line(texel + " = min(" + texel + ", " + expr(numel_expr(shape)) + " - 1);");
+      std::vector<Var> grid;
+      for (int d = 0; d <= merged; ++d)
+        grid.push_back(local_in(fresh(d == merged ? "quad" : "ax" + std::to_string(d)), shape[d]));
+      decompose(texel, fresh("out_rest"), grid, shape, 0, merged + 1);
+      std::vector<std::vector<Expr>> lanes;
+      for (int l = 0; l < 4; ++l) {
+        std::vector<Expr> ln(grid.begin(), grid.begin() + merged);
+        Expr e = grid.back() * 4 + l;
+        Expr stride = IntImmNode::make(Int(32), 1);
+        std::vector<Expr> inner;
+        for (size_t d = n; d-- > static_cast<size_t>(merged);) {
+          Expr q = floordiv(e, stride);
+          inner.push_back(simplify(d == static_cast<size_t>(merged) ? q : floormod(q, ot.shape[d]), ranges_));
+          stride = simplify(stride * ot.shape[d]);
+        }
+        ln.insert(ln.end(), inner.rbegin(), inner.rend());
+        lanes.push_back(ln);
+      }
+      return lanes;
+    }
+    // Flat texels: lanes past the end repeat the last element (and are never read back).
+    std::string numel = expr(numel_expr(ot.shape));
+    std::vector<std::vector<Expr>> lanes;
     for (int l = 0; l < 4; ++l) {
-      std::vector<std::string> ln;
-      for (size_t d = 0; d < n; ++d) ln.push_back(fresh("ax" + std::to_string(d)));
+      std::vector<Var> ln;
+      for (size_t d = 0; d < n; ++d) ln.push_back(local_in(fresh("ax" + std::to_string(d)), ot.shape[d]));
       std::string e = fresh("out_elem");
       line("int " + e + " = min(" + texel + " * 4 + " + std::to_string(l) + ", " + numel + " - 1);");
       decompose(e, fresh("out_rest"), ln, ot.shape, 0, n);
-      lanes.push_back(ln);
+      lanes.push_back(std::vector<Expr>(ln.begin(), ln.end()));
     }
     return lanes;
   }
 
-  // The body's value for each lane. A reduction whose ranges do not depend on the
-  // output's axes runs one loop nest for all lanes.
+  // The body's value for each lane. A reduction (at the top or under an element-wise
+  // epilogue) whose ranges do not depend on the output's axes runs one loop nest for all
+  // lanes; the epilogue then applies per lane to its result.
   std::vector<std::string> lane_values(const ComputeOpNode *op, const Expr &body,
-                                       const std::vector<std::vector<std::string>> &lane_axes) {
-    auto bind = [&](size_t l) {
-      for (size_t d = 0; d < op->axis.size(); ++d) names_[op->axis[d].var().get()] = lane_axes[l][d];
-    };
+                                       const std::vector<std::vector<Expr>> &lane_axes) {
     std::vector<Var> axis_vars;
     for (const IterVar &ax : op->axis) axis_vars.push_back(ax.var());
-    const ReduceNode *r = body.as<ReduceNode>();
-    bool shared = r != nullptr && lane_axes.size() > 1;
+    auto lane_body = [&](size_t l) {
+      std::vector<std::pair<Var, Expr>> map;
+      for (size_t d = 0; d < axis_vars.size(); ++d) map.emplace_back(axis_vars[d], lane_axes[l][d]);
+      return substitute(body, map);
+    };
+    const ReduceNode *r = single_reduction(body);
+    bool shared = r != nullptr;
     if (r)
       for (const IterVar &ax : r->axis)
         shared = shared && !uses_var(ax.dom().min, axis_vars) && !uses_var(ax.dom().extent, axis_vars);
-    if (shared) return reduce_lanes(r, lane_axes.size(), bind);
     std::vector<std::string> values;
+    if (!shared) {
+      for (size_t l = 0; l < lane_axes.size(); ++l) values.push_back(expr(simp(lane_body(l))));
+      return values;
+    }
+    std::vector<Expr> bodies;
+    std::vector<const ReduceNode *> reduces;
     for (size_t l = 0; l < lane_axes.size(); ++l) {
-      bind(l);
-      values.push_back(expr(body));
+      bodies.push_back(lane_body(l));
+      reduces.push_back(single_reduction(bodies.back()));
+      TIR_ASSERT(reduces.back()) << where_ << ": reduction lost in substitution";
+    }
+    std::vector<std::string> acc = reduce_lanes(reduces);
+    for (size_t l = 0; l < lane_axes.size(); ++l) {
+      Var v(acc[l], reduces[l]->type);
+      names_[v.get()] = acc[l];
+      values.push_back(expr(simp(ReplaceNode(reduces[l], v).mutate(bodies[l]))));
     }
     return values;
   }
 
   // Declares names[begin, end) as the row-major decomposition of `value` over those
   // dimensions, innermost first.
-  void decompose(const std::string &value, const std::string &rest, const std::vector<std::string> &names,
+  void decompose(const std::string &value, const std::string &rest, const std::vector<Var> &names,
                  const std::vector<Expr> &shape, size_t begin, size_t end) {
     if (begin == end) return;
     if (end - begin == 1) {
-      line("int " + names[begin] + " = " + value + ";");
+      line("int " + names[begin].name() + " = " + value + ";");
       return;
     }
     line("int " + rest + " = " + value + ";");
     for (size_t d = end; d-- > begin;) {
       if (d == begin) {
-        line("int " + names[d] + " = " + rest + ";");
+        line("int " + names[d].name() + " = " + rest + ";");
       } else {
         std::string dim = expr(shape[d]);
-        line("int " + names[d] + " = " + rest + " % " + dim + ";");
+        line("int " + names[d].name() + " = " + rest + " % " + dim + ";");
         line(rest + " = " + rest + " / " + dim + ";");
       }
     }
   }
 
-  // The row-major flat index of params[begin, end) over those dimensions.
-  std::string flat_index(const std::vector<std::string> &params, const std::vector<Expr> &shape, size_t begin,
-                         size_t end) {
-    std::string flat;
-    for (size_t d = begin; d < end; ++d)
-      flat = d == begin ? params[d] : "(" + flat + ") * " + shape_dim(shape[d]) + " + " + params[d];
-    return flat.empty() ? "0" : flat;
+  // The row-major flat index of idx[begin, end) over those dimensions.
+  Expr flat_index(const std::vector<Expr> &idx, const std::vector<Expr> &shape, size_t begin, size_t end) {
+    Expr flat = IntImmNode::make(Int(32), 0);
+    for (size_t d = begin; d < end; ++d) flat = flat * tensorir::cast(Int(32), shape[d]) + tensorir::cast(Int(32), idx[d]);
+    return simp(flat);
   }
 
-  // One load function per input: the element's texel, straight from the indices when
-  // rows are trailing sub-tensors, else through the flat index; a packed tensor's
-  // element is then one channel of the texel.
-  std::string load_functions() {
-    std::string out;
-    for (int t : inputs_) {
-      const FragmentTensor &ft = plan_.tensors[t];
-      std::vector<std::string> params;
-      std::string decl;
-      for (size_t d = 0; d < ft.shape.size(); ++d) {
-        params.push_back(std::string("i").append(std::to_string(d)));
-        decl.append(d ? ", int " : "int ").append(params.back());
-      }
-      out += scalar_type(ft) + " load_" + ft.ident + "(" + decl + ") {\n";
-      std::string fetch = "  return texelFetch(tex_" + ft.ident + ", ";
-      int split = row_split(ft);
-      if (split >= 0) {
-        std::vector<Expr> shape;
-        texel_shape(ft, shape);
-        std::vector<std::string> grid = params;
-        std::string channel = ft.packed ? "[" + params.back() + " & 3]" : ".r";
-        if (ft.packed) grid.back() = "(" + params.back() + " >> 2)";
-        out += fetch + "ivec2(" + flat_index(grid, shape, split, grid.size()) + ", " +
-               flat_index(grid, shape, 0, split) + "), 0)" + channel + ";\n";
-      } else {
-        std::string w = width_of(t);
-        out += "  int f = " + flat_index(params, ft.shape, 0, params.size()) + ";\n";
-        if (ft.packed) {
-          out += "  int t = f >> 2;\n";
-          out += fetch + "ivec2(t % " + w + ", t / " + w + "), 0)[f & 3];\n";
-        } else {
-          out += fetch + "ivec2(f % " + w + ", f / " + w + "), 0).r;\n";
-        }
-      }
-      out += "}\n";
+  // A read of an element: its texel fetched once per scope (declared before the
+  // statement that needs it, so reads under a guard share it too), and for a packed
+  // tensor the channel, a constant swizzle where the index arithmetic proves it.
+  std::string load(const TensorLoadNode *n) {
+    int t = tensor_of(n);
+    const FragmentTensor &ft = plan_.tensors[t];
+    TIR_ASSERT(n->args.size() == ft.shape.size()) << where_ << ": " << n->name << " read with " << n->args.size()
+                                                  << " indices";
+    std::vector<Expr> args;
+    for (const Expr &a : n->args) args.push_back(simp(tensorir::cast(Int(32), a)));
+    std::vector<Expr> grid = args, shape = grid_shape(ft);
+    Expr channel;
+    if (ft.packed) {
+      int m = merged_dim(ft);
+      size_t first = m < 0 ? 0 : static_cast<size_t>(m);
+      Expr inner = flat_index(args, ft.shape, first, args.size());
+      grid.resize(first);
+      grid.push_back(simp(floordiv(inner, 4)));
+      channel = simp(floormod(inner, 4));
     }
-    return out;
+    size_t before = body_.size();
+    std::string x, y;
+    int split = row_split(ft);
+    if (split >= 0) {
+      x = expr(flat_index(grid, shape, split, grid.size()));
+      y = expr(flat_index(grid, shape, 0, split));
+    } else {
+      std::string w = width_of(t);
+      std::string texel = expr(flat_index(grid, shape, 0, grid.size()));
+      x = "(" + texel + ") % " + w;
+      y = "(" + texel + ") / " + w;
+    }
+    std::string fetch = "texelFetch(tex_" + ft.ident + ", ivec2(" + x + ", " + y + "), 0)";
+    std::string value = fetch;
+    if (body_.size() == before) value = fetched(fetch, ft.dtype.is_float() ? "vec4" : "ivec4");
+    if (!ft.packed) return value + ".r";
+    if (const int64_t *c = as_const_int(channel)) return value + "." + "xyzw"[*c & 3];
+    return value + "[" + expr(channel) + "]";
   }
 
-  // A shape dimension as one expression (shapes never need statements).
-  std::string shape_dim(const Expr &d) {
-    std::string saved = std::move(body_);
-    body_.clear();
-    std::string s = expr(d);
-    TIR_ASSERT(body_.empty()) << where_ << ": shape dimension " << to_string(d) << " needs statements";
-    body_ = std::move(saved);
-    return s;
+  std::string fetched(const std::string &fetch, const char *type) {
+    for (auto it = fetch_scopes_.rbegin(); it != fetch_scopes_.rend(); ++it) {
+      auto f = it->find(fetch);
+      if (f != it->end()) return f->second;
+    }
+    std::string name = fresh("tx");
+    pending_.push_back(std::string(type) + " " + name + " = " + fetch + ";");
+    fetch_scopes_.back()[fetch] = name;
+    return name;
   }
 
   // ------------------------------------------------------------ expressions
@@ -359,7 +554,9 @@ class ShaderEmitter {
     std::string saved = std::move(body_);
     body_.clear();
     ++indent_;
+    ++branch_depth_;
     std::string v = expr(e);
+    --branch_depth_;
     --indent_;
     std::string stmts = std::move(body_);
     body_ = std::move(saved);
@@ -389,12 +586,12 @@ class ShaderEmitter {
       case IRKind::Div: {
         const auto *n = e.as<DivNode>();
         if (type_of(e) == "float") return bin(n->a, "/", n->b);
-        return helper("tir_floordiv", n->a, n->b);
+        return int_divmod(e, n->a, n->b, true);
       }
       case IRKind::Mod: {
         const auto *n = e.as<ModNode>();
         if (type_of(e) == "float") return helper("tir_fmod", n->a, n->b);
-        return helper("tir_floormod", n->a, n->b);
+        return int_divmod(e, n->a, n->b, false);
       }
       case IRKind::Min: return call("min", e.as<MinNode>()->a, e.as<MinNode>()->b);
       case IRKind::Max: return call("max", e.as<MaxNode>()->a, e.as<MaxNode>()->b);
@@ -419,21 +616,60 @@ class ShaderEmitter {
         return expr(n->body);
       }
       case IRKind::Call: return intrinsic(e.as<CallNode>());
-      case IRKind::TensorLoad: {
-        const auto *n = e.as<TensorLoadNode>();
-        int t = tensor_of(n);
-        const FragmentTensor &ft = plan_.tensors[t];
-        TIR_ASSERT(n->args.size() == ft.shape.size()) << where_ << ": " << n->name << " read with "
-                                                      << n->args.size() << " indices";
-        std::string s = "load_" + ft.ident + "(";
-        for (size_t i = 0; i < n->args.size(); ++i) s += (i ? ", " : "") + expr(n->args[i]);
-        return s + ")";
-      }
+      case IRKind::TensorLoad: return load(e.as<TensorLoadNode>());
       case IRKind::Reduce: return reduce(e.as<ReduceNode>());
       default:
         TIR_THROW() << where_ << ": the expression `" << to_string(e)
                     << "` cannot be computed by a fragment shader (only tensor expressions can)";
     }
+  }
+
+  // Floor division or modulo of ints: a shift or mask for powers of two (exact for
+  // negative values too); one of the output's indices alone is computed once, after them.
+  std::string int_divmod(const Expr &e, const Expr &a, const Expr &b, bool div) {
+    bool outer = prologue_at_ != std::string::npos && only_outer(e);
+    std::string key;
+    if (outer) {
+      std::string saved = std::move(body_);
+      body_.clear();
+      key = divmod_text(a, b, div);
+      bool plain = body_.empty();
+      body_ = std::move(saved);
+      if (!plain) return divmod_text(a, b, div);
+      auto it = prologue_names_.find(key);
+      if (it != prologue_names_.end()) return it->second;
+      std::string name = fresh(div ? "quo" : "rem");
+      prologue_ += "  int " + name + " = " + key + ";\n";
+      prologue_names_[key] = name;
+      return name;
+    }
+    return divmod_text(a, b, div);
+  }
+  std::string divmod_text(const Expr &a, const Expr &b, bool div) {
+    const int64_t *c = as_const_int(b);
+    if (c && *c > 0 && (*c & (*c - 1)) == 0) {
+      int k = 0;
+      while ((int64_t(1) << k) < *c) ++k;
+      if (div) return "(" + expr(a) + " >> " + std::to_string(k) + ")";
+      return "(" + expr(a) + " & " + std::to_string(*c - 1) + ")";
+    }
+    return helper(div ? "tir_floordiv" : "tir_floormod", a, b);
+  }
+  // True when `e` uses only the output's indices and uniforms (declared before the
+  // prologue), no loop variables or accumulators.
+  bool only_outer(const Expr &e) {
+    struct Finder : IRVisitor {
+      const std::set<const VarNode *> *outer;
+      bool ok = true;
+      using IRVisitor::visit;
+      void visit(const VarNode *op) override { ok = ok && outer->count(op); }
+      void visit(const TensorLoadNode *) override { ok = false; }
+      void visit(const ReduceNode *) override { ok = false; }
+    };
+    Finder f;
+    f.outer = &outer_vars_;
+    f.visit(e);
+    return f.ok;
   }
 
   std::string variable(const VarNode *v) {
@@ -517,65 +753,111 @@ class ShaderEmitter {
     TIR_THROW() << where_ << ": the intrinsic " << f << " is not supported by WebGL/fragment targets";
   }
 
-  std::string reduce(const ReduceNode *n) { return reduce_lanes(n, 1, nullptr)[0]; }
+  std::string reduce(const ReduceNode *n) { return reduce_lanes({n})[0]; }
 
-  // Opens the loop over a reduction axis (closed by the caller).
-  void open_loop(const IterVar &ax) {
-    std::string name = fresh(ax.var().name());
-    std::string lo = expr(ax.dom().min), ext = expr(ax.dom().extent);
-    names_[ax.var().get()] = name;
-    std::string hi = is_const_int(ax.dom().min, 0) ? ext : "(" + lo + " + " + ext + ")";
-    line("for (int " + name + " = " + lo + "; " + name + " < " + hi + "; ++" + name + ") {");
-    ++indent_;
+  // How a reduction axis runs: a loop, unrolled whole, or a loop over blocks of
+  // `factor` consecutive values whose inside is unrolled.
+  struct AxisPlan {
+    int64_t factor = 0;  // 0: a loop; == extent: unrolled; else blocks of factor
+  };
+
+  std::vector<AxisPlan> plan_unroll(const ReduceNode *n, size_t lanes) {
+    std::vector<AxisPlan> plan(n->axis.size());
+    int64_t unrolled = static_cast<int64_t>(lanes);
+    for (size_t a = n->axis.size(); a-- > 0;) {
+      const int64_t *ext = as_const_int(n->axis[a]->dom.extent);
+      if (!ext || *ext <= 0) break;
+      if (unrolled * *ext <= kMaxUnrolled) {
+        plan[a].factor = *ext;
+        unrolled *= *ext;
+        continue;
+      }
+      // Blocks of a multiple of 4 keep channel-aligned reads aligned.
+      int64_t f = 0;
+      for (int64_t k = 4; k < *ext && unrolled * k <= kMaxUnrolled; k *= 2)
+        if (*ext % k == 0) f = k;
+      if (f > 0) plan[a].factor = f;
+      break;
+    }
+    return plan;
   }
 
-  // A reduction: accumulators at the identity, one loop per axis in order, the
-  // condition as an `if`, and the combiner applied to (accumulators, sources). With
-  // several lanes the loops are shared and `bind(l)` selects lane l's output indices.
-  std::vector<std::string> reduce_lanes(const ReduceNode *n, size_t lanes, const std::function<void(size_t)> &bind) {
+  // A reduction: accumulators at the identity, loops over the axes not unrolled, and in
+  // the innermost loop, for each unrolled combination of the other axes in order (the
+  // order of the sequential loops, so sums round alike), each lane's condition, sources
+  // and combiner. All lanes share the loops; their reductions differ only in the
+  // output indices substituted into them.
+  std::vector<std::string> reduce_lanes(const std::vector<const ReduceNode *> &lanes) {
+    const ReduceNode *n = lanes[0];
     const CommReducer &c = n->combiner;
     size_t values = n->source.size();
     std::vector<std::string> types;
     for (size_t v = 0; v < values; ++v) types.push_back(type_of(n->source[v]));
-    std::vector<std::vector<std::string>> acc(lanes);
-    for (size_t l = 0; l < lanes; ++l)
+    std::vector<std::vector<std::string>> acc(lanes.size());
+    for (size_t l = 0; l < lanes.size(); ++l)
       for (size_t v = 0; v < values; ++v) {
         acc[l].push_back(fresh("acc"));
         line(types[v] + " " + acc[l][v] + " = " + expr(c->identity[v]) + ";");
       }
-    for (const IterVar &ax : n->axis) open_loop(ax);
-    bool conditional = n->condition.defined() && !is_const_true(n->condition);
-    for (size_t l = 0; l < lanes; ++l) {
-      if (bind) bind(l);
-      if (conditional) {
-        line("if (" + expr(n->condition) + ") {");
-        ++indent_;
-      }
-      std::vector<std::string> src, next;
-      for (size_t v = 0; v < values; ++v) {
-        src.push_back(fresh("src"));
-        line(types[v] + " " + src[v] + " = " + expr(n->source[v]) + ";");
-      }
-      for (size_t v = 0; v < values; ++v) {
-        names_[c->lhs[v].get()] = acc[l][v];
-        names_[c->rhs[v].get()] = src[v];
-      }
-      for (size_t v = 0; v < values; ++v) {
-        next.push_back(fresh("next"));
-        line(types[v] + " " + next[v] + " = " + expr(c->result[v]) + ";");
-      }
-      for (size_t v = 0; v < values; ++v) line(acc[l][v] + " = " + next[v] + ";");
-      if (conditional) {
-        --indent_;
-        line("}");
-      }
-    }
+    std::vector<AxisPlan> plan = plan_unroll(n, lanes.size());
+    // Each axis's value: its loop variable, or block base + offset of an unrolled combination.
+    std::vector<Expr> base(n->axis.size());
+    int opened = 0;
     for (size_t a = 0; a < n->axis.size(); ++a) {
-      --indent_;
-      line("}");
+      const IterVar &ax = n->axis[a];
+      Expr lo = simp(ax->dom.min);
+      const int64_t *ext = as_const_int(ax->dom.extent);
+      if (plan[a].factor > 0 && ext && plan[a].factor == *ext) {
+        base[a] = lo;
+        continue;
+      }
+      int64_t f = plan[a].factor > 0 ? plan[a].factor : 1;
+      std::string name = fresh(ax->var.name());
+      std::string hi = f > 1 ? std::to_string(*ext / f) : expr(simp(ax->dom.extent));
+      Var v = local(name, 0, f > 1 ? *ext / f : (ext ? *ext : 0));
+      open_block("for (int " + name + " = 0; " + name + " < " + hi + "; ++" + name + ") {");
+      ++opened;
+      base[a] = simplify(lo + v * static_cast<int>(f));
     }
+    // Unrolled combinations, outer axes first.
+    std::vector<std::vector<int64_t>> combos = {{}};
+    for (size_t a = 0; a < n->axis.size(); ++a) {
+      int64_t f = plan[a].factor > 0 ? plan[a].factor : 1;
+      std::vector<std::vector<int64_t>> next;
+      for (const auto &cmb : combos)
+        for (int64_t k = 0; k < f; ++k) {
+          next.push_back(cmb);
+          next.back().push_back(k);
+        }
+      combos = std::move(next);
+    }
+    bool conditional = n->condition.defined() && !is_const_true(n->condition);
+    for (const auto &cmb : combos) {
+      std::vector<std::pair<Var, Expr>> map;
+      for (size_t a = 0; a < n->axis.size(); ++a) map.emplace_back(n->axis[a]->var, simplify(base[a] + static_cast<int>(cmb[a])));
+      for (size_t l = 0; l < lanes.size(); ++l) {
+        const ReduceNode *r = lanes[l];
+        if (conditional) open_block("if (" + expr(simp(substitute(r->condition, map))) + ") {");
+        std::vector<std::string> src, next;
+        for (size_t v = 0; v < values; ++v) {
+          src.push_back(fresh("src"));
+          line(types[v] + " " + src[v] + " = " + expr(simp(substitute(r->source[v], map))) + ";");
+        }
+        for (size_t v = 0; v < values; ++v) {
+          names_[c->lhs[v].get()] = acc[l][v];
+          names_[c->rhs[v].get()] = src[v];
+        }
+        for (size_t v = 0; v < values; ++v) {
+          next.push_back(fresh("next"));
+          line(types[v] + " " + next[v] + " = " + expr(c->result[v]) + ";");
+        }
+        for (size_t v = 0; v < values; ++v) line(acc[l][v] + " = " + next[v] + ";");
+        if (conditional) close_block();
+      }
+    }
+    for (int a = 0; a < opened; ++a) close_block();
     std::vector<std::string> out;
-    for (size_t l = 0; l < lanes; ++l) out.push_back(acc[l][n->value_index]);
+    for (size_t l = 0; l < lanes.size(); ++l) out.push_back(acc[l][n->value_index]);
     return out;
   }
 
@@ -587,6 +869,17 @@ class ShaderEmitter {
   std::map<std::string, std::string> used_uniforms_;  // name -> GLSL type
   std::set<std::string> helpers_;
   std::vector<int> inputs_;
+  VarRanges ranges_;  // of the shader's locals, where known
+  // Texel fetches by their text, per open block (innermost last), and those asked for
+  // since the last statement.
+  std::vector<std::map<std::string, std::string>> fetch_scopes_;
+  std::vector<std::string> pending_;
+  int branch_depth_ = 0;
+  // Integer divisions of the output's indices alone, computed once after them.
+  std::string prologue_;
+  size_t prologue_at_ = std::string::npos;
+  std::map<std::string, std::string> prologue_names_;
+  std::set<const VarNode *> outer_vars_;
   std::string body_;
   int indent_ = 1;
   int counter_ = 0;

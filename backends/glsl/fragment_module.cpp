@@ -1,17 +1,23 @@
-// The module of target "opengl -mode=fragment": each function runs its plan's passes by
-// rendering into textures. Arguments are OpenGL buffers; inputs are copied into
-// textures and outputs read back on the GPU side (pixel unpack/pack buffers), and
-// intermediates stay in textures between passes.
+// The modules of targets "opengl -mode=fragment" and "webgl": each function runs its
+// plan's passes by rendering into textures. "opengl -mode=fragment" takes OpenGL buffers:
+// inputs are copied into textures and outputs read back on the GPU side (pixel
+// unpack/pack buffers), and intermediates stay in textures between passes. "webgl" is
+// built without an OpenGL context (its plans are exported for browsers); it stores every
+// tensor packed (FragmentOptions::pack_all) and, where a context exists, runs natively on
+// host arrays, compiling its programs on the first call.
 #include "glsl/fragment_module.h"
 
+#include <cstring>
 #include <map>
 #include <memory>
 
 #include "codegen/signature.h"
 #include "glsl/codegen_fragment.h"
 #include "glsl/texture_layout.h"
+#include "json.h"
 #include "opengl/gl_api.h"
 #include "opengl/gl_runtime.h"
+#include "tensorir/ir/printer.h"
 
 namespace tensorir {
 
@@ -113,32 +119,68 @@ void readback(GLuint fbo, const FragmentTensor &t, const TextureLayout &l, int64
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 }
 
+// Host memory -> packed texture (webgl): the elements, then zeros to the texture's end.
+void upload_host(const NDArray &a, const TextureLayout &l, GLuint tex) {
+  std::vector<float> staging(static_cast<size_t>(l.texels()) * 4, 0.0f);
+  std::memcpy(staging.data(), a.data(), static_cast<size_t>(a.numel()) * sizeof(float));
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  glTextureSubImage2D(tex, 0, 0, 0, l.width, l.height, GL_RGBA, GL_FLOAT, staging.data());
+}
+
+// Packed texture -> host memory (webgl): the rows holding the elements, then the first
+// numel floats of them.
+void readback_host(GLuint fbo, const TextureLayout &l, const NDArray &a) {
+  const int64_t numel = a.numel();
+  const GLsizei rows = static_cast<GLsizei>(((numel + 3) / 4 + l.width - 1) / l.width);
+  std::vector<float> staging(static_cast<size_t>(rows) * l.width * 4);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  glReadPixels(0, 0, l.width, rows, GL_RGBA, GL_FLOAT, staging.data());
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+  std::memcpy(a.data(), staging.data(), static_cast<size_t>(numel) * sizeof(float));
+}
+
+int positive_option(const Target &target, const std::string &key, int fallback) {
+  std::string opt = target.option(key);
+  if (opt.empty()) return fallback;
+  int v = 0;
+  try {
+    size_t used = 0;
+    v = std::stoi(opt, &used);
+    if (used != opt.size()) v = 0;
+  } catch (...) {
+  }
+  TIR_USER_CHECK(v > 0) << "target '" << target.str() << "': -" << key << "=" << opt << " is not a positive number";
+  return v;
+}
+
 class FragmentModuleNode final : public ModuleNode {
  public:
-  FragmentModuleNode(const std::vector<LoweredFunc> &funcs, const Target &target) {
-    opengl::GLScope scope;
-    int max_size = opengl::GLContext::get().max_texture_size();
-    llvmpipe_ = opengl::GLContext::get().renderer().find("llvmpipe") != std::string::npos;
-    std::string opt = target.option("max-texture-size");
-    if (!opt.empty()) {
-      int requested = 0;
-      try {
-        requested = std::stoi(opt);
-      } catch (...) {
-      }
-      TIR_USER_CHECK(requested > 0) << "target '" << target.str() << "': -max-texture-size=" << opt
-                                    << " is not a positive number";
-      max_size = std::min(max_size, requested);
+  FragmentModuleNode(const std::vector<LoweredFunc> &funcs, const Target &target, bool web) : web_(web) {
+    if (web_) {
+      // No OpenGL here: the plans must be made on machines without a GPU (export).
+      TIR_USER_CHECK(target.option("pack").empty())
+          << "target '" << target.str() << "': webgl always packs four elements per texel; drop -pack";
+      glsl::FragmentOptions o;
+      o.max_texture_size = positive_option(target, "max-texture-size", kWebMaxTextureSize);
+      o.pack_all = true;
+      for (const LoweredFunc &f : funcs) add_function(f, o);
+      for (const auto &f : funcs_) sigs_.push_back(f->sig);
+      return;
     }
+    opengl::GLScope scope;
+    llvmpipe_ = opengl::GLContext::get().renderer().find("llvmpipe") != std::string::npos;
+    glsl::FragmentOptions o;
+    o.max_texture_size =
+        std::min(opengl::GLContext::get().max_texture_size(),
+                 positive_option(target, "max-texture-size", opengl::GLContext::get().max_texture_size()));
     std::string pack = target.option("pack", "1");
     TIR_USER_CHECK(pack == "0" || pack == "1")
         << "target '" << target.str() << "': -pack=" << pack << " must be 0 or 1";
+    o.pack = pack == "1";
     try {
-      for (const LoweredFunc &f : funcs) add_function(f, max_size, pack == "1");
-      glCreateVertexArrays(1, &vao_);
-      glCreateBuffers(1, &scratch_);
-      glNamedBufferData(scratch_, 16, nullptr, GL_STREAM_READ);
-      opengl::check_gl_error("creating the fragment module's vertex array");
+      for (const LoweredFunc &f : funcs) add_function(f, o);
+      create_gl_objects();
     } catch (...) {
       release();
       throw;
@@ -151,9 +193,11 @@ class FragmentModuleNode final : public ModuleNode {
   const std::vector<FuncSignature> &signatures() const override { return sigs_; }
 
   void invoke(size_t index, const std::vector<ArgValue> &args, const std::vector<NDArray> &buffers) const override {
-    // The context lock also guards this module's texture cache.
-    opengl::GLScope scope;
+    // The context lock also guards this module's texture cache (and a webgl module's
+    // programs, made on the first call).
+    std::unique_ptr<opengl::GLScope> scope = enter_context(index);
     FragmentFunction &f = *funcs_.at(index);
+    if (web_) ensure_programs(f);
     const FragmentPlan &plan = f.plan;
     glsl::VarValues values = variable_values(f, args);
     std::vector<std::vector<int64_t>> shapes;
@@ -173,14 +217,21 @@ class FragmentModuleNode final : public ModuleNode {
     for (size_t t = 0; t < plan.tensors.size(); ++t) {
       const FragmentTensor &ft = plan.tensors[t];
       if (!ft.is_input || !f.used[t] || counts[t] == 0) continue;
-      upload(opengl::gl_buffer(buffers[ft.arg_index], plan.name + ": argument " + ft.name), ft, ts.layouts[t],
-             ts.textures[t]);
+      if (web_)
+        upload_host(buffers[ft.arg_index], ts.layouts[t], ts.textures[t]);
+      else
+        upload(opengl::gl_buffer(buffers[ft.arg_index], plan.name + ": argument " + ft.name), ft, ts.layouts[t],
+               ts.textures[t]);
     }
     set_render_state();
     for (size_t p = 0; p < plan.passes.size(); ++p) run_pass(f, p, ts, values, args, counts);
     for (size_t t = 0; t < plan.tensors.size(); ++t) {
       const FragmentTensor &ft = plan.tensors[t];
       if (!ft.is_output || counts[t] == 0) continue;
+      if (web_) {
+        readback_host(ts.framebuffers[t], ts.layouts[t], buffers[ft.arg_index]);
+        continue;
+      }
       readback(ts.framebuffers[t], ft, ts.layouts[t], counts[t],
                opengl::gl_buffer(buffers[ft.arg_index], plan.name + ": argument " + ft.name), scratch_);
     }
@@ -191,16 +242,136 @@ class FragmentModuleNode final : public ModuleNode {
   }
 
   std::string source(const std::string &format) const override {
-    TIR_USER_CHECK(format == "glsl") << "the opengl fragment module has source format \"glsl\", not \"" << format
-                                     << "\"";
-    std::string out;
-    for (const auto &f : funcs_) out += glsl::plan_source(f->plan);
-    return out;
+    if (format == "glsl") {
+      std::string out;
+      for (const auto &f : funcs_) out += glsl::plan_source(f->plan);
+      return out;
+    }
+    TIR_USER_CHECK(web_ && format == "webgl-json")
+        << "the " << backend() << " module has source format" << (web_ ? "s \"glsl\" and \"webgl-json\"" : " \"glsl\"")
+        << ", not \"" << format << "\"";
+    json::Value out = json::Value::object();
+    out.set("format", "tensorir-webgl-module");
+    out.set("vertex_shader", opengl::fullscreen_vertex_shader());
+    json::Value fs = json::Value::array();
+    for (const auto &f : funcs_) fs.push(web_json(f->plan));
+    out.set("functions", std::move(fs));
+    return out.dump(1);
   }
 
-  std::string backend() const override { return "opengl -mode=fragment"; }
+  std::string backend() const override { return web_ ? "webgl" : "opengl -mode=fragment"; }
 
  private:
+  static constexpr int kWebMaxTextureSize = 4096;
+
+  // One function's plan for the web: tensors with their layouts, passes with their
+  // shaders, samplers and uniforms. Shapes that are not constant (and uniforms whose
+  // values only a call gives) make it "symbolic": such a function cannot be exported.
+  static json::Value web_json(const FragmentPlan &plan) {
+    json::Value fn = json::Value::object();
+    fn.set("name", plan.name);
+    fn.set("max_texture_size", plan.max_texture_size);
+    bool symbolic = false;
+    json::Value tensors = json::Value::array();
+    for (const FragmentTensor &t : plan.tensors) {
+      json::Value jt = json::Value::object();
+      jt.set("name", t.name);
+      jt.set("arg", t.arg_index);
+      jt.set("input", t.is_input);
+      jt.set("output", t.is_output);
+      jt.set("packed", t.packed);
+      jt.set("format", t.packed ? "RGBA32F" : "R32F");
+      jt.set("dtype", t.dtype.str());
+      std::vector<int64_t> dims;
+      json::Value shape = json::Value::array();
+      for (const Expr &d : t.shape) {
+        if (const int64_t *v = as_const_int(d)) {
+          dims.push_back(*v);
+          shape.push(*v);
+        } else {
+          shape.push(to_string(d));
+        }
+      }
+      jt.set("shape", std::move(shape));
+      if (dims.size() == t.shape.size()) {
+        TextureLayout l = glsl::tensor_layout(t, dims, plan.max_texture_size, plan.name + ": tensor " + t.name);
+        jt.set("width", std::max(l.width, 1));
+        jt.set("height", std::max(l.height, 1));
+      } else {
+        symbolic = true;
+      }
+      tensors.push(std::move(jt));
+    }
+    json::Value passes = json::Value::array();
+    for (const glsl::FragmentPass &p : plan.passes) {
+      json::Value jp = json::Value::object();
+      jp.set("output", p.output);
+      json::Value inputs = json::Value::array();
+      for (size_t i = 0; i < p.inputs.size(); ++i) {
+        json::Value in = json::Value::object();
+        in.set("sampler", p.sampler_names[i]);
+        in.set("tensor", p.inputs[i]);
+        inputs.push(std::move(in));
+      }
+      jp.set("inputs", std::move(inputs));
+      json::Value uniforms = json::Value::array();
+      for (const std::string &name : p.uniforms) {
+        json::Value ju = json::Value::object();
+        ju.set("name", name);
+        for (const FragmentUniform &u : plan.uniforms) {
+          if (u.name != name) continue;
+          bool is_float = u.kind == FragmentUniform::Variable && u.var.type().is_float();
+          ju.set("type", is_float ? "float" : "int");
+          // Width uniforms exist only for shapes that are not constant; variables
+          // (shape symbols, scalar arguments) are known only per call.
+          symbolic = true;
+        }
+        uniforms.push(std::move(ju));
+      }
+      jp.set("uniforms", std::move(uniforms));
+      jp.set("source", p.source);
+      passes.push(std::move(jp));
+    }
+    fn.set("symbolic", symbolic);
+    fn.set("tensors", std::move(tensors));
+    fn.set("passes", std::move(passes));
+    return fn;
+  }
+
+  // The context lock for a call; a webgl module without OpenGL here says where it runs.
+  std::unique_ptr<opengl::GLScope> enter_context(size_t index) const {
+    if (!web_) return std::make_unique<opengl::GLScope>();
+    try {
+      return std::make_unique<opengl::GLScope>();
+    } catch (const Error &e) {
+      TIR_THROW() << "webgl function '" << funcs_.at(index)->plan.name
+                  << "': webgl modules run in a browser (export a model with graph::export_web); running one "
+                     "here needs an OpenGL context, and none could be made: "
+                  << e.what();
+    }
+  }
+
+  // A webgl module's programs and GL objects, made on its first call (context held).
+  void ensure_programs(FragmentFunction &f) const {
+    if (!gl_ready_) {
+      llvmpipe_ = opengl::GLContext::get().renderer().find("llvmpipe") != std::string::npos;
+      create_gl_objects();
+      gl_ready_ = true;
+    }
+    if (f.programs.size() == f.plan.passes.size()) return;
+    if (llvmpipe_)
+      for (const glsl::FragmentPass &pass : f.plan.passes)
+        if (pass.loop_iterations.defined() && as_const_int(pass.loop_iterations)) check_loop_limit(f.plan, pass, {});
+    compile_programs(f);
+  }
+
+  void create_gl_objects() const {
+    glCreateVertexArrays(1, &vao_);
+    glCreateBuffers(1, &scratch_);
+    glNamedBufferData(scratch_, 16, nullptr, GL_STREAM_READ);
+    opengl::check_gl_error("creating the fragment module's vertex array");
+  }
+
   // Mesa's llvmpipe ends a shader invocation's loops after 65535 iterations in all and
   // carries on with wrong values; such a pass is an error instead.
   static void check_loop_limit(const FragmentPlan &plan, const glsl::FragmentPass &pass,
@@ -214,33 +385,46 @@ class FragmentModuleNode final : public ModuleNode {
         << " and would return wrong values; reduce over fewer elements per output (e.g. in two stages)";
   }
 
-  void add_function(const LoweredFunc &lf, int max_size, bool pack) {
+  void add_function(const LoweredFunc &lf, const glsl::FragmentOptions &o) {
     auto f = std::make_unique<FragmentFunction>();
-    f->sig = make_signature(lf, Device::OpenGL);
-    f->plan = glsl::plan_fragment(lf, max_size, pack);
+    f->sig = make_signature(lf, web_ ? Device::CPU : Device::OpenGL);
+    f->plan = glsl::plan_fragment(lf, o);
+    if (web_) {
+      for (const FragmentTensor &t : f->plan.tensors)
+        TIR_USER_CHECK(t.dtype == Float(32))
+            << lf->name << ": tensor " << t.name << " is " << t.dtype
+            << "; the webgl target stores every tensor as float32 (RGBA32F textures): cast it to float32";
+    }
     if (llvmpipe_)
       for (const glsl::FragmentPass &pass : f->plan.passes)
         if (pass.loop_iterations.defined() && as_const_int(pass.loop_iterations))
           check_loop_limit(f->plan, pass, {});
     f->used.assign(f->plan.tensors.size(), false);
+    for (size_t p = 0; p < f->plan.passes.size(); ++p) {
+      const glsl::FragmentPass &pass = f->plan.passes[p];
+      TIR_USER_CHECK(pass.inputs.size() <= 16)
+          << lf->name << " (pass " << p << ": " << f->plan.tensors[pass.output].name << ") reads "
+          << pass.inputs.size() << " tensors; WebGL/fragment targets allow 16 textures per shader: split the stage";
+      f->used[pass.output] = true;
+      for (int in : pass.inputs) f->used[in] = true;
+    }
     FragmentFunction *fp = f.get();
     funcs_.push_back(std::move(f));  // owned before any program exists, so release() finds them
-    for (size_t p = 0; p < fp->plan.passes.size(); ++p) {
-      const glsl::FragmentPass &pass = fp->plan.passes[p];
-      std::string name = lf->name + " (pass " + std::to_string(p) + ": " + fp->plan.tensors[pass.output].name + ")";
-      TIR_USER_CHECK(pass.inputs.size() <= 16)
-          << name << " reads " << pass.inputs.size()
-          << " tensors; WebGL/fragment targets allow 16 textures per shader: split the stage";
+    if (!web_) compile_programs(*fp);
+  }
+
+  static void compile_programs(FragmentFunction &f) {
+    for (size_t p = f.programs.size(); p < f.plan.passes.size(); ++p) {
+      const glsl::FragmentPass &pass = f.plan.passes[p];
+      std::string name = f.plan.name + " (pass " + std::to_string(p) + ": " + f.plan.tensors[pass.output].name + ")";
       GLuint prog = opengl::compile_fragment_program(pass.source, name);
-      fp->programs.push_back(prog);
+      f.programs.push_back(prog);
       std::vector<GLint> locs;
-      for (const FragmentUniform &u : fp->plan.uniforms) locs.push_back(glGetUniformLocation(prog, u.name.c_str()));
-      fp->uniform_locs.push_back(locs);
+      for (const FragmentUniform &u : f.plan.uniforms) locs.push_back(glGetUniformLocation(prog, u.name.c_str()));
+      f.uniform_locs.push_back(locs);
       std::vector<GLint> samplers;
       for (const std::string &s : pass.sampler_names) samplers.push_back(glGetUniformLocation(prog, s.c_str()));
-      fp->sampler_locs.push_back(samplers);
-      fp->used[pass.output] = true;
-      for (int in : pass.inputs) fp->used[in] = true;
+      f.sampler_locs.push_back(samplers);
     }
   }
 
@@ -360,15 +544,23 @@ class FragmentModuleNode final : public ModuleNode {
   std::vector<std::unique_ptr<FragmentFunction>> funcs_;
   std::vector<FuncSignature> sigs_;
   static constexpr int64_t kLlvmpipeLoopLimit = 65535;
-  bool llvmpipe_ = false;
-  GLuint vao_ = 0;
-  GLuint scratch_ = 0;  // the partial last texel of a packed output, on its way back
+  bool web_ = false;
+  // Set when GL objects are made: in the constructor, or for webgl on the first call
+  // (under the context lock).
+  mutable bool gl_ready_ = false;
+  mutable bool llvmpipe_ = false;
+  mutable GLuint vao_ = 0;
+  mutable GLuint scratch_ = 0;  // the partial last texel of a packed output, on its way back
 };
 
 }  // namespace
 
 Module glsl::build_opengl_fragment(const std::vector<LoweredFunc> &funcs, const Target &target) {
-  return Module(Ref<const ModuleNode>(new FragmentModuleNode(funcs, target)));
+  return Module(Ref<const ModuleNode>(new FragmentModuleNode(funcs, target, false)));
+}
+
+Module glsl::build_webgl(const std::vector<LoweredFunc> &funcs, const Target &target) {
+  return Module(Ref<const ModuleNode>(new FragmentModuleNode(funcs, target, true)));
 }
 
 }  // namespace tensorir

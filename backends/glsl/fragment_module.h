@@ -1,5 +1,5 @@
-// The "opengl -mode=fragment" target: LoweredFuncs in, a Module of GLSL ES 3.00
-// fragment-shader programs out. Defined in fragment_module.cpp.
+// The "opengl -mode=fragment" and "webgl" targets: LoweredFuncs in, a Module of GLSL ES
+// 3.00 fragment-shader programs out. Defined in fragment_module.cpp.
 #pragma once
 #include <vector>
 
@@ -11,4 +11,15 @@ namespace tensorir::glsl {
 
 Module build_opengl_fragment(const std::vector<LoweredFunc> &funcs, const Target &target);
 
+// WebGL2: every tensor float32, packed four elements per RGBA32F texel, layouts bounded
+// by -max-texture-size=N (default 4096). Builds without an OpenGL context; its plans are
+// read through Module::source("webgl-json"). Calls run natively when OpenGL is there.
+Module build_webgl(const std::vector<LoweredFunc> &funcs, const Target &target);
+
 }  // namespace tensorir::glsl
+
+namespace tensorir::opengl {
+// The vertex shader every fragment program links with (defined in opengl/gl_program.cpp):
+// one triangle covering the viewport, no attributes.
+const char *fullscreen_vertex_shader();
+}  // namespace tensorir::opengl

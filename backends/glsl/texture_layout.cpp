@@ -26,8 +26,9 @@ TextureLayout texture_layout(int64_t numel, int max_size, const std::string &wha
   if (numel == 0) return l;
   const int64_t max = max_size;
   TIR_USER_CHECK(numel <= max * max)
-      << what << " has " << numel << " elements, more than the " << max * max << " texels of the largest "
-      << max << " x " << max << " texture the device allows; split the tensor into smaller ones";
+      << what << " needs " << numel << " texels, more than the " << max * max << " of the largest " << max << " x "
+      << max << " texture allowed (the device's limit, or the target's -max-texture-size); raise that limit "
+      << "where the device allows, or split the tensor into smaller ones";
   int64_t base = std::min(ceil_sqrt(numel), max);
   // Rows are full when the width divides the count; look for such a width up to twice
   // the square one (the texture stays within a 2:1 aspect ratio), else keep the square.
@@ -74,10 +75,16 @@ TextureLayout texture_layout(const std::vector<int64_t> &shape, int max_size, co
 }
 
 std::vector<int64_t> packed_texel_shape(const std::vector<int64_t> &shape) {
-  if (!shape.empty() && shape.back() % 4 == 0) {
-    std::vector<int64_t> s = shape;
-    s.back() /= 4;
-    return s;
+  // The shortest run of trailing dimensions whose element count 4 divides becomes one
+  // dimension of texels (a texel then never straddles two of the leading indices).
+  int64_t p = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    p *= shape[d];
+    if (p % 4 == 0) {
+      std::vector<int64_t> s(shape.begin(), shape.begin() + static_cast<long>(d));
+      s.push_back(p / 4);
+      return s;
+    }
   }
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;

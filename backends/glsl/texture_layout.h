@@ -36,8 +36,9 @@ TextureLayout texture_layout(const std::vector<int64_t> &shape, int max_size, co
 
 // Packed tensors (what the passes compute) hold four consecutive elements per RGBA
 // texel: element e is channel e % 4 of texel e / 4. Their texels are laid out as a
-// tensor of this shape: the last dimension a quarter as long when 4 divides it (a
-// texel then never straddles two rows of the tensor), else ceil(numel / 4) flat.
+// tensor of this shape: the shortest run of trailing dimensions whose element count
+// 4 divides, merged into one dimension a quarter as long (a texel then never straddles
+// two values of the leading indices), else ceil(numel / 4) flat.
 std::vector<int64_t> packed_texel_shape(const std::vector<int64_t> &shape);
 TextureLayout packed_texture_layout(const std::vector<int64_t> &shape, int max_size, const std::string &what);
 

@@ -104,6 +104,9 @@ void main() {
 
 }  // namespace
 
+// Also written into exported web packages (glsl/fragment_module.h declares it).
+const char *fullscreen_vertex_shader() { return kFullscreenVertexShader; }
+
 std::string annotate_shader_log(const std::string &log, const std::string &source) {
   std::ostringstream os;
   std::string trimmed = log;

@@ -1,0 +1,13 @@
+// Makes "webgl" a build target: the fragment-shader plans of "opengl -mode=fragment"
+// with every tensor packed, for browsers (graph::export_web writes them into a package).
+#include "glsl/fragment_module.h"
+#include "tensorir/build.h"
+
+namespace {
+
+const bool registered = [] {
+  tensorir::register_backend("webgl", tensorir::glsl::build_webgl);
+  return true;
+}();
+
+}  // namespace

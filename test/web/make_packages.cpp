@@ -1,0 +1,158 @@
+// Writes the web packages the browser tests run: resnet18 and small graphs that cover
+// element-wise operators with broadcasting, reductions, dense, a strided padded conv2d
+// and a tensor spread over many texture rows. Next to each package's model.json:
+//   test_input.bin     the single input, raw float32 (NDArray::random, seeded)
+//   test_expected.bin  the output of the same graph built for "llvm", raw float32
+//   test.json          {"input", "output", "tolerance", "description"}
+//
+//   tensorir_web_packages OUT_DIR [NAME...]    (no names: every package)
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tensorir/error.h"
+#include "tensorir/graph/executor.h"
+#include "tensorir/graph/export_web.h"
+#include "tensorir/graph/models.h"
+
+using namespace tensorir;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Package {
+  std::string name;
+  std::string description;
+  std::string target;  // the webgl target, with its options
+  std::function<graph::Graph()> make;
+};
+
+NDArray weights(const std::vector<int64_t> &shape, uint64_t seed) { return NDArray::random(shape, Float(32), seed); }
+
+graph::Graph elementwise() {
+  graph::Builder b;
+  auto x = b.input("x", {2, 8, 5, 7});
+  auto bias = b.constant("bias", weights({2, 8, 5, 7}, 11));
+  auto scale = b.constant("scale", weights({8, 1, 1}, 12));
+  auto h = b.relu(b.add(x, bias, "add"), "relu");
+  return b.finish(b.make("multiply", {h, scale}, {}, "scaled"));
+}
+
+graph::Graph reductions() {
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 7, 9});
+  auto pooled = b.flatten(b.global_avg_pool2d(x, "pool"), "flat");
+  return b.finish(b.softmax(pooled, -1, "prob"));
+}
+
+graph::Graph dense() {
+  graph::Builder b;
+  auto x = b.input("x", {2, 100});
+  auto w = b.constant("fc.weight", weights({30, 100}, 21));
+  auto bias = b.constant("fc.bias", weights({30}, 22));
+  return b.finish(b.relu(b.bias_add(b.dense(x, w, "fc"), bias, 1, "fc.add"), "fc.relu"));
+}
+
+graph::Graph conv() {
+  graph::Builder b;
+  auto x = b.input("data", {1, 3, 17, 19});
+  auto w = b.constant("conv.weight", weights({8, 3, 3, 3}, 31));
+  auto y = b.conv2d(x, w, {.strides = {2, 2}, .padding = {1, 1}}, "conv");
+  auto bn = b.batch_norm(y, b.constant("bn.gamma", NDArray::random({8}, Float(32), 32, 0.5, 1.5)),
+                         b.constant("bn.beta", weights({8}, 33)), b.constant("bn.mean", weights({8}, 34)),
+                         b.constant("bn.var", NDArray::random({8}, Float(32), 35, 0.5, 1.5)), 1e-5, "bn");
+  return b.finish(b.relu(bn, "relu"));
+}
+
+graph::Graph long_row() {
+  graph::Builder b;
+  auto x = b.input("x", {1, 50001});
+  auto c = b.constant("offset", weights({1, 50001}, 41));
+  return b.finish(b.relu(b.add(x, c, "add"), "relu"));
+}
+
+const std::vector<Package> &packages() {
+  static const std::vector<Package> all = {
+      {"resnet18", "torchvision resnet18 (seed 0) on one 3x224x224 image", "webgl",
+       [] { return graph::resnet18(0); }},
+      {"elementwise", "relu(x + bias) * scale, scale [8,1,1] broadcast over [2,8,5,7]", "webgl", elementwise},
+      {"reductions", "softmax(flatten(global_avg_pool2d(x))) on [1,16,7,9]", "webgl", reductions},
+      {"dense", "relu(dense(x [2,100], w [30,100]) + b)", "webgl", dense},
+      {"conv2d", "conv2d 3->8 3x3 stride 2 padding 1 on [1,3,17,19], batch_norm (folded), relu", "webgl", conv},
+      {"long_row", "relu(x + c) on [1,50001] with textures of at most 128 texels a side (many rows, "
+                   "a partial last texel)",
+       "webgl -max-texture-size=128", long_row},
+  };
+  return all;
+}
+
+void write_bytes(const fs::path &p, const void *data, size_t n) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  TIR_USER_CHECK(out.good()) << "cannot write " << p.string();
+  out.write(static_cast<const char *>(data), std::streamsize(n));
+  TIR_USER_CHECK(out.good()) << "writing " << p.string() << " failed";
+}
+
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void make_package(const Package &p, const fs::path &dir) {
+  const graph::Graph g = p.make();
+  const graph::Node &in = g.node(g.input_ids().at(0));
+  TIR_ASSERT(g.input_ids().size() == 1) << p.name << ": one input";
+  const NDArray input = NDArray::random(in.shape, Float(32), 1234);
+  graph::CompiledModel web = graph::build(g, p.target);
+  graph::WebExportInfo info = graph::export_web(web, dir.string(), {.name = p.name});
+  const NDArray expected = graph::build(g, "llvm").run({{in.name, input}});
+  write_bytes(dir / "test_input.bin", input.data(), input.nbytes());
+  write_bytes(dir / "test_expected.bin", expected.data(), expected.nbytes());
+  const std::string test = "{\"input\": " + json_string(in.name) + ", \"output\": " +
+                           json_string(g.node(g.output()).name) + ", \"tolerance\": 1e-3, \"description\": " +
+                           json_string(p.description) + "}\n";
+  write_bytes(dir / "test.json", test.data(), test.size());
+  std::printf("%-12s %3zu kernels %4zu passes %3zu textures  %8zu bytes of params  %s\n", p.name.c_str(),
+              web.num_kernels(), info.passes, info.textures, info.params_bytes, dir.string().c_str());
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: tensorir_web_packages OUT_DIR [NAME...]\n");
+    return 2;
+  }
+  try {
+    const fs::path out = argv[1];
+    std::vector<std::string> wanted(argv + 2, argv + argc);
+    for (const std::string &w : wanted) {
+      bool known = false;
+      for (const Package &p : packages()) known = known || p.name == w;
+      TIR_USER_CHECK(known) << "no package called '" << w << "'";
+    }
+    // A package that fails is reported; the others are still written.
+    int failed = 0;
+    for (const Package &p : packages()) {
+      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), p.name) == wanted.end()) continue;
+      try {
+        make_package(p, out / p.name);
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "tensorir_web_packages: %s: %s\n", p.name.c_str(), e.what());
+        ++failed;
+      }
+    }
+    return failed ? 1 : 0;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "tensorir_web_packages: %s\n", e.what());
+    return 1;
+  }
+}

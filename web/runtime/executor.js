@@ -1,0 +1,222 @@
+// A loaded model: textures allocated and filled with the parameters, programs compiled, every
+// pass resolved to GL objects once, so that run() is only uploads, draws and readbacks.
+import { check, fail } from './errors.js';
+import { ProgramSet } from './programs.js';
+import { randomFloat32 } from './random.js';
+import { TextureSet } from './textures.js';
+import { numel } from './validate.js';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function tensorInfo(t) {
+  return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
+}
+
+export class Model {
+  constructor(ctx, json, params) {
+    this.ctx = ctx;
+    this.json = json;
+    this.name = json.name || 'model';
+    this.inputs = Object.freeze(json.inputs.map(tensorInfo));
+    this.outputs = Object.freeze(json.outputs.map(tensorInfo));
+    this.disposed = false;
+    const gl = ctx.gl;
+    const largest = json.max_texture_size;
+    check(largest <= ctx.maxTextureSize,
+          `the model needs textures of up to ${largest} texels a side, but this GPU's ` +
+          `MAX_TEXTURE_SIZE is ${ctx.maxTextureSize}`);
+    this.textures = new TextureSet(ctx, json.textures);
+    try {
+      for (const t of json.params.tensors) {
+        this.textures.upload(t.texture, new Float32Array(params, t.offset, numel(t.shape)));
+      }
+      ctx.checkError('uploading the parameters');
+      const names = json.programs.map((_, i) => {
+        const k = json.kernels.find((kk) => kk.passes.some((p) => p.program === i));
+        return k ? k.name : 'unused';
+      });
+      this.programs = new ProgramSet(ctx, json.vertex_shader, json.programs, names);
+      this.kernels = json.kernels.map((k) => this.resolveKernel(k));
+      this.vao = gl.createVertexArray();
+      ctx.checkError('preparing the kernels');
+    } catch (e) {
+      this.dispose();
+      throw e;
+    }
+  }
+
+  resolveKernel(k) {
+    const passes = k.passes.map((p, j) => {
+      check(p.inputs.length <= this.ctx.maxTextureUnits,
+            `kernel ${k.name} pass ${j} samples ${p.inputs.length} textures, but this GPU has ` +
+            `${this.ctx.maxTextureUnits} texture units`);
+      const spec = this.json.textures[p.output];
+      return {
+        program: this.programs.programs[p.program],
+        framebuffer: this.textures.framebuffer(p.output),
+        output: p.output,
+        width: spec.width,
+        height: spec.height,
+        samplers: p.inputs.map((input, unit) => ({
+          unit, texture: this.textures.textures[input.texture],
+          location: this.programs.location(p.program, input.sampler),
+        })),
+        uniforms: (p.uniforms || []).map((u) => ({
+          type: u.type, value: u.value, location: this.programs.location(p.program, u.name),
+        })),
+      };
+    });
+    const node = k.node || k.name;
+    const fused = k.fused && k.fused.length ? k.fused : [node];
+    return { name: k.name, node, op: k.op || '', fused, passes };
+  }
+
+  checkUsable() {
+    if (this.disposed) fail(`model ${this.name} was disposed; load it again`);
+    this.ctx.checkAlive();
+  }
+
+  uploadInputs(inputs) {
+    check(inputs !== null && typeof inputs === 'object',
+          () => `run() takes an object {${this.inputs.map((t) => t.name).join(', ')}} ` +
+                `of Float32Arrays`);
+    const known = new Set(this.inputs.map((t) => t.name));
+    for (const name of Object.keys(inputs)) {
+      check(known.has(name), () => `model ${this.name} has no input "${name}"; its inputs ` +
+                                   `are ${[...known].map((n) => `"${n}"`).join(', ')}`);
+    }
+    this.json.inputs.forEach((t) => {
+      let data = inputs[t.name];
+      check(data !== undefined, `input "${t.name}" is missing`);
+      if (!(data instanceof Float32Array)) {
+        check(ArrayBuffer.isView(data) || Array.isArray(data),
+              `input "${t.name}" must be a Float32Array`);
+        data = Float32Array.from(data);
+      }
+      const n = numel(t.shape);
+      check(data.length === n,
+            `input "${t.name}" has ${data.length} values, but its shape ` +
+            `[${t.shape.join(', ')}] has ${n}`);
+      this.textures.upload(t.texture, data);
+    });
+    this.ctx.checkError('uploading the inputs');
+  }
+
+  beginDraws() {
+    const gl = this.ctx.gl;
+    for (const cap of [gl.BLEND, gl.DEPTH_TEST, gl.STENCIL_TEST, gl.SCISSOR_TEST, gl.CULL_FACE,
+                       gl.DITHER]) {
+      gl.disable(cap);
+    }
+    gl.colorMask(true, true, true, true);
+    gl.bindVertexArray(this.vao);
+  }
+
+  drawKernel(kernel) {
+    const gl = this.ctx.gl;
+    for (const pass of kernel.passes) {
+      gl.bindFramebuffer(gl.FRAMEBUFFER, pass.framebuffer);
+      gl.viewport(0, 0, pass.width, pass.height);
+      gl.useProgram(pass.program);
+      for (const s of pass.samplers) {
+        gl.activeTexture(gl.TEXTURE0 + s.unit);
+        gl.bindTexture(gl.TEXTURE_2D, s.texture);
+        gl.uniform1i(s.location, s.unit);
+      }
+      for (const u of pass.uniforms) {
+        if (u.type === 'int') gl.uniform1i(u.location, u.value);
+        else gl.uniform1f(u.location, u.value);
+      }
+      gl.drawArrays(gl.TRIANGLES, 0, 3);
+      // A texture bound for sampling must not stay bound while a later pass renders into it.
+      for (const s of pass.samplers) {
+        gl.activeTexture(gl.TEXTURE0 + s.unit);
+        gl.bindTexture(gl.TEXTURE_2D, null);
+      }
+    }
+  }
+
+  endDraws() {
+    const gl = this.ctx.gl;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.bindVertexArray(null);
+    gl.useProgram(null);
+  }
+
+  readOutputs() {
+    const out = {};
+    for (const t of this.json.outputs) out[t.name] = this.textures.read(t.texture, numel(t.shape));
+    this.ctx.checkError('reading the outputs');
+    return out;
+  }
+
+  runSync(inputs) {
+    this.checkUsable();
+    this.uploadInputs(inputs);
+    this.beginDraws();
+    for (const k of this.kernels) this.drawKernel(k);
+    this.endDraws();
+    this.ctx.checkError('running the kernels');
+    return this.readOutputs();
+  }
+
+  async run(inputs) {
+    return this.runSync(inputs);
+  }
+
+  // Seeded random inputs in [-1, 1), the same values as NDArray::random(shape, Float(32), seed).
+  randomInputs(seed = 0) {
+    const inputs = {};
+    for (const t of this.inputs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
+    return inputs;
+  }
+
+  // Per-kernel times in ms (median over `repeats` runs), with the GPU drained between kernels,
+  // so they add up to more than one run() takes. Without inputs it uses randomInputs(0).
+  async profile(inputs, repeats = 1) {
+    this.checkUsable();
+    check(Number.isSafeInteger(repeats) && repeats >= 1, 'profile() repeats must be >= 1');
+    this.uploadInputs(inputs || this.randomInputs(0));
+    if (this.kernels.length === 0) return [];
+    const times = this.kernels.map(() => []);
+    for (let r = 0; r < repeats; ++r) {
+      this.beginDraws();
+      this.textures.sync(this.kernels[0].passes[0].output);
+      this.kernels.forEach((k, i) => {
+        const t0 = performance.now();
+        this.drawKernel(k);
+        this.textures.sync(k.passes[k.passes.length - 1].output);
+        times[i].push(performance.now() - t0);
+      });
+      this.endDraws();
+    }
+    this.ctx.checkError('profiling the kernels');
+    return this.kernels.map((k, i) => ({
+      name: k.name, node: k.node, op: k.op, fused: [...k.fused], passes: k.passes.length,
+      ms: median(times[i]),
+    }));
+  }
+
+  info() {
+    const j = this.json;
+    return {
+      name: this.name, target: j.target, kernels: j.kernels.length, programs: j.programs.length,
+      textures: j.textures.length, storage: j.storage, paramsBytes: j.params.bytes,
+      renderer: this.ctx.renderer, vendor: this.ctx.vendor, maxTextureSize: this.ctx.maxTextureSize,
+    };
+  }
+
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    const gl = this.ctx.gl;
+    if (this.vao) gl.deleteVertexArray(this.vao);
+    if (this.programs) this.programs.dispose();
+    if (this.textures) this.textures.dispose();
+    this.ctx.dispose();
+  }
+}
