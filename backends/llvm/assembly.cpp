@@ -10,10 +10,7 @@
 
 namespace tensorir::llvm_backend {
 
-std::string emit_assembly(const std::string &ll, const Target &target) {
-  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
-  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
-  llvm::LLVMContext ctx;
+std::unique_ptr<llvm::Module> parse_ir(const std::string &ll, llvm::LLVMContext &ctx) {
   llvm::SMDiagnostic diag;
   std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ll, diag, ctx);
   if (!m) {
@@ -22,6 +19,14 @@ std::string emit_assembly(const std::string &ll, const Target &target) {
     diag.print("tensorir", os);
     TIR_ASSERT(false) << "cannot re-read the module's LLVM IR: " << os.str();
   }
+  return m;
+}
+
+std::string emit_assembly(const std::string &ll, const Target &target) {
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
+  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;

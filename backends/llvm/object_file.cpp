@@ -2,7 +2,6 @@
 // position-independent code (the JIT's copy is not relocatable into a shared library).
 #include "object_file.h"
 
-#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/SourceMgr.h>
@@ -16,17 +15,6 @@ namespace tensorir::llvm_backend {
 
 namespace {
 
-std::unique_ptr<llvm::Module> parse_ir(const std::string &ll, llvm::LLVMContext &ctx) {
-  llvm::SMDiagnostic diag;
-  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ll, diag, ctx);
-  if (!m) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    diag.print("tensorir", os);
-    TIR_ASSERT(false) << "cannot re-read the module's LLVM IR: " << os.str();
-  }
-  return m;
-}
 
 // Registered extern functions are addresses in this process: a saved library has no
 // way to reach them.

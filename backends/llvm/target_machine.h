@@ -2,6 +2,7 @@
 // and features a Target names (-mcpu=, -mattr=). LLVM is initialised once per process.
 #pragma once
 #include <memory>
+#include <string>
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/IR/Module.h>
@@ -22,6 +23,8 @@ CodeGenTarget codegen_target(const llvm::TargetMachine &tm);
 
 // The O3 pipeline, with the machine's cost model so the vectorizers know its registers.
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);
+// Parses LLVM IR text the backend printed itself (a failure is an internal error).
+std::unique_ptr<llvm::Module> parse_ir(const std::string &ll, llvm::LLVMContext &ctx);
 // Assembly text for LLVM IR text (already optimised).
 std::string emit_assembly(const std::string &ll, const Target &target);
 
