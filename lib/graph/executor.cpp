@@ -139,6 +139,11 @@ Schedule schedule_dense_with_tail(const Tensor &dense, const Tensor &out) {
   return s;
 }
 
+// Targets whose every tensor lies in RGBA textures, four elements per texel ("webgl").
+// "opengl -mode=fragment" packs only some results, and there ResNet-18's convolutions
+// run slower in blocks of 4 channels than in NCHW, so it keeps NCHW.
+bool packed_textures(const Target &t) { return t.kind == "webgl"; }
+
 bool blocked_conv(const Node &n) { return n.op == "conv2d" && n.attr_int("groups") == 1; }
 
 // Compiles the chain `nodes` of `g` (the last one its result) into one kernel.
@@ -282,9 +287,11 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   if (options.fold_constants) g = fold_constants(g);
   if (options.fold_batch_norm) g = fold_batch_norm(g);
   const bool tuned = options.tuned_schedules && target.kind == "llvm";
-  if (tuned && options.alter_layout && options.fold_constants) {
+  if (options.alter_layout && options.fold_constants && (tuned || packed_textures(target))) {
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
-    g = alter_conv_layout(g, options.fuse_operators);
+    // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
+    // channels at one position, which share the reads of a convolution's data.
+    g = tuned ? alter_conv_layout(g, options.fuse_operators) : alter_conv_layout(g, options.fuse_operators, 4);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);

@@ -1,7 +1,8 @@
 // Each graph operator as a call into ops::, plus the checks that name graph nodes.
 // Channel-blocked tensors (alter_conv_layout) are NCHW<c>c, 5 dimensions: the
 // element-wise operators and the pools take them as they are, and a conv2d with a
-// "kernel_layout" other than OIHW reads a packed weight (ops::conv2d_nchwc_packed).
+// "kernel_layout" other than OIHW reads a packed weight (ops::conv2d_nchwc_packed for
+// the tuned CPU schedule, else ops::conv2d_packed_direct).
 #include "op_table.h"
 
 #include <sstream>
@@ -68,8 +69,12 @@ Tensor dispatch(const Node &n, const std::vector<Tensor> &in, const std::string 
   const std::string &op = n.op;
   if (op == "conv2d") {
     const ops::Conv2dAttrs a = conv_attrs(n);
-    if (packed_conv(n))  // the layouts checked by precheck
-      return ops::conv2d_nchwc_packed(in[0], in[1], a, string_attr(n, "out_layout") != "NCHW", name);
+    if (packed_conv(n)) {  // the layouts checked by precheck
+      // The tuned CPU schedule wants conv2d_nchwc's stages; others the one-stage form.
+      const bool blocked_out = string_attr(n, "out_layout") != "NCHW";
+      return blocked_conv ? ops::conv2d_nchwc_packed(in[0], in[1], a, blocked_out, name)
+                          : ops::conv2d_packed_direct(in[0], in[1], a, blocked_out, name);
+    }
     return blocked_conv && a.groups == 1 ? ops::conv2d_nchwc(in[0], in[1], a, name)
                                          : ops::conv2d(in[0], in[1], a, name);
   }

@@ -137,9 +137,17 @@ Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs 
   return blocked_conv(IP, WP, s, co, a, false, name);
 }
 
-Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,
-                           const std::string &name) {
-  const std::string op = "conv2d_nchwc_packed";
+namespace {
+
+// The sizes of a convolution from packed weights, checked as the unblocked convolution
+// checks them (the weight's input channels against the data's among them).
+struct PackedShape {
+  ConvShape s;
+  int ci, co;
+  bool blocked;  // data NCHW<ci>c, else NCHW
+};
+
+PackedShape check_packed(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, const std::string &op) {
   TIR_USER_CHECK(a.groups == 1) << op << ": groups = " << a.groups
                                 << " is not supported; use conv2d for grouped and depthwise convolutions";
   check_ndim(weight, 6, op, "OIHW<ci>i<co>o, [K/co][C/ci][R][S][ci][co]");
@@ -152,14 +160,45 @@ Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2
   TIR_USER_CHECK(!blocked || d[4] == ci) << op << ": data " << data.name() << " " << shape_str(d)
                                          << " has channel blocks of " << d[4] << " but weight " << weight.name()
                                          << " " << shape_str(w) << " has input blocks of " << ci;
-  // The sizes as the unblocked convolution sees them, checked the same way (the weight's
-  // input channels against the data's among them).
   const int64_t C = blocked ? d[1] * d[4] : d[1];
   const Tensor data4 = placeholder(to_exprs({d[0], C, d[2], d[3]}), data.dtype(), data.name());
   const Tensor weight4 = placeholder(to_exprs({w[0] * co, w[1] * ci, w[2], w[3]}), weight.dtype(), weight.name());
-  const ConvShape s = check_conv(data4, weight4, a, op);
-  Tensor IP = pack_input(data, blocked, s, static_cast<int>(ci), a, name);
-  return blocked_conv(IP, weight, s, static_cast<int>(co), a, blocked_out, name);
+  return {check_conv(data4, weight4, a, op), static_cast<int>(ci), static_cast<int>(co), blocked};
+}
+
+}  // namespace
+
+Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,
+                           const std::string &name) {
+  const PackedShape p = check_packed(data, weight, a, "conv2d_nchwc_packed");
+  Tensor IP = pack_input(data, p.blocked, p.s, p.ci, a, name);
+  return blocked_conv(IP, weight, p.s, p.co, a, blocked_out, name);
+}
+
+Tensor conv2d_packed_direct(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,
+                            const std::string &name) {
+  const PackedShape p = check_packed(data, weight, a, "conv2d_packed_direct");
+  const ConvShape &s = p.s;
+  const int ci = p.ci, co = p.co, ph = a.padding[0], pw = a.padding[1];
+  // An injective pad, which schedule_generic inlines into the reads.
+  Tensor P = ph || pw ? pad(data, {0, 0, ph, pw}, {0, 0, ph, pw}, 0.0, name + "_pad") : data;
+  const int sh = a.strides[0], sw = a.strides[1], dh = a.dilation[0], dw = a.dilation[1];
+  IterVar icb = reduce_axis({0, static_cast<int>(s.C / ci)}, "icb"), ici = reduce_axis({0, ci}, "ici");
+  IterVar ry = reduce_axis({0, static_cast<int>(s.R)}, "ry"), rx = reduce_axis({0, static_cast<int>(s.S)}, "rx");
+  // Input channel c = icb * ci + ici of the (padded) data at row y, column x.
+  auto in = [&](Var n, Expr y, Expr x) {
+    return p.blocked ? P(n, icb, y, x, ici) : P(n, Expr(icb) * ci + Expr(ici), y, x);
+  };
+  auto body = [&](Var n, Expr ob, Var y, Var x, Expr o) {
+    return sum(in(n, y * sh + ry * dh, x * sw + rx * dw) * weight(ob, icb, ry, rx, ici, o), {icb, ry, rx, ici});
+  };
+  if (blocked_out)
+    return compute(
+        to_exprs({s.N, s.K / co, s.OH, s.OW, co}), [&](Var n, Var ob, Var y, Var x, Var o) { return body(n, ob, y, x, o); },
+        name, "conv2d_packed_direct");
+  return compute(
+      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return body(n, k / co, y, x, k % co); },
+      name, "conv2d_packed_direct");
 }
 
 }  // namespace tensorir::ops

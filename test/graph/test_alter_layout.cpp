@@ -145,7 +145,7 @@ TEST_CASE("layout_transform blocks and unblocks tensors as naive loops do", "[gr
   REQUIRE_THROWS_WITH(ops::layout_transform(x, "NCHW", "NCHW4"), Contains("malformed"));
 }
 
-TEST_CASE("conv2d_nchwc_packed with the tuned schedule matches naive loops", "[graph][layout][ops]") {
+TEST_CASE("conv2d_nchwc_packed with the tuned schedule and conv2d_packed_direct match naive loops", "[graph][layout][ops]") {
   // Odd channel counts (blocks of 5, 4, 3, 6, 2), stride 2, padding, and a 1x1.
   const std::vector<Conv> cases = {
       {1, 5, 9, 11, 6, 3, 3, 2, 1},
@@ -185,6 +185,15 @@ TEST_CASE("conv2d_nchwc_packed with the tuned schedule matches naive loops", "[g
     for (float &v : ref_relu) v = std::max(v, 0.0f);
     CHECK(graph_test::max_rel_error(ob.to_vector<float>(), block_nchw(ref_relu, p.N, p.K, p.OH(), p.OW(), co)) <
           1e-5);
+
+    // The one-stage form under the generic schedule, both ways.
+    Tensor D = ops::conv2d_packed_direct(X, W, p.attrs());
+    CHECK(graph_test::max_rel_error(run_op(ops::schedule_generic({D}), {X, W}, D, {in, wp}).to_vector<float>(), ref) <
+          1e-5);
+    Tensor DB = ops::conv2d_packed_direct(XB, W, p.attrs(), true);
+    const NDArray db = run_op(ops::schedule_generic({DB}), {XB, W}, DB, {inb, wp});
+    REQUIRE(db.shape() == ob.shape());
+    CHECK(graph_test::max_rel_error(db.to_vector<float>(), block_nchw(ref, p.N, p.K, p.OH(), p.OW(), co)) < 1e-5);
   }
   Tensor X = placeholder({1, 8, 5, 5}, Float(32), "x");
   Tensor bad = placeholder({2, 1, 3, 3, 4, 4}, Float(32), "wp");
@@ -383,4 +392,71 @@ TEST_CASE("resnet18 with blocked layouts matches the reference model", "[graph][
   const double err = graph_test::max_rel_error(out, ref);
   INFO("max |a - b| / max |b| = " << err);
   CHECK(err < 1e-4);
+}
+
+TEST_CASE("alter_conv_layout in blocks of 4 channels for the fragment targets", "[graph][layout][webgl]") {
+  const auto str = [](const std::string &v) { return graph::AttrValue(v); };
+  const graph::Graph g = small_net(20, 11, 13);
+  const graph::Graph a = graph::alter_conv_layout(g, true, 4);
+  // Every block 4 channels wide; c3's 6 output channels do not split into blocks of 4,
+  // so c3 stays an NCHW convolution reading the pool in NCHW, like the depthwise one.
+  CHECK(op_list(a) ==
+        "layout_transform:c1.w.OIHW4i4o conv2d:c1 add:c1.bias relu:r1 "
+        "layout_transform:c2.w.OIHW4i4o conv2d:c2 add:c2.bias add:add relu:r2 "
+        "max_pool2d:pool layout_transform:pool.to_NCHW conv2d:c3 relu:r3 conv2d:dw "
+        "avg_pool2d:avg3 global_avg_pool2d:gap3 flatten:flat3 global_avg_pool2d:gapd "
+        "flatten:flatd dense:fc add:out ");
+  CHECK(a.node("c1").shape == std::vector<int64_t>{1, 6, 6, 7, 4});
+  CHECK(a.node("c1.w.OIHW4i4o").shape == std::vector<int64_t>{6, 5, 3, 3, 4, 4});
+  CHECK(a.node("c1.b.NCHW4c").shape == std::vector<int64_t>{1, 6, 1, 1, 4});
+  CHECK(a.node("c2").attrs.at("data_layout") == str("NCHW4c"));
+  CHECK(a.node("c2").attrs.at("out_layout") == str("NCHW4c"));
+  CHECK(a.node("c3").attrs.count("kernel_layout") == 0);
+
+  // Input channels that do not split into blocks of 4 (an image's 3): the convolution
+  // reads the data as NCHW, its weights in blocks of 1 input and 4 output channels.
+  const graph::Graph s = graph::alter_conv_layout(small_net(3, 9, 8), true, 4);
+  CHECK(s.node("c1").attrs.at("data_layout") == str("NCHW"));
+  CHECK(s.node("c1").attrs.at("kernel_layout") == str("OIHW1i4o"));
+  CHECK(s.node("c1").attrs.at("out_layout") == str("NCHW4c"));
+  CHECK(s.node("c1.w.OIHW1i4o").shape == std::vector<int64_t>{6, 3, 3, 3, 1, 4});
+  CHECK(s.node("c1").shape == std::vector<int64_t>{1, 6, 5, 4, 4});
+  REQUIRE_THROWS_WITH(graph::alter_conv_layout(g, true, -4), Contains("channel_block"));
+
+#if TENSORIR_WITH_OPENGL
+  // Built for "webgl", the graph is blocked and computes what it computes without the
+  // pass, and what the CPU computes. "opengl -mode=fragment" keeps NCHW by default (it
+  // packs only some textures) but runs a graph blocked beforehand alike.
+  graph::BuildOptions plain;
+  plain.alter_layout = false;
+  for (auto [C, H, W] : std::vector<std::array<int64_t, 3>>{{20, 11, 13}, {3, 9, 8}, {32, 10, 10}}) {
+    INFO("input " << C << "x" << H << "x" << W);
+    const graph::Graph net = small_net(C, H, W);
+    const std::map<std::string, NDArray> in = {{"x", rnd({1, C, H, W}, 200 + uint64_t(C))}};
+    const graph::CompiledModel m = graph::build(net, "webgl");
+    CHECK(m.graph().node("c2").attrs.at("kernel_layout") == str("OIHW4i4o"));
+    CHECK(m.graph().node("c2.w.OIHW4i4o").op == "constant");  // packed at build time
+    const std::vector<float> with = m.run(in).to_vector<float>();
+    const std::vector<float> without = graph::build(net, "webgl", plain).run(in).to_vector<float>();
+    const std::vector<float> cpu = graph::build(net, "llvm").run(in).to_vector<float>();
+    CHECK(graph_test::max_rel_error(with, without) < 1e-5);
+    CHECK(graph_test::max_rel_error(with, cpu) < 1e-5);
+    const graph::CompiledModel f = graph::build(graph::alter_conv_layout(net, true, 4), "opengl -mode=fragment");
+    CHECK(f.graph().node("c2").attrs.at("out_layout") == str("NCHW4c"));
+    CHECK(graph_test::max_rel_error(f.run(in).to_vector<float>(), cpu) < 1e-5);
+  }
+  // The graph's output a blocked convolution's: back to NCHW under its name.
+  graph::Builder b;
+  auto x = b.input("x", {1, 8, 7, 5});
+  ops::Conv2dAttrs s2;
+  s2.strides = {2, 2};
+  s2.padding = {1, 0};
+  const graph::Graph cg = b.finish(b.relu(b.conv2d(x, b.constant("w", rnd({12, 8, 3, 2}, 21)), s2, "conv"), "relu"));
+  const NDArray xv = rnd({1, 8, 7, 5}, 22);
+  const graph::CompiledModel cm = graph::build(cg, "webgl");
+  CHECK(cm.graph().node(cm.graph().output()).name == "relu");
+  CHECK(cm.graph().node("relu").shape == std::vector<int64_t>{1, 12, 4, 2});
+  CHECK(graph_test::max_rel_error(cm.run({{"x", xv}}).to_vector<float>(),
+                                  graph::build(cg, "llvm").run({{"x", xv}}).to_vector<float>()) < 1e-5);
+#endif
 }

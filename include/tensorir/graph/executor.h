@@ -37,7 +37,11 @@ struct BuildOptions {
   // build time, and (with fuse_operators) pass channel-blocked activations to each
   // other; layout_transform nodes convert where blocked tensors meet other operators,
   // and the output stays NCHW. false: every conv2d kernel packs its weights and input
-  // and unpacks its result on every call.
+  // and unpacks its result on every call. On "webgl" (with fold_constants) the same
+  // pass in blocks of 4 channels: activations NCHW4c, so that the 4 elements of a
+  // texel are 4 channels at one position and the 4 outputs a fragment computes share
+  // every read of the data; weights OIHW4i4o. The graph in model.json (export_web) is
+  // then the blocked one. false: NCHW throughout, as "opengl -mode=fragment" always is.
   bool alter_layout = true;
   // false: one kernel per operator node.
   bool fuse_operators = true;

@@ -45,6 +45,14 @@ Graph eliminate_dead_nodes(const Graph &g);
 // holds layout_transform nodes or packed convolutions is returned as it is.
 Graph alter_conv_layout(const Graph &g, bool blocked_activations = true);
 
+// The same rewrite with every block `channel_block` channels wide (0: the blocks above),
+// for the fragment targets ("webgl", "opengl -mode=fragment"), which build() runs it with
+// 4: activations NCHW4c, one RGBA texel holding 4 channels at one position, and weights
+// OIHW4i4o, one texel the 4 output channels' weights of one input channel. Convolutions
+// whose output channels do not split into such blocks are left as they are; input
+// channels that do not (an image's 3) are read from NCHW data, weights OIHW1i<b>o.
+Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block);
+
 // How an operator combines with its neighbours when fusing.
 enum class OpPattern {
   kElementWise,  // relu, add, multiply, bias_add, batch_norm (element-wise or broadcast)

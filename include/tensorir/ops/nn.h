@@ -42,6 +42,15 @@ int conv2d_channel_block(int64_t channels);
 Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &packed_weight, const Conv2dAttrs &a,
                            bool blocked_out = false, const std::string &name = "conv2d");
 
+// The convolution of conv2d_nchwc_packed (the same tensors and layouts) as one reduction
+// stage that writes the result's layout directly, NCHW or with `blocked_out`
+// NCHW<co>c, its padding an injective stage that schedule_generic inlines. For targets
+// that compute one stage per pass, such as the fragment shaders of "webgl": in blocks of
+// 4 channels, the four outputs of a texel are four output channels that share every
+// read of the data.
+Tensor conv2d_packed_direct(const Tensor &data, const Tensor &packed_weight, const Conv2dAttrs &a,
+                            bool blocked_out = false, const std::string &name = "conv2d");
+
 // data [N, K], weight [M, K] -> [N, M] (data times weight transposed).
 Tensor dense(const Tensor &data, const Tensor &weight, const std::string &name = "dense");
 

@@ -15,11 +15,13 @@ namespace {
 
 std::string blocked_layout(int block) { return block ? "NCHW" + std::to_string(block) + "c" : "NCHW"; }
 
-// A convolution the pass rewrites: ungrouped, 2-D, with a constant OIHW weight.
-bool packable_conv(const Graph &g, const Node &n) {
+// A convolution the pass rewrites: ungrouped, 2-D, with a constant OIHW weight, and
+// with a fixed block (`fixed` > 0), output channels that split into such blocks.
+bool packable_conv(const Graph &g, const Node &n, int fixed) {
   if (n.op != "conv2d" || n.attr_int("groups") != 1 || n.attrs.count("kernel_layout")) return false;
   const Node &w = g.node(n.inputs[1]);
-  return w.op == "constant" && w.shape.size() == 4 && g.node(n.inputs[0]).shape.size() == 4;
+  return w.op == "constant" && w.shape.size() == 4 && g.node(n.inputs[0]).shape.size() == 4 &&
+         (!fixed || w.shape[0] % fixed == 0);
 }
 
 // One rewrite of the graph. Convolutions in `nchw_out` write NCHW even when activations
@@ -29,8 +31,8 @@ bool packable_conv(const Graph &g, const Node &n) {
 // input, say). Writing NCHW there, in the fused kernel, saves that kernel.
 class Rewriter {
  public:
-  Rewriter(const Graph &g, bool blocked, const std::set<int> &nchw_out)
-      : g_(g), blocked_(blocked), nchw_out_(nchw_out), remap_(g.nodes().size(), -1) {
+  Rewriter(const Graph &g, bool blocked, int fixed, const std::set<int> &nchw_out)
+      : g_(g), blocked_(blocked), fixed_(fixed), nchw_out_(nchw_out), remap_(g.nodes().size(), -1) {
     for (const Node &n : g.nodes()) names_.insert(n.name);
   }
 
@@ -43,7 +45,7 @@ class Rewriter {
       int block = 0, conv = -1;
       if (old.op == "input" || old.op == "constant") {
         // as they are
-      } else if (packable_conv(g_, old)) {
+      } else if (packable_conv(g_, old, fixed_) && !nchw_both(old, n)) {
         block = rewrite_conv(old, n);
         conv = old.id;
       } else if (blocked_) {
@@ -68,17 +70,30 @@ class Rewriter {
   }
 
  private:
+  // With fixed blocks (for fragment shaders) a convolution from NCHW data to an NCHW
+  // result gains nothing from packed weights: it stays as it is.
+  bool nchw_both(const Node &old, const Node &n) const {
+    return fixed_ && (!blocked_ || nchw_out_.count(old.id)) && !block_[size_t(n.inputs[0])];
+  }
+
   // conv2d(x, W) -> conv2d(x', layout_transform(W)) with the layouts as attributes: the
-  // weight packed as conv2d_nchwc packs it, the data as it comes (blocked or NCHW), the
-  // result blocked when activations stay blocked. Returns the result's block.
+  // weight packed as conv2d_nchwc packs it (or in the fixed blocks; input channels that
+  // do not split into them, such as an image's 3, in blocks of 1, read from NCHW data),
+  // the data as it comes (blocked or NCHW), the result blocked when activations stay
+  // blocked. Returns the result's block.
   int rewrite_conv(const Node &old, Node &n) {
     const Node &w = g_.node(old.inputs[1]);
-    const int ci = ops::conv2d_channel_block(w.shape[1]), co = ops::conv2d_channel_block(w.shape[0]);
+    int ci = ops::conv2d_channel_block(w.shape[1]), co = ops::conv2d_channel_block(w.shape[0]);
+    if (fixed_) {
+      ci = w.shape[1] % fixed_ == 0 ? fixed_ : 1;
+      co = fixed_;
+    }
     const std::string wl = "OIHW" + std::to_string(ci) + "i" + std::to_string(co) + "o";
     const int weight = memo_transform(n.inputs[1], "OIHW", wl, 0, w.name + "." + wl);
     int data = n.inputs[0];
     const int db = block_[size_t(data)];
-    if (db && db != ci) data = to_layout(data, blocked_ ? ci : 0);
+    const int want = blocked_ && (!fixed_ || ci == fixed_) ? ci : 0;
+    if (db && db != want) data = to_layout(data, want);
     const int out = blocked_ && !nchw_out_.count(old.id) ? co : 0;
     n.attrs["data_layout"] = blocked_layout(block_[size_t(data)]);
     n.attrs["kernel_layout"] = wl;
@@ -206,6 +221,7 @@ class Rewriter {
 
   const Graph &g_;
   const bool blocked_;
+  const int fixed_;  // the channel block of every rewritten convolution, 0: conv2d_channel_block's
   const std::set<int> &nchw_out_;
   std::set<int> *want_nchw_ = nullptr;
   Graph out_;
@@ -218,7 +234,11 @@ class Rewriter {
 
 }  // namespace
 
-Graph alter_conv_layout(const Graph &g, bool blocked_activations) {
+Graph alter_conv_layout(const Graph &g, bool blocked_activations) { return alter_conv_layout(g, blocked_activations, 0); }
+
+Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block) {
+  TIR_USER_CHECK(channel_block >= 0) << "alter_conv_layout: channel_block must be 0 (the CPU blocks) or positive, got "
+                                     << channel_block;
   g.validate();
   for (const Node &n : g.nodes())
     if (n.op == "layout_transform" || n.attrs.count("kernel_layout")) return g;  // altered already
@@ -226,7 +246,7 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations) {
   std::set<int> nchw_out;
   for (;;) {
     std::set<int> want = nchw_out;
-    Graph out = Rewriter(g, blocked_activations, nchw_out).run(want);
+    Graph out = Rewriter(g, blocked_activations, channel_block, nchw_out).run(want);
     if (want == nchw_out) {
       out.validate();
       return out;
