@@ -20,11 +20,13 @@ namespace graph = tensorir::graph;
 using tensorir::Target;
 
 const char *kUsage =
-    "usage: tensorir-export MODEL [--seed N] [--target webgl] [--max-texture-size N] -o DIR\n"
+    "usage: tensorir-export MODEL [--seed N] [--target webgl] [--max-texture-size N] [--no-alter-layout] -o DIR\n"
     "  MODEL                 resnet18, resnet50 or mobilenet_v2 (seeded weights)\n"
     "  --seed N              weight seed (default 0)\n"
     "  --target T            compilation target; only webgl (the default) makes web packages\n"
     "  --max-texture-size N  largest texture width or height (default 4096)\n"
+    "  --no-alter-layout     keep convolutions in NCHW (slower; the graph in model.json then\n"
+    "                        has the network's own layouts and weight shapes)\n"
     "  -o DIR                the package directory (created if needed)\n";
 
 struct UsageError {
@@ -58,6 +60,7 @@ int run(int argc, char **argv) {
   std::string model, out, target = "webgl";
   uint64_t seed = 0;
   int64_t max_texture = 0;
+  graph::BuildOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -75,6 +78,8 @@ int run(int argc, char **argv) {
       target = value();
     } else if (a == "--max-texture-size") {
       max_texture = parse_int(a, value(), 1);
+    } else if (a == "--no-alter-layout") {
+      options.alter_layout = false;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError{"unknown option '" + a + "'"};
     } else if (model.empty()) {
@@ -96,7 +101,7 @@ int run(int argc, char **argv) {
   if (max_texture > 0) t.options["max-texture-size"] = std::to_string(max_texture);
 
   auto t0 = std::chrono::steady_clock::now();
-  graph::CompiledModel m = graph::build(g, t);
+  graph::CompiledModel m = graph::build(g, t, options);
   const double build_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   graph::WebExportInfo info = graph::export_web(m, out, {.name = model});

@@ -34,7 +34,7 @@ async function tfjsWebgl(cfg) {
   const tf = await import(`${NM}/@tensorflow/tfjs/dist/tf.fesm.min.js`);
   if (!(await tf.setBackend('webgl'))) throw new Error('TF.js could not start its webgl backend');
   await tf.ready();
-  const pkg = await loadPackage(cfg.pkg);
+  const pkg = await loadPackage(cfg.peerPkg);
   const model = buildTfjsModel(tf, pkg);
   const env = tf.env();
   return {

@@ -22,19 +22,20 @@ const log = (...a) => console.error('[bench/web]', ...a);
 
 function usage(msg) {
   if (msg) console.error(`run_bench.mjs: ${msg}`);
-  console.error('usage: node bench/web/run_bench.mjs [--package DIR] [--runs N] [--warmup N] [--json] [--swiftshader]\n' +
+  console.error('usage: node bench/web/run_bench.mjs [--package DIR] [--peer-package DIR] [--runs N] [--warmup N] [--json] [--swiftshader]\n' +
                 `       [--engines ${ALL_ENGINES.join(',')}] [--threads N] [--chromium PATH] [--profile] [--keep] [--verbose]`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const o = {runs: 20, warmup: 3, json: false, swiftshader: false, engines: ALL_ENGINES, threads: os.cpus().length,
-             chromium: process.env.CHROMIUM || '/usr/bin/chromium', keep: false, verbose: false, profile: false, pkg: null};
+             chromium: process.env.CHROMIUM || '/usr/bin/chromium', keep: false, verbose: false, profile: false, pkg: null, peerPkg: null};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const val = () => (i + 1 < argv.length ? argv[++i] : usage(`${a} needs a value`));
     const int = (v, min) => (Number.isInteger(+v) && +v >= min ? +v : usage(`${a} wants an integer >= ${min}, got '${v}'`));
     if (a === '--package') o.pkg = path.resolve(val());
+    else if (a === '--peer-package') o.peerPkg = path.resolve(val());
     else if (a === '--runs') o.runs = int(val(), 1);
     else if (a === '--warmup') o.warmup = int(val(), 1);
     else if (a === '--threads') o.threads = int(val(), 1);
@@ -107,9 +108,9 @@ function seededInput(n) {
 
 // Input + expected output: the package's own test files, else those of the test package
 // with the same params (same FNV-1a), else a seeded input and the numpy reference.
-function chooseReference(pkgDir, meta, work, python) {
+function chooseReference(pkgDir, peerDir, meta, work, python) {
   const numel = meta.inputs[0].shape.reduce((a, b) => a * b, 1);
-  const candidates = [pkgDir, path.join(REPO, 'build/webcpp/test/web/packages', meta.name || 'resnet18')];
+  const candidates = [pkgDir, ...['release', 'webcpp'].map(b => path.join(REPO, 'build', b, 'test/web/packages', meta.name || 'resnet18'))];
   let input = null, expected = null, source = null;
   for (const d of candidates) {
     const i = path.join(d, 'test_input.bin'), e = path.join(d, 'test_expected.bin');
@@ -131,7 +132,7 @@ function chooseReference(pkgDir, meta, work, python) {
   const numpyOut = path.join(work, 'reference.bin');
   let numpy = null;
   try {
-    run(python, ['-B', path.join(HERE, 'reference.py'), pkgDir, '--input', input, '--output', numpyOut], 'reference.py');
+    run(python, ['-B', path.join(HERE, 'reference.py'), peerDir, '--input', input, '--output', numpyOut], 'reference.py');
     numpy = readF32(numpyOut);
   } catch (e) {
     if (!expected) throw e;
@@ -204,13 +205,26 @@ async function main() {
   }
   if (!existsSync(path.join(pkgDir, 'model.json'))) throw new Error(`${pkgDir}/model.json not found`);
   const meta = JSON.parse(readFileSync(path.join(pkgDir, 'model.json'), 'utf8'));
-  const ref = chooseReference(pkgDir, meta, state.work, python);
+  // The peers are rebuilt from a graph in the network's own layouts: the package's when the
+  // layout pass left it so, else a package exported without that pass (same weights).
+  let peerDir = opt.peerPkg;
+  if (!peerDir) {
+    const blocked = meta.graph.nodes.some(n => n.op === 'layout_transform' || (n.attrs && n.attrs.data_layout));
+    peerDir = pkgDir;
+    if (blocked) {
+      const exporter = findExporter();
+      peerDir = path.join(state.work, 'peer-package');
+      log(`exporting ${meta.name} without the layout pass for the peers`);
+      run(exporter, [meta.name, '--no-alter-layout', '-o', peerDir], 'tensorir-export');
+    }
+  }
+  const ref = chooseReference(pkgDir, peerDir, meta, state.work, python);
   log(`reference: ${ref.source}` + (ref.graphCheck == null ? '' : `; numpy graph read vs it: ${ref.graphCheck.toExponential(2)}`));
   const onnx = path.join(state.work, 'model.onnx');
   let onnxError = null;  // the ONNX Runtime rows say FAILED with it; the other engines still run
   if (opt.engines.some(e => e.startsWith('onnxruntime'))) {
     try {
-      run(python, ['-B', path.join(HERE, 'to_onnx.py'), pkgDir, '-o', onnx], 'to_onnx.py');
+      run(python, ['-B', path.join(HERE, 'to_onnx.py'), peerDir, '-o', onnx], 'to_onnx.py');
     } catch (e) {
       onnxError = `${e.message.split('\n').slice(-1)[0]} (needs ${python} with numpy and onnx: apt-get install python3-onnx)`;
       log(onnxError);
@@ -218,7 +232,7 @@ async function main() {
   }
 
   state.server = await startServer([['/bench/', HERE], ['/node_modules/', path.join(HERE, 'node_modules')],
-                                    ['/pkg/', pkgDir], ['/data/', state.work]]);
+                                    ['/pkg/', pkgDir], ['/peer/', peerDir], ['/data/', state.work]]);
   const origin = `http://127.0.0.1:${state.server.address().port}`;
   const gpuFlags = opt.swiftshader ? ['--use-angle=swiftshader', '--enable-unsafe-swiftshader']
                                    : ['--use-angle=gl-egl', '--ignore-gpu-blocklist'];
@@ -234,7 +248,7 @@ async function main() {
 
   const servedInput = path.join(state.work, 'input.bin');  // the input may live outside the served folders
   if (ref.input !== servedInput) writeFileSync(servedInput, readFileSync(ref.input));
-  const cfg = {pkg: '/pkg', onnx: '/data/model.onnx', input: '/data/input.bin', engines: opt.engines, onnxError,
+  const cfg = {pkg: '/pkg', peerPkg: '/peer', onnx: '/data/model.onnx', input: '/data/input.bin', engines: opt.engines, onnxError,
                threads: opt.threads, inputShape: meta.inputs[0].shape};
   log(`loading ${opt.engines.join(', ')}`);
   const setup = await page.evaluate(c => window.benchSetup(c), cfg);
