@@ -11,35 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "reference/layers.h"
 #include "reference/weights.h"
 
 namespace tensorir::reference {
-
-// One image's feature map, channel-major: data[(c * h + y) * w + x].
-struct FeatureMap {
-  int64_t c = 0, h = 0, w = 0;
-  std::vector<float> data;
-};
-
-// Bias-free 2-D convolution; `weight` is [Cout, Cin, K, K] (square kernel). Computed as
-// im2col followed by one Eigen GEMM.
-FeatureMap conv2d(const FeatureMap &x, const NamedTensor &weight, int64_t stride, int64_t pad);
-
-// Inference batch norm with the four tensors of `prefix` (prefix.weight, .bias, .running_mean,
-// .running_var) from `weights`.
-FeatureMap batch_norm(const FeatureMap &x, const std::vector<NamedTensor> &weights, const std::string &prefix,
-                      float eps = 1e-5f);
-
-FeatureMap relu(FeatureMap x);
-
-// Max pooling with a square window; padded positions never win (they act as -inf).
-FeatureMap max_pool2d(const FeatureMap &x, int64_t kernel, int64_t stride, int64_t pad);
-
-// Adaptive average pool to 1x1: one mean per channel.
-std::vector<float> global_avg_pool(const FeatureMap &x);
-
-// y = W x + b with W [out, in] row-major.
-std::vector<float> linear(const std::vector<float> &x, const NamedTensor &weight, const NamedTensor &bias);
 
 // One BasicBlock named like "layer2.0"; the shortcut projects when `prefix.downsample.0.weight` exists.
 FeatureMap basic_block(const FeatureMap &x, const std::vector<NamedTensor> &weights, const std::string &prefix,

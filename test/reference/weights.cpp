@@ -1,4 +1,4 @@
-// The seeded ResNet-18 weight recipe documented in weights.h.
+// The seeded weight recipe documented in weights.h, and the ResNet-18 weight list.
 #include "reference/weights.h"
 
 #include <cmath>
@@ -9,26 +9,6 @@ namespace tensorir::reference {
 namespace {
 
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-
-// Appends one BatchNorm's four tensors with the documented ranges.
-void add_batchnorm(std::vector<NamedTensor> &out, uint64_t seed, const std::string &prefix, int64_t channels) {
-  struct Part {
-    const char *suffix;
-    double lo, hi;
-  };
-  const Part parts[] = {
-      {"weight", 0.5, 1.5}, {"bias", -0.1, 0.1}, {"running_mean", -0.1, 0.1}, {"running_var", 0.5, 1.5}};
-  for (const Part &p : parts) {
-    std::string name = prefix + "." + p.suffix;
-    out.push_back({name, {channels}, seeded_uniform(seed, name, channels, p.lo, p.hi)});
-  }
-}
-
-void add_conv(std::vector<NamedTensor> &out, uint64_t seed, const std::string &name, int64_t cout, int64_t cin,
-              int64_t k) {
-  const double bound = std::sqrt(6.0 / double(cin * k * k)) * 0.5;
-  out.push_back({name, {cout, cin, k, k}, seeded_uniform(seed, name, cout * cin * k * k, -bound, bound)});
-}
 
 }  // namespace
 
@@ -56,10 +36,39 @@ std::vector<float> seeded_uniform(uint64_t seed, const std::string &name, int64_
   return values;
 }
 
+void append_batch_norm(std::vector<NamedTensor> &out, uint64_t seed, const std::string &prefix, int64_t channels) {
+  struct Part {
+    const char *suffix;
+    double lo, hi;
+  };
+  const Part parts[] = {
+      {"weight", 0.5, 1.5}, {"bias", -0.1, 0.1}, {"running_mean", -0.1, 0.1}, {"running_var", 0.5, 1.5}};
+  for (const Part &p : parts) {
+    std::string name = prefix + "." + p.suffix;
+    out.push_back({name, {channels}, seeded_uniform(seed, name, channels, p.lo, p.hi)});
+  }
+}
+
+void append_conv(std::vector<NamedTensor> &out, uint64_t seed, const std::string &name, int64_t cout,
+                 int64_t cin_per_group, int64_t k) {
+  const double bound = std::sqrt(6.0 / double(cin_per_group * k * k)) * 0.5;
+  out.push_back({name,
+                 {cout, cin_per_group, k, k},
+                 seeded_uniform(seed, name, cout * cin_per_group * k * k, -bound, bound)});
+}
+
+void append_linear(std::vector<NamedTensor> &out, uint64_t seed, const std::string &prefix, int64_t outputs,
+                   int64_t inputs) {
+  const double bound = 1.0 / std::sqrt(double(inputs));
+  const std::string w = prefix + ".weight", b = prefix + ".bias";
+  out.push_back({w, {outputs, inputs}, seeded_uniform(seed, w, outputs * inputs, -bound, bound)});
+  out.push_back({b, {outputs}, seeded_uniform(seed, b, outputs, -bound, bound)});
+}
+
 std::vector<NamedTensor> resnet18_weights(uint64_t seed) {
   std::vector<NamedTensor> w;
-  add_conv(w, seed, "conv1.weight", 64, 3, 7);
-  add_batchnorm(w, seed, "bn1", 64);
+  append_conv(w, seed, "conv1.weight", 64, 3, 7);
+  append_batch_norm(w, seed, "bn1", 64);
   int64_t in = 64;
   const int64_t widths[] = {64, 128, 256, 512};
   for (int layer = 0; layer < 4; ++layer) {
@@ -67,21 +76,19 @@ std::vector<NamedTensor> resnet18_weights(uint64_t seed) {
     for (int block = 0; block < 2; ++block) {
       const std::string p = "layer" + std::to_string(layer + 1) + "." + std::to_string(block) + ".";
       const int64_t block_in = block == 0 ? in : out;
-      add_conv(w, seed, p + "conv1.weight", out, block_in, 3);
-      add_batchnorm(w, seed, p + "bn1", out);
-      add_conv(w, seed, p + "conv2.weight", out, out, 3);
-      add_batchnorm(w, seed, p + "bn2", out);
+      append_conv(w, seed, p + "conv1.weight", out, block_in, 3);
+      append_batch_norm(w, seed, p + "bn1", out);
+      append_conv(w, seed, p + "conv2.weight", out, out, 3);
+      append_batch_norm(w, seed, p + "bn2", out);
       // The first block of layers 2-4 halves the resolution and widens, so its shortcut projects.
       if (block == 0 && layer > 0) {
-        add_conv(w, seed, p + "downsample.0.weight", out, block_in, 1);
-        add_batchnorm(w, seed, p + "downsample.1", out);
+        append_conv(w, seed, p + "downsample.0.weight", out, block_in, 1);
+        append_batch_norm(w, seed, p + "downsample.1", out);
       }
     }
     in = out;
   }
-  const double bound = 1.0 / std::sqrt(512.0);
-  w.push_back({"fc.weight", {1000, 512}, seeded_uniform(seed, "fc.weight", 1000 * 512, -bound, bound)});
-  w.push_back({"fc.bias", {1000}, seeded_uniform(seed, "fc.bias", 1000, -bound, bound)});
+  append_linear(w, seed, "fc", 1000, 512);
   return w;
 }
 

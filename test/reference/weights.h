@@ -1,4 +1,5 @@
-// Seeded, machine-independent ResNet-18 weights with torchvision's names and shapes.
+// Seeded, machine-independent model weights with torchvision's names and shapes (ResNet-18
+// here; ResNet-50 and MobileNetV2 lists come with their reference models).
 //
 // Recipe (any implementation that follows it reproduces the same floats bit for bit):
 //
@@ -20,16 +21,18 @@
 //
 //   Ranges per tensor kind (u_i is in [0, 1); rounding to float may land exactly on hi).
 //   lo and hi are doubles; decimal constants are the nearest doubles, and b is computed in
-//   double as 6.0 / fan_in, then sqrt, then * 0.5 (fan_in = Cin*K*K); the fc bound is
-//   1.0 / sqrt(512.0):
-//     conv weights [Cout, Cin, K, K]   lo = -b, hi = b, b = sqrt(6.0 / fan_in) * 0.5
+//   double as 6.0 / fan_in, then sqrt, then * 0.5 (fan_in = Cin/groups*K*K, so 1*K*K for a
+//   depthwise conv); a linear layer's bound is 1.0 / sqrt(double(in)), 1/sqrt(512.0) for
+//   ResNet-18's fc:
+//     conv weights [Cout, Cin/groups, K, K]  lo = -b, hi = b, b = sqrt(6.0 / fan_in) * 0.5
 //     BN  weight (gamma)               [0.5, 1.5)
 //     BN  bias   (beta)                [-0.1, 0.1)
 //     BN  running_mean                 [-0.1, 0.1)
 //     BN  running_var                  [0.5, 1.5)
-//     fc.weight [1000, 512], fc.bias [1000]   lo = -1/sqrt(512.0), hi = 1/sqrt(512.0)
+//     linear weight [out, in], bias [out]   lo = -1/sqrt(in), hi = 1/sqrt(in)
+//     (ResNet-18: fc.weight [1000, 512], fc.bias [1000])
 //
-//   The list order is torchvision's state_dict order without num_batches_tracked: conv1, bn1,
+//   The ResNet-18 list order is torchvision's state_dict order without num_batches_tracked: conv1, bn1,
 //   then per block conv1, bn1, conv2, bn2, [downsample.0, downsample.1], then fc.weight,
 //   fc.bias; every BN contributes weight, bias, running_mean, running_var in that order.
 //   That is 20 conv weights + 20 BN x 4 + 2 fc = 102 tensors (62 of them are trainable
@@ -52,6 +55,15 @@ uint64_t fnv1a64(const std::string &text);
 
 // `count` values of the recipe above for tensor `name`, uniform in [lo, hi).
 std::vector<float> seeded_uniform(uint64_t seed, const std::string &name, int64_t count, double lo, double hi);
+
+// Appends one conv weight `name` [cout, cin_per_group, k, k] (fan-in cin_per_group * k * k).
+void append_conv(std::vector<NamedTensor> &out, uint64_t seed, const std::string &name, int64_t cout,
+                 int64_t cin_per_group, int64_t k);
+// Appends prefix.weight, .bias, .running_mean, .running_var for `channels` channels.
+void append_batch_norm(std::vector<NamedTensor> &out, uint64_t seed, const std::string &prefix, int64_t channels);
+// Appends prefix.weight [outputs, inputs] and prefix.bias [outputs].
+void append_linear(std::vector<NamedTensor> &out, uint64_t seed, const std::string &prefix, int64_t outputs,
+                   int64_t inputs);
 
 // All ResNet-18 tensors (see the recipe above), in state_dict order.
 std::vector<NamedTensor> resnet18_weights(uint64_t seed);
