@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <sstream>
 #include <tuple>
 
 #include "compiled_model.h"
+#include "runtime/input_check.h"
 #include "op_table.h"
 #include "tensorir/build.h"
 #include "tensorir/graph/memory_plan.h"
@@ -37,27 +37,12 @@ std::string identifier(const std::string &name) {
 // storage with the inputs bound, checked against the graph.
 std::vector<NDArray> CompiledModel::Impl::bind(const std::map<std::string, NDArray> &inputs) const {
   std::vector<NDArray> s = storage;
-  std::vector<int> ids = graph.input_ids();
-  for (const auto &[name, value] : inputs) {
-    bool known = false;
-    for (int id : ids) known |= graph.node(id).name == name;
-    if (!known) {
-      std::ostringstream names;
-      for (int id : ids) names << " '" << graph.node(id).name << "'";
-      TIR_THROW() << "run: the graph has no input called '" << name << "'; its inputs are" << names.str();
-    }
-  }
-  for (int id : ids) {
-    const Node &n = graph.node(id);
-    auto it = inputs.find(n.name);
-    TIR_USER_CHECK(it != inputs.end()) << "run: input '" << n.name << "' " << shape_str(n.shape) << " " << n.dtype
-                                       << " was not given";
-    const NDArray &v = it->second;
-    TIR_USER_CHECK(v.defined() && v.shape() == n.shape && v.dtype() == n.dtype)
-        << "run: input '" << n.name << "' must be " << shape_str(n.shape) << " " << n.dtype << " but is "
-        << (v.defined() ? shape_str(v.shape()) + " " + v.dtype().str() : std::string("undefined"));
-    s[size_t(id)] = v.device() == device ? v : v.to(device);
-  }
+  const std::vector<int> ids = graph.input_ids();
+  std::vector<runtime::ModelInput> expected;
+  for (int id : ids) expected.push_back({graph.node(id).name, graph.node(id).shape, graph.node(id).dtype});
+  const std::vector<NDArray> values = runtime::checked_inputs(expected, inputs, "graph");
+  for (size_t i = 0; i < ids.size(); ++i)
+    s[size_t(ids[i])] = values[i].device() == device ? values[i] : values[i].to(device);
   return s;
 }
 

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
 
+#include "runtime/input_check.h"
 #include "runtime/library_module.h"
 #include "runtime/model_files.h"
 
@@ -29,25 +29,10 @@ struct LoadedModel::Impl {
 
 std::vector<void *> LoadedModel::Impl::bind(const std::map<std::string, NDArray> &given,
                                             std::vector<NDArray> &keep) const {
-  for (const auto &[name, value] : given) {
-    bool known = false;
-    for (const ModelInput &in : inputs) known |= in.name == name;
-    if (!known) {
-      std::ostringstream names;
-      for (const ModelInput &in : inputs) names << " '" << in.name << "'";
-      TIR_THROW() << "run: the model has no input called '" << name << "'; its inputs are" << names.str();
-    }
-  }
+  const std::vector<NDArray> values = checked_inputs(inputs, given, "model");
   std::vector<void *> ptrs = fixed;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ModelInput &in = inputs[i];
-    auto it = given.find(in.name);
-    TIR_USER_CHECK(it != given.end()) << "run: input '" << in.name << "' " << shape_str(in.shape) << " " << in.dtype
-                                      << " was not given";
-    const NDArray &v = it->second;
-    TIR_USER_CHECK(v.defined() && v.shape() == in.shape && v.dtype() == in.dtype)
-        << "run: input '" << in.name << "' must be " << shape_str(in.shape) << " " << in.dtype << " but is "
-        << (v.defined() ? shape_str(v.shape()) + " " + v.dtype().str() : std::string("undefined"));
+    const NDArray &v = values[i];
     keep.push_back(v.device() == Device::cpu() ? v : v.to(Device::cpu()));
     ptrs[size_t(input_values[i])] = keep.back().data();
   }
