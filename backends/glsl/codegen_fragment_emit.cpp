@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "glsl/codegen_fragment_emit.h"
@@ -487,6 +488,18 @@ class ShaderEmitter {
   // statement that needs it, so reads under a guard share it too), and for a packed
   // tensor the channel, a constant swizzle where the index arithmetic proves it.
   std::string load(const TensorLoadNode *n) {
+    auto [value, lane] = load_parts(n);
+    return with_lane(value, lane);
+  }
+  // texel + lane selector as GLSL: a swizzle, or tir_lane for a lane known at run time.
+  std::string with_lane(const std::string &texel, const std::string &lane) {
+    if (lane.empty() || lane[0] != '[') return texel + lane;
+    helpers_.insert("tir_lane");
+    return "tir_lane(" + texel + ", " + lane.substr(1, lane.size() - 2) + ")";
+  }
+  // A read as (texel, lane selector): the texel a named variable when its address needs
+  // no statements, else the fetch itself.
+  std::pair<std::string, std::string> load_parts(const TensorLoadNode *n) {
     int t = tensor_of(n);
     const FragmentTensor &ft = plan_.tensors[t];
     TIR_ASSERT(n->args.size() == ft.shape.size()) << where_ << ": " << n->name << " read with " << n->args.size()
@@ -518,9 +531,9 @@ class ShaderEmitter {
     std::string fetch = "texelFetch(tex_" + ft.ident + ", ivec2(" + x + ", " + y + "), 0)";
     std::string value = fetch;
     if (body_.size() == before) value = fetched(fetch, ft.dtype.is_float() ? "vec4" : "ivec4");
-    if (!ft.packed) return value + ".r";
-    if (const int64_t *c = as_const_int(channel)) return value + "." + "xyzw"[*c & 3];
-    return value + "[" + expr(channel) + "]";
+    if (!ft.packed) return {value, ".r"};
+    if (const int64_t *c = as_const_int(channel)) return {value, std::string(".") + "xyzw"[*c & 3]};
+    return {value, "[" + expr(channel) + "]"};
   }
 
   std::string fetched(const std::string &fetch, const char *type) {
@@ -565,6 +578,9 @@ class ShaderEmitter {
 
   std::string expr(const Expr &e) {
     TIR_ASSERT(e.defined()) << where_ << ": undefined expression";
+    if (loop_depth_ > 0 && !hoisting_ && prologue_at_ != std::string::npos) {
+      if (std::optional<std::string> h = hoisted(e)) return *h;
+    }
     switch (e->kind) {
       case IRKind::IntImm: {
         int64_t v = e.as<IntImmNode>()->value;
@@ -622,6 +638,70 @@ class ShaderEmitter {
         TIR_THROW() << where_ << ": the expression `" << to_string(e)
                     << "` cannot be computed by a fragment shader (only tensor expressions can)";
     }
+  }
+
+  // Inside a reduction loop, integer and boolean arithmetic of the output's indices alone
+  // (window bases, padding conditions) is computed once before the loops, and a sum of
+  // such terms and loop-dependent ones adds the loop-dependent part to a hoisted base.
+  std::optional<std::string> hoisted(const Expr &e) {
+    if (!e.type().is_int() && !e.type().is_bool()) return std::nullopt;
+    if (e->kind == IRKind::Variable || e->kind == IRKind::IntImm) return std::nullopt;
+    bool sum = e.type().is_int() && (e->kind == IRKind::Add || e->kind == IRKind::Sub);
+    if (!sum) return only_outer(e) ? hoist(e) : std::nullopt;
+    // Constant offsets stay in the loop (the many window offsets share one base and
+    // keep few values live across the loop); so does a base that is a variable already.
+    std::vector<Expr> outer, inner, consts;
+    split_sum(e, false, outer, inner, consts);
+    if (outer.empty() || (outer.size() == 1 && outer[0]->kind == IRKind::Variable)) return std::nullopt;
+    if (inner.empty() && consts.empty()) return hoist(e);
+    auto total = [](const std::vector<Expr> &terms) {
+      Expr r = terms[0];
+      for (size_t i = 1; i < terms.size(); ++i) r = r + terms[i];
+      return r;
+    };
+    std::optional<std::string> base = hoist(total(outer));
+    if (!base) return std::nullopt;
+    std::string v = *base;
+    if (!inner.empty()) v = "(" + expr(total(inner)) + " + " + v + ")";
+    int64_t k = 0;
+    for (const Expr &c : consts) k += *as_const_int(c);
+    if (k != 0) v = "(" + v + " + " + expr(IntImmNode::make(e.type(), k)) + ")";
+    return v;
+  }
+  // The terms of a sum of ints, negated where subtracted, split by whether they use only
+  // the output's indices and uniforms.
+  void split_sum(const Expr &e, bool negate, std::vector<Expr> &outer, std::vector<Expr> &inner,
+                 std::vector<Expr> &consts) {
+    if (const auto *n = e.as<AddNode>()) {
+      split_sum(n->a, negate, outer, inner, consts);
+      split_sum(n->b, negate, outer, inner, consts);
+      return;
+    }
+    if (const auto *n = e.as<SubNode>()) {
+      split_sum(n->a, negate, outer, inner, consts);
+      split_sum(n->b, !negate, outer, inner, consts);
+      return;
+    }
+    Expr t = negate ? simplify(IntImmNode::make(e.type(), 0) - e) : e;
+    (as_const_int(t) ? consts : only_outer(e) ? outer : inner).push_back(t);
+  }
+  // `e` (of the output's indices alone) as a variable declared before the loops, one per
+  // distinct text; nullopt when its text needs statements.
+  std::optional<std::string> hoist(const Expr &e) {
+    std::string saved = std::move(body_);
+    body_.clear();
+    hoisting_ = true;
+    std::string text = expr(e);
+    hoisting_ = false;
+    bool plain = body_.empty();
+    body_ = std::move(saved);
+    if (!plain) return std::nullopt;
+    auto it = prologue_names_.find(text);
+    if (it != prologue_names_.end()) return it->second;
+    std::string name = fresh(e.type().is_bool() ? "pred" : "base");
+    prologue_ += std::string("  ") + (e.type().is_bool() ? "bool " : "int ") + name + " = " + text + ";\n";
+    prologue_names_[text] = name;
+    return name;
   }
 
   // Floor division or modulo of ints: a shift or mask for powers of two (exact for
@@ -708,6 +788,7 @@ class ShaderEmitter {
   // Only the chosen side runs, even when a side needs statements (a guarded read).
   std::string select(const Expr &c, const Expr &t, const Expr &f, const std::string &type) {
     std::string cv = expr(c);
+    if (std::optional<std::string> m = masked_load(cv, t, f)) return *m;
     auto [ts, tv] = branch(t);
     auto [fs, fv] = branch(f);
     if (ts.empty() && fs.empty()) return "(" + cv + " ? " + tv + " : " + fv + ")";
@@ -721,6 +802,25 @@ class ShaderEmitter {
     line("  " + r + " = " + fv + ";");
     line("}");
     return r;
+  }
+
+  // select(c, x[...], 0.0) of a packed float read: the texel masked once (a padded
+  // convolution's window reads it for four or more products), then its lane.
+  std::optional<std::string> masked_load(const std::string &cv, const Expr &t, const Expr &f) {
+    const auto *ld = t.as<TensorLoadNode>();
+    const auto *zero = f.as<FloatImmNode>();
+    if (!ld || !zero || zero->value != 0.0 || std::signbit(zero->value) || !t.type().is_float()) return std::nullopt;
+    if (!plan_.tensors[tensor_of(ld)].packed) return std::nullopt;
+    std::string saved = std::move(body_);
+    body_.clear();
+    ++branch_depth_;
+    auto [texel, lane] = load_parts(ld);
+    --branch_depth_;
+    bool plain = body_.empty();
+    body_ = std::move(saved);
+    // A read whose address needs statements keeps the select (they run only where c holds).
+    if (!plain || texel.rfind("texelFetch", 0) == 0) return std::nullopt;
+    return with_lane(fetched("(" + cv + " ? " + texel + " : vec4(0.0))", "vec4"), lane);
   }
 
   std::string intrinsic(const CallNode *n) {
@@ -794,6 +894,7 @@ class ShaderEmitter {
     std::vector<std::string> types;
     for (size_t v = 0; v < values; ++v) types.push_back(type_of(n->source[v]));
     std::vector<std::vector<std::string>> acc(lanes.size());
+    bool conditional = n->condition.defined() && !is_const_true(n->condition);
     for (size_t l = 0; l < lanes.size(); ++l)
       for (size_t v = 0; v < values; ++v) {
         acc[l].push_back(fresh("acc"));
@@ -817,6 +918,7 @@ class ShaderEmitter {
       Var v = local(name, 0, f > 1 ? *ext / f : (ext ? *ext : 0));
       open_block("for (int " + name + " = 0; " + name + " < " + hi + "; ++" + name + ") {");
       ++opened;
+      ++loop_depth_;
       base[a] = simplify(lo + v * static_cast<int>(f));
     }
     // Unrolled combinations, outer axes first.
@@ -831,7 +933,6 @@ class ShaderEmitter {
         }
       combos = std::move(next);
     }
-    bool conditional = n->condition.defined() && !is_const_true(n->condition);
     for (const auto &cmb : combos) {
       std::vector<std::pair<Var, Expr>> map;
       for (size_t a = 0; a < n->axis.size(); ++a) map.emplace_back(n->axis[a]->var, simplify(base[a] + static_cast<int>(cmb[a])));
@@ -856,6 +957,7 @@ class ShaderEmitter {
       }
     }
     for (int a = 0; a < opened; ++a) close_block();
+    loop_depth_ -= opened;
     std::vector<std::string> out;
     for (size_t l = 0; l < lanes.size(); ++l) out.push_back(acc[l][n->value_index]);
     return out;
@@ -875,6 +977,8 @@ class ShaderEmitter {
   std::vector<std::map<std::string, std::string>> fetch_scopes_;
   std::vector<std::string> pending_;
   int branch_depth_ = 0;
+  int loop_depth_ = 0;     // reduction loops open around what is being emitted
+  bool hoisting_ = false;  // emitting the text of a hoisted expression
   // Integer divisions of the output's indices alone, computed once after them.
   std::string prologue_;
   size_t prologue_at_ = std::string::npos;

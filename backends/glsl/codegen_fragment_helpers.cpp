@@ -85,6 +85,17 @@ const char *kErf = R"(float tir_erf(float x) {
 }
 )";
 
+// A lane chosen at run time. Indexing a vector with a variable (v[i]) is legal GLSL ES,
+// but ANGLE's translation of it runs for minutes per draw on SwiftShader (Chromium's
+// software WebGL); selects are cheap on every driver.
+const char *kLane = R"(float tir_lane(vec4 v, int i) {
+  return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
+}
+int tir_lane(ivec4 v, int i) {
+  return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
+}
+)";
+
 }  // namespace
 
 std::string fragment_helpers(const std::set<std::string> &used) {
@@ -92,7 +103,7 @@ std::string fragment_helpers(const std::set<std::string> &used) {
   static const std::vector<std::pair<const char *, const char *>> all = {
       {"tir_floordiv", kFloorDiv}, {"tir_floormod", kFloorMod}, {"tir_fmod", kFMod},
       {"tir_odd", kOdd},           {"tir_pow", kPow},           {"tir_tanh", kTanh},
-      {"tir_sigmoid", kSigmoid},   {"tir_erf", kErf},
+      {"tir_sigmoid", kSigmoid},   {"tir_erf", kErf},           {"tir_lane", kLane},
   };
   std::set<std::string> need = used;
   if (need.count("tir_floormod")) need.insert("tir_floordiv");

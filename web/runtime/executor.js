@@ -151,6 +151,9 @@ export class Model {
     const out = {};
     for (const t of this.json.outputs) out[t.name] = this.textures.read(t.texture, numel(t.shape));
     this.ctx.checkError('reading the outputs');
+    // A context lost during the draws (e.g. the browser's GPU watchdog ending a long pass)
+    // reads back zeros without a GL error: never hand those out as results.
+    this.ctx.checkAlive();
     return out;
   }
 
@@ -195,6 +198,7 @@ export class Model {
       this.endDraws();
     }
     this.ctx.checkError('profiling the kernels');
+    this.ctx.checkAlive();
     return this.kernels.map((k, i) => ({
       name: k.name, node: k.node, op: k.op, fused: [...k.fused], passes: k.passes.length,
       ms: median(times[i]),
