@@ -78,8 +78,12 @@ Tensor dispatch(const Node &n, const std::vector<Tensor> &in, const std::string 
     return blocked_conv && a.groups == 1 ? ops::conv2d_nchwc(in[0], in[1], a, name)
                                          : ops::conv2d(in[0], in[1], a, name);
   }
-  if (op == "layout_transform")
-    return ops::layout_transform(in[0], string_attr(n, "src_layout"), string_attr(n, "dst_layout"), name);
+  if (op == "layout_transform") {
+    // "pad" = 1: channels that do not fill the last block are padded with zeros.
+    const bool pad = n.attrs.count("pad") && n.attr_int("pad") != 0;
+    return pad ? ops::layout_transform_pad(in[0], string_attr(n, "src_layout"), string_attr(n, "dst_layout"), name)
+               : ops::layout_transform(in[0], string_attr(n, "src_layout"), string_attr(n, "dst_layout"), name);
+  }
   if (op == "batch_norm")
     return ops::batch_norm_inference(in[0], in[1], in[2], in[3], in[4], n.attr_double("eps"), 1, name);
   if (op == "relu") return ops::relu(in[0], name);

@@ -57,10 +57,10 @@ int64_t block_of(const std::vector<LayoutDim> &dims, char axis) {
   return 0;
 }
 
-}  // namespace
-
-Tensor layout_transform(const Tensor &x, const std::string &src_layout, const std::string &dst_layout,
-                        const std::string &name) {
+// Both transforms; with `pad`, an axis that a block of the target does not divide grows
+// to whole blocks, the new elements zero.
+Tensor transform(const Tensor &x, const std::string &src_layout, const std::string &dst_layout,
+                 const std::string &name, bool pad) {
   const std::vector<int64_t> in = const_shape(x, "layout_transform");
   const std::vector<LayoutDim> src = parse_layout(src_layout, "source"), dst = parse_layout(dst_layout, "target");
   TIR_USER_CHECK(src.size() == in.size()) << "layout_transform: tensor " << x.name() << " " << shape_str(in)
@@ -90,6 +90,14 @@ Tensor layout_transform(const Tensor &x, const std::string &src_layout, const st
           << "layout_transform of " << x.name() << " from '" << src_layout << "' to '" << dst_layout << "': axis "
           << d.axis << " has extent " << extent[d.axis] << " and the target layout has no place for it";
     }
+  // Axes padded to whole blocks: their extent in x, before padding.
+  std::map<char, int64_t> padded;
+  if (pad)
+    for (const LayoutDim &d : dst)
+      if (d.block && extent.count(d.axis) && extent[d.axis] % d.block) {
+        padded[d.axis] = extent[d.axis];
+        extent[d.axis] = (extent[d.axis] + d.block - 1) / d.block * d.block;
+      }
   std::vector<int64_t> out;
   for (const LayoutDim &d : dst) {
     const int64_t b = block_of(dst, d.axis);
@@ -117,6 +125,13 @@ Tensor layout_transform(const Tensor &x, const std::string &src_layout, const st
               if (dst[j].axis == d.axis && dst[j].block) e = e * static_cast<int>(b) + v[j];
           whole[d.axis] = e;
         }
+        // Past the end of a padded axis: read its last element and select zero instead.
+        Expr inside;
+        for (const auto &[axis, n] : padded) {
+          Expr ok = whole[axis] < static_cast<int>(n);
+          inside = inside.defined() ? (inside && ok) : ok;
+          whole[axis] = min(whole[axis], Expr(static_cast<int>(n - 1)));
+        }
         std::vector<Expr> idx;
         for (const LayoutDim &d : src) {
           auto it = whole.find(d.axis);
@@ -125,9 +140,22 @@ Tensor layout_transform(const Tensor &x, const std::string &src_layout, const st
           if (b) e = d.block ? e % static_cast<int>(b) : e / static_cast<int>(b);
           idx.push_back(e);
         }
-        return x(idx);
+        if (!inside.defined()) return x(idx);
+        return select(inside, x(idx), make_const(x.dtype(), 0.0));
       },
       name, kInjective);
+}
+
+}  // namespace
+
+Tensor layout_transform(const Tensor &x, const std::string &src_layout, const std::string &dst_layout,
+                        const std::string &name) {
+  return transform(x, src_layout, dst_layout, name, false);
+}
+
+Tensor layout_transform_pad(const Tensor &x, const std::string &src_layout, const std::string &dst_layout,
+                            const std::string &name) {
+  return transform(x, src_layout, dst_layout, name, true);
 }
 
 }  // namespace tensorir::ops

@@ -394,6 +394,89 @@ TEST_CASE("resnet18 with blocked layouts matches the reference model", "[graph][
   CHECK(err < 1e-4);
 }
 
+TEST_CASE("layout_transform_pad pads channels to whole blocks with zeros", "[graph][layout][ops]") {
+  for (int C : {3, 6, 8}) {
+    INFO(C << " channels");
+    const int N = 2, H = 3, W = 5, CB = (C + 3) / 4;
+    Tensor x = placeholder({N, C, H, W}, Float(32), "x");
+    Tensor p = ops::layout_transform_pad(x, "NCHW", "NCHW4c", "p");
+    NDArray in = rnd({N, C, H, W}, 30 + uint64_t(C));
+    const NDArray got = run_op(ops::schedule_generic({p}), {x}, p, {in});
+    REQUIRE(got.shape() == std::vector<int64_t>{N, CB, H, W, 4});
+    const std::vector<float> g = got.to_vector<float>(), src = in.to_vector<float>();
+    size_t i = 0;
+    for (int n = 0; n < N; ++n)
+      for (int cb = 0; cb < CB; ++cb)
+        for (int h = 0; h < H; ++h)
+          for (int w = 0; w < W; ++w)
+            for (int cc = 0; cc < 4; ++cc, ++i) {
+              const int c = cb * 4 + cc;
+              REQUIRE(g[i] == (c < C ? src[((size_t(n) * C + c) * H + h) * W + w] : 0.0f));
+            }
+  }
+  // OIHW weights with 3 input channels, as OIHW4i4o with a zero 4th.
+  const int K = 8, C = 3, R = 2, S = 3;
+  Tensor w = placeholder({K, C, R, S}, Float(32), "w");
+  Tensor wp = ops::layout_transform_pad(w, "OIHW", "OIHW4i4o");
+  NDArray wv = rnd({K, C, R, S}, 40);
+  const NDArray got = run_op(ops::schedule_generic({wp}), {w}, wp, {wv});
+  REQUIRE(got.shape() == std::vector<int64_t>{K / 4, 1, R, S, 4, 4});
+  const std::vector<float> g = got.to_vector<float>(), src = wv.to_vector<float>();
+  size_t i = 0;
+  for (int ko = 0; ko < K / 4; ++ko)
+    for (int r = 0; r < R; ++r)
+      for (int s = 0; s < S; ++s)
+        for (int cc = 0; cc < 4; ++cc)
+          for (int kk = 0; kk < 4; ++kk, ++i)
+            REQUIRE(g[i] == (cc < C ? src[((size_t(ko * 4 + kk) * C + cc) * R + r) * S + s] : 0.0f));
+}
+
+TEST_CASE("stems of 3 and 6 channels padded to blocks of 4 for the fragment targets", "[graph][layout][webgl]") {
+  const auto str = [](const std::string &v) { return graph::AttrValue(v); };
+  for (int64_t C : {3, 6}) {
+    INFO(C << " input channels");
+    const int64_t CB = (C + 3) / 4;
+    graph::Builder b;
+    auto x = b.input("x", {1, C, 17, 14});
+    ops::Conv2dAttrs stem;
+    stem.strides = {2, 2};
+    stem.padding = {3, 3};
+    auto c1 = b.conv2d(x, b.constant("stem.w", rnd({16, C, 7, 7}, 50 + uint64_t(C), -0.2, 0.2)), stem, "stem");
+    auto r1 = b.relu(b.bias_add(c1, b.constant("stem.b", rnd({16}, 51)), 1, "stem.bias"), "r1");
+    ops::Conv2dAttrs same;
+    same.padding = {1, 1};
+    auto c2 = b.conv2d(r1, b.constant("c2.w", rnd({8, 16, 3, 3}, 52, -0.2, 0.2)), same, "c2");
+    const graph::Graph g = b.finish(b.relu(c2, "out"));
+
+    const graph::Graph a = graph::alter_conv_layout(g, true, 4);
+    CHECK(op_list(a) ==
+          "layout_transform:stem.w.OIHW4i4o layout_transform:x.to_NCHW4c conv2d:stem add:stem.bias relu:r1 "
+          "layout_transform:c2.w.OIHW4i4o conv2d:c2 relu:out ");
+    CHECK(a.node("x.to_NCHW4c").shape == std::vector<int64_t>{1, CB, 17, 14, 4});
+    CHECK(a.node("x.to_NCHW4c").attrs.at("pad") == graph::AttrValue(int64_t{1}));
+    CHECK(a.node("stem.w.OIHW4i4o").shape == std::vector<int64_t>{4, CB, 7, 7, 4, 4});
+    CHECK(a.node("stem").attrs.at("data_layout") == str("NCHW4c"));
+    CHECK(a.node("stem").attrs.at("kernel_layout") == str("OIHW4i4o"));
+    CHECK(a.node("stem").shape == std::vector<int64_t>{1, 4, 9, 7, 4});
+    // The CPU blocks are untouched: no padding there.
+    for (const graph::Node &n : graph::alter_conv_layout(g).nodes()) CHECK(n.attrs.count("pad") == 0);
+
+#if TENSORIR_WITH_OPENGL
+    const std::map<std::string, NDArray> in = {{"x", rnd({1, C, 17, 14}, 60 + uint64_t(C))}};
+    graph::BuildOptions plain;
+    plain.alter_layout = false;
+    const graph::CompiledModel m = graph::build(g, "webgl");
+    CHECK(m.graph().node("stem").attrs.at("data_layout") == str("NCHW4c"));
+    CHECK(m.graph().node("stem.w.OIHW4i4o").op == "constant");  // packed at build time
+    const std::vector<float> with = m.run(in).to_vector<float>();
+    const std::vector<float> without = graph::build(g, "webgl", plain).run(in).to_vector<float>();
+    const std::vector<float> cpu = graph::build(g, "llvm").run(in).to_vector<float>();
+    CHECK(graph_test::max_rel_error(with, without) < 1e-5);
+    CHECK(graph_test::max_rel_error(with, cpu) < 1e-5);
+#endif
+  }
+}
+
 TEST_CASE("alter_conv_layout in blocks of 4 channels for the fragment targets", "[graph][layout][webgl]") {
   const auto str = [](const std::string &v) { return graph::AttrValue(v); };
   const graph::Graph g = small_net(20, 11, 13);
@@ -413,13 +496,14 @@ TEST_CASE("alter_conv_layout in blocks of 4 channels for the fragment targets", 
   CHECK(a.node("c2").attrs.at("out_layout") == str("NCHW4c"));
   CHECK(a.node("c3").attrs.count("kernel_layout") == 0);
 
-  // Input channels that do not split into blocks of 4 (an image's 3): the convolution
-  // reads the data as NCHW, its weights in blocks of 1 input and 4 output channels.
+  // Input channels that do not split into blocks of 4 (an image's 3): data and weights
+  // padded with zero channels to one block of 4.
   const graph::Graph s = graph::alter_conv_layout(small_net(3, 9, 8), true, 4);
-  CHECK(s.node("c1").attrs.at("data_layout") == str("NCHW"));
-  CHECK(s.node("c1").attrs.at("kernel_layout") == str("OIHW1i4o"));
+  CHECK(s.node("c1").attrs.at("data_layout") == str("NCHW4c"));
+  CHECK(s.node("c1").attrs.at("kernel_layout") == str("OIHW4i4o"));
   CHECK(s.node("c1").attrs.at("out_layout") == str("NCHW4c"));
-  CHECK(s.node("c1.w.OIHW1i4o").shape == std::vector<int64_t>{6, 3, 3, 3, 1, 4});
+  CHECK(s.node("c1.w.OIHW4i4o").shape == std::vector<int64_t>{6, 1, 3, 3, 4, 4});
+  CHECK(s.node("x.to_NCHW4c").shape == std::vector<int64_t>{1, 1, 9, 8, 4});
   CHECK(s.node("c1").shape == std::vector<int64_t>{1, 6, 5, 4, 4});
   REQUIRE_THROWS_WITH(graph::alter_conv_layout(g, true, -4), Contains("channel_block"));
 

@@ -37,5 +37,10 @@ Tensor pad(const Tensor &x, const std::vector<int> &before, const std::vector<in
 // have extent 1.
 Tensor layout_transform(const Tensor &x, const std::string &src, const std::string &dst,
                         const std::string &name = "layout_transform");
+// As layout_transform, but an axis that a block of `dst` does not divide is padded at its
+// end with zeros to whole blocks: "NCHW" to "NCHW4c" makes an image's 3 channels one
+// block of 4, the 4th zero.
+Tensor layout_transform_pad(const Tensor &x, const std::string &src, const std::string &dst,
+                            const std::string &name = "layout_transform_pad");
 
 }  // namespace tensorir::ops

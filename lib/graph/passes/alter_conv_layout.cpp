@@ -78,19 +78,29 @@ class Rewriter {
 
   // conv2d(x, W) -> conv2d(x', layout_transform(W)) with the layouts as attributes: the
   // weight packed as conv2d_nchwc packs it (or in the fixed blocks; input channels that
-  // do not split into them, such as an image's 3, in blocks of 1, read from NCHW data),
+  // do not split into them, such as an image's 3, are padded with zeros to whole blocks,
+  // data and weight alike, when activations are blocked, else read from NCHW data in
+  // blocks of 1),
   // the data as it comes (blocked or NCHW), the result blocked when activations stay
   // blocked. Returns the result's block.
   int rewrite_conv(const Node &old, Node &n) {
     const Node &w = g_.node(old.inputs[1]);
     int ci = ops::conv2d_channel_block(w.shape[1]), co = ops::conv2d_channel_block(w.shape[0]);
+    // One fetch of a block per tap beats picking one channel of an NCHW texel per tap.
+    const bool pad = fixed_ && blocked_ && w.shape[1] % fixed_ != 0;
     if (fixed_) {
-      ci = w.shape[1] % fixed_ == 0 ? fixed_ : 1;
+      ci = w.shape[1] % fixed_ == 0 || pad ? fixed_ : 1;
       co = fixed_;
     }
     const std::string wl = "OIHW" + std::to_string(ci) + "i" + std::to_string(co) + "o";
-    const int weight = memo_transform(n.inputs[1], "OIHW", wl, 0, w.name + "." + wl);
+    const int weight = memo_transform(n.inputs[1], "OIHW", wl, 0, w.name + "." + wl, pad);
     int data = n.inputs[0];
+    if (pad) {
+      TIR_ASSERT(!block_[size_t(data)]) << "alter_conv_layout: " << old.name << " reads blocked data of "
+                                        << w.shape[1] << " channels";
+      const std::string dl = blocked_layout(fixed_);
+      data = memo_transform(data, "NCHW", dl, fixed_, out_.node(data).name + ".to_" + dl, true);
+    }
     const int db = block_[size_t(data)];
     const int want = blocked_ && (!fixed_ || ci == fixed_) ? ci : 0;
     if (db && db != want) data = to_layout(data, want);
@@ -179,19 +189,24 @@ class Rewriter {
 
   // layout_transform(id) from `src` to `dst`, made once per node and target layout.
   // `block` is the result's channel block (0 unless it is NCHW<block>c).
-  int memo_transform(int id, const std::string &src, const std::string &dst, int block, const std::string &name) {
-    auto key = std::make_pair(id, dst);
+  // With `pad`, channels are padded with zeros to whole blocks (a transform of its own:
+  // its result has more channels than `id`).
+  int memo_transform(int id, const std::string &src, const std::string &dst, int block, const std::string &name,
+                     bool pad = false) {
+    auto key = std::make_pair(id, pad ? dst + "+pad" : dst);
     auto it = memo_.find(key);
-    if (it == memo_.end()) it = memo_.emplace(key, add_transform(id, src, dst, block, name)).first;
+    if (it == memo_.end()) it = memo_.emplace(key, add_transform(id, src, dst, block, name, pad)).first;
     return it->second;
   }
 
-  int add_transform(int id, const std::string &src, const std::string &dst, int block, const std::string &name) {
+  int add_transform(int id, const std::string &src, const std::string &dst, int block, const std::string &name,
+                    bool pad = false) {
     Node t;
     t.op = "layout_transform";
     t.name = unique_name(name);
     t.attrs["src_layout"] = src;
     t.attrs["dst_layout"] = dst;
+    if (pad) t.attrs["pad"] = int64_t{1};
     t.inputs = {id};
     return add(std::move(t), block, -1, true);
   }
