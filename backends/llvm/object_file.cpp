@@ -48,9 +48,15 @@ void write_object(const std::string &ll, const Target &target, const std::string
   TIR_ASSERT(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
       << "this LLVM target cannot emit object files";
   pm.run(*m);
-  out.flush();
-  TIR_USER_CHECK(!out.has_error()) << "cannot write the object file " << path << ": "
-                                   << out.error().message();
+  out.close();
+  // A stream destroyed with its error still set ends the process (report_fatal_error):
+  // take the error out of it before throwing.
+  if (out.has_error()) {
+    const std::error_code error = out.error();
+    out.clear_error();
+    llvm::sys::fs::remove(path);  // a partial object is of no use
+    TIR_THROW() << "cannot write the object file " << path << ": " << error.message();
+  }
 }
 
 }  // namespace tensorir::llvm_backend

@@ -137,8 +137,13 @@ void CompiledModel::save(const std::string &dir) const {
     objects.push_back((objects_dir / ("k" + std::to_string(objects.size()) + ".o")).string());
     k.module.node()->save(objects.back(), "o");
   }
-  if (!objects.empty()) llvm_backend::link_shared_library(objects, (out / runtime::kModelLibrary).string());
-  runtime::write_params(params, (out / runtime::kModelParams).string());
+  const std::string library = (out / runtime::kModelLibrary).string();
+  if (!objects.empty()) {
+    llvm_backend::link_shared_library(objects, library);
+    const std::vector<unsigned char> bytes = runtime::read_file_bytes(library, "kernel library");
+    plan.library_hash = runtime::file_hash(bytes.data(), bytes.size());
+  }
+  plan.params_hash = runtime::write_params(params, (out / runtime::kModelParams).string());
   runtime::write_model_plan(plan, (out / runtime::kModelPlan).string());
 }
 

@@ -2,7 +2,14 @@
 #include "runtime/library_module.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "runtime/model_files.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
 
@@ -29,13 +36,56 @@ std::string dl_error() {
   return e ? e : "unknown error";
 }
 
+// Writes `bytes` to a new file made from `templ` (mkstemp's XXXXXX); false if it cannot.
+bool write_unique(std::string &templ, const std::vector<unsigned char> &bytes) {
+  const int fd = mkstemp(templ.data());
+  if (fd < 0) return false;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+  const bool ok = close(fd) == 0 && done == bytes.size();
+  if (!ok) unlink(templ.c_str());
+  return ok;
+}
+
+// dlopen of a copy of the library under a name of its own, removed once open: every
+// load gets the bytes the file holds now, and nothing is left behind. The copy goes
+// next to the library (a folder whose files may run), else to the temporary folder.
+void *open_private_copy(const std::string &path, const std::vector<unsigned char> &bytes) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::string copy = (p.parent_path() / ("." + p.filename().string() + ".XXXXXX")).string();
+  if (!write_unique(copy, bytes)) {
+    std::error_code ec;
+    copy = (fs::temp_directory_path(ec) / "tensorir-model-XXXXXX").string();
+    TIR_USER_CHECK(write_unique(copy, bytes))
+        << "cannot load the kernel library " << path << ": cannot write a private copy of it next to it or at "
+        << copy << ": " << std::strerror(errno);
+  }
+  void *handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  const std::string error = handle ? std::string() : dl_error();
+  unlink(copy.c_str());
+  TIR_USER_CHECK(handle != nullptr) << "cannot load the kernel library " << path << ": " << error;
+  return handle;
+}
+
 }  // namespace
 
-LibraryModuleNode::LibraryModuleNode(const std::string &path, std::vector<FuncSignature> sigs)
+LibraryModuleNode::LibraryModuleNode(const std::string &path, std::vector<FuncSignature> sigs,
+                                     const Verify &verify)
     : path_(path), sigs_(std::move(sigs)) {
   make_runtime_global();
-  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  TIR_USER_CHECK(handle_ != nullptr) << "cannot load the kernel library " << path << ": " << dl_error();
+  std::error_code ec;
+  TIR_USER_CHECK(std::filesystem::is_regular_file(path, ec))
+      << "cannot load the kernel library " << path << ": "
+      << (std::filesystem::exists(path, ec) ? "it is not a regular file" : "there is no such file");
+  const std::vector<unsigned char> bytes = read_file_bytes(path, "kernel library");
+  if (verify) verify(bytes);
+  handle_ = open_private_copy(path, bytes);
   for (const FuncSignature &s : sigs_) {
     void *fn = dlsym(handle_, s.name.c_str());
     if (!fn) {

@@ -2,6 +2,7 @@
 // opened with dlopen. The library does not describe its functions: the signatures come
 // from whoever saved it.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,13 @@ namespace tensorir::runtime {
 
 class LibraryModuleNode final : public ModuleNode {
  public:
-  // Opens `path` and finds every signature's function in it; throws an Error naming the
-  // file and the function otherwise.
-  LibraryModuleNode(const std::string &path, std::vector<FuncSignature> sigs);
+  // The library's bytes, before they are loaded: throws to refuse them.
+  using Verify = std::function<void(const std::vector<unsigned char> &bytes)>;
+
+  // Opens a private copy of `path` (dlopen would hand back a library already open under
+  // the same name, stale once the file is saved again) and finds every signature's
+  // function in it; throws an Error naming the file and the function otherwise.
+  LibraryModuleNode(const std::string &path, std::vector<FuncSignature> sigs, const Verify &verify = {});
   ~LibraryModuleNode() override;
 
   const std::vector<FuncSignature> &signatures() const override { return sigs_; }

@@ -4,6 +4,8 @@
 // so that any node name is one token.
 //   tensorir-model <version>
 //   target <target string>
+//   library <hash of model.so, 16 hex digits; 0 without kernels>
+//   params <params.bin's checksum, 16 hex digits>
 //   buffers <n>                          then n lines: buffer <bytes>
 //   values <n>                           then n lines, one of:
 //     value input <name> <dtype> <ndim> <dims...>
@@ -20,8 +22,11 @@
 //   u64 checksum of every byte before it (FNV-1a over 8-byte words, then single bytes).
 #include "runtime/model_files.h"
 
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "tensorir/error.h"
@@ -54,24 +59,25 @@ int hex_digit(char c) {
   return -1;
 }
 
-// FNV-1a taken 8 bytes at a time (then the last bytes one by one): a byte at a time
-// costs more than reading the file.
-uint64_t checksum(const unsigned char *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ull;
-  }
-  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
+uint64_t checksum(const unsigned char *p, size_t n) { return file_hash(p, n); }
+
+// The largest buffer or array a plan may ask for: far above any model, far below sizes
+// whose arithmetic could wrap.
+constexpr uint64_t kMaxBytes = uint64_t(1) << 40;
+
+// The bytes of a value, or false when they overflow or exceed kMaxBytes.
+bool value_bytes(const SavedValue &v, size_t &bytes) {
+  uint64_t n = uint64_t(v.dtype.bytes());
+  for (int64_t d : v.shape)
+    if (__builtin_mul_overflow(n, uint64_t(d), &n) || n > kMaxBytes) return false;
+  bytes = size_t(n);
+  return true;
 }
 
-size_t value_bytes(const SavedValue &v) {
-  size_t n = size_t(v.dtype.bytes());
-  for (int64_t d : v.shape) n *= size_t(d);
-  return n;
+std::string hex16(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 // Tokens of model.txt, line by line, with errors that name the file and line.
@@ -125,6 +131,18 @@ class PlanReader {
     }
     TIR_USER_CHECK(used == t.size() && v >= lo && v <= hi)
         << where() << "the " << what << " '" << t << "' is not an integer in [" << lo << ", " << hi << "]";
+    return v;
+  }
+  uint64_t hash(const char *what) {
+    const std::string t = word(what);
+    uint64_t v = 0;
+    bool ok = t.size() == 16;
+    for (char c : t) {
+      const int d = hex_digit(c);
+      ok = ok && d >= 0;
+      v = v * 16 + uint64_t(d < 0 ? 0 : d);
+    }
+    TIR_USER_CHECK(ok) << where() << "the " << what << " '" << t << "' is not 16 hex digits";
     return v;
   }
   Type dtype() {
@@ -183,10 +201,49 @@ void put(std::string &out, T v) {
 
 }  // namespace
 
+// FNV-1a taken 8 bytes at a time (then the last bytes one by one): a byte at a time
+// costs more than reading the file.
+uint64_t file_hash(const void *data, size_t n) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+std::vector<unsigned char> read_file_bytes(const std::string &path, const char *what) {
+  std::error_code ec;
+  TIR_USER_CHECK(std::filesystem::exists(path, ec)) << "cannot open the " << what << " " << path
+                                                    << ": there is no such file";
+  TIR_USER_CHECK(std::filesystem::is_regular_file(path, ec))
+      << "cannot open the " << what << " " << path << ": it is not a regular file";
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  TIR_USER_CHECK(f.good()) << "cannot open the " << what << " " << path;
+  const std::streamoff size = f.tellg();
+  TIR_USER_CHECK(size >= 0) << "cannot read the " << what << " " << path << ": its size is unknown";
+  std::vector<unsigned char> bytes;
+  try {
+    bytes.resize(size_t(size));
+  } catch (const std::bad_alloc &) {
+    TIR_THROW() << "out of memory reading the " << what << " " << path << " (" << size << " bytes)";
+  }
+  f.seekg(0);
+  f.read(reinterpret_cast<char *>(bytes.data()), std::streamsize(bytes.size()));
+  TIR_USER_CHECK(f.good()) << "cannot read the " << what << " " << path;
+  return bytes;
+}
+
 void write_model_plan(const SavedModel &m, const std::string &path) {
   std::ostringstream os;
   os << "tensorir-model " << kModelFormatVersion << "\n";
   os << "target " << encode(m.target) << "\n";
+  os << "library " << hex16(m.library_hash) << "\n";
+  os << "params " << hex16(m.params_hash) << "\n";
   os << "buffers " << m.buffers.size() << "\n";
   for (size_t b : m.buffers) os << "buffer " << b << "\n";
   os << "values " << m.values.size() << "\n";
@@ -227,13 +284,19 @@ SavedModel read_model_plan(const std::string &path) {
   r.line("target");
   m.target = r.name("target");
   r.end_of_line();
+  r.line("library");
+  m.library_hash = r.hash("library hash");
+  r.end_of_line();
+  r.line("params");
+  m.params_hash = r.hash("parameter checksum");
+  r.end_of_line();
 
   r.line("buffers");
   m.buffers.resize(size_t(r.integer("buffer count", 0, kMaxCount)));
   r.end_of_line();
   for (size_t &b : m.buffers) {
     r.line("buffer");
-    b = size_t(r.integer("buffer size", 0, INT64_MAX));
+    b = size_t(r.integer("buffer size", 0, int64_t(kMaxBytes)));
     r.end_of_line();
   }
 
@@ -255,7 +318,12 @@ SavedModel read_model_plan(const std::string &path) {
       v.buffer = int(r.integer("buffer index", 0, int64_t(m.buffers.size()) - 1));
       v.offset = size_t(r.integer("buffer offset", 0, int64_t(m.buffers[size_t(v.buffer)])));
       TIR_USER_CHECK(v.offset % 64 == 0) << r.where() << "the offset " << v.offset << " is not 64-byte aligned";
-      TIR_USER_CHECK(value_bytes(v) <= m.buffers[size_t(v.buffer)] - v.offset)
+    }
+    size_t bytes = 0;
+    TIR_USER_CHECK(value_bytes(v, bytes)) << r.where() << "'" << v.name << "' " << shape_str(v.shape) << " "
+                                          << v.dtype << " is too large (over " << kMaxBytes << " bytes)";
+    if (v.kind == SavedValue::Buffer) {
+      TIR_USER_CHECK(bytes <= m.buffers[size_t(v.buffer)] - v.offset)
           << r.where() << "'" << v.name << "' does not fit in buffer " << v.buffer;
     }
     r.end_of_line();
@@ -285,7 +353,7 @@ SavedModel read_model_plan(const std::string &path) {
   return m;
 }
 
-void write_params(const std::vector<NDArray> &params, const std::string &path) {
+uint64_t write_params(const std::vector<NDArray> &params, const std::string &path) {
   std::string out(kParamsMagic, sizeof kParamsMagic);
   put<uint32_t>(out, uint32_t(kModelFormatVersion));
   put<uint32_t>(out, uint32_t(params.size()));
@@ -299,21 +367,18 @@ void write_params(const std::vector<NDArray> &params, const std::string &path) {
     put<uint64_t>(out, uint64_t(p.nbytes()));
     out.append(static_cast<const char *>(p.data()), p.nbytes());
   }
-  put<uint64_t>(out, checksum(reinterpret_cast<const unsigned char *>(out.data()), out.size()));
+  const uint64_t sum = checksum(reinterpret_cast<const unsigned char *>(out.data()), out.size());
+  put<uint64_t>(out, sum);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   TIR_USER_CHECK(f.good()) << "cannot write the parameter file " << path;
   f.write(out.data(), std::streamsize(out.size()));
   f.close();
   TIR_USER_CHECK(f.good()) << "cannot write the parameter file " << path << " (disk full?)";
+  return sum;
 }
 
-std::vector<NDArray> read_params(const std::string &path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  TIR_USER_CHECK(f.good()) << "cannot open the parameter file " << path;
-  std::vector<unsigned char> bytes(size_t(f.tellg()));
-  f.seekg(0);
-  f.read(reinterpret_cast<char *>(bytes.data()), std::streamsize(bytes.size()));
-  TIR_USER_CHECK(f.good()) << "cannot read the parameter file " << path;
+std::vector<NDArray> read_params(const std::string &path, uint64_t *hash) {
+  const std::vector<unsigned char> bytes = read_file_bytes(path, "parameter file");
   ByteReader r(path, bytes);
   TIR_USER_CHECK(bytes.size() >= sizeof kParamsMagic && std::memcmp(bytes.data(), kParamsMagic, sizeof kParamsMagic) == 0)
       << path << " is not a tensorir parameter file (it does not start with TIRPARAM)";
@@ -345,9 +410,14 @@ std::vector<NDArray> read_params(const std::string &path) {
     }
     const uint64_t nbytes = r.get<uint64_t>("a byte count");
     const unsigned char *data = r.take(size_t(nbytes), "an array's data");
+    SavedValue v;
+    v.dtype = dtype;
+    v.shape = shape;
+    size_t want = 0;
+    TIR_USER_CHECK(value_bytes(v, want) && want == nbytes)
+        << "the parameter file " << path << " is corrupt: array " << i << " " << shape_str(shape) << " " << dtype
+        << " holds " << nbytes << " bytes";
     NDArray a = NDArray::empty(shape, dtype);
-    TIR_USER_CHECK(a.nbytes() == nbytes) << "the parameter file " << path << " is corrupt: array " << i << " "
-                                         << shape_str(shape) << " " << dtype << " holds " << nbytes << " bytes";
     a.copy_from_bytes(data, size_t(nbytes));
     params.push_back(std::move(a));
   }
@@ -357,6 +427,7 @@ std::vector<NDArray> read_params(const std::string &path) {
                                           << " bytes follow its checksum";
   TIR_USER_CHECK(stored == checksum(bytes.data(), hashed))
       << "the parameter file " << path << " is corrupt: its checksum does not match its contents";
+  if (hash) *hash = stored;
   return params;
 }
 

@@ -14,7 +14,8 @@
 
 namespace tensorir::runtime {
 
-inline constexpr int kModelFormatVersion = 1;
+// 2: model.txt records the hashes of model.so and params.bin of the same save.
+inline constexpr int kModelFormatVersion = 2;
 inline constexpr const char *kModelLibrary = "model.so";
 inline constexpr const char *kModelPlan = "model.txt";
 inline constexpr const char *kModelParams = "params.bin";
@@ -40,19 +41,29 @@ struct SavedKernel {
 
 struct SavedModel {
   std::string target;                // the target string it was compiled for
+  // Hashes of the files saved with this plan, so that files of different saves are not
+  // mixed: file_hash of model.so (0 when there are no kernels), params.bin's checksum.
+  uint64_t library_hash = 0, params_hash = 0;
   std::vector<size_t> buffers;       // bytes of each storage buffer (memory-plan slots)
   std::vector<SavedValue> values;
   std::vector<SavedKernel> kernels;  // in execution order
   int output = -1;                   // index into values
 };
 
+// FNV-1a 64 taken 8 bytes at a time (then the last bytes one by one).
+uint64_t file_hash(const void *data, size_t n);
+
+// The whole of a regular file; throws an Error naming `what` and the path otherwise.
+std::vector<unsigned char> read_file_bytes(const std::string &path, const char *what);
+
 void write_model_plan(const SavedModel &m, const std::string &path);
 // Throws an Error naming the file and line for anything malformed or out of range.
 SavedModel read_model_plan(const std::string &path);
 
-// Constants in order; CPU arrays.
-void write_params(const std::vector<NDArray> &params, const std::string &path);
+// Constants in order; CPU arrays. Returns the file's hash (SavedModel::params_hash).
+uint64_t write_params(const std::vector<NDArray> &params, const std::string &path);
 // Throws an Error for a missing, truncated or corrupt file or another format version.
-std::vector<NDArray> read_params(const std::string &path);
+// `hash`, when given, receives the file's hash.
+std::vector<NDArray> read_params(const std::string &path, uint64_t *hash = nullptr);
 
 }  // namespace tensorir::runtime

@@ -122,10 +122,22 @@ LoadedModel load_model(const std::string &dir) {
   auto impl = std::make_shared<LoadedModel::Impl>();
   impl->plan = read_model_plan(plan_path.string());
   const SavedModel &plan = impl->plan;
-  impl->params = read_params((base / kModelParams).string());
+  uint64_t params_hash = 0;
+  impl->params = read_params((base / kModelParams).string(), &params_hash);
+  TIR_USER_CHECK(params_hash == plan.params_hash)
+      << kModelParams << " does not belong to this " << kModelPlan << " (saved separately?): "
+      << (base / kModelParams).string() << " is not the parameter file saved with " << plan_path.string()
+      << "; save the model again, or copy all three files of one save together";
 
   impl->fixed.assign(plan.values.size(), nullptr);
-  for (size_t b : plan.buffers) impl->buffers.push_back(NDArray::empty({int64_t(b)}, UInt(8)));
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    try {
+      impl->buffers.push_back(NDArray::empty({int64_t(plan.buffers[b])}, UInt(8)));
+    } catch (const std::exception &e) {
+      TIR_THROW() << plan_path.string() << ": cannot allocate buffer " << b << " of " << plan.buffers[b]
+                  << " bytes: " << e.what();
+    }
+  }
   for (size_t i = 0; i < plan.values.size(); ++i) {
     const SavedValue &v = plan.values[i];
     if (v.kind == SavedValue::Input) {
@@ -145,9 +157,16 @@ LoadedModel load_model(const std::string &dir) {
     }
   }
   // A graph whose output is an input or a constant has no kernels, and no library.
-  if (!plan.kernels.empty())
-    impl->library = Ref<const LibraryModuleNode>(
-        new LibraryModuleNode((base / kModelLibrary).string(), kernel_signatures(plan)));
+  if (!plan.kernels.empty()) {
+    const std::string lib = (base / kModelLibrary).string();
+    auto verify = [&](const std::vector<unsigned char> &bytes) {
+      TIR_USER_CHECK(file_hash(bytes.data(), bytes.size()) == plan.library_hash)
+          << kModelLibrary << " does not belong to this " << kModelPlan << " (saved separately?): " << lib
+          << " is not the kernel library saved with " << plan_path.string()
+          << "; save the model again, or copy all three files of one save together";
+    };
+    impl->library = Ref<const LibraryModuleNode>(new LibraryModuleNode(lib, kernel_signatures(plan), verify));
+  }
   return LoadedModel(std::move(impl));
 }
 

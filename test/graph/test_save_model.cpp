@@ -2,6 +2,9 @@
 // (runtime::load_model), against CompiledModel::run on the same inputs and a plain
 // reference; and the errors of damaged or missing files.
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tensorir/graph/executor.h>
@@ -16,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "graph/graph_test_util.h"
 
@@ -79,6 +83,39 @@ graph::Graph conv_dense() {
   auto d = b.dense(b.flatten(p, "flat"), b.constant("fw", NDArray::random({10, 200}, Float(32), 3)), "fc");
   auto o = b.add(b.bias_add(d, b.constant("fb", NDArray::random({10}, Float(32), 4)), 1, "fc_bias"), y, "plus_y");
   return b.finish(b.softmax(o, -1, "prob"));
+}
+
+// x -> relu -> add(relu, x) at 1x4xSxS.
+graph::Graph relu_add(int64_t size) {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, size, size});
+  return b.finish(b.add(b.relu(x, "r"), x, "out"));
+}
+
+void check_relu_add(const runtime::LoadedModel &loaded, int64_t size, uint64_t seed) {
+  const NDArray x = NDArray::random({1, 4, size, size}, Float(32), seed);
+  const std::vector<float> xs = x.to_vector<float>(), got = loaded.run({{"x", x}}).to_vector<float>();
+  REQUIRE(got.size() == xs.size());
+  size_t wrong = 0;
+  for (size_t i = 0; i < xs.size(); ++i) wrong += got[i] != std::max(xs[i], 0.0f) + xs[i];
+  INFO("size " << size << ": " << wrong << " of " << xs.size() << " elements wrong");
+  CHECK(wrong == 0);
+}
+
+// The file names in a folder, sorted.
+std::vector<std::string> file_names(const fs::path &dir) {
+  std::vector<std::string> names;
+  for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// `text` with its first line starting with `prefix` replaced by `line`.
+std::string replace_line(const std::string &text, const std::string &prefix, const std::string &line) {
+  const size_t at = text.find("\n" + prefix);
+  REQUIRE(at != std::string::npos);
+  const size_t end = text.find('\n', at + 1);
+  return text.substr(0, at + 1) + line + text.substr(end);
 }
 
 void truncate_file(const std::string &path, size_t keep) { fs::resize_file(path, keep); }
@@ -257,9 +294,91 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     write_text(dir.str("model.txt"), plan.substr(0, at) + "kernel zz" + plan.substr(at + 8));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("has no function 'zz"));
   }
+  SECTION("a parameter file that is a folder") {
+    fs::remove(params);
+    fs::create_directory(params);
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("params.bin: it is not a regular file"));
+  }
+  SECTION("a buffer too large to be real") {
+    write_text(dir.str("model.txt"), replace_line(plan, "buffer ", "buffer 999999999999999"));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("buffer size '999999999999999'"));
+  }
+  SECTION("a shape whose size overflows") {
+    // [2^40, 2^24] float32 is 2^66 bytes: 0 when the product wraps, which would fit anywhere.
+    const size_t at = plan.find("\nvalue buffer ");
+    REQUIRE(at != std::string::npos);
+    std::istringstream line(plan.substr(at + 1, plan.find('\n', at + 1) - at - 1));
+    std::vector<std::string> t;
+    for (std::string w; line >> w;) t.push_back(w);
+    const size_t rank = std::stoul(t[4]);
+    std::string patched = t[0] + " " + t[1] + " " + t[2] + " " + t[3] + " 2 1099511627776 16777216";
+    for (size_t i = 5 + rank; i < t.size(); ++i) patched += " " + t[i];
+    write_text(dir.str("model.txt"), replace_line(plan, "value buffer ", patched));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("is too large"));
+  }
   SECTION("saving into a path that is a file") {
     CHECK_THROWS_WITH(m.save(params), Catch::Contains("cannot create the directory"));
   }
+}
+
+TEST_CASE("save_model: saving again into a folder whose model is loaded", "[graph][save]") {
+  TempDir dir("resave");
+  graph::build(relu_add(16), "llvm").save(dir.str());
+  runtime::LoadedModel small = runtime::load_model(dir.str());
+  check_relu_add(small, 16, 1);
+  graph::build(relu_add(128), "llvm").save(dir.str());
+  runtime::LoadedModel large = runtime::load_model(dir.str());  // the new kernels, not the open ones
+  CHECK(large.output_shape() == std::vector<int64_t>{1, 4, 128, 128});
+  check_relu_add(large, 128, 2);
+  check_relu_add(small, 16, 3);  // the first model still runs its own kernels
+  CHECK(file_names(dir.path) == std::vector<std::string>{"model.so", "model.txt", "params.bin"});
+}
+
+TEST_CASE("save_model: files of different saves are refused", "[graph][save][error]") {
+  TempDir a("mix_a"), b("mix_b");
+  graph::build(relu_add(16), "llvm").save(a.str());
+  graph::build(relu_add(32), "llvm").save(b.str());
+  fs::copy_file(b.str("model.so"), a.str("model.so"), fs::copy_options::overwrite_existing);
+  CHECK_THROWS_WITH(runtime::load_model(a.str()),
+                    Catch::Contains("model.so does not belong to this model.txt (saved separately?)"));
+
+  TempDir c("mix_c"), d("mix_d");
+  graph::build(pool_chain(NDArray::random({1, 4, 8, 8}, Float(32), 5)), "llvm").save(c.str());
+  graph::build(pool_chain(NDArray::random({1, 4, 8, 8}, Float(32), 6)), "llvm").save(d.str());
+  fs::copy_file(d.str("params.bin"), c.str("params.bin"), fs::copy_options::overwrite_existing);
+  CHECK_THROWS_WITH(runtime::load_model(c.str()),
+                    Catch::Contains("params.bin does not belong to this model.txt (saved separately?)"));
+  fs::copy_file(c.str("model.so"), d.str("model.so"), fs::copy_options::overwrite_existing);
+  CHECK_NOTHROW(runtime::load_model(d.str()));  // the same code, byte for byte, is the same library
+}
+
+TEST_CASE("save_model: an object file that cannot be written is an error, not an exit", "[graph][save][error]") {
+  Tensor a = placeholder({64}, Float(32), "a");
+  Tensor b = compute({64}, [&](Var i) { return tanh(a(i)) * 3.0f; }, "b");
+  Module mod = build(create_schedule({b}), {a, b}, "llvm", "tanh3");
+  TempDir dir("write_error");
+  fs::create_directories(dir.path);
+  const std::string path = dir.str("tanh3.o");
+  // In a child limited to 256-byte files: writing the object fails with EFBIG.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{256, 256};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      mod.node()->save(path, "o");
+    } catch (const Error &e) {
+      _exit(std::string(e.what()).find("cannot write the object file") != std::string::npos ? 0 : 2);
+    } catch (...) {
+      _exit(3);
+    }
+    _exit(4);  // written in spite of the limit
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 namespace {

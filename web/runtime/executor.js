@@ -29,8 +29,8 @@ export class Model {
     check(largest <= ctx.maxTextureSize,
           `the model needs textures of up to ${largest} texels a side, but this GPU's ` +
           `MAX_TEXTURE_SIZE is ${ctx.maxTextureSize}`);
-    this.textures = new TextureSet(ctx, json.textures);
     try {
+      this.textures = new TextureSet(ctx, json.textures);
       for (const t of json.params.tensors) {
         this.textures.upload(t.texture, new Float32Array(params, t.offset, numel(t.shape)));
       }

@@ -33,7 +33,12 @@ export async function load(source) {
   }
   const modelUrl = resolve(String(options.modelUrl), pageBase());
   const json = await fetchJson(modelUrl);
-  validateModel(json, modelUrl);
+  try {
+    validateModel(json, modelUrl);
+  } catch (e) {
+    // A shape the checks did not foresee (null where an object belongs) is still the file's fault.
+    throw e instanceof TensorirError ? e : new TensorirError(`${modelUrl} is malformed: ${e.message}`);
+  }
   const paramsUrl = options.paramsUrl ? resolve(String(options.paramsUrl), pageBase())
                                       : resolve(json.params.file, modelUrl);
   // The context is made while params.bin downloads; a missing WebGL2 fails without waiting.

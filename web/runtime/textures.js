@@ -21,7 +21,12 @@ export class TextureSet {
       this.framebuffers.push(null);  // made on first use: params and inputs never need one
     }
     gl.bindTexture(gl.TEXTURE_2D, null);
-    ctx.checkError(`allocating ${specs.length} textures (out of GPU memory?)`);
+    try {
+      ctx.checkError(`allocating ${specs.length} textures (out of GPU memory?)`);
+    } catch (e) {
+      this.dispose();  // a caller's canvas keeps its context: free what was made
+      throw e;
+    }
   }
 
   framebuffer(index) {

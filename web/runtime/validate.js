@@ -52,6 +52,7 @@ function checkTensor(t, what, textures) {
 }
 
 function checkPass(pass, where, model, paramTextures) {
+  check(pass !== null && typeof pass === 'object', () => `model.json: ${where} is not an object`);
   const nTex = model.textures.length;
   check(isIndex(pass.program, model.programs.length),
         () => `model.json: ${where} uses program ${pass.program}, but there are ` +
