@@ -20,35 +20,6 @@
 
 namespace tensorir::glsl {
 
-std::string glsl_stem(const std::string &name) {
-  std::string s;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    char out = ok ? c : '_';
-    if (out == '_' && (s.empty() || s.back() == '_')) continue;  // "__" is reserved in GLSL
-    s += out;
-  }
-  while (!s.empty() && s.back() == '_') s.pop_back();
-  if (s.size() > 24) s.resize(24);
-  while (!s.empty() && s.back() == '_') s.pop_back();
-  // Reserved prefixes (gl_, webgl_) and names that start with a digit get a letter first.
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s.rfind("gl", 0) == 0 || s.rfind("webgl", 0) == 0)
-    s = "v" + s;
-  return s;
-}
-
-std::string fragment_type(Type t, const std::string &where) {
-  TIR_ASSERT(t.lanes() == 1) << where << ": vector type " << t << " in a tensor expression";
-  if (t.is_bool()) return "bool";
-  if (t.code() == Type::Float && t.bits() == 32) return "float";
-  if (t.code() == Type::Int && (t.bits() == 32 || t.bits() == 64)) return "int";
-  if (t.code() == Type::Float && t.bits() == 64)
-    TIR_THROW() << where << ": float64 is not supported by WebGL/fragment targets; use float32";
-  TIR_THROW() << where << ": type " << t
-              << " is not supported by WebGL/fragment targets, which compute in float32, int32 and bool; "
-                 "cast to one of those";
-}
-
 namespace {
 
 bool is_const_true(const Expr &e) {
@@ -66,101 +37,6 @@ std::string float_literal(double v) {
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return f < 0 ? "(" + s + ")" : s;
 }
-
-// Rewrites what a guard proves redundant: inside select(c, t, f), t runs only where c
-// holds, so a clamp min(max(a, lo), hi) of an index that c already bounds to [lo, hi]
-// is `a` there (the padding of a convolution reads through such clamps). The index
-// then stays affine, and its texel and channel can be worked out statically.
-class GuardedClamps : public IRMutator {
- public:
-  using IRMutator::mutate;
-
- protected:
-  using IRMutator::visit;
-  struct Fact {
-    Expr value, lo, hi;  // lo <= value <= hi (either bound may be undefined)
-  };
-  std::vector<Fact> facts_;
-
-  void learn(const Expr &c) {
-    if (const auto *n = c.as<AndNode>()) {
-      learn(n->a);
-      learn(n->b);
-    } else if (const auto *n = c.as<GENode>()) {
-      facts_.push_back({n->a, n->b, Expr()});
-    } else if (const auto *n = c.as<GTNode>()) {
-      facts_.push_back({n->a, simplify(n->b + 1), Expr()});
-    } else if (const auto *n = c.as<LTNode>()) {
-      facts_.push_back({n->a, Expr(), simplify(n->b - 1)});
-    } else if (const auto *n = c.as<LENode>()) {
-      facts_.push_back({n->a, Expr(), n->b});
-    }
-  }
-  static bool equal(const Expr &a, const Expr &b) { return is_const_int(simplify(a - b), 0); }
-  // lo <= v <= hi under the facts (an undefined bound needs no proof).
-  bool proves(const Expr &v, const Expr &lo, const Expr &hi) const {
-    bool has_lo = !lo.defined(), has_hi = !hi.defined();
-    for (const Fact &f : facts_) {
-      if (!equal(f.value, v)) continue;
-      has_lo = has_lo || (f.lo.defined() && can_prove(f.lo >= lo));
-      has_hi = has_hi || (f.hi.defined() && can_prove(f.hi <= hi));
-    }
-    return has_lo && has_hi;
-  }
-  Expr visit(const SelectNode *op, const Expr &self) override {
-    Expr c = mutate(op->condition), f = mutate(op->false_value);
-    size_t known = facts_.size();
-    learn(c);
-    Expr t = mutate(op->true_value);
-    facts_.resize(known);
-    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
-    return select(c, t, f);
-  }
-  Expr visit(const MinNode *op, const Expr &self) override {
-    if (op->a.type().is_int()) {
-      if (const auto *inner = op->a.as<MaxNode>())
-        if (proves(inner->a, inner->b, op->b)) return mutate(inner->a);
-      if (proves(op->a, Expr(), op->b)) return mutate(op->a);
-    }
-    return IRMutator::visit(op, self);
-  }
-  Expr visit(const MaxNode *op, const Expr &self) override {
-    if (op->a.type().is_int()) {
-      if (const auto *inner = op->a.as<MinNode>())
-        if (proves(inner->a, op->b, inner->b)) return mutate(inner->a);
-      if (proves(op->a, op->b, Expr())) return mutate(op->a);
-    }
-    return IRMutator::visit(op, self);
-  }
-};
-
-// The one reduction inside a body (a top-level one, or one under an element-wise
-// epilogue fused into the pass); null when there is none or more than one.
-const ReduceNode *single_reduction(const Expr &e) {
-  struct Finder : IRVisitor {
-    std::vector<const ReduceNode *> found;
-    using IRVisitor::visit;
-    void visit(const ReduceNode *op) override {
-      found.push_back(op);
-      IRVisitor::visit(op);
-    }
-  };
-  Finder f;
-  f.visit(e);
-  return f.found.size() == 1 ? f.found[0] : nullptr;
-}
-
-// Replaces one node (by identity) with an expression.
-class ReplaceNode : public IRMutator {
- public:
-  ReplaceNode(const Object *from, Expr to) : from_(from), to_(std::move(to)) {}
-  using IRMutator::mutate;
-  Expr mutate(const Expr &e) override { return e.get() == from_ ? to_ : IRMutator::mutate(e); }
-
- private:
-  const Object *from_;
-  Expr to_;
-};
 
 // Reduction loops with constant extents are unrolled, innermost first, up to this many
 // source evaluations (iterations times lanes) per pass through the loop body that
@@ -253,8 +129,8 @@ class ShaderEmitter {
     return local(name, 0, e ? *e : 0);
   }
   Expr simp(const Expr &e) {
-    Expr once = simplify(GuardedClamps().mutate(e), ranges_);
-    return simplify(GuardedClamps().mutate(once), ranges_);
+    Expr once = simplify(remove_guarded_clamps(e), ranges_);
+    return simplify(remove_guarded_clamps(once), ranges_);
   }
   void open_block(const std::string &head) {
     line(head);
@@ -451,7 +327,7 @@ class ShaderEmitter {
     for (size_t l = 0; l < lane_axes.size(); ++l) {
       Var v(acc[l], reduces[l]->type);
       names_[v.get()] = acc[l];
-      values.push_back(expr(simp(ReplaceNode(reduces[l], v).mutate(bodies[l]))));
+      values.push_back(expr(simp(replace_node(bodies[l], reduces[l], v))));
     }
     return values;
   }

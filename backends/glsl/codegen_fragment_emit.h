@@ -45,6 +45,17 @@ std::string fragment_helpers(const std::set<std::string> &used);
 // never a reserved prefix, at most 24 characters.
 std::string glsl_stem(const std::string &name);
 
+// Inside select(c, t, f), t runs only where c holds: a clamp min(max(a, lo), hi) of an
+// index that c already bounds to [lo, hi] is `a` there (a padded convolution reads
+// through such clamps). Without them the index stays affine, so its texel and channel
+// can be worked out statically.
+Expr remove_guarded_clamps(const Expr &e);
+// The one reduction inside a body (a top-level one, or one under an element-wise
+// epilogue fused into the pass); null when there is none or more than one.
+const ReduceNode *single_reduction(const Expr &e);
+// `e` with the node `from` (by identity) replaced by `to`.
+Expr replace_node(const Expr &e, const Object *from, const Expr &to);
+
 // The GLSL type of a scalar IR type, or an Error naming `where`.
 std::string fragment_type(Type t, const std::string &where);
 
