@@ -49,14 +49,7 @@ ComputeLimits device_limits(opengl::GLContext &ctx, const Target &target) {
   }
   // -loop-limit=N: a lower limit, e.g. to check long loops on a driver without one.
   if (std::string opt = target.option("loop-limit"); !opt.empty()) {
-    int64_t n = 0;
-    try {
-      size_t used = 0;
-      n = std::stoll(opt, &used);
-      if (used != opt.size()) n = 0;
-    } catch (...) {
-    }
-    TIR_USER_CHECK(n > 0) << "target '" << target.str() << "': -loop-limit=" << opt << " is not a positive number";
+    const int64_t n = target.positive_option("loop-limit", 0);
     if (l.loop_limit == 0 || n < l.loop_limit) {
       l.loop_limit = n;
       l.loop_limit_why = "the target's -loop-limit=" + opt + " allows no more";

@@ -7,6 +7,7 @@
 // host arrays, compiling its programs on the first call.
 #include "glsl/fragment_module.h"
 
+#include <climits>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -140,20 +141,6 @@ void readback_host(GLuint fbo, const TextureLayout &l, const NDArray &a) {
   std::memcpy(a.data(), staging.data(), static_cast<size_t>(numel) * sizeof(float));
 }
 
-int positive_option(const Target &target, const std::string &key, int fallback) {
-  std::string opt = target.option(key);
-  if (opt.empty()) return fallback;
-  int v = 0;
-  try {
-    size_t used = 0;
-    v = std::stoi(opt, &used);
-    if (used != opt.size()) v = 0;
-  } catch (...) {
-  }
-  TIR_USER_CHECK(v > 0) << "target '" << target.str() << "': -" << key << "=" << opt << " is not a positive number";
-  return v;
-}
-
 class FragmentModuleNode final : public ModuleNode {
  public:
   FragmentModuleNode(const std::vector<LoweredFunc> &funcs, const Target &target, bool web) : web_(web) {
@@ -162,7 +149,7 @@ class FragmentModuleNode final : public ModuleNode {
       TIR_USER_CHECK(target.option("pack").empty())
           << "target '" << target.str() << "': webgl always packs four elements per texel; drop -pack";
       glsl::FragmentOptions o;
-      o.max_texture_size = positive_option(target, "max-texture-size", kWebMaxTextureSize);
+      o.max_texture_size = static_cast<int>(target.positive_option("max-texture-size", kWebMaxTextureSize, INT_MAX));
       o.pack_all = true;
       for (const LoweredFunc &f : funcs) add_function(f, o);
       for (const auto &f : funcs_) sigs_.push_back(f->sig);
@@ -173,7 +160,8 @@ class FragmentModuleNode final : public ModuleNode {
     glsl::FragmentOptions o;
     o.max_texture_size =
         std::min(opengl::GLContext::get().max_texture_size(),
-                 positive_option(target, "max-texture-size", opengl::GLContext::get().max_texture_size()));
+                 static_cast<int>(target.positive_option("max-texture-size",
+                                                           opengl::GLContext::get().max_texture_size(), INT_MAX)));
     std::string pack = target.option("pack", "1");
     TIR_USER_CHECK(pack == "0" || pack == "1")
         << "target '" << target.str() << "': -pack=" << pack << " must be 0 or 1";

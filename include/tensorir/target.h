@@ -1,5 +1,6 @@
 // Where code runs: "llvm", "llvm -mcpu=native", "opengl", "opengl -mode=fragment", "webgl", "c".
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -15,6 +16,9 @@ struct Target {
   // Throws tensorir::Error naming the malformed part.
   static Target parse(const std::string &s);
   std::string option(const std::string &key, const std::string &fallback = "") const;
+  // An option that must be a whole number in [1, max] ("-max-texture-size=4096"), or
+  // `fallback` when absent; anything else throws an Error naming the option.
+  int64_t positive_option(const std::string &key, int64_t fallback, int64_t max = INT64_MAX) const;
   std::string str() const;
 };
 

@@ -4,7 +4,6 @@
 #include "tensorir/graph/export_web.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -206,15 +205,8 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
     }
     kernel_passes.push_back(std::move(passes));
   }
-  if (max_size == 0) {  // no kernel said: the target's option, checked as the backend checks it
-    const std::string opt = m.target.option("max-texture-size", "4096");
-    char *end = nullptr;
-    const long long v = std::strtoll(opt.c_str(), &end, 10);
-    TIR_USER_CHECK(!opt.empty() && *end == '\0' && v > 0 && v <= (1 << 24))
-        << "export_web: target '" << m.target.str() << "': -max-texture-size=" << opt
-        << " is not a positive texture size";
-    max_size = static_cast<int>(v);
-  }
+  // No kernel said: the target's option, checked as the backend checks it.
+  if (max_size == 0) max_size = static_cast<int>(m.target.positive_option("max-texture-size", 4096, 1 << 24));
 
   // Inputs and parameters are there before the first pass; parameters and outputs stay.
   const std::vector<int> inputs = g.input_ids();
