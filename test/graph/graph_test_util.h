@@ -20,4 +20,20 @@ inline double max_rel_error(const std::vector<float> &a, const std::vector<float
   return diff / scale;
 }
 
+// 2 * maxpool2x2(relu(x)) for x of shape [1, 4, 16, 16], written out: the reference of
+// the small relu / max_pool2d / add chains the storage and saving tests build.
+inline std::vector<float> double_pooled_relu_reference(const std::vector<float> &x) {
+  REQUIRE(x.size() == 4 * 16 * 16);
+  std::vector<float> out(4 * 8 * 8);
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) {
+        float m = 0;  // relu makes every candidate >= 0
+        for (int di = 0; di < 2; ++di)
+          for (int dj = 0; dj < 2; ++dj) m = std::max(m, x[size_t((c * 16 + 2 * i + di) * 16 + 2 * j + dj)]);
+        out[size_t((c * 8 + i) * 8 + j)] = 2 * m;
+      }
+  return out;
+}
+
 }  // namespace tensorir::graph_test

@@ -34,20 +34,6 @@ graph::Graph pool_chain() {
   return b.finish(b.add(r, p, "out"));
 }
 
-// The same function written out: 2 * maxpool2x2(relu(x)).
-std::vector<float> pool_chain_reference(const std::vector<float> &x) {
-  std::vector<float> out(4 * 8 * 8);
-  for (int c = 0; c < 4; ++c)
-    for (int i = 0; i < 8; ++i)
-      for (int j = 0; j < 8; ++j) {
-        float m = 0;  // relu makes every candidate >= 0
-        for (int di = 0; di < 2; ++di)
-          for (int dj = 0; dj < 2; ++dj) m = std::max(m, x[size_t((c * 16 + 2 * i + di) * 16 + 2 * j + dj)]);
-        out[size_t((c * 8 + i) * 8 + j)] = 2 * m;
-      }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("executor storage: a reused slot gives the results of one buffer per tensor", "[graph][executor]") {
@@ -72,7 +58,7 @@ TEST_CASE("executor storage: a reused slot gives the results of one buffer per t
     NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), seed);
     const std::vector<float> got = a.run({{"x", x}}).to_vector<float>();
     CHECK(got == b.run({{"x", x}}).to_vector<float>());
-    CHECK(got == pool_chain_reference(x.to_vector<float>()));
+    CHECK(got == graph_test::double_pooled_relu_reference(x.to_vector<float>()));
   }
 }
 
