@@ -459,7 +459,8 @@ TEST_CASE("stems of 3 and 6 channels padded to blocks of 4 for the fragment targ
     CHECK(a.node("stem").attrs.at("kernel_layout") == str("OIHW4i4o"));
     CHECK(a.node("stem").shape == std::vector<int64_t>{1, 4, 9, 7, 4});
     // The CPU blocks are untouched: no padding there.
-    for (const graph::Node &n : graph::alter_conv_layout(g).nodes()) CHECK(n.attrs.count("pad") == 0);
+    const graph::Graph cpu_graph = graph::alter_conv_layout(g);  // named: a range over a temporary's nodes would dangle
+    for (const graph::Node &n : cpu_graph.nodes()) CHECK(n.attrs.count("pad") == 0);
 
 #if TENSORIR_WITH_OPENGL
     const std::map<std::string, NDArray> in = {{"x", rnd({1, C, 17, 14}, 60 + uint64_t(C))}};
