@@ -6,21 +6,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <string_view>
 
 #include "compiled_model.h"
+#include "export_wasm.h"
 #include "json.h"
 #include "tensorir/graph/passes.h"
-
-// The runtime files embedded at build time (cmake/TensorirWebAssets.cmake generates them).
-namespace tensorir::graph::web_assets {
-size_t count();
-const char *path(size_t i);  // in the package: "index.html", "tensorir/tensorir.js", ...
-std::string_view data(size_t i);
-}  // namespace tensorir::graph::web_assets
+#include "web_package.h"
 
 namespace tensorir::graph {
 
@@ -28,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using json::Value;
+using namespace web_package;
 
 constexpr int kForever = std::numeric_limits<int>::max();
 
@@ -68,32 +62,6 @@ struct Packer {
   }
 };
 
-std::string hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-
-uint32_t fnv1a32(const std::string &bytes) {
-  uint32_t h = 0x811c9dc5u;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x01000193u;
-  return h;
-}
-
-Value shape_json(const std::vector<int64_t> &shape) { return Value::array_of(shape); }
-
-Value attr_json(const AttrValue &a) {
-  if (const auto *i = std::get_if<int64_t>(&a)) return Value(*i);
-  if (const auto *d = std::get_if<double>(&a)) return Value(*d);
-  if (const auto *s = std::get_if<std::string>(&a)) return Value(*s);
-  return Value::array_of(std::get<std::vector<int64_t>>(a));
-}
-
-void check_float32(const Node &n, const char *role) {
-  TIR_USER_CHECK(n.dtype == Float(32)) << "export_web: " << role << " '" << n.name << "' is " << n.dtype
-                                       << "; web packages hold float32 tensors only";
-}
-
 // An unread value's texture: any width works, since no shader addresses it.
 void plain_layout(WebValue &v, const std::vector<int64_t> &shape, int max_size) {
   int64_t texels = 1;
@@ -105,33 +73,11 @@ void plain_layout(WebValue &v, const std::vector<int64_t> &shape, int max_size) 
                                        << max_size << " texels";
 }
 
-void write_file(const fs::path &path, std::string_view bytes, WebExportInfo &info, const std::string &rel) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  TIR_USER_CHECK(out.good()) << "export_web: cannot write " << path.string()
-                             << "; check that the directory is writable";
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  out.close();
-  TIR_USER_CHECK(out.good()) << "export_web: writing " << path.string() << " failed (disk full?)";
-  info.files.push_back(rel);
-  info.total_bytes += bytes.size();
-}
-
-fs::path make_directory(const std::string &dir) {
-  TIR_USER_CHECK(!dir.empty()) << "export_web: the package directory is an empty path";
-  fs::path p(dir);
-  std::error_code ec;
-  TIR_USER_CHECK(!fs::exists(p, ec) || fs::is_directory(p, ec))
-      << "export_web: '" << dir << "' exists and is not a directory; give a directory for the package";
-  fs::create_directories(p, ec);
-  TIR_USER_CHECK(!ec) << "export_web: cannot create the package directory '" << dir << "': " << ec.message();
-  TIR_USER_CHECK(fs::is_directory(p, ec)) << "export_web: '" << dir << "' is not a directory";
-  return p;
-}
-
 }  // namespace
 
 WebExportInfo export_web(const CompiledModel &model, const std::string &dir, const WebExportOptions &options) {
   const CompiledModel::Impl &m = model.impl();
+  if (m.target.kind == "wasm") return export_wasm(model, dir, options);
   TIR_USER_CHECK(m.target.kind == "webgl")
       << "export_web: the model was built for target '" << m.target.str()
       << "'; web packages need one built for \"webgl\": graph::build(graph, \"webgl\")";
@@ -279,10 +225,7 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
 
   // model.json
   fs::path root = make_directory(dir);
-  std::string name = options.name;
-  if (name.empty()) name = fs::absolute(root).lexically_normal().filename().string();
-  if (name.empty()) name = fs::absolute(root).lexically_normal().parent_path().filename().string();
-  if (name.empty()) name = "model";
+  const std::string name = package_name(root, options);
   int largest = 1;
   Value tex_list = Value::array();
   for (const Texture &t : textures) {
@@ -366,40 +309,13 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
     kernels.push(std::move(jk));
   }
   doc.set("kernels", std::move(kernels));
-  Value nodes = Value::array();
-  for (const Node &n : g.nodes()) {
-    Value jn = Value::object();
-    jn.set("name", n.name);
-    jn.set("op", n.op);
-    Value ins = Value::array();
-    for (int in : n.inputs) ins.push(g.node(in).name);
-    jn.set("inputs", std::move(ins));
-    jn.set("shape", shape_json(n.shape));
-    jn.set("dtype", n.dtype.str());
-    Value attrs = Value::object();
-    for (const auto &[key, a] : n.attrs) attrs.set(key, attr_json(a));
-    jn.set("attrs", std::move(attrs));
-    nodes.push(std::move(jn));
-  }
-  Value graph = Value::object();
-  graph.set("nodes", std::move(nodes));
-  doc.set("graph", std::move(graph));
+  doc.set("graph", graph_json(g));
 
   WebExportInfo info;
   const std::string text = doc.dump(1) + "\n";
   write_file(root / "model.json", text, info, "model.json");
   write_file(root / "params.bin", param_bytes, info, "params.bin");
-  if (options.copy_runtime) {
-    for (size_t i = 0; i < web_assets::count(); ++i) {
-      const fs::path rel(web_assets::path(i));
-      std::error_code ec;
-      if (rel.has_parent_path()) fs::create_directories(root / rel.parent_path(), ec);
-      TIR_USER_CHECK(!ec) << "export_web: cannot create " << (root / rel.parent_path()).string() << ": "
-                          << ec.message();
-      write_file(root / rel, web_assets::data(i), info, rel.generic_string());
-    }
-    info.runtime_files = web_assets::count();
-  }
+  write_runtime(root, options, info);
   info.model_json_bytes = text.size();
   info.params_bytes = param_bytes.size();
   info.textures = textures.size();

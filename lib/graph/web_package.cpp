@@ -1,0 +1,109 @@
+// Files and JSON shared by the web exporters (export_web.cpp, export_wasm.cpp).
+#include "web_package.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "tensorir/error.h"
+
+namespace tensorir::graph::web_package {
+
+namespace fs = std::filesystem;
+using json::Value;
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+uint32_t fnv1a32(std::string_view bytes) {
+  uint32_t h = 0x811c9dc5u;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x01000193u;
+  return h;
+}
+
+Value shape_json(const std::vector<int64_t> &shape) { return Value::array_of(shape); }
+
+namespace {
+
+Value attr_json(const AttrValue &a) {
+  if (const auto *i = std::get_if<int64_t>(&a)) return Value(*i);
+  if (const auto *d = std::get_if<double>(&a)) return Value(*d);
+  if (const auto *s = std::get_if<std::string>(&a)) return Value(*s);
+  return Value::array_of(std::get<std::vector<int64_t>>(a));
+}
+
+}  // namespace
+
+Value graph_json(const Graph &g) {
+  Value nodes = Value::array();
+  for (const Node &n : g.nodes()) {
+    Value jn = Value::object();
+    jn.set("name", n.name);
+    jn.set("op", n.op);
+    Value ins = Value::array();
+    for (int in : n.inputs) ins.push(g.node(in).name);
+    jn.set("inputs", std::move(ins));
+    jn.set("shape", shape_json(n.shape));
+    jn.set("dtype", n.dtype.str());
+    Value attrs = Value::object();
+    for (const auto &[key, a] : n.attrs) attrs.set(key, attr_json(a));
+    jn.set("attrs", std::move(attrs));
+    nodes.push(std::move(jn));
+  }
+  Value graph = Value::object();
+  graph.set("nodes", std::move(nodes));
+  return graph;
+}
+
+void check_float32(const Node &n, const char *role) {
+  TIR_USER_CHECK(n.dtype == Float(32)) << "export_web: " << role << " '" << n.name << "' is " << n.dtype
+                                       << "; web packages hold float32 tensors only";
+}
+
+fs::path make_directory(const std::string &dir) {
+  TIR_USER_CHECK(!dir.empty()) << "export_web: the package directory is an empty path";
+  fs::path p(dir);
+  std::error_code ec;
+  TIR_USER_CHECK(!fs::exists(p, ec) || fs::is_directory(p, ec))
+      << "export_web: '" << dir << "' exists and is not a directory; give a directory for the package";
+  fs::create_directories(p, ec);
+  TIR_USER_CHECK(!ec) << "export_web: cannot create the package directory '" << dir << "': " << ec.message();
+  TIR_USER_CHECK(fs::is_directory(p, ec)) << "export_web: '" << dir << "' is not a directory";
+  return p;
+}
+
+std::string package_name(const fs::path &root, const WebExportOptions &options) {
+  std::string name = options.name;
+  if (name.empty()) name = fs::absolute(root).lexically_normal().filename().string();
+  if (name.empty()) name = fs::absolute(root).lexically_normal().parent_path().filename().string();
+  if (name.empty()) name = "model";
+  return name;
+}
+
+void write_file(const fs::path &path, std::string_view bytes, WebExportInfo &info, const std::string &rel) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  TIR_USER_CHECK(out.good()) << "export_web: cannot write " << path.string()
+                             << "; check that the directory is writable";
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  TIR_USER_CHECK(out.good()) << "export_web: writing " << path.string() << " failed (disk full?)";
+  info.files.push_back(rel);
+  info.total_bytes += bytes.size();
+}
+
+void write_runtime(const fs::path &root, const WebExportOptions &options, WebExportInfo &info) {
+  if (!options.copy_runtime) return;
+  for (size_t i = 0; i < web_assets::count(); ++i) {
+    const fs::path rel(web_assets::path(i));
+    std::error_code ec;
+    if (rel.has_parent_path()) fs::create_directories(root / rel.parent_path(), ec);
+    TIR_USER_CHECK(!ec) << "export_web: cannot create " << (root / rel.parent_path()).string() << ": "
+                        << ec.message();
+    write_file(root / rel, web_assets::data(i), info, rel.generic_string());
+  }
+  info.runtime_files = web_assets::count();
+}
+
+}  // namespace tensorir::graph::web_package

@@ -1,0 +1,41 @@
+// What the web exporters share: writing the package's files, the embedded runtime, the
+// checksum of params.bin and the JSON of shapes and of the graph.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json.h"
+#include "tensorir/graph/export_web.h"
+#include "tensorir/graph/graph.h"
+
+// The runtime files embedded at build time (cmake/TensorirWebAssets.cmake generates them).
+namespace tensorir::graph::web_assets {
+size_t count();
+const char *path(size_t i);  // in the package: "index.html", "tensorir/tensorir.js", ...
+std::string_view data(size_t i);
+}  // namespace tensorir::graph::web_assets
+
+namespace tensorir::graph::web_package {
+
+std::string hex32(uint32_t v);
+// FNV-1a, 32 bits: the JS runtime checks params.bin with the same hash (validate.js).
+uint32_t fnv1a32(std::string_view bytes);
+json::Value shape_json(const std::vector<int64_t> &shape);
+// Every node: name, op, inputs, shape, dtype and attributes, for inspection.
+json::Value graph_json(const Graph &g);
+void check_float32(const Node &n, const char *role);
+
+// Creates `dir` (and its parents); an error when it cannot or when it is a file.
+std::filesystem::path make_directory(const std::string &dir);
+// The package's name: the option, else the directory's.
+std::string package_name(const std::filesystem::path &root, const WebExportOptions &options);
+// Writes one file of the package and records it in `info`.
+void write_file(const std::filesystem::path &path, std::string_view bytes, WebExportInfo &info,
+                const std::string &rel);
+// index.html and tensorir/*.js, when the options ask for them.
+void write_runtime(const std::filesystem::path &root, const WebExportOptions &options, WebExportInfo &info);
+
+}  // namespace tensorir::graph::web_package
