@@ -11,7 +11,7 @@ namespace tensorir {
 
 namespace {
 const std::vector<std::string> &known_kinds() {
-  static const std::vector<std::string> kinds = {"llvm", "c", "opengl", "webgl"};
+  static const std::vector<std::string> kinds = {"llvm", "c", "opengl", "webgl", "wasm"};
   return kinds;
 }
 }  // namespace

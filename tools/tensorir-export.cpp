@@ -1,7 +1,8 @@
-// tensorir-export: compiles a network of the model zoo for WebGL2 and writes it as a web
-// package (graph/export_web.h) that a static file server can serve.
+// tensorir-export: compiles a network of the model zoo for WebGL2 or WebAssembly and
+// writes it as a web package (graph/export_web.h) that a static file server can serve.
 //
 //   tensorir-export resnet18 -o out/resnet18
+//   tensorir-export resnet18 --target wasm -o out/resnet18-wasm
 //   tensorir-export mobilenet_v2 --seed 3 --max-texture-size 8192 -o out/mnv2
 #include <chrono>
 #include <cstdint>
@@ -20,11 +21,12 @@ namespace graph = tensorir::graph;
 using tensorir::Target;
 
 const char *kUsage =
-    "usage: tensorir-export MODEL [--seed N] [--target webgl] [--max-texture-size N] [--no-alter-layout] -o DIR\n"
+    "usage: tensorir-export MODEL [--seed N] [--target webgl|wasm] [--max-texture-size N] [--no-alter-layout] -o DIR\n"
     "  MODEL                 resnet18, resnet50 or mobilenet_v2 (seeded weights)\n"
     "  --seed N              weight seed (default 0)\n"
-    "  --target T            compilation target; only webgl (the default) makes web packages\n"
-    "  --max-texture-size N  largest texture width or height (default 4096)\n"
+    "  --target T            webgl (the default: fragment shaders on the GPU) or wasm\n"
+    "                        (WebAssembly with 128-bit SIMD on the CPU)\n"
+    "  --max-texture-size N  webgl: largest texture width or height (default 4096)\n"
     "  --no-alter-layout     keep convolutions in NCHW (slower; the graph in model.json then\n"
     "                        has the network's own layouts and weight shapes)\n"
     "  -o DIR                the package directory (created if needed)\n";
@@ -96,9 +98,12 @@ int run(int argc, char **argv) {
   else if (model == "mobilenet_v2") g = graph::mobilenet_v2(seed);
   else throw UsageError{"unknown model '" + model + "'; choose resnet18, resnet50 or mobilenet_v2"};
   Target t(target);
-  if (t.kind != "webgl")
-    throw UsageError{"--target " + target + ": web packages are compiled for webgl (e.g. --target webgl)"};
-  if (max_texture > 0) t.options["max-texture-size"] = std::to_string(max_texture);
+  if (t.kind != "webgl" && t.kind != "wasm")
+    throw UsageError{"--target " + target + ": web packages are compiled for webgl or wasm"};
+  if (max_texture > 0) {
+    if (t.kind != "webgl") throw UsageError{"--max-texture-size is an option of --target webgl"};
+    t.options["max-texture-size"] = std::to_string(max_texture);
+  }
 
   auto t0 = std::chrono::steady_clock::now();
   graph::CompiledModel m = graph::build(g, t, options);
@@ -110,8 +115,12 @@ int run(int argc, char **argv) {
   std::printf("%s (seed %llu) for %s -> %s\n", model.c_str(), static_cast<unsigned long long>(seed),
               t.str().c_str(), out.c_str());
   std::printf("  compiled %zu kernels in %.0f ms; exported in %.0f ms\n", m.num_kernels(), build_ms, export_ms);
-  std::printf("  %zu passes, %zu programs, %zu textures (%s; %s with one texture per value)\n", info.passes,
-              info.programs, info.textures, mib(info.peak_bytes).c_str(), mib(info.naive_bytes).c_str());
+  if (t.kind == "webgl")
+    std::printf("  %zu passes, %zu programs, %zu textures (%s; %s with one texture per value)\n", info.passes,
+                info.programs, info.textures, mib(info.peak_bytes).c_str(), mib(info.naive_bytes).c_str());
+  else
+    std::printf("  model.wasm with %zu kernels; %s of memory for inputs and results\n", info.passes,
+                mib(info.peak_bytes).c_str());
   std::printf("  model.json %s, params.bin %s, %zu files, %s in all\n", mib(info.model_json_bytes).c_str(),
               mib(info.params_bytes).c_str(), info.files.size(), mib(info.total_bytes).c_str());
   if (info.runtime_files == 0)

@@ -74,7 +74,8 @@ CodeGenTarget codegen_target(const llvm::TargetMachine &tm) {
   t.features = tm.getTargetFeatureString().str();
   // LLVM's tuning for AVX-512 CPUs keeps loop vectorization at 256 bits; tensor loops
   // are long and regular, so let the vectorizers use the full 512-bit registers.
-  if (tm.getMCSubtargetInfo()->checkFeatures("+avx512f")) t.prefer_vector_width = 512;
+  if (tm.getTargetTriple().isX86() && tm.getMCSubtargetInfo()->checkFeatures("+avx512f"))
+    t.prefer_vector_width = 512;
   return t;
 }
 

@@ -1,4 +1,5 @@
-// Where code runs: "llvm", "llvm -mcpu=native", "opengl", "opengl -mode=fragment", "webgl", "c".
+// Where code runs: "llvm", "llvm -mcpu=native", "opengl", "opengl -mode=fragment", "webgl",
+// "wasm" (WebAssembly with 128-bit SIMD, for browsers), "c".
 #pragma once
 #include <cstdint>
 #include <map>

@@ -171,6 +171,8 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
     s = nodes.size() == 1 ? ops::schedule_conv2d_llvm(out) : ops::schedule_conv2d_llvm(tensors.at(anchor), out);
   else if (tuned && anchor_op == "dense")
     s = nodes.size() == 1 ? ops::schedule_dense_llvm(out) : schedule_dense_with_tail(tensors.at(anchor), out);
+  else if (tuned)
+    s = ops::schedule_blocked_llvm(out);
   else
     s = ops::schedule_generic({out});
   args.emplace_back(out);
@@ -271,7 +273,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   Graph g = input_graph;
   if (options.fold_constants) g = fold_constants(g);
   if (options.fold_batch_norm) g = fold_batch_norm(g);
-  const bool tuned = options.tuned_schedules && target.kind == "llvm";
+  const bool tuned = options.tuned_schedules && (target.kind == "llvm" || target.kind == "wasm");
   if (options.alter_layout && options.fold_constants && (tuned || packed_textures(target))) {
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4

@@ -1,11 +1,213 @@
+// graph::export_web for models built for "wasm": the kernels linked into model.wasm (and
+// model.threads.wasm, the same over shared memory for worker threads), and
+// one linear memory laid out here, at export time, for every tensor: the parameters
+// first (params.bin is their bytes, copied in as one block), then the inputs, then the
+// buffers of the kernels' results (the memory plan's slots). model.json gives each
+// tensor's byte offset from the start of that region and each kernel's arguments as
+// offsets; the runtime adds the region's base and calls the kernels in order.
 #include "export_wasm.h"
 
-#include "tensorir/error.h"
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "buffer_plan.h"
+#include "compiled_model.h"
+#include "llvm/wasm_link.h"
+#include "tensorir/graph/passes.h"
+#include "web_package.h"
 
 namespace tensorir::graph {
 
-WebExportInfo export_wasm(const CompiledModel &, const std::string &, const WebExportOptions &) {
-  TIR_THROW() << "export_web: wasm packages are not implemented";
+namespace {
+
+namespace fs = std::filesystem;
+using json::Value;
+using namespace web_package;
+
+constexpr size_t kAlign = 64;  // the kernels assume 64-byte aligned buffers
+
+size_t aligned(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+size_t node_bytes(const Node &n) {
+  size_t count = 1;
+  for (int64_t d : n.shape) count *= size_t(d);
+  return count * size_t(n.dtype.bytes());
+}
+
+std::string read_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  TIR_USER_CHECK(in.good()) << "export_web: cannot read back " << path.string();
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct LinkedModules {
+  std::string single;    // memory of its own, one thread
+  std::string threaded;  // shared memory, for worker threads
+};
+
+// Every kernel module as an object in `tmp`, linked into the two modules.
+LinkedModules link_kernels(const std::vector<Kernel> &kernels, const fs::path &tmp) {
+  std::vector<std::string> objects, exports;
+  std::set<const ModuleNode *> saved;  // kernels sharing a module save it once
+  for (const Kernel &k : kernels) {
+    exports.push_back(k.fname);
+    if (!saved.insert(k.module.node()).second) continue;
+    objects.push_back((tmp / ("k" + std::to_string(objects.size()) + ".o")).string());
+    k.module.node()->save(objects.back(), "o");
+  }
+  const fs::path single = tmp / "model.wasm", threaded = tmp / "model.threads.wasm";
+  llvm_backend::link_wasm(objects, exports, single.string());
+  llvm_backend::link_wasm(objects, exports, threaded.string(), true);
+  return {read_file(single), read_file(threaded)};
+}
+
+Value file_json(const std::string &file, const std::string &bytes) {
+  Value f = Value::object();
+  f.set("file", file);
+  f.set("bytes", uint64_t(bytes.size()));
+  f.set("fnv1a32", hex32(fnv1a32(bytes)));
+  return f;
+}
+
+}  // namespace
+
+WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, const WebExportOptions &options) {
+  const CompiledModel::Impl &m = model.impl();
+  const Graph &g = m.graph;
+  std::map<int, size_t> offset_of;  // node id -> byte offset in the model's memory
+  size_t end = 0;
+  auto place = [&](int id, size_t bytes) {
+    offset_of[id] = end;
+    end = aligned(end + std::max<size_t>(bytes, 1));
+  };
+
+  // Parameters: the constants the kernels read, in params.bin at their offsets.
+  std::string param_bytes;
+  Value param_list = Value::array();
+  for (const Kernel &k : m.kernels)
+    for (int id : k.args) {
+      const Node &n = g.node(id);
+      if (n.op != "constant" || offset_of.count(id)) continue;
+      const NDArray host = m.storage[size_t(id)].device() == Device::cpu() ? m.storage[size_t(id)]
+                                                                           : m.storage[size_t(id)].to(Device::cpu());
+      place(id, host.nbytes());
+      param_bytes.resize(offset_of[id]);
+      param_bytes.append(static_cast<const char *>(host.data()), host.nbytes());
+      Value p = Value::object();
+      p.set("name", n.name);
+      p.set("shape", shape_json(n.shape));
+      p.set("dtype", n.dtype.str());
+      p.set("offset", uint64_t(offset_of[id]));
+      param_list.push(std::move(p));
+    }
+  param_bytes.resize(end);
+  const std::vector<int> inputs = g.input_ids();
+  for (int id : inputs) {
+    check_float32(g.node(id), "input");
+    place(id, node_bytes(g.node(id)));
+  }
+  // Results: the memory plan's slots (and the output's own array) as buffers.
+  std::vector<std::pair<int, NDArray>> results;
+  for (const Kernel &k : m.kernels) {
+    const FuncSignature &sig = k.module(k.fname).signature();
+    TIR_USER_CHECK(sig.symbols.empty() && sig.args.size() == k.args.size())
+        << "export_web: kernel " << k.fname << " has symbolic shapes or scalar arguments; web packages need "
+        << "every shape constant";
+    if (!offset_of.count(k.node)) results.emplace_back(k.node, m.storage[size_t(k.node)]);
+  }
+  const BufferPlan buffers = plan_buffers(results);
+  std::vector<size_t> buffer_offset;
+  for (size_t b : buffers.bytes) {
+    buffer_offset.push_back(end);
+    end = aligned(end + b);
+  }
+  for (const auto &[id, where] : buffers.place) offset_of[id] = buffer_offset[size_t(where.first)] + where.second;
+  const Node &out_node = g.node(g.output());
+  check_float32(out_node, "output");
+  TIR_USER_CHECK(offset_of.count(out_node.id))
+      << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
+
+  fs::path root = make_directory(dir);
+  const fs::path tmp = root / "model.objects";
+  std::error_code ec;
+  fs::create_directories(tmp, ec);
+  TIR_USER_CHECK(!ec) << "export_web: cannot create " << tmp.string() << ": " << ec.message();
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(p, ignored);
+    }
+  } cleanup{tmp};
+  const LinkedModules wasm = link_kernels(m.kernels, tmp);
+
+  auto io = [&](int id) {
+    const Node &n = g.node(id);
+    Value t = Value::object();
+    t.set("name", n.name);
+    t.set("shape", shape_json(n.shape));
+    t.set("dtype", "float32");
+    t.set("offset", uint64_t(offset_of.at(id)));
+    return t;
+  };
+  Value doc = Value::object();
+  doc.set("format", "tensorir-wasm");
+  doc.set("version", 1);
+  doc.set("name", package_name(root, options));
+  doc.set("target", m.target.str());
+  doc.set("module", file_json("model.wasm", wasm.single));
+  Value threaded = file_json("model.threads.wasm", wasm.threaded);
+  threaded.set("max_memory", uint64_t(llvm_backend::kWasmSharedMaxMemory));
+  doc.set("threaded_module", std::move(threaded));
+  Value memory = Value::object();
+  memory.set("bytes", uint64_t(end));
+  memory.set("align", uint64_t(kAlign));
+  doc.set("memory", std::move(memory));
+  Value in_list = Value::array();
+  for (int id : inputs) in_list.push(io(id));
+  doc.set("inputs", std::move(in_list));
+  Value out_list = Value::array();
+  out_list.push(io(out_node.id));
+  doc.set("outputs", std::move(out_list));
+  Value pj = file_json("params.bin", param_bytes);
+  pj.set("tensors", std::move(param_list));
+  doc.set("params", std::move(pj));
+  Value kernels = Value::array();
+  for (const Kernel &k : m.kernels) {
+    Value jk = Value::object();
+    jk.set("name", k.fname);
+    jk.set("node", g.node(k.node).name);
+    std::string op = g.node(k.node).op;
+    Value fused = Value::array();
+    for (int id : k.nodes) {
+      fused.push(g.node(id).name);
+      if (op_pattern(g.node(id).op) == OpPattern::kAnchor) op = g.node(id).op;
+    }
+    jk.set("op", op);
+    jk.set("fused", std::move(fused));
+    Value args = Value::array();
+    for (int id : k.args) args.push(uint64_t(offset_of.at(id)));
+    jk.set("args", std::move(args));
+    kernels.push(std::move(jk));
+  }
+  doc.set("kernels", std::move(kernels));
+  doc.set("graph", graph_json(g));
+
+  WebExportInfo info;
+  const std::string text = doc.dump(1) + "\n";
+  write_file(root / "model.json", text, info, "model.json");
+  write_file(root / "model.wasm", wasm.single, info, "model.wasm");
+  write_file(root / "model.threads.wasm", wasm.threaded, info, "model.threads.wasm");
+  write_file(root / "params.bin", param_bytes, info, "params.bin");
+  write_runtime(root, options, info);
+  info.model_json_bytes = text.size();
+  info.params_bytes = param_bytes.size();
+  info.peak_bytes = end - param_bytes.size();
+  info.passes = m.kernels.size();
+  return info;
 }
 
 }  // namespace tensorir::graph

@@ -13,4 +13,19 @@ Schedule schedule_generic(const std::vector<Tensor> &outs) {
   return s;
 }
 
+Schedule schedule_blocked_llvm(const Tensor &out) {
+  Schedule s = schedule_generic({out});
+  const auto *c = out.op().as<ComputeOpNode>();
+  if (!c || out.ndim() != 5) return s;
+  const auto block = as_const_int(out.shape()[4]);
+  Stage st = s[out];
+  std::vector<IterVar> order = {out.axis(0), out.axis(1), out.axis(2), out.axis(3)};
+  for (const IterVar &r : c->reduce_axis) order.push_back(r);
+  order.push_back(out.axis(4));
+  st.reorder(order);
+  st.parallel(st.fuse(st.fuse(out.axis(0), out.axis(1)), out.axis(2)));
+  if (block && *block % 4 == 0 && *block <= 64) st.vectorize(out.axis(4));
+  return s;
+}
+
 }  // namespace tensorir::ops

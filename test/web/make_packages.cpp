@@ -1,11 +1,14 @@
 // Writes the web packages the browser tests run: resnet18 and small graphs that cover
-// element-wise operators with broadcasting, reductions, dense, a strided padded conv2d
-// and a tensor spread over many texture rows. Next to each package's model.json:
+// element-wise operators with broadcasting, reductions, dense, a strided padded conv2d,
+// convolutions in channel blocks with eight render targets per pass and a tensor spread
+// over many texture rows. Next to each package's model.json:
 //   test_input.bin     the single input, raw float32 (NDArray::random, seeded)
 //   test_expected.bin  the output of the same graph built for "llvm", raw float32
 //   test.json          {"input", "output", "tolerance", "description"}
 //
-//   tensorir_web_packages OUT_DIR [NAME...]    (no names: every package)
+//   tensorir_web_packages [--target wasm] OUT_DIR [NAME...]    (no names: every package)
+//
+// With --target wasm the same graphs are built for "wasm" instead of "webgl".
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -29,6 +32,7 @@ struct Package {
   std::string description;
   std::string target;  // the webgl target, with its options
   std::function<graph::Graph()> make;
+  bool for_wasm = true;  // also written with --target wasm (false: it tests a webgl option)
 };
 
 NDArray weights(const std::vector<int64_t> &shape, uint64_t seed) { return NDArray::random(shape, Float(32), seed); }
@@ -68,6 +72,20 @@ graph::Graph conv() {
   return b.finish(b.relu(bn, "relu"));
 }
 
+// Convolutions in channel blocks (as resnet18's): rows of 11 and 6 texels, which the
+// texels a fragment computes (8 with -draw-buffers=8) do not divide, a residual add and
+// a strided 1x1 convolution.
+graph::Graph blocked_convs() {
+  graph::Builder b;
+  auto x = b.input("data", {1, 8, 13, 11});
+  auto c1 = b.relu(b.conv2d(x, b.constant("c1.weight", weights({16, 8, 3, 3}, 51)), {.padding = {1, 1}}, "c1"),
+                   "c1.relu");
+  auto c2 = b.conv2d(c1, b.constant("c2.weight", weights({16, 16, 3, 3}, 52)), {.padding = {1, 1}}, "c2");
+  auto r = b.relu(b.add(c2, c1, "c2.add"), "c2.relu");
+  auto c3 = b.conv2d(r, b.constant("c3.weight", weights({8, 16, 1, 1}, 53)), {.strides = {2, 2}}, "c3");
+  return b.finish(b.relu(b.bias_add(c3, b.constant("c3.bias", weights({8}, 54)), 1, "c3.add"), "c3.relu"));
+}
+
 graph::Graph long_row() {
   graph::Builder b;
   auto x = b.input("x", {1, 50001});
@@ -83,6 +101,9 @@ const std::vector<Package> &packages() {
       {"reductions", "softmax(flatten(global_avg_pool2d(x))) on [1,16,7,9]", "webgl", reductions},
       {"dense", "relu(dense(x [2,100], w [30,100]) + b)", "webgl", dense},
       {"conv2d", "conv2d 3->8 3x3 stride 2 padding 1 on [1,3,17,19], batch_norm (folded), relu", "webgl", conv},
+      {"blocked_convs", "three convolutions in channel blocks (3x3 8->16, 3x3 16->16 + residual, 1x1 stride 2 "
+                        "16->8) on [1,8,13,11], eight texels per fragment",
+       "webgl -draw-buffers=8", blocked_convs, false},
       {"long_row", "relu(x + c) on [1,50001] with textures of at most 128 texels a side (many rows, "
                    "a partial last texel)",
        "webgl -max-texture-size=128", long_row},
@@ -106,12 +127,12 @@ std::string json_string(const std::string &s) {
   return out + "\"";
 }
 
-void make_package(const Package &p, const fs::path &dir) {
+void make_package(const Package &p, const fs::path &dir, bool wasm) {
   const graph::Graph g = p.make();
   const graph::Node &in = g.node(g.input_ids().at(0));
   TIR_ASSERT(g.input_ids().size() == 1) << p.name << ": one input";
   const NDArray input = NDArray::random(in.shape, Float(32), 1234);
-  graph::CompiledModel web = graph::build(g, p.target);
+  graph::CompiledModel web = graph::build(g, wasm ? Target("wasm") : Target(p.target));
   graph::WebExportInfo info = graph::export_web(web, dir.string(), {.name = p.name});
   const NDArray expected = graph::build(g, "llvm").run({{in.name, input}});
   write_bytes(dir / "test_input.bin", input.data(), input.nbytes());
@@ -127,8 +148,13 @@ void make_package(const Package &p, const fs::path &dir) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  const bool wasm = argc > 2 && std::string(argv[1]) == "--target" && std::string(argv[2]) == "wasm";
+  if (wasm) {
+    argc -= 2;
+    argv += 2;
+  }
   if (argc < 2) {
-    std::fprintf(stderr, "usage: tensorir_web_packages OUT_DIR [NAME...]\n");
+    std::fprintf(stderr, "usage: tensorir_web_packages [--target wasm] OUT_DIR [NAME...]\n");
     return 2;
   }
   try {
@@ -143,8 +169,9 @@ int main(int argc, char **argv) {
     int failed = 0;
     for (const Package &p : packages()) {
       if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), p.name) == wanted.end()) continue;
+      if (wasm && !p.for_wasm) continue;
       try {
-        make_package(p, out / p.name);
+        make_package(p, out / p.name, wasm);
       } catch (const std::exception &e) {
         std::fprintf(stderr, "tensorir_web_packages: %s: %s\n", p.name.c_str(), e.what());
         ++failed;

@@ -8,7 +8,7 @@ import { extname, join, normalize, sep } from 'node:path';
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json; charset=utf-8',
-  '.bin': 'application/octet-stream', '.png': 'image/png', '.jpg': 'image/jpeg',
+  '.bin': 'application/octet-stream', '.wasm': 'application/wasm', '.png': 'image/png', '.jpg': 'image/jpeg',
   '.css': 'text/css; charset=utf-8', '.txt': 'text/plain; charset=utf-8',
 };
 
@@ -42,6 +42,8 @@ export function startServer(mounts) {
     res.writeHead(200, {
       'content-type': TYPES[extname(file)] || 'application/octet-stream',
       'content-length': statSync(file).size, 'cache-control': 'no-store',
+      // Cross-origin isolated pages have shared memory: WebAssembly packages use threads.
+      'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp',
     });
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });

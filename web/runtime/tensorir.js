@@ -1,4 +1,5 @@
-// tensorir web runtime: runs a network exported as a tensorir web package with WebGL2.
+// tensorir web runtime: runs a network exported as a tensorir web package, with WebGL2
+// (packages built for "webgl") or WebAssembly (packages built for "wasm").
 //
 //   import * as tensorir from './tensorir/tensorir.js';
 //   const model = await tensorir.load('model.json');
@@ -6,15 +7,18 @@
 //   const kernels = await model.profile();   // [{name, node, op, fused, passes, ms}]
 //   model.dispose();
 import { Context } from './context.js';
-import { TensorirError, fail } from './errors.js';
+import { TensorirError, check, fail } from './errors.js';
 import { Model } from './executor.js';
 import { fetchBytes, fetchJson } from './fetch.js';
 import { FORMAT, VERSION, validateModel, validateParams } from './validate.js';
+import { WasmModel } from './wasm_model.js';
+import { WASM_FORMAT, validateFile, validateWasmModel } from './wasm_validate.js';
 
 export { TensorirError } from './errors.js';
 export { randomFloat32 } from './random.js';
 export { fnv1a32 } from './validate.js';
 export { FORMAT, VERSION };
+export { WASM_FORMAT, WASM_VERSION } from './wasm_validate.js';
 
 function resolve(url, base) {
   return new URL(url, base).href;
@@ -24,8 +28,10 @@ function pageBase() {
   return typeof location !== 'undefined' ? location.href : undefined;
 }
 
-// load('model.json') or load({modelUrl, paramsUrl?, canvas?}); paramsUrl defaults to the
-// model.json's "params.file" next to it. Resolves to a Model; rejects with a TensorirError.
+// load('model.json') or load({modelUrl, paramsUrl?, canvas?, threads?}); paramsUrl defaults
+// to the model.json's "params.file" next to it; threads (WebAssembly packages) defaults to
+// every core in a cross-origin isolated page, else 1. Resolves to a Model; rejects with a
+// TensorirError.
 export async function load(source) {
   const options = typeof source === 'string' || source instanceof URL ? { modelUrl: source } : source;
   if (!options || !options.modelUrl) {
@@ -33,6 +39,9 @@ export async function load(source) {
   }
   const modelUrl = resolve(String(options.modelUrl), pageBase());
   const json = await fetchJson(modelUrl);
+  if (json !== null && typeof json === 'object' && json.format === WASM_FORMAT) {
+    return loadWasm(json, modelUrl, options);
+  }
   try {
     validateModel(json, modelUrl);
   } catch (e) {
@@ -57,6 +66,39 @@ export async function load(source) {
     model = new Model(ctx, json, params);
   } catch (e) {
     ctx.dispose();
+    throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`);
+  }
+  model.url = modelUrl;
+  return model;
+}
+
+// A WebAssembly package: model.wasm and params.bin fetched side by side, both checked
+// against model.json before the module is compiled.
+async function loadWasm(json, modelUrl, options) {
+  try {
+    validateWasmModel(json, modelUrl);
+  } catch (e) {
+    throw e instanceof TensorirError ? e : new TensorirError(`${modelUrl} is malformed: ${e.message}`);
+  }
+  const paramsUrl = options.paramsUrl ? resolve(String(options.paramsUrl), pageBase())
+                                      : resolve(json.params.file, modelUrl);
+  const threads = options.threads === undefined ? WasmModel.defaultThreads() : options.threads;
+  check(Number.isSafeInteger(threads) && threads >= 1, `load(): threads must be a whole number >= 1, got ${threads}`);
+  if (threads > 1) {
+    check(typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated && typeof Worker !== 'undefined',
+          `load(): ${threads} threads need worker threads with shared memory, which a page has only when it is ` +
+          'cross-origin isolated (served with Cross-Origin-Opener-Policy: same-origin and ' +
+          'Cross-Origin-Embedder-Policy: require-corp); serve it so, or load with {threads: 1}');
+  }
+  const module = threads > 1 ? json.threaded_module : json.module;
+  const wasmUrl = resolve(module.file, modelUrl);
+  const [wasm, params] = await Promise.all([fetchBytes(wasmUrl), fetchBytes(paramsUrl)]);
+  validateFile(module, wasm, wasmUrl);
+  validateFile(json.params, params, paramsUrl);
+  let model;
+  try {
+    model = await WasmModel.create(json, wasm, params, wasmUrl, threads);
+  } catch (e) {
     throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`);
   }
   model.url = modelUrl;

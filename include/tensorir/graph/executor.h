@@ -26,13 +26,14 @@
 namespace tensorir::graph {
 
 struct BuildOptions {
-  // false: schedule_generic for every node, also on "llvm" (slower kernels, faster builds).
+  // The tuned CPU schedules of conv2d and dense, on "llvm" and "wasm". false:
+  // schedule_generic for every node (slower kernels, faster builds).
   bool tuned_schedules = true;
   // The graph passes of graph/passes.h, run in this order before compiling.
   bool fold_constants = true;
   bool fold_batch_norm = true;
   bool eliminate_dead_nodes = true;
-  // With tuned schedules on "llvm" and fold_constants, after batch_norm folding:
+  // With tuned schedules on "llvm" or "wasm" and fold_constants, after batch_norm folding:
   // alter_conv_layout (graph/passes.h), so that convolutions read weights packed once, at
   // build time, and (with fuse_operators) pass channel-blocked activations to each
   // other; layout_transform nodes convert where blocked tensors meet other operators,

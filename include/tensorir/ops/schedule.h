@@ -25,6 +25,13 @@ Schedule schedule_conv2d_llvm(const Tensor &out);
 // result), so it costs no extra pass over memory.
 Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out);
 
+// CPU schedule for an operator whose result is channel-blocked (NCHW<c>c, 5-D), such as
+// pooling after blocked convolutions: schedule_generic, then the axes before the last
+// fused into one parallel loop and the channel block computed as a vector, with any
+// reduction (a pooling window) moved outside that vector. Other results get
+// schedule_generic alone.
+Schedule schedule_blocked_llvm(const Tensor &out);
+
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.
 Schedule schedule_dense_llvm(const Tensor &out);

@@ -1,0 +1,102 @@
+// Emitting WebAssembly objects and linking them with wasm-ld.
+#include "wasm_link.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "programs.h"
+#include "target_machine.h"
+#include "tensorir/error.h"
+#include "wasm_target.h"
+
+namespace tensorir::llvm_backend {
+
+namespace {
+
+std::string find_wasm_ld() {
+  if (const char *ld = std::getenv("TENSORIR_WASM_LD"); ld && *ld) {
+    const std::string p = find_program(ld);
+    TIR_USER_CHECK(!p.empty()) << "TENSORIR_WASM_LD is '" << ld
+                               << "', which is not an executable program; point it at wasm-ld";
+    return p;
+  }
+  for (const char *name : {"wasm-ld-19", "wasm-ld"})
+    if (std::string p = find_program(name); !p.empty()) return p;
+  TIR_THROW() << "cannot link a WebAssembly module: wasm-ld was not found on PATH; install it "
+                 "(Debian: lld-19) or set TENSORIR_WASM_LD to its path";
+}
+
+// What the web runtime gives a module (web/runtime/wasm_imports.js): anything else the
+// code calls is a link error here rather than a failure when a page loads the model.
+const char *const kRuntimeImports[] = {
+    "tensorir_parallel_for", "tensorir_set_last_error", "aligned_alloc", "free",
+    "expf", "exp2f", "logf", "log2f", "log10f", "powf", "sinf", "cosf", "tanf", "tanhf", "fmodf",
+    "exp", "exp2", "log", "log2", "log10", "pow", "sin", "cos", "tan", "tanh", "fmod"};
+
+}  // namespace
+
+const std::vector<std::string> &wasm_runtime_imports() {
+  static const std::vector<std::string> names(std::begin(kRuntimeImports), std::end(kRuntimeImports));
+  return names;
+}
+
+void write_wasm_object(const std::string &ll, const Target &target, const std::string &path) {
+  std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  TIR_USER_CHECK(!ec) << "cannot write the object file " << path << ": " << ec.message();
+  llvm::legacy::PassManager pm;
+  TIR_ASSERT(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+      << "the WebAssembly target cannot emit object files";
+  pm.run(*m);
+  out.close();
+  if (out.has_error()) {  // taken out of the stream, which would otherwise abort
+    const std::error_code error = out.error();
+    out.clear_error();
+    llvm::sys::fs::remove(path);
+    TIR_THROW() << "cannot write the object file " << path << ": " << error.message();
+  }
+}
+
+void link_wasm(const std::vector<std::string> &objects, const std::vector<std::string> &exports,
+               const std::string &output, bool shared_memory) {
+  TIR_USER_CHECK(!objects.empty()) << "cannot link " << output << " from no object files";
+  const std::string imports = output + ".imports";
+  {
+    std::ofstream list(imports);
+    for (const std::string &name : wasm_runtime_imports()) list << name << "\n";
+    TIR_USER_CHECK(list.good()) << "cannot write " << imports;
+  }
+  struct Remove {
+    const std::string &p;
+    ~Remove() { std::remove(p.c_str()); }
+  } cleanup{imports};
+  // The stack holds the kernels' local buffers: up to 2 MiB in a function and 2 MiB more
+  // in a parallel body it calls (codegen_stmt.cpp), so 8 MiB leaves room.
+  std::vector<std::string> argv = {find_wasm_ld(), "--no-entry", "--import-memory", "--export-table",
+                                   "--allow-undefined-file=" + imports, "--stack-first", "-z", "stack-size=8388608",
+                                   "--export=__heap_base", "-O2", "-o", output};
+  if (shared_memory)
+    argv.insert(argv.end(), {"--shared-memory", "--max-memory=" + std::to_string(kWasmSharedMaxMemory),
+                             "--export=__stack_pointer"});
+  for (const std::string &e : exports) argv.push_back("--export=" + e);
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  std::string log;
+  const int rc = run_program(argv, log);
+  TIR_USER_CHECK(rc == 0) << "linking " << output << " with " << argv[0] << " failed (exit status " << rc
+                          << "): " << log
+                          << (log.find("undefined symbol") != std::string::npos
+                                  ? " (WebAssembly kernels can call only the math functions of the web runtime; "
+                                    "extern functions registered in this process do not exist there)"
+                                  : "");
+}
+
+}  // namespace tensorir::llvm_backend

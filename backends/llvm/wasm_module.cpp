@@ -1,0 +1,103 @@
+// WasmModuleNode: optimised LLVM IR for wasm32, saved as objects or linked modules.
+#include "wasm_module.h"
+
+#include <cstdio>
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/signature.h"
+#include "codegen_llvm.h"
+#include "target_machine.h"
+#include "tensorir/error.h"
+#include "wasm_link.h"
+#include "wasm_target.h"
+
+namespace tensorir::llvm_backend {
+
+namespace {
+
+class WasmModuleNode : public ModuleNode {
+ public:
+  WasmModuleNode(std::string ll, std::vector<FuncSignature> sigs, Target target)
+      : ll_(std::move(ll)), sigs_(std::move(sigs)), target_(std::move(target)) {}
+
+  const std::vector<FuncSignature> &signatures() const override { return sigs_; }
+
+  void invoke(size_t index, const std::vector<ArgValue> &, const std::vector<NDArray> &) const override {
+    TIR_USER_CHECK(false) << "'" << sigs_.at(index).name
+                          << "' was built for \"wasm\" and runs in a JavaScript engine, not in this process: "
+                             "save it with save(path, \"wasm\"), or export a model with graph::export_web and "
+                             "run it with the web runtime; build for \"llvm\" to run it here";
+  }
+
+  std::string source(const std::string &format) const override {
+    if (format == "ll") return ll_;
+    if (format == "asm") {
+      std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target_);
+      llvm::LLVMContext ctx;
+      std::unique_ptr<llvm::Module> m = parse_ir(ll_, ctx);
+      llvm::SmallString<0> text;
+      llvm::raw_svector_ostream os(text);
+      llvm::legacy::PassManager pm;
+      TIR_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+          << "the WebAssembly target cannot emit assembly";
+      pm.run(*m);
+      return std::string(text.str());
+    }
+    TIR_THROW() << "the wasm backend has no source format '" << format << "'; available formats: ll, asm";
+  }
+
+  std::string backend() const override { return "wasm"; }
+
+  void save(const std::string &path, const std::string &format) const override {
+    if (format == "o") {
+      write_wasm_object(ll_, target_, path);
+      return;
+    }
+    TIR_USER_CHECK(format == "wasm") << "the wasm backend cannot save as '" << format
+                                     << "'; formats: wasm (a linked module), o (a relocatable object)";
+    const std::string object = path + ".tmp.o";
+    struct Remove {
+      const std::string &p;
+      ~Remove() { std::remove(p.c_str()); }
+    } cleanup{object};
+    write_wasm_object(ll_, target_, object);
+    std::vector<std::string> exports;
+    for (const FuncSignature &s : sigs_) exports.push_back(s.name);
+    link_wasm({object}, exports, path);
+  }
+
+ private:
+  std::string ll_;
+  std::vector<FuncSignature> sigs_;
+  Target target_;
+};
+
+}  // namespace
+
+Module build_wasm(const std::vector<LoweredFunc> &funcs, const Target &target) {
+  TIR_USER_CHECK(target.kind == "wasm") << "the wasm backend was asked to build for target '" << target.kind << "'";
+  std::vector<FuncSignature> sigs;
+  for (const LoweredFunc &f : funcs) {
+    TIR_USER_CHECK(f.defined()) << "build() got an undefined LoweredFunc";
+    sigs.push_back(make_signature(f, Device::CPU));
+  }
+  std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> mod;
+  {
+    CodeGenLLVM cg(ctx, codegen_target(*tm));
+    for (const LoweredFunc &f : funcs) cg.add_function(f);
+    mod = cg.finish();
+  }
+  optimize_module(*mod, *tm);
+  std::string ll;
+  llvm::raw_string_ostream os(ll);
+  mod->print(os, nullptr);
+  os.flush();
+  return Module(Ref<const ModuleNode>(new WasmModuleNode(std::move(ll), std::move(sigs), target)));
+}
+
+}  // namespace tensorir::llvm_backend

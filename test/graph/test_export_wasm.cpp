@@ -1,0 +1,123 @@
+// The "wasm" target and WebAssembly packages on the C++ side: modules that refuse to run in
+// this process, saved modules and their imports, the package's files. The packages'
+// answers are checked by running them under Node and in Chromium (test/web/wasm_test.mjs,
+// browser_test.mjs) against the "llvm" build.
+#include <tensorir/graph/executor.h>
+#include <tensorir/graph/export_web.h>
+#include <tensorir/graph/models.h>
+#include <tensorir/tensorir.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+
+using namespace tensorir;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_all(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+fs::path scratch_dir(const std::string &name) {
+  fs::path p = fs::temp_directory_path() / ("tensorir_wasm_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(p);
+  return p;
+}
+
+// C = A + B on [n], vectorized by 4.
+Module vector_add(const Target &target, const std::function<Expr(Expr, Expr)> &f) {
+  Tensor A = placeholder({64}, Float(32), "A"), B = placeholder({64}, Float(32), "B");
+  Tensor C = compute({64}, [&](Var i) { return f(A(i), B(i)); }, "C");
+  Schedule s = create_schedule({C});
+  auto [o, i] = s[C].split(C.axis(0), 4);
+  s[C].vectorize(i);
+  return build(s, {A, B, C}, target, "vadd");
+}
+
+graph::Graph small_network() {
+  graph::Builder b;
+  auto x = b.input("x", {1, 8, 10, 10});
+  auto w = b.constant("conv.weight", NDArray::random({16, 8, 3, 3}, Float(32), 5));
+  auto y = b.relu(b.conv2d(x, w, {.padding = {1, 1}}, "conv"), "relu");
+  return b.finish(b.max_pool2d(y, {2, 2}, {2, 2}, {0, 0}, "pool"));
+}
+
+}  // namespace
+
+TEST_CASE("wasm: modules are WebAssembly, not callable in this process", "[wasm]") {
+  Module m = vector_add("wasm", [](Expr a, Expr b) { return a + b; });
+  REQUIRE(m.node()->backend() == "wasm");
+  CHECK_THAT(m.source("asm"), Contains("f32x4.add"));
+  CHECK_THAT(m.source("ll"), Contains("wasm32"));
+  NDArray a = NDArray::random({64}, Float(32), 1), b = NDArray::random({64}, Float(32), 2);
+  NDArray c = NDArray::empty({64}, Float(32));
+  CHECK_THROWS_WITH(m("vadd")(a, b, c), Contains("runs in a JavaScript engine"));
+
+  const fs::path dir = scratch_dir("module");
+  fs::create_directories(dir);
+  m.node()->save((dir / "vadd.wasm").string(), "wasm");
+  m.node()->save((dir / "vadd.o").string(), "o");
+  const std::string wasm = read_all(dir / "vadd.wasm");
+  REQUIRE(wasm.size() > 8);
+  CHECK(wasm.compare(0, 4, std::string("\0asm", 4)) == 0);
+  CHECK(wasm.find("vadd") != std::string::npos);                  // exported by name
+  CHECK(wasm.find("__heap_base") != std::string::npos);           // where the runtime's memory starts
+  CHECK(read_all(dir / "vadd.o").compare(0, 4, std::string("\0asm", 4)) == 0);
+  CHECK_THROWS_WITH(m.node()->save((dir / "x.so").string(), "so"), Contains("formats: wasm"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("wasm: a call the web runtime cannot provide is an error when linking", "[wasm]") {
+  // erf has no counterpart among the runtime's imports (the JS Math object has none).
+  Module m = vector_add("wasm", [](Expr a, Expr) { return erf(a); });
+  const fs::path dir = scratch_dir("erf");
+  fs::create_directories(dir);
+  CHECK_THROWS_WITH(m.node()->save((dir / "erf.wasm").string(), "wasm"),
+                    Contains("undefined symbol") && Contains("math functions of the web runtime"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("wasm: target options", "[wasm][error]") {
+  CHECK_THROWS_WITH(vector_add("wasm -mcpu=znver4", [](Expr a, Expr b) { return a + b; }),
+                    Contains("unknown option '-mcpu'") && Contains("-mattr"));
+  CHECK_THROWS_WITH(vector_add("wasm -mattr=simd128", [](Expr a, Expr b) { return a + b; }),
+                    Contains("must start with + or -"));
+  Module relaxed = vector_add("wasm -mattr=+relaxed-simd", [](Expr a, Expr b) { return a * b; });
+  CHECK_THAT(relaxed.source("asm"), Contains("f32x4.mul"));
+}
+
+TEST_CASE("wasm: graphs built for wasm export packages and do not run here", "[wasm]") {
+  const graph::Graph g = small_network();
+  graph::CompiledModel m = graph::build(g, "wasm");
+  CHECK_THROWS_WITH(m.run({{"x", NDArray::random({1, 8, 10, 10}, Float(32), 3)}}),
+                    Contains("runs in a JavaScript engine"));
+  CHECK_THROWS_WITH(m.save(scratch_dir("saved").string()), Contains("only models built for \"llvm\""));
+
+  const fs::path dir = scratch_dir("package");
+  graph::WebExportInfo info = graph::export_web(m, dir.string(), {.name = "small"});
+  for (const char *f : {"model.json", "model.wasm", "model.threads.wasm", "params.bin", "index.html",
+                        "tensorir/tensorir.js", "tensorir/wasm_model.js", "tensorir/wasm_worker.js"})
+    CHECK(fs::exists(dir / f));
+  const std::string json = read_all(dir / "model.json");
+  CHECK_THAT(json, Contains("\"format\": \"tensorir-wasm\"") && Contains("\"name\": \"small\""));
+  CHECK_THAT(json, Contains("\"bytes\": " + std::to_string(fs::file_size(dir / "params.bin"))));
+  CHECK_THAT(json, Contains("\"bytes\": " + std::to_string(fs::file_size(dir / "model.wasm"))));
+  CHECK(info.params_bytes == fs::file_size(dir / "params.bin"));
+  // The weights (16x8x3x3 floats, packed at build time) are all there, 64-byte aligned.
+  CHECK(info.params_bytes >= 16 * 8 * 3 * 3 * 4);
+  CHECK(info.params_bytes % 64 == 0);
+  CHECK(info.passes == m.num_kernels());
+  // The threaded module imports a shared memory with a maximum (limits flags 3), the other
+  // a memory of its own without one (flags 0).
+  const std::string memory_import("\x06memory\x02", 8);
+  CHECK(read_all(dir / "model.threads.wasm").find(memory_import + '\x03') != std::string::npos);
+  CHECK(read_all(dir / "model.wasm").find(memory_import + '\x00') != std::string::npos);
+  fs::remove_all(dir);
+}

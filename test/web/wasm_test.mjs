@@ -1,0 +1,168 @@
+// WebAssembly packages under Node (no browser): each package's answer against the "llvm"
+// build, and every error case of loading one (broken, mismatched or unsupported files,
+// bad inputs) as a rejected promise with a clear TensorirError.
+//
+//   node wasm_test.mjs PACKAGES_DIR     (the output of tensorir_web_packages --target wasm)
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import * as tensorir from '../../web/runtime/tensorir.js';
+import { startServer } from './static_server.mjs';
+
+const dir = process.argv[2];
+if (!dir || !existsSync(dir)) {
+  console.error('usage: node wasm_test.mjs PACKAGES_DIR (written by tensorir_web_packages --target wasm)');
+  process.exit(2);
+}
+const packages = readdirSync(dir).filter((n) => existsSync(join(dir, n, 'model.json'))).sort();
+if (!packages.length) {
+  console.error(`${dir} holds no package`);
+  process.exit(1);
+}
+
+let failed = 0;
+const report = (ok, what, detail) => {
+  console.log(`${ok ? 'PASS' : 'FAIL'}  ${what}${detail ? `: ${detail}` : ''}`);
+  if (!ok) failed++;
+};
+const floats = (file) => {
+  const b = readFileSync(file);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+};
+
+const server = await startServer([['/pkg/', dir]]);
+const url = (rel) => `${server.url}/pkg/${rel}`;
+try {
+  for (const name of packages) {
+    const test = JSON.parse(readFileSync(join(dir, name, 'test.json'), 'utf8'));
+    const json = JSON.parse(readFileSync(join(dir, name, 'model.json'), 'utf8'));
+    if (json.format !== tensorir.WASM_FORMAT) {
+      report(false, `package ${name}`, `format ${json.format}, expected ${tensorir.WASM_FORMAT}`);
+      continue;
+    }
+    try {
+      const model = await tensorir.load(url(`${name}/model.json`));
+      const input = floats(join(dir, name, 'test_input.bin'));
+      const want = floats(join(dir, name, 'test_expected.bin'));
+      const got = (await model.run({ [test.input]: input }))[test.output];
+      const again = (await model.run({ [test.input]: input }))[test.output];
+      let maxAbs = 0, maxRef = 0, rerun = 0;
+      for (let i = 0; i < want.length; ++i) {
+        maxAbs = Math.max(maxAbs, Math.abs(got[i] - want[i]));
+        maxRef = Math.max(maxRef, Math.abs(want[i]));
+        if (again[i] !== got[i]) rerun++;
+      }
+      const rel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
+      const ok = got.length === want.length && rel <= test.tolerance && rerun === 0 && model.threads === 1;
+      report(ok, `package ${name}`, `max rel err ${rel.toExponential(2)} (tol ${test.tolerance}), ` +
+             `${want.length} values, rerun differs at ${rerun}, ${model.threads} thread(s)`);
+      const profile = await model.profile();
+      report(profile.length === json.kernels.length && profile.every((k) => k.ms >= 0),
+             `profile ${name}`, `${profile.length} kernels`);
+      model.dispose();
+    } catch (e) {
+      report(false, `package ${name}`, e.message);
+    }
+  }
+
+  // The error cases, on copies of the smallest package.
+  const small = packages.map((n) => [n, JSON.parse(readFileSync(join(dir, n, 'model.json'), 'utf8'))])
+    .filter(([, j]) => j.params.bytes >= 8).sort((a, b) => a[1].params.bytes - b[1].params.bytes)[0][0];
+  const scratch = mkdtempSync(join(tmpdir(), 'tensorir-wasm-'));
+  server.mount('/broken/', scratch);
+  let n = 0;
+  const broken = (edit) => {
+    const d = join(scratch, String(n++));
+    cpSync(join(dir, small), d, { recursive: true });
+    edit(d);
+    return `${server.url}/broken/${d.slice(scratch.length + 1)}/model.json`;
+  };
+  const editJson = (d, f) => {
+    const j = JSON.parse(readFileSync(join(d, 'model.json'), 'utf8'));
+    f(j);
+    writeFileSync(join(d, 'model.json'), JSON.stringify(j));
+  };
+  const truncate = (file, by) => (d) => {
+    const b = readFileSync(join(d, file));
+    writeFileSync(join(d, file), b.subarray(0, b.length - by));
+  };
+  const flip = (file) => (d) => {
+    const b = readFileSync(join(d, file));
+    b[b.length >> 1] ^= 0x55;
+    writeFileSync(join(d, file), b);
+  };
+  const cases = [
+    ['a truncated model.wasm', truncate('model.wasm', 7), /model\.wasm is truncated/],
+    ['a corrupt model.wasm', flip('model.wasm'), /model\.wasm is corrupt/],
+    ['a truncated params.bin', truncate('params.bin', 4), /params\.bin is truncated/],
+    ['a corrupt params.bin', flip('params.bin'), /params\.bin is corrupt/],
+    ['a missing model.wasm', (d) => rmSync(join(d, 'model.wasm')), /HTTP 404/],
+    ['another version', (d) => editJson(d, (j) => { j.version = 7; }), /format version 7.*supports version 1/],
+    ['an input outside the memory', (d) => editJson(d, (j) => { j.inputs[0].offset = j.memory.bytes; }),
+     /does not lie inside/],
+    ['a kernel argument outside the memory', (d) => editJson(d, (j) => { j.kernels[0].args[0] = 1 << 30; }),
+     /outside the model's memory/],
+    ['a kernel the module lacks', (d) => editJson(d, (j) => { j.kernels[0].name = 'no_such_kernel'; }),
+     /no kernel no_such_kernel/],
+    ['a module importing what the runtime lacks', (d) => {
+      // An import section naming env.no_such_function, spliced into a minimal module.
+      const wasm = Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0,
+                                2, 0x18, 1, 3, 0x65, 0x6e, 0x76, 0x10, ...Buffer.from('no_such_function'), 0, 0]);
+      writeFileSync(join(d, 'model.wasm'), wasm);
+      editJson(d, (j) => { j.module.bytes = wasm.length; j.module.fnv1a32 = fnv(wasm); });
+    }, /imports env\.no_such_function/],
+  ];
+  for (const [what, edit, pattern] of cases) {
+    try {
+      const m = await tensorir.load(broken(edit));
+      m.dispose();
+      report(false, what, 'loaded');
+    } catch (e) {
+      report(e instanceof tensorir.TensorirError && pattern.test(e.message), what, e.message);
+    }
+  }
+  // Threads in a page that is not cross-origin isolated (Node has no such page).
+  try {
+    await tensorir.load({ modelUrl: url(`${small}/model.json`), threads: 2 });
+    report(false, 'two threads without shared memory', 'loaded');
+  } catch (e) {
+    report(e instanceof tensorir.TensorirError && /cross-origin isolated/.test(e.message),
+           'two threads without shared memory', e.message);
+  }
+  // Bad inputs.
+  const model = await tensorir.load(url(`${small}/model.json`));
+  const spec = model.inputs[0];
+  const count = spec.shape.reduce((a, b) => a * b, 1);
+  for (const [what, inputs, pattern] of [
+    ['an input of the wrong size', { [spec.name]: new Float32Array(count + 1) }, /has \d+ values/],
+    ['an unknown input', { [spec.name]: new Float32Array(count), nope: new Float32Array(1) }, /no input "nope"/],
+    ['a missing input', {}, /is missing/],
+  ]) {
+    try {
+      await model.run(inputs);
+      report(false, what, 'ran');
+    } catch (e) {
+      report(e instanceof tensorir.TensorirError && pattern.test(e.message), what, e.message);
+    }
+  }
+  model.dispose();
+  try {
+    await model.run(model.randomInputs(0));
+    report(false, 'running a disposed model', 'ran');
+  } catch (e) {
+    report(e instanceof tensorir.TensorirError && /disposed/.test(e.message), 'running a disposed model', e.message);
+  }
+  rmSync(scratch, { recursive: true, force: true });
+} finally {
+  await server.close();
+}
+
+function fnv(bytes) {
+  let h = 0x811c9dc5;
+  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193);
+  return '0x' + (h >>> 0).toString(16).padStart(8, '0');
+}
+
+console.log(failed ? `\n${failed} check(s) failed` : '\nall wasm checks passed');
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,211 @@
+// A model of a WebAssembly package: one instance of model.wasm over a memory laid out at
+// export time (parameters, inputs, results), so run() is copying the inputs in, calling
+// the kernels in order and copying the output out.
+import { check, fail } from './errors.js';
+import { checkInputs, numel } from './inputs.js';
+import { randomFloat32 } from './random.js';
+import { Scratch, checkImports, makeImports } from './wasm_imports.js';
+import { CONTROL_BYTES, ThreadPool, TRAPPED } from './wasm_threads.js';
+
+const PAGE = 65536;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+function tensorInfo(t) {
+  return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
+}
+
+const STACK_BYTES = 8 << 20;          // a worker's stack, as the module's own (wasm_link.cpp)
+const WORKER_SCRATCH_BYTES = 8 << 20;  // a worker's aligned_alloc memory
+
+// Where everything lies in the memory, after the module's own stack and data: the
+// model's region (parameters, inputs, results), the kernels' argument slots, then per
+// worker a control block, a stack and scratch memory, and last the calling thread's
+// scratch, which grows.
+function planMemory(json, heapBase, workers) {
+  const align = json.memory.align;
+  const up = (x, a = align) => Math.ceil(x / a) * a;
+  const base = up(heapBase);
+  const args = base + json.memory.bytes;
+  let at = up(args + 8 * json.kernels.reduce((n, k) => n + k.args.length, 0));
+  const control = at;
+  at += CONTROL_BYTES;
+  const stacks = [], scratch = [];
+  for (let w = 0; w < workers; ++w) {
+    at = up(at + STACK_BYTES);
+    stacks.push(at);
+    scratch.push([at, at + WORKER_SCRATCH_BYTES]);
+    at = up(at + WORKER_SCRATCH_BYTES);
+  }
+  return { base, args, control, stacks, scratch, mainScratch: at };
+}
+
+function defaultThreads() {
+  const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
+  if (!isolated || typeof Worker === 'undefined' || typeof navigator === 'undefined') return 1;
+  return Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 8));
+}
+
+export class WasmModel {
+  // How many threads load() uses by default: every core (up to 8) in a cross-origin
+  // isolated page, else 1.
+  static defaultThreads() {
+    return defaultThreads();
+  }
+
+  // `wasm` (model.wasm, or model.threads.wasm when threads > 1) and `params` are the
+  // bytes of the package's files, already checked.
+  static async create(json, wasm, params, url, threads) {
+    let module;
+    try {
+      module = await WebAssembly.compile(wasm);
+    } catch (e) {
+      fail(`${url}: this browser cannot compile the model's WebAssembly (${e.message}); it needs ` +
+           'WebAssembly SIMD (Chrome 91, Firefox 89, Safari 16.4 or later)');
+    }
+    checkImports(module, url);
+    // The module's own stack and data come first (below __heap_base, a few MiB).
+    const initial = Math.ceil((json.memory.bytes + (16 << 20)) / PAGE);
+    const memory = threads > 1
+      ? new WebAssembly.Memory({ initial, maximum: json.threaded_module.max_memory / PAGE, shared: true })
+      : new WebAssembly.Memory({ initial });
+    const state = { instance: null, scratch: null, error: '', pool: null };
+    let instance;
+    try {
+      instance = await WebAssembly.instantiate(module, makeImports(memory, state));
+    } catch (e) {
+      fail(`${url}: instantiating the model's WebAssembly failed: ${e.message}`);
+    }
+    const model = new WasmModel(json, instance, memory, state, params, threads - 1);
+    if (threads > 1) {
+      try {
+        state.pool = await ThreadPool.create(module, memory, model.layout,
+                                             new URL('./wasm_worker.js', import.meta.url));
+      } catch (e) {
+        fail(`starting ${threads - 1} worker threads failed: ${e.message}`);
+      }
+    }
+    return model;
+  }
+
+  constructor(json, instance, memory, state, params, workers) {
+    this.json = json;
+    this.name = json.name || 'model';
+    this.inputs = Object.freeze(json.inputs.map(tensorInfo));
+    this.outputs = Object.freeze(json.outputs.map(tensorInfo));
+    this.backend = 'wasm';
+    this.disposed = false;
+    this.memory = memory;
+    this.state = state;
+    state.instance = instance;
+    const exports = instance.exports;
+    const layout = planMemory(json, exports.__heap_base.value, workers);
+    this.layout = layout;
+    this.base = layout.base;
+    const need = layout.mainScratch + (1 << 20);
+    if (need > memory.buffer.byteLength) memory.grow(Math.ceil((need - memory.buffer.byteLength) / PAGE));
+    state.scratch = new Scratch(memory, layout.mainScratch);
+    new Uint8Array(memory.buffer, this.base, params.byteLength).set(new Uint8Array(params));
+    // Each kernel's argument slots (8 bytes each, addresses in the low 32 bits), once.
+    let slot = layout.args;
+    this.kernels = json.kernels.map((k) => {
+      const fn = exports[k.name];
+      check(typeof fn === 'function', `model.wasm has no kernel ${k.name}; the package's files come from ` +
+                                      'different exports');
+      const words = new BigUint64Array(memory.buffer, slot, k.args.length);
+      k.args.forEach((off, i) => { words[i] = BigInt(this.base + off); });
+      const kernel = { name: k.name, node: k.node || k.name, op: k.op || '', fused: k.fused || [k.name], fn, args: slot };
+      slot += k.args.length * 8;
+      return kernel;
+    });
+  }
+
+  get threads() {
+    return this.state.pool ? this.state.pool.size : 1;
+  }
+
+  checkUsable() {
+    if (this.disposed) fail(`model ${this.name} was disposed; load it again`);
+  }
+
+  setInputs(inputs) {
+    const data = checkInputs(this.json.inputs, inputs, this.name);
+    this.json.inputs.forEach((t, i) => new Float32Array(this.memory.buffer, this.base + t.offset, data[i].length).set(data[i]));
+  }
+
+  call(kernel) {
+    let rc;
+    try {
+      rc = kernel.fn(kernel.args);
+    } catch (e) {
+      fail(`kernel ${kernel.name} trapped: ${e && e.message ? e.message : e}`);
+    }
+    if (rc !== 0) {
+      const msg = rc === TRAPPED ? 'it trapped in a worker thread' : this.state.error || `status ${rc}`;
+      this.state.error = '';
+      fail(`kernel ${kernel.name} failed: ${msg}`);
+    }
+  }
+
+  runSync(inputs) {
+    this.checkUsable();
+    this.setInputs(inputs);
+    for (const k of this.kernels) this.call(k);
+    const out = {};
+    for (const t of this.json.outputs) {
+      out[t.name] = new Float32Array(this.memory.buffer, this.base + t.offset, numel(t.shape)).slice();
+    }
+    return out;
+  }
+
+  async run(inputs) {
+    return this.runSync(inputs);
+  }
+
+  randomInputs(seed = 0) {
+    const inputs = {};
+    for (const t of this.inputs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
+    return inputs;
+  }
+
+  // Per-kernel times in ms (median over `repeats` runs). Without inputs, randomInputs(0).
+  async profile(inputs, repeats = 1) {
+    this.checkUsable();
+    check(Number.isSafeInteger(repeats) && repeats >= 1, 'profile() repeats must be >= 1');
+    this.setInputs(inputs || this.randomInputs(0));
+    const times = this.kernels.map(() => []);
+    for (let r = 0; r < repeats; ++r) {
+      this.kernels.forEach((k, i) => {
+        const t0 = now();
+        this.call(k);
+        times[i].push(now() - t0);
+      });
+    }
+    return this.kernels.map((k, i) => ({
+      name: k.name, node: k.node, op: k.op, fused: [...k.fused], passes: 1, ms: median(times[i]),
+    }));
+  }
+
+  info() {
+    const j = this.json;
+    return {
+      name: this.name, target: j.target, backend: 'wasm', threads: this.threads, kernels: j.kernels.length,
+      renderer: `WebAssembly SIMD, ${this.threads} thread${this.threads > 1 ? 's' : ''}`,
+      memoryBytes: this.memory.buffer.byteLength, paramsBytes: j.params.bytes, moduleBytes: j.module.bytes,
+    };
+  }
+
+  // The memory goes with the last reference to it.
+  dispose() {
+    if (this.state.pool) this.state.pool.dispose();
+    this.state.pool = null;
+    this.disposed = true;
+    this.kernels = [];
+    this.memory = null;
+    this.state.instance = null;
+  }
+}
