@@ -4,6 +4,8 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev catch2
           libfmt-dev libopenblas-dev libdnnl-dev pkg-config
+          # wasm-ld-19 links the "wasm" target's modules (LLVM 19 objects)
+          lld-19
           # OpenGL: the glad loader generator, headless EGL and Mesa's software driver
           python3-glad libegl-dev libgles-dev libegl1 libegl-mesa0 libgl1-mesa-dri libglfw3-dev
           # the OpenGL window tests run under a virtual X display (xvfb-run needs xauth)

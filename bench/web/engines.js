@@ -6,13 +6,14 @@ import {buildTfjsModel} from './tfjs_model.js';
 
 const NM = '/node_modules';
 
-// The project's own runtime, from the package (tensorir/tensorir.js).
-async function tensorir(cfg) {
-  const mod = await import(`${cfg.pkg}/tensorir/tensorir.js`);
+// The project's own runtime, from the package (tensorir/tensorir.js): the "webgl" package
+// at cfg.pkg, or the "wasm" one at cfg.wasmPkg (with cfg.threads threads).
+async function tensorirPackage(pkg, options) {
+  const mod = await import(`${pkg}/tensorir/tensorir.js`);
   const api = typeof mod.load === 'function' ? mod : mod.default;
   if (!api || typeof api.load !== 'function') throw new Error('tensorir/tensorir.js exports no load()');
-  const model = await api.load(`${cfg.pkg}/model.json`);
-  const meta = await (await fetch(`${cfg.pkg}/model.json`)).json();
+  const model = await api.load({modelUrl: `${pkg}/model.json`, ...options});
+  const meta = await (await fetch(`${pkg}/model.json`)).json();
   const inName = meta.inputs[0].name, outName = meta.outputs[0].name;
   const pick = r => {
     if (r instanceof Float32Array) return r;
@@ -22,12 +23,22 @@ async function tensorir(cfg) {
     if (!(v instanceof Float32Array)) throw new Error('model.run() gave no Float32Array output');
     return v;
   };
+  const wasm = meta.format === 'tensorir-wasm';
   return {
-    backend: 'webgl',
-    info: {target: meta.target, kernels: meta.kernels.length, textures: meta.textures.length},
+    backend: wasm ? 'wasm' : 'webgl',
+    info: wasm ? {target: meta.target, kernels: meta.kernels.length, threads: model.threads}
+               : {target: meta.target, kernels: meta.kernels.length, textures: meta.textures.length},
     run: async x => pick(await model.run({[inName]: x})),
     profile: () => (typeof model.profile === 'function' ? model.profile() : null),
   };
+}
+
+function tensorir(cfg) {
+  return tensorirPackage(cfg.pkg, {});
+}
+
+function tensorirWasm(cfg) {
+  return tensorirPackage(cfg.wasmPkg, {threads: cfg.threads});
 }
 
 async function tfjsWebgl(cfg) {
@@ -78,6 +89,7 @@ async function ortWebgl(cfg) {
 
 export const ENGINES = {
   'tensorir': tensorir,
+  'tensorir-wasm': tensorirWasm,
   'tfjs-webgl': tfjsWebgl,
   'onnxruntime-web-wasm': ortWasm,
   'onnxruntime-web-webgl': ortWebgl,

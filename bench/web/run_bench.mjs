@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// ResNet-18 in one headless Chromium: the tensorir web package next to TensorFlow.js
-// (webgl) and ONNX Runtime Web (wasm, webgl), all rebuilt from the package's graph and
+// ResNet-18 in one headless Chromium: the tensorir web packages (built for "webgl" and for
+// "wasm") next to TensorFlow.js (webgl) and ONNX Runtime Web (wasm, webgl), the peers
+// rebuilt from the package's graph and
 // params.bin, under the same browser flags. Each engine's output is checked against a CPU
 // reference; a wrong one is reported as WRONG. See README.md.
 //
-//   node bench/web/run_bench.mjs [--package DIR] [--runs 20] [--warmup 3] [--json]
+//   node bench/web/run_bench.mjs [--package DIR] [--wasm-package DIR] [--runs 20] [--warmup 3] [--json]
 //        [--swiftshader] [--engines a,b] [--threads N] [--profile] [--keep] [--verbose]
 import {spawnSync} from 'node:child_process';
 import {createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
@@ -15,14 +16,15 @@ import {fileURLToPath} from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
-const ALL_ENGINES = ['tensorir', 'tfjs-webgl', 'onnxruntime-web-wasm', 'onnxruntime-web-webgl'];
-const BACKENDS = {'tensorir': 'webgl', 'tfjs-webgl': 'webgl', 'onnxruntime-web-wasm': 'wasm', 'onnxruntime-web-webgl': 'webgl'};
+const ALL_ENGINES = ['tensorir', 'tensorir-wasm', 'tfjs-webgl', 'onnxruntime-web-wasm', 'onnxruntime-web-webgl'];
+const BACKENDS = {'tensorir': 'webgl', 'tensorir-wasm': 'wasm', 'tfjs-webgl': 'webgl', 'onnxruntime-web-wasm': 'wasm',
+                  'onnxruntime-web-webgl': 'webgl'};
 const TOLERANCE = 1e-3;  // max |out - ref| / max |ref|
 const log = (...a) => console.error('[bench/web]', ...a);
 
 function usage(msg) {
   if (msg) console.error(`run_bench.mjs: ${msg}`);
-  console.error('usage: node bench/web/run_bench.mjs [--package DIR] [--peer-package DIR] [--runs N] [--warmup N] [--json] [--swiftshader]\n' +
+  console.error('usage: node bench/web/run_bench.mjs [--package DIR] [--peer-package DIR] [--wasm-package DIR] [--runs N] [--warmup N] [--json] [--swiftshader]\n' +
                 `       [--engines ${ALL_ENGINES.join(',')}] [--threads N] [--chromium PATH] [--profile] [--keep] [--verbose]`);
   process.exit(2);
 }
@@ -36,6 +38,7 @@ function parseArgs(argv) {
     const int = (v, min) => (Number.isInteger(+v) && +v >= min ? +v : usage(`${a} wants an integer >= ${min}, got '${v}'`));
     if (a === '--package') o.pkg = path.resolve(val());
     else if (a === '--peer-package') o.peerPkg = path.resolve(val());
+    else if (a === '--wasm-package') o.wasmPkg = path.resolve(val());
     else if (a === '--runs') o.runs = int(val(), 1);
     else if (a === '--warmup') o.warmup = int(val(), 1);
     else if (a === '--threads') o.threads = int(val(), 1);
@@ -204,6 +207,14 @@ async function main() {
     run(exporter, ['resnet18', '-o', pkgDir], 'tensorir-export');
   }
   if (!existsSync(path.join(pkgDir, 'model.json'))) throw new Error(`${pkgDir}/model.json not found`);
+  // The same network built for "wasm" (WebAssembly SIMD, worker threads in this isolated page).
+  let wasmDir = opt.wasmPkg;
+  if (!wasmDir && opt.engines.includes('tensorir-wasm')) {
+    const exporter = findExporter();
+    wasmDir = path.join(state.work, 'wasm-package');
+    log('exporting resnet18 for wasm');
+    run(exporter, ['resnet18', '--target', 'wasm', '-o', wasmDir], 'tensorir-export');
+  }
   const meta = JSON.parse(readFileSync(path.join(pkgDir, 'model.json'), 'utf8'));
   // The peers are rebuilt from a graph in the network's own layouts: the package's when the
   // layout pass left it so, else a package exported without that pass (same weights).
@@ -232,7 +243,8 @@ async function main() {
   }
 
   state.server = await startServer([['/bench/', HERE], ['/node_modules/', path.join(HERE, 'node_modules')],
-                                    ['/pkg/', pkgDir], ['/peer/', peerDir], ['/data/', state.work]]);
+                                    ['/pkg/', pkgDir], ['/peer/', peerDir], ['/data/', state.work],
+                                    ...(wasmDir ? [['/wasmpkg/', wasmDir]] : [])]);
   const origin = `http://127.0.0.1:${state.server.address().port}`;
   const gpuFlags = opt.swiftshader ? ['--use-angle=swiftshader', '--enable-unsafe-swiftshader']
                                    : ['--use-angle=gl-egl', '--ignore-gpu-blocklist'];
@@ -248,14 +260,15 @@ async function main() {
 
   const servedInput = path.join(state.work, 'input.bin');  // the input may live outside the served folders
   if (ref.input !== servedInput) writeFileSync(servedInput, readFileSync(ref.input));
-  const cfg = {pkg: '/pkg', peerPkg: '/peer', onnx: '/data/model.onnx', input: '/data/input.bin', engines: opt.engines, onnxError,
+  const cfg = {pkg: '/pkg', wasmPkg: '/wasmpkg', peerPkg: '/peer', onnx: '/data/model.onnx', input: '/data/input.bin', engines: opt.engines, onnxError,
                threads: opt.threads, inputShape: meta.inputs[0].shape};
   log(`loading ${opt.engines.join(', ')}`);
   const setup = await page.evaluate(c => window.benchSetup(c), cfg);
   const env = setup.env;
   const res = new Map();
   for (const e of setup.engines) {
-    res.set(e.name, {...e, times: [], err: 0, first_ms: null, status: e.ok ? 'ok' : (e.name === 'tensorir' ? 'MISSING' : 'FAILED')});
+    res.set(e.name, {...e, times: [], err: 0, first_ms: null,
+                     status: e.ok ? 'ok' : (e.name.startsWith('tensorir') ? 'MISSING' : 'FAILED')});
     if (!e.ok) log(`${e.name}: ${e.error}`);
   }
   const live = () => [...res.values()].filter(r => r.status === 'ok' || r.status === 'WRONG');
@@ -294,6 +307,8 @@ async function main() {
 function report(opt, res, env, ref, flags, browserVersion, trProfile) {
   const tr = res.get('tensorir');
   const base = tr && tr.status === 'ok' && tr.times.length ? median(tr.times) : null;
+  const tw = res.get('tensorir-wasm');
+  const wasmBase = tw && tw.status === 'ok' && tw.times.length ? median(tw.times) : null;
   const rows = opt.engines.map(name => {
     const r = res.get(name);
     const med = r.times.length ? median(r.times) : null;
@@ -302,6 +317,7 @@ function report(opt, res, env, ref, flags, browserVersion, trProfile) {
       median_ms: med, min_ms: r.times.length ? Math.min(...r.times) : null, runs: r.times.length,
       first_ms: r.first_ms, load_ms: r.load_ms ?? null,
       ratio_vs_tensorir: med != null && base != null && r.status === 'ok' ? med / base : null,
+      ratio_vs_tensorir_wasm: med != null && wasmBase != null && r.status === 'ok' ? med / wasmBase : null,
       max_rel_err: r.status === 'MISSING' || (r.status === 'FAILED' && !r.first_ms) ? null : r.err,
       status: r.status, error: r.error || null, info: r.info || {},
       renderer: env.gpu.renderer || null, angle: opt.swiftshader ? 'swiftshader' : 'gl-egl',
@@ -320,12 +336,13 @@ function report(opt, res, env, ref, flags, browserVersion, trProfile) {
     console.log(`reference: ${ref.source}` + (ref.graphCheck == null ? '' : ` (numpy graph read vs it: ${ref.graphCheck.toExponential(2)})`));
     console.log(`median of ${opt.runs} runs after ${opt.warmup} warm-up; time = upload + inference + read-back;` +
                 ` ratio = engine ms / tensorir ms; WRONG: max|out-ref|/max|ref| > ${TOLERANCE}`);
-    const head = ['impl', 'backend', 'median ms', 'ratio vs tensorir', 'max rel err', 'status'];
+    const head = ['impl', 'backend', 'median ms', 'ratio vs tensorir', 'vs tensorir-wasm', 'max rel err', 'status'];
     const body = rows.map(r => [r.impl, r.backend, fmt(r.median_ms, 1), fmt(r.ratio_vs_tensorir, 2),
+                                fmt(r.ratio_vs_tensorir_wasm, 2),
                                 r.max_rel_err == null ? '-' : r.max_rel_err.toExponential(2),
                                 r.status + (r.error ? ` (${r.error.slice(0, 80)})` : '')]);
     const w = head.map((h, i) => Math.max(h.length, ...body.map(b => b[i].length)));
-    const line = cells => cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ').trimEnd();
+    const line = cells => cells.map((c, i) => (i === 0 || i === 6 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ').trimEnd();
     console.log(line(head));
     for (const b of body) console.log(line(b));
     for (const r of rows) if (r.info && Object.keys(r.info).length) console.log(`  ${[r.impl, r.version].filter(Boolean).join(" ")}: ${JSON.stringify(r.info)}`);

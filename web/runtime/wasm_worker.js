@@ -4,12 +4,19 @@
 import { CLOSURE, CONTROL_BYTES, END, ENV, GEN, NEXT, PENDING, STATUS, STOP, TRAPPED } from './wasm_threads.js';
 import { Scratch, makeImports } from './wasm_imports.js';
 
+const SPINS = 20000;  // some 100 microseconds
+
 // `seen` is the generation before this worker said it was ready: the first loop may start
 // any time after that.
 function serve(instance, memory, control, seen) {
   const c = new Int32Array(memory.buffer, control, CONTROL_BYTES / 4);
   const table = instance.exports.__indirect_function_table;
   for (;;) {
+    // Parallel loops of one run follow each other within microseconds: spin a while before
+    // sleeping, since waking from Atomics.wait costs more than a short loop takes.
+    for (let spins = 0; spins < SPINS && Atomics.load(c, GEN) === seen; ++spins) {
+      // nothing: the generation word changes when the next loop starts
+    }
     Atomics.wait(c, GEN, seen);
     seen = Atomics.load(c, GEN);
     if (Atomics.load(c, STOP)) return;
