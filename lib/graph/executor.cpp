@@ -168,7 +168,8 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   Schedule s;
   const std::string anchor_op = anchor >= 0 ? g.node(anchor).op : "";
   if (tuned && anchor_op == "conv2d")
-    s = nodes.size() == 1 ? ops::schedule_conv2d_llvm(out) : ops::schedule_conv2d_llvm(tensors.at(anchor), out);
+    s = nodes.size() == 1 ? ops::schedule_conv2d_llvm(out, target)
+                          : ops::schedule_conv2d_llvm(tensors.at(anchor), out, target);
   else if (tuned && anchor_op == "dense")
     s = nodes.size() == 1 ? ops::schedule_dense_llvm(out) : schedule_dense_with_tail(tensors.at(anchor), out);
   else if (tuned)

@@ -19,17 +19,20 @@ int first_divisor(int64_t n, std::initializer_list<int> candidates) {
 }
 
 // OB[n][ob][y][x][o] accumulates a tile of (2 channel blocks) x (up to 8 columns) vectors
-// in registers, one output row at a time, inside O's parallel loop over
+// in registers (on "wasm" 1 x 2: engines map its 128-bit vectors to 16 registers, and a
+// larger tile spills every accumulator on every step), one output row at a time, inside O's parallel loop over
 // (n, channel group, row); the copy back to NCHW follows while the row is in cache.
 // `out` is conv2d_nchwc's output or the end of an element-wise tail after it: the tail is
 // inlined and `out` takes the copy's place, loop for loop, so the tail costs no pass.
-Schedule schedule_nchwc(const Tensor &conv, const Tensor &out) {
+Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &target) {
   const Tensor OB = compute_of(conv)->input_tensors()[0];
   const std::vector<Tensor> packed = compute_of(OB)->input_tensors();
   const Tensor IP = packed[0], WP = packed[1];
   const int co = static_cast<int>(*as_const_int(OB.shape()[4]));
-  const int oc_blocks = extent_of(OB.axis(1)) % 2 == 0 ? 2 : 1;
-  const int x_tile = first_divisor(extent_of(OB.axis(3)), {7, 8, 6, 5, 4, 3, 2, 1});
+  const bool small_registers = target.kind == "wasm";
+  const int oc_blocks = !small_registers && extent_of(OB.axis(1)) % 2 == 0 ? 2 : 1;
+  const int x_tile = small_registers ? first_divisor(extent_of(OB.axis(3)), {2, 1})
+                                     : first_divisor(extent_of(OB.axis(3)), {7, 8, 6, 5, 4, 3, 2, 1});
 
   Schedule s = create_schedule({out});
   for (const Stage &st : s.stages()) {
@@ -111,19 +114,19 @@ Schedule schedule_direct(const Tensor &out) {
 
 }  // namespace
 
-Schedule schedule_conv2d_llvm(const Tensor &out) {
+Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target) {
   const ComputeOpNode *c = compute_of(out);
   TIR_USER_CHECK(c && (c->tag == "conv2d" || c->tag == "conv2d_nchwc"))
       << "schedule_conv2d_llvm: tensor " << out.name() << " is not the output of conv2d or conv2d_nchwc";
-  return c->tag == "conv2d_nchwc" ? schedule_nchwc(out, out) : schedule_direct(out);
+  return c->tag == "conv2d_nchwc" ? schedule_nchwc(out, out, target) : schedule_direct(out);
 }
 
-Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out) {
+Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target) {
   const ComputeOpNode *c = compute_of(conv);
   TIR_USER_CHECK(c && c->tag == "conv2d_nchwc")
       << "schedule_conv2d_llvm: tensor " << conv.name()
       << " is not the output of conv2d_nchwc (only the blocked convolution takes a fused tail)";
-  return schedule_nchwc(conv, out);
+  return schedule_nchwc(conv, out, target);
 }
 
 }  // namespace tensorir::ops

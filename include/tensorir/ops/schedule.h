@@ -5,6 +5,7 @@
 #pragma once
 #include <vector>
 
+#include "tensorir/target.h"
 #include "tensorir/te/schedule.h"
 
 namespace tensorir::ops {
@@ -17,13 +18,15 @@ Schedule schedule_generic(const std::vector<Tensor> &outs);
 // of output-channel vectors times output columns, computed row by row inside a parallel
 // loop over (batch, channel group, row); a blocked result is written in vectors of its
 // channel block. For the output of conv2d it materialises the padding,
-// vectorizes over output columns and runs the channels in parallel.
-Schedule schedule_conv2d_llvm(const Tensor &out);
+// vectorizes over output columns and runs the channels in parallel. The register tile
+// fits `target`: on "wasm" (128-bit vectors, 16 registers in browser engines) one
+// channel block times 2 columns, elsewhere up to 2 blocks times 8 columns.
+Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"));
 // The same for conv2d_nchwc's output `conv` followed by an element-wise tail ending in
 // `out` (bias, batch norm, residual add, relu): the tail is inlined into the stage that
 // copies the blocked result back to NCHW (or out of the register tile, for a blocked
 // result), so it costs no extra pass over memory.
-Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out);
+Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"));
 
 // CPU schedule for an operator whose result is channel-blocked (NCHW<c>c, 5-D), such as
 // pooling after blocked convolutions: schedule_generic, then the axes before the last
