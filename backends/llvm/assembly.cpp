@@ -25,12 +25,16 @@ std::unique_ptr<llvm::Module> parse_ir(const std::string &ll, llvm::LLVMContext 
 std::string emit_assembly(const std::string &ll, const Target &target) {
   llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
+  return emit_assembly(ll, *tm);
+}
+
+std::string emit_assembly(const std::string &ll, llvm::TargetMachine &tm) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;
-  TIR_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+  TIR_ASSERT(!tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
       << "this LLVM target cannot emit assembly";
   pm.run(*m);
   return std::string(text.str());

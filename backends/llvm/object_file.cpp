@@ -32,22 +32,14 @@ void check_no_registered_externs(const llvm::Module &m) {
 
 }  // namespace
 
-void write_object(const std::string &ll, const Target &target, const std::string &path) {
-  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
-  jtmb.setRelocationModel(llvm::Reloc::PIC_);
-  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
-  llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
-  check_no_registered_externs(*m);
-  m->setPICLevel(llvm::PICLevel::BigPIC);
-
+void emit_object(llvm::Module &m, llvm::TargetMachine &tm, const std::string &path) {
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   TIR_USER_CHECK(!ec) << "cannot write the object file " << path << ": " << ec.message();
   llvm::legacy::PassManager pm;
-  TIR_ASSERT(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+  TIR_ASSERT(!tm.addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
       << "this LLVM target cannot emit object files";
-  pm.run(*m);
+  pm.run(m);
   out.close();
   // A stream destroyed with its error still set ends the process (report_fatal_error):
   // take the error out of it before throwing.
@@ -57,6 +49,18 @@ void write_object(const std::string &ll, const Target &target, const std::string
     llvm::sys::fs::remove(path);  // a partial object is of no use
     TIR_THROW() << "cannot write the object file " << path << ": " << error.message();
   }
+}
+
+void write_object(const std::string &ll, const Target &target, const std::string &path) {
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
+  check_no_registered_externs(*m);
+  m->setPICLevel(llvm::PICLevel::BigPIC);
+
+  emit_object(*m, *tm, path);
 }
 
 }  // namespace tensorir::llvm_backend

@@ -25,7 +25,11 @@ CodeGenTarget codegen_target(const llvm::TargetMachine &tm);
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);
 // Parses LLVM IR text the backend printed itself (a failure is an internal error).
 std::unique_ptr<llvm::Module> parse_ir(const std::string &ll, llvm::LLVMContext &ctx);
-// Assembly text for LLVM IR text (already optimised).
+// Assembly text for LLVM IR text (already optimised), for the machine `target` names or `tm`.
 std::string emit_assembly(const std::string &ll, const Target &target);
+std::string emit_assembly(const std::string &ll, llvm::TargetMachine &tm);
+// Compiles module `m` for `tm` into the object file `path` (a failed write is an Error, the
+// partial file removed).
+void emit_object(llvm::Module &m, llvm::TargetMachine &tm, const std::string &path);
 
 }  // namespace tensorir::llvm_backend

@@ -6,9 +6,6 @@
 #include <fstream>
 #include <iterator>
 
-#include <llvm/IR/LegacyPassManager.h>
-#include <llvm/Support/FileSystem.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include "programs.h"
 #include "target_machine.h"
@@ -50,20 +47,7 @@ void write_wasm_object(const std::string &ll, const Target &target, const std::s
   std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target);
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
-  TIR_USER_CHECK(!ec) << "cannot write the object file " << path << ": " << ec.message();
-  llvm::legacy::PassManager pm;
-  TIR_ASSERT(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
-      << "the WebAssembly target cannot emit object files";
-  pm.run(*m);
-  out.close();
-  if (out.has_error()) {  // taken out of the stream, which would otherwise abort
-    const std::error_code error = out.error();
-    out.clear_error();
-    llvm::sys::fs::remove(path);
-    TIR_THROW() << "cannot write the object file " << path << ": " << error.message();
-  }
+  emit_object(*m, *tm, path);
 }
 
 void link_wasm(const std::vector<std::string> &objects, const std::vector<std::string> &exports,

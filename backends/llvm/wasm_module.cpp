@@ -3,8 +3,6 @@
 
 #include <cstdio>
 
-#include <llvm/ADT/SmallString.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/signature.h"
@@ -34,18 +32,7 @@ class WasmModuleNode : public ModuleNode {
 
   std::string source(const std::string &format) const override {
     if (format == "ll") return ll_;
-    if (format == "asm") {
-      std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target_);
-      llvm::LLVMContext ctx;
-      std::unique_ptr<llvm::Module> m = parse_ir(ll_, ctx);
-      llvm::SmallString<0> text;
-      llvm::raw_svector_ostream os(text);
-      llvm::legacy::PassManager pm;
-      TIR_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-          << "the WebAssembly target cannot emit assembly";
-      pm.run(*m);
-      return std::string(text.str());
-    }
+    if (format == "asm") return emit_assembly(ll_, *wasm_target_machine(target_));
     TIR_THROW() << "the wasm backend has no source format '" << format << "'; available formats: ll, asm";
   }
 

@@ -16,7 +16,6 @@
 #include "buffer_plan.h"
 #include "compiled_model.h"
 #include "llvm/wasm_link.h"
-#include "tensorir/graph/passes.h"
 #include "web_package.h"
 
 namespace tensorir::graph {
@@ -177,17 +176,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
   doc.set("params", std::move(pj));
   Value kernels = Value::array();
   for (const Kernel &k : m.kernels) {
-    Value jk = Value::object();
-    jk.set("name", k.fname);
-    jk.set("node", g.node(k.node).name);
-    std::string op = g.node(k.node).op;
-    Value fused = Value::array();
-    for (int id : k.nodes) {
-      fused.push(g.node(id).name);
-      if (op_pattern(g.node(id).op) == OpPattern::kAnchor) op = g.node(id).op;
-    }
-    jk.set("op", op);
-    jk.set("fused", std::move(fused));
+    Value jk = kernel_json(g, k);
     Value args = Value::array();
     for (int id : k.args) args.push(uint64_t(offset_of.at(id)));
     jk.set("args", std::move(args));

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "tensorir/error.h"
+#include "tensorir/graph/passes.h"
 
 namespace tensorir::graph::web_package {
 
@@ -55,6 +56,21 @@ Value graph_json(const Graph &g) {
   Value graph = Value::object();
   graph.set("nodes", std::move(nodes));
   return graph;
+}
+
+Value kernel_json(const Graph &g, const Kernel &k) {
+  Value jk = Value::object();
+  jk.set("name", k.fname);
+  jk.set("node", g.node(k.node).name);
+  std::string op = g.node(k.node).op;
+  Value fused = Value::array();
+  for (int id : k.nodes) {
+    fused.push(g.node(id).name);
+    if (op_pattern(g.node(id).op) == OpPattern::kAnchor) op = g.node(id).op;
+  }
+  jk.set("op", op);
+  jk.set("fused", std::move(fused));
+  return jk;
 }
 
 void check_float32(const Node &n, const char *role) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiled_model.h"
 #include "json.h"
 #include "tensorir/graph/export_web.h"
 #include "tensorir/graph/graph.h"
@@ -27,6 +28,9 @@ json::Value shape_json(const std::vector<int64_t> &shape);
 // Every node: name, op, inputs, shape, dtype and attributes, for inspection.
 json::Value graph_json(const Graph &g);
 void check_float32(const Node &n, const char *role);
+// A kernel's name, its result's node, its operator (the anchor's, if any) and the nodes
+// fused into it; the exporter adds how to run it.
+json::Value kernel_json(const Graph &g, const Kernel &k);
 
 // Creates `dir` (and its parents); an error when it cannot or when it is a file.
 std::filesystem::path make_directory(const std::string &dir);
