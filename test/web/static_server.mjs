@@ -23,7 +23,8 @@ function lookup(mounts, urlPath) {
   return join(best[1], rel);
 }
 
-export function startServer(mounts) {
+// `isolated` (default true) sends COOP/COEP, making the pages cross-origin isolated.
+export function startServer(mounts, { isolated = true } = {}) {
   const table = new Map(mounts);
   const server = createServer((req, res) => {
     let file = null;
@@ -43,7 +44,8 @@ export function startServer(mounts) {
       'content-type': TYPES[extname(file)] || 'application/octet-stream',
       'content-length': statSync(file).size, 'cache-control': 'no-store',
       // Cross-origin isolated pages have shared memory: WebAssembly packages use threads.
-      'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp',
+      ...(isolated ? { 'cross-origin-opener-policy': 'same-origin',
+                       'cross-origin-embedder-policy': 'require-corp' } : {}),
     });
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });

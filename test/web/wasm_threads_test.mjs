@@ -1,0 +1,106 @@
+// WebAssembly packages in headless Chromium with worker threads: each package run with 1
+// and with 3 threads must give the same output bit for bit (every parallel iteration
+// writes its own part of the result) and match the "llvm" build; a page that is not
+// cross-origin isolated runs on one thread by default and refuses more with a clear error.
+//
+//   node wasm_threads_test.mjs PACKAGES_DIR [--chromium PATH]
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { importPlaywright, launchBrowser } from './browser.mjs';
+import { startServer } from './static_server.mjs';
+
+const args = process.argv.slice(2);
+const dir = args.find((a) => !a.startsWith('--'));
+const chromiumAt = args.indexOf('--chromium');
+const executable = chromiumAt >= 0 ? args[chromiumAt + 1] : '/usr/bin/chromium';
+if (!dir || !existsSync(dir)) {
+  console.error('usage: node wasm_threads_test.mjs PACKAGES_DIR [--chromium PATH]');
+  process.exit(2);
+}
+const packages = readdirSync(dir).filter((n) => existsSync(join(dir, n, 'model.json'))).sort();
+
+// In the page: the package's output for test_input.bin with each thread count.
+async function runThreads({ base, input, output, threadCounts }) {
+  const tensorir = await import(`${base}tensorir/tensorir.js`);
+  const data = new Float32Array(await (await fetch(`${base}test_input.bin`)).arrayBuffer());
+  const expected = new Float32Array(await (await fetch(`${base}test_expected.bin`)).arrayBuffer());
+  const results = [];
+  for (const threads of threadCounts) {
+    const model = await tensorir.load({ modelUrl: `${base}model.json`, threads });
+    const got = (await model.run({ [input]: data }))[output];
+    let maxAbs = 0, maxRef = 0;
+    for (let i = 0; i < expected.length; ++i) {
+      maxAbs = Math.max(maxAbs, Math.abs(got[i] - expected[i]));
+      maxRef = Math.max(maxRef, Math.abs(expected[i]));
+    }
+    results.push({ threads: model.threads, rel: maxRef > 0 ? maxAbs / maxRef : maxAbs, got: Array.from(got) });
+    model.dispose();
+  }
+  return { isolated: crossOriginIsolated, results };
+}
+
+async function notIsolated({ base }) {
+  const tensorir = await import(`${base}tensorir/tensorir.js`);
+  const model = await tensorir.load(`${base}model.json`);
+  const threads = model.threads;
+  model.dispose();
+  let error = null;
+  try {
+    await tensorir.load({ modelUrl: `${base}model.json`, threads: 2 });
+  } catch (e) {
+    error = `${e.name}: ${e.message}`;
+  }
+  return { isolated: crossOriginIsolated, threads, error };
+}
+
+let failed = 0;
+const report = (ok, what, detail) => {
+  console.log(`${ok ? 'PASS' : 'FAIL'}  ${what}: ${detail}`);
+  if (!ok) failed++;
+};
+
+const isolatedServer = await startServer([['/pkg/', resolve(dir)]]);
+const plainServer = await startServer([['/pkg/', resolve(dir)]], { isolated: false });
+const chromium = await importPlaywright(resolve(dirname(fileURLToPath(import.meta.url)), '../..'));
+const browser = await launchBrowser(chromium, { executable, swiftshader: false });
+try {
+  for (const name of packages) {
+    const test = JSON.parse(readFileSync(join(dir, name, 'test.json'), 'utf8'));
+    const page = await browser.browser.newPage();
+    try {
+      await page.goto(`${isolatedServer.url}/pkg/${name}/model.json`);
+      const r = await page.evaluate(runThreads, {
+        base: `${isolatedServer.url}/pkg/${name}/`, input: test.input, output: test.output, threadCounts: [1, 3],
+      });
+      const [one, three] = r.results;
+      const differ = one.got.findIndex((v, i) => !Object.is(v, three.got[i]));
+      const ok = r.isolated && one.threads === 1 && three.threads === 3 && differ < 0 &&
+                 one.rel <= test.tolerance && three.rel <= test.tolerance;
+      report(ok, `package ${name}`, `1 thread: max rel err ${one.rel.toExponential(2)}; ${three.threads} threads: ` +
+             `${three.rel.toExponential(2)}; ${differ < 0 ? 'identical' : `differ at ${differ}`}` +
+             (r.isolated ? '' : '; the page is not cross-origin isolated'));
+    } catch (e) {
+      report(false, `package ${name}`, e.message);
+    } finally {
+      await page.close();
+    }
+  }
+  const page = await browser.browser.newPage();
+  try {
+    const small = packages.find((n) => n !== 'resnet18') || packages[0];
+    await page.goto(`${plainServer.url}/pkg/${small}/model.json`);
+    const r = await page.evaluate(notIsolated, { base: `${plainServer.url}/pkg/${small}/` });
+    report(!r.isolated && r.threads === 1 && /TensorirError: .*cross-origin isolated/.test(r.error || ''),
+           'a page that is not cross-origin isolated', `default threads ${r.threads}; two threads: ${r.error}`);
+  } finally {
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  await isolatedServer.close();
+  await plainServer.close();
+}
+console.log(failed ? `\n${failed} check(s) failed` : '\nall wasm thread checks passed');
+process.exit(failed ? 1 : 0);
