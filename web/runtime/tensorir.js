@@ -97,7 +97,8 @@ async function loadWasm(json, modelUrl, options) {
   validateFile(json.params, params, paramsUrl);
   let model;
   try {
-    model = await WasmModel.create(json, wasm, params, wasmUrl, threads);
+    // Threads the caller did not ask for are not worth failing over.
+    model = await WasmModel.create(json, wasm, params, wasmUrl, threads, options.threads !== undefined);
   } catch (e) {
     throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`);
   }

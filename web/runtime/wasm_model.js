@@ -58,8 +58,9 @@ export class WasmModel {
   }
 
   // `wasm` (model.wasm, or model.threads.wasm when threads > 1) and `params` are the
-  // bytes of the package's files, already checked.
-  static async create(json, wasm, params, url, threads) {
+  // bytes of the package's files, already checked. With `required` false, workers that
+  // cannot start leave the model on one thread (threadError says why) instead of failing.
+  static async create(json, wasm, params, url, threads, required = true) {
     let module;
     try {
       module = await WebAssembly.compile(wasm);
@@ -86,7 +87,9 @@ export class WasmModel {
         state.pool = await ThreadPool.create(module, memory, model.layout,
                                              new URL('./wasm_worker.js', import.meta.url));
       } catch (e) {
-        fail(`starting ${threads - 1} worker threads failed: ${e.message}`);
+        const why = `starting ${threads - 1} worker threads failed: ${e.message}`;
+        if (required) fail(why);
+        model.threadError = why;
       }
     }
     return model;
@@ -98,6 +101,7 @@ export class WasmModel {
     this.inputs = Object.freeze(json.inputs.map(tensorInfo));
     this.outputs = Object.freeze(json.outputs.map(tensorInfo));
     this.backend = 'wasm';
+    this.threadError = null;
     this.disposed = false;
     this.memory = memory;
     this.state = state;
@@ -194,7 +198,7 @@ export class WasmModel {
     const j = this.json;
     return {
       name: this.name, target: j.target, backend: 'wasm', threads: this.threads, kernels: j.kernels.length,
-      renderer: `WebAssembly SIMD, ${this.threads} thread${this.threads > 1 ? 's' : ''}`,
+      renderer: `WebAssembly SIMD, ${this.threads} thread${this.threads > 1 ? 's' : ''}`, threadError: this.threadError,
       memoryBytes: this.memory.buffer.byteLength, paramsBytes: j.params.bytes, moduleBytes: j.module.bytes,
     };
   }
