@@ -87,7 +87,8 @@ void check_tensor_dtype(Type t, const std::string &where) {
 
 class Planner {
  public:
-  Planner(const LoweredFunc &f, const FragmentOptions &o) : f_(f), pack_(o.pack), pack_all_(o.pack_all) {
+  Planner(const LoweredFunc &f, const FragmentOptions &o)
+      : f_(f), pack_(o.pack), pack_all_(o.pack_all), max_phases_(o.max_phases) {
     plan_.name = f->name;
     plan_.max_texture_size = o.max_texture_size;
   }
@@ -107,8 +108,10 @@ class Planner {
     for (size_t c = 0; c < candidates.size(); ++c) {
       if (!keep[c]) continue;
       const Candidate &k = candidates[c];
-      plan_.passes.push_back(emit_fragment_pass(plan_, index_, k.op, k.value_index, k.body, k.tensor));
+      std::vector<int> phases = add_phases(k);
+      plan_.passes.push_back(emit_fragment_pass(plan_, index_, k.op, k.value_index, k.body, k.tensor, phases));
       plan_.passes.back().loop_iterations = k.iterations;
+      if (!phases.empty()) plan_.passes.push_back(emit_interleave_pass(plan_, phases, k.tensor));
     }
     return std::move(plan_);
   }
@@ -123,6 +126,28 @@ class Planner {
   };
 
   std::string unique(const std::string &name) { return glsl_stem(name) + "_" + std::to_string(counter_++); }
+
+  // The phase tensors of a pass that computes several texels of a row per fragment
+  // (choose_phases), none when it computes one.
+  std::vector<int> add_phases(const Candidate &k) {
+    const int n = choose_phases(plan_, k.op, k.body, k.tensor, max_phases_);
+    std::vector<int> phases;
+    for (int p = 0; p < n && n > 1; ++p) {
+      FragmentTensor ft = plan_.tensors[static_cast<size_t>(k.tensor)];
+      ft.phase_texels = phase_texel_count(ft, n);
+      ft.name += ".phase" + std::to_string(p);
+      ft.ident = unique(ft.name);
+      ft.arg_index = -1;
+      ft.is_input = ft.is_output = false;
+      ft.phases = n;
+      std::vector<int64_t> dims;
+      for (const Expr &d : ft.shape) dims.push_back(*as_const_int(d));
+      ft.const_width = tensor_layout(ft, dims, plan_.max_texture_size, f_->name + ": tensor " + ft.name).width;
+      phases.push_back(static_cast<int>(plan_.tensors.size()));
+      plan_.tensors.push_back(std::move(ft));
+    }
+    return phases;
+  }
 
   void add_variable_uniforms() {
     for (size_t i = 0; i < f_->args.size(); ++i) {
@@ -393,6 +418,7 @@ class Planner {
   const LoweredFunc &f_;
   bool pack_;
   bool pack_all_;
+  int max_phases_;
   std::vector<Operation> made_;  // operations the plan made (partial reductions), kept alive
   FragmentPlan plan_;
   TensorIndex index_;
@@ -415,8 +441,9 @@ FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack
 
 TextureLayout tensor_layout(const FragmentTensor &t, const std::vector<int64_t> &shape, int max_texture_size,
                             const std::string &what) {
-  return t.packed ? packed_texture_layout(shape, max_texture_size, what)
-                  : texture_layout(shape, max_texture_size, what);
+  TextureLayout l = t.packed ? packed_texture_layout(shape, max_texture_size, what)
+                             : texture_layout(shape, max_texture_size, what);
+  return t.phases > 1 ? phase_texture_layout(t.phase_texels, max_texture_size, what) : l;
 }
 
 std::string plan_source(const FragmentPlan &plan) {

@@ -37,6 +37,12 @@ struct FragmentTensor {
   bool packed = false;       // four elements per RGBA texel (packed_texture_layout)
   int64_t const_width = 0;   // layout width in texels when the shape is constant, else 0
   std::string width_uniform; // the uniform holding the layout width when it is not constant
+  // > 1: one phase of a tensor of this shape computed `phases` texels per fragment
+  // (FragmentPass::outputs): phase k holds the texels whose index along the innermost
+  // axis of a texel row is k modulo `phases`, `phase_texels` of them in row-major order
+  // (with that index divided by `phases`), laid out by phase_texture_layout.
+  int phases = 1;
+  int64_t phase_texels = 0;
 };
 
 // A uniform every pass may declare; the host sets those a program has.
@@ -52,6 +58,11 @@ struct FragmentUniform {
 
 struct FragmentPass {
   int output = -1;                         // index into FragmentPlan::tensors
+  // Every render target, at locations 0, 1, ... (outputs[0] == output). Several when
+  // a fragment computes neighbouring texels of one row at once, one phase tensor each,
+  // so that they share the fetches that do not move along the row (a convolution's
+  // weights); the next pass interleaves the phases into the tensor.
+  std::vector<int> outputs;
   std::vector<int> inputs;                 // tensors bound to texture units 0, 1, ...
   std::vector<std::string> sampler_names;  // the sampler uniform of each input
   std::string source;                      // the fragment shader
@@ -73,6 +84,9 @@ struct FragmentOptions {
   // Every tensor, placeholders included, packed four elements per RGBA texel (the web
   // layout: a kernel's output texture is the next kernel's input texture as it is).
   bool pack_all = false;
+  // Texels of one row a reduction pass may compute per fragment, a power of two (see
+  // FragmentPass::outputs); 1: every pass renders into one target.
+  int max_phases = 1;
 };
 
 // Builds the passes of `f`. Throws tensorir::Error for what a fragment shader cannot

@@ -38,6 +38,94 @@ std::string float_literal(double v) {
   return f < 0 ? "(" + s + ")" : s;
 }
 
+Expr numel_expr(const std::vector<Expr> &shape) {
+  Expr n = IntImmNode::make(Int(32), 1);
+  for (const Expr &d : shape) n = n * tensorir::cast(Int(32), d);
+  return simplify(n);
+}
+
+// For a packed tensor, the first of the trailing dimensions merged into one dimension
+// of texels (packed_texel_shape), or -1 when the texels are flat. Unpacked: the rank.
+int merged_dim(const FragmentTensor &t) {
+  if (!t.packed) return static_cast<int>(t.shape.size());
+  int64_t p = 1;
+  for (size_t d = t.shape.size(); d-- > 0;) {
+    const int64_t *v = as_const_int(t.shape[d]);
+    if (!v) return -1;
+    p *= *v;
+    if (p % 4 == 0) return static_cast<int>(d);
+  }
+  return -1;
+}
+
+// The shape of a tensor's texel grid (packed_texel_shape for packed tensors).
+std::vector<Expr> grid_shape(const FragmentTensor &t) {
+  if (!t.packed) return t.shape;
+  int m = merged_dim(t);
+  if (m < 0) return {simplify((numel_expr(t.shape) + 3) / 4)};
+  std::vector<Expr> g(t.shape.begin(), t.shape.begin() + m);
+  g.push_back(simplify(numel_expr(std::vector<Expr>(t.shape.begin() + m, t.shape.end())) / 4));
+  return g;
+}
+
+// The first dimension of the trailing dimensions of the texel grid whose size is the
+// layout width (so a texel row is one trailing sub-tensor), or -1 when there is none.
+int row_split(const FragmentTensor &t) {
+  if (t.const_width <= 0) return -1;
+  std::vector<Expr> shape = grid_shape(t);
+  int64_t p = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    const int64_t *v = as_const_int(shape[d]);
+    if (!v) return -1;
+    p *= *v;
+    if (p == t.const_width) return static_cast<int>(d);
+    if (p > t.const_width) return -1;
+  }
+  return shape.empty() && t.const_width == 1 ? 0 : -1;
+}
+
+// The texel rows of `t` are whole trailing sub-tensors of its grid, each texel one
+// element or four consecutive ones of the last axis (the layout a fragment's coordinate
+// decomposes into axis values without division by the width).
+bool rows_are_subtensors(const FragmentTensor &t) {
+  int split = row_split(t);
+  return split >= 0 && (!t.packed || merged_dim(t) == static_cast<int>(t.shape.size()) - 1);
+}
+
+// The innermost grid dimension of a row that is longer than 1, or -1.
+int row_axis(const FragmentTensor &t) {
+  int split = row_split(t);
+  std::vector<Expr> shape = grid_shape(t);
+  for (int d = static_cast<int>(shape.size()); d-- > std::max(split, 0);) {
+    const int64_t *v = as_const_int(shape[static_cast<size_t>(d)]);
+    if (!v) return -1;
+    if (*v != 1) return d;
+  }
+  return -1;
+}
+
+// The texels of the phase tensors of `t` (FragmentTensor::phases): the texel grid with
+// the row's innermost axis (row_axis) in `steps` steps of `phases`, flattened row-major.
+struct PhaseGrid {
+  size_t along = 0;    // the grid dimension stepped through
+  int64_t extent = 0;  // its extent
+  int64_t steps = 0;   // ceil(extent / phases)
+  int64_t texels = 0;  // in each phase tensor
+};
+PhaseGrid phase_grid(const FragmentTensor &t, int phases) {
+  const int along = row_axis(t);
+  TIR_ASSERT(along >= 0 && rows_are_subtensors(t)) << "phases of " << t.name;
+  std::vector<Expr> shape = grid_shape(t);
+  PhaseGrid g;
+  g.along = static_cast<size_t>(along);
+  g.extent = *as_const_int(shape[g.along]);
+  g.steps = (g.extent + phases - 1) / phases;
+  g.texels = g.steps;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (d != g.along) g.texels *= *as_const_int(shape[d]);
+  return g;
+}
+
 // Reduction loops with constant extents are unrolled, innermost first, up to this many
 // source evaluations (iterations times lanes) per pass through the loop body that
 // remains: the addresses then have constant offsets and the fetches of neighbouring
@@ -52,23 +140,31 @@ class ShaderEmitter {
       if (u.kind == FragmentUniform::Variable) uniform_vars_[u.var.get()] = &u;
   }
 
-  FragmentPass run(const ComputeOpNode *op, int value_index, const Expr &body, int out) {
+  FragmentPass run(const ComputeOpNode *op, int value_index, const Expr &body, int out,
+                   const std::vector<int> &phases) {
     const FragmentTensor &ot = plan_.tensors[out];
+    const int num_phases = phases.empty() ? 1 : static_cast<int>(phases.size());
     std::string out_type = texel_type(ot);
     indent_ = 1;
     fetch_scopes_.emplace_back();
     TIR_ASSERT(op->axis.size() == ot.shape.size()) << where_ << ": axis count";
     TIR_USER_CHECK(fragment_type(body.type(), where_) == scalar_type(ot))
         << where_ << ": the body has type " << body.type() << " but the tensor stores " << ot.dtype;
-    std::vector<std::vector<Expr>> lane_axes = output_indices(ot, out);
+    if (!phases.empty()) phase_tensor_ = &plan_.tensors[static_cast<size_t>(phases[0])];
+    std::vector<std::vector<Expr>> lane_axes = output_indices(ot, out, num_phases);
     prologue_at_ = body_.size();
     for (const auto &[v, name] : names_) outer_vars_.insert(v);
     for (const auto &[v, u] : uniform_vars_) outer_vars_.insert(v);
     std::vector<std::string> values = lane_values(op, body, lane_axes);
+    std::vector<std::string> results;
+    for (int k = 0; k < num_phases; ++k) results.push_back(num_phases == 1 ? "result" : "result" + std::to_string(k));
     if (ot.packed) {
-      std::string v;
-      for (const std::string &x : values) v += (v.empty() ? "" : ", ") + x;
-      line("result = " + out_type + "(" + v + ");");
+      const size_t per = values.size() / static_cast<size_t>(num_phases);
+      for (size_t k = 0; k < results.size(); ++k) {
+        std::string v;
+        for (size_t l = k * per; l < (k + 1) * per; ++l) v += (v.empty() ? "" : ", ") + values[l];
+        line(results[k] + " = " + out_type + "(" + v + ");");
+      }
     } else {
       line("result = " + values[0] + ";");
     }
@@ -83,7 +179,8 @@ class ShaderEmitter {
         << "precision highp float;\nprecision highp int;\n"
         << "precision highp sampler2D;\nprecision highp isampler2D;\n";
     FragmentPass pass;
-    pass.output = out;
+    pass.output = phases.empty() ? out : phases[0];
+    pass.outputs = phases.empty() ? std::vector<int>{out} : phases;
     for (int t : inputs_) {
       const FragmentTensor &it = plan_.tensors[t];
       std::string sampler = "tex_" + it.ident;
@@ -95,7 +192,8 @@ class ShaderEmitter {
       src << "uniform " << type << " " << name << ";\n";
       pass.uniforms.push_back(name);
     }
-    src << "layout(location = 0) out highp " << out_type << " result;\n";
+    for (size_t k = 0; k < results.size(); ++k)
+      src << "layout(location = " << k << ") out highp " << out_type << " " << results[k] << ";\n";
     src << fragment_helpers(helpers_);
     src << "void main() {\n" << main_body << "}\n";
     pass.source = src.str();
@@ -120,6 +218,7 @@ class ShaderEmitter {
   // [lo, hi) is its range when hi > lo.
   Var local(const std::string &name, int64_t lo = 0, int64_t hi = 0) {
     Var v(name, Int(32));
+    locals_.push_back(v);  // alive as long as the maps keyed by its node
     names_[v.get()] = name;
     if (hi > lo) ranges_[v.get()] = {IntImmNode::make(Int(32), lo), IntImmNode::make(Int(32), hi - 1)};
     return v;
@@ -157,12 +256,6 @@ class ShaderEmitter {
     return ft.width_uniform;
   }
 
-  Expr numel_expr(const std::vector<Expr> &shape) {
-    Expr n = IntImmNode::make(Int(32), 1);
-    for (const Expr &d : shape) n = n * tensorir::cast(Int(32), d);
-    return simplify(n);
-  }
-
   // ------------------------------------------------------------ tensor reads
   int tensor_of(const TensorLoadNode *op) {
     auto it = tensors_.find({op->producer.get(), op->value_index});
@@ -175,68 +268,54 @@ class ShaderEmitter {
     return it->second;
   }
 
-  // For a packed tensor, the first of the trailing dimensions merged into one dimension
-  // of texels (packed_texel_shape), or -1 when the texels are flat. Unpacked: the rank.
-  int merged_dim(const FragmentTensor &t) {
-    if (!t.packed) return static_cast<int>(t.shape.size());
-    int64_t p = 1;
-    for (size_t d = t.shape.size(); d-- > 0;) {
-      const int64_t *v = as_const_int(t.shape[d]);
-      if (!v) return -1;
-      p *= *v;
-      if (p % 4 == 0) return static_cast<int>(d);
-    }
-    return -1;
-  }
-
-  // The shape of a tensor's texel grid (packed_texel_shape for packed tensors).
-  std::vector<Expr> grid_shape(const FragmentTensor &t) {
-    if (!t.packed) return t.shape;
-    int m = merged_dim(t);
-    if (m < 0) return {simplify((numel_expr(t.shape) + 3) / 4)};
-    std::vector<Expr> g(t.shape.begin(), t.shape.begin() + m);
-    g.push_back(simplify(numel_expr(std::vector<Expr>(t.shape.begin() + m, t.shape.end())) / 4));
-    return g;
-  }
-
-  // The first dimension of the trailing dimensions of the texel grid whose size is the
-  // layout width (so a texel row is one trailing sub-tensor), or -1 when there is none.
-  int row_split(const FragmentTensor &t) {
-    if (t.const_width <= 0) return -1;
-    std::vector<Expr> shape = grid_shape(t);
-    int64_t p = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      const int64_t *v = as_const_int(shape[d]);
-      if (!v) return -1;
-      p *= *v;
-      if (p == t.const_width) return static_cast<int>(d);
-      if (p > t.const_width) return -1;
-    }
-    return shape.empty() && t.const_width == 1 ? 0 : -1;
-  }
-
   // Declares the output's texel indices from the fragment's coordinate and returns each
-  // lane's (one lane, or four when packed) axis values as expressions over them.
-  std::vector<std::vector<Expr>> output_indices(const FragmentTensor &ot, int out) {
+  // lane's (one lane, or four when packed) axis values as expressions over them. With
+  // several phases the fragment's texels are neighbours along the row's innermost axis
+  // (PhaseGrid), their lanes one after the other.
+  std::vector<std::vector<Expr>> output_indices(const FragmentTensor &ot, int out, int phases) {
     size_t n = ot.shape.size();
     int split = row_split(ot);
     int merged = merged_dim(ot);
-    if (split >= 0 && (!ot.packed || merged == static_cast<int>(n) - 1)) {
+    TIR_ASSERT(phases == 1 || (rows_are_subtensors(ot) && ot.packed)) << where_ << ": phases of a flat layout";
+    if (rows_are_subtensors(ot)) {
       // Rows are whole trailing sub-tensors: x gives the inner axes, y the outer ones,
       // and every texel of the viewport holds elements only.
       std::vector<Expr> shape = grid_shape(ot);
       std::vector<Var> grid;
       for (size_t d = 0; d < n; ++d)
         grid.push_back(local_in(fresh(ot.packed && d + 1 == n ? "quad" : "ax" + std::to_string(d)), shape[d]));
-      decompose("int(gl_FragCoord.x)", fresh("out_x"), grid, shape, split, n);
-      decompose("int(gl_FragCoord.y)", fresh("out_y"), grid, shape, 0, split);
-      std::vector<Expr> axes(grid.begin(), grid.end());
-      if (!ot.packed) return {axes};
+      PhaseGrid pg;
+      if (phases == 1) {
+        decompose("int(gl_FragCoord.x)", fresh("out_x"), grid, shape, split, n);
+        decompose("int(gl_FragCoord.y)", fresh("out_y"), grid, shape, 0, split);
+      } else {
+        // Phase texel t (phase_texture_layout) over the grid with the row's innermost axis
+        // in steps of `phases`; the fragment's first texel is at the step's start.
+        pg = phase_grid(ot, phases);
+        TIR_ASSERT(phase_tensor_ && pg.texels == phase_tensor_->phase_texels) << where_ << ": phase layout";
+        std::vector<Expr> steps = shape;
+        steps[pg.along] = IntImmNode::make(Int(32), pg.steps);
+        grid[pg.along] = local(fresh("step"), 0, pg.steps);
+        std::string t = fresh("phase_texel");
+        line("int " + t + " = min(int(gl_FragCoord.y) * " + std::to_string(phase_tensor_->const_width) +
+             " + int(gl_FragCoord.x), " + std::to_string(pg.texels - 1) + ");");
+        decompose(t, fresh("out_rest"), grid, steps, 0, n);
+      }
       std::vector<std::vector<Expr>> lanes;
-      for (int l = 0; l < 4; ++l) {
-        std::vector<Expr> ln = axes;
-        ln.back() = simplify(axes.back() * 4 + l);
-        lanes.push_back(ln);
+      for (int k = 0; k < phases; ++k) {
+        std::vector<Expr> axes(grid.begin(), grid.end());
+        // Past the axis's end (when the phases do not divide it) a texel is computed from
+        // reads past the end, and never read.
+        if (phases > 1) axes[pg.along] = simplify(axes[pg.along] * phases + k);
+        // An axis of extent 1 is 0.
+        for (size_t d = 0; d < n; ++d)
+          if (is_const_int(shape[d], 1)) axes[d] = IntImmNode::make(Int(32), 0);
+        if (!ot.packed) return {axes};
+        for (int l = 0; l < 4; ++l) {
+          std::vector<Expr> ln = axes;
+          ln.back() = simplify(axes.back() * 4 + l);
+          lanes.push_back(ln);
+        }
       }
       return lanes;
     }
@@ -326,6 +405,7 @@ class ShaderEmitter {
     std::vector<std::string> acc = reduce_lanes(reduces);
     for (size_t l = 0; l < lane_axes.size(); ++l) {
       Var v(acc[l], reduces[l]->type);
+      locals_.push_back(v);
       names_[v.get()] = acc[l];
       values.push_back(expr(simp(replace_node(bodies[l], reduces[l], v))));
     }
@@ -740,17 +820,20 @@ class ShaderEmitter {
   std::vector<AxisPlan> plan_unroll(const ReduceNode *n, size_t lanes) {
     std::vector<AxisPlan> plan(n->axis.size());
     int64_t unrolled = static_cast<int64_t>(lanes);
+    // Several phases per fragment share every fetch that does not move along the row:
+    // their budget grows with them.
+    const int64_t budget = kMaxUnrolled * std::max<int64_t>(1, static_cast<int64_t>(lanes) / 4);
     for (size_t a = n->axis.size(); a-- > 0;) {
       const int64_t *ext = as_const_int(n->axis[a]->dom.extent);
       if (!ext || *ext <= 0) break;
-      if (unrolled * *ext <= kMaxUnrolled) {
+      if (unrolled * *ext <= budget) {
         plan[a].factor = *ext;
         unrolled *= *ext;
         continue;
       }
       // Blocks of a multiple of 4 keep channel-aligned reads aligned.
       int64_t f = 0;
-      for (int64_t k = 4; k < *ext && unrolled * k <= kMaxUnrolled; k *= 2)
+      for (int64_t k = 4; k < *ext && unrolled * k <= budget; k *= 2)
         if (*ext % k == 0) f = k;
       if (f > 0) plan[a].factor = f;
       break;
@@ -843,6 +926,7 @@ class ShaderEmitter {
   const TensorIndex &tensors_;
   std::string where_;
   std::unordered_map<const VarNode *, const FragmentUniform *> uniform_vars_;
+  std::vector<Var> locals_;
   std::unordered_map<const VarNode *, std::string> names_;
   std::map<std::string, std::string> used_uniforms_;  // name -> GLSL type
   std::set<std::string> helpers_;
@@ -860,6 +944,7 @@ class ShaderEmitter {
   size_t prologue_at_ = std::string::npos;
   std::map<std::string, std::string> prologue_names_;
   std::set<const VarNode *> outer_vars_;
+  const FragmentTensor *phase_tensor_ = nullptr;  // the first phase tensor, when there are some
   std::string body_;
   int indent_ = 1;
   int counter_ = 0;
@@ -868,8 +953,92 @@ class ShaderEmitter {
 }  // namespace
 
 FragmentPass emit_fragment_pass(const FragmentPlan &plan, const TensorIndex &tensors,
-                                const ComputeOpNode *op, int value_index, const Expr &body, int out) {
-  return ShaderEmitter(plan, tensors, op).run(op, value_index, body, out);
+                                const ComputeOpNode *op, int value_index, const Expr &body, int out,
+                                const std::vector<int> &phases) {
+  return ShaderEmitter(plan, tensors, op).run(op, value_index, body, out, phases);
+}
+
+int64_t phase_texel_count(const FragmentTensor &t, int phases) { return phase_grid(t, phases).texels; }
+
+int choose_phases(const FragmentPlan &plan, const ComputeOpNode *op, const Expr &body, int out, int max_phases) {
+  const FragmentTensor &ot = plan.tensors[static_cast<size_t>(out)];
+  if (max_phases < 2 || !ot.packed || !ot.dtype.is_float() || !rows_are_subtensors(ot)) return 1;
+  const ReduceNode *r = single_reduction(body);
+  if (!r) return 1;
+  std::vector<Var> axes, row;
+  for (const IterVar &ax : op->axis) axes.push_back(ax.var());
+  for (const IterVar &ax : r->axis)
+    if (uses_var(ax.dom().min, axes) || uses_var(ax.dom().extent, axes)) return 1;
+  const int along = row_axis(ot);
+  if (along < 0) return 1;
+  // A read that no axis of the row moves (a convolution's weights) is what the phases
+  // share; the last axis, packed, moves only between the lanes of one texel.
+  for (size_t d = static_cast<size_t>(row_split(ot)); d < axes.size(); ++d)
+    if (d + 1 < axes.size() || along == static_cast<int>(d)) row.push_back(axes[d]);
+  struct Invariant : IRVisitor {
+    const std::vector<Var> *row;
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const TensorLoadNode *n) override {
+      bool moves = false;
+      for (const Expr &a : n->args) moves = moves || uses_var(a, *row);
+      found = found || !moves;
+      IRVisitor::visit(n);
+    }
+  };
+  Invariant inv;
+  inv.row = &row;
+  for (const Expr &s : r->source) inv.visit(s);
+  if (!inv.found) return 1;
+  // As many phases as allowed, but no more than the axis needs.
+  const int64_t extent = *as_const_int(grid_shape(ot)[static_cast<size_t>(along)]);
+  int p = 1;
+  while (p * 2 <= max_phases && p < extent) p *= 2;
+  return p;
+}
+
+FragmentPass emit_interleave_pass(const FragmentPlan &plan, const std::vector<int> &phases, int out) {
+  const FragmentTensor &ot = plan.tensors[static_cast<size_t>(out)];
+  const int n = static_cast<int>(phases.size());
+  TIR_ASSERT(n > 1 && (n & (n - 1)) == 0) << plan.name << ": " << n << " phases";
+  auto log2 = [](int64_t v) {
+    int k = 0;
+    while ((int64_t(1) << k) < v) ++k;
+    return k;
+  };
+  const PhaseGrid pg = phase_grid(ot, n);
+  const int64_t wf = plan.tensors[static_cast<size_t>(phases[0])].const_width;
+  TIR_ASSERT((wf & (wf - 1)) == 0) << plan.name << ": phase layout width " << wf;
+  // The output's texel x of row y is (r, e) along the row, e on the stepped axis (the
+  // axes after it have extent 1): phase e % n, phase texel (y * R + r) * steps + e / n.
+  const int64_t per_row = ot.const_width / pg.extent;
+  FragmentPass pass;
+  pass.output = out;
+  pass.outputs = {out};
+  std::ostringstream src;
+  src << "#version 300 es\n"
+      << "// " << plan.name << ": interleaves the " << n << " phases of " << ot.name << "\n"
+      << "precision highp float;\nprecision highp int;\nprecision highp sampler2D;\n";
+  for (int t : phases) {
+    pass.inputs.push_back(t);
+    pass.sampler_names.push_back("tex_" + plan.tensors[static_cast<size_t>(t)].ident);
+    src << "uniform highp sampler2D " << pass.sampler_names.back() << ";\n";
+  }
+  src << "layout(location = 0) out highp vec4 result;\n"
+      << "void main() {\n"
+      << "  ivec2 at = ivec2(gl_FragCoord.xy);\n"
+      << "  int r = at.x / " << pg.extent << ";\n"
+      << "  int e = at.x - r * " << pg.extent << ";\n"
+      << "  int t = (at.y * " << per_row << " + r) * " << pg.steps << " + (e >> " << log2(n) << ");\n"
+      << "  ivec2 from = ivec2(t & " << (wf - 1) << ", t >> " << log2(wf) << ");\n"
+      << "  int phase = e & " << (n - 1) << ";\n"
+      << "  vec4 v = texelFetch(" << pass.sampler_names[0] << ", from, 0);\n";
+  for (int k = 1; k < n; ++k)
+    src << "  if (phase == " << k << ") v = texelFetch(" << pass.sampler_names[static_cast<size_t>(k)]
+        << ", from, 0);\n";
+  src << "  result = v;\n}\n";
+  pass.source = src.str();
+  return pass;
 }
 
 }  // namespace tensorir::glsl

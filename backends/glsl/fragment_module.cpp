@@ -34,12 +34,15 @@ struct TextureSet {
   std::vector<TextureLayout> layouts;  // per plan tensor
   std::vector<GLuint> textures;        // per plan tensor; 0 when no pass touches it
   std::vector<GLuint> framebuffers;    // per plan tensor a pass renders into, else 0
+  std::vector<GLuint> pass_framebuffers;  // per pass with several render targets, else 0
 
   void release() noexcept {
     if (!opengl::GLContext::alive()) return;
     try {
       opengl::GLScope scope;
       for (GLuint f : framebuffers)
+        if (f) glDeleteFramebuffers(1, &f);
+      for (GLuint f : pass_framebuffers)
         if (f) glDeleteFramebuffers(1, &f);
       for (GLuint t : textures)
         if (t) glDeleteTextures(1, &t);
@@ -151,6 +154,9 @@ class FragmentModuleNode final : public ModuleNode {
       glsl::FragmentOptions o;
       o.max_texture_size = static_cast<int>(target.positive_option("max-texture-size", kWebMaxTextureSize, INT_MAX));
       o.pack_all = true;
+      o.max_phases = static_cast<int>(target.positive_option("draw-buffers", kWebDrawBuffers, 8));
+      TIR_USER_CHECK((o.max_phases & (o.max_phases - 1)) == 0)
+          << "target '" << target.str() << "': -draw-buffers=" << o.max_phases << " must be 1, 2, 4 or 8";
       for (const LoweredFunc &f : funcs) add_function(f, o);
       for (const auto &f : funcs_) sigs_.push_back(f->sig);
       return;
@@ -251,6 +257,9 @@ class FragmentModuleNode final : public ModuleNode {
 
  private:
   static constexpr int kWebMaxTextureSize = 4096;
+  // Render targets a pass may use (-draw-buffers=N): a convolution's pass computes that
+  // many texels per fragment. WebGL2 guarantees 4 (MAX_DRAW_BUFFERS); most GPUs have 8.
+  static constexpr int kWebDrawBuffers = 4;
 
   // One function's plan for the web: tensors with their layouts, passes with their
   // shaders, samplers and uniforms. Shapes that are not constant (and uniforms whose
@@ -294,6 +303,11 @@ class FragmentModuleNode final : public ModuleNode {
     for (const glsl::FragmentPass &p : plan.passes) {
       json::Value jp = json::Value::object();
       jp.set("output", p.output);
+      if (p.outputs.size() > 1) {
+        json::Value outs = json::Value::array();
+        for (int t : p.outputs) outs.push(t);
+        jp.set("outputs", std::move(outs));
+      }
       json::Value inputs = json::Value::array();
       for (size_t i = 0; i < p.inputs.size(); ++i) {
         json::Value in = json::Value::object();
@@ -393,7 +407,7 @@ class FragmentModuleNode final : public ModuleNode {
       TIR_USER_CHECK(pass.inputs.size() <= 16)
           << lf->name << " (pass " << p << ": " << f->plan.tensors[pass.output].name << ") reads "
           << pass.inputs.size() << " tensors; WebGL/fragment targets allow 16 textures per shader: split the stage";
-      f->used[pass.output] = true;
+      for (int t : pass.outputs) f->used[t] = true;
       for (int in : pass.inputs) f->used[in] = true;
     }
     FragmentFunction *fp = f.get();
@@ -483,6 +497,26 @@ class FragmentModuleNode final : public ModuleNode {
           ts.framebuffers.push_back(0);
         }
       }
+      for (const glsl::FragmentPass &pass : plan.passes) {
+        GLuint fbo = 0;
+        if (pass.outputs.size() > 1) {
+          glCreateFramebuffers(1, &fbo);
+          ts.pass_framebuffers.push_back(fbo);
+          std::vector<GLenum> attachments;
+          for (size_t k = 0; k < pass.outputs.size(); ++k) {
+            attachments.push_back(static_cast<GLenum>(GL_COLOR_ATTACHMENT0 + k));
+            glNamedFramebufferTexture(fbo, attachments.back(), ts.textures[static_cast<size_t>(pass.outputs[k])], 0);
+          }
+          glNamedFramebufferDrawBuffers(fbo, static_cast<GLsizei>(attachments.size()), attachments.data());
+          GLenum status = glCheckNamedFramebufferStatus(fbo, GL_DRAW_FRAMEBUFFER);
+          TIR_USER_CHECK(status == GL_FRAMEBUFFER_COMPLETE)
+              << plan.name << ": OpenGL cannot render into " << pass.outputs.size() << " textures at once for "
+              << plan.tensors[static_cast<size_t>(pass.output)].name << " (framebuffer status 0x" << std::hex
+              << status << ")";
+        } else {
+          ts.pass_framebuffers.push_back(0);
+        }
+      }
       opengl::check_gl_error(plan.name + ": creating textures");
     } catch (...) {
       ts.release();
@@ -503,7 +537,8 @@ class FragmentModuleNode final : public ModuleNode {
     const glsl::FragmentPass &pass = f.plan.passes[p];
     if (counts[pass.output] == 0) return;
     const TextureLayout &l = ts.layouts[pass.output];
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, ts.framebuffers[pass.output]);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER,
+                      ts.pass_framebuffers[p] ? ts.pass_framebuffers[p] : ts.framebuffers[pass.output]);
     glViewport(0, 0, l.width, l.height);
     glUseProgram(f.programs[p]);
     for (size_t i = 0; i < pass.inputs.size(); ++i) {

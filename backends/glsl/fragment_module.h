@@ -12,7 +12,9 @@ namespace tensorir::glsl {
 Module build_opengl_fragment(const std::vector<LoweredFunc> &funcs, const Target &target);
 
 // WebGL2: every tensor float32, packed four elements per RGBA32F texel, layouts bounded
-// by -max-texture-size=N (default 4096). Builds without an OpenGL context; its plans are
+// by -max-texture-size=N (default 4096); a convolution's pass renders into up to
+// -draw-buffers=N textures at once (1, 2, 4 or 8; default 4, what WebGL2 guarantees; 8
+// is faster where the GPU has them). Builds without an OpenGL context; its plans are
 // read through Module::source("webgl-json"). Calls run natively when OpenGL is there.
 Module build_webgl(const std::vector<LoweredFunc> &funcs, const Target &target);
 

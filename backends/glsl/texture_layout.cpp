@@ -96,4 +96,18 @@ TextureLayout packed_texture_layout(const std::vector<int64_t> &shape, int max_s
   return texture_layout(packed_texel_shape(shape), max_size, what);
 }
 
+TextureLayout phase_texture_layout(int64_t texels, int max_size, const std::string &what) {
+  TIR_ASSERT(texels > 0) << what << ": " << texels << " texels";
+  TextureLayout l;
+  l.numel = texels;
+  int64_t width = 16;
+  while (width > max_size) width /= 2;  // a power of two: shaders split t with shifts
+  while ((texels + width - 1) / width > max_size) width *= 2;
+  TIR_USER_CHECK(width <= max_size) << what << " needs " << texels << " texels, more than a " << max_size
+                                    << " x " << max_size << " texture holds";
+  l.width = static_cast<int>(width);
+  l.height = static_cast<int>((texels + width - 1) / width);
+  return l;
+}
+
 }  // namespace tensorir::glsl

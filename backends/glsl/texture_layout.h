@@ -42,4 +42,10 @@ TextureLayout texture_layout(const std::vector<int64_t> &shape, int max_size, co
 std::vector<int64_t> packed_texel_shape(const std::vector<int64_t> &shape);
 TextureLayout packed_texture_layout(const std::vector<int64_t> &shape, int max_size, const std::string &what);
 
+// The texture of a phase tensor (FragmentTensor::phases) of `texels` texels: flat, at
+// (t % width, t / width), narrow (16 texels wide, or a wider power of two where max_size
+// needs it), so that the pass computing it spreads over several of the rasteriser's
+// tiles (64 x 64 on llvmpipe, one thread each) and fills its 4 x 4 blocks of fragments.
+TextureLayout phase_texture_layout(int64_t texels, int max_size, const std::string &what);
+
 }  // namespace tensorir::glsl

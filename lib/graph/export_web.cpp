@@ -12,7 +12,6 @@
 #include "compiled_model.h"
 #include "export_wasm.h"
 #include "json.h"
-#include "tensorir/graph/passes.h"
 #include "web_package.h"
 
 namespace tensorir::graph {
@@ -24,6 +23,10 @@ using json::Value;
 using namespace web_package;
 
 constexpr int kForever = std::numeric_limits<int>::max();
+// model.json's format version: 2 added passes with several render targets ("outputs").
+// A package is written in the oldest version that has what it uses, so that runtimes of
+// version 1 still read packages without such passes.
+constexpr int kWebFormatVersion = 2;
 
 // A tensor that needs a texture: a graph value (input, constant, kernel result) or a
 // kernel's internal intermediate.
@@ -90,7 +93,8 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
   std::string vertex_shader;
   int max_size = 0;
   struct PassRef {
-    int program = -1, output = -1;
+    int program = -1;
+    std::vector<int> outputs;  // values rendered into, at locations 0, 1, ...
     std::vector<std::pair<std::string, int>> inputs;  // (sampler, value)
   };
   std::vector<std::vector<PassRef>> kernel_passes;
@@ -137,9 +141,15 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
       auto [it, added] = program_index.emplace(src, int(programs.size()));
       if (added) programs.push(src);
       p.program = it->second;
-      p.output = value(int(jp.at("output").as_int()));
-      WebValue &ov = pk.values[size_t(p.output)];
-      ov.def = std::min(ov.def, step);
+      if (const Value *outs = jp.find("outputs")) {
+        for (const Value &o : outs->items()) p.outputs.push_back(value(int(o.as_int())));
+      } else {
+        p.outputs.push_back(value(int(jp.at("output").as_int())));
+      }
+      for (int o : p.outputs) {
+        WebValue &ov = pk.values[size_t(o)];
+        ov.def = std::min(ov.def, step);
+      }
       for (const Value &in : jp.at("inputs").items()) {
         const int v = value(int(in.at("tensor").as_int()));
         pk.values[size_t(v)].last = std::max(pk.values[size_t(v)].last, step);
@@ -247,7 +257,10 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
   };
   Value doc = Value::object();
   doc.set("format", "tensorir-web");
-  doc.set("version", 1);
+  bool multiple_targets = false;
+  for (const auto &passes : kernel_passes)
+    for (const PassRef &p : passes) multiple_targets = multiple_targets || p.outputs.size() > 1;
+  doc.set("version", multiple_targets ? kWebFormatVersion : 1);
   doc.set("name", name);
   doc.set("target", m.target.str());
   doc.set("max_texture_size", largest);
@@ -275,29 +288,25 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
   size_t num_passes = 0;
   for (size_t ki = 0; ki < m.kernels.size(); ++ki) {
     const Kernel &k = m.kernels[ki];
-    Value jk = Value::object();
-    jk.set("name", k.fname);
-    jk.set("node", g.node(k.node).name);
-    std::string op = g.node(k.node).op;
-    Value fused = Value::array();
-    for (int id : k.nodes) {
-      fused.push(g.node(id).name);
-      if (op_pattern(g.node(id).op) == OpPattern::kAnchor) op = g.node(id).op;
-    }
-    jk.set("op", op);
-    jk.set("fused", std::move(fused));
+    Value jk = kernel_json(g, k);
     Value passes = Value::array();
     for (const PassRef &p : kernel_passes[ki]) {
       Value jp = Value::object();
       jp.set("program", p.program);
-      jp.set("output", pk.values[size_t(p.output)].texture);
+      jp.set("output", pk.values[size_t(p.outputs[0])].texture);
+      if (p.outputs.size() > 1) {
+        Value outs = Value::array();
+        for (int o : p.outputs) outs.push(pk.values[size_t(o)].texture);
+        jp.set("outputs", std::move(outs));
+      }
       Value ins = Value::array();
       for (const auto &[sampler, v] : p.inputs) {
         Value in = Value::object();
         in.set("sampler", sampler);
         in.set("texture", pk.values[size_t(v)].texture);
-        TIR_ASSERT(pk.values[size_t(v)].texture != pk.values[size_t(p.output)].texture)
-            << "export_web: kernel " << k.fname << " would read the texture it renders into";
+        for (int o : p.outputs)
+          TIR_ASSERT(pk.values[size_t(v)].texture != pk.values[size_t(o)].texture)
+              << "export_web: kernel " << k.fname << " would read the texture it renders into";
         ins.push(std::move(in));
       }
       jp.set("inputs", std::move(ins));

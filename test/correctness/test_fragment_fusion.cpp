@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <tensorir/ops/nn.h>
+#include <tensorir/ops/schedule.h>
+
 #include "correctness/reference.h"
 
 using namespace tensorir;
@@ -36,7 +39,7 @@ struct ConvCase {
   int OW() const { return (W + 2 * pad - S) / stride + 1; }
 };
 
-void check_conv_epilogue(const std::string &target, const ConvCase &c, uint64_t seed) {
+void check_conv_epilogue(const std::string &target, const ConvCase &c, uint64_t seed, unsigned web_passes = 1) {
   INFO("target " << target << ", C=" << c.C << " H=" << c.H << " W=" << c.W << " K=" << c.K << " R=" << c.R
                  << " stride=" << c.stride);
   const int OH = c.OH(), OW = c.OW();
@@ -58,15 +61,18 @@ void check_conv_epilogue(const std::string &target, const ConvCase &c, uint64_t 
       {c.N, c.K, OH, OW},
       [&](Var n, Var f, Var y, Var x) { return max(Conv(n, f, y, x) + B(f) + Res(n, f, y, x), 0.0f); }, "Out");
   Module m = build(create_schedule({Out}), {I, Wt, B, Res, Out}, target, "conv_relu");
-  // The convolution and its epilogue are one pass.
-  CHECK(passes(m) == 1);
+  // The convolution and its epilogue are one pass (on webgl, where texel rows are rows
+  // of the output, computing several texels per fragment, and one that interleaves them).
+  const bool web = target.rfind("webgl", 0) == 0;
+  CHECK(passes(m) == (web ? web_passes : 1u));
+  auto on_device = [&](const NDArray &a) { return web ? a : on_gl(a); };
 
   NDArray in = NDArray::random({c.N, c.C, c.H, c.W}, Float(32), seed);
   NDArray w = NDArray::random({c.K, c.C, c.R, c.S}, Float(32), seed + 1);
   NDArray b = NDArray::random({c.K}, Float(32), seed + 2);
   NDArray res = NDArray::random({c.N, c.K, OH, OW}, Float(32), seed + 3);
-  NDArray out = NDArray::empty({c.N, c.K, OH, OW}, Float(32), Device::opengl());
-  m("conv_relu")(on_gl(in), on_gl(w), on_gl(b), on_gl(res), out);
+  NDArray out = NDArray::empty({c.N, c.K, OH, OW}, Float(32), web ? Device::cpu() : Device::opengl());
+  m("conv_relu")(on_device(in), on_device(w), on_device(b), on_device(res), out);
   std::vector<float> iv = in.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
                      rv = res.to_vector<float>(), ref;
   for (int n = 0; n < c.N; ++n)
@@ -153,6 +159,111 @@ TEST_CASE("fragment fusion: a reduction read elsewhere than at the consumer's in
   }
   for (int i = 0; i < M; ++i) ref.push_back(sums[M - 1 - i] * 2.0f + sums[i]);
   check_close<float>(r.to(Device::cpu()).to_vector<float>(), ref, Tolerance{1e-5, 1e-5});
+}
+
+namespace {
+
+// A blocked convolution as the graph compiles it for "webgl" (NCHW4c data, OIHW4i4o
+// weights, ops::conv2d_packed_direct) with a bias + residual + relu epilogue, run
+// natively; each fragment of its pass computes up to -draw-buffers texels of a row.
+struct BlockedCase {
+  int C, H, W, K, R, stride, pad;
+  int OH() const { return (H + 2 * pad - R) / stride + 1; }
+  int OW() const { return (W + 2 * pad - R) / stride + 1; }
+};
+
+void check_blocked_conv(const std::string &target, const BlockedCase &c, int render_targets, uint64_t seed) {
+  INFO("target " << target << ", C=" << c.C << " H=" << c.H << " W=" << c.W << " K=" << c.K << " R=" << c.R
+                 << " stride=" << c.stride);
+  const int CB = c.C / 4, KB = c.K / 4, OH = c.OH(), OW = c.OW();
+  Tensor I = placeholder({1, CB, c.H, c.W, 4}, Float(32), "I");
+  Tensor Wt = placeholder({KB, CB, c.R, c.R, 4, 4}, Float(32), "Wt");
+  Tensor B = placeholder({1, KB, 1, 1, 4}, Float(32), "B");
+  Tensor Res = placeholder({1, KB, OH, OW, 4}, Float(32), "Res");
+  ops::Conv2dAttrs a;
+  a.strides = {c.stride, c.stride};
+  a.padding = {c.pad, c.pad};
+  Tensor Conv = ops::conv2d_packed_direct(I, Wt, a, true, "Conv");
+  Tensor Out = compute(
+      {1, KB, OH, OW, 4},
+      [&](Var n, Var k, Var y, Var x, Var o) {
+        return max(Conv(n, k, y, x, o) + B(0, k, 0, 0, o) + Res(n, k, y, x, o), 0.0f);
+      },
+      "Out");
+  Module m = build(ops::schedule_generic({Out}), {I, Wt, B, Res, Out}, target, "blocked_conv");
+  // One pass with a render target per texel of the fragment, and one that interleaves them.
+  const std::string src = m.source("glsl");
+  CHECK(passes(m) == (render_targets > 1 ? 2u : 1u));
+  CHECK(src.find("layout(location = " + std::to_string(render_targets - 1) + ")") != std::string::npos);
+  CHECK(src.find("layout(location = " + std::to_string(render_targets) + ")") == std::string::npos);
+
+  NDArray in = NDArray::random({1, CB, c.H, c.W, 4}, Float(32), seed);
+  NDArray w = NDArray::random({KB, CB, c.R, c.R, 4, 4}, Float(32), seed + 1);
+  NDArray b = NDArray::random({1, KB, 1, 1, 4}, Float(32), seed + 2);
+  NDArray res = NDArray::random({1, KB, OH, OW, 4}, Float(32), seed + 3);
+  NDArray out = NDArray::empty({1, KB, OH, OW, 4}, Float(32));
+  m("blocked_conv")(in, w, b, res, out);
+  std::vector<float> iv = in.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+                     rv = res.to_vector<float>(), ref;
+  for (int k = 0; k < c.K; ++k)
+    for (int y = 0; y < OH; ++y)
+      for (int x = 0; x < OW; ++x) {
+        double acc = 0;
+        for (int ch = 0; ch < c.C; ++ch)
+          for (int r = 0; r < c.R; ++r)
+            for (int s = 0; s < c.R; ++s) {
+              int iy = y * c.stride + r - c.pad, ix = x * c.stride + s - c.pad;
+              if (iy < 0 || iy >= c.H || ix < 0 || ix >= c.W) continue;
+              acc += double(iv[((size_t(ch / 4) * c.H + iy) * c.W + ix) * 4 + ch % 4]) *
+                     wv[((((size_t(k / 4) * CB + ch / 4) * c.R + r) * c.R + s) * 4 + ch % 4) * 4 + k % 4];
+            }
+        acc += bv[k] + rv[((size_t(k / 4) * OH + y) * OW + x) * 4 + k % 4];
+        ref.push_back(float(std::max(acc, 0.0)));
+      }
+  // ref is in NCHW order; the result is NCHW4c.
+  std::vector<float> got = out.to_vector<float>(), ordered;
+  for (int k = 0; k < c.K; ++k)
+    for (int y = 0; y < OH; ++y)
+      for (int x = 0; x < OW; ++x) ordered.push_back(got[((size_t(k / 4) * OH + y) * OW + x) * 4 + k % 4]);
+  check_close<float>(ordered, ref, Tolerance{1e-5, 1e-5});
+}
+
+}  // namespace
+
+TEST_CASE("webgl: a blocked convolution computes several texels of a row per fragment", "[webgl][fragment][fusion]") {
+  // Rows whose length the texels per fragment divide (8, 16) and do not (7, 14, 5: the
+  // last fragment of a row computes texels past its end); stride 2; 1 x 1 and 5 x 5
+  // windows; rows that are one plane row (W) or a whole plane (H * W, small planes).
+  for (int targets : {1, 2, 4, 8}) {
+    const std::string target = targets == 4 ? "webgl" : "webgl -draw-buffers=" + std::to_string(targets);
+    check_blocked_conv(target, {8, 16, 16, 8, 3, 1, 1}, targets, 100);
+    check_blocked_conv(target, {4, 7, 7, 8, 3, 1, 1}, targets, 110);
+    check_blocked_conv(target, {8, 14, 14, 4, 3, 2, 1}, targets, 120);
+    check_blocked_conv(target, {4, 10, 10, 4, 1, 2, 0}, targets, 130);
+    check_blocked_conv(target, {4, 9, 13, 4, 5, 1, 2}, targets, 140);
+  }
+  // Textures of at most 8 texels a side.
+  check_blocked_conv("webgl -max-texture-size=8", {4, 4, 4, 4, 3, 1, 1}, 4, 150);
+}
+
+TEST_CASE("webgl: a plain NCHW convolution computes several texels of a row per fragment",
+          "[webgl][fragment][fusion]") {
+  // Rows of 3 texels of 4 elements (a fragment's 4 texels pass the row's end) and of 4;
+  // texel rows that are whole planes of one texel per plane row (the texels of a fragment
+  // are neighbours along y); and a plane whose elements do not fill texels by rows, one
+  // texel per fragment.
+  check_conv_epilogue("webgl", {1, 5, 12, 12, 6, 3, 3, 1, 1}, 150, 2);
+  check_conv_epilogue("webgl -draw-buffers=8", {2, 3, 9, 16, 5, 3, 3, 1, 1}, 160, 2);
+  check_conv_epilogue("webgl", {1, 3, 8, 4, 2, 3, 3, 1, 1}, 170, 2);
+  check_conv_epilogue("webgl", {1, 4, 17, 33, 3, 3, 3, 2, 1}, 180, 1);
+}
+
+TEST_CASE("webgl: -draw-buffers must be 1, 2, 4 or 8", "[webgl][fragment]") {
+  Tensor A = placeholder({4, 4}, Float(32), "A");
+  Tensor R = compute({4, 4}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "R");
+  for (const char *bad : {"webgl -draw-buffers=3", "webgl -draw-buffers=16", "webgl -draw-buffers=0"})
+    CHECK_THROWS_WITH(build(create_schedule({R}), {A, R}, bad, "plus_one"),
+                      Catch::Matchers::Contains("draw-buffers"));
 }
 
 #endif  // TENSORIR_WITH_OPENGL

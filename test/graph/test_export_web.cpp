@@ -227,7 +227,11 @@ uint32_t fnv1a(const std::string &bytes) {
 void check_package(const fs::path &dir, const graph::Graph &g, const graph::WebExportInfo &info) {
   const J m = parse_json(read_file(dir / "model.json"));
   CHECK(m["format"].str == "tensorir-web");
-  CHECK(m["version"].i() == 1);
+  // Version 2 when some pass renders into several textures ("outputs"), else 1.
+  bool several_outputs = false;
+  for (const J &k : m["kernels"].arr)
+    for (const J &p : k["passes"].arr) several_outputs = several_outputs || p.has("outputs");
+  CHECK(m["version"].i() == (several_outputs ? 2 : 1));
   CHECK(m["target"].str.rfind("webgl", 0) == 0);
   const J &tex = m["textures"];
   REQUIRE(tex.arr.size() == info.textures);
@@ -296,10 +300,18 @@ void check_package(const fs::path &dir, const graph::Graph &g, const graph::WebE
       ++passes;
       CHECK(size_t(p["program"].i()) < programs);
       const int64_t out = p["output"].i();
-      CHECK(!param_textures.count(out));
-      written.insert(out);
+      std::set<int64_t> outs = {out};
+      if (p.has("outputs")) {
+        REQUIRE(!p["outputs"].arr.empty());
+        CHECK(p["outputs"][0].i() == out);
+        for (const J &o : p["outputs"].arr) CHECK(outs.insert(o.i()).second == (o.i() != out));
+      }
+      for (int64_t o : outs) {
+        CHECK(!param_textures.count(o));
+        written.insert(o);
+      }
       for (const J &in : p["inputs"].arr) {
-        CHECK(in["texture"].i() != out);
+        CHECK(!outs.count(in["texture"].i()));
         CHECK(m["programs"][size_t(p["program"].i())].str.find(in["sampler"].str) != std::string::npos);
       }
     }

@@ -16,6 +16,14 @@ import { startServer } from './static_server.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
+// A GPU with the 4 draw buffers WebGL2 guarantees (and no more).
+const FOUR_DRAW_BUFFERS = `{
+  const get = WebGL2RenderingContext.prototype.getParameter;
+  WebGL2RenderingContext.prototype.getParameter = function (p) {
+    return p === this.MAX_DRAW_BUFFERS || p === this.MAX_COLOR_ATTACHMENTS ? 4 : get.call(this, p);
+  };
+}`;
+
 const USAGE = `usage: node test/web/browser_test.mjs [options] <package_dir>...
   (a directory without model.json stands for the packages in its subdirectories)
   --tiny              also test a hand-written package (generated into a temporary directory)
@@ -295,7 +303,7 @@ class Session {
         writeFileSync(params(d), b);
       }, /corrupt|checksum/],
       ['model.json version 999', (d) => editJson(d, (j) => { j.version = 999; }),
-       /version 999.*version 1\b/s],
+       /version 999.*versions 1 to 2\b/s],
       ['model.json of another format', (d) => editJson(d, (j) => { j.format = 'other'; }),
        /not a tensorir web model/],
       ['missing params.bin', (d) => rmSync(params(d)), /HTTP 404/],
@@ -358,6 +366,13 @@ async function main() {
           .sort((a, b) => a.model.params.bytes - b.model.params.bytes)[0];
       if (!small) throw new Error('the error cases need a package with parameters');
       await s.testErrors(small, scratch);
+      // A package whose passes render into more textures at once than the GPU has.
+      const wide = packages.find((p) => p.model.kernels.some(
+          (k) => k.passes.some((q) => (q.outputs || []).length > 4)));
+      if (wide) {
+        await s.expectError('more render targets than MAX_DRAW_BUFFERS', s.mount(wide.dir),
+                            /MAX_DRAW_BUFFERS.*webgl -draw-buffers=4/s, FOUR_DRAW_BUFFERS);
+      }
     }
     if (s.failures.length) {
       console.log(`\n${s.failures.length} web check(s) failed: ${s.failures.join('; ')}`);

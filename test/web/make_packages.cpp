@@ -32,7 +32,6 @@ struct Package {
   std::string description;
   std::string target;  // the webgl target, with its options
   std::function<graph::Graph()> make;
-  bool for_wasm = true;  // also written with --target wasm (false: it tests a webgl option)
 };
 
 NDArray weights(const std::vector<int64_t> &shape, uint64_t seed) { return NDArray::random(shape, Float(32), seed); }
@@ -103,7 +102,7 @@ const std::vector<Package> &packages() {
       {"conv2d", "conv2d 3->8 3x3 stride 2 padding 1 on [1,3,17,19], batch_norm (folded), relu", "webgl", conv},
       {"blocked_convs", "three convolutions in channel blocks (3x3 8->16, 3x3 16->16 + residual, 1x1 stride 2 "
                         "16->8) on [1,8,13,11], eight texels per fragment",
-       "webgl -draw-buffers=8", blocked_convs, false},
+       "webgl -draw-buffers=8", blocked_convs},
       {"long_row", "relu(x + c) on [1,50001] with textures of at most 128 texels a side (many rows, "
                    "a partial last texel)",
        "webgl -max-texture-size=128", long_row},
@@ -169,7 +168,6 @@ int main(int argc, char **argv) {
     int failed = 0;
     for (const Package &p : packages()) {
       if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), p.name) == wanted.end()) continue;
-      if (wasm && !p.for_wasm) continue;
       try {
         make_package(p, out / p.name, wasm);
       } catch (const std::exception &e) {

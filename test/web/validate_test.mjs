@@ -11,7 +11,26 @@ const cases = [
   ['another format', (m) => { m.format = 'onnx'; }, /not a tensorir web model/],
   ['a texture index out of range', (m) => { m.kernels[0].passes[0].output = 99; }, /texture 99/],
   ['a parameter past the end of params.bin', (m) => { m.params.tensors[0].offset = 4096; }, /does not lie inside/],
+  ['"outputs" in a version 1 package', (m) => { withOutputs(m); m.version = 1; }, /version 1 does not have/],
+  ['"outputs" not starting with "output"', (m) => { withOutputs(m).outputs.reverse(); }, /the first being "output"/],
+  ['"outputs" naming a texture twice', (m) => { const p = withOutputs(m); p.outputs[1] = p.output; }, /twice/],
+  ['"outputs" of different sizes', (m) => { withOutputs(m).outputs[1] = paramTexture(m); }, /different sizes|parameter/],
+  ['"outputs" past the texture list', (m) => { withOutputs(m).outputs[1] = 99; }, /texture 99/],
+  ['a pass reading one of its "outputs"', (m) => { const p = withOutputs(m); p.inputs[0].texture = p.outputs[1]; },
+   /while rendering into it/],
 ];
+
+// Version 2, the first pass rendering into a second texture of its output's size (a new one).
+function withOutputs(m) {
+  m.version = 2;
+  const pass = m.kernels[0].passes[0];
+  m.textures.push({ ...m.textures[pass.output] });
+  pass.outputs = [pass.output, m.textures.length - 1];
+  return pass;
+}
+function paramTexture(m) {
+  return m.params.tensors[0].texture;
+}
 
 let failed = 0;
 const expectError = (what, fn, pattern) => {
@@ -28,6 +47,12 @@ const expectError = (what, fn, pattern) => {
 
 const { model, params } = tinyPackage();
 validateModel(structuredClone(model));  // the intact package passes
+{
+  // ... and so does a version 2 package with a pass rendering into two textures.
+  const m = structuredClone(model);
+  withOutputs(m);
+  validateModel(m);
+}
 validateParams(model, params.buffer, 'params.bin');
 for (const [what, edit, pattern] of cases) {
   const m = structuredClone(model);

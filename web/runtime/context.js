@@ -1,4 +1,4 @@
-// The WebGL2 context: creation, the capabilities version 1 needs, and context loss.
+// The WebGL2 context: creation, the capabilities packages need, and context loss.
 import { TensorirError, check, fail } from './errors.js';
 
 function makeCanvas() {
@@ -38,6 +38,8 @@ export class Context {
     }
     this.maxTextureSize = gl.getParameter(gl.MAX_TEXTURE_SIZE);
     this.maxTextureUnits = gl.getParameter(gl.MAX_TEXTURE_IMAGE_UNITS);
+    this.maxDrawBuffers = Math.min(gl.getParameter(gl.MAX_DRAW_BUFFERS),
+                                   gl.getParameter(gl.MAX_COLOR_ATTACHMENTS));
     // The unmasked names say which driver runs the model (e.g. llvmpipe or SwiftShader).
     const debug = gl.getExtension('WEBGL_debug_renderer_info');
     this.renderer = String(gl.getParameter(debug ? debug.UNMASKED_RENDERER_WEBGL : gl.RENDERER));

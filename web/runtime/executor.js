@@ -55,9 +55,15 @@ export class Model {
             `kernel ${k.name} pass ${j} samples ${p.inputs.length} textures, but this GPU has ` +
             `${this.ctx.maxTextureUnits} texture units`);
       const spec = this.json.textures[p.output];
+      const outputs = p.outputs || [p.output];
+      const most = this.ctx.maxDrawBuffers;
+      check(outputs.length <= most,
+            () => `kernel ${k.name} pass ${j} renders into ${outputs.length} textures at once, ` +
+                  `but this GPU allows ${most} (MAX_DRAW_BUFFERS); export the model for target ` +
+                  `"webgl -draw-buffers=${2 ** Math.floor(Math.log2(most))}"`);
       return {
         program: this.programs.programs[p.program],
-        framebuffer: this.textures.framebuffer(p.output),
+        framebuffer: this.textures.framebuffer(outputs),
         output: p.output,
         width: spec.width,
         height: spec.height,

@@ -1,6 +1,6 @@
 // The storage plan's textures (RGBA32F, packed four floats per texel) with their framebuffers,
 // and the upload and readback of tensors in the packed layout.
-import { check, fail } from './errors.js';
+import { fail } from './errors.js';
 
 export class TextureSet {
   constructor(ctx, specs) {
@@ -29,18 +29,41 @@ export class TextureSet {
     }
   }
 
+  // The framebuffer rendering into texture `index`, or into a list of textures at once
+  // (color attachments 0, 1, ... in order).
   framebuffer(index) {
-    if (this.framebuffers[index]) return this.framebuffers[index];
+    const list = Array.isArray(index) ? index : [index];
+    if (list.length > 1) return this.multiFramebuffer(list);
+    const t = list[0];
+    if (this.framebuffers[t]) return this.framebuffers[t];
+    this.framebuffers[t] = this.makeFramebuffer(list);
+    return this.framebuffers[t];
+  }
+
+  multiFramebuffer(list) {
+    const key = list.join(',');
+    this.multi = this.multi || new Map();
+    if (!this.multi.has(key)) this.multi.set(key, this.makeFramebuffer(list));
+    return this.multi.get(key);
+  }
+
+  makeFramebuffer(list) {
     const gl = this.ctx.gl;
     const fb = gl.createFramebuffer();
     gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
-    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D,
-                            this.textures[index], 0);
+    list.forEach((t, k) => {
+      gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0 + k, gl.TEXTURE_2D,
+                              this.textures[t], 0);
+    });
+    if (list.length > 1) gl.drawBuffers(list.map((_, k) => gl.COLOR_ATTACHMENT0 + k));
     const status = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
-    check(status === gl.FRAMEBUFFER_COMPLETE,
-          () => `texture ${index} (${this.specs[index].width} x ${this.specs[index].height} ` +
-                `RGBA32F) cannot be rendered into (framebuffer status 0x${status.toString(16)})`);
-    this.framebuffers[index] = fb;
+    const spec = this.specs[list[0]];
+    if (status !== gl.FRAMEBUFFER_COMPLETE) {
+      gl.deleteFramebuffer(fb);
+      fail(`texture${list.length > 1 ? 's' : ''} ${list.join(', ')} (${spec.width} x ` +
+           `${spec.height} RGBA32F) cannot be rendered into (framebuffer status ` +
+           `0x${status.toString(16)})`);
+    }
     return fb;
   }
 
@@ -97,6 +120,8 @@ export class TextureSet {
   dispose() {
     const gl = this.ctx.gl;
     for (const fb of this.framebuffers) if (fb) gl.deleteFramebuffer(fb);
+    for (const fb of (this.multi || new Map()).values()) gl.deleteFramebuffer(fb);
+    this.multi = null;
     for (const tex of this.textures) gl.deleteTexture(tex);
     this.textures = [];
     this.framebuffers = [];

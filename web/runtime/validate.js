@@ -3,7 +3,11 @@
 import { check, fail } from './errors.js';
 
 export const FORMAT = 'tensorir-web';
-export const VERSION = 1;
+// The version the exporter writes; the runtime reads every version up to it (version 2
+// added passes with several render targets, "outputs").
+export const VERSION = 2;
+const OLDEST = 1;
+const MAX_OUTPUTS = 8;
 
 const isInt = (v) => Number.isSafeInteger(v);
 const isIndex = (v, n) => isInt(v) && v >= 0 && v < n;
@@ -29,10 +33,10 @@ function checkHeader(model, url) {
   check(model.format === FORMAT,
         () => `${url} is not a tensorir web model (format is ${JSON.stringify(model.format)}, ` +
               `expected "${FORMAT}")`);
-  check(model.version === VERSION,
+  check(isInt(model.version) && model.version >= OLDEST && model.version <= VERSION,
         () => `${url} has web package format version ${JSON.stringify(model.version)}, but this ` +
-              `runtime supports version ${VERSION}; export the model again with the tensorir ` +
-              `that ships this runtime`);
+              `runtime supports versions ${OLDEST} to ${VERSION}; export the model again with ` +
+              `the tensorir that ships this runtime`);
 }
 
 function checkTensor(t, what, textures) {
@@ -41,8 +45,8 @@ function checkTensor(t, what, textures) {
   check(Array.isArray(t.shape) && t.shape.every((d) => isInt(d) && d >= 0),
         () => `model.json: ${name} has an invalid shape ${JSON.stringify(t.shape)}`);
   check(t.dtype === 'float32',
-        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; version ${VERSION} ` +
-              `supports only float32`);
+        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; only float32 is ` +
+              `supported`);
   check(isIndex(t.texture, textures.length),
         () => `model.json: ${name} names texture ${t.texture}, but there are ${textures.length}`);
   const tex = textures[t.texture];
@@ -62,6 +66,30 @@ function checkPass(pass, where, model, paramTextures) {
   check(!paramTextures.has(pass.output),
         () => `model.json: ${where} renders into texture ${pass.output}, which holds the ` +
               `parameter "${paramTextures.get(pass.output)}"`);
+  const targets = [pass.output];
+  if (pass.outputs !== undefined) {
+    check(model.version >= 2,
+          () => `model.json: ${where} has "outputs", which format version ${model.version} ` +
+                `does not have (version 2 does)`);
+    check(Array.isArray(pass.outputs) && pass.outputs.length >= 1 &&
+              pass.outputs.length <= MAX_OUTPUTS && pass.outputs[0] === pass.output,
+          () => `model.json: ${where} has "outputs" ${JSON.stringify(pass.outputs)}; expected ` +
+                `1 to ${MAX_OUTPUTS} textures, the first being "output" (${pass.output})`);
+    const out = model.textures[pass.output];
+    pass.outputs.forEach((t, k) => {
+      check(isIndex(t, nTex),
+            () => `model.json: ${where} renders into texture ${t}, but there are ${nTex}`);
+      check(pass.outputs.indexOf(t) === k,
+            () => `model.json: ${where} renders into texture ${t} twice`);
+      check(model.textures[t].width === out.width && model.textures[t].height === out.height,
+            () => `model.json: ${where} renders into textures of different sizes (${t} and ` +
+                  `${pass.output})`);
+      check(!paramTextures.has(t),
+            () => `model.json: ${where} renders into texture ${t}, which holds the ` +
+                  `parameter "${paramTextures.get(t)}"`);
+      if (k > 0) targets.push(t);
+    });
+  }
   check(Array.isArray(pass.inputs), `model.json: ${where} has no "inputs" list`);
   for (const input of pass.inputs) {
     check(input && typeof input.sampler === 'string',
@@ -69,7 +97,7 @@ function checkPass(pass, where, model, paramTextures) {
     check(isIndex(input.texture, nTex),
           () => `model.json: ${where} samples texture ${input.texture} as ${input.sampler}, ` +
                 `but there are ${nTex}`);
-    check(input.texture !== pass.output,
+    check(!targets.includes(input.texture),
           () => `model.json: ${where} reads texture ${input.texture} (${input.sampler}) while ` +
                 `rendering into it`);
   }
@@ -94,8 +122,8 @@ export function validateModel(model, url = 'model.json') {
     check(t && isInt(t.width) && isInt(t.height) && t.width > 0 && t.height > 0,
           () => `model.json: texture ${i} has an invalid size ${JSON.stringify(t)}`);
     check(t.format === 'RGBA32F',
-          () => `model.json: texture ${i} has format ${JSON.stringify(t.format)}; version ` +
-                `${VERSION} supports only RGBA32F`);
+          () => `model.json: texture ${i} has format ${JSON.stringify(t.format)}; only ` +
+                `RGBA32F is supported`);
   });
   check(typeof model.vertex_shader === 'string', 'model.json: "vertex_shader" is missing');
   check(Array.isArray(model.programs) && model.programs.every((p) => typeof p === 'string'),
