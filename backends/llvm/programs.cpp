@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "tensorir/error.h"
@@ -43,7 +44,7 @@ int run_program(const std::vector<std::string> &argv, std::string &output) {
   close(fds[1]);
   if (err != 0) {
     close(fds[0]);
-    TIR_THROW() << "cannot run " << argv[0] << ": error " << err;
+    TIR_THROW() << "cannot run " << argv[0] << ": " << std::strerror(err);
   }
   char buf[4096];
   for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {

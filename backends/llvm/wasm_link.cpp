@@ -33,8 +33,8 @@ std::string find_wasm_ld() {
 // code calls is a link error here rather than a failure when a page loads the model.
 const char *const kRuntimeImports[] = {
     "tensorir_parallel_for", "tensorir_set_last_error", "aligned_alloc", "free",
-    "expf", "exp2f", "logf", "log2f", "log10f", "powf", "sinf", "cosf", "tanf", "tanhf", "fmodf",
-    "exp", "exp2", "log", "log2", "log10", "pow", "sin", "cos", "tan", "tanh", "fmod"};
+    "expf", "exp2f", "logf", "log2f", "log10f", "powf", "sinf", "cosf", "tanf", "tanhf", "fmodf", "roundf", "fmaf",
+    "exp", "exp2", "log", "log2", "log10", "pow", "sin", "cos", "tan", "tanh", "fmod", "round", "fma"};
 
 }  // namespace
 
@@ -42,6 +42,22 @@ const std::vector<std::string> &wasm_runtime_imports() {
   static const std::vector<std::string> names(std::begin(kRuntimeImports), std::end(kRuntimeImports));
   return names;
 }
+
+namespace {
+
+// What an undefined-symbol log names, with what to do about it.
+std::string undefined_symbol_hint(const std::string &log) {
+  if (log.find("undefined symbol") == std::string::npos) return "";
+  std::string provided;
+  for (const std::string &name : wasm_runtime_imports())
+    if (name.size() > 1 && name.back() == 'f' && name != "free") provided += (provided.empty() ? "" : ", ") + name;
+  return " (WebAssembly has no instruction for that call and the web runtime does not provide it; kernels for "
+         "\"wasm\" can call the math functions " + provided +
+         " (and their double versions); functions registered with register_extern_function exist only in this "
+         "process)";
+}
+
+}  // namespace
 
 void write_wasm_object(const std::string &ll, const Target &target, const std::string &path) {
   std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target);
@@ -76,11 +92,7 @@ void link_wasm(const std::vector<std::string> &objects, const std::vector<std::s
   std::string log;
   const int rc = run_program(argv, log);
   TIR_USER_CHECK(rc == 0) << "linking " << output << " with " << argv[0] << " failed (exit status " << rc
-                          << "): " << log
-                          << (log.find("undefined symbol") != std::string::npos
-                                  ? " (WebAssembly kernels can call only the math functions of the web runtime; "
-                                    "extern functions registered in this process do not exist there)"
-                                  : "");
+                          << "): " << log << undefined_symbol_hint(log);
 }
 
 }  // namespace tensorir::llvm_backend

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <sstream>
 
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/CodeGen.h>
 #include <llvm/Support/TargetSelect.h>
@@ -48,18 +49,27 @@ std::unique_ptr<llvm::TargetMachine> wasm_target_machine(const Target &target) {
                                    << "' for target 'wasm' (known: -mattr=<+feature,-feature,...>, e.g. "
                                       "-mattr=+relaxed-simd)";
   }
+  std::string err;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(kTriple, err);
+  TIR_USER_CHECK(t != nullptr) << "this LLVM has no WebAssembly backend (" << err
+                               << "); the \"wasm\" target needs an LLVM built with it (Debian's llvm-19 has it)";
+  // LLVM only warns about a feature it does not know; here it is the user's mistake.
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(t->createMCSubtargetInfo(kTriple, "generic", ""));
+  auto known = [&](const std::string &name) {
+    for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+      if (name == kv.Key) return true;
+    return false;
+  };
   llvm::SubtargetFeatures features(kFeatures);
   std::stringstream ss(target.option("mattr"));
   for (std::string f; std::getline(ss, f, ',');) {
     if (f.empty()) continue;
     TIR_USER_CHECK(f[0] == '+' || f[0] == '-')
         << "feature '" << f << "' in -mattr must start with + or - (e.g. -mattr=+relaxed-simd)";
+    TIR_USER_CHECK(known(f.substr(1))) << "unknown WebAssembly feature '" << f.substr(1)
+                                       << "' in -mattr (e.g. relaxed-simd, simd128, bulk-memory)";
     features.AddFeature(f);
   }
-  std::string err;
-  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(kTriple, err);
-  TIR_USER_CHECK(t != nullptr) << "this LLVM has no WebAssembly backend (" << err
-                               << "); the \"wasm\" target needs an LLVM built with it (Debian's llvm-19 has it)";
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(kTriple, "generic", features.getString(), options,
                                                                  llvm::Reloc::Static, std::nullopt,

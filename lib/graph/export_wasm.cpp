@@ -7,6 +7,9 @@
 // offsets; the runtime adds the region's base and calls the kernels in order.
 #include "export_wasm.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -129,9 +132,17 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
   TIR_USER_CHECK(offset_of.count(out_node.id))
       << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
 
+  // wasm32 addresses 4 GiB; the runtime's shared memory 2 GiB, with stacks and scratch.
+  constexpr size_t kMaxRegion = size_t(1536) << 20;
+  TIR_USER_CHECK(end <= kMaxRegion) << "export_web: the model needs " << (end >> 20)
+                                    << " MiB of memory for its weights, inputs and results; a WebAssembly "
+                                       "package holds at most " << (kMaxRegion >> 20) << " MiB";
   fs::path root = make_directory(dir);
-  const fs::path tmp = root / "model.objects";
+  // The objects go to a directory of this process's own, removed whatever happens.
   std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) tmp = root;
+  tmp /= "tensorir-wasm-" + std::to_string(getpid()) + "-" + std::to_string(reinterpret_cast<uintptr_t>(&m));
   fs::create_directories(tmp, ec);
   TIR_USER_CHECK(!ec) << "export_web: cannot create " << tmp.string() << ": " << ec.message();
   struct Cleanup {

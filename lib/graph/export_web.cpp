@@ -83,7 +83,7 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
   if (m.target.kind == "wasm") return export_wasm(model, dir, options);
   TIR_USER_CHECK(m.target.kind == "webgl")
       << "export_web: the model was built for target '" << m.target.str()
-      << "'; web packages need one built for \"webgl\": graph::build(graph, \"webgl\")";
+      << "'; web packages need one built for \"webgl\" or \"wasm\": graph::build(graph, \"webgl\")";
   const Graph &g = m.graph;
 
   // The kernels' plans, joined: programs deduplicated, values and passes in run order.

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import * as tensorir from '../../web/runtime/tensorir.js';
+import { makeImports } from '../../web/runtime/wasm_imports.js';
 import { startServer } from './static_server.mjs';
 
 const dir = process.argv[2];
@@ -30,6 +31,15 @@ const floats = (file) => {
   const b = readFileSync(file);
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 };
+
+// The C math the runtime gives modules follows C, not Math (halves round away from zero).
+{
+  const env = makeImports(null, {}).env;
+  const cases = [['roundf(-2.5)', env.roundf(-2.5), -3], ['roundf(2.5)', env.roundf(2.5), 3],
+                 ['roundf(-0.4)', env.roundf(-0.4), -0], ['expf(1)', env.expf(1), Math.fround(Math.E)],
+                 ['fmaf(3, 0.5, 1)', env.fmaf(3, 0.5, 1), 2.5], ['fmodf(-7, 3)', env.fmodf(-7, 3), -1]];
+  for (const [what, got, want] of cases) report(Object.is(got, want), `math import ${what}`, `${got}, expected ${want}`);
+}
 
 const server = await startServer([['/pkg/', dir]]);
 const url = (rel) => `${server.url}/pkg/${rel}`;

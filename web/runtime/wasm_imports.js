@@ -2,11 +2,16 @@
 // functions its kernels call and the C math functions LLVM lowers to calls. The list
 // matches the linker's (backends/llvm/wasm_link.cpp), which refuses anything else.
 import { fail } from './errors.js';
+import { readCString } from './wasm_threads.js';
 
 const f32 = Math.fround;
 const unary = {
   exp: Math.exp, exp2: (x) => 2 ** x, log: Math.log, log2: Math.log2, log10: Math.log10,
   sin: Math.sin, cos: Math.cos, tan: Math.tan, tanh: Math.tanh,
+};
+const unaryC = {
+  // C rounds halves away from zero; Math.round rounds them up.
+  round: (x) => (x < 0 ? -Math.round(-x) : Math.round(x)),
 };
 const binary = { pow: Math.pow, fmod: (x, y) => x % y };
 
@@ -40,6 +45,12 @@ export class Scratch {
     return ptr;
   }
 
+  // Everything released: before each kernel, so that a trapped one leaks nothing.
+  reset() {
+    this.top = this.start;
+    this.blocks = [];
+  }
+
   free(ptr) {
     const b = this.blocks.find((x) => x.ptr === ptr && !x.freed);
     if (!b) return;
@@ -49,7 +60,8 @@ export class Scratch {
   }
 }
 
-// `state` is filled in after instantiation: {instance, scratch, error, pool}; with a pool
+// `state` is filled in after instantiation: {instance, scratch, error, pool, onError,
+// threadError}; with a pool
 // (wasm_threads.js) parallel loops run on every thread, else in order on this one.
 export function makeImports(memory, state) {
   const env = { memory };
@@ -57,18 +69,34 @@ export function makeImports(memory, state) {
     env[name] = fn;
     env[`${name}f`] = (x) => f32(fn(x));
   }
+  for (const [name, fn] of Object.entries(unaryC)) {
+    env[name] = fn;
+    env[`${name}f`] = (x) => f32(fn(x));
+  }
   for (const [name, fn] of Object.entries(binary)) {
     env[name] = fn;
     env[`${name}f`] = (x, y) => f32(fn(x, y));
   }
+  // A float product is exact in a double, so fmaf rounds once more than C's at most.
+  env.fma = (x, y, z) => x * y + z;
+  env.fmaf = (x, y, z) => f32(x * y + z);
   env.aligned_alloc = (align, size) => state.scratch.alloc(align, size);
-  env.free = (ptr) => state.scratch.free(ptr);
+  env.free = (ptr) => state.scratch.free(ptr >>> 0);
   env.tensorir_parallel_for = (begin, end, closure, envPtr) => {
     const body = state.instance.exports.__indirect_function_table.get(closure);
-    if (state.pool && !state.inParallel && end - begin > 1n) {
+    const pool = state.pool;
+    if (pool && !state.inParallel && end - begin > 1n && pool.fits(Number(begin), Number(end))) {
       state.inParallel = true;  // a loop nested in a parallel body runs in order
       try {
-        return state.pool.parallelFor(Number(begin), Number(end), body, closure, envPtr);
+        const rc = pool.parallelFor(Number(begin), Number(end), body, closure, envPtr);
+        if (rc !== 0 && pool.error) state.error = pool.error;
+        return rc;
+      } catch (e) {
+        if (pool.dead) {  // a worker stopped answering: one thread from now on
+          state.pool = null;
+          state.threadError = e.message;
+        }
+        throw e;
       } finally {
         state.inParallel = false;
       }
@@ -80,9 +108,8 @@ export function makeImports(memory, state) {
     return 0;
   };
   env.tensorir_set_last_error = (ptr) => {
-    const bytes = new Uint8Array(memory.buffer, ptr);
-    const len = bytes.indexOf(0);
-    state.error = new TextDecoder().decode(bytes.subarray(0, len < 0 ? 0 : len));
+    state.error = readCString(memory, ptr >>> 0);
+    if (state.onError) state.onError(ptr >>> 0);
   };
   return { env };
 }

@@ -5,7 +5,7 @@ import { check, fail } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
 import { randomFloat32 } from './random.js';
 import { Scratch, checkImports, makeImports } from './wasm_imports.js';
-import { CONTROL_BYTES, ThreadPool, TRAPPED } from './wasm_threads.js';
+import { CONTROL_BYTES, ThreadPool, TRAPPED, WORKER_SCRATCH_MIB } from './wasm_threads.js';
 
 const PAGE = 65536;
 const median = (xs) => {
@@ -20,7 +20,8 @@ function tensorInfo(t) {
 }
 
 const STACK_BYTES = 8 << 20;          // a worker's stack, as the module's own (wasm_link.cpp)
-const WORKER_SCRATCH_BYTES = 8 << 20;  // a worker's aligned_alloc memory
+// Pages of a worker's scratch memory that are never touched cost address space only.
+const WORKER_SCRATCH_BYTES = WORKER_SCRATCH_MIB << 20;
 
 // Where everything lies in the memory, after the module's own stack and data: the
 // model's region (parameters, inputs, results), the kernels' argument slots, then per
@@ -74,7 +75,7 @@ export class WasmModel {
     const memory = threads > 1
       ? new WebAssembly.Memory({ initial, maximum: json.threaded_module.max_memory / PAGE, shared: true })
       : new WebAssembly.Memory({ initial });
-    const state = { instance: null, scratch: null, error: '', pool: null };
+    const state = { instance: null, scratch: null, error: '', pool: null, threadError: null };
     let instance;
     try {
       instance = await WebAssembly.instantiate(module, makeImports(memory, state));
@@ -89,7 +90,7 @@ export class WasmModel {
       } catch (e) {
         const why = `starting ${threads - 1} worker threads failed: ${e.message}`;
         if (required) fail(why);
-        model.threadError = why;
+        state.threadError = why;
       }
     }
     return model;
@@ -101,7 +102,6 @@ export class WasmModel {
     this.inputs = Object.freeze(json.inputs.map(tensorInfo));
     this.outputs = Object.freeze(json.outputs.map(tensorInfo));
     this.backend = 'wasm';
-    this.threadError = null;
     this.disposed = false;
     this.memory = memory;
     this.state = state;
@@ -132,6 +132,12 @@ export class WasmModel {
     return this.state.pool ? this.state.pool.size : 1;
   }
 
+  // Why the model runs on fewer threads than it was loaded with (workers that could not
+  // start, or stopped answering), or null.
+  get threadError() {
+    return this.state.threadError;
+  }
+
   checkUsable() {
     if (this.disposed) fail(`model ${this.name} was disposed; load it again`);
   }
@@ -142,6 +148,8 @@ export class WasmModel {
   }
 
   call(kernel) {
+    this.state.scratch.reset();
+    this.state.error = '';
     let rc;
     try {
       rc = kernel.fn(kernel.args);
@@ -149,7 +157,7 @@ export class WasmModel {
       fail(`kernel ${kernel.name} trapped: ${e && e.message ? e.message : e}`);
     }
     if (rc !== 0) {
-      const msg = rc === TRAPPED ? 'it trapped in a worker thread' : this.state.error || `status ${rc}`;
+      const msg = this.state.error || (rc === TRAPPED ? 'it trapped in a worker thread' : `status ${rc}`);
       this.state.error = '';
       fail(`kernel ${kernel.name} failed: ${msg}`);
     }
@@ -199,6 +207,7 @@ export class WasmModel {
     return {
       name: this.name, target: j.target, backend: 'wasm', threads: this.threads, kernels: j.kernels.length,
       renderer: `WebAssembly SIMD, ${this.threads} thread${this.threads > 1 ? 's' : ''}`, threadError: this.threadError,
+      workerIterations: this.state.pool ? this.state.pool.workerIterations : 0,
       memoryBytes: this.memory.buffer.byteLength, paramsBytes: j.params.bytes, moduleBytes: j.module.bytes,
     };
   }

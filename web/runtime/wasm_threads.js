@@ -5,12 +5,23 @@
 // iterations with an atomic counter, and the caller spins until every worker is done
 // (a page's main thread may not block on Atomics.wait).
 
-// Control block words (Int32).
+// Control block words (Int32), then the text of a worker's trap (NUL-terminated).
 export const GEN = 0, NEXT = 1, END = 2, CLOSURE = 3, ENV = 4, PENDING = 5, STATUS = 6, STOP = 7;
-export const CONTROL_BYTES = 64;
-// A worker's iteration that trapped (its message is posted to the main thread).
+export const ERROR_PTR = 8;  // the C string a worker's kernel code reported, or 0
+export const COUNT = 9;      // iterations run by workers, for tests and info()
+export const TRAP_TEXT = 64, TRAP_TEXT_BYTES = 256;
+export const CONTROL_BYTES = TRAP_TEXT + TRAP_TEXT_BYTES;
+// The status of a loop in which a worker's iteration trapped.
 export const TRAPPED = -1000;
 const WORKER_TIMEOUT_MS = 120000;
+export const WORKER_SCRATCH_MIB = 32;  // a worker's aligned_alloc memory (the caller's grows)
+
+// The NUL-terminated string at `ptr` (copied out: TextDecoder refuses shared memory).
+export function readCString(memory, ptr, limit = Infinity) {
+  const bytes = new Uint8Array(memory.buffer, ptr, Math.min(limit, memory.buffer.byteLength - ptr));
+  const len = bytes.indexOf(0);
+  return new TextDecoder().decode(bytes.slice(0, len < 0 ? bytes.length : len));
+}
 
 export class ThreadPool {
   // `layout`: {control, stacks: [top per worker], scratch: [[start, end] per worker]}.
@@ -28,9 +39,11 @@ export class ThreadPool {
   }
 
   constructor(memory, control) {
+    this.memory = memory;
+    this.control = control;
     this.ctrl = new Int32Array(memory.buffer, control, CONTROL_BYTES / 4);
     this.workers = [];
-    this.messages = [];
+    this.dead = false;  // a worker stopped answering: the pool is disposed
   }
 
   spawn(module, memory, setup, workerUrl) {
@@ -39,10 +52,7 @@ export class ThreadPool {
       this.workers.push(w);
       w.onmessage = (ev) => {
         if (ev.data && ev.data.ready) resolve();
-        else if (ev.data && ev.data.error) {
-          this.messages.push(ev.data.error);
-          reject(new Error(ev.data.error));
-        }
+        else if (ev.data && ev.data.error) reject(new Error(ev.data.error));
       };
       w.onerror = (ev) => reject(new Error(`a worker thread failed to start: ${ev.message || 'unknown error'}`));
       w.postMessage({ module, memory, ...setup });
@@ -53,10 +63,19 @@ export class ThreadPool {
     return this.workers.length + 1;
   }
 
+  // Whether parallelFor can take [begin, end): the control words are Int32, and every
+  // thread takes one index past the end.
+  fits(begin, end) {
+    return begin >= 0 && end < 2 ** 31 - 1024;
+  }
+
   // Runs body(i, env) for i in [begin, end) on every thread; returns the first non-zero
-  // status (TRAPPED when a worker's iteration trapped), or 0.
+  // status, or 0, with what a worker reported in `this.error` (TRAPPED: it trapped).
+  // A trap on this thread is rethrown once the workers have stopped.
   parallelFor(begin, end, body, closure, env) {
     const c = this.ctrl;
+    this.error = '';
+    Atomics.store(c, ERROR_PTR, 0);
     Atomics.store(c, NEXT, begin);
     Atomics.store(c, END, end);
     Atomics.store(c, CLOSURE, closure);
@@ -75,21 +94,40 @@ export class ThreadPool {
           break;
         }
       }
+    } catch (e) {
+      Atomics.store(c, NEXT, end);
+      throw e;
     } finally {
       // The workers finish their last iterations. One that never does has died (a worker
       // killed by the browser): fail rather than spin forever.
       const start = Date.now();
       for (let spins = 0; Atomics.load(c, PENDING) !== 0; ++spins) {
         if ((spins & 0xfffff) === 0 && Date.now() - start > WORKER_TIMEOUT_MS) {
-          throw new Error(`a worker thread did not finish a parallel loop within ${WORKER_TIMEOUT_MS / 1000} s`);
+          this.dispose();
+          this.dead = true;
+          throw new Error(`a worker thread did not finish a parallel loop within ${WORKER_TIMEOUT_MS / 1000} s; ` +
+                          'the model runs on one thread from now on');
         }
       }
     }
-    return status || Atomics.load(c, STATUS);
+    if (status) return status;
+    status = Atomics.load(c, STATUS);
+    if (status === TRAPPED) {
+      this.error = `it trapped in a worker thread: ${readCString(this.memory, this.control + TRAP_TEXT, TRAP_TEXT_BYTES)}`;
+    } else if (status !== 0) {
+      const ptr = Atomics.load(c, ERROR_PTR) >>> 0;
+      this.error = ptr ? `in a worker thread: ${readCString(this.memory, ptr)} (a worker has ` +
+                         `${WORKER_SCRATCH_MIB} MiB of scratch memory; {threads: 1} has no such limit)` : '';
+    }
+    return status;
+  }
+
+  get workerIterations() {
+    return this.dead ? 0 : Atomics.load(this.ctrl, COUNT);
   }
 
   dispose() {
-    if (this.ctrl) {
+    if (this.ctrl && !this.dead) {
       Atomics.store(this.ctrl, STOP, 1);
       Atomics.add(this.ctrl, GEN, 1);
       Atomics.notify(this.ctrl, GEN);
