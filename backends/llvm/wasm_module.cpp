@@ -43,8 +43,10 @@ class WasmModuleNode : public ModuleNode {
       write_wasm_object(ll_, target_, path);
       return;
     }
-    TIR_USER_CHECK(format == "wasm") << "the wasm backend cannot save as '" << format
-                                     << "'; formats: wasm (a linked module), o (a relocatable object)";
+    TIR_USER_CHECK(format == "wasm" || format == "wasm-threads")
+        << "the wasm backend cannot save as '" << format
+        << "'; formats: wasm (a linked module), wasm-threads (linked over shared memory, for worker "
+           "threads), o (a relocatable object)";
     const std::string object = path + ".tmp.o";
     struct Remove {
       const std::string &p;
@@ -53,7 +55,7 @@ class WasmModuleNode : public ModuleNode {
     write_wasm_object(ll_, target_, object);
     std::vector<std::string> exports;
     for (const FuncSignature &s : sigs_) exports.push_back(s.name);
-    link_wasm({object}, exports, path);
+    link_wasm({object}, exports, path, format == "wasm-threads");
   }
 
  private:

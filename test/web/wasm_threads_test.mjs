@@ -3,7 +3,10 @@
 // writes its own part of the result) and match the "llvm" build; a page that is not
 // cross-origin isolated runs on one thread by default and refuses more with a clear error.
 //
-//   node wasm_threads_test.mjs PACKAGES_DIR [--chromium PATH]
+// With --errors DIR (tensorir_wasm_error_package's output), a kernel that fails on worker
+// threads only: its error must come back from the worker with the kernel's message.
+//
+//   node wasm_threads_test.mjs PACKAGES_DIR [--errors DIR] [--chromium PATH]
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +15,11 @@ import { importPlaywright, launchBrowser } from './browser.mjs';
 import { startServer } from './static_server.mjs';
 
 const args = process.argv.slice(2);
-const dir = args.find((a) => !a.startsWith('--'));
-const chromiumAt = args.indexOf('--chromium');
-const executable = chromiumAt >= 0 ? args[chromiumAt + 1] : '/usr/bin/chromium';
+const option = (name) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : null);
+const dir = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1].startsWith('--')));
+const executable = option('--chromium') || '/usr/bin/chromium';
+const errorsDir = option('--errors');
+const runtimeDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/runtime');
 if (!dir || !existsSync(dir)) {
   console.error('usage: node wasm_threads_test.mjs PACKAGES_DIR [--chromium PATH]');
   process.exit(2);
@@ -40,6 +45,32 @@ async function runThreads({ base, input, output, threadCounts }) {
     model.dispose();
   }
   return { isolated: crossOriginIsolated, results };
+}
+
+// The worker_oom package on 1 thread (right answer) and on 3 (the worker's error); a run
+// in which no worker happened to take an iteration is tried again.
+async function workerError({ runtime, base }) {
+  const tensorir = await import(runtime);
+  const meta = await (await fetch(`${base}model.json`)).json();
+  const x = new Float32Array(16).fill(2);
+  const one = await tensorir.load({ modelUrl: `${base}model.json`, threads: 1 });
+  const y = (await one.run({ x })).y;
+  one.dispose();
+  const right = y.every((v) => v === meta.expected);
+  const model = await tensorir.load({ modelUrl: `${base}model.json`, threads: 3 });
+  try {
+    for (let attempt = 0; attempt < 5; ++attempt) {
+      try {
+        await model.run({ x });
+      } catch (e) {
+        return { right, error: `${e.name}: ${e.message}`, after: await model.run({ x: new Float32Array(16) }).then(
+          () => 'ran', (e2) => e2.message) };
+      }
+    }
+    return { right, error: null };
+  } finally {
+    model.dispose();
+  }
 }
 
 async function notIsolated({ base }) {
@@ -87,6 +118,22 @@ try {
              (r.isolated ? '' : '; the page is not cross-origin isolated'));
     } catch (e) {
       report(false, `package ${name}`, e.message);
+    } finally {
+      await page.close();
+    }
+  }
+  if (errorsDir) {
+    isolatedServer.mount('/errors/', resolve(errorsDir));
+    isolatedServer.mount('/runtime/', runtimeDir);
+    const page = await browser.browser.newPage();
+    try {
+      await page.goto(`${isolatedServer.url}/errors/worker_oom/model.json`);
+      const r = await page.evaluate(workerError, {
+        runtime: `${isolatedServer.url}/runtime/tensorir.js`, base: `${isolatedServer.url}/errors/worker_oom/`,
+      });
+      const pattern = /TensorirError: .*kernel rows failed: in a worker thread: out of memory allocating temporary buffer 'scratch'.*32 MiB/;
+      report(r.right && pattern.test(r.error || '') && /in a worker thread/.test(r.after),
+             'an error in a worker thread', `1 thread right: ${r.right}; 3 threads: ${r.error}; the next run: ${r.after}`);
     } finally {
       await page.close();
     }
