@@ -1,7 +1,8 @@
 // A small network of your own, compiled for the browser: build a graph, compile it for
-// "webgl", export the package, then serve the directory and open it.
+// "webgl" (or "wasm"), export the package, then serve the directory and open it.
 //
-//   build/release/examples/webgl_export out/tiny
+//   build/release/examples/webgl_export out/tiny            # WebGL2 shaders
+//   build/release/examples/webgl_export out/tiny-wasm wasm  # WebAssembly SIMD
 //   cd out/tiny && python3 -m http.server 8000     # then open http://127.0.0.1:8000/
 //
 // The page runs the model on a seeded random input (or an image you pick for 3-channel
@@ -17,10 +18,11 @@
 using namespace tensorir;
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR [webgl|wasm]\n", argv[0]);
     return 2;
   }
+  const char *target = argc == 3 ? argv[2] : "webgl";
   try {
     // conv -> relu -> global average pool -> dense: a 10-class classifier of 3x32x32 images.
     graph::Builder b;
@@ -33,10 +35,10 @@ int main(int argc, char **argv) {
     auto logits = b.dense(pooled, w2, "fc");
     graph::Graph g = b.finish(logits);
 
-    graph::CompiledModel m = graph::build(g, "webgl");
+    graph::CompiledModel m = graph::build(g, target);
     graph::WebExportInfo info = graph::export_web(m, argv[1], {.name = "tiny-classifier"});
-    std::printf("wrote %zu files (%zu bytes) to %s: %zu kernels, %zu shader passes\n", info.files.size(),
-                info.total_bytes, argv[1], m.num_kernels(), info.passes);
+    std::printf("wrote %zu files (%zu bytes) to %s: %zu kernels for %s\n", info.files.size(), info.total_bytes,
+                argv[1], m.num_kernels(), target);
     std::printf("serve it: cd %s && python3 -m http.server 8000, then open http://127.0.0.1:8000/\n", argv[1]);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "webgl_export: %s\n", e.what());
