@@ -1,29 +1,15 @@
 // A loaded model: textures allocated and filled with the parameters, programs compiled, every
 // pass resolved to GL objects once, so that run() is only uploads, draws and readbacks.
-import { check, fail } from './errors.js';
+import { check } from './errors.js';
+import { checkInputs, numel } from './inputs.js';
+import { ModelBase } from './model_base.js';
 import { ProgramSet } from './programs.js';
-import { randomFloat32 } from './random.js';
 import { TextureSet } from './textures.js';
-import { numel } from './validate.js';
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-function tensorInfo(t) {
-  return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
-}
-
-export class Model {
+export class Model extends ModelBase {
   constructor(ctx, json, params) {
+    super(json);
     this.ctx = ctx;
-    this.json = json;
-    this.name = json.name || 'model';
-    this.inputs = Object.freeze(json.inputs.map(tensorInfo));
-    this.outputs = Object.freeze(json.outputs.map(tensorInfo));
-    this.disposed = false;
     const gl = ctx.gl;
     const largest = json.max_texture_size;
     check(largest <= ctx.maxTextureSize,
@@ -82,33 +68,13 @@ export class Model {
   }
 
   checkUsable() {
-    if (this.disposed) fail(`model ${this.name} was disposed; load it again`);
+    super.checkUsable();
     this.ctx.checkAlive();
   }
 
   uploadInputs(inputs) {
-    check(inputs !== null && typeof inputs === 'object',
-          () => `run() takes an object {${this.inputs.map((t) => t.name).join(', ')}} ` +
-                `of Float32Arrays`);
-    const known = new Set(this.inputs.map((t) => t.name));
-    for (const name of Object.keys(inputs)) {
-      check(known.has(name), () => `model ${this.name} has no input "${name}"; its inputs ` +
-                                   `are ${[...known].map((n) => `"${n}"`).join(', ')}`);
-    }
-    this.json.inputs.forEach((t) => {
-      let data = inputs[t.name];
-      check(data !== undefined, `input "${t.name}" is missing`);
-      if (!(data instanceof Float32Array)) {
-        check(ArrayBuffer.isView(data) || Array.isArray(data),
-              `input "${t.name}" must be a Float32Array`);
-        data = Float32Array.from(data);
-      }
-      const n = numel(t.shape);
-      check(data.length === n,
-            `input "${t.name}" has ${data.length} values, but its shape ` +
-            `[${t.shape.join(', ')}] has ${n}`);
-      this.textures.upload(t.texture, data);
-    });
+    const data = checkInputs(this.json.inputs, inputs, this.name);
+    this.json.inputs.forEach((t, i) => this.textures.upload(t.texture, data[i]));
     this.ctx.checkError('uploading the inputs');
   }
 
@@ -173,17 +139,6 @@ export class Model {
     return this.readOutputs();
   }
 
-  async run(inputs) {
-    return this.runSync(inputs);
-  }
-
-  // Seeded random inputs in [-1, 1), the same values as NDArray::random(shape, Float(32), seed).
-  randomInputs(seed = 0) {
-    const inputs = {};
-    for (const t of this.inputs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
-    return inputs;
-  }
-
   // Per-kernel times in ms (median over `repeats` runs), with the GPU drained between kernels,
   // so they add up to more than one run() takes. Without inputs it uses randomInputs(0).
   async profile(inputs, repeats = 1) {
@@ -191,24 +146,18 @@ export class Model {
     check(Number.isSafeInteger(repeats) && repeats >= 1, 'profile() repeats must be >= 1');
     this.uploadInputs(inputs || this.randomInputs(0));
     if (this.kernels.length === 0) return [];
-    const times = this.kernels.map(() => []);
-    for (let r = 0; r < repeats; ++r) {
+    const result = this.profileKernels(repeats, (time) => {
       this.beginDraws();
       this.textures.sync(this.kernels[0].passes[0].output);
-      this.kernels.forEach((k, i) => {
-        const t0 = performance.now();
+      this.kernels.forEach((k, i) => time(i, () => {
         this.drawKernel(k);
         this.textures.sync(k.passes[k.passes.length - 1].output);
-        times[i].push(performance.now() - t0);
-      });
+      }));
       this.endDraws();
-    }
+    }, (k) => k.passes.length);
     this.ctx.checkError('profiling the kernels');
     this.ctx.checkAlive();
-    return this.kernels.map((k, i) => ({
-      name: k.name, node: k.node, op: k.op, fused: [...k.fused], passes: k.passes.length,
-      ms: median(times[i]),
-    }));
+    return result;
   }
 
   info() {

@@ -10,9 +10,9 @@ import { Context } from './context.js';
 import { TensorirError, check, fail } from './errors.js';
 import { Model } from './executor.js';
 import { fetchBytes, fetchJson } from './fetch.js';
-import { FORMAT, VERSION, validateModel, validateParams } from './validate.js';
+import { FORMAT, VERSION, validateFile, validateModel, validateParams } from './validate.js';
 import { WasmModel } from './wasm_model.js';
-import { WASM_FORMAT, validateFile, validateWasmModel } from './wasm_validate.js';
+import { WASM_FORMAT, validateWasmModel } from './wasm_validate.js';
 
 export { TensorirError } from './errors.js';
 export { randomFloat32 } from './random.js';

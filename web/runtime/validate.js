@@ -1,6 +1,7 @@
 // Checks of model.json and params.bin before anything touches the GPU, so that a broken or
 // mismatched package fails with a message naming the field, not with a wrong answer.
 import { check, fail } from './errors.js';
+import { numel } from './inputs.js';
 
 export const FORMAT = 'tensorir-web';
 // The version the exporter writes; the runtime reads every version up to it (version 2
@@ -12,9 +13,7 @@ const MAX_OUTPUTS = 8;
 const isInt = (v) => Number.isSafeInteger(v);
 const isIndex = (v, n) => isInt(v) && v >= 0 && v < n;
 
-export function numel(shape) {
-  return shape.reduce((a, b) => a * b, 1);
-}
+export { numel };
 
 // FNV-1a, 32 bits, over every byte.
 export function fnv1a32(bytes) {
@@ -166,17 +165,20 @@ export function validateModel(model, url = 'model.json') {
 
 // Size and checksum of params.bin against model.json.
 export function validateParams(model, buffer, url) {
-  const want = model.params.bytes;
-  if (buffer.byteLength < want) {
-    fail(`${url} is truncated: ${buffer.byteLength} bytes, but model.json expects ${want}; ` +
-         `copy the whole package again`);
-  }
-  if (buffer.byteLength > want) {
-    fail(`${url} is too long: ${buffer.byteLength} bytes, but model.json expects ${want} ` +
-         `(size mismatch; params.bin and model.json are from different exports?)`);
+  validateFile(model.params, buffer, url);
+}
+
+// The size and checksum of a file of the package against model.json's entry for it
+// ({bytes, fnv1a32}).
+export function validateFile(entry, buffer, url) {
+  const want = entry.bytes;
+  if (buffer.byteLength !== want) {
+    fail(`${url} is ${buffer.byteLength < want ? 'truncated' : 'too long'}: ${buffer.byteLength} bytes, ` +
+         `but model.json expects ${want}; copy the whole package again (or the files come from ` +
+         'different exports)');
   }
   const got = fnv1a32(new Uint8Array(buffer));
-  const expected = parseInt(model.params.fnv1a32, 16) >>> 0;
+  const expected = parseInt(entry.fnv1a32, 16) >>> 0;
   if (got !== expected) {
     fail(`${url} is corrupt: its FNV-1a checksum is ${hex32(got)}, but model.json expects ` +
          `${hex32(expected)}; copy the whole package again`);

@@ -3,22 +3,11 @@
 // the kernels in order and copying the output out.
 import { check, fail } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
-import { randomFloat32 } from './random.js';
+import { ModelBase } from './model_base.js';
 import { Scratch, checkImports, makeImports } from './wasm_imports.js';
 import { CONTROL_BYTES, ThreadPool, TRAPPED, WORKER_SCRATCH_MIB } from './wasm_threads.js';
 
 const PAGE = 65536;
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
-
-function tensorInfo(t) {
-  return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
-}
-
 const STACK_BYTES = 8 << 20;          // a worker's stack, as the module's own (wasm_link.cpp)
 // Pages of a worker's scratch memory that are never touched cost address space only.
 const WORKER_SCRATCH_BYTES = WORKER_SCRATCH_MIB << 20;
@@ -51,7 +40,7 @@ function defaultThreads() {
   return Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 8));
 }
 
-export class WasmModel {
+export class WasmModel extends ModelBase {
   // How many threads load() uses by default: every core (up to 8) in a cross-origin
   // isolated page, else 1.
   static defaultThreads() {
@@ -97,12 +86,8 @@ export class WasmModel {
   }
 
   constructor(json, instance, memory, state, params, workers) {
-    this.json = json;
-    this.name = json.name || 'model';
-    this.inputs = Object.freeze(json.inputs.map(tensorInfo));
-    this.outputs = Object.freeze(json.outputs.map(tensorInfo));
+    super(json);
     this.backend = 'wasm';
-    this.disposed = false;
     this.memory = memory;
     this.state = state;
     state.instance = instance;
@@ -138,10 +123,6 @@ export class WasmModel {
     return this.state.threadError;
   }
 
-  checkUsable() {
-    if (this.disposed) fail(`model ${this.name} was disposed; load it again`);
-  }
-
   setInputs(inputs) {
     const data = checkInputs(this.json.inputs, inputs, this.name);
     this.json.inputs.forEach((t, i) => new Float32Array(this.memory.buffer, this.base + t.offset, data[i].length).set(data[i]));
@@ -174,32 +155,12 @@ export class WasmModel {
     return out;
   }
 
-  async run(inputs) {
-    return this.runSync(inputs);
-  }
-
-  randomInputs(seed = 0) {
-    const inputs = {};
-    for (const t of this.inputs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
-    return inputs;
-  }
-
   // Per-kernel times in ms (median over `repeats` runs). Without inputs, randomInputs(0).
   async profile(inputs, repeats = 1) {
     this.checkUsable();
-    check(Number.isSafeInteger(repeats) && repeats >= 1, 'profile() repeats must be >= 1');
     this.setInputs(inputs || this.randomInputs(0));
-    const times = this.kernels.map(() => []);
-    for (let r = 0; r < repeats; ++r) {
-      this.kernels.forEach((k, i) => {
-        const t0 = now();
-        this.call(k);
-        times[i].push(now() - t0);
-      });
-    }
-    return this.kernels.map((k, i) => ({
-      name: k.name, node: k.node, op: k.op, fused: [...k.fused], passes: 1, ms: median(times[i]),
-    }));
+    return this.profileKernels(repeats, (time) => this.kernels.forEach((k, i) => time(i, () => this.call(k))),
+                               () => 1);
   }
 
   info() {

@@ -1,8 +1,7 @@
 // Checks of a WebAssembly package's model.json ("tensorir-wasm") before anything runs:
 // every offset inside the memory, every tensor float32 where run() hands out arrays.
-import { check, fail } from './errors.js';
+import { check } from './errors.js';
 import { numel } from './inputs.js';
-import { fnv1a32, hex32 } from './validate.js';
 
 export const WASM_FORMAT = 'tensorir-wasm';
 export const WASM_VERSION = 1;
@@ -51,20 +50,4 @@ export function validateWasmModel(model, url = 'model.json') {
                                                        a % memory.align === 0),
           () => `model.json: kernel ${k.name} has arguments outside the model's memory or unaligned`);
   });
-}
-
-// The size and checksum of a file of the package against model.json's entry for it.
-export function validateFile(entry, buffer, url) {
-  const want = entry.bytes;
-  if (buffer.byteLength !== want) {
-    fail(`${url} is ${buffer.byteLength < want ? 'truncated' : 'too long'}: ${buffer.byteLength} bytes, ` +
-         `but model.json expects ${want}; copy the whole package again (or the files come from ` +
-         'different exports)');
-  }
-  const got = fnv1a32(new Uint8Array(buffer));
-  const expected = parseInt(entry.fnv1a32, 16) >>> 0;
-  if (got !== expected) {
-    fail(`${url} is corrupt: its FNV-1a checksum is ${hex32(got)}, but model.json expects ` +
-         `${hex32(expected)}; copy the whole package again`);
-  }
 }

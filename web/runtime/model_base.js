@@ -1,0 +1,59 @@
+// What every loaded model has, whatever runs its kernels (WebGL2: executor.js, WebAssembly:
+// wasm_model.js): its name, inputs and outputs, run() over the backend's runSync(), seeded
+// inputs, and the per-kernel profile built from the backend's timing of one kernel.
+import { check, fail } from './errors.js';
+import { numel } from './inputs.js';
+import { randomFloat32 } from './random.js';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function tensorInfo(t) {
+  return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
+}
+
+export class ModelBase {
+  constructor(json) {
+    this.json = json;
+    this.name = json.name || 'model';
+    this.inputs = Object.freeze(json.inputs.map(tensorInfo));
+    this.outputs = Object.freeze(json.outputs.map(tensorInfo));
+    this.disposed = false;
+  }
+
+  checkUsable() {
+    if (this.disposed) fail(`model ${this.name} was disposed; load it again`);
+  }
+
+  async run(inputs) {
+    return this.runSync(inputs);
+  }
+
+  // Seeded random inputs in [-1, 1), the same values as NDArray::random(shape, Float(32), seed).
+  randomInputs(seed = 0) {
+    const inputs = {};
+    for (const t of this.inputs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
+    return inputs;
+  }
+
+  // Per-kernel times in ms, the median over `repeats` rounds. `round(time)` runs every
+  // kernel once, calling time(i, fn) to run kernel i inside the measurement; `passes(k)`
+  // counts a kernel's passes.
+  profileKernels(repeats, round, passes) {
+    check(Number.isSafeInteger(repeats) && repeats >= 1, 'profile() repeats must be >= 1');
+    const times = this.kernels.map(() => []);
+    for (let r = 0; r < repeats; ++r) {
+      round((i, fn) => {
+        const t0 = performance.now();
+        fn();
+        times[i].push(performance.now() - t0);
+      });
+    }
+    return this.kernels.map((k, i) => ({
+      name: k.name, node: k.node, op: k.op, fused: [...k.fused], passes: passes(k), ms: median(times[i]),
+    }));
+  }
+}
