@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "glsl/codegen_fragment_emit.h"
+#include "glsl/texel_grid.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/printer.h"
@@ -36,94 +37,6 @@ std::string float_literal(double v) {
   std::string s = buf;
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return f < 0 ? "(" + s + ")" : s;
-}
-
-Expr numel_expr(const std::vector<Expr> &shape) {
-  Expr n = IntImmNode::make(Int(32), 1);
-  for (const Expr &d : shape) n = n * tensorir::cast(Int(32), d);
-  return simplify(n);
-}
-
-// For a packed tensor, the first of the trailing dimensions merged into one dimension
-// of texels (packed_texel_shape), or -1 when the texels are flat. Unpacked: the rank.
-int merged_dim(const FragmentTensor &t) {
-  if (!t.packed) return static_cast<int>(t.shape.size());
-  int64_t p = 1;
-  for (size_t d = t.shape.size(); d-- > 0;) {
-    const int64_t *v = as_const_int(t.shape[d]);
-    if (!v) return -1;
-    p *= *v;
-    if (p % 4 == 0) return static_cast<int>(d);
-  }
-  return -1;
-}
-
-// The shape of a tensor's texel grid (packed_texel_shape for packed tensors).
-std::vector<Expr> grid_shape(const FragmentTensor &t) {
-  if (!t.packed) return t.shape;
-  int m = merged_dim(t);
-  if (m < 0) return {simplify((numel_expr(t.shape) + 3) / 4)};
-  std::vector<Expr> g(t.shape.begin(), t.shape.begin() + m);
-  g.push_back(simplify(numel_expr(std::vector<Expr>(t.shape.begin() + m, t.shape.end())) / 4));
-  return g;
-}
-
-// The first dimension of the trailing dimensions of the texel grid whose size is the
-// layout width (so a texel row is one trailing sub-tensor), or -1 when there is none.
-int row_split(const FragmentTensor &t) {
-  if (t.const_width <= 0) return -1;
-  std::vector<Expr> shape = grid_shape(t);
-  int64_t p = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    const int64_t *v = as_const_int(shape[d]);
-    if (!v) return -1;
-    p *= *v;
-    if (p == t.const_width) return static_cast<int>(d);
-    if (p > t.const_width) return -1;
-  }
-  return shape.empty() && t.const_width == 1 ? 0 : -1;
-}
-
-// The texel rows of `t` are whole trailing sub-tensors of its grid, each texel one
-// element or four consecutive ones of the last axis (the layout a fragment's coordinate
-// decomposes into axis values without division by the width).
-bool rows_are_subtensors(const FragmentTensor &t) {
-  int split = row_split(t);
-  return split >= 0 && (!t.packed || merged_dim(t) == static_cast<int>(t.shape.size()) - 1);
-}
-
-// The innermost grid dimension of a row that is longer than 1, or -1.
-int row_axis(const FragmentTensor &t) {
-  int split = row_split(t);
-  std::vector<Expr> shape = grid_shape(t);
-  for (int d = static_cast<int>(shape.size()); d-- > std::max(split, 0);) {
-    const int64_t *v = as_const_int(shape[static_cast<size_t>(d)]);
-    if (!v) return -1;
-    if (*v != 1) return d;
-  }
-  return -1;
-}
-
-// The texels of the phase tensors of `t` (FragmentTensor::phases): the texel grid with
-// the row's innermost axis (row_axis) in `steps` steps of `phases`, flattened row-major.
-struct PhaseGrid {
-  size_t along = 0;    // the grid dimension stepped through
-  int64_t extent = 0;  // its extent
-  int64_t steps = 0;   // ceil(extent / phases)
-  int64_t texels = 0;  // in each phase tensor
-};
-PhaseGrid phase_grid(const FragmentTensor &t, int phases) {
-  const int along = row_axis(t);
-  TIR_ASSERT(along >= 0 && rows_are_subtensors(t)) << "phases of " << t.name;
-  std::vector<Expr> shape = grid_shape(t);
-  PhaseGrid g;
-  g.along = static_cast<size_t>(along);
-  g.extent = *as_const_int(shape[g.along]);
-  g.steps = (g.extent + phases - 1) / phases;
-  g.texels = g.steps;
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (d != g.along) g.texels *= *as_const_int(shape[d]);
-  return g;
 }
 
 // Reduction loops with constant extents are unrolled, innermost first, up to this many
@@ -956,89 +869,6 @@ FragmentPass emit_fragment_pass(const FragmentPlan &plan, const TensorIndex &ten
                                 const ComputeOpNode *op, int value_index, const Expr &body, int out,
                                 const std::vector<int> &phases) {
   return ShaderEmitter(plan, tensors, op).run(op, value_index, body, out, phases);
-}
-
-int64_t phase_texel_count(const FragmentTensor &t, int phases) { return phase_grid(t, phases).texels; }
-
-int choose_phases(const FragmentPlan &plan, const ComputeOpNode *op, const Expr &body, int out, int max_phases) {
-  const FragmentTensor &ot = plan.tensors[static_cast<size_t>(out)];
-  if (max_phases < 2 || !ot.packed || !ot.dtype.is_float() || !rows_are_subtensors(ot)) return 1;
-  const ReduceNode *r = single_reduction(body);
-  if (!r) return 1;
-  std::vector<Var> axes, row;
-  for (const IterVar &ax : op->axis) axes.push_back(ax.var());
-  for (const IterVar &ax : r->axis)
-    if (uses_var(ax.dom().min, axes) || uses_var(ax.dom().extent, axes)) return 1;
-  const int along = row_axis(ot);
-  if (along < 0) return 1;
-  // A read that no axis of the row moves (a convolution's weights) is what the phases
-  // share; the last axis, packed, moves only between the lanes of one texel.
-  for (size_t d = static_cast<size_t>(row_split(ot)); d < axes.size(); ++d)
-    if (d + 1 < axes.size() || along == static_cast<int>(d)) row.push_back(axes[d]);
-  struct Invariant : IRVisitor {
-    const std::vector<Var> *row;
-    bool found = false;
-    using IRVisitor::visit;
-    void visit(const TensorLoadNode *n) override {
-      bool moves = false;
-      for (const Expr &a : n->args) moves = moves || uses_var(a, *row);
-      found = found || !moves;
-      IRVisitor::visit(n);
-    }
-  };
-  Invariant inv;
-  inv.row = &row;
-  for (const Expr &s : r->source) inv.visit(s);
-  if (!inv.found) return 1;
-  // As many phases as allowed, but no more than the axis needs.
-  const int64_t extent = *as_const_int(grid_shape(ot)[static_cast<size_t>(along)]);
-  int p = 1;
-  while (p * 2 <= max_phases && p < extent) p *= 2;
-  return p;
-}
-
-FragmentPass emit_interleave_pass(const FragmentPlan &plan, const std::vector<int> &phases, int out) {
-  const FragmentTensor &ot = plan.tensors[static_cast<size_t>(out)];
-  const int n = static_cast<int>(phases.size());
-  TIR_ASSERT(n > 1 && (n & (n - 1)) == 0) << plan.name << ": " << n << " phases";
-  auto log2 = [](int64_t v) {
-    int k = 0;
-    while ((int64_t(1) << k) < v) ++k;
-    return k;
-  };
-  const PhaseGrid pg = phase_grid(ot, n);
-  const int64_t wf = plan.tensors[static_cast<size_t>(phases[0])].const_width;
-  TIR_ASSERT((wf & (wf - 1)) == 0) << plan.name << ": phase layout width " << wf;
-  // The output's texel x of row y is (r, e) along the row, e on the stepped axis (the
-  // axes after it have extent 1): phase e % n, phase texel (y * R + r) * steps + e / n.
-  const int64_t per_row = ot.const_width / pg.extent;
-  FragmentPass pass;
-  pass.output = out;
-  pass.outputs = {out};
-  std::ostringstream src;
-  src << "#version 300 es\n"
-      << "// " << plan.name << ": interleaves the " << n << " phases of " << ot.name << "\n"
-      << "precision highp float;\nprecision highp int;\nprecision highp sampler2D;\n";
-  for (int t : phases) {
-    pass.inputs.push_back(t);
-    pass.sampler_names.push_back("tex_" + plan.tensors[static_cast<size_t>(t)].ident);
-    src << "uniform highp sampler2D " << pass.sampler_names.back() << ";\n";
-  }
-  src << "layout(location = 0) out highp vec4 result;\n"
-      << "void main() {\n"
-      << "  ivec2 at = ivec2(gl_FragCoord.xy);\n"
-      << "  int r = at.x / " << pg.extent << ";\n"
-      << "  int e = at.x - r * " << pg.extent << ";\n"
-      << "  int t = (at.y * " << per_row << " + r) * " << pg.steps << " + (e >> " << log2(n) << ");\n"
-      << "  ivec2 from = ivec2(t & " << (wf - 1) << ", t >> " << log2(wf) << ");\n"
-      << "  int phase = e & " << (n - 1) << ";\n"
-      << "  vec4 v = texelFetch(" << pass.sampler_names[0] << ", from, 0);\n";
-  for (int k = 1; k < n; ++k)
-    src << "  if (phase == " << k << ") v = texelFetch(" << pass.sampler_names[static_cast<size_t>(k)]
-        << ", from, 0);\n";
-  src << "  result = v;\n}\n";
-  pass.source = src.str();
-  return pass;
 }
 
 }  // namespace tensorir::glsl
