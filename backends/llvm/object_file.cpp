@@ -51,6 +51,14 @@ void emit_object(llvm::Module &m, llvm::TargetMachine &tm, const std::string &pa
   }
 }
 
+ObjectMachine object_machine(const Target &target) {
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
+  ObjectMachine m;
+  m.cpu = jtmb.getCPU();
+  m.features = jtmb.getFeatures().getFeatures();
+  return m;
+}
+
 void write_object(const std::string &ll, const Target &target, const std::string &path) {
   llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
   jtmb.setRelocationModel(llvm::Reloc::PIC_);

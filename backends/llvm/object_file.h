@@ -14,6 +14,14 @@ namespace tensorir::llvm_backend {
 // process, so a saved file cannot reach it.
 void write_object(const std::string &ll, const Target &target, const std::string &path);
 
+// The CPU and features write_object compiles for `target` (LLVM names; features such as
+// "+avx2" and "-avx512f"), which a saved model records for its loader to check.
+struct ObjectMachine {
+  std::string cpu;
+  std::vector<std::string> features;
+};
+ObjectMachine object_machine(const Target &target);
+
 // Links `objects` into the shared library `output` with the system's C compiler driver
 // (TENSORIR_CC if set, else cc, gcc, clang or clang-19 on PATH; ld.lld as a last
 // resort). The runtime functions the code calls (tensorir_parallel_for, ...) stay

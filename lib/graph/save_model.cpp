@@ -38,6 +38,9 @@ void CompiledModel::save(const std::string &dir) const {
   // The values: every graph input (run() asks for each), then what the kernels touch.
   SavedModel plan;
   plan.target = m.target.str();
+  const llvm_backend::ObjectMachine machine = llvm_backend::object_machine(m.target);
+  plan.cpu = machine.cpu;
+  plan.cpu_features = machine.features;
   std::map<int, int> value_of;  // node id -> index into plan.values
   std::vector<NDArray> params;
   std::vector<std::pair<int, NDArray>> results;

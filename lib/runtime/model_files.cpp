@@ -4,6 +4,7 @@
 // so that any node name is one token.
 //   tensorir-model <version>
 //   target <target string>
+//   cpu <LLVM CPU name> <n> <features...>  ("+avx2" ...: what the machine code may use)
 //   library <hash of model.so, 16 hex digits; 0 without kernels>
 //   params <params.bin's checksum, 16 hex digits>
 //   buffers <n>                          then n lines: buffer <bytes>
@@ -242,6 +243,9 @@ void write_model_plan(const SavedModel &m, const std::string &path) {
   std::ostringstream os;
   os << "tensorir-model " << kModelFormatVersion << "\n";
   os << "target " << encode(m.target) << "\n";
+  os << "cpu " << encode(m.cpu) << " " << m.cpu_features.size();
+  for (const std::string &f : m.cpu_features) os << " " << encode(f);
+  os << "\n";
   os << "library " << hex16(m.library_hash) << "\n";
   os << "params " << hex16(m.params_hash) << "\n";
   os << "buffers " << m.buffers.size() << "\n";
@@ -283,6 +287,11 @@ SavedModel read_model_plan(const std::string &path) {
   r.end_of_line();
   r.line("target");
   m.target = r.name("target");
+  r.end_of_line();
+  r.line("cpu");
+  m.cpu = r.name("CPU name");
+  m.cpu_features.resize(size_t(r.integer("CPU feature count", 0, kMaxCount)));
+  for (std::string &f : m.cpu_features) f = r.name("CPU feature");
   r.end_of_line();
   r.line("library");
   m.library_hash = r.hash("library hash");

@@ -15,7 +15,7 @@
 namespace tensorir::runtime {
 
 // 2: model.txt records the hashes of model.so and params.bin of the same save.
-inline constexpr int kModelFormatVersion = 2;
+inline constexpr int kModelFormatVersion = 3;
 inline constexpr const char *kModelLibrary = "model.so";
 inline constexpr const char *kModelPlan = "model.txt";
 inline constexpr const char *kModelParams = "params.bin";
@@ -41,6 +41,8 @@ struct SavedKernel {
 
 struct SavedModel {
   std::string target;                // the target string it was compiled for
+  std::string cpu;                   // the LLVM CPU the code was compiled for
+  std::vector<std::string> cpu_features;  // its LLVM features ("+avx2", "-avx512f", ...)
   // Hashes of the files saved with this plan, so that files of different saves are not
   // mixed: file_hash of model.so (0 when there are no kernels), params.bin's checksum.
   uint64_t library_hash = 0, params_hash = 0;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "runtime/cpu_features.h"
 #include "runtime/input_check.h"
 #include "runtime/library_module.h"
 #include "runtime/model_files.h"
@@ -109,7 +110,9 @@ std::vector<FuncSignature> kernel_signatures(const SavedModel &plan) {
 
 }  // namespace
 
-LoadedModel load_model(const std::string &dir) {
+LoadedModel load_model(const std::string &dir) { return load_model(dir, host_has_cpu_feature); }
+
+LoadedModel load_model(const std::string &dir, const std::function<int(const std::string &)> &has_cpu_feature) {
   std::error_code ec;
   fs::path plan_path;
   if (fs::is_directory(dir, ec)) plan_path = fs::path(dir) / kModelPlan;
@@ -158,6 +161,14 @@ LoadedModel load_model(const std::string &dir) {
   }
   // A graph whose output is an input or a constant has no kernels, and no library.
   if (!plan.kernels.empty()) {
+    const std::vector<std::string> missing = missing_cpu_features(plan.cpu_features, has_cpu_feature);
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string &f : missing) list += (list.empty() ? "" : ", ") + f;
+      TIR_THROW() << (base / kModelLibrary).string() << " was compiled for the CPU '" << plan.cpu
+                  << "' and may use " << list << ", which this CPU lacks; save the model on this machine, "
+                  << "or build it for an older CPU before saving (graph::build(g, \"llvm -mcpu=x86-64-v2\"))";
+    }
     const std::string lib = (base / kModelLibrary).string();
     auto verify = [&](const std::vector<unsigned char> &bytes) {
       TIR_USER_CHECK(file_hash(bytes.data(), bytes.size()) == plan.library_hash)

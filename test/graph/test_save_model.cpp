@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "graph/graph_test_util.h"
+#include "runtime/cpu_features.h"
 
 using namespace tensorir;
 namespace fs = std::filesystem;
@@ -233,6 +234,51 @@ TEST_CASE("save_model: resnet18 from its saved files matches the compiled model"
               "run %.2f ms (compiled model %.2f ms)\n",
               build_ms, save_ms, double(fs::file_size(dir.str("model.so"))) / 1024,
               double(fs::file_size(dir.str("params.bin"))) / (1 << 20), load_ms, so_ms, jit_ms);
+}
+
+TEST_CASE("save_model: the CPU features of model.so are recorded and checked when loading", "[graph][save][error]") {
+  // The check itself, with a stand-in CPU: only enabled features it knows to be missing.
+  auto fake = [](const std::string &f) { return f == "avx2" ? 1 : f == "avx512f" || f == "fma" ? 0 : -1; };
+  CHECK(runtime::missing_cpu_features({"+avx2", "+avx512f", "-fma", "+fma", "+sse9", "+"}, fake) ==
+        std::vector<std::string>{"avx512f", "fma"});
+
+  const NDArray bias = NDArray::random({1, 4, 8, 8}, Float(32), 5);
+  graph::CompiledModel m = graph::build(pool_chain(bias), "llvm");
+  TempDir dir("cpu");
+  m.save(dir.str());
+  const std::string plan = read_text(dir.str("model.txt"));
+  std::istringstream lines(plan);
+  std::string line;
+  std::getline(lines, line);
+  std::getline(lines, line);
+  std::getline(lines, line);
+  REQUIRE(line.rfind("cpu ", 0) == 0);
+  std::istringstream words(line.substr(4));
+  std::string cpu;
+  size_t count = 0;
+  words >> cpu >> count;
+  std::vector<std::string> features(count);
+  for (std::string &f : features) words >> f;
+  CHECK(!cpu.empty());
+  CHECK(count > 0);
+  // This machine has what its own save uses, so that loads here.
+  CHECK(runtime::missing_cpu_features(features).empty());
+  const NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), 1);
+  CHECK(runtime::load_model(dir.str()).run({{"x", x}}).to_vector<float>() == m.run({{"x", x}}).to_vector<float>());
+
+  // A CPU without one of its enabled features refuses the library before running it.
+  std::string dropped;
+  for (const std::string &f : features)
+    if (f[0] == '+' && runtime::host_has_cpu_feature(f.substr(1)) == 1) dropped = f.substr(1);
+#if defined(__x86_64__)
+  REQUIRE(!dropped.empty());  // an x86-64 CPU has at least SSE3 and its relatives
+#endif
+  if (!dropped.empty()) {
+    auto older = [&](const std::string &f) { return f == dropped ? 0 : runtime::host_has_cpu_feature(f); };
+    CHECK_THROWS_WITH(runtime::load_model(dir.str(), older),
+                      Catch::Contains("model.so was compiled for the CPU '" + cpu + "' and may use " + dropped) &&
+                          Catch::Contains("which this CPU lacks") && Catch::Contains("-mcpu="));
+  }
 }
 
 TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][save][error]") {
