@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "glsl/codegen_fragment_emit.h"
+#include "glsl/fragment_phases.h"
 #include "schedule/schedule_internal.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/printer.h"

@@ -1,9 +1,9 @@
-// The phases of a fragment pass: several neighbouring texels of a row computed by one
-// fragment into as many render targets, so that reads they share are fetched once, and
-// the pass that interleaves the phase textures back into the tensor's own layout.
+// The phases of a fragment pass (fragment_phases.h): how many, and the interleave pass.
+#include "glsl/fragment_phases.h"
+
 #include <sstream>
 
-#include "glsl/codegen_fragment_emit.h"
+#include "glsl/glsl_common.h"
 #include "glsl/texel_grid.h"
 #include "tensorir/ir/visitor.h"
 
@@ -52,11 +52,6 @@ FragmentPass emit_interleave_pass(const FragmentPlan &plan, const std::vector<in
   const FragmentTensor &ot = plan.tensors[static_cast<size_t>(out)];
   const int n = static_cast<int>(phases.size());
   TIR_ASSERT(n > 1 && (n & (n - 1)) == 0) << plan.name << ": " << n << " phases";
-  auto log2 = [](int64_t v) {
-    int k = 0;
-    while ((int64_t(1) << k) < v) ++k;
-    return k;
-  };
   const PhaseGrid pg = phase_grid(ot, n);
   const int64_t wf = plan.tensors[static_cast<size_t>(phases[0])].const_width;
   TIR_ASSERT((wf & (wf - 1)) == 0) << plan.name << ": phase layout width " << wf;
@@ -80,8 +75,8 @@ FragmentPass emit_interleave_pass(const FragmentPlan &plan, const std::vector<in
       << "  ivec2 at = ivec2(gl_FragCoord.xy);\n"
       << "  int r = at.x / " << pg.extent << ";\n"
       << "  int e = at.x - r * " << pg.extent << ";\n"
-      << "  int t = (at.y * " << per_row << " + r) * " << pg.steps << " + (e >> " << log2(n) << ");\n"
-      << "  ivec2 from = ivec2(t & " << (wf - 1) << ", t >> " << log2(wf) << ");\n"
+      << "  int t = (at.y * " << per_row << " + r) * " << pg.steps << " + (e >> " << log2_exact(n) << ");\n"
+      << "  ivec2 from = ivec2(t & " << (wf - 1) << ", t >> " << log2_exact(wf) << ");\n"
       << "  int phase = e & " << (n - 1) << ";\n"
       << "  vec4 v = texelFetch(" << pass.sampler_names[0] << ", from, 0);\n";
   for (int k = 1; k < n; ++k)

@@ -249,14 +249,12 @@ std::string ExprPrinter::binary(const char *op, const Expr &a, const Expr &b, Ty
   return wrap_narrow(t, "(" + print(a) + " " + op + " " + print(b) + ")");
 }
 
-namespace {
 int log2_exact(int64_t v) {
   if (v <= 0 || (v & (v - 1)) != 0) return -1;
   int k = 0;
   while ((int64_t(1) << k) != v) ++k;
   return k;
 }
-}  // namespace
 
 std::string ExprPrinter::div_mod(bool is_div, const Expr &a, const Expr &b, Type t) {
   if (t.is_float()) {

@@ -94,6 +94,9 @@ class ExprPrinter {
   std::string let(const LetNode *op);
 };
 
+// k where v == 2^k, or -1 when v is not a power of two (shifts for divisions).
+int log2_exact(int64_t v);
+
 // Text of `body`, each line indented by `spaces`.
 std::string indent(const std::string &body, int spaces);
 

@@ -386,6 +386,40 @@ TEST_CASE("export_web: textures are shared only between values that do not overl
   CHECK(j["outputs"][0]["texture"].i() == prev);
 }
 
+TEST_CASE("export_web: a convolution's pass renders into several textures, interleaved next", "[graph][web]") {
+  // 16 -> 16 channels in blocks of 4 on rows of 11 texels: with -draw-buffers=8 each
+  // fragment of the first convolution (whose result stays blocked for the second) computes
+  // 8 texels of a row, the last fragment partly past its end.
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 9, 11});
+  auto w1 = b.constant("w1", NDArray::random({16, 16, 3, 3}, Float(32), 7));
+  auto w2 = b.constant("w2", NDArray::random({8, 16, 3, 3}, Float(32), 8));
+  auto y = b.relu(b.conv2d(x, w1, {.padding = {1, 1}}, "conv1"), "relu1");
+  const graph::Graph g = b.finish(b.relu(b.conv2d(y, w2, {.padding = {1, 1}}, "conv2"), "relu2"));
+  graph::CompiledModel m = graph::build(g, "webgl -draw-buffers=8");
+  TempDir dir("tensorir_web_phases");
+  graph::WebExportOptions options;
+  options.copy_runtime = false;
+  graph::WebExportInfo info = graph::export_web(m, dir.path.string(), options);
+  check_package(dir.path, m.graph(), info);
+  const J j = parse_json(read_file(dir.path / "model.json"));
+  CHECK(j["version"].i() == 2);
+  bool found = false;
+  for (const J &k : j["kernels"].arr)
+    for (size_t p = 0; p < k["passes"].arr.size(); ++p) {
+      const J &pass = k["passes"][p];
+      if (!pass.has("outputs")) continue;
+      found = true;
+      REQUIRE(pass["outputs"].arr.size() == 8);
+      // The next pass reads exactly those textures, in order, into the tensor's own.
+      REQUIRE(p + 1 < k["passes"].arr.size());
+      const J &next = k["passes"][p + 1];
+      REQUIRE(next["inputs"].arr.size() == 8);
+      for (size_t i = 0; i < 8; ++i) CHECK(next["inputs"][i]["texture"].i() == pass["outputs"][i].i());
+    }
+  CHECK(found);
+}
+
 TEST_CASE("export_web: resnet18 exports without an OpenGL call", "[graph][web][resnet18]") {
   const graph::Graph g = graph::resnet18(0);
   graph::CompiledModel m = graph::build(g, "webgl");

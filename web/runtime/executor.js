@@ -15,6 +15,9 @@ export class Model extends ModelBase {
     check(largest <= ctx.maxTextureSize,
           `the model needs textures of up to ${largest} texels a side, but this GPU's ` +
           `MAX_TEXTURE_SIZE is ${ctx.maxTextureSize}`);
+    // Before any shader compiles: one declaring more outputs than the GPU has draw buffers
+    // would fail to compile with a log that does not say so.
+    this.checkLimits();
     try {
       this.textures = new TextureSet(ctx, json.textures);
       for (const t of json.params.tensors) {
@@ -35,18 +38,27 @@ export class Model extends ModelBase {
     }
   }
 
+  // Texture units and draw buffers every pass needs, against what this GPU has.
+  checkLimits() {
+    for (const k of this.json.kernels) {
+      k.passes.forEach((p, j) => {
+        check(p.inputs.length <= this.ctx.maxTextureUnits,
+              `kernel ${k.name} pass ${j} samples ${p.inputs.length} textures, but this GPU has ` +
+              `${this.ctx.maxTextureUnits} texture units`);
+        const outputs = (p.outputs || [p.output]).length;
+        const most = this.ctx.maxDrawBuffers;
+        check(outputs <= most,
+              () => `kernel ${k.name} pass ${j} renders into ${outputs} textures at once, ` +
+                    `but this GPU allows ${most} (MAX_DRAW_BUFFERS); export the model for target ` +
+                    `"webgl -draw-buffers=${2 ** Math.floor(Math.log2(most))}"`);
+      });
+    }
+  }
+
   resolveKernel(k) {
-    const passes = k.passes.map((p, j) => {
-      check(p.inputs.length <= this.ctx.maxTextureUnits,
-            `kernel ${k.name} pass ${j} samples ${p.inputs.length} textures, but this GPU has ` +
-            `${this.ctx.maxTextureUnits} texture units`);
+    const passes = k.passes.map((p) => {
       const spec = this.json.textures[p.output];
       const outputs = p.outputs || [p.output];
-      const most = this.ctx.maxDrawBuffers;
-      check(outputs.length <= most,
-            () => `kernel ${k.name} pass ${j} renders into ${outputs.length} textures at once, ` +
-                  `but this GPU allows ${most} (MAX_DRAW_BUFFERS); export the model for target ` +
-                  `"webgl -draw-buffers=${2 ** Math.floor(Math.log2(most))}"`);
       return {
         program: this.programs.programs[p.program],
         framebuffer: this.textures.framebuffer(outputs),

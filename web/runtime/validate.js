@@ -4,8 +4,9 @@ import { check, fail } from './errors.js';
 import { numel } from './inputs.js';
 
 export const FORMAT = 'tensorir-web';
-// The version the exporter writes; the runtime reads every version up to it (version 2
-// added passes with several render targets, "outputs").
+// The newest version the exporter writes (1 when no pass has several render targets);
+// the runtime reads every version up to it (version 2 added passes with several render
+// targets, "outputs").
 export const VERSION = 2;
 const OLDEST = 1;
 const MAX_OUTPUTS = 8;
