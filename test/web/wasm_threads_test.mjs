@@ -73,6 +73,30 @@ async function workerError({ runtime, base }) {
   }
 }
 
+// An isolated page whose engine refuses shared memory (a small 32-bit device): by default
+// the model runs on one thread and says why; asked for threads, load() fails.
+async function noSharedMemory({ base }) {
+  const Memory = WebAssembly.Memory;
+  WebAssembly.Memory = function (desc) {
+    if (desc && desc.shared) throw new RangeError('out of address space');
+    return new Memory(desc);
+  };
+  try {
+    const tensorir = await import(`${base}tensorir/tensorir.js`);
+    const model = await tensorir.load(`${base}model.json`);
+    const result = { threads: model.threads, threadError: model.threadError };
+    model.dispose();
+    try {
+      await tensorir.load({ modelUrl: `${base}model.json`, threads: 2 });
+    } catch (e) {
+      result.explicit = `${e.name}: ${e.message}`;
+    }
+    return result;
+  } finally {
+    WebAssembly.Memory = Memory;
+  }
+}
+
 async function notIsolated({ base }) {
   const tensorir = await import(`${base}tensorir/tensorir.js`);
   const model = await tensorir.load(`${base}model.json`);
@@ -134,6 +158,19 @@ try {
       const pattern = /TensorirError: .*kernel rows failed: in a worker thread: out of memory allocating temporary buffer 'scratch'.*32 MiB/;
       report(r.right && pattern.test(r.error || '') && /in a worker thread/.test(r.after),
              'an error in a worker thread', `1 thread right: ${r.right}; 3 threads: ${r.error}; the next run: ${r.after}`);
+    } finally {
+      await page.close();
+    }
+  }
+  {
+    const page = await browser.browser.newPage();
+    try {
+      const small = packages.find((n) => n !== 'resnet18') || packages[0];
+      await page.goto(`${isolatedServer.url}/pkg/${small}/model.json`);
+      const r = await page.evaluate(noSharedMemory, { base: `${isolatedServer.url}/pkg/${small}/` });
+      report(r.threads === 1 && /shared memory.*out of address space/.test(r.threadError || '') &&
+             /TensorirError: .*shared memory \(for worker threads\) cannot be allocated/.test(r.explicit || ''),
+             'no shared memory to be had', `default: ${r.threads} thread (${r.threadError}); two threads: ${r.explicit}`);
     } finally {
       await page.close();
     }

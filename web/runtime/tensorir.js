@@ -90,15 +90,27 @@ async function loadWasm(json, modelUrl, options) {
           'cross-origin isolated (served with Cross-Origin-Opener-Policy: same-origin and ' +
           'Cross-Origin-Embedder-Policy: require-corp); serve it so, or load with {threads: 1}');
   }
-  const module = threads > 1 ? json.threaded_module : json.module;
-  const wasmUrl = resolve(module.file, modelUrl);
-  const [wasm, params] = await Promise.all([fetchBytes(wasmUrl), fetchBytes(paramsUrl)]);
-  validateFile(module, wasm, wasmUrl);
-  validateFile(json.params, params, paramsUrl);
+  const paramsPromise = fetchBytes(paramsUrl);
+  paramsPromise.catch(() => {});  // reported where it is awaited
+  const create = async (n) => {
+    const module = n > 1 ? json.threaded_module : json.module;
+    const wasmUrl = resolve(module.file, modelUrl);
+    const wasm = await fetchBytes(wasmUrl);
+    validateFile(module, wasm, wasmUrl);
+    const params = await paramsPromise;
+    validateFile(json.params, params, paramsUrl);
+    // Threads the caller did not ask for are not worth failing over.
+    return WasmModel.create(json, wasm, params, wasmUrl, n, options.threads !== undefined);
+  };
   let model;
   try {
-    // Threads the caller did not ask for are not worth failing over.
-    model = await WasmModel.create(json, wasm, params, wasmUrl, threads, options.threads !== undefined);
+    try {
+      model = await create(threads);
+    } catch (e) {
+      if (!(e && e.sharedMemory && options.threads === undefined)) throw e;
+      model = await create(1);  // no shared memory to be had: one thread
+      model.state.threadError = e.message;
+    }
   } catch (e) {
     throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`);
   }

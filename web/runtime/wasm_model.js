@@ -1,7 +1,7 @@
 // A model of a WebAssembly package: one instance of model.wasm over a memory laid out at
 // export time (parameters, inputs, results), so run() is copying the inputs in, calling
 // the kernels in order and copying the output out.
-import { check, fail } from './errors.js';
+import { TensorirError, check, fail } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
 import { ModelBase } from './model_base.js';
 import { Scratch, checkImports, makeImports } from './wasm_imports.js';
@@ -61,9 +61,18 @@ export class WasmModel extends ModelBase {
     checkImports(module, url);
     // The module's own stack and data come first (below __heap_base, a few MiB).
     const initial = Math.ceil((json.memory.bytes + (16 << 20)) / PAGE);
-    const memory = threads > 1
-      ? new WebAssembly.Memory({ initial, maximum: json.threaded_module.max_memory / PAGE, shared: true })
-      : new WebAssembly.Memory({ initial });
+    let memory;
+    try {
+      memory = threads > 1
+        ? new WebAssembly.Memory({ initial, maximum: json.threaded_module.max_memory / PAGE, shared: true })
+        : new WebAssembly.Memory({ initial });
+    } catch (e) {
+      const what = threads > 1 ? 'shared memory (for worker threads)' : 'memory';
+      const err = new TensorirError(`the model's ${Math.ceil(initial / 16)} MiB of WebAssembly ${what} ` +
+                                    `cannot be allocated: ${e.message}`);
+      err.sharedMemory = threads > 1;  // load() may try again on one thread
+      throw err;
+    }
     const state = { instance: null, scratch: null, error: '', pool: null, threadError: null };
     let instance;
     try {
