@@ -321,14 +321,15 @@ class Session {
                            FAKES.noFloatTarget);
     await this.expectError('textures above MAX_TEXTURE_SIZE', base, /MAX_TEXTURE_SIZE is 1\b/,
                            FAKES.smallTextures);
-    await this.check('wrong input name and length (API)', () => this.withPage('run errors',
+    await this.check('wrong input name and length, lost context (API)', () => this.withPage('run errors',
       async (page) => {
         await this.blank(page);
-        const [name, length] = await page.evaluate(runErrors, {
+        const [name, length, lost] = await page.evaluate(runErrors, {
           runtimeUrl: `${base}tensorir/tensorir.js`, modelUrl: `${base}model.json` });
         if (!name || !/has no input/.test(name)) throw new Error(`wrong name: ${name}`);
         if (!length || !/has \d+ values/.test(length)) throw new Error(`wrong length: ${length}`);
-        return `"${name}" / "${length}"`;
+        if (!lost || !/context was lost/.test(lost)) throw new Error(`lost context: ${lost}`);
+        return `"${name}" / "${length}" / "${lost}"`;
       }));
   }
 }

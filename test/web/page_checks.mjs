@@ -91,6 +91,20 @@ export async function runErrors({ runtimeUrl, modelUrl }) {
         reasons.push(e.message);
       }
     }
+    // The GPU context lost (as after a driver reset), forced through WEBGL_lose_context: a
+    // run must refuse rather than hand out what a lost context reads back.
+    const lose = model.ctx && model.ctx.gl.getExtension('WEBGL_lose_context');
+    if (!lose) {
+      reasons.push('no WEBGL_lose_context to test with');
+    } else {
+      lose.loseContext();
+      try {
+        await model.run({ [t.name]: new Float32Array(n) });
+        reasons.push(null);
+      } catch (e) {
+        reasons.push(e.message);
+      }
+    }
   } finally {
     model.dispose();
   }
