@@ -3,12 +3,14 @@
 //
 //   tensorir-export resnet18 -o out/resnet18
 //   tensorir-export resnet18 --target wasm -o out/resnet18-wasm
+//   tensorir-export resnet18 --target webgl --target wasm -o out/resnet18-both
 //   tensorir-export mobilenet_v2 --seed 3 --max-texture-size 8192 -o out/mnv2
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "tensorir/error.h"
 #include "tensorir/graph/executor.h"
@@ -25,7 +27,8 @@ const char *kUsage =
     "  MODEL                 resnet18, resnet50 or mobilenet_v2 (seeded weights)\n"
     "  --seed N              weight seed (default 0)\n"
     "  --target T            webgl (the default: fragment shaders on the GPU) or wasm\n"
-    "                        (WebAssembly with 128-bit SIMD on the CPU)\n"
+    "                        (WebAssembly with 128-bit SIMD on the CPU); given twice, both\n"
+    "                        builds in one package, the browser's runtime choosing one\n"
     "  --max-texture-size N  webgl: largest texture width or height (default 4096)\n"
     "  --no-alter-layout     keep convolutions in NCHW (slower; the graph in model.json then\n"
     "                        has the network's own layouts and weight shapes)\n"
@@ -59,7 +62,8 @@ std::string mib(size_t bytes) {
 }
 
 int run(int argc, char **argv) {
-  std::string model, out, target = "webgl";
+  std::string model, out;
+  std::vector<std::string> targets;
   uint64_t seed = 0;
   int64_t max_texture = 0;
   graph::BuildOptions options;
@@ -77,7 +81,7 @@ int run(int argc, char **argv) {
     } else if (a == "--seed") {
       seed = uint64_t(parse_int(a, value(), 0));
     } else if (a == "--target") {
-      target = value();
+      targets.push_back(value());
     } else if (a == "--max-texture-size") {
       max_texture = parse_int(a, value(), 1);
     } else if (a == "--no-alter-layout") {
@@ -97,25 +101,40 @@ int run(int argc, char **argv) {
   else if (model == "resnet50") g = graph::resnet50(seed);
   else if (model == "mobilenet_v2") g = graph::mobilenet_v2(seed);
   else throw UsageError{"unknown model '" + model + "'; choose resnet18, resnet50 or mobilenet_v2"};
-  Target t(target);
-  if (t.kind != "webgl" && t.kind != "wasm")
-    throw UsageError{"--target " + target + ": web packages are compiled for webgl or wasm"};
-  if (max_texture > 0) {
-    if (t.kind != "webgl") throw UsageError{"--max-texture-size is an option of --target webgl"};
-    t.options["max-texture-size"] = std::to_string(max_texture);
-  }
-
+  if (targets.empty()) targets.push_back("webgl");
+  std::vector<graph::CompiledModel> built;
+  std::string names;
   auto t0 = std::chrono::steady_clock::now();
-  graph::CompiledModel m = graph::build(g, t, options);
+  for (const std::string &target : targets) {
+    Target t(target);
+    if (t.kind != "webgl" && t.kind != "wasm")
+      throw UsageError{"--target " + target + ": web packages are compiled for webgl or wasm"};
+    if (max_texture > 0 && t.kind == "webgl") t.options["max-texture-size"] = std::to_string(max_texture);
+    built.push_back(graph::build(g, t, options));
+    names += (names.empty() ? "" : " and ") + t.str();
+  }
+  if (max_texture > 0 && names.find("webgl") == std::string::npos)
+    throw UsageError{"--max-texture-size is an option of --target webgl"};
   const double build_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  graph::WebExportInfo info = graph::export_web(m, out, {.name = model});
+  graph::WebExportInfo info;
+  if (built.size() == 1) {
+    info = graph::export_web(built[0], out, {.name = model});
+  } else {
+    std::vector<const graph::CompiledModel *> models;
+    for (const graph::CompiledModel &m : built) models.push_back(&m);
+    info = graph::export_web_index(models, out, {.name = model});
+  }
   const double export_ms = ms_since(t0);
+  const graph::CompiledModel &m = built[0];
+  const Target t = m.target();
 
   std::printf("%s (seed %llu) for %s -> %s\n", model.c_str(), static_cast<unsigned long long>(seed),
-              t.str().c_str(), out.c_str());
+              names.c_str(), out.c_str());
   std::printf("  compiled %zu kernels in %.0f ms; exported in %.0f ms\n", m.num_kernels(), build_ms, export_ms);
-  if (t.kind == "webgl")
+  if (built.size() > 1)
+    std::printf("  one package per target, and model.json indexing them for the runtime to choose\n");
+  else if (t.kind == "webgl")
     std::printf("  %zu passes, %zu programs, %zu textures (%s; %s with one texture per value)\n", info.passes,
                 info.programs, info.textures, mib(info.peak_bytes).c_str(), mib(info.naive_bytes).c_str());
   else

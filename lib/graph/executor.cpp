@@ -82,6 +82,7 @@ std::vector<KernelProfile> CompiledModel::profile(const std::map<std::string, ND
 }
 
 const Graph &CompiledModel::graph() const { return impl_->graph; }
+const Target &CompiledModel::target() const { return impl_->target; }
 size_t CompiledModel::num_kernels() const { return impl_->kernels.size(); }
 double CompiledModel::compile_ms() const { return impl_->compile_ms; }
 size_t CompiledModel::storage_bytes() const { return impl_->storage_bytes; }

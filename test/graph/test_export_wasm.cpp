@@ -123,3 +123,23 @@ TEST_CASE("wasm: graphs built for wasm export packages and do not run here", "[w
   CHECK(read_all(dir / "model.wasm").find(memory_import + '\x00') != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("export_web_index: one package holding the webgl and wasm builds", "[wasm][web]") {
+  const graph::Graph g = small_network();
+  graph::CompiledModel webgl = graph::build(g, "webgl"), wasm = graph::build(g, "wasm"), llvm = graph::build(g, "llvm");
+  const fs::path dir = scratch_dir("index");
+  graph::WebExportInfo info = graph::export_web_index({&webgl, &wasm}, dir.string(), {.name = "small"});
+  for (const char *f : {"model.json", "index.html", "tensorir/tensorir.js", "tensorir/choose.js", "webgl/model.json",
+                        "webgl/params.bin", "wasm/model.json", "wasm/model.wasm", "wasm/params.bin"})
+    CHECK(fs::exists(dir / f));
+  CHECK(!fs::exists(dir / "webgl" / "tensorir"));  // the runtime once, at the top
+  const std::string index = read_all(dir / "model.json");
+  CHECK_THAT(index, Contains("\"format\": \"tensorir-index\"") && Contains("\"model\": \"webgl/model.json\"") &&
+                        Contains("\"model\": \"wasm/model.json\"") && Contains("\"name\": \"small\""));
+  CHECK(info.params_bytes == fs::file_size(dir / "webgl" / "params.bin") + fs::file_size(dir / "wasm" / "params.bin"));
+
+  CHECK_THROWS_WITH(graph::export_web_index({}, dir.string()), Contains("no models"));
+  CHECK_THROWS_WITH(graph::export_web_index({&wasm, &wasm}, dir.string()), Contains("two models built for \"wasm\""));
+  CHECK_THROWS_WITH(graph::export_web_index({&llvm}, dir.string()), Contains("\"webgl\" and \"wasm\""));
+  fs::remove_all(dir);
+}

@@ -6,9 +6,11 @@
 //   test_expected.bin  the output of the same graph built for "llvm", raw float32
 //   test.json          {"input", "output", "tolerance", "description"}
 //
-//   tensorir_web_packages [--target wasm] OUT_DIR [NAME...]    (no names: every package)
+//   tensorir_web_packages [--target wasm|webgl+wasm] OUT_DIR [NAME...]    (no names: every package)
 //
-// With --target wasm the same graphs are built for "wasm" instead of "webgl".
+// With --target wasm the same graphs are built for "wasm" instead of "webgl"; with
+// webgl+wasm for both, in one package whose model.json indexes the two builds
+// (graph::export_web_index).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -126,13 +128,21 @@ std::string json_string(const std::string &s) {
   return out + "\"";
 }
 
-void make_package(const Package &p, const fs::path &dir, bool wasm) {
+enum class Mode { WebGL, Wasm, Both };
+
+void make_package(const Package &p, const fs::path &dir, Mode mode) {
   const graph::Graph g = p.make();
   const graph::Node &in = g.node(g.input_ids().at(0));
   TIR_ASSERT(g.input_ids().size() == 1) << p.name << ": one input";
   const NDArray input = NDArray::random(in.shape, Float(32), 1234);
-  graph::CompiledModel web = graph::build(g, wasm ? Target("wasm") : Target(p.target));
-  graph::WebExportInfo info = graph::export_web(web, dir.string(), {.name = p.name});
+  graph::CompiledModel web = graph::build(g, mode == Mode::Wasm ? Target("wasm") : Target(p.target));
+  graph::WebExportInfo info;
+  if (mode == Mode::Both) {
+    const graph::CompiledModel wasm = graph::build(g, "wasm");
+    info = graph::export_web_index({&web, &wasm}, dir.string(), {.name = p.name});
+  } else {
+    info = graph::export_web(web, dir.string(), {.name = p.name});
+  }
   const NDArray expected = graph::build(g, "llvm").run({{in.name, input}});
   write_bytes(dir / "test_input.bin", input.data(), input.nbytes());
   write_bytes(dir / "test_expected.bin", expected.data(), expected.nbytes());
@@ -147,13 +157,20 @@ void make_package(const Package &p, const fs::path &dir, bool wasm) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  const bool wasm = argc > 2 && std::string(argv[1]) == "--target" && std::string(argv[2]) == "wasm";
-  if (wasm) {
+  Mode mode = Mode::WebGL;
+  if (argc > 2 && std::string(argv[1]) == "--target") {
+    const std::string t = argv[2];
+    if (t == "wasm") mode = Mode::Wasm;
+    else if (t == "webgl+wasm") mode = Mode::Both;
+    else if (t != "webgl") {
+      std::fprintf(stderr, "tensorir_web_packages: --target is webgl, wasm or webgl+wasm, not '%s'\n", t.c_str());
+      return 2;
+    }
     argc -= 2;
     argv += 2;
   }
   if (argc < 2) {
-    std::fprintf(stderr, "usage: tensorir_web_packages [--target wasm] OUT_DIR [NAME...]\n");
+    std::fprintf(stderr, "usage: tensorir_web_packages [--target wasm|webgl+wasm] OUT_DIR [NAME...]\n");
     return 2;
   }
   try {
@@ -169,7 +186,7 @@ int main(int argc, char **argv) {
     for (const Package &p : packages()) {
       if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), p.name) == wanted.end()) continue;
       try {
-        make_package(p, out / p.name, wasm);
+        make_package(p, out / p.name, mode);
       } catch (const std::exception &e) {
         std::fprintf(stderr, "tensorir_web_packages: %s: %s\n", p.name.c_str(), e.what());
         ++failed;

@@ -2,7 +2,10 @@
 // build, and every error case of loading one (broken, mismatched or unsupported files,
 // bad inputs) as a rejected promise with a clear TensorirError.
 //
-//   node wasm_test.mjs PACKAGES_DIR     (the output of tensorir_web_packages --target wasm)
+// With --index DIR (tensorir_web_packages --target webgl+wasm), packages holding both
+// builds: here, without WebGL2, load() must choose the WebAssembly one.
+//
+//   node wasm_test.mjs PACKAGES_DIR [--index DIR]   (tensorir_web_packages --target wasm)
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +14,10 @@ import * as tensorir from '../../web/runtime/tensorir.js';
 import { makeImports } from '../../web/runtime/wasm_imports.js';
 import { startServer } from './static_server.mjs';
 
-const dir = process.argv[2];
+const args = process.argv.slice(2);
+const indexAt = args.indexOf('--index');
+const indexDir = indexAt >= 0 ? args.splice(indexAt, 2)[1] : null;
+const dir = args[0];
 if (!dir || !existsSync(dir)) {
   console.error('usage: node wasm_test.mjs PACKAGES_DIR (written by tensorir_web_packages --target wasm)');
   process.exit(2);
@@ -164,6 +170,56 @@ try {
     report(e instanceof tensorir.TensorirError && /disposed/.test(e.message), 'running a disposed model', e.message);
   }
   rmSync(scratch, { recursive: true, force: true });
+
+  if (indexDir) {
+    server.mount('/index/', indexDir);
+    const names = readdirSync(indexDir).filter((n) => existsSync(join(indexDir, n, 'model.json'))).sort();
+    if (!names.length) report(false, 'index packages', `none in ${indexDir}`);
+    for (const name of names) {
+      const test = JSON.parse(readFileSync(join(indexDir, name, 'test.json'), 'utf8'));
+      const at = `${server.url}/index/${name}/model.json`;
+      try {
+        const model = await tensorir.load(at);
+        const got = (await model.run({ [test.input]: floats(join(indexDir, name, 'test_input.bin')) }))[test.output];
+        const want = floats(join(indexDir, name, 'test_expected.bin'));
+        let maxAbs = 0, maxRef = 0;
+        for (let i = 0; i < want.length; ++i) {
+          maxAbs = Math.max(maxAbs, Math.abs(got[i] - want[i]));
+          maxRef = Math.max(maxRef, Math.abs(want[i]));
+        }
+        const choice = model.choice || {};
+        report(choice.backend === 'wasm' && model.backend === 'wasm' && maxAbs / maxRef <= test.tolerance,
+               `index package ${name}`, `chose ${choice.backend} (${choice.reason}), max rel err ` +
+               `${(maxAbs / maxRef).toExponential(2)}`);
+        model.dispose();
+      } catch (e) {
+        report(false, `index package ${name}`, e.message);
+      }
+      for (const [what, backend, pattern] of [['its webgl build without WebGL2', 'webgl', /canvas|WebGL2/],
+                                              ['a build it lacks', 'gpu', /has no "gpu" build; it has webgl and wasm/]]) {
+        try {
+          await tensorir.load({ modelUrl: at, backend });
+          report(false, `index package ${name}: ${what}`, 'loaded');
+        } catch (e) {
+          report(e instanceof tensorir.TensorirError && pattern.test(e.message), `index package ${name}: ${what}`,
+                 e.message);
+        }
+      }
+    }
+    // An index naming an index.
+    const nested = mkdtempSync(join(tmpdir(), 'tensorir-index-'));
+    writeFileSync(join(nested, 'model.json'), JSON.stringify(
+      { format: 'tensorir-index', version: 1, packages: [{ backend: 'wasm', model: 'model.json' }] }));
+    server.mount('/nested/', nested);
+    try {
+      await tensorir.load(`${server.url}/nested/model.json`);
+      report(false, 'an index naming an index', 'loaded');
+    } catch (e) {
+      report(e instanceof tensorir.TensorirError && /index inside a package index/.test(e.message),
+             'an index naming an index', e.message);
+    }
+    rmSync(nested, { recursive: true, force: true });
+  }
 } finally {
   await server.close();
 }

@@ -6,7 +6,11 @@
 // With --errors DIR (tensorir_wasm_error_package's output), a kernel that fails on worker
 // threads only: its error must come back from the worker with the kernel's message.
 //
-//   node wasm_threads_test.mjs PACKAGES_DIR [--errors DIR] [--chromium PATH]
+// With --index DIR (tensorir_web_packages --target webgl+wasm): on llvmpipe, a software
+// rasterizer, load() must choose the WebAssembly build, and load({backend: 'webgl'}) must
+// run the WebGL2 one; both against the "llvm" build.
+//
+//   node wasm_threads_test.mjs PACKAGES_DIR [--errors DIR] [--index DIR] [--chromium PATH]
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +23,7 @@ const option = (name) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1]
 const dir = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1].startsWith('--')));
 const executable = option('--chromium') || '/usr/bin/chromium';
 const errorsDir = option('--errors');
+const indexDir = option('--index');
 const runtimeDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/runtime');
 if (!dir || !existsSync(dir)) {
   console.error('usage: node wasm_threads_test.mjs PACKAGES_DIR [--chromium PATH]');
@@ -97,6 +102,26 @@ async function noSharedMemory({ base }) {
   }
 }
 
+// The default choice and the WebGL2 build of an index package, each against the answer.
+async function chooseBuild({ base, input, output }) {
+  const tensorir = await import(`${base}tensorir/tensorir.js`);
+  const data = new Float32Array(await (await fetch(`${base}test_input.bin`)).arrayBuffer());
+  const expected = new Float32Array(await (await fetch(`${base}test_expected.bin`)).arrayBuffer());
+  const results = [];
+  for (const backend of [undefined, 'webgl']) {
+    const model = await tensorir.load({ modelUrl: `${base}model.json`, backend });
+    const got = (await model.run({ [input]: data }))[output];
+    let maxAbs = 0, maxRef = 0;
+    for (let i = 0; i < expected.length; ++i) {
+      maxAbs = Math.max(maxAbs, Math.abs(got[i] - expected[i]));
+      maxRef = Math.max(maxRef, Math.abs(expected[i]));
+    }
+    results.push({ backend: model.backend, choice: model.choice, rel: maxAbs / maxRef });
+    model.dispose();
+  }
+  return results;
+}
+
 async function notIsolated({ base }) {
   const tensorir = await import(`${base}tensorir/tensorir.js`);
   const model = await tensorir.load(`${base}model.json`);
@@ -144,6 +169,30 @@ try {
       report(false, `package ${name}`, e.message);
     } finally {
       await page.close();
+    }
+  }
+  if (indexDir) {
+    isolatedServer.mount('/index/', resolve(indexDir));
+    const names = readdirSync(indexDir).filter((n) => existsSync(join(indexDir, n, 'model.json'))).sort();
+    if (!names.length) report(false, 'index packages', `none in ${indexDir}`);
+    for (const name of names) {
+      const test = JSON.parse(readFileSync(join(indexDir, name, 'test.json'), 'utf8'));
+      const page = await browser.browser.newPage();
+      try {
+        await page.goto(`${isolatedServer.url}/index/${name}/model.json`);
+        const [chosen, webgl] = await page.evaluate(chooseBuild, {
+          base: `${isolatedServer.url}/index/${name}/`, input: test.input, output: test.output,
+        });
+        report(chosen.backend === 'wasm' && /software rasterizer.*llvmpipe/.test(chosen.choice.reason) &&
+               webgl.backend === 'webgl' && webgl.choice.reason === 'asked for' &&
+               chosen.rel <= test.tolerance && webgl.rel <= test.tolerance,
+               `index package ${name}`, `chose ${chosen.backend} (${chosen.choice.reason}): max rel err ` +
+               `${chosen.rel.toExponential(2)}; ${webgl.backend} asked for: ${webgl.rel.toExponential(2)}`);
+      } catch (e) {
+        report(false, `index package ${name}`, e.message);
+      } finally {
+        await page.close();
+      }
     }
   }
   if (errorsDir) {

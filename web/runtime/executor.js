@@ -9,6 +9,7 @@ import { TextureSet } from './textures.js';
 export class Model extends ModelBase {
   constructor(ctx, json, params) {
     super(json);
+    this.backend = 'webgl';
     this.ctx = ctx;
     const gl = ctx.gl;
     const largest = json.max_texture_size;

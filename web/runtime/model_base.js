@@ -22,6 +22,7 @@ export class ModelBase {
     this.inputs = Object.freeze(json.inputs.map(tensorInfo));
     this.outputs = Object.freeze(json.outputs.map(tensorInfo));
     this.disposed = false;
+    this.choice = null;  // for a build load() chose from several: {backend, reason}
   }
 
   checkUsable() {

@@ -6,6 +6,7 @@
 //   const out = await model.run({data: new Float32Array(1 * 3 * 224 * 224)});  // {name: Float32Array}
 //   const kernels = await model.profile();   // [{name, node, op, fused, passes, ms}]
 //   model.dispose();
+import { INDEX_FORMAT, chooseBackend, validateIndex } from './choose.js';
 import { Context } from './context.js';
 import { TensorirError, check, fail } from './errors.js';
 import { Model } from './executor.js';
@@ -28,10 +29,11 @@ function pageBase() {
   return typeof location !== 'undefined' ? location.href : undefined;
 }
 
-// load('model.json') or load({modelUrl, paramsUrl?, canvas?, threads?}); paramsUrl defaults
-// to the model.json's "params.file" next to it; threads (WebAssembly packages) defaults to
-// every core in a cross-origin isolated page, else 1. Resolves to a Model; rejects with a
-// TensorirError.
+// load('model.json') or load({modelUrl, paramsUrl?, canvas?, threads?, backend?}); paramsUrl
+// defaults to the model.json's "params.file" next to it; threads (WebAssembly packages)
+// defaults to every core in a cross-origin isolated page, else 1; backend ("webgl" or
+// "wasm") picks the build of a package that holds several, which otherwise load() chooses
+// (model.choice says which and why). Resolves to a Model; rejects with a TensorirError.
 export async function load(source) {
   const options = typeof source === 'string' || source instanceof URL ? { modelUrl: source } : source;
   if (!options || !options.modelUrl) {
@@ -39,6 +41,19 @@ export async function load(source) {
   }
   const modelUrl = resolve(String(options.modelUrl), pageBase());
   const json = await fetchJson(modelUrl);
+  if (json !== null && typeof json === 'object' && json.format === INDEX_FORMAT) {
+    check(!options.fromIndex, `${modelUrl} is a package index inside a package index`);
+    validateIndex(json, modelUrl);
+    const { entry, reason } = chooseBackend(json, options.backend, modelUrl);
+    const model = await load({ ...options, modelUrl: resolve(entry.model, modelUrl), backend: undefined,
+                               fromIndex: true });
+    model.choice = { backend: entry.backend, reason };
+    return model;
+  }
+  if (options.backend !== undefined) {
+    const has = json && json.format === WASM_FORMAT ? 'wasm' : 'webgl';
+    check(options.backend === has, `load(): ${modelUrl} is a ${has} package; it has no ${options.backend} build`);
+  }
   if (json !== null && typeof json === 'object' && json.format === WASM_FORMAT) {
     return loadWasm(json, modelUrl, options);
   }

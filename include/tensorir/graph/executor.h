@@ -68,8 +68,9 @@ class CompiledModel {
   // Runs the graph `repeats` times and reports each kernel's mean time, in graph order.
   std::vector<KernelProfile> profile(const std::map<std::string, NDArray> &inputs, int repeats = 1) const;
 
-  // The graph after the passes of BuildOptions, as compiled.
+  // The graph after the passes of BuildOptions, as compiled, and the target it was built for.
   const Graph &graph() const;
+  const Target &target() const;
   size_t num_kernels() const;
   // Wall time graph::build spent lowering and compiling.
   double compile_ms() const;

@@ -42,4 +42,14 @@ struct WebExportInfo {
 // shape is not constant or a tensor is not float32, or when `dir` cannot be written.
 WebExportInfo export_web(const CompiledModel &model, const std::string &dir, const WebExportOptions &options = {});
 
+// One model built for several targets in one package: `models` ("webgl" and/or "wasm"
+// builds of the same graph) are exported into subdirectories named after their targets'
+// kinds, and `dir`/model.json becomes an index of them (format "tensorir-index") from
+// which the runtime's load() takes the one that suits the browser: WebGL2 on a GPU,
+// WebAssembly where there is none or it is a software rasterizer (llvmpipe, SwiftShader),
+// or the one load({backend}) names. index.html and tensorir/*.js are written once, at the
+// top. Throws when `models` is empty, holds two of one kind, or one export throws.
+WebExportInfo export_web_index(const std::vector<const CompiledModel *> &models, const std::string &dir,
+                               const WebExportOptions &options = {});
+
 }  // namespace tensorir::graph
