@@ -122,6 +122,29 @@ async function chooseBuild({ base, input, output }) {
   return results;
 }
 
+// A WebGL2 that calls itself a hardware GPU: load() must choose the webgl build, or fall
+// back to wasm when that build fails (here: no program links).
+const FAKE_GPU = `{
+  const get = WebGL2RenderingContext.prototype.getParameter;
+  WebGL2RenderingContext.prototype.getParameter = function (p) {
+    return p === 0x9246 ? 'FakeVendor FakeGPU 9000' : get.call(this, p);  // UNMASKED_RENDERER_WEBGL
+  };
+}`;
+const FAKE_GPU_NO_LINK = `${FAKE_GPU}{
+  const get = WebGL2RenderingContext.prototype.getProgramParameter;
+  WebGL2RenderingContext.prototype.getProgramParameter = function (program, p) {
+    return p === this.LINK_STATUS ? false : get.call(this, program, p);
+  };
+}`;
+
+async function chooseOnGpu({ base }) {
+  const tensorir = await import(`${base}tensorir/tensorir.js`);
+  const model = await tensorir.load(`${base}model.json`);
+  const r = { backend: model.backend, choice: model.choice };
+  model.dispose();
+  return r;
+}
+
 async function notIsolated({ base }) {
   const tensorir = await import(`${base}tensorir/tensorir.js`);
   const model = await tensorir.load(`${base}model.json`);
@@ -190,6 +213,26 @@ try {
                `${chosen.rel.toExponential(2)}; ${webgl.backend} asked for: ${webgl.rel.toExponential(2)}`);
       } catch (e) {
         report(false, `index package ${name}`, e.message);
+      } finally {
+        await page.close();
+      }
+    }
+  }
+  if (indexDir) {
+    const name = readdirSync(indexDir).filter((n) => existsSync(join(indexDir, n, 'model.json'))).sort()[0];
+    for (const [what, fake, check] of [
+      ['a GPU', FAKE_GPU, (r) => r.backend === 'webgl' && /GPU: FakeVendor FakeGPU 9000/.test(r.choice.reason)],
+      ['a GPU whose webgl build fails', FAKE_GPU_NO_LINK,
+       (r) => r.backend === 'wasm' && /the webgl build failed: .*link/.test(r.choice.reason)],
+    ]) {
+      const page = await browser.browser.newPage();
+      try {
+        await page.addInitScript(fake);
+        await page.goto(`${isolatedServer.url}/index/${name}/model.json`);
+        const r = await page.evaluate(chooseOnGpu, { base: `${isolatedServer.url}/index/${name}/` });
+        report(check(r), `index package on ${what}`, `${r.backend} (${r.choice.reason})`);
+      } catch (e) {
+        report(false, `index package on ${what}`, e.message);
       } finally {
         await page.close();
       }

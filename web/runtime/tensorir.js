@@ -37,7 +37,7 @@ function pageBase() {
 export async function load(source) {
   const options = typeof source === 'string' || source instanceof URL ? { modelUrl: source } : source;
   if (!options || !options.modelUrl) {
-    fail('load() takes the URL of a model.json, or {modelUrl, paramsUrl, canvas}');
+    fail('load() takes the URL of a model.json, or {modelUrl, paramsUrl, canvas, threads, backend}');
   }
   const modelUrl = resolve(String(options.modelUrl), pageBase());
   const json = await fetchJson(modelUrl);
@@ -45,9 +45,19 @@ export async function load(source) {
     check(!options.fromIndex, `${modelUrl} is a package index inside a package index`);
     validateIndex(json, modelUrl);
     const { entry, reason } = chooseBackend(json, options.backend, modelUrl);
-    const model = await load({ ...options, modelUrl: resolve(entry.model, modelUrl), backend: undefined,
-                               fromIndex: true });
-    model.choice = { backend: entry.backend, reason };
+    const build = (e) => load({ ...options, modelUrl: resolve(e.model, modelUrl), backend: undefined, fromIndex: true });
+    let model;
+    try {
+      model = await build(entry);
+      model.choice = { backend: entry.backend, reason };
+    } catch (e) {
+      // A GPU that fails the WebGL2 build (a driver's shader compiler, a limit) still has
+      // the CPU: unless the caller chose, the WebAssembly build takes over.
+      const wasm = json.packages.find((p) => p.backend === 'wasm');
+      if (options.backend !== undefined || entry.backend !== 'webgl' || !wasm) throw e;
+      model = await build(wasm);
+      model.choice = { backend: 'wasm', reason: `the webgl build failed: ${e.message}` };
+    }
     return model;
   }
   if (options.backend !== undefined) {
