@@ -116,8 +116,10 @@ export class ThreadPool {
       this.error = `it trapped in a worker thread: ${readCString(this.memory, this.control + TRAP_TEXT, TRAP_TEXT_BYTES)}`;
     } else if (status !== 0) {
       const ptr = Atomics.load(c, ERROR_PTR) >>> 0;
-      this.error = ptr ? `in a worker thread: ${readCString(this.memory, ptr)} (a worker has ` +
-                         `${WORKER_SCRATCH_MIB} MiB of scratch memory; {threads: 1} has no such limit)` : '';
+      const text = ptr ? readCString(this.memory, ptr) : '';
+      const hint = /out of memory/.test(text)
+        ? ` (a worker has ${WORKER_SCRATCH_MIB} MiB of scratch memory; {threads: 1} has no such limit)` : '';
+      this.error = text ? `in a worker thread: ${text}${hint}` : '';
     }
     return status;
   }
