@@ -13,9 +13,9 @@ const STACK_BYTES = 8 << 20;          // a worker's stack, as the module's own (
 const WORKER_SCRATCH_BYTES = WORKER_SCRATCH_MIB << 20;
 
 // Where everything lies in the memory, after the module's own stack and data: the
-// model's region (parameters, inputs, results), the kernels' argument slots, then per
-// worker a control block, a stack and scratch memory, and last the calling thread's
-// scratch, which grows.
+// model's region (parameters, inputs, results), the kernels' argument slots, the worker
+// pool's control block, then per worker a stack and scratch memory, and last the calling
+// thread's scratch, which grows.
 function planMemory(json, heapBase, workers) {
   const align = json.memory.align;
   const up = (x, a = align) => Math.ceil(x / a) * a;
@@ -178,7 +178,7 @@ export class WasmModel extends ModelBase {
       name: this.name, target: j.target, backend: 'wasm', threads: this.threads, kernels: j.kernels.length,
       renderer: `WebAssembly SIMD, ${this.threads} thread${this.threads > 1 ? 's' : ''}`, threadError: this.threadError,
       workerIterations: this.state.pool ? this.state.pool.workerIterations : 0,
-      memoryBytes: this.memory.buffer.byteLength, paramsBytes: j.params.bytes, moduleBytes: j.module.bytes,
+      memoryBytes: this.memory ? this.memory.buffer.byteLength : 0, paramsBytes: j.params.bytes, moduleBytes: j.module.bytes,
     };
   }
 
