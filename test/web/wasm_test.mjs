@@ -146,6 +146,14 @@ try {
     report(e instanceof tensorir.TensorirError && /cross-origin isolated/.test(e.message),
            'two threads without shared memory', e.message);
   }
+  // A worker of its own, where there are no Web Workers (Node).
+  try {
+    await tensorir.load({ modelUrl: url(`${small}/model.json`), worker: true });
+    report(false, 'a model worker without Web Workers', 'loaded');
+  } catch (e) {
+    report(e instanceof tensorir.TensorirError && /needs Web Workers/.test(e.message),
+           'a model worker without Web Workers', e.message);
+  }
   // Bad inputs.
   const model = await tensorir.load(url(`${small}/model.json`));
   const spec = model.inputs[0];

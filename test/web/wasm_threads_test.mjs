@@ -145,6 +145,36 @@ async function chooseOnGpu({ base }) {
   return r;
 }
 
+// load({worker: true}): the model in a worker of its own, against the answer; a bad input
+// still rejects with its message, and a disposed model refuses to run.
+async function inWorker({ base, input, output, backend }) {
+  const tensorir = await import(`${base}tensorir/tensorir.js`);
+  const data = new Float32Array(await (await fetch(`${base}test_input.bin`)).arrayBuffer());
+  const expected = new Float32Array(await (await fetch(`${base}test_expected.bin`)).arrayBuffer());
+  const model = await tensorir.load({ modelUrl: `${base}model.json`, worker: true, backend });
+  const got = (await model.run({ [input]: data }))[output];
+  let maxAbs = 0, maxRef = 0;
+  for (let i = 0; i < expected.length; ++i) {
+    maxAbs = Math.max(maxAbs, Math.abs(got[i] - expected[i]));
+    maxRef = Math.max(maxRef, Math.abs(expected[i]));
+  }
+  let bad = null;
+  try {
+    await model.run({ nope: new Float32Array(1) });
+  } catch (e) {
+    bad = `${e.name}: ${e.message}`;
+  }
+  const info = model.info();
+  await model.dispose();
+  let after = null;
+  try {
+    await model.run({ [input]: data });
+  } catch (e) {
+    after = e.message;
+  }
+  return { rel: maxAbs / maxRef, backend: model.backend, threads: model.threads, worker: info.worker, bad, after };
+}
+
 async function notIsolated({ base }) {
   const tensorir = await import(`${base}tensorir/tensorir.js`);
   const model = await tensorir.load(`${base}model.json`);
@@ -233,6 +263,30 @@ try {
         report(check(r), `index package on ${what}`, `${r.backend} (${r.choice.reason})`);
       } catch (e) {
         report(false, `index package on ${what}`, e.message);
+      } finally {
+        await page.close();
+      }
+    }
+  }
+  {
+    const cases = [['resnet18', `${isolatedServer.url}/pkg/resnet18/`, 'wasm', undefined, dir]];
+    if (indexDir) {
+      const first = readdirSync(indexDir).filter((n) => existsSync(join(indexDir, n, 'model.json'))).sort()[0];
+      cases.push([`${first} (webgl build)`, `${isolatedServer.url}/index/${first}/`, 'webgl', 'webgl',
+                  join(indexDir, first)]);
+    }
+    for (const [what, base, want, backend, pkgDir] of cases) {
+      const test = JSON.parse(readFileSync(join(pkgDir, what === 'resnet18' ? 'resnet18' : '', 'test.json'), 'utf8'));
+      const page = await browser.browser.newPage();
+      try {
+        await page.goto(`${base}model.json`);
+        const r = await page.evaluate(inWorker, { base, input: test.input, output: test.output, backend });
+        report(r.rel <= test.tolerance && r.backend === want && r.worker === true &&
+               /TensorirError: .*has no input "nope"/.test(r.bad || '') && /disposed/.test(r.after || ''),
+               `${what} in a worker of its own`, `${r.backend}, ${r.threads} thread(s), max rel err ` +
+               `${r.rel.toExponential(2)}; bad input: ${r.bad}; after dispose: ${r.after}`);
+      } catch (e) {
+        report(false, `${what} in a worker of its own`, e.message);
       } finally {
         await page.close();
       }

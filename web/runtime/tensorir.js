@@ -7,6 +7,7 @@
 //   const kernels = await model.profile();   // [{name, node, op, fused, passes, ms}]
 //   model.dispose();
 import { INDEX_FORMAT, chooseBackend, validateIndex } from './choose.js';
+import { RemoteModel } from './remote_model.js';
 import { Context } from './context.js';
 import { TensorirError, check, fail } from './errors.js';
 import { Model } from './executor.js';
@@ -29,17 +30,23 @@ function pageBase() {
   return typeof location !== 'undefined' ? location.href : undefined;
 }
 
-// load('model.json') or load({modelUrl, paramsUrl?, canvas?, threads?, backend?}); paramsUrl
-// defaults to the model.json's "params.file" next to it; threads (WebAssembly packages)
-// defaults to every core in a cross-origin isolated page, else 1; backend ("webgl" or
-// "wasm") picks the build of a package that holds several, which otherwise load() chooses
-// (model.choice says which and why). Resolves to a Model; rejects with a TensorirError.
+// load('model.json') or load({modelUrl, paramsUrl?, canvas?, threads?, backend?, worker?});
+// paramsUrl defaults to the model.json's "params.file" next to it; threads (WebAssembly
+// packages) defaults to every core in a cross-origin isolated page, else 1; backend
+// ("webgl" or "wasm") picks the build of a package that holds several, which otherwise
+// load() chooses (model.choice says which and why); worker: true loads and runs the model
+// in a worker of its own, off the page's thread (every call then resolves asynchronously).
+// Resolves to a Model; rejects with a TensorirError.
 export async function load(source) {
   const options = typeof source === 'string' || source instanceof URL ? { modelUrl: source } : source;
   if (!options || !options.modelUrl) {
-    fail('load() takes the URL of a model.json, or {modelUrl, paramsUrl, canvas, threads, backend}');
+    fail('load() takes the URL of a model.json, or {modelUrl, paramsUrl, canvas, threads, backend, worker}');
   }
   const modelUrl = resolve(String(options.modelUrl), pageBase());
+  if (options.worker) {
+    const paramsUrl = options.paramsUrl ? resolve(String(options.paramsUrl), pageBase()) : undefined;
+    return RemoteModel.create({ ...options, modelUrl, paramsUrl });
+  }
   const json = await fetchJson(modelUrl);
   if (json !== null && typeof json === 'object' && json.format === INDEX_FORMAT) {
     check(!options.fromIndex, `${modelUrl} is a package index inside a package index`);
