@@ -66,14 +66,6 @@ LinkedModules link_kernels(const std::vector<Kernel> &kernels, const fs::path &t
   return {read_file(single), read_file(threaded)};
 }
 
-Value file_json(const std::string &file, const std::string &bytes) {
-  Value f = Value::object();
-  f.set("file", file);
-  f.set("bytes", uint64_t(bytes.size()));
-  f.set("fnv1a32", hex32(fnv1a32(bytes)));
-  return f;
-}
-
 }  // namespace
 
 WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, const WebExportOptions &options) {

@@ -270,10 +270,7 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
   Value out_list = Value::array();
   out_list.push(io(out_node.id));
   doc.set("outputs", std::move(out_list));
-  Value pj = Value::object();
-  pj.set("file", "params.bin");
-  pj.set("bytes", uint64_t(param_bytes.size()));
-  pj.set("fnv1a32", hex32(fnv1a32(param_bytes)));
+  Value pj = file_json("params.bin", param_bytes);
   pj.set("tensors", std::move(param_list));
   doc.set("params", std::move(pj));
   doc.set("textures", std::move(tex_list));

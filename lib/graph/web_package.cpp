@@ -26,6 +26,14 @@ uint32_t fnv1a32(std::string_view bytes) {
 
 Value shape_json(const std::vector<int64_t> &shape) { return Value::array_of(shape); }
 
+Value file_json(const std::string &file, std::string_view bytes) {
+  Value f = Value::object();
+  f.set("file", file);
+  f.set("bytes", uint64_t(bytes.size()));
+  f.set("fnv1a32", hex32(fnv1a32(bytes)));
+  return f;
+}
+
 namespace {
 
 Value attr_json(const AttrValue &a) {

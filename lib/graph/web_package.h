@@ -25,6 +25,9 @@ std::string hex32(uint32_t v);
 // FNV-1a, 32 bits: the JS runtime checks params.bin with the same hash (validate.js).
 uint32_t fnv1a32(std::string_view bytes);
 json::Value shape_json(const std::vector<int64_t> &shape);
+// model.json's entry for a file of the package: {file, bytes, fnv1a32}, what the runtime
+// checks the download against (validateFile in web/runtime/validate.js).
+json::Value file_json(const std::string &file, std::string_view bytes);
 // Every node: name, op, inputs, shape, dtype and attributes, for inspection.
 json::Value graph_json(const Graph &g);
 void check_float32(const Node &n, const char *role);

@@ -15,6 +15,14 @@ function tensorInfo(t) {
   return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
 }
 
+// Seeded random inputs in [-1, 1) for `specs` ({name, shape}), the same values as
+// NDArray::random(shape, Float(32), seed).
+export function randomInputsFor(specs, seed) {
+  const inputs = {};
+  for (const t of specs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
+  return inputs;
+}
+
 export class ModelBase {
   constructor(json) {
     this.json = json;
@@ -33,11 +41,8 @@ export class ModelBase {
     return this.runSync(inputs);
   }
 
-  // Seeded random inputs in [-1, 1), the same values as NDArray::random(shape, Float(32), seed).
   randomInputs(seed = 0) {
-    const inputs = {};
-    for (const t of this.inputs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
-    return inputs;
+    return randomInputsFor(this.inputs, seed);
   }
 
   // Per-kernel times in ms, the median over `repeats` rounds. `round(time)` runs every

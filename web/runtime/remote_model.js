@@ -2,8 +2,7 @@
 // loading and running it never block the page's thread. The same API, every call async;
 // inputs are copied to the worker and outputs move back without a copy.
 import { TensorirError, check } from './errors.js';
-import { numel } from './inputs.js';
-import { randomFloat32 } from './random.js';
+import { randomInputsFor } from './model_base.js';
 
 export class RemoteModel {
   // `options` are load()'s, with an absolute modelUrl.
@@ -60,9 +59,7 @@ export class RemoteModel {
   }
 
   randomInputs(seed = 0) {
-    const inputs = {};
-    for (const t of this.inputs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
-    return inputs;
+    return randomInputsFor(this.inputs, seed);
   }
 
   // What the model said when it was loaded (renderer, threads, ...).
