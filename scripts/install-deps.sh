@@ -3,7 +3,9 @@
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev catch2
-          libfmt-dev libopenblas-dev libdnnl-dev pkg-config
+          libfmt-dev libopenblas-dev pkg-config
+          # oneDNN (a benchmark peer): its CMake config requires OpenCL headers and the ICD loader
+          libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
           # wasm-ld-19 links the "wasm" target's modules (LLVM 19 objects)
           lld-19
           # OpenGL: the glad loader generator, headless EGL and Mesa's software driver
