@@ -11,6 +11,7 @@
 #include "op_table.h"
 #include "tensorir/build.h"
 #include "tensorir/graph/memory_plan.h"
+#include "tensorir/graph/op_registry.h"
 #include "tensorir/graph/passes.h"
 #include "tensorir/ops/schedule.h"
 
@@ -52,10 +53,48 @@ void CompiledModel::Impl::call(const Kernel &k, const std::vector<NDArray> &s) c
   k.module(k.fname).call(args);
 }
 
-NDArray CompiledModel::run(const std::map<std::string, NDArray> &inputs) const {
+Outputs::Outputs(std::vector<std::string> names, std::vector<NDArray> values)
+    : names_(std::move(names)), values_(std::move(values)) {
+  TIR_ASSERT(names_.size() == values_.size()) << "outputs: names and values differ in number";
+}
+
+namespace {
+std::string quoted_names(const std::vector<std::string> &names) {
+  std::string s;
+  for (const std::string &n : names) s += (s.empty() ? "'" : ", '") + n + "'";
+  return s;
+}
+}  // namespace
+
+const NDArray &Outputs::operator[](const std::string &name) const {
+  for (size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name) return values_[i];
+  TIR_THROW() << "model outputs: no output called '" << name << "'; the outputs are " << quoted_names(names_);
+  return values_[0];  // not reached: TIR_THROW throws
+}
+
+const NDArray &Outputs::at(size_t i) const {
+  TIR_USER_CHECK(i < values_.size()) << "model outputs: index " << i << " but there are " << values_.size()
+                                     << " outputs";
+  return values_[i];
+}
+
+const NDArray &Outputs::single() const {
+  TIR_USER_CHECK(values_.size() == 1) << "model outputs: the model has " << values_.size() << " outputs ("
+                                      << quoted_names(names_) << "); take one by name, out[\"name\"]";
+  return values_[0];
+}
+
+Outputs CompiledModel::run(const std::map<std::string, NDArray> &inputs) const {
   const std::vector<NDArray> s = impl_->bind(inputs);
   for (const Kernel &k : impl_->kernels) impl_->call(k, s);
-  return s[size_t(impl_->graph.output())].to(Device::cpu());
+  std::vector<std::string> names;
+  std::vector<NDArray> values;
+  for (int id : impl_->graph.outputs()) {
+    names.push_back(impl_->graph.node(id).name);
+    values.push_back(s[size_t(id)].to(Device::cpu()));
+  }
+  return Outputs(std::move(names), std::move(values));
 }
 
 std::vector<KernelProfile> CompiledModel::profile(const std::map<std::string, NDArray> &inputs, int repeats) const {
@@ -67,7 +106,7 @@ std::vector<KernelProfile> CompiledModel::profile(const std::map<std::string, ND
     KernelProfile p{g.node(k.node).name, g.node(k.node).op, 0, {}};
     for (int id : k.nodes) {
       p.fused.push_back(g.node(id).name);
-      if (op_pattern(g.node(id).op) == OpPattern::kAnchor) p.op = g.node(id).op;
+      if (op_pattern(g.node(id).op) == OpPattern::kOutFusable) p.op = g.node(id).op;
     }
     out.push_back(std::move(p));
   }
@@ -90,50 +129,32 @@ size_t CompiledModel::planned_peak_bytes() const { return impl_->planned_peak_by
 
 namespace {
 
-int first_divisor(int64_t n, std::initializer_list<int> candidates) {
-  for (int c : candidates)
-    if (n % c == 0) return c;
-  return 0;
-}
-
-// schedule_dense_llvm (ops/schedule_dense.cpp) with an element-wise tail: where it
-// caches the result in a local tile per block of columns, the dense stage itself is
-// that tile, computed inside the tail's parallel block loop.
-Schedule schedule_dense_with_tail(const Tensor &dense, const Tensor &out) {
-  Schedule s = create_schedule({out});
-  for (const Stage &st : s.stages()) {
-    const auto *c = st.op().as<ComputeOpNode>();
-    const Operation &op = st.op();
-    if (c && !op.same_as(out.op()) && !op.same_as(dense.op()) && c->reduce_axis.empty()) Stage(st).compute_inline();
-  }
-  Stage st = s[out];
-  Stage d = s[dense];
-  const int vec = first_divisor(*as_const_int(out.shape()[1]), {16, 8, 4});
-  if (!vec) {
-    st.parallel(out.axis(0));
-    d.compute_at(st, out.axis(0));
-    return s;
-  }
-  auto [jo, ji] = st.split(out.axis(1), vec);
-  IterVar blocks = st.fuse(out.axis(0), jo);
-  st.parallel(blocks);
-  st.vectorize(ji);
-  d.compute_at(st, blocks);
-  d->scope = "local";
-  d.reorder({dense.axis(0), dense.op().as<ComputeOpNode>()->reduce_axis[0], dense.axis(1)});
-  d.vectorize(dense.axis(1));
-  return s;
-}
-
 // Targets whose every tensor lies in RGBA textures, four elements per texel ("webgl").
 // "opengl -mode=fragment" packs only some results, and there ResNet-18's convolutions
 // run slower in blocks of 4 channels than in NCHW, so it keeps NCHW.
 bool packed_textures(const Target &t) { return t.kind == "webgl"; }
 
-bool blocked_conv(const Node &n) { return n.op == "conv2d" && n.attr_int("groups") == 1; }
+// Targets whose operators get their tuned CPU strategies (and the layout pass).
+bool cpu_schedules(const Target &t) { return t.kind == "llvm" || t.kind == "wasm"; }
+
+// The strategy compiling the group led by `lead`: the one its operator registers for
+// the target's kind (BuildOptions::tuned_schedules), else its compute with the generic
+// schedule.
+OpStrategy group_strategy(const Node &lead, const Target &target, bool tuned) {
+  const OpDef &def = detail::node_op(lead);
+  if (tuned) return def.strategy(target);
+  OpStrategy s;
+  s.compute = def.compute;
+  s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_generic({ctx.out}); };
+  s.takes_tail = [](const Node &) { return true; };
+  return s;
+}
 
 // Compiles the chain `nodes` of `g` (the last one its result) into one kernel.
 Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, const Target &target, bool tuned) {
+  // The anchor leads the group; without one, the group's result does.
+  const int lead = anchor >= 0 ? anchor : nodes.back();
+  const OpStrategy strategy = group_strategy(g.node(lead), target, tuned);
   Kernel k;
   k.node = nodes.back();
   k.nodes = nodes;
@@ -162,21 +183,15 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
       }
       ins.push_back(it->second);
     }
-    const bool blocked = tuned && id == anchor && blocked_conv(n);
-    tensors[id] = detail::make_tensor(n, ins, identifier(n.name), blocked);
+    tensors[id] = detail::make_tensor(n, ins, identifier(n.name), id == lead ? strategy.compute : nullptr);
   }
   const Tensor out = tensors.at(k.node);
   Schedule s;
-  const std::string anchor_op = anchor >= 0 ? g.node(anchor).op : "";
-  if (tuned && anchor_op == "conv2d")
-    s = nodes.size() == 1 ? ops::schedule_conv2d_llvm(out, target)
-                          : ops::schedule_conv2d_llvm(tensors.at(anchor), out, target);
-  else if (tuned && anchor_op == "dense")
-    s = nodes.size() == 1 ? ops::schedule_dense_llvm(out) : schedule_dense_with_tail(tensors.at(anchor), out);
-  else if (tuned)
-    s = ops::schedule_blocked_llvm(out);
-  else
-    s = ops::schedule_generic({out});
+  try {
+    s = strategy.schedule(ScheduleContext{target, g.node(lead), tensors.at(lead), out});
+  } catch (const Error &e) {
+    throw Error(detail::node_prefix(g.node(lead)) + "scheduling the kernel failed: " + e.what());
+  }
   args.emplace_back(out);
   k.args.push_back(k.node);
   try {
@@ -187,9 +202,9 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   return k;
 }
 
-// The groups to compile: fuse_operators' or one per operator node. The tuned schedule
-// of grouped conv2d cannot take a tail; it leaves it to a kernel of its own.
-std::vector<FusedGroup> kernel_groups(const Graph &g, bool fuse, bool tuned) {
+// The groups to compile: fuse_operators' or one per operator node. An anchor whose
+// strategy takes no tail (the tuned grouped conv2d) leaves it to a kernel of its own.
+std::vector<FusedGroup> kernel_groups(const Graph &g, const Target &target, bool fuse, bool tuned) {
   std::vector<FusedGroup> groups;
   if (!fuse) {
     for (int id : g.topological_order()) {
@@ -197,15 +212,14 @@ std::vector<FusedGroup> kernel_groups(const Graph &g, bool fuse, bool tuned) {
       if (op == "input" || op == "constant") continue;
       FusedGroup grp;
       grp.nodes = {id};
-      if (op_pattern(op) == OpPattern::kAnchor) grp.anchor = id;
+      if (op_pattern(op) == OpPattern::kOutFusable) grp.anchor = id;
       groups.push_back(grp);
     }
     return groups;
   }
   for (const FusedGroup &grp : fuse_operators(g)) {
-    const bool splits =
-        tuned && grp.anchor >= 0 && grp.nodes.size() > 1 && g.node(grp.anchor).op == "conv2d" &&
-        !blocked_conv(g.node(grp.anchor));
+    const bool splits = grp.anchor >= 0 && grp.nodes.size() > 1 &&
+                        !group_strategy(g.node(grp.anchor), target, tuned).takes_tail(g.node(grp.anchor));
     if (!splits) {
       groups.push_back(grp);
       continue;
@@ -234,7 +248,7 @@ std::pair<size_t, size_t> allocate_results(const Graph &g, const std::vector<Ker
   std::vector<int> first(n), last(n);
   for (size_t k = 0; k < n; ++k) {
     bytes[k] = result_bytes(g.node(kernels[k].node));
-    first[k] = kernels[k].node == g.output() ? -1 : int(k);
+    first[k] = g.is_output(kernels[k].node) ? -1 : int(k);
     last[k] = int(k);
   }
   for (size_t k = 0; k < n; ++k)
@@ -275,7 +289,8 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   Graph g = input_graph;
   if (options.fold_constants) g = fold_constants(g);
   if (options.fold_batch_norm) g = fold_batch_norm(g);
-  const bool tuned = options.tuned_schedules && (target.kind == "llvm" || target.kind == "wasm");
+  const bool tuned = options.tuned_schedules && cpu_schedules(target);
+  const bool strategies = options.tuned_schedules;
   if (options.alter_layout && options.fold_constants && (tuned || packed_textures(target))) {
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
@@ -290,8 +305,8 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   impl->storage.resize(g.nodes().size());
   for (const Node &n : g.nodes())
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);
-  for (const FusedGroup &grp : kernel_groups(g, options.fuse_operators, tuned))
-    impl->kernels.push_back(compile_group(g, grp.nodes, grp.anchor, target, tuned));
+  for (const FusedGroup &grp : kernel_groups(g, target, options.fuse_operators, strategies))
+    impl->kernels.push_back(compile_group(g, grp.nodes, grp.anchor, target, strategies));
   std::tie(impl->storage_bytes, impl->planned_peak_bytes) =
       allocate_results(g, impl->kernels, impl->device, options.plan_memory, impl->storage);
   impl->graph = std::move(g);

@@ -1,10 +1,12 @@
 // Graph storage, validation and the checked Builder.
 #include "tensorir/graph/graph.h"
 
+#include <algorithm>
 #include <functional>
 #include <sstream>
 
 #include "op_table.h"
+#include "tensorir/graph/op_registry.h"
 
 namespace tensorir::graph {
 
@@ -36,13 +38,7 @@ const std::vector<int64_t> &Node::attr_ints(const std::string &key) const {
   return get_attr<std::vector<int64_t>>(*this, key, "a list of integers");
 }
 
-const std::vector<std::string> &op_names() {
-  static const std::vector<std::string> names = {"conv2d",     "batch_norm", "relu",       "add",
-                                                 "multiply",   "max_pool2d", "avg_pool2d", "global_avg_pool2d",
-                                                 "flatten",    "dense",      "bias_add",   "softmax",    "clip",
-                                                 "layout_transform"};
-  return names;
-}
+std::vector<std::string> op_names() { return registered_ops(); }
 
 // ---- Graph ----
 
@@ -53,10 +49,31 @@ int Graph::add_node(Node n) {
   return nodes_.back().id;
 }
 
-void Graph::set_output(int id) {
-  TIR_USER_CHECK(id >= 0 && id < static_cast<int>(nodes_.size()))
-      << "graph output: node id " << id << " does not exist (the graph has " << nodes_.size() << " nodes)";
-  output_ = id;
+void Graph::set_output(int id) { set_outputs({id}); }
+
+void Graph::set_outputs(const std::vector<int> &ids) {
+  TIR_USER_CHECK(!ids.empty()) << "graph outputs: give at least one node";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    TIR_USER_CHECK(ids[i] >= 0 && ids[i] < static_cast<int>(nodes_.size()))
+        << "graph output: node id " << ids[i] << " does not exist (the graph has " << nodes_.size() << " nodes)";
+    for (size_t j = 0; j < i; ++j)
+      TIR_USER_CHECK(ids[j] != ids[i]) << "graph outputs: node '" << nodes_[size_t(ids[i])].name
+                                       << "' is given twice; each output is a distinct node";
+  }
+  outputs_ = ids;
+}
+
+bool Graph::is_output(int id) const { return std::find(outputs_.begin(), outputs_.end(), id) != outputs_.end(); }
+
+int Graph::output() const {
+  TIR_USER_CHECK(!outputs_.empty()) << "graph: no output set (Builder::finish or Graph::set_output)";
+  if (outputs_.size() > 1) {
+    std::string names;
+    for (int id : outputs_) names += (names.empty() ? "'" : ", '") + nodes_[size_t(id)].name + "'";
+    TIR_THROW() << "graph: this graph has " << outputs_.size() << " outputs (" << names
+                << "); this use needs a single-output graph: address them by name with outputs()";
+  }
+  return outputs_[0];
 }
 
 const Node &Graph::node(int id) const {
@@ -112,7 +129,7 @@ std::vector<int> Graph::topological_order() const {
 }
 
 void Graph::validate() const {
-  TIR_USER_CHECK(output_ >= 0) << "graph: no output set (Builder::finish or Graph::set_output)";
+  TIR_USER_CHECK(!outputs_.empty()) << "graph: no output set (Builder::finish or Graph::set_output)";
   std::map<std::string, int> seen;
   for (const Node &n : nodes_) {
     auto [it, fresh] = seen.emplace(n.name, n.id);
@@ -146,7 +163,7 @@ std::string Graph::str() const {
     for (size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", %" : "%") << n.inputs[i];
     os << ") name=" << n.name << " shape=" << shape_str(n.shape) << " " << n.dtype << "\n";
   }
-  if (output_ >= 0) os << "output %" << output_ << "\n";
+  for (int id : outputs_) os << "output %" << id << "\n";
   return os.str();
 }
 
@@ -240,8 +257,12 @@ NodeRef Builder::softmax(NodeRef x, int axis, const std::string &name) {
   return make("softmax", {x}, {{"axis", int64_t(axis)}}, name);
 }
 
-Graph Builder::finish(NodeRef output) {
-  g_.set_output(output.id);
+Graph Builder::finish(NodeRef output) { return finish(std::vector<NodeRef>{output}); }
+
+Graph Builder::finish(const std::vector<NodeRef> &outputs) {
+  std::vector<int> ids;
+  for (NodeRef r : outputs) ids.push_back(r.id);
+  g_.set_outputs(ids);
   Graph out = g_;
   return out;
 }

@@ -13,8 +13,8 @@ namespace {
 
 bool is_leaf(const Node &n) { return n.op == "input" || n.op == "constant"; }
 
-// Intermediates: operator nodes other than the graph's output.
-bool is_intermediate(const Graph &g, const Node &n) { return !is_leaf(n) && n.id != g.output(); }
+// Intermediates: operator nodes other than the graph's outputs.
+bool is_intermediate(const Graph &g, const Node &n) { return !is_leaf(n) && !g.is_output(n.id); }
 
 size_t tensor_bytes(const Node &n) {
   size_t count = 1;
@@ -175,7 +175,7 @@ void verify_memory_plan(const Graph &g, const std::vector<int> &execution_order,
     const int s = plan.storage_of[size_t(node.id)];
     if (!is_intermediate(g, node)) {
       TIR_USER_CHECK(s == -1) << detail::node_prefix(node) << "is "
-                              << (node.id == g.output() ? "the graph's output" : "an " + node.op)
+                              << (g.is_output(node.id) ? "an output of the graph" : "an " + node.op)
                               << " and must keep its own storage, but the plan puts it in slot " << s;
       continue;
     }

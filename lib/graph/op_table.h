@@ -1,24 +1,32 @@
-// The graph operators: arity, and how each node becomes a tensor expression of ops::.
-// Shape inference and the executor share this table, so they cannot disagree.
+// What the graph layer asks of a node's operator (op_registry.cpp): its definition, its
+// attributes checked against the schema, its inferred shape and its tensor expression.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "tensorir/graph/graph.h"
+#include "tensorir/graph/op_registry.h"
 #include "tensorir/te/tensor.h"
 
 namespace tensorir::graph::detail {
 
-// The number of inputs `op` takes; throws an Error naming the node for an unknown op.
+// The registered operator of `n`; an unknown one throws an Error naming the node.
+const OpDef &node_op(const Node &n);
+
+// The number of inputs `n`'s operator takes; throws an Error naming the node for an unknown op.
 int op_arity(const Node &n);
 
-// The node's result computed from `inputs` (tensors with the input nodes' shapes).
-// `blocked_conv` picks ops::conv2d_nchwc for ungrouped convolutions (for the tuned CPU
-// schedule). Errors from ops:: are rethrown with the node's name in front.
-Tensor make_tensor(const Node &n, const std::vector<Tensor> &inputs, const std::string &out_name,
-                   bool blocked_conv = false);
+// Checks n.attrs against its operator's schema (unknown names, kinds, sizes) and adds
+// the defaults of those not given.
+void check_attrs(Node &n);
 
-// Sets n.shape and n.dtype from its inputs, checking them first.
+// The node's result computed from `inputs` (tensors with the input nodes' shapes), by
+// `compute` (a strategy's) or, when it is empty, the operator's own. Errors are
+// rethrown with the node's name in front.
+Tensor make_tensor(const Node &n, const std::vector<Tensor> &inputs, const std::string &out_name,
+                   const ComputeFn &compute = nullptr);
+
+// Checks n's attributes and inputs, adds default attributes, and sets n.shape and n.dtype.
 void infer_shape(Node &n, const std::vector<const Node *> &inputs);
 
 // "node 'conv1' (conv2d): " — the prefix of every error about a node.

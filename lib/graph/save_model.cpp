@@ -78,7 +78,7 @@ void CompiledModel::save(const std::string &dir) const {
     sk.op = g.node(k.node).op;
     for (int id : k.nodes) {
       sk.fused.push_back(g.node(id).name);
-      if (op_pattern(g.node(id).op) == OpPattern::kAnchor) sk.op = g.node(id).op;
+      if (op_pattern(g.node(id).op) == OpPattern::kOutFusable) sk.op = g.node(id).op;
     }
     for (int id : k.args) sk.args.push_back(add_value(id));
     plan.kernels.push_back(std::move(sk));

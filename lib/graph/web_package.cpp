@@ -74,7 +74,7 @@ Value kernel_json(const Graph &g, const Kernel &k) {
   Value fused = Value::array();
   for (int id : k.nodes) {
     fused.push(g.node(id).name);
-    if (op_pattern(g.node(id).op) == OpPattern::kAnchor) op = g.node(id).op;
+    if (op_pattern(g.node(id).op) == OpPattern::kOutFusable) op = g.node(id).op;
   }
   jk.set("op", op);
   jk.set("fused", std::move(fused));

@@ -7,9 +7,11 @@
 // build first rewrites the graph (graph/passes.h: constant folding, batch_norm folding
 // into convolutions, dead node elimination) and groups its operators (fuse_operators);
 // each group becomes one kernel, the nodes inside it inlined stages of the group's
-// result. Kernels are scheduled by ops:: (the tuned CPU schedules for conv2d and dense on
-// "llvm", schedule_generic otherwise); a tuned blocked conv2d computes its element-wise
-// tail in the output stage of its own schedule. The storage of the groups' results is
+// result. Each kernel's compute and schedule are the strategy that its leading
+// operator (graph/op_registry.h) registers for the target's kind (the tuned CPU
+// schedules of conv2d and dense on "llvm" and "wasm"), else ops::schedule_generic; a
+// tuned blocked conv2d computes its element-wise tail in the output stage of its own
+// schedule. The storage of the groups' results is
 // allocated once, on the target's device, when the model is built: results whose
 // lifetimes (from the kernel writing one to the last kernel reading it) do not overlap
 // share a slot of the memory plan. Constants are copied there once and passed to
@@ -59,12 +61,44 @@ struct KernelProfile {
   std::vector<std::string> fused;  // every node the kernel computes, in graph order
 };
 
+// What CompiledModel::run returns: a host copy of every output of the graph, by the
+// output node's name, in the graph's order.
+//
+//   graph::Outputs out = model.run({{"x", a}});
+//   NDArray y1 = out["y1"], y2 = out["y2"];
+//   NDArray y = model_with_one_output.run({{"x", a}});   // the only output
+class Outputs {
+ public:
+  Outputs() = default;
+  Outputs(std::vector<std::string> names, std::vector<NDArray> values);
+
+  size_t size() const { return values_.size(); }
+  const std::vector<std::string> &names() const { return names_; }
+  // The output called `name`; an unknown name throws an Error listing the names.
+  const NDArray &operator[](const std::string &name) const;
+  const NDArray &at(size_t i) const;
+
+  // The only output. A model with several throws an Error listing their names.
+  const NDArray &single() const;
+  operator NDArray() const { return single(); }
+  template <typename T>
+  std::vector<T> to_vector() const {
+    return single().to_vector<T>();
+  }
+  const std::vector<int64_t> &shape() const { return single().shape(); }
+  Type dtype() const { return single().dtype(); }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<NDArray> values_;
+};
+
 class CompiledModel {
  public:
   // Runs the graph on `inputs` (one NDArray per input node, by name, any device) and
-  // returns a host copy of the output. Missing, unknown or mis-shaped inputs throw an
-  // Error naming the input.
-  NDArray run(const std::map<std::string, NDArray> &inputs) const;
+  // returns a host copy of each output, by name. Missing, unknown or mis-shaped inputs
+  // throw an Error naming the input.
+  Outputs run(const std::map<std::string, NDArray> &inputs) const;
   // Runs the graph `repeats` times and reports each kernel's mean time, in graph order.
   std::vector<KernelProfile> profile(const std::map<std::string, NDArray> &inputs, int repeats = 1) const;
 
@@ -77,7 +111,7 @@ class CompiledModel {
   // Bytes of device storage held for the kernels' results: the planned slots (or one
   // buffer per result) plus the graph's output. Inputs and constants are not counted.
   size_t storage_bytes() const;
-  // The memory plan's peak over the group results other than the output (its slots'
+  // The memory plan's peak over the group results other than the outputs (its slots'
   // total); 0 when the model was built without planning. On OpenGL, where results keep
   // a buffer each, the peak a CPU build would allocate.
   size_t planned_peak_bytes() const;

@@ -11,7 +11,9 @@
 //   auto y = b.relu(b.conv2d(x, w, {.padding = {1, 1}}, "conv"));
 //   graph::Graph g = b.finish(y);
 //
-// Operators are those of tensorir::ops (ops/nn.h, ops/transform.h); graph::build
+// Operators are those of the operator registry (graph/op_registry.h): the built-in ones
+// compute with tensorir::ops (ops/nn.h, ops/transform.h), and a program may register
+// its own. A graph has one or more outputs (b.finish({y1, y2})); graph::build
 // (executor.h) compiles a Graph into one kernel per fused group of nodes (passes.h).
 #pragma once
 #include <cstdint>
@@ -31,7 +33,7 @@ using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t
 struct Node {
   int id = -1;
   std::string name;  // unique in the graph
-  std::string op;    // "input", "constant", or an operator of op_names()
+  std::string op;    // "input", "constant", or a registered operator (graph/op_registry.h)
   std::map<std::string, AttrValue> attrs;
   std::vector<int> inputs;  // node ids
   std::vector<int64_t> shape;
@@ -45,28 +47,34 @@ struct Node {
   const std::vector<int64_t> &attr_ints(const std::string &key) const;
 };
 
-// The operators a Graph may contain besides "input" and "constant".
-const std::vector<std::string> &op_names();
+// The operators a Graph may contain besides "input" and "constant": those registered
+// (graph/op_registry.h), sorted by name.
+std::vector<std::string> op_names();
 
 class Graph {
  public:
   // Appends a node as given (its id is set to its position) without checking it;
   // validate() checks the whole graph. Builder is the checked way to make graphs.
   int add_node(Node n);
+  // The graph's results, in order; a model returns them under their nodes' names.
   void set_output(int id);
+  void set_outputs(const std::vector<int> &ids);
 
   const std::vector<Node> &nodes() const { return nodes_; }
   const Node &node(int id) const;
   // The node called `name`; throws an Error when there is none.
   const Node &node(const std::string &name) const;
-  int output() const { return output_; }
+  const std::vector<int> &outputs() const { return outputs_; }
+  bool is_output(int id) const;
+  // The only output; a graph with several throws an Error that says to use outputs().
+  int output() const;
   std::vector<int> input_ids() const;
 
   // Node ids so that every node follows its inputs. Throws an Error naming a node on a
   // cycle, an input id that does not exist, or a node that reads itself.
   std::vector<int> topological_order() const;
-  // topological_order(), plus: known operators, unique names, a set output, and
-  // shapes and dtypes that agree with inference.
+  // topological_order(), plus: known operators, unique names, at least one output (each
+  // once), and shapes and dtypes that agree with inference.
   void validate() const;
 
   // One line per node: "%3 = conv2d(%1, %2) name=conv1 shape=[1, 64, 112, 112]".
@@ -75,7 +83,7 @@ class Graph {
  private:
   std::vector<Node> nodes_;
   std::map<std::string, int> by_name_;
-  int output_ = -1;
+  std::vector<int> outputs_;
 };
 
 // A handle to a node being built.
@@ -104,13 +112,16 @@ class Builder {
   NodeRef bias_add(NodeRef x, NodeRef bias, int axis = 1, const std::string &name = "");
   NodeRef softmax(NodeRef x, int axis = -1, const std::string &name = "");
 
-  // Any operator of op_names() with its attributes, inferring the output shape.
+  // Any registered operator with its attributes (checked against its schema, defaults
+  // added), inferring the output shape.
   NodeRef make(const std::string &op, const std::vector<NodeRef> &inputs,
                std::map<std::string, AttrValue> attrs = {}, const std::string &name = "");
 
   const Node &node(NodeRef r) const { return g_.node(r.id); }
-  // The finished graph with `output` as its result.
+  // The finished graph with `output` as its result, or with several results
+  // (b.finish({y1, y2})), returned by name when the model runs.
   Graph finish(NodeRef output);
+  Graph finish(const std::vector<NodeRef> &outputs);
 
  private:
   NodeRef add_checked(Node n);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensorir/graph/graph.h"
+#include "tensorir/graph/op_registry.h"
 
 namespace tensorir::graph {
 
@@ -53,31 +54,25 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations = true);
 // channels that do not (an image's 3) are read from NCHW data, weights OIHW1i<b>o.
 Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block);
 
-// How an operator combines with its neighbours when fusing.
-enum class OpPattern {
-  kElementWise,  // relu, add, multiply, bias_add, batch_norm (element-wise or broadcast)
-  kInjective,    // flatten, layout_transform: each output element reads one fixed input element
-  kReduction,    // pools, softmax: end a group
-  kAnchor,       // conv2d, dense: absorb the element-wise ops after them
-  kOpaque,       // input, constant
-};
-OpPattern op_pattern(const std::string &op);
-
 // Operator nodes computed by one kernel: a chain where every node but the last has the
 // next as its only reader.
 struct FusedGroup {
   std::vector<int> nodes;  // node ids in graph order; the last one is the group's result
-  int anchor = -1;         // the conv2d or dense node leading the group, or -1
+  int anchor = -1;         // the out-fusable node (conv2d, dense) leading the group, or -1
   int output() const { return nodes.back(); }
 };
 
-// Every operator node in exactly one group, groups in topological order. The rules:
-//  - conv2d and dense start a group and absorb following element-wise ops (bias_add,
-//    batch_norm, relu, add of a residual, multiply) of the same shape, as long as each
-//    node absorbed so far has exactly one reader;
-//  - other element-wise and injective ops (flatten) chain with their single reader when
-//    it is element-wise, injective or a reduction;
-//  - a reduction (max/avg pool, global pool, softmax) ends its group.
+// Every operator node in exactly one group, groups in topological order. The rules, by
+// the operators' patterns (graph/op_registry.h):
+//  - an out-fusable node (conv2d, dense) starts a group and absorbs following
+//    element-wise and broadcast nodes (bias_add, batch_norm, relu, add of a residual,
+//    multiply) of the same shape, as long as each node absorbed so far has exactly one
+//    reader;
+//  - other element-wise, broadcast and injective nodes (flatten) chain with their single
+//    reader when it is element-wise, broadcast, injective or a reduction;
+//  - a reduction (max/avg pool, global pool, softmax) ends its group; an opaque node is
+//    a group of its own;
+//  - a graph output ends its group.
 std::vector<FusedGroup> fuse_operators(const Graph &g);
 
 // One line per group, "conv1+bn1+relu", for messages and tests.

@@ -15,10 +15,21 @@ namespace {
 
 std::string blocked_layout(int block) { return block ? "NCHW" + std::to_string(block) + "c" : "NCHW"; }
 
+LayoutRule layout_rule(const Node &n) {
+  const OpDef *def = find_op(n.op);
+  return def ? def->layout : LayoutRule::kPlain;
+}
+
+// A convolution that reads a packed weight already.
+bool packed(const Node &n) {
+  auto it = n.attrs.find("kernel_layout");
+  return it != n.attrs.end() && it->second != AttrValue(std::string("OIHW"));
+}
+
 // A convolution the pass rewrites: ungrouped, 2-D, with a constant OIHW weight, and
 // with a fixed block (`fixed` > 0), output channels that split into such blocks.
 bool packable_conv(const Graph &g, const Node &n, int fixed) {
-  if (n.op != "conv2d" || n.attr_int("groups") != 1 || n.attrs.count("kernel_layout")) return false;
+  if (layout_rule(n) != LayoutRule::kConvolution || n.attr_int("groups") != 1 || packed(n)) return false;
   const Node &w = g.node(n.inputs[1]);
   return w.op == "constant" && w.shape.size() == 4 && g.node(n.inputs[0]).shape.size() == 4 &&
          (!fixed || w.shape[0] % fixed == 0);
@@ -53,7 +64,7 @@ class Rewriter {
       } else {
         for (int &in : n.inputs) in = to_layout(in, 0);
       }
-      if (id == g_.output() && block) {
+      if (g_.is_output(id) && block) {
         if (conv >= 0) want_nchw_->insert(conv);
         // The output keeps its name and NCHW; the blocked result before it is renamed.
         const std::string name = n.name;
@@ -65,7 +76,9 @@ class Rewriter {
       }
       remap_[size_t(id)] = add(std::move(n), block, conv, old.op != "input" && old.op != "constant");
     }
-    out_.set_output(remap_[size_t(g_.output())]);
+    std::vector<int> outputs;
+    for (int id : g_.outputs()) outputs.push_back(remap_[size_t(id)]);
+    out_.set_outputs(outputs);
     return std::move(out_);
   }
 
@@ -120,12 +133,14 @@ class Rewriter {
     for (int in : n.inputs) b = b ? b : block_[size_t(in)];
     const bool four_d = old.shape.size() == 4;
     const int data_conv = conv_of_[size_t(n.inputs[0])];
-    if (b && four_d && (old.op == "relu" || old.op == "clip")) {
+    const LayoutRule rule = layout_rule(old);
+    if (b && four_d && rule == LayoutRule::kElementWise) {
       conv = data_conv;
       return b;
     }
-    if (b && (old.op == "max_pool2d" || old.op == "avg_pool2d" || old.op == "global_avg_pool2d")) return b;
-    if (b && four_d && old.op == "bias_add" && block_[size_t(n.inputs[0])] == b && (old.attr_int("axis") + 4) % 4 == 1 &&
+    if (b && rule == LayoutRule::kSpatial) return b;
+    if (b && four_d && rule == LayoutRule::kChannelBias && block_[size_t(n.inputs[0])] == b &&
+        (old.attr_int("axis") + 4) % 4 == 1 &&
         g_.node(old.inputs[1]).shape.size() == 1) {
       // x + bias as a broadcast over the blocked tensor: the bias becomes [1, C/b, 1, 1, b].
       n.op = "add";
@@ -134,7 +149,7 @@ class Rewriter {
       conv = data_conv;
       return b;
     }
-    if (b && four_d && (old.op == "add" || old.op == "multiply")) {
+    if (b && four_d && rule == LayoutRule::kBinary) {
       // Both sides NCHW with all the channels (other dimensions may broadcast).
       bool fits = true;
       for (int in : old.inputs) {
@@ -256,7 +271,7 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_bl
                                      << channel_block;
   g.validate();
   for (const Node &n : g.nodes())
-    if (n.op == "layout_transform" || n.attrs.count("kernel_layout")) return g;  // altered already
+    if (n.op == "layout_transform" || packed(n)) return g;  // altered already
   // Each round moves more convolutions to NCHW results, so this ends.
   std::set<int> nchw_out;
   for (;;) {

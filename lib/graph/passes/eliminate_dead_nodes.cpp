@@ -1,4 +1,4 @@
-// Dead node elimination: keeps what the output depends on, plus the graph inputs.
+// Dead node elimination: keeps what the outputs depend on, plus the graph inputs.
 #include "tensorir/graph/passes.h"
 
 namespace tensorir::graph {
@@ -8,7 +8,7 @@ Graph eliminate_dead_nodes(const Graph &g) {
   const std::vector<Node> &nodes = g.nodes();
   std::vector<bool> live(nodes.size(), false);
   // Nodes come after their inputs, so one backward sweep reaches everything live.
-  live[size_t(g.output())] = true;
+  for (int id : g.outputs()) live[size_t(id)] = true;
   for (int id : g.input_ids()) live[size_t(id)] = true;
   const std::vector<int> order = g.topological_order();
   for (auto it = order.rbegin(); it != order.rend(); ++it)
@@ -23,7 +23,9 @@ Graph eliminate_dead_nodes(const Graph &g) {
     for (int &in : n.inputs) in = remap[size_t(in)];
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  out.set_output(remap[size_t(g.output())]);
+  std::vector<int> outputs;
+  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
+  out.set_outputs(outputs);
   return out;
 }
 

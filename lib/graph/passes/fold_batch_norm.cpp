@@ -38,7 +38,7 @@ Graph fold_batch_norm(const Graph &g) {
   std::vector<int> readers(g.nodes().size(), 0);
   for (const Node &n : g.nodes())
     for (int in : n.inputs) ++readers[size_t(in)];
-  if (g.output() >= 0) ++readers[size_t(g.output())];
+  for (int id : g.outputs()) ++readers[size_t(id)];
 
   // conv id -> its batch_norm id, for the pairs that fold.
   std::map<int, int> bn_of;
@@ -97,7 +97,9 @@ Graph fold_batch_norm(const Graph &g) {
     }
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  out.set_output(remap[size_t(g.output())]);
+  std::vector<int> outputs;
+  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
+  out.set_outputs(outputs);
   out.validate();
   return out;
 }

@@ -51,7 +51,9 @@ Graph fold_constants(const Graph &g) {
     }
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  out.set_output(remap[size_t(g.output())]);
+  std::vector<int> outputs;
+  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
+  out.set_outputs(outputs);
   return out;
 }
 

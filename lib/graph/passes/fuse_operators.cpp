@@ -7,17 +7,6 @@
 
 namespace tensorir::graph {
 
-OpPattern op_pattern(const std::string &op) {
-  if (op == "conv2d" || op == "dense") return OpPattern::kAnchor;
-  if (op == "relu" || op == "add" || op == "multiply" || op == "bias_add" || op == "batch_norm" ||
-      op == "clip")
-    return OpPattern::kElementWise;
-  if (op == "flatten" || op == "layout_transform") return OpPattern::kInjective;
-  if (op == "max_pool2d" || op == "avg_pool2d" || op == "global_avg_pool2d" || op == "softmax")
-    return OpPattern::kReduction;
-  return OpPattern::kOpaque;
-}
-
 std::vector<FusedGroup> fuse_operators(const Graph &g) {
   g.validate();
   const size_t count = g.nodes().size();
@@ -26,31 +15,32 @@ std::vector<FusedGroup> fuse_operators(const Graph &g) {
     for (int in : n.inputs)
       if (readers[size_t(in)].empty() || readers[size_t(in)].back() != n.id) readers[size_t(in)].push_back(n.id);
   // The graph output is read from outside: it always ends its group.
-  auto sole_reader = [&](int id) { return id == g.output() || readers[size_t(id)].size() != 1 ? -1 : readers[size_t(id)][0]; };
+  auto sole_reader = [&](int id) { return g.is_output(id) || readers[size_t(id)].size() != 1 ? -1 : readers[size_t(id)][0]; };
+  auto maps = [](OpPattern p) { return p == OpPattern::kElementWise || p == OpPattern::kBroadcast; };
 
   std::vector<bool> taken(count, false);
   std::vector<FusedGroup> groups;
   for (int id : g.topological_order()) {
     const Node &start = g.node(id);
     const OpPattern p = op_pattern(start.op);
-    if (p == OpPattern::kOpaque || taken[size_t(id)]) continue;
+    if (taken[size_t(id)] || start.op == "input" || start.op == "constant") continue;
     FusedGroup grp;
     grp.nodes.push_back(id);
-    if (p == OpPattern::kAnchor) grp.anchor = id;
+    if (p == OpPattern::kOutFusable) grp.anchor = id;
     int last = id;
     // A reduction ends the group it is in, so only the others look for a reader.
-    while (op_pattern(g.node(last).op) != OpPattern::kReduction) {
+    while (p != OpPattern::kOpaque && op_pattern(g.node(last).op) != OpPattern::kReduction) {
       const int next = sole_reader(last);
       if (next < 0 || taken[size_t(next)]) break;
       const Node &r = g.node(next);
       // The value must flow through the reader's data input; parameters (bias, gamma)
       // never come from the group. add and multiply may take it on either side.
-      const bool commutes = r.op == "add" || r.op == "multiply";
-      const bool flows = r.inputs[0] == last || (commutes && r.inputs[1] == last);
+      const bool commutes = op_def(r.op).commutative;
+      const bool flows = r.inputs[0] == last || (commutes && r.inputs.size() > 1 && r.inputs[1] == last);
       const OpPattern rp = op_pattern(r.op);
-      bool ok = flows && rp != OpPattern::kAnchor && rp != OpPattern::kOpaque;
+      bool ok = flows && rp != OpPattern::kOutFusable && rp != OpPattern::kOpaque;
       // An anchor's tail keeps its shape, so it can be computed in the anchor's loops.
-      if (p == OpPattern::kAnchor) ok = ok && rp == OpPattern::kElementWise && r.shape == start.shape;
+      if (p == OpPattern::kOutFusable) ok = ok && maps(rp) && r.shape == start.shape;
       if (!ok) break;
       grp.nodes.push_back(next);
       taken[size_t(next)] = true;

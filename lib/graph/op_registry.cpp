@@ -1,0 +1,215 @@
+// The operator registry, the attribute schema check, and the two things every graph
+// layer asks of an operator: its inferred shape and its tensor expression.
+#include "tensorir/graph/op_registry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "op_table.h"
+#include "tensorir/ir/printer.h"
+#include "tensorir/ops/schedule.h"
+
+namespace tensorir::graph {
+
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, OpDef> ops;
+};
+
+// Function-local: operators register from static initializers in other files.
+Registry &registry() {
+  static Registry *r = new Registry;
+  return *r;
+}
+
+const char *attr_kind_name(AttrKind k) {
+  switch (k) {
+    case AttrKind::Int: return "an integer";
+    case AttrKind::Real: return "a number";
+    case AttrKind::String: return "a string";
+    case AttrKind::Ints: return "a list of integers";
+  }
+  return "?";
+}
+
+bool fits(AttrKind k, const AttrValue &v) {
+  switch (k) {
+    case AttrKind::Int: return std::holds_alternative<int64_t>(v);
+    case AttrKind::Real: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case AttrKind::String: return std::holds_alternative<std::string>(v);
+    case AttrKind::Ints: return std::holds_alternative<std::vector<int64_t>>(v);
+  }
+  return false;
+}
+
+std::string known_attrs(const OpDef &def) {
+  std::string s;
+  for (const AttrSpec &a : def.attrs) s += (s.empty() ? "" : ", ") + a.name;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+const char *op_pattern_name(OpPattern p) {
+  switch (p) {
+    case OpPattern::kElementWise: return "element-wise";
+    case OpPattern::kBroadcast: return "broadcast";
+    case OpPattern::kInjective: return "injective";
+    case OpPattern::kReduction: return "reduction";
+    case OpPattern::kOutFusable: return "out-fusable";
+    case OpPattern::kOpaque: return "opaque";
+  }
+  return "?";
+}
+
+OpStrategy OpDef::strategy(const Target &target) const {
+  OpStrategy s;
+  auto it = strategies.find(target.kind);
+  if (it != strategies.end()) s = it->second;
+  if (!s.compute) s.compute = compute;
+  if (!s.schedule) s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_generic({ctx.out}); };
+  if (!s.takes_tail) s.takes_tail = [](const Node &) { return true; };
+  return s;
+}
+
+void register_op(OpDef def) {
+  TIR_USER_CHECK(!def.name.empty()) << "register_op: the operator has no name";
+  TIR_USER_CHECK(def.name != "input" && def.name != "constant")
+      << "register_op: '" << def.name << "' is reserved for the graph's leaves; pick another name";
+  TIR_USER_CHECK(def.compute != nullptr) << "register_op('" << def.name << "'): no compute function";
+  for (size_t i = 0; i < def.attrs.size(); ++i) {
+    const AttrSpec &a = def.attrs[i];
+    TIR_USER_CHECK(!a.name.empty()) << "register_op('" << def.name << "'): attribute " << i << " has no name";
+    for (size_t j = 0; j < i; ++j)
+      TIR_USER_CHECK(def.attrs[j].name != a.name)
+          << "register_op('" << def.name << "'): attribute '" << a.name << "' is declared twice";
+    TIR_USER_CHECK(!a.default_value || fits(a.kind, *a.default_value))
+        << "register_op('" << def.name << "'): the default of attribute '" << a.name << "' is not "
+        << attr_kind_name(a.kind);
+  }
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  TIR_USER_CHECK(!r.ops.count(def.name))
+      << "register_op: an operator '" << def.name << "' is already registered; operator names are unique";
+  std::string name = def.name;
+  r.ops.emplace(std::move(name), std::move(def));
+}
+
+const OpDef *find_op(const std::string &name) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.ops.find(name);
+  // Entries are never removed, and std::map nodes do not move: the pointer stays valid.
+  return it == r.ops.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> registered_ops() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> names;
+  for (const auto &entry : r.ops) names.push_back(entry.first);
+  return names;
+}
+
+const OpDef &op_def(const std::string &name) {
+  if (const OpDef *def = find_op(name)) return *def;
+  std::string known;
+  for (const std::string &o : registered_ops()) known += " " + o;
+  TIR_THROW() << "unknown operator '" << name << "'; registered operators:" << known
+              << " (graph::register_op adds one)";
+}
+
+OpPattern op_pattern(const std::string &op) {
+  const OpDef *def = find_op(op);
+  return def ? def->pattern : OpPattern::kOpaque;
+}
+
+namespace detail {
+
+std::string node_prefix(const Node &n) { return "node '" + n.name + "' (" + n.op + "): "; }
+
+const OpDef &node_op(const Node &n) {
+  if (const OpDef *def = find_op(n.op)) return *def;
+  std::string known;
+  for (const std::string &o : registered_ops()) known += " " + o;
+  TIR_THROW() << node_prefix(n) << "unknown operator '" << n.op << "'; known operators: input constant" << known;
+}
+
+int op_arity(const Node &n) { return static_cast<int>(node_op(n).inputs.size()); }
+
+void check_attrs(Node &n) {
+  const OpDef &def = node_op(n);
+  for (const auto &[key, value] : n.attrs) {
+    auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec &a) { return a.name == key; });
+    TIR_USER_CHECK(spec != def.attrs.end())
+        << node_prefix(n) << "unknown attribute '" << key << "'; " << n.op << " takes: " << known_attrs(def);
+    TIR_USER_CHECK(fits(spec->kind, value)) << node_prefix(n) << "attribute '" << key << "' must be "
+                                            << attr_kind_name(spec->kind);
+    if (spec->kind == AttrKind::Ints && spec->ints_size >= 0) {
+      const size_t size = std::get<std::vector<int64_t>>(value).size();
+      TIR_USER_CHECK(size == size_t(spec->ints_size)) << node_prefix(n) << "attribute '" << key << "' must hold "
+                                                      << spec->ints_size << " values, got " << size;
+    }
+    const double *real = std::get_if<double>(&value);
+    TIR_USER_CHECK(!real || std::isfinite(*real))
+        << node_prefix(n) << "attribute '" << key << "' is " << *real << "; it must be a finite number";
+  }
+  for (const AttrSpec &a : def.attrs) {
+    if (n.attrs.count(a.name)) continue;
+    TIR_USER_CHECK(a.default_value.has_value())
+        << node_prefix(n) << "missing attribute '" << a.name << "' (" << attr_kind_name(a.kind) << ")";
+    n.attrs[a.name] = *a.default_value;
+  }
+}
+
+Tensor make_tensor(const Node &n, const std::vector<Tensor> &inputs, const std::string &out_name,
+                   const ComputeFn &compute) {
+  TIR_ASSERT(static_cast<int>(inputs.size()) == op_arity(n)) << node_prefix(n);
+  try {
+    const Tensor t = compute ? compute(n, inputs, out_name) : node_op(n).compute(n, inputs, out_name);
+    TIR_USER_CHECK(t.defined()) << "the compute function returned an undefined tensor";
+    return t;
+  } catch (const Error &e) {
+    const std::string prefix = node_prefix(n);
+    if (std::string(e.what()).rfind(prefix, 0) == 0) throw;
+    throw Error(prefix + e.what());
+  }
+}
+
+void infer_shape(Node &n, const std::vector<const Node *> &inputs) {
+  const OpDef &def = node_op(n);
+  const int arity = static_cast<int>(def.inputs.size());
+  TIR_USER_CHECK(static_cast<int>(inputs.size()) == arity)
+      << node_prefix(n) << "takes " << arity << " inputs but was given " << inputs.size();
+  check_attrs(n);
+  if (def.check) {
+    try {
+      def.check(n, inputs);
+    } catch (const Error &e) {
+      const std::string prefix = node_prefix(n);
+      if (std::string(e.what()).rfind(prefix, 0) == 0) throw;
+      throw Error(prefix + e.what());
+    }
+  }
+  std::vector<Tensor> ph;
+  for (const Node *in : inputs) {
+    std::vector<Expr> shape(in->shape.begin(), in->shape.end());
+    ph.push_back(placeholder(shape, in->dtype, in->name));
+  }
+  const Tensor out = make_tensor(n, ph, n.name);
+  n.shape.clear();
+  for (const Expr &e : out.shape()) {
+    const int64_t *v = as_const_int(e);
+    TIR_USER_CHECK(v) << node_prefix(n) << "the compute gives a symbolic dimension " << to_string(e)
+                      << "; graph operators need constant shapes";
+    n.shape.push_back(*v);
+  }
+  n.dtype = out.dtype();
+}
+
+}  // namespace detail
+
+}  // namespace tensorir::graph

@@ -1,0 +1,104 @@
+// conv2d: NCHW data and OIHW weights, or the packed layouts alter_conv_layout gives it
+// (data NCHW<ci>c, weight OIHW<ci>i<co>o, result NCHW<co>c). On the CPU the tuned
+// schedule computes the channel-blocked form (conv2d_nchwc) with its element-wise tail.
+#include "def_util.h"
+
+namespace tensorir::ops::defs {
+
+namespace {
+
+ops::Conv2dAttrs conv_attrs(const Node &n) {
+  ops::Conv2dAttrs a;
+  a.strides = pair_attr(n, "strides");
+  a.padding = pair_attr(n, "padding");
+  a.dilation = pair_attr(n, "dilation");
+  a.groups = static_cast<int>(n.attr_int("groups"));
+  return a;
+}
+
+// A conv2d whose weight is packed: its "kernel_layout" is OIHW<ci>i<co>o.
+bool packed(const Node &n) { return string_attr(n, "kernel_layout") != "OIHW"; }
+bool blocked_out(const Node &n) { return string_attr(n, "out_layout") != "NCHW"; }
+
+// The layouts a packed conv2d's attributes name must be those of its tensors.
+void check_packed_layouts(const Node &n, const std::vector<int64_t> &data, const std::vector<int64_t> &weight) {
+  TIR_USER_CHECK(n.attr_int("groups") == 1) << "a packed weight needs groups = 1";
+  TIR_USER_CHECK(weight.size() == 6) << "kernel_layout '" << string_attr(n, "kernel_layout")
+                                     << "' needs a weight [K/co][C/ci][R][S][ci][co] but it has shape "
+                                     << shape_str(weight);
+  const std::string ci = std::to_string(weight[4]), co = std::to_string(weight[5]);
+  const std::string kernel = "OIHW" + ci + "i" + co + "o", in = data.size() == 5 ? "NCHW" + ci + "c" : "NCHW";
+  TIR_USER_CHECK(string_attr(n, "kernel_layout") == kernel)
+      << "kernel_layout '" << string_attr(n, "kernel_layout") << "' does not describe the weight "
+      << shape_str(weight) << " (" << kernel << ")";
+  TIR_USER_CHECK(string_attr(n, "data_layout") == in)
+      << "data_layout '" << string_attr(n, "data_layout") << "' does not describe the data " << shape_str(data)
+      << " (" << in << " for this weight)";
+  const std::string &out = string_attr(n, "out_layout");
+  TIR_USER_CHECK(out == "NCHW" || out == "NCHW" + co + "c")
+      << "out_layout '" << out << "' must be NCHW or NCHW" << co << "c (the weight's block of output channels)";
+}
+
+void check(const Node &n, const std::vector<const Node *> &in) {
+  if (packed(n)) return check_packed_layouts(n, in[0]->shape, in[1]->shape);
+  TIR_USER_CHECK(in[0]->shape.size() == 4)
+      << "input '" << in[0]->name << "' must be NCHW (4 dimensions) but has shape " << shape_str(in[0]->shape);
+  TIR_USER_CHECK(in[1]->shape.size() == 4)
+      << "weight '" << in[1]->name << "' must be OIHW (4 dimensions) but has shape " << shape_str(in[1]->shape);
+  const int64_t groups = n.attr_int("groups");
+  TIR_USER_CHECK(groups >= 1) << "groups must be at least 1, got " << groups;
+  TIR_USER_CHECK(in[1]->shape[1] * groups == in[0]->shape[1])
+      << "weight '" << in[1]->name << "' has " << in[1]->shape[1] << " input channels"
+      << (groups > 1 ? " per group" : "") << " but input '" << in[0]->name << "' has " << in[0]->shape[1]
+      << (groups > 1 ? " (" + std::to_string(groups) + " groups)" : "");
+  TIR_USER_CHECK(in[1]->dtype == in[0]->dtype) << "weight '" << in[1]->name << "' is " << in[1]->dtype
+                                               << " but input '" << in[0]->name << "' is " << in[0]->dtype;
+}
+
+// The one-stage forms, for every target.
+Tensor compute(const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+  const ops::Conv2dAttrs a = conv_attrs(n);
+  if (packed(n)) return ops::conv2d_packed_direct(in[0], in[1], a, blocked_out(n), name);
+  return ops::conv2d(in[0], in[1], a, name);
+}
+
+// The stages of conv2d_nchwc, which the tuned CPU schedule expects.
+Tensor compute_cpu(const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+  const ops::Conv2dAttrs a = conv_attrs(n);
+  if (packed(n)) return ops::conv2d_nchwc_packed(in[0], in[1], a, blocked_out(n), name);
+  return a.groups == 1 ? ops::conv2d_nchwc(in[0], in[1], a, name) : ops::conv2d(in[0], in[1], a, name);
+}
+
+const bool registered = [] {
+  OpDef def;
+  def.name = "conv2d";
+  def.doc = "2-D convolution: data [N, C, H, W], weight [K, C/groups, R, S] -> [N, K, OH, OW]";
+  def.inputs = {"data", "weight"};
+  def.attrs = {{"strides", AttrKind::Ints, std::vector<int64_t>{1, 1}},
+               {"padding", AttrKind::Ints, std::vector<int64_t>{0, 0}},
+               {"dilation", AttrKind::Ints, std::vector<int64_t>{1, 1}},
+               {"groups", AttrKind::Int, int64_t{1}},
+               {"data_layout", AttrKind::String, std::string("NCHW")},
+               {"kernel_layout", AttrKind::String, std::string("OIHW")},
+               {"out_layout", AttrKind::String, std::string("NCHW")}};
+  for (int i = 0; i < 3; ++i) def.attrs[size_t(i)].ints_size = 2;
+  def.pattern = graph::OpPattern::kOutFusable;
+  def.layout = graph::LayoutRule::kConvolution;
+  def.check = check;
+  def.compute = compute;
+  OpStrategy cpu;
+  cpu.compute = compute_cpu;
+  cpu.schedule = [](const ScheduleContext &ctx) {
+    return ctx.fused() ? ops::schedule_conv2d_llvm(ctx.op, ctx.out, ctx.target)
+                       : ops::schedule_conv2d_llvm(ctx.out, ctx.target);
+  };
+  // Grouped convolutions keep the one-stage form, whose schedule takes no tail.
+  cpu.takes_tail = [](const Node &n) { return n.attr_int("groups") == 1; };
+  on_cpu(def, cpu);
+  graph::register_op(std::move(def));
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::ops::defs

@@ -1,0 +1,67 @@
+// Helpers shared by the operator definitions in this folder.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tensorir/graph/op_registry.h"
+#include "tensorir/ops/nn.h"
+#include "tensorir/ops/schedule.h"
+#include "tensorir/ops/transform.h"
+
+namespace tensorir::ops::defs {
+
+using graph::AttrKind;
+using graph::Node;
+using graph::OpDef;
+using graph::OpStrategy;
+using graph::ScheduleContext;
+
+// A 2-value integer attribute as an array (the schema checked its size).
+inline std::array<int, 2> pair_attr(const Node &n, const std::string &key) {
+  const std::vector<int64_t> &v = n.attr_ints(key);
+  return {static_cast<int>(v[0]), static_cast<int>(v[1])};
+}
+
+inline const std::string &string_attr(const Node &n, const std::string &key) {
+  return std::get<std::string>(n.attrs.at(key));
+}
+
+// The kinds whose kernels get the tuned CPU schedules (vector registers, a thread pool).
+inline const std::vector<std::string> &cpu_kinds() {
+  static const std::vector<std::string> kinds = {"llvm", "wasm"};
+  return kinds;
+}
+
+// `s` as the strategy of every CPU kind.
+inline void on_cpu(OpDef &def, const OpStrategy &s) {
+  for (const std::string &kind : cpu_kinds()) def.strategies[kind] = s;
+}
+
+// The CPU schedule of operators without one of their own: blocked results as vectors
+// of their channel block, in parallel.
+inline OpStrategy blocked_cpu_strategy() {
+  OpStrategy s;
+  s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_blocked_llvm(ctx.out); };
+  return s;
+}
+
+// A one-input operator computed by `fn(x, name)`.
+template <typename F>
+graph::ComputeFn unary(F fn) {
+  return [fn](const Node &, const std::vector<Tensor> &in, const std::string &name) { return fn(in[0], name); };
+}
+
+}  // namespace tensorir::ops::defs
+
+namespace tensorir::ops::defs {
+
+// Every input of `n` has the first input's dtype.
+inline void check_same_dtypes(const Node &, const std::vector<const Node *> &in) {
+  for (size_t i = 1; i < in.size(); ++i)
+    TIR_USER_CHECK(in[i]->dtype == in[0]->dtype)
+        << "input '" << in[i]->name << "' is " << in[i]->dtype << " but input '" << in[0]->name << "' is "
+        << in[0]->dtype;
+}
+
+}  // namespace tensorir::ops::defs

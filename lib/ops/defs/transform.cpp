@@ -1,0 +1,48 @@
+// Data movement: flatten, layout_transform (channel blocks, packed weights), softmax.
+#include "def_util.h"
+
+namespace tensorir::ops::defs {
+
+namespace {
+
+const bool registered = [] {
+  OpDef flatten;
+  flatten.name = "flatten";
+  flatten.doc = "[N, ...] -> [N, product of the rest]";
+  flatten.inputs = {"x"};
+  flatten.pattern = graph::OpPattern::kInjective;
+  flatten.compute = unary([](const Tensor &x, const std::string &name) { return ops::flatten(x, name); });
+  on_cpu(flatten, blocked_cpu_strategy());
+  graph::register_op(std::move(flatten));
+
+  OpDef lt;
+  lt.name = "layout_transform";
+  lt.doc = "between NCHW and NCHW<c>c, or OIHW and OIHW<i>i<o>o; pad = 1 pads channels to whole blocks";
+  lt.inputs = {"x"};
+  lt.attrs = {{"src_layout", AttrKind::String}, {"dst_layout", AttrKind::String}, {"pad", AttrKind::Int, int64_t{0}}};
+  lt.pattern = graph::OpPattern::kInjective;
+  lt.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    const std::string &src = string_attr(n, "src_layout"), &dst = string_attr(n, "dst_layout");
+    return n.attr_int("pad") != 0 ? ops::layout_transform_pad(in[0], src, dst, name)
+                                  : ops::layout_transform(in[0], src, dst, name);
+  };
+  on_cpu(lt, blocked_cpu_strategy());
+  graph::register_op(std::move(lt));
+
+  OpDef softmax;
+  softmax.name = "softmax";
+  softmax.doc = "exp(x) / sum(exp(x)) along `axis` (negative counts from the end)";
+  softmax.inputs = {"x"};
+  softmax.attrs = {{"axis", AttrKind::Int, int64_t{-1}}};
+  softmax.pattern = graph::OpPattern::kReduction;
+  softmax.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return ops::softmax(in[0], static_cast<int>(n.attr_int("axis")), name);
+  };
+  on_cpu(softmax, blocked_cpu_strategy());
+  graph::register_op(std::move(softmax));
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::ops::defs
