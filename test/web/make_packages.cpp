@@ -1,7 +1,7 @@
 // Writes the web packages the browser tests run: resnet18 and small graphs that cover
 // element-wise operators with broadcasting, reductions, dense, a strided padded conv2d,
-// convolutions in channel blocks with eight render targets per pass and a tensor spread
-// over many texture rows. Next to each package's model.json:
+// convolutions in channel blocks with eight render targets per pass, a tensor spread
+// over many texture rows, and an operator registered by this program. Next to each package's model.json:
 //   test_input.bin     the single input, raw float32 (NDArray::random, seeded)
 //   test_expected.bin  the output of the same graph built for "llvm", raw float32
 //   test.json          {"input", "output", "tolerance", "description"}
@@ -23,6 +23,7 @@
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/export_web.h"
 #include "tensorir/graph/models.h"
+#include "tensorir/graph/op_registry.h"
 
 using namespace tensorir;
 namespace fs = std::filesystem;
@@ -87,6 +88,36 @@ graph::Graph blocked_convs() {
   return b.finish(b.relu(b.bias_add(c3, b.constant("c3.bias", weights({8}, 54)), 1, "c3.add"), "c3.relu"));
 }
 
+// An operator this program registers itself (not one of the library's): swish with a
+// slope, x * sigmoid(beta * x), after a convolution (fused into its kernel) and again
+// on its own (a kernel it leads).
+const bool swish_registered = [] {
+  graph::OpDef def;
+  def.name = "test.swish_beta";
+  def.inputs = {"x"};
+  def.attrs = {{"beta", graph::AttrKind::Real, 1.0}};
+  def.pattern = graph::OpPattern::kElementWise;
+  def.compute = [](const graph::Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    const Tensor x = in[0];
+    const float beta = float(n.attr_double("beta"));
+    return compute(x.shape(), [&](const std::vector<Var> &i) {
+      Expr v = x(std::vector<Expr>(i.begin(), i.end()));
+      return v * sigmoid(v * beta);
+    }, name);
+  };
+  graph::register_op(def);
+  return true;
+}();
+
+graph::Graph custom_op() {
+  graph::Builder b;
+  auto x = b.input("data", {1, 4, 9, 10});
+  auto c = b.conv2d(x, b.constant("conv.weight", weights({8, 4, 3, 3}, 61)), {.padding = {1, 1}}, "conv");
+  auto s = b.make("test.swish_beta", {c}, {{"beta", 1.5}}, "swish");
+  auto p = b.max_pool2d(s, {2, 2}, {2, 2}, {0, 0}, "pool");
+  return b.finish(b.make("test.swish_beta", {p}, {{"beta", -0.75}}, "swish2"));
+}
+
 graph::Graph long_row() {
   graph::Builder b;
   auto x = b.input("x", {1, 50001});
@@ -108,6 +139,9 @@ const std::vector<Package> &packages() {
       {"long_row", "relu(x + c) on [1,50001] with textures of at most 128 texels a side (many rows, "
                    "a partial last texel)",
        "webgl -max-texture-size=128", long_row},
+      {"custom_op", "an operator registered by the program (swish with a slope) after a convolution and "
+                    "after a max pool, on [1,4,9,10]",
+       "webgl", custom_op},
   };
   return all;
 }

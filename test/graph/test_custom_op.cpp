@@ -1,0 +1,257 @@
+// Operators registered by the program itself (not by the library) inside graphs on every
+// target that runs in this process, graphs with several outputs, and the registry's
+// checks of attributes and registrations.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "graph/compiled_model.h"
+#include "graph_test_util.h"
+#include "tensorir/graph/executor.h"
+#include "tensorir/graph/op_registry.h"
+#include "tensorir/ops/schedule.h"
+
+using namespace tensorir;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// swish_beta(x) = x * sigmoid(beta * x), element-wise, with a CPU schedule of its own:
+// the innermost axis as vectors of 8 where it divides, the outermost in parallel.
+Schedule swish_cpu_schedule(const graph::ScheduleContext &ctx) {
+  Schedule s = ops::schedule_generic({ctx.out});
+  Stage st = s[ctx.out];
+  const size_t rank = ctx.out.shape().size();
+  const int64_t inner = *as_const_int(ctx.out.shape()[rank - 1]);
+  if (inner % 8 == 0) {
+    auto [o, i] = st.split(ctx.out.axis(int(rank) - 1), 8);
+    st.vectorize(i);
+  }
+  st.parallel(ctx.out.axis(0));
+  return s;
+}
+
+// sum over the channels of an NCHW tensor, [N, C, H, W] -> [N, 1, H, W]: a reduction
+// with the generic schedule everywhere.
+const bool registered = [] {
+  graph::OpDef swish;
+  swish.name = "test.swish_beta";
+  swish.doc = "x * sigmoid(beta * x)";
+  swish.inputs = {"x"};
+  swish.attrs = {{"beta", graph::AttrKind::Real, 1.0}};
+  swish.pattern = graph::OpPattern::kElementWise;
+  swish.layout = graph::LayoutRule::kElementWise;
+  swish.compute = [](const graph::Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    const Tensor x = in[0];
+    const float beta = float(n.attr_double("beta"));
+    return compute(x.shape(), [&](const std::vector<Var> &i) {
+      std::vector<Expr> idx(i.begin(), i.end());
+      Expr v = x(idx);
+      return v * sigmoid(v * beta);
+    }, name);
+  };
+  graph::OpStrategy cpu;
+  cpu.schedule = swish_cpu_schedule;
+  swish.strategies["llvm"] = cpu;
+  graph::register_op(swish);
+
+  graph::OpDef sum_channels;
+  sum_channels.name = "test.sum_channels";
+  sum_channels.inputs = {"x"};
+  sum_channels.pattern = graph::OpPattern::kReduction;
+  sum_channels.check = [](const graph::Node &, const std::vector<const graph::Node *> &in) {
+    TIR_USER_CHECK(in[0]->shape.size() == 4) << "input '" << in[0]->name << "' must be NCHW";
+  };
+  sum_channels.compute = [](const graph::Node &, const std::vector<Tensor> &in, const std::string &name) {
+    const Tensor x = in[0];
+    IterVar c = reduce_axis({0, x.shape()[1]}, "c");
+    return compute({x.shape()[0], Expr(1), x.shape()[2], x.shape()[3]},
+                   [&](Var n, Var, Var h, Var w) { return sum(x(n, c, h, w), {c}); }, name);
+  };
+  graph::register_op(sum_channels);
+  return true;
+}();
+
+float swish_ref(float x, float beta) { return x / (1.0f + std::exp(-beta * x)); }
+
+// 3x3 convolution, padding 1, stride 1, NCHW / OIHW, batch 1.
+std::vector<float> conv3x3_ref(const std::vector<float> &x, const std::vector<float> &w, int c, int k, int h,
+                               int wd) {
+  std::vector<float> out(size_t(k * h * wd), 0.0f);
+  for (int o = 0; o < k; ++o)
+    for (int i = 0; i < h; ++i)
+      for (int j = 0; j < wd; ++j) {
+        double acc = 0;
+        for (int ci = 0; ci < c; ++ci)
+          for (int r = 0; r < 3; ++r)
+            for (int s = 0; s < 3; ++s) {
+              const int y = i + r - 1, z = j + s - 1;
+              if (y < 0 || y >= h || z < 0 || z >= wd) continue;
+              acc += double(x[size_t((ci * h + y) * wd + z)]) * w[size_t(((o * c + ci) * 3 + r) * 3 + s)];
+            }
+        out[size_t((o * h + i) * wd + j)] = float(acc);
+      }
+  return out;
+}
+
+struct Net {
+  graph::Graph g;
+  NDArray x, w;
+};
+
+// conv -> swish (fused into the conv's kernel where the target fuses) -> two outputs:
+// the activation itself and its sum over channels.
+Net custom_net() {
+  graph::Builder b;
+  Net net;
+  net.x = NDArray::random({1, 8, 10, 16}, Float(32), 7);
+  net.w = NDArray::random({16, 8, 3, 3}, Float(32), 8);
+  auto x = b.input("x", {1, 8, 10, 16});
+  auto w = b.constant("w", net.w);
+  auto conv = b.conv2d(x, w, {.padding = {1, 1}}, "conv");
+  auto act = b.make("test.swish_beta", {conv}, {{"beta", 1.5}}, "act");
+  auto total = b.make("test.sum_channels", {act}, {}, "total");
+  net.g = b.finish({act, total});
+  return net;
+}
+
+void check_custom_net(const Target &target) {
+  INFO("target " << target.str());
+  const Net net = custom_net();
+  const graph::CompiledModel m = graph::build(net.g, target);
+  const graph::Outputs out = m.run({{"x", net.x}});
+  REQUIRE(out.size() == 2);
+  CHECK(out.names() == std::vector<std::string>{"act", "total"});
+
+  std::vector<float> act = conv3x3_ref(net.x.to_vector<float>(), net.w.to_vector<float>(), 8, 16, 10, 16);
+  for (float &v : act) v = swish_ref(v, 1.5f);
+  std::vector<float> total(10 * 16, 0.0f);
+  for (int k = 0; k < 16; ++k)
+    for (int p = 0; p < 10 * 16; ++p) total[size_t(p)] += act[size_t(k * 160 + p)];
+
+  CHECK(out["act"].shape() == std::vector<int64_t>{1, 16, 10, 16});
+  CHECK(out["total"].shape() == std::vector<int64_t>{1, 1, 10, 16});
+  CHECK(graph_test::max_rel_error(out["act"].to_vector<float>(), act) < 1e-4);
+  CHECK(graph_test::max_rel_error(out["total"].to_vector<float>(), total) < 1e-4);
+  CHECK(graph_test::max_rel_error(out.at(1).to_vector<float>(), total) < 1e-4);
+}
+
+}  // namespace
+
+TEST_CASE("a program's own operators run inside a graph on llvm", "[graph][custom_op]") {
+  check_custom_net("llvm");
+  // Without tuned schedules the generic schedule computes the same.
+  const Net net = custom_net();
+  graph::BuildOptions plain;
+  plain.tuned_schedules = false;
+  const graph::Outputs out = graph::build(net.g, "llvm", plain).run({{"x", net.x}});
+  const graph::Outputs tuned = graph::build(net.g, "llvm").run({{"x", net.x}});
+  CHECK(graph_test::max_rel_error(out["act"].to_vector<float>(), tuned["act"].to_vector<float>()) < 1e-5);
+
+  // Leading its own kernel, the operator runs under its registered CPU schedule.
+  graph::Builder b;
+  auto x = b.input("x", {3, 5, 32});
+  const graph::Graph g = b.finish(b.make("test.swish_beta", {x}, {{"beta", -0.5}}, "y"));
+  const NDArray xa = NDArray::random({3, 5, 32}, Float(32), 3);
+  std::vector<float> want = xa.to_vector<float>();
+  for (float &v : want) v = swish_ref(v, -0.5f);
+  const graph::CompiledModel m = graph::build(g, "llvm");
+  CHECK(graph_test::max_rel_error(m.run({{"x", xa}}).to_vector<float>(), want) < 1e-5);
+  CHECK_THAT(m.impl().kernels.at(0).module.source("ll"), Contains("<8 x float>"));
+}
+
+TEST_CASE("a program's own operators run inside a graph on OpenGL", "[graph][custom_op][opengl]") {
+  check_custom_net("opengl");
+  check_custom_net("opengl -mode=fragment");
+  check_custom_net("webgl");  // the browser's shaders, run natively
+}
+
+TEST_CASE("a program's own operator fuses into a convolution's kernel", "[graph][custom_op]") {
+  const Net net = custom_net();
+  const graph::CompiledModel m = graph::build(net.g, "llvm");
+  bool fused = false;
+  for (const graph::KernelProfile &p : m.profile({{"x", net.x}}))
+    fused = fused || (p.op == "conv2d" && std::find(p.fused.begin(), p.fused.end(), "act") != p.fused.end());
+  CHECK(fused);
+}
+
+TEST_CASE("graphs with several outputs return each by name", "[graph][outputs]") {
+  graph::Builder b;
+  auto x = b.input("x", {2, 3, 4, 5});
+  auto y = b.input("y", {2, 3, 4, 5});
+  auto s = b.add(x, y, "s");
+  auto r = b.relu(s, "r");          // an output that is also read by another node
+  auto p = b.max_pool2d(r, {2, 2}, {1, 1}, {0, 0}, "p");
+  const graph::Graph g = b.finish({p, r, x});
+  const NDArray xa = NDArray::random({2, 3, 4, 5}, Float(32), 1), ya = NDArray::random({2, 3, 4, 5}, Float(32), 2);
+  const std::vector<float> xv = xa.to_vector<float>(), yv = ya.to_vector<float>();
+  std::vector<float> rv(xv.size());
+  for (size_t i = 0; i < xv.size(); ++i) rv[i] = std::max(xv[i] + yv[i], 0.0f);
+  std::vector<float> pv;
+  for (int nc = 0; nc < 6; ++nc)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) {
+        float m = -INFINITY;
+        for (int di = 0; di < 2; ++di)
+          for (int dj = 0; dj < 2; ++dj) m = std::max(m, rv[size_t((nc * 4 + i + di) * 5 + j + dj)]);
+        pv.push_back(m);
+      }
+  for (const char *target : {"llvm", "opengl"}) {
+    INFO(target);
+    for (bool fuse : {true, false}) {
+      graph::BuildOptions o;
+      o.fuse_operators = fuse;
+      const graph::Outputs out = graph::build(g, target, o).run({{"x", xa}, {"y", ya}});
+      REQUIRE(out.names() == std::vector<std::string>{"p", "r", "x"});
+      CHECK(out["p"].to_vector<float>() == pv);
+      CHECK(out["r"].to_vector<float>() == rv);
+      CHECK(out["x"].to_vector<float>() == xv);
+    }
+  }
+  const graph::Outputs out = graph::build(g, "llvm").run({{"x", xa}, {"y", ya}});
+  CHECK_THROWS_WITH(out["q"], Contains("no output called 'q'") && Contains("'p', 'r', 'x'"));
+  CHECK_THROWS_WITH(out.to_vector<float>(), Contains("has 3 outputs") && Contains("out[\"name\"]"));
+  CHECK_THROWS_WITH(g.output(), Contains("3 outputs"));
+  CHECK_THROWS_WITH(b.finish({p, p}), Contains("'p' is given twice"));
+}
+
+TEST_CASE("the operator registry checks attributes against each schema", "[graph][custom_op][error]") {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 6, 6});
+  // Defaults fill what is not given.
+  const graph::Node &d = b.node(b.make("test.swish_beta", {x}, {}, "d"));
+  CHECK(d.attr_double("beta") == 1.0);
+  CHECK_THROWS_WITH(b.make("test.swish_beta", {x}, {{"gamma", 1.0}}),
+                    Contains("unknown attribute 'gamma'") && Contains("takes: beta"));
+  CHECK_THROWS_WITH(b.make("test.swish_beta", {x}, {{"beta", std::string("big")}}),
+                    Contains("attribute 'beta' must be a number"));
+  CHECK_THROWS_WITH(b.make("test.swish_beta", {x}, {{"beta", NAN}}), Contains("finite"));
+  CHECK_THROWS_WITH(b.make("max_pool2d", {x}, {{"strides", std::vector<int64_t>{1, 1}}}),
+                    Contains("missing attribute 'pool_size'"));
+  CHECK_THROWS_WITH(b.make("max_pool2d", {x}, {{"pool_size", std::vector<int64_t>{2}}, {"strides", std::vector<int64_t>{1, 1}}}),
+                    Contains("'pool_size' must hold 2 values, got 1"));
+  CHECK_THROWS_WITH(b.make("conv2d", {x, x}, {{"groups", int64_t{0}}}), Contains("groups must be at least 1"));
+  CHECK_THROWS_WITH(b.make("no_such_op", {x}), Contains("unknown operator 'no_such_op'") && Contains("test.swish_beta"));
+  CHECK_THROWS_WITH(b.make("test.sum_channels", {x, x}), Contains("takes 1 inputs but was given 2"));
+  auto flat = b.flatten(x);
+  CHECK_THROWS_WITH(b.make("test.sum_channels", {flat}), Contains("(test.sum_channels): input") && Contains("NCHW"));
+}
+
+TEST_CASE("register_op refuses incomplete or clashing operators", "[graph][custom_op][error]") {
+  graph::OpDef def;
+  CHECK_THROWS_WITH(graph::register_op(def), Contains("no name"));
+  def.name = "test.no_compute";
+  CHECK_THROWS_WITH(graph::register_op(def), Contains("no compute function"));
+  def.name = "relu";
+  def.compute = [](const graph::Node &, const std::vector<Tensor> &in, const std::string &) { return in[0]; };
+  CHECK_THROWS_WITH(graph::register_op(def), Contains("'relu' is already registered"));
+  def.name = "input";
+  CHECK_THROWS_WITH(graph::register_op(def), Contains("reserved"));
+  def.name = "test.bad_default";
+  def.attrs = {{"k", graph::AttrKind::Int, 1.5}};
+  CHECK_THROWS_WITH(graph::register_op(def), Contains("default of attribute 'k' is not an integer"));
+  CHECK(graph::find_op("test.bad_default") == nullptr);
+  CHECK(graph::op_def("conv2d").pattern == graph::OpPattern::kOutFusable);
+  const std::vector<std::string> ops = graph::registered_ops();
+  CHECK(std::find(ops.begin(), ops.end(), "test.swish_beta") != ops.end());
+}
