@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
     const auto t2 = std::chrono::steady_clock::now();
     const NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 99);
     input.save_npy(dir + "/input.npy");
-    m.run({{"data", input}}).save_npy(dir + "/expected.npy");
+    m.run({{"data", input}}).single().save_npy(dir + "/expected.npy");
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     std::printf("saved resnet18 to %s: build %.0f ms, save %.0f ms, %zu kernels\n", dir.c_str(), ms(t0, t1),
                 ms(t1, t2), m.num_kernels());
