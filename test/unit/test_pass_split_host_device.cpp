@@ -14,9 +14,9 @@ namespace {
 Stmt thread(const IterVar &iv, Expr extent, Stmt body) {
   return AttrStmtNode::make(Ref<const Object>(iv.get()), "thread_extent", std::move(extent), std::move(body));
 }
-LoweredFunc func(Stmt body) {
+LoweredFunc func(Stmt body, std::string name = "f") {
   auto *n = new LoweredFuncNode();
-  n->name = "f";
+  n->name = std::move(name);
   n->body = std::move(body);
   return LoweredFunc(n);
 }
