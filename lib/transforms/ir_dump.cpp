@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "tensorir/error.h"
 #include "tensorir/ir/printer.h"
@@ -11,9 +12,9 @@ namespace tensorir {
 
 IRDump::IRDump(std::string dir, std::string func) : dir_(std::move(dir)), func_(std::move(func)) {
   if (dir_.empty()) return;
-  std::error_code ec;
+  std::error_code ec, is_dir_ec;
   std::filesystem::create_directories(dir_, ec);
-  TIR_USER_CHECK(!ec && std::filesystem::is_directory(dir_))
+  TIR_USER_CHECK(!ec && std::filesystem::is_directory(dir_, is_dir_ec))
       << "lower('" << func_ << "'): cannot create the IR dump directory '" << dir_ << "'"
       << (ec ? ": " + ec.message() : std::string(": a file of that name is in the way"));
 }
