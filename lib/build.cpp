@@ -64,11 +64,15 @@ Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
 Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
              const std::string &name) {
   // GPU compute kernels need bound loops: stages that bind none get the default schedule
-  // unless the target says -no-default-schedule.
+  // unless the target says -no-default-schedule. It goes on a copy: the caller's schedule
+  // stays as written (building it again, or for another target, sees the same schedule).
+  Schedule sched = s;
   if (target.kind == "opengl" && target.option("mode", "compute") == "compute" &&
-      target.option("no-default-schedule").empty())
-    apply_default_gpu_schedule(s);
-  return build(std::vector<LoweredFunc>{lower(s, args, name)}, target);
+      target.option("no-default-schedule").empty()) {
+    sched = s.copy();
+    apply_default_gpu_schedule(sched);
+  }
+  return build(std::vector<LoweredFunc>{lower(sched, args, name)}, target);
 }
 
 }  // namespace tensorir

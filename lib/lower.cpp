@@ -1,12 +1,16 @@
 // The lowering pipeline, top to bottom: from a schedule to the loop nest codegen reads.
 #include "tensorir/lower.h"
 
+#include <cstdlib>
+#include <functional>
 #include <unordered_set>
+#include <utility>
 
 #include "schedule/schedule_internal.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/printer.h"
 #include "tensorir/ir/visitor.h"
+#include "transforms/ir_dump.h"
 #include "transforms/passes.h"
 #include "transforms/storage_flatten.h"
 
@@ -63,9 +67,15 @@ std::vector<LoweredArg> make_args(const std::vector<BuildArg> &args, const std::
   }
   return out;
 }
+
+std::string env_dump_dir() {
+  const char *dir = std::getenv("TENSORIR_DUMP_IR");
+  return dir ? dir : "";
+}
 }  // namespace
 
-LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name) {
+LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name,
+                  const LowerOptions &options) {
   TIR_USER_CHECK(s.get()) << "lower('" << name << "'): the schedule is undefined";
   TIR_USER_CHECK(!name.empty()) << "lower(): give the function a name";
   auto *f = new LoweredFuncNode();
@@ -79,18 +89,29 @@ LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const st
   for (const BuildArg &a : args)
     f->arg_tensors.push_back(a.is_tensor() ? Tensor(s.current(a.tensor().op()), a.tensor().value_index()) : Tensor());
 
+  // The passes in order; with a dump directory, the IR after each one goes to a file.
+  IRDump dump(options.dump_dir.empty() ? env_dump_dir() : options.dump_dir, name);
   EffectiveBodies bodies = inline_stages(s);
   ScheduleBounds bounds = infer_bounds(s, bodies);
   Stmt stmt = schedule_ops(s, bodies, bounds);
-  stmt = storage_flatten(stmt, bindings, name);
-  stmt = simplify(stmt);
-  stmt = loop_partition(stmt);
-  stmt = simplify(stmt);
-  stmt = vectorize_loops(stmt);
-  stmt = unroll_loops(stmt);
-  stmt = simplify(stmt);
+  dump("schedule_ops", stmt);
+  const auto simplify_stmt = [](const Stmt &x) { return simplify(x); };
+  const std::pair<const char *, std::function<Stmt(const Stmt &)>> passes[] = {
+      {"storage_flatten", [&](const Stmt &x) { return storage_flatten(x, bindings, name); }},
+      {"simplify", simplify_stmt},
+      {"loop_partition", loop_partition},
+      {"simplify", simplify_stmt},
+      {"vectorize_loops", vectorize_loops},
+      {"unroll_loops", unroll_loops},
+      {"simplify", simplify_stmt},
+  };
+  for (const auto &[pass, run] : passes) dump(pass, stmt = run(stmt));
   f->body = stmt;
   return func;
+}
+
+LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name) {
+  return lower(s, args, name, LowerOptions{});
 }
 
 std::ostream &operator<<(std::ostream &os, const LoweredFunc &f) {

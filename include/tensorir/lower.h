@@ -53,4 +53,13 @@ std::ostream &operator<<(std::ostream &os, const LoweredFunc &f);
 // Runs bound inference, builds the loop nest, and applies the lowering passes (lib/lower.cpp).
 LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name);
 
+struct LowerOptions {
+  // Writes the IR after every pass to <dump_dir>/<name>.NN_<pass>.txt (00_schedule_ops,
+  // 01_storage_flatten, ...) to see what each pass did. Empty: the directory in the
+  // TENSORIR_DUMP_IR environment variable, if set; otherwise nothing is written.
+  std::string dump_dir;
+};
+LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name,
+                  const LowerOptions &options);
+
 }  // namespace tensorir

@@ -1,4 +1,4 @@
-// create_schedule: one stage per operation, producers before consumers.
+// create_schedule: one stage per operation, producers before consumers; Schedule::copy.
 #include "tensorir/te/schedule.h"
 
 #include "schedule/schedule_internal.h"
@@ -69,6 +69,45 @@ Operation Schedule::current(const Operation &op) const {
   for (auto it = n_->replaced.find(cur.get()); it != n_->replaced.end(); it = n_->replaced.find(cur.get()))
     cur = it->second;
   return cur;
+}
+
+namespace {
+// Objects are not copyable (their reference count is not), so the fields are copied one by one.
+Stage copy_stage(const StageNode *s) {
+  Ref<StageNode> n(new StageNode());
+  n->op = s->op;
+  n->all_iter_vars = s->all_iter_vars;
+  n->leaf_iter_vars = s->leaf_iter_vars;
+  n->relations = s->relations;
+  n->loop_kind = s->loop_kind;
+  n->attach_type = s->attach_type;
+  n->attach_stage = s->attach_stage;  // remapped to the copy's stage by the caller
+  n->attach_ivar = s->attach_ivar;
+  n->scope = s->scope;
+  n->is_output = s->is_output;
+  n->bound_threads = s->bound_threads;
+  n->tensorize_axis = s->tensorize_axis;
+  n->tensorize_intrin = s->tensorize_intrin;
+  return Stage(n);
+}
+}  // namespace
+
+// Loop axes, relations and operations are immutable and shared; the stages, which the
+// primitives change, are copied.
+Schedule Schedule::copy() const {
+  TIR_USER_CHECK(n_.defined()) << "copy: schedule is undefined; create it with create_schedule({outputs})";
+  Ref<ScheduleNode> n(new ScheduleNode());
+  n->outputs = n_->outputs;
+  n->replaced = n_->replaced;
+  std::unordered_map<const StageNode *, Stage> fresh;
+  for (const Stage &st : n_->stages) {
+    n->stages.push_back(copy_stage(st.get()));
+    fresh[st.get()] = n->stages.back();
+  }
+  for (const Stage &st : n->stages)
+    if (st->attach_stage.defined()) st->attach_stage = Ref<StageNode>(fresh.at(st->attach_stage.get()).get());
+  for (const auto &[op, st] : n_->stage_map) n->stage_map[op] = fresh.at(st.get());
+  return Schedule(n);
 }
 
 Stage Schedule::operator[](const Tensor &t) const {

@@ -122,6 +122,9 @@ class Schedule {
   Operation current(const Operation &op) const;
   const std::vector<Tensor> &outputs() const { return n_->outputs; }
   ScheduleNode *get() const { return n_.get(); }
+  // A schedule with stages of its own: scheduling the copy leaves this one as it is. The
+  // copy shares the operations, so copy[t] takes the same tensors as (*this)[t].
+  Schedule copy() const;
 
  private:
   Ref<ScheduleNode> n_;

@@ -1,0 +1,135 @@
+// The loop passes after flattening, each on a loop nest built here and compared with the
+// nest it must produce: loop_partition, vectorize_loops, unroll_loops, and simplify on
+// the pipeline's kind of input.
+#include <catch2/catch.hpp>
+
+#include "pass_check.h"
+#include "tensorir/arith/simplify.h"
+#include "tensorir/error.h"
+#include "tensorir/ir/op.h"
+#include "transforms/passes.h"
+
+using namespace tensorir;
+
+namespace {
+Stmt loop(const Var &v, Expr min, Expr extent, Stmt body, ForKind kind = ForKind::Serial) {
+  return ForNode::make(v, std::move(min), std::move(extent), kind, std::move(body));
+}
+}  // namespace
+
+TEST_CASE("loop_partition: the guard of a non-dividing split stays only in the tail", "[pass]") {
+  // for i.o in [0, 3): for i.i in [0, 4): if (i.o*4 + i.i < 10) A[i.o*4 + i.i] = 1
+  Var A("A", Handle()), io("i.o"), ii("i.i");
+  Expr idx = io * 4 + ii;
+  Expr cond = idx < 10;
+  Stmt store = StoreNode::make(A, 1.0f, idx);
+  Stmt guarded = IfThenElseNode::make(cond, store);
+
+  SECTION("the outer loop: i.o < 2 never needs the guard, i.o = 2 does") {
+    Stmt in = loop(io, 0, 3, loop(ii, 0, 4, guarded));
+    // The tail's inner loop is partitioned in turn: i.i < 2 is in range when i.o = 2.
+    Stmt expected = BlockNode::make({
+        loop(io, 0, 2, loop(ii, 0, 4, store)),
+        loop(io, 2, 1, BlockNode::make({loop(ii, 0, 2, store), loop(ii, 2, 2, guarded)})),
+    });
+    TIR_CHECK_IR(loop_partition(in), expected);
+  }
+  SECTION("a guard that always holds is dropped without a tail") {
+    Stmt in = loop(io, 0, 2, loop(ii, 0, 4, guarded));
+    TIR_CHECK_IR(loop_partition(in), loop(io, 0, 2, loop(ii, 0, 4, store)));
+  }
+  SECTION("other conjuncts of the guard stay in the head") {
+    Var n("n");
+    Expr both = AndNode::make(cond, ii < n);
+    Stmt in = loop(io, 0, 3, loop(ii, 0, 4, IfThenElseNode::make(both, store)));
+    Stmt head_guard = IfThenElseNode::make(ii < n, store);
+    Stmt tail_inner = BlockNode::make({loop(ii, 0, 2, head_guard), loop(ii, 2, 2, IfThenElseNode::make(both, store))});
+    Stmt expected = BlockNode::make({loop(io, 0, 2, loop(ii, 0, 4, head_guard)), loop(io, 2, 1, tail_inner)});
+    TIR_CHECK_IR(loop_partition(in), expected);
+  }
+  SECTION("a guard that fails on the first iteration, or an if with an else, is left alone") {
+    Stmt never = loop(io, 0, 3, IfThenElseNode::make(io > 0, store));
+    TIR_CHECK_IR(loop_partition(never), never);
+    Stmt with_else = loop(io, 0, 3, IfThenElseNode::make(io < 2, store, StoreNode::make(A, 2.0f, io)));
+    TIR_CHECK_IR(loop_partition(with_else), with_else);
+  }
+}
+
+TEST_CASE("vectorize_loops: a vectorized loop becomes Ramp and Broadcast vector code", "[pass]") {
+  Var A("A", Handle()), B("B", Handle()), i("i"), x("x", Float(32));
+  Type f4 = Float(32).with_lanes(4);
+  Expr ramp = RampNode::make(0, 1, 4);
+
+  SECTION("loads and stores of consecutive elements, a scalar broadcast") {
+    // for i in [0, 4) vectorized: B[i] = A[i] * x  ==>  B[ramp] = A[ramp] * x4
+    Stmt in = loop(i, 0, 4, StoreNode::make(B, MulNode::make(LoadNode::make(Float(32), A, i), x), i), ForKind::Vectorized);
+    Stmt expected = StoreNode::make(B, MulNode::make(LoadNode::make(f4, A, ramp), BroadcastNode::make(x, 4)), ramp);
+    TIR_CHECK_IR(vectorize_loops(in), expected);
+  }
+  SECTION("an offset index folds into the ramp's base") {
+    Stmt in = loop(i, 0, 4, StoreNode::make(B, LoadNode::make(Float(32), A, i + 8), i), ForKind::Vectorized);
+    Stmt expected = StoreNode::make(B, LoadNode::make(f4, A, RampNode::make(8, 1, 4)), ramp);
+    TIR_CHECK_IR(vectorize_loops(in), expected);
+  }
+  SECTION("a vectorized inner loop under a serial one") {
+    Var j("j");
+    Stmt in = loop(j, 0, 3, loop(i, 0, 4, StoreNode::make(B, x, j * 4 + i), ForKind::Vectorized));
+    Stmt expected = loop(j, 0, 3, StoreNode::make(B, BroadcastNode::make(x, 4), RampNode::make(j * 4, 1, 4)));
+    TIR_CHECK_IR(vectorize_loops(in), expected);
+  }
+  SECTION("every lane writing one address cannot be vector code: the loop runs serially") {
+    Stmt body = StoreNode::make(B, LoadNode::make(Float(32), A, i), 0);
+    TIR_CHECK_IR(vectorize_loops(loop(i, 0, 4, body, ForKind::Vectorized)), loop(i, 0, 4, body));
+  }
+  SECTION("a loop of one iteration becomes its body at the loop's start") {
+    Stmt in = loop(i, 5, 1, StoreNode::make(B, x, i), ForKind::Vectorized);
+    TIR_CHECK_IR(vectorize_loops(in), StoreNode::make(B, x, 5));
+  }
+  SECTION("serial loops are left as they are") {
+    Stmt in = loop(i, 0, 4, StoreNode::make(B, x, i));
+    CHECK(vectorize_loops(in).same_as(in));
+  }
+  SECTION("a symbolic extent is an error") {
+    Var n("n");
+    CHECK_THROWS_AS(vectorize_loops(loop(i, 0, n, StoreNode::make(B, x, i), ForKind::Vectorized)), Error);
+  }
+}
+
+TEST_CASE("unroll_loops: an unrolled loop becomes copies of its body", "[pass]") {
+  Var A("A", Handle()), i("i"), j("j");
+
+  SECTION("one copy per iteration with the loop variable replaced by its value") {
+    // for i in [5, 8) unrolled: A[i] = i * 2
+    Stmt in = loop(i, 5, 3, StoreNode::make(A, MulNode::make(i, 2), i), ForKind::Unrolled);
+    Stmt expected = BlockNode::make({
+        StoreNode::make(A, MulNode::make(5, 2), 5),
+        StoreNode::make(A, MulNode::make(6, 2), 6),
+        StoreNode::make(A, MulNode::make(7, 2), 7),
+    });
+    TIR_CHECK_IR(unroll_loops(in), expected);
+  }
+  SECTION("an unrolled loop inside a serial loop keeps the outer variable") {
+    Stmt in = loop(j, 0, 4, loop(i, 0, 2, StoreNode::make(A, j, AddNode::make(MulNode::make(j, 2), i)), ForKind::Unrolled));
+    Stmt expected = loop(j, 0, 4, BlockNode::make({
+        StoreNode::make(A, j, AddNode::make(MulNode::make(j, 2), 0)),
+        StoreNode::make(A, j, AddNode::make(MulNode::make(j, 2), 1)),
+    }));
+    TIR_CHECK_IR(unroll_loops(in), expected);
+  }
+  SECTION("a symbolic extent is an error naming the loop") {
+    Var n("n");
+    CHECK_THROWS_WITH(unroll_loops(loop(i, 0, n, StoreNode::make(A, 0, i), ForKind::Unrolled)),
+                      Catch::Contains("cannot unroll loop 'i'"));
+  }
+}
+
+TEST_CASE("simplify: the statement pass folds the index math flattening leaves", "[pass]") {
+  // What storage_flatten gives for T[i, j] over a region starting at (0, 0):
+  // ((0 * 4) + (i - 0)) * 8 + (j - 0), inside loops over i in [0, 4), j in [0, 8).
+  Var T("T", Handle()), i("i"), j("j");
+  Expr raw = AddNode::make(MulNode::make(AddNode::make(MulNode::make(0, 4), SubNode::make(i, 0)), 8),
+                           SubNode::make(j, 0));
+  Stmt in = loop(i, 0, 4, loop(j, 0, 8, IfThenElseNode::make(i < 4, StoreNode::make(T, 0.0f, raw))));
+  Stmt expected = loop(i, 0, 4, loop(j, 0, 8, StoreNode::make(T, 0.0f, i * 8 + j)));
+  TIR_CHECK_IR(simplify(in), expected);
+}
