@@ -65,8 +65,7 @@ Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target 
              const std::string &name) {
   // GPU compute kernels need bound loops: stages that bind none get the default schedule
   // unless the target says -no-default-schedule.
-  if (target.kind == "opengl" && target.option("mode", "compute") == "compute" &&
-      target.option("no-default-schedule").empty())
+  if (target.caps().default_gpu_schedule)
     apply_default_gpu_schedule(s);
   return build(std::vector<LoweredFunc>{lower(s, args, name)}, target);
 }

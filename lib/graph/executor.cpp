@@ -128,7 +128,7 @@ Schedule schedule_dense_with_tail(const Tensor &dense, const Tensor &out) {
 // Targets whose every tensor lies in RGBA textures, four elements per texel ("webgl").
 // "opengl -mode=fragment" packs only some results, and there ResNet-18's convolutions
 // run slower in blocks of 4 channels than in NCHW, so it keeps NCHW.
-bool packed_textures(const Target &t) { return t.kind == "webgl"; }
+bool packed_textures(const Target &t) { return t.caps().texture_channel_block > 0; }
 
 bool blocked_conv(const Node &n) { return n.op == "conv2d" && n.attr_int("groups") == 1; }
 
@@ -275,7 +275,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   Graph g = input_graph;
   if (options.fold_constants) g = fold_constants(g);
   if (options.fold_batch_norm) g = fold_batch_norm(g);
-  const bool tuned = options.tuned_schedules && (target.kind == "llvm" || target.kind == "wasm");
+  const bool tuned = options.tuned_schedules && target.caps().cpu_schedules;
   if (options.alter_layout && options.fold_constants && (tuned || packed_textures(target))) {
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
@@ -286,7 +286,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;
-  impl->device = target.kind == "opengl" ? Device::opengl() : Device::cpu();
+  impl->device = Device{target.caps().device, 0};
   impl->storage.resize(g.nodes().size());
   for (const Node &n : g.nodes())
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);
