@@ -107,6 +107,8 @@ int run(int argc, char **argv) {
   std::vector<graph::CompiledModel> built;
   std::string names;
   auto t0 = std::chrono::steady_clock::now();
+  // Every target is checked before the first, slow, build.
+  std::vector<Target> parsed;
   bool texture_limit_used = false;
   for (const std::string &target : targets) {
     Target t(target);
@@ -121,11 +123,14 @@ int run(int argc, char **argv) {
       t.check();
       texture_limit_used = true;
     }
-    built.push_back(graph::build(g, t, options));
-    names += (names.empty() ? "" : " and ") + t.str();
+    parsed.push_back(t);
   }
   if (max_texture > 0 && !texture_limit_used)
     throw UsageError{"--max-texture-size is an option of targets that keep tensors in textures (--target webgl)"};
+  for (const Target &t : parsed) {
+    built.push_back(graph::build(g, t, options));
+    names += (names.empty() ? "" : " and ") + t.str();
+  }
   const double build_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   graph::WebExportInfo info;

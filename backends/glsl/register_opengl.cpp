@@ -26,11 +26,11 @@ tensorir::TargetKindInfo opengl_kind() {
   k.help = "OpenGL 4.3 shaders, run in this process on the GPU";
   k.options = {
       TargetOption::one_of("mode", {"compute", "fragment"},
-                           "compute shaders (the default) or fragment shaders over textures"),
+                           "compute shaders, the default, or fragment shaders over textures"),
       TargetOption::flag("no-default-schedule", "compute: no default GPU schedule for stages that bind no loops"),
       TargetOption::integer("loop-limit", 1, INT64_MAX, "compute: most loop passes one shader invocation may make"),
       TargetOption::integer("max-texture-size", 1, INT_MAX, "fragment: largest texture width or height"),
-      TargetOption::one_of("pack", {"0", "1"}, "fragment: 1 (the default) packs four elements per texel"),
+      TargetOption::one_of("pack", {"0", "1"}, "fragment: 1, the default, packs four elements per texel"),
   };
   k.caps = [](const tensorir::Target &t) {
     tensorir::TargetCaps c;

@@ -16,9 +16,9 @@ tensorir::TargetKindInfo webgl_kind() {
   k.name = "webgl";
   k.help = "WebGL2 fragment shaders over RGBA32F textures, run by a browser";
   k.options = {
-      TargetOption::integer("max-texture-size", 1, INT_MAX, "largest texture width or height (default 4096)"),
+      TargetOption::integer("max-texture-size", 1, INT_MAX, "largest texture width or height; default 4096"),
       TargetOption::one_of("draw-buffers", {"1", "2", "4", "8"},
-                           "render targets one pass may write (default 4)"),
+                           "render targets one pass may write; default 4"),
   };
   k.caps = [](const tensorir::Target &) {
     tensorir::TargetCaps c;

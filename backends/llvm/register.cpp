@@ -17,7 +17,7 @@ TargetKindInfo llvm_kind() {
   TargetKindInfo k;
   k.name = "llvm";
   k.help = "native code for this machine's CPU, run in this process";
-  k.options = {TargetOption::string("mcpu", "the CPU to compile for: native (the default) or an LLVM CPU name"),
+  k.options = {TargetOption::string("mcpu", "the CPU to compile for: native, the default, or an LLVM CPU name"),
                kMattr};
   k.caps = [](const tensorir::Target &) {
     TargetCaps c;
