@@ -23,7 +23,7 @@ void register_hard_swish() {
   def.name = "example.hard_swish";
   def.doc = "x * clamp(alpha * x + 0.5, 0, 1)";
   def.inputs = {"x"};
-  def.attrs = {{"alpha", graph::AttrKind::Real, 1.0 / 6.0, "the slope of the gate"}};
+  def.attrs = {{"alpha", graph::AttrType::Real, 1.0 / 6.0, "the slope of the gate"}};
   // Element-wise: it joins the kernel of the convolution before it.
   def.pattern = graph::OpPattern::kElementWise;
   def.compute = [](const graph::Node &n, const std::vector<Tensor> &in, const std::string &name) {

@@ -67,8 +67,7 @@ Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target 
   // unless the target says -no-default-schedule. It goes on a copy: the caller's schedule
   // stays as written (building it again, or for another target, sees the same schedule).
   Schedule sched = s;
-  if (target.kind == "opengl" && target.option("mode", "compute") == "compute" &&
-      target.option("no-default-schedule").empty()) {
+  if (target.caps().default_gpu_schedule) {
     sched = s.copy();
     apply_default_gpu_schedule(sched);
   }

@@ -1,4 +1,5 @@
-// Target strings: "<kind> -key=value -flag ...", parsed in this one place.
+// Target strings: "<kind> -key=value -flag ...", parsed in this one place and checked
+// against the registered kinds (target_kind.h).
 #include "tensorir/target.h"
 
 #include <sstream>
@@ -6,14 +7,18 @@
 #include <vector>
 
 #include "tensorir/error.h"
+#include "tensorir/target_kind.h"
 
 namespace tensorir {
 
 namespace {
-const std::vector<std::string> &known_kinds() {
-  static const std::vector<std::string> kinds = {"llvm", "c", "opengl", "webgl", "wasm"};
-  return kinds;
+
+std::string registered_kinds() {
+  std::string list;
+  for (const std::string &k : target_kind_names()) list += (list.empty() ? "" : ", ") + k;
+  return list.empty() ? "none (the library was built without backends)" : list;
 }
+
 }  // namespace
 
 Target Target::parse(const std::string &s) {
@@ -21,14 +26,8 @@ Target Target::parse(const std::string &s) {
   std::string token;
   Target t;
   TIR_USER_CHECK(in >> t.kind) << "empty target string; expected a kind such as \"llvm\"";
-  bool known = false;
-  for (const std::string &k : known_kinds()) known = known || k == t.kind;
-  if (!known) {
-    std::string list;
-    for (const std::string &k : known_kinds()) list += (list.empty() ? "" : ", ") + k;
-    TIR_THROW() << "unknown target kind '" << t.kind << "' in \"" << s
-                << "\"; known kinds: " << list;
-  }
+  TIR_USER_CHECK(find_target_kind(t.kind) != nullptr)
+      << "unknown target kind '" << t.kind << "' in \"" << s << "\"; known kinds: " << registered_kinds();
   while (in >> token) {
     TIR_USER_CHECK(token.size() > 1 && token[0] == '-' && token[1] != '=' && token[1] != '-')
         << "malformed option '" << token << "' in target \"" << s
@@ -43,7 +42,30 @@ Target Target::parse(const std::string &s) {
         << "option -" << key << " appears twice in target \"" << s << "\"";
     t.options[key] = value;
   }
+  t.check();
   return t;
+}
+
+void Target::check() const {
+  const TargetKindInfo &info = kind_info();
+  for (const auto &[key, value] : options) {
+    const TargetOption *o = info.find_option(key);
+    TIR_USER_CHECK(o != nullptr) << "unknown option '-" << key << "' for target '" << kind
+                                 << "' (known: " << info.options_usage() << ")";
+    o->check(value, str());
+  }
+}
+
+const TargetKindInfo &Target::kind_info() const {
+  TIR_USER_CHECK(!kind.empty()) << "the target has no kind; use a target string such as \"llvm\"";
+  const TargetKindInfo *info = find_target_kind(kind);
+  TIR_USER_CHECK(info != nullptr) << "unknown target kind '" << kind << "'; known kinds: " << registered_kinds();
+  return *info;
+}
+
+TargetCaps Target::caps() const {
+  const TargetKindInfo &info = kind_info();
+  return info.caps ? info.caps(*this) : TargetCaps{};
 }
 
 std::string Target::option(const std::string &key, const std::string &fallback) const {

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "tensorir/error.h"
+#include "tensorir/graph/artifact.h"
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/export_web.h"
 #include "tensorir/graph/models.h"
+#include "tensorir/target_kind.h"
 
 namespace {
 
@@ -105,16 +107,30 @@ int run(int argc, char **argv) {
   std::vector<graph::CompiledModel> built;
   std::string names;
   auto t0 = std::chrono::steady_clock::now();
+  // Every target is checked before the first, slow, build.
+  std::vector<Target> parsed;
+  bool texture_limit_used = false;
   for (const std::string &target : targets) {
     Target t(target);
-    if (t.kind != "webgl" && t.kind != "wasm")
-      throw UsageError{"--target " + target + ": web packages are compiled for webgl or wasm"};
-    if (max_texture > 0 && t.kind == "webgl") t.options["max-texture-size"] = std::to_string(max_texture);
+    if (!graph::has_web_exporter(t.kind)) {
+      std::string kinds;
+      for (const std::string &k : graph::web_exporter_kinds()) kinds += (kinds.empty() ? "" : " or ") + k;
+      throw UsageError{"--target " + target + ": web packages are compiled for " + kinds};
+    }
+    // The kinds that keep tensors in textures take the limit on their size.
+    if (max_texture > 0 && t.caps().textures && t.kind_info().find_option("max-texture-size")) {
+      t.options["max-texture-size"] = std::to_string(max_texture);
+      t.check();
+      texture_limit_used = true;
+    }
+    parsed.push_back(t);
+  }
+  if (max_texture > 0 && !texture_limit_used)
+    throw UsageError{"--max-texture-size is an option of targets that keep tensors in textures (--target webgl)"};
+  for (const Target &t : parsed) {
     built.push_back(graph::build(g, t, options));
     names += (names.empty() ? "" : " and ") + t.str();
   }
-  if (max_texture > 0 && names.find("webgl") == std::string::npos)
-    throw UsageError{"--max-texture-size is an option of --target webgl"};
   const double build_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   graph::WebExportInfo info;
@@ -134,7 +150,7 @@ int run(int argc, char **argv) {
   std::printf("  compiled %zu kernels in %.0f ms; exported in %.0f ms\n", m.num_kernels(), build_ms, export_ms);
   if (built.size() > 1)
     std::printf("  one package per target, and model.json indexing them for the runtime to choose\n");
-  else if (t.kind == "webgl")
+  else if (t.caps().textures)
     std::printf("  %zu passes, %zu programs, %zu textures (%s; %s with one texture per value)\n", info.passes,
                 info.programs, info.textures, mib(info.peak_bytes).c_str(), mib(info.naive_bytes).c_str());
   else

@@ -1,11 +1,16 @@
-// Makes "opengl" a build target: "-mode=compute" (the default) builds compute shaders,
-// "-mode=fragment" fragment shaders (WebGL-compatible).
+// Makes "opengl" a target kind and a build target: "-mode=compute" (the default) builds
+// compute shaders, "-mode=fragment" fragment shaders (WebGL-compatible).
+#include <climits>
+
 #include "glsl/compute_module.h"
 #include "glsl/fragment_module.h"
 #include "tensorir/build.h"
 #include "tensorir/error.h"
+#include "tensorir/target_kind.h"
 
 namespace {
+
+using tensorir::TargetOption;
 
 tensorir::Module build_opengl(const std::vector<tensorir::LoweredFunc> &funcs, const tensorir::Target &target) {
   std::string mode = target.option("mode", "compute");
@@ -15,7 +20,32 @@ tensorir::Module build_opengl(const std::vector<tensorir::LoweredFunc> &funcs, c
               << "'; the opengl target has -mode=compute (the default) and -mode=fragment";
 }
 
+tensorir::TargetKindInfo opengl_kind() {
+  tensorir::TargetKindInfo k;
+  k.name = "opengl";
+  k.help = "OpenGL 4.3 shaders, run in this process on the GPU";
+  k.options = {
+      TargetOption::one_of("mode", {"compute", "fragment"},
+                           "compute shaders, the default, or fragment shaders over textures"),
+      TargetOption::flag("no-default-schedule", "compute: no default GPU schedule for stages that bind no loops"),
+      TargetOption::integer("loop-limit", 1, INT64_MAX, "compute: most loop passes one shader invocation may make"),
+      TargetOption::integer("max-texture-size", 1, INT_MAX, "fragment: largest texture width or height"),
+      TargetOption::one_of("pack", {"0", "1"}, "fragment: 1, the default, packs four elements per texel"),
+  };
+  k.caps = [](const tensorir::Target &t) {
+    tensorir::TargetCaps c;
+    c.device = tensorir::Device::OpenGL;
+    c.runs_in_process = true;
+    const bool compute = t.option("mode", "compute") == "compute";
+    c.textures = !compute;
+    c.default_gpu_schedule = compute && t.option("no-default-schedule").empty();
+    return c;
+  };
+  return k;
+}
+
 const bool registered = [] {
+  tensorir::register_target_kind(opengl_kind());
   tensorir::register_backend("opengl", build_opengl);
   return true;
 }();

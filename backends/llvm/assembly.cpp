@@ -5,7 +5,7 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "target_machine.h"
+#include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
 
 namespace tensorir::llvm_backend {

@@ -1,5 +1,5 @@
 // CodeGenLLVM: expressions.
-#include "codegen_llvm.h"
+#include "backends/llvm/codegen_llvm.h"
 
 #include "tensorir/error.h"
 

@@ -1,5 +1,5 @@
 // CodeGenLLVM: module set-up, types, the symbol table and the entry-function ABI.
-#include "codegen_llvm.h"
+#include "backends/llvm/codegen_llvm.h"
 
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>

@@ -17,7 +17,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
-#include "codegen_target.h"
+#include "backends/llvm/codegen_target.h"
 #include "tensorir/ir/expr.h"
 #include "tensorir/lower.h"
 

@@ -1,5 +1,5 @@
 // CodeGenLLVM: statements (loops, stores, allocations, branches, assertions).
-#include "codegen_llvm.h"
+#include "backends/llvm/codegen_llvm.h"
 
 #include <llvm/IR/MDBuilder.h>
 

@@ -2,7 +2,7 @@
 // or to libm, lane by lane; extern calls become calls of C functions the JIT resolves.
 #include <map>
 
-#include "codegen_llvm.h"
+#include "backends/llvm/codegen_llvm.h"
 
 #include "tensorir/error.h"
 

@@ -1,5 +1,5 @@
 // Compiling a module: codegen, optimisation, and an ORC LLJIT that owns the machine code.
-#include "jit.h"
+#include "backends/llvm/jit.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -8,8 +8,8 @@
 
 #include <set>
 
-#include "codegen_llvm.h"
-#include "target_machine.h"
+#include "backends/llvm/codegen_llvm.h"
+#include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
 #include "tensorir/build.h"
 #include "tensorir/ir/visitor.h"

@@ -1,12 +1,12 @@
 // LLVMModuleNode: JIT-compiled CPU functions behind the runtime's ModuleNode interface.
-#include "llvm_module.h"
+#include "backends/llvm/llvm_module.h"
 
 #include <cstdio>
 #include <mutex>
 
 #include "codegen/signature.h"
-#include "jit.h"
-#include "object_file.h"
+#include "backends/llvm/jit.h"
+#include "backends/llvm/object_file.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
 

@@ -1,6 +1,6 @@
 // Relocatable objects for saved modules: the optimised IR re-read and compiled again as
 // position-independent code (the JIT's copy is not relocatable into a shared library).
-#include "object_file.h"
+#include "backends/llvm/object_file.h"
 
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -8,7 +8,7 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "target_machine.h"
+#include "backends/llvm/target_machine.h"
 #include "tensorir/build.h"
 #include "tensorir/error.h"
 

@@ -1,7 +1,7 @@
 // The optimisation pipeline run on every module before it is JIT-compiled.
 #include <llvm/Passes/PassBuilder.h>
 
-#include "target_machine.h"
+#include "backends/llvm/target_machine.h"
 
 namespace tensorir::llvm_backend {
 

@@ -8,7 +8,7 @@
 // `f.parN.body(i, captured...)`, whose buffer parameters are noalias like the kernel's.
 #include <unordered_set>
 
-#include "codegen_llvm.h"
+#include "backends/llvm/codegen_llvm.h"
 
 #include "tensorir/error.h"
 #include "tensorir/ir/visitor.h"

@@ -1,5 +1,5 @@
 // Finding and running external programs, with their output kept for error messages.
-#include "programs.h"
+#include "backends/llvm/programs.h"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "object_file.h"
-#include "programs.h"
+#include "backends/llvm/object_file.h"
+#include "backends/llvm/programs.h"
 #include "tensorir/error.h"
 
 namespace tensorir::llvm_backend {

@@ -1,5 +1,5 @@
 // Target machine selection: host detection, -mcpu / -mattr, process-wide LLVM set-up.
-#include "target_machine.h"
+#include "backends/llvm/target_machine.h"
 
 #include <mutex>
 #include <sstream>
@@ -24,11 +24,7 @@ void init_llvm() {
 
 llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
   init_llvm();
-  for (const auto &[key, value] : target.options) {
-    TIR_USER_CHECK(key == "mcpu" || key == "mattr")
-        << "unknown option '-" << key << "' for target 'llvm' (known: -mcpu=<native|cpu name>, "
-           "-mattr=<+feature,-feature,...>)";
-  }
+  target.check();  // the options the "llvm" kind registers (register.cpp)
   auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
   TIR_USER_CHECK(static_cast<bool>(host))
       << "cannot describe the host CPU for the llvm backend: " << llvm::toString(host.takeError());

@@ -8,7 +8,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "codegen_target.h"
+#include "backends/llvm/codegen_target.h"
 #include "tensorir/target.h"
 
 namespace tensorir::llvm_backend {

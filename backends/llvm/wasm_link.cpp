@@ -1,5 +1,5 @@
 // Emitting WebAssembly objects and linking them with wasm-ld.
-#include "wasm_link.h"
+#include "backends/llvm/wasm_link.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -7,10 +7,10 @@
 #include <iterator>
 
 
-#include "programs.h"
-#include "target_machine.h"
+#include "backends/llvm/programs.h"
+#include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
-#include "wasm_target.h"
+#include "backends/llvm/wasm_target.h"
 
 namespace tensorir::llvm_backend {
 

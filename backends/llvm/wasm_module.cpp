@@ -1,16 +1,16 @@
 // WasmModuleNode: optimised LLVM IR for wasm32, saved as objects or linked modules.
-#include "wasm_module.h"
+#include "backends/llvm/wasm_module.h"
 
 #include <cstdio>
 
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/signature.h"
-#include "codegen_llvm.h"
-#include "target_machine.h"
+#include "backends/llvm/codegen_llvm.h"
+#include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
-#include "wasm_link.h"
-#include "wasm_target.h"
+#include "backends/llvm/wasm_link.h"
+#include "backends/llvm/wasm_target.h"
 
 namespace tensorir::llvm_backend {
 

@@ -1,5 +1,5 @@
 // The WebAssembly target machine. LLVM's WebAssembly backend is registered on first use.
-#include "wasm_target.h"
+#include "backends/llvm/wasm_target.h"
 
 #include <mutex>
 #include <sstream>
@@ -44,11 +44,7 @@ void init_wasm() {
 
 std::unique_ptr<llvm::TargetMachine> wasm_target_machine(const Target &target) {
   init_wasm();
-  for (const auto &[key, value] : target.options) {
-    TIR_USER_CHECK(key == "mattr") << "unknown option '-" << key
-                                   << "' for target 'wasm' (known: -mattr=<+feature,-feature,...>, e.g. "
-                                      "-mattr=+relaxed-simd)";
-  }
+  target.check();  // the options the "wasm" kind registers (register.cpp)
   std::string err;
   const llvm::Target *t = llvm::TargetRegistry::lookupTarget(kTriple, err);
   TIR_USER_CHECK(t != nullptr) << "this LLVM has no WebAssembly backend (" << err

@@ -1,11 +1,37 @@
 // Where code runs: "llvm", "llvm -mcpu=native", "opengl", "opengl -mode=fragment", "webgl",
-// "wasm" (WebAssembly with 128-bit SIMD, for browsers), "c".
+// "wasm" (WebAssembly with 128-bit SIMD, for browsers). The kinds and their options are
+// those the backends register (tensorir/target_kind.h); parse() checks a string against them.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <string>
 
+#include "tensorir/runtime/device.h"
+
 namespace tensorir {
+
+struct TargetKindInfo;
+
+// What code built for a target needs and allows. The layers above the backends (graph
+// building, operator schedules, exporters) ask these instead of comparing kind names; a
+// kind's registration computes them from the target's options.
+struct TargetCaps {
+  // Where this process keeps the tensors that the target's kernels read and write.
+  Device::Kind device = Device::CPU;
+  // build() returns a Module whose functions this process can call (false: the code runs
+  // elsewhere, e.g. in a browser, and the Module is only exported).
+  bool runs_in_process = false;
+  // The tuned CPU schedules of ops/schedule.h apply (vector registers, threads).
+  bool cpu_schedules = false;
+  // The CPU has 16 vector registers (WebAssembly SIMD): register tiles are sized for them.
+  bool small_vector_registers = false;
+  // Tensors live in textures, read and written by fragment shaders.
+  bool textures = false;
+  // > 0: tensors are packed this many channels to a texel, so layouts block channels by it.
+  int texture_channel_block = 0;
+  // build() gives stages that bind no GPU loops the default GPU schedule first.
+  bool default_gpu_schedule = false;
+};
 
 struct Target {
   std::string kind;                            // "llvm", "opengl", ...
@@ -14,13 +40,24 @@ struct Target {
   Target() = default;
   Target(const char *s) : Target(parse(s)) {}
   Target(const std::string &s) : Target(parse(s)) {}
-  // Throws tensorir::Error naming the malformed part.
+  // Throws tensorir::Error naming the malformed part, an unregistered kind (listing the
+  // registered ones), an option the kind does not have (listing those it has) or a value
+  // the option does not accept. Kinds register from static initializers of the library,
+  // so the library's own static initializers must not parse targets.
   static Target parse(const std::string &s);
+  // Checks kind and options against the registry as parse() does, e.g. after `options`
+  // was edited.
+  void check() const;
   std::string option(const std::string &key, const std::string &fallback = "") const;
   // An option that must be a whole number in [1, max] ("-max-texture-size=4096"), or
   // `fallback` when absent; anything else throws an Error naming the option.
   int64_t positive_option(const std::string &key, int64_t fallback, int64_t max = INT64_MAX) const;
   std::string str() const;
+
+  // The registered kind (target_kind.h); an Error when `kind` is not registered.
+  const TargetKindInfo &kind_info() const;
+  // What code built for this target needs and allows, given its options.
+  TargetCaps caps() const;
 };
 
 }  // namespace tensorir

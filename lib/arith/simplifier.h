@@ -62,8 +62,8 @@ class Simplifier : public IRMutator {
   Expr canonical(const Expr &self);
   Expr div_by_const(const Expr &a, int64_t c);
   Expr mod_by_const(const Expr &a, int64_t c);
-  Expr compare(IRKind kind, const Expr &self, const Expr &a, const Expr &b);
-  Expr compare_lanes(IRKind kind, const Expr &a, const Expr &b);
+  Expr compare(IRKind op, const Expr &self, const Expr &a, const Expr &b);
+  Expr compare_lanes(IRKind op, const Expr &a, const Expr &b);
   // True when b is the negation of a (so a && b is false and a || b is true).
   bool contradicts(const Expr &a, const Expr &b);
   Expr min_max(bool is_min, const Expr &self, const Expr &a, const Expr &b);

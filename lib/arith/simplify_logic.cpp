@@ -100,9 +100,9 @@ std::optional<bool> Simplifier::decide(IRKind op, const Expr &a, const Expr &b) 
 
 // A ramp against a broadcast (or another ramp): a - b is linear in the lane, so an
 // ordering that holds at the first and the last lane holds at every lane.
-Expr Simplifier::compare_lanes(IRKind kind, const Expr &a, const Expr &b) {
+Expr Simplifier::compare_lanes(IRKind op, const Expr &a, const Expr &b) {
   if (!a.type().is_vector() || !a.type().element_of().is_int()) return Expr();
-  if (kind == IRKind::EQ || kind == IRKind::NE || !is_comparison(kind)) return Expr();
+  if (op == IRKind::EQ || op == IRKind::NE || !is_comparison(op)) return Expr();
   int lanes = a.type().lanes();
   // The scalar value of lane `k` of a ramp or broadcast.
   auto lane = [&](const Expr &v, int k) -> Expr {
@@ -113,21 +113,21 @@ Expr Simplifier::compare_lanes(IRKind kind, const Expr &a, const Expr &b) {
   };
   Expr a0 = lane(a, 0), b0 = lane(b, 0);
   if (!a0.defined() || !b0.defined() || !is_index_type(a0.type())) return Expr();
-  std::optional<bool> first = decide(kind, mutate(a0), mutate(b0));
+  std::optional<bool> first = decide(op, mutate(a0), mutate(b0));
   if (!first) return Expr();
-  std::optional<bool> last = decide(kind, mutate(lane(a, lanes - 1)), mutate(lane(b, lanes - 1)));
+  std::optional<bool> last = decide(op, mutate(lane(a, lanes - 1)), mutate(lane(b, lanes - 1)));
   if (!last || *last != *first) return Expr();
   return bool_const(*first, lanes);
 }
 
-Expr Simplifier::compare(IRKind kind, const Expr &self, const Expr &a, const Expr &b) {
+Expr Simplifier::compare(IRKind op, const Expr &self, const Expr &a, const Expr &b) {
   Type t = a.type();
-  if (Expr f = fold_binary(kind, self.type(), a, b); f.defined()) return f;
+  if (Expr f = fold_binary(op, self.type(), a, b); f.defined()) return f;
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
-  if (ba && bb) return BroadcastNode::make(mutate(rebuild_binary(kind, ba->value, bb->value)), ba->lanes);
-  if (Expr r = compare_lanes(kind, a, b); r.defined()) return r;
+  if (ba && bb) return BroadcastNode::make(mutate(rebuild_binary(op, ba->value, bb->value)), ba->lanes);
+  if (Expr r = compare_lanes(op, a, b); r.defined()) return r;
   if (is_index_type(t)) {
-    if (std::optional<bool> r = decide(kind, a, b)) return bool_const(*r);
+    if (std::optional<bool> r = decide(op, a, b)) return bool_const(*r);
     // Rewrite a - b = P - N + c as P op N - c (terms of P and N have positive
     // coefficients), or as N op' c when P is empty: variables left, constants right.
     LinearSum d = to_linear(a);
@@ -140,7 +140,7 @@ Expr Simplifier::compare(IRKind kind, const Expr &self, const Expr &a, const Exp
         n.add_term(m.factors, -m.coeff);
     }
     if (p.is_const()) {
-      kind = flipped(kind);
+      op = flipped(op);
       std::swap(p, n);
       p.constant = 0;
       n.constant = d.constant;
@@ -151,15 +151,15 @@ Expr Simplifier::compare(IRKind kind, const Expr &self, const Expr &a, const Exp
     if (same_expr(lhs, a) && same_expr(rhs, b)) lhs = a, rhs = b;
     Expr sa, sb;
     comparison_operands(self, &sa, &sb);
-    if (lhs.same_as(sa) && rhs.same_as(sb) && kind == self->kind) return self;
-    return rebuild_binary(kind, lhs, rhs);
+    if (lhs.same_as(sa) && rhs.same_as(sb) && op == self->kind) return self;
+    return rebuild_binary(op, lhs, rhs);
   }
   if (t.is_int_or_uint() && same_expr(a, b))
-    return bool_const(kind == IRKind::EQ || kind == IRKind::LE || kind == IRKind::GE, t.lanes());
+    return bool_const(op == IRKind::EQ || op == IRKind::LE || op == IRKind::GE, t.lanes());
   Expr sa, sb;
   comparison_operands(self, &sa, &sb);
   if (a.same_as(sa) && b.same_as(sb)) return self;
-  return rebuild_binary(kind, a, b);
+  return rebuild_binary(op, a, b);
 }
 
 #define TIR_COMPARE(N, K) \

@@ -132,10 +132,7 @@ namespace {
 // Targets whose every tensor lies in RGBA textures, four elements per texel ("webgl").
 // "opengl -mode=fragment" packs only some results, and there ResNet-18's convolutions
 // run slower in blocks of 4 channels than in NCHW, so it keeps NCHW.
-bool packed_textures(const Target &t) { return t.kind == "webgl"; }
-
-// Targets whose operators get their tuned CPU strategies (and the layout pass).
-bool cpu_schedules(const Target &t) { return t.kind == "llvm" || t.kind == "wasm"; }
+bool packed_textures(const Target &t) { return t.caps().texture_channel_block > 0; }
 
 // The strategy compiling the group led by `lead`: the one its operator registers for
 // the target's kind (BuildOptions::tuned_schedules), else its compute with the generic
@@ -289,19 +286,20 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   Graph g = input_graph;
   if (options.fold_constants) g = fold_constants(g);
   if (options.fold_batch_norm) g = fold_batch_norm(g);
-  const bool tuned = options.tuned_schedules && cpu_schedules(target);
+  const bool tuned = options.tuned_schedules && target.caps().cpu_schedules;
   const bool strategies = options.tuned_schedules;
   if (options.alter_layout && options.fold_constants && (tuned || packed_textures(target))) {
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
     // channels at one position, which share the reads of a convolution's data.
-    g = tuned ? alter_conv_layout(g, options.fuse_operators) : alter_conv_layout(g, options.fuse_operators, 4);
+    g = tuned ? alter_conv_layout(g, options.fuse_operators)
+              : alter_conv_layout(g, options.fuse_operators, target.caps().texture_channel_block);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;
-  impl->device = target.kind == "opengl" ? Device::opengl() : Device::cpu();
+  impl->device = Device{target.caps().device, 0};
   impl->storage.resize(g.nodes().size());
   for (const Node &n : g.nodes())
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);

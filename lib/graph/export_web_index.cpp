@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiled_model.h"
+#include "tensorir/graph/artifact.h"
 #include "tensorir/graph/export_web.h"
 #include "web_package.h"
 
@@ -22,9 +23,12 @@ WebExportInfo export_web_index(const std::vector<const CompiledModel *> &models,
   for (const CompiledModel *m : models) {
     TIR_USER_CHECK(m != nullptr) << "export_web_index: a null model";
     const std::string kind = m->impl().target.kind;
-    TIR_USER_CHECK(kind == "webgl" || kind == "wasm")
-        << "export_web_index: a model was built for '" << m->impl().target.str()
-        << "'; the index holds builds for \"webgl\" and \"wasm\"";
+    if (!has_web_exporter(kind)) {
+      std::string list;
+      for (const std::string &k : web_exporter_kinds()) list += (list.empty() ? "\"" : ", \"") + k + "\"";
+      TIR_THROW() << "export_web_index: a model was built for '" << m->impl().target.str()
+                  << "'; the index holds builds for the kinds with a web exporter: " << list;
+    }
     TIR_USER_CHECK(kinds.insert(kind).second) << "export_web_index: two models built for \"" << kind << "\"";
     WebExportOptions sub = options;
     sub.name = name;

@@ -25,22 +25,22 @@ Registry &registry() {
   return *r;
 }
 
-const char *attr_kind_name(AttrKind k) {
+const char *attr_type_name(AttrType k) {
   switch (k) {
-    case AttrKind::Int: return "an integer";
-    case AttrKind::Real: return "a number";
-    case AttrKind::String: return "a string";
-    case AttrKind::Ints: return "a list of integers";
+    case AttrType::Int: return "an integer";
+    case AttrType::Real: return "a number";
+    case AttrType::String: return "a string";
+    case AttrType::Ints: return "a list of integers";
   }
   return "?";
 }
 
-bool fits(AttrKind k, const AttrValue &v) {
+bool fits(AttrType k, const AttrValue &v) {
   switch (k) {
-    case AttrKind::Int: return std::holds_alternative<int64_t>(v);
-    case AttrKind::Real: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
-    case AttrKind::String: return std::holds_alternative<std::string>(v);
-    case AttrKind::Ints: return std::holds_alternative<std::vector<int64_t>>(v);
+    case AttrType::Int: return std::holds_alternative<int64_t>(v);
+    case AttrType::Real: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case AttrType::String: return std::holds_alternative<std::string>(v);
+    case AttrType::Ints: return std::holds_alternative<std::vector<int64_t>>(v);
   }
   return false;
 }
@@ -68,6 +68,7 @@ const char *op_pattern_name(OpPattern p) {
 OpStrategy OpDef::strategy(const Target &target) const {
   OpStrategy s;
   auto it = strategies.find(target.kind);
+  if (it == strategies.end() && target.caps().cpu_schedules) it = strategies.find("cpu");
   if (it != strategies.end()) s = it->second;
   if (!s.compute) s.compute = compute;
   if (!s.schedule) s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_generic({ctx.out}); };
@@ -86,9 +87,9 @@ void register_op(OpDef def) {
     for (size_t j = 0; j < i; ++j)
       TIR_USER_CHECK(def.attrs[j].name != a.name)
           << "register_op('" << def.name << "'): attribute '" << a.name << "' is declared twice";
-    TIR_USER_CHECK(!a.default_value || fits(a.kind, *a.default_value))
+    TIR_USER_CHECK(!a.default_value || fits(a.type, *a.default_value))
         << "register_op('" << def.name << "'): the default of attribute '" << a.name << "' is not "
-        << attr_kind_name(a.kind);
+        << attr_type_name(a.type);
   }
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
@@ -146,9 +147,9 @@ void check_attrs(Node &n) {
     auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec &a) { return a.name == key; });
     TIR_USER_CHECK(spec != def.attrs.end())
         << node_prefix(n) << "unknown attribute '" << key << "'; " << n.op << " takes: " << known_attrs(def);
-    TIR_USER_CHECK(fits(spec->kind, value)) << node_prefix(n) << "attribute '" << key << "' must be "
-                                            << attr_kind_name(spec->kind);
-    if (spec->kind == AttrKind::Ints && spec->ints_size >= 0) {
+    TIR_USER_CHECK(fits(spec->type, value)) << node_prefix(n) << "attribute '" << key << "' must be "
+                                            << attr_type_name(spec->type);
+    if (spec->type == AttrType::Ints && spec->ints_size >= 0) {
       const size_t size = std::get<std::vector<int64_t>>(value).size();
       TIR_USER_CHECK(size == size_t(spec->ints_size)) << node_prefix(n) << "attribute '" << key << "' must hold "
                                                       << spec->ints_size << " values, got " << size;
@@ -160,7 +161,7 @@ void check_attrs(Node &n) {
   for (const AttrSpec &a : def.attrs) {
     if (n.attrs.count(a.name)) continue;
     TIR_USER_CHECK(a.default_value.has_value())
-        << node_prefix(n) << "missing attribute '" << a.name << "' (" << attr_kind_name(a.kind) << ")";
+        << node_prefix(n) << "missing attribute '" << a.name << "' (" << attr_type_name(a.type) << ")";
     n.attrs[a.name] = *a.default_value;
   }
 }

@@ -97,7 +97,7 @@ class Equal {
       }
       case IRKind::For: {
         auto *x = a.as<ForNode>(), *y = b.as<ForNode>();
-        return x->for_kind == y->for_kind && expr(x->min, y->min) && expr(x->extent, y->extent) &&
+        return x->same_loop_kind(*y) && expr(x->min, y->min) && expr(x->extent, y->extent) &&
                bind(x->loop_var, y->loop_var) && stmt(x->body, y->body);
       }
       case IRKind::Store: {

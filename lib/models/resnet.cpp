@@ -16,7 +16,7 @@ class ResNetBuilder : public detail::SeededModelBuilder {
 
   explicit ResNetBuilder(uint64_t seed) : SeededModelBuilder(seed) {}
 
-  Graph build(Block kind, const std::array<int, 4> &blocks) {
+  Graph build(Block style, const std::array<int, 4> &blocks) {
     NodeRef x = b.input("data", {1, 3, 224, 224});
     x = b.relu(bn(conv(x, "conv1", 64, 7, 2, 3), "bn1"), "relu");
     x = b.max_pool2d(x, {3, 3}, {2, 2}, {1, 1}, "maxpool");
@@ -25,7 +25,7 @@ class ResNetBuilder : public detail::SeededModelBuilder {
       for (int block = 0; block < blocks[layer]; ++block) {
         const int stride = layer > 0 && block == 0 ? 2 : 1;
         const std::string p = "layer" + std::to_string(layer + 1) + "." + std::to_string(block);
-        x = kind == Block::Basic ? basic_block(x, p, widths[layer], stride) : bottleneck(x, p, widths[layer], stride);
+        x = style == Block::Basic ? basic_block(x, p, widths[layer], stride) : bottleneck(x, p, widths[layer], stride);
       }
     x = b.flatten(b.global_avg_pool2d(x, "avgpool"), "flatten");
     x = linear(x, "fc", 1000);

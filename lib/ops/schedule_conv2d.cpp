@@ -29,7 +29,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   const std::vector<Tensor> packed = compute_of(OB)->input_tensors();
   const Tensor IP = packed[0], WP = packed[1];
   const int co = static_cast<int>(*as_const_int(OB.shape()[4]));
-  const bool small_registers = target.kind == "wasm";
+  const bool small_registers = target.caps().small_vector_registers;
   const int oc_blocks = !small_registers && extent_of(OB.axis(1)) % 2 == 0 ? 2 : 1;
   // On wasm 2 columns even where they do not divide the row (7 in ResNet's last stage):
   // the tail gets a loop of its own, and 4 accumulators alone wait on each other's adds.

@@ -81,9 +81,9 @@ DeviceAPI &device_api(Device dev) {
 
 void copy_between_devices(const void *src, Device src_dev, void *dst, Device dst_dev,
                           size_t nbytes) {
-  if (src_dev.kind == Device::CPU) {
+  if (src_dev.is_cpu()) {
     device_api(dst_dev).copy(src, src_dev, dst, dst_dev, nbytes);
-  } else if (dst_dev.kind == Device::CPU || dst_dev.kind == src_dev.kind) {
+  } else if (dst_dev.is_cpu() || dst_dev.is(src_dev.kind)) {
     device_api(src_dev).copy(src, src_dev, dst, dst_dev, nbytes);
   } else {
     std::vector<unsigned char> host(nbytes);

@@ -253,10 +253,10 @@ void write_model_plan(const SavedModel &m, const std::string &path) {
   os << "values " << m.values.size() << "\n";
   for (const SavedValue &v : m.values) {
     static const char *kinds[] = {"input", "constant", "buffer"};
-    os << "value " << kinds[v.kind] << " " << encode(v.name) << " " << v.dtype.str() << " " << v.shape.size();
+    os << "value " << kinds[v.role] << " " << encode(v.name) << " " << v.dtype.str() << " " << v.shape.size();
     for (int64_t d : v.shape) os << " " << d;
-    if (v.kind == SavedValue::Constant) os << " " << v.param;
-    if (v.kind == SavedValue::Buffer) os << " " << v.buffer << " " << v.offset;
+    if (v.is_constant()) os << " " << v.param;
+    if (v.is_buffer()) os << " " << v.buffer << " " << v.offset;
     os << "\n";
   }
   os << "kernels " << m.kernels.size() << "\n";
@@ -314,16 +314,16 @@ SavedModel read_model_plan(const std::string &path) {
   r.end_of_line();
   for (SavedValue &v : m.values) {
     r.line("value");
-    const std::string kind = r.word("value kind");
-    TIR_USER_CHECK(kind == "input" || kind == "constant" || kind == "buffer")
-        << r.where() << "unknown value kind '" << kind << "' (input, constant or buffer)";
-    v.kind = kind == "input" ? SavedValue::Input : kind == "constant" ? SavedValue::Constant : SavedValue::Buffer;
+    const std::string role = r.word("value kind");
+    TIR_USER_CHECK(role == "input" || role == "constant" || role == "buffer")
+        << r.where() << "unknown value kind '" << role << "' (input, constant or buffer)";
+    v.role = role == "input" ? SavedValue::Input : role == "constant" ? SavedValue::Constant : SavedValue::Buffer;
     v.name = r.name("value name");
     v.dtype = r.dtype();
     v.shape.resize(size_t(r.integer("rank", 0, 64)));
     for (int64_t &d : v.shape) d = r.integer("dimension", 0, int64_t(1) << 40);
-    if (v.kind == SavedValue::Constant) v.param = int(r.integer("parameter index", 0, kMaxCount));
-    if (v.kind == SavedValue::Buffer) {
+    if (v.is_constant()) v.param = int(r.integer("parameter index", 0, kMaxCount));
+    if (v.is_buffer()) {
       v.buffer = int(r.integer("buffer index", 0, int64_t(m.buffers.size()) - 1));
       v.offset = size_t(r.integer("buffer offset", 0, int64_t(m.buffers[size_t(v.buffer)])));
       TIR_USER_CHECK(v.offset % 64 == 0) << r.where() << "the offset " << v.offset << " is not 64-byte aligned";
@@ -331,7 +331,7 @@ SavedModel read_model_plan(const std::string &path) {
     size_t bytes = 0;
     TIR_USER_CHECK(value_bytes(v, bytes)) << r.where() << "'" << v.name << "' " << shape_str(v.shape) << " "
                                           << v.dtype << " is too large (over " << kMaxBytes << " bytes)";
-    if (v.kind == SavedValue::Buffer) {
+    if (v.is_buffer()) {
       TIR_USER_CHECK(bytes <= m.buffers[size_t(v.buffer)] - v.offset)
           << r.where() << "'" << v.name << "' does not fit in buffer " << v.buffer;
     }
@@ -349,7 +349,7 @@ SavedModel read_model_plan(const std::string &path) {
     k.op = r.name("operator");
     k.args.resize(size_t(r.integer("argument count", 1, 1 << 20)));
     for (int &a : k.args) a = int(r.integer("argument", 0, last_value));
-    TIR_USER_CHECK(m.values[size_t(k.args.back())].kind == SavedValue::Buffer)
+    TIR_USER_CHECK(m.values[size_t(k.args.back())].is_buffer())
         << r.where() << "kernel " << k.fname << " writes a value that is not a buffer";
     k.fused.resize(size_t(r.integer("fused node count", 0, 1 << 20)));
     for (std::string &f : k.fused) f = r.name("fused node name");

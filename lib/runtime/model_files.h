@@ -22,14 +22,18 @@ inline constexpr const char *kModelParams = "params.bin";
 
 // One array a kernel reads or writes.
 struct SavedValue {
-  enum Kind { Input, Constant, Buffer };
-  Kind kind = Buffer;
+  enum Role { Input, Constant, Buffer };
+  Role role = Buffer;
   std::string name;  // the graph node's name
   Type dtype;
   std::vector<int64_t> shape;
   int param = -1;     // Constant: index into params.bin
   int buffer = -1;    // Buffer: index into SavedModel::buffers
   size_t offset = 0;  // Buffer: byte offset into it (keeps 64-byte alignment)
+
+  bool is_input() const { return role == Input; }
+  bool is_constant() const { return role == Constant; }
+  bool is_buffer() const { return role == Buffer; }
 };
 
 struct SavedKernel {

@@ -143,10 +143,10 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
   }
   for (size_t i = 0; i < plan.values.size(); ++i) {
     const SavedValue &v = plan.values[i];
-    if (v.kind == SavedValue::Input) {
+    if (v.is_input()) {
       impl->inputs.push_back(ModelInput{v.name, v.shape, v.dtype});
       impl->input_values.push_back(int(i));
-    } else if (v.kind == SavedValue::Constant) {
+    } else if (v.is_constant()) {
       TIR_USER_CHECK(v.param < int(impl->params.size()))
           << plan_path.string() << ": constant '" << v.name << "' is parameter " << v.param << " but "
           << kModelParams << " holds " << impl->params.size() << " (files from different saves?)";

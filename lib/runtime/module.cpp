@@ -63,7 +63,7 @@ class CallChecker {
     TIR_USER_CHECK(a->dtype() == spec.dtype)
         << sig_.name << ": argument " << spec.name << " has dtype " << a->dtype()
         << " but the function expects " << spec.dtype;
-    TIR_USER_CHECK(a->device().kind == sig_.device)
+    TIR_USER_CHECK(a->device().is(sig_.device))
         << sig_.name << ": argument " << spec.name << " is on " << a->device()
         << " but the function runs on " << Device{sig_.device, 0}
         << "; copy it there with .to(device)";
@@ -165,7 +165,7 @@ void Function::call(const std::vector<Arg> &args) const {
   std::vector<ArgValue> values(args.size() + sig.symbols.size());
   std::vector<NDArray> buffers(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
-    if (sig.args[i].kind == ArgSpec::Buffer) {
+    if (sig.args[i].is_buffer()) {
       check.check_buffer(i, args[i]);
       buffers[i] = std::get<NDArray>(args[i]);
       values[i].ptr = buffers[i].data();
@@ -197,6 +197,11 @@ Function Module::operator()(const std::string &name) const {
 std::string Module::source(const std::string &format) const {
   TIR_USER_CHECK(n_.defined()) << "cannot get the source of an empty Module";
   return n_->source(format);
+}
+
+void Module::save(const std::string &path, const std::string &format) const {
+  TIR_USER_CHECK(n_.defined()) << "cannot save an empty Module";
+  n_->save(path, format);
 }
 
 std::vector<std::string> Module::function_names() const {

@@ -252,7 +252,7 @@ void NDArray::check_element_type(Type t) const {
   const NDArrayNode &nd = node();
   TIR_USER_CHECK(nd.dtype == t || (nd.dtype.is_bool() && t == UInt(8)))
       << "NDArray::data_as: the array holds " << nd.dtype << " but was accessed as " << t;
-  TIR_USER_CHECK(nd.device.kind == Device::CPU)
+  TIR_USER_CHECK(nd.device.is_cpu())
       << "NDArray::data_as: the array is on " << nd.device
       << ", not in host memory; copy it with .to(Device::cpu()) first";
 }

@@ -156,7 +156,7 @@ Type type_of_descr(const std::string &descr, const std::string &path) {
 }  // namespace
 
 void NDArray::save_npy(const std::string &path) const {
-  NDArray host = device().kind == Device::CPU ? *this : to(Device::cpu());
+  NDArray host = device().is_cpu() ? *this : to(Device::cpu());
   std::string descr = descr_of(dtype());
   TIR_USER_CHECK(!descr.empty()) << "cannot save " << dtype() << " array to '" << path
                                  << "': NumPy has no " << dtype() << " type";

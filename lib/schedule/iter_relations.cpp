@@ -13,7 +13,7 @@ Expr ceil_div(const Expr &a, const Expr &b) { return simplify((a + b - 1) / b); 
 void derive_ranges(const Stage &stage, IterRanges &ranges) {
   for (const IterVarRelation &rel : stage->relations) {
     const IterVarRelationNode &r = *rel;
-    if (r.kind == IterVarRelationNode::Split) {
+    if (r.is_split()) {
       auto it = ranges.find(r.parent.get());
       TIR_ASSERT(it != ranges.end()) << "split parent '" << r.parent.name() << "' has no range";
       Expr extent = it->second.extent;
@@ -34,7 +34,7 @@ std::unordered_map<const IterVarNode *, Expr> iter_values(const Stage &stage, co
   auto min_of = [&](const IterVar &iv) { return ranges.at(iv.get()).min; };
   for (auto it = stage->relations.rbegin(); it != stage->relations.rend(); ++it) {
     const IterVarRelationNode &r = **it;
-    if (r.kind == IterVarRelationNode::Split) {
+    if (r.is_split()) {
       Expr factor = ranges.at(r.inner.get()).extent;
       Expr outer = value.at(r.outer.get()) - min_of(r.outer);
       Expr inner = value.at(r.inner.get()) - min_of(r.inner);
@@ -58,10 +58,10 @@ int attach_level(const Stage &stage) {
   for (bool moved = true; moved;) {
     moved = false;
     for (const IterVarRelation &rel : parent.relations) {
-      if (rel->kind == IterVarRelationNode::Split && rel->parent.same_as(iv)) {
+      if (rel->is_split() && rel->parent.same_as(iv)) {
         iv = rel->inner;
         moved = true;
-      } else if (rel->kind == IterVarRelationNode::Fuse && (rel->outer.same_as(iv) || rel->inner.same_as(iv))) {
+      } else if (rel->is_fuse() && (rel->outer.same_as(iv) || rel->inner.same_as(iv))) {
         iv = rel->fused;
         moved = true;
       }

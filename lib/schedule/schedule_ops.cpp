@@ -66,8 +66,8 @@ class NestBuilder {
         inner = AttrStmtNode::make(Ref<const Object>(thread.get()), "thread_extent", r.extent, inner);
         continue;
       }
-      auto kind = st->loop_kind.find(leaves[l].get());
-      ForKind fk = kind == st->loop_kind.end() ? ForKind::Serial : kind->second;
+      auto it = st->loop_kind.find(leaves[l].get());
+      ForKind fk = it == st->loop_kind.end() ? ForKind::Serial : it->second;
       inner = ForNode::make(leaves[l].var(), r.min, r.extent, fk, inner);
     }
     return inner;

@@ -38,7 +38,7 @@ const bool registered = [] {
   swish.name = "test.swish_beta";
   swish.doc = "x * sigmoid(beta * x)";
   swish.inputs = {"x"};
-  swish.attrs = {{"beta", graph::AttrKind::Real, 1.0}};
+  swish.attrs = {{"beta", graph::AttrType::Real, 1.0}};
   swish.pattern = graph::OpPattern::kElementWise;
   swish.layout = graph::LayoutRule::kElementWise;
   swish.compute = [](const graph::Node &n, const std::vector<Tensor> &in, const std::string &name) {
@@ -248,7 +248,7 @@ TEST_CASE("register_op refuses incomplete or clashing operators", "[graph][custo
   def.name = "input";
   CHECK_THROWS_WITH(graph::register_op(def), Contains("reserved"));
   def.name = "test.bad_default";
-  def.attrs = {{"k", graph::AttrKind::Int, 1.5}};
+  def.attrs = {{"k", graph::AttrType::Int, 1.5}};
   CHECK_THROWS_WITH(graph::register_op(def), Contains("default of attribute 'k' is not an integer"));
   CHECK(graph::find_op("test.bad_default") == nullptr);
   CHECK(graph::op_def("conv2d").pattern == graph::OpPattern::kOutFusable);

@@ -95,7 +95,7 @@ const bool swish_registered = [] {
   graph::OpDef def;
   def.name = "test.swish_beta";
   def.inputs = {"x"};
-  def.attrs = {{"beta", graph::AttrKind::Real, 1.0}};
+  def.attrs = {{"beta", graph::AttrType::Real, 1.0}};
   def.pattern = graph::OpPattern::kElementWise;
   def.compute = [](const graph::Node &n, const std::vector<Tensor> &in, const std::string &name) {
     const Tensor x = in[0];

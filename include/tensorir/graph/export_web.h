@@ -38,13 +38,15 @@ struct WebExportInfo {
 };
 
 // Writes the package of `model` into `dir` (created if needed; files of the same names
-// are replaced). Throws tensorir::Error when the model was not built for "webgl", when a
-// shape is not constant or a tensor is not float32, or when `dir` cannot be written.
+// are replaced) with the web exporter its target's backend registered (graph/artifact.h:
+// "webgl" and "wasm"). Throws tensorir::Error when the model was built for a kind without
+// one, when a shape is not constant or a tensor is not float32, or when `dir` cannot be
+// written.
 WebExportInfo export_web(const CompiledModel &model, const std::string &dir, const WebExportOptions &options = {});
 
 // One model built for several targets in one package: `models` ("webgl" and/or "wasm"
-// builds of the same graph) are exported into subdirectories named after their targets'
-// kinds, and `dir`/model.json becomes an index of them (format "tensorir-index") from
+// builds of the same graph, or of any kind with a web exporter) are exported into
+// subdirectories named after their targets' kinds, and `dir`/model.json becomes an index of them (format "tensorir-index") from
 // which the runtime's load() takes the one that suits the browser: WebGL2 on a GPU,
 // WebAssembly where there is none or it is a software rasterizer (llvmpipe, SwiftShader),
 // or the one load({backend}) names. index.html and tensorir/*.js are written once, at the

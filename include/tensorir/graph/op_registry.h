@@ -12,7 +12,7 @@
 //   graph::OpDef def;
 //   def.name = "swish";
 //   def.inputs = {"x"};
-//   def.attrs = {{"beta", graph::AttrKind::Real, 1.0}};
+//   def.attrs = {{"beta", graph::AttrType::Real, 1.0}};
 //   def.pattern = graph::OpPattern::kElementWise;
 //   def.compute = [](const graph::Node &n, const std::vector<Tensor> &in, const std::string &name) {
 //     const double beta = n.attr_double("beta");
@@ -58,18 +58,18 @@ enum class LayoutRule {
   kBinary,         // add, multiply of full-channel 4-D tensors: both sides blocked alike
 };
 
-enum class AttrKind { Int, Real, String, Ints };
+enum class AttrType { Int, Real, String, Ints };
 
 // One attribute of an operator. Without a default the attribute is required.
 struct AttrSpec {
   std::string name;
-  AttrKind kind = AttrKind::Int;
+  AttrType type = AttrType::Int;
   std::optional<AttrValue> default_value;
   int ints_size = -1;  // Ints: the number of values, -1 for any
   std::string doc;
 
-  AttrSpec(std::string n, AttrKind k, std::optional<AttrValue> def = std::nullopt, std::string d = "")
-      : name(std::move(n)), kind(k), default_value(std::move(def)), doc(std::move(d)) {}
+  AttrSpec(std::string n, AttrType t, std::optional<AttrValue> def = std::nullopt, std::string d = "")
+      : name(std::move(n)), type(t), default_value(std::move(def)), doc(std::move(d)) {}
 };
 
 // The node's result computed from `inputs` (tensors of the input nodes' shapes and
@@ -109,12 +109,14 @@ struct OpDef {
   // optional. Inputs have their shapes and dtypes set.
   std::function<void(const Node &n, const std::vector<const Node *> &inputs)> check;
   ComputeFn compute;
-  // By target kind ("llvm", "wasm", "opengl", ...): used with BuildOptions::tuned_schedules.
+  // By target kind ("llvm", "wasm", "opengl", ...), used with BuildOptions::tuned_schedules;
+  // "cpu" stands for every kind whose capabilities say the CPU schedules apply
+  // (TargetCaps::cpu_schedules: "llvm", "wasm") and that has no entry of its own.
   std::map<std::string, OpStrategy> strategies;
   std::string doc;
 
-  // The strategy for `target`'s kind with the compute filled in: the registered one, or
-  // {compute, ops::schedule_generic}.
+  // The strategy for `target` with the compute filled in: the one registered for its
+  // kind (or "cpu"), or {compute, ops::schedule_generic}.
   OpStrategy strategy(const Target &target) const;
 };
 

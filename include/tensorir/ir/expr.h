@@ -330,6 +330,8 @@ struct ForNode : StmtNode {
   const ForKind for_kind;
   const Stmt body;
   static Stmt make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body);
+  // Whether `other` runs its iterations the same way (serial, parallel, vectorized, unrolled).
+  bool same_loop_kind(const ForNode &other) const { return for_kind == other.for_kind; }
 };
 
 struct StoreNode : StmtNode {

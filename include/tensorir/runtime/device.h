@@ -12,6 +12,8 @@ struct Device {
 
   static Device cpu(int id = 0) { return {CPU, id}; }
   static Device opengl(int id = 0) { return {OpenGL, id}; }
+  bool is(Kind k) const { return kind == k; }
+  bool is_cpu() const { return is(CPU); }
   bool operator==(const Device &o) const { return kind == o.kind && id == o.id; }
   bool operator!=(const Device &o) const { return !(*this == o); }
   std::string str() const;

@@ -27,6 +27,8 @@ struct ArgSpec {
   std::string name;
   Type dtype;
   std::vector<DimSpec> shape;  // buffers only
+
+  bool is_buffer() const { return kind == Buffer; }
 };
 
 struct FuncSignature {
@@ -92,6 +94,9 @@ class Module {
   Function operator()(const std::string &name) const;
   Function get_function(const std::string &name) const { return (*this)(name); }
   std::string source(const std::string &format) const;
+  // Writes the compiled functions to `path` in `format` (ModuleNode::save: "o" or "so" for
+  // llvm, "wasm" for wasm); a backend whose code cannot leave the process throws an Error.
+  void save(const std::string &path, const std::string &format) const;
   std::vector<std::string> function_names() const;
   bool defined() const { return n_.defined(); }
   const ModuleNode *node() const { return n_.get(); }

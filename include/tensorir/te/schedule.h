@@ -22,6 +22,9 @@ struct IterVarRelationNode : Object {
   IterVar parent, outer, inner;  // Split: parent -> outer, inner
   IterVar fused;                 // Fuse: outer, inner -> fused
   Expr factor, nparts;           // Split: one of them is defined
+
+  bool is_split() const { return kind == Split; }
+  bool is_fuse() const { return kind == Fuse; }
 };
 using IterVarRelation = Ref<const IterVarRelationNode>;
 

@@ -74,13 +74,13 @@ const bool registered = [] {
   def.name = "conv2d";
   def.doc = "2-D convolution: data [N, C, H, W], weight [K, C/groups, R, S] -> [N, K, OH, OW]";
   def.inputs = {"data", "weight"};
-  def.attrs = {{"strides", AttrKind::Ints, std::vector<int64_t>{1, 1}},
-               {"padding", AttrKind::Ints, std::vector<int64_t>{0, 0}},
-               {"dilation", AttrKind::Ints, std::vector<int64_t>{1, 1}},
-               {"groups", AttrKind::Int, int64_t{1}},
-               {"data_layout", AttrKind::String, std::string("NCHW")},
-               {"kernel_layout", AttrKind::String, std::string("OIHW")},
-               {"out_layout", AttrKind::String, std::string("NCHW")}};
+  def.attrs = {{"strides", AttrType::Ints, std::vector<int64_t>{1, 1}},
+               {"padding", AttrType::Ints, std::vector<int64_t>{0, 0}},
+               {"dilation", AttrType::Ints, std::vector<int64_t>{1, 1}},
+               {"groups", AttrType::Int, int64_t{1}},
+               {"data_layout", AttrType::String, std::string("NCHW")},
+               {"kernel_layout", AttrType::String, std::string("OIHW")},
+               {"out_layout", AttrType::String, std::string("NCHW")}};
   for (int i = 0; i < 3; ++i) def.attrs[size_t(i)].ints_size = 2;
   def.pattern = graph::OpPattern::kOutFusable;
   def.layout = graph::LayoutRule::kConvolution;

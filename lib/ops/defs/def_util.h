@@ -11,7 +11,7 @@
 
 namespace tensorir::ops::defs {
 
-using graph::AttrKind;
+using graph::AttrType;
 using graph::Node;
 using graph::OpDef;
 using graph::OpStrategy;
@@ -27,16 +27,8 @@ inline const std::string &string_attr(const Node &n, const std::string &key) {
   return std::get<std::string>(n.attrs.at(key));
 }
 
-// The kinds whose kernels get the tuned CPU schedules (vector registers, a thread pool).
-inline const std::vector<std::string> &cpu_kinds() {
-  static const std::vector<std::string> kinds = {"llvm", "wasm"};
-  return kinds;
-}
-
-// `s` as the strategy of every CPU kind.
-inline void on_cpu(OpDef &def, const OpStrategy &s) {
-  for (const std::string &kind : cpu_kinds()) def.strategies[kind] = s;
-}
+// `s` as the strategy of every kind the CPU schedules apply to (OpDef::strategies).
+inline void on_cpu(OpDef &def, const OpStrategy &s) { def.strategies["cpu"] = s; }
 
 // The CPU schedule of operators without one of their own: blocked results as vectors
 // of their channel block, in parallel.

@@ -25,7 +25,7 @@ const bool registered = [] {
 
   OpDef clip = elementwise("clip", {"x"}, graph::LayoutRule::kElementWise);
   clip.doc = "min(max(x, lo), hi)";
-  clip.attrs = {{"lo", AttrKind::Real}, {"hi", AttrKind::Real}};
+  clip.attrs = {{"lo", AttrType::Real}, {"hi", AttrType::Real}};
   clip.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     return ops::clip(in[0], n.attr_double("lo"), n.attr_double("hi"), name);
   };

@@ -17,9 +17,9 @@ OpDef pool(const std::string &name) {
 }
 
 std::vector<graph::AttrSpec> window_attrs() {
-  std::vector<graph::AttrSpec> attrs = {{"pool_size", AttrKind::Ints},
-                                        {"strides", AttrKind::Ints},
-                                        {"padding", AttrKind::Ints, std::vector<int64_t>{0, 0}}};
+  std::vector<graph::AttrSpec> attrs = {{"pool_size", AttrType::Ints},
+                                        {"strides", AttrType::Ints},
+                                        {"padding", AttrType::Ints, std::vector<int64_t>{0, 0}}};
   for (graph::AttrSpec &a : attrs) a.ints_size = 2;
   return attrs;
 }
@@ -36,7 +36,7 @@ const bool registered = [] {
   OpDef avg_pool = pool("avg_pool2d");
   avg_pool.doc = "the mean over each window; count_include_pad divides by the whole window";
   avg_pool.attrs = window_attrs();
-  avg_pool.attrs.push_back({"count_include_pad", AttrKind::Int, int64_t{1}});
+  avg_pool.attrs.push_back({"count_include_pad", AttrType::Int, int64_t{1}});
   avg_pool.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     return ops::avg_pool2d(in[0], pair_attr(n, "pool_size"), pair_attr(n, "strides"), pair_attr(n, "padding"),
                            n.attr_int("count_include_pad") != 0, name);

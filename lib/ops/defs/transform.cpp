@@ -19,7 +19,7 @@ const bool registered = [] {
   lt.name = "layout_transform";
   lt.doc = "between NCHW and NCHW<c>c, or OIHW and OIHW<i>i<o>o; pad = 1 pads channels to whole blocks";
   lt.inputs = {"x"};
-  lt.attrs = {{"src_layout", AttrKind::String}, {"dst_layout", AttrKind::String}, {"pad", AttrKind::Int, int64_t{0}}};
+  lt.attrs = {{"src_layout", AttrType::String}, {"dst_layout", AttrType::String}, {"pad", AttrType::Int, int64_t{0}}};
   lt.pattern = graph::OpPattern::kInjective;
   lt.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     const std::string &src = string_attr(n, "src_layout"), &dst = string_attr(n, "dst_layout");
@@ -33,7 +33,7 @@ const bool registered = [] {
   softmax.name = "softmax";
   softmax.doc = "exp(x) / sum(exp(x)) along `axis` (negative counts from the end)";
   softmax.inputs = {"x"};
-  softmax.attrs = {{"axis", AttrKind::Int, int64_t{-1}}};
+  softmax.attrs = {{"axis", AttrType::Int, int64_t{-1}}};
   softmax.pattern = graph::OpPattern::kReduction;
   softmax.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     return ops::softmax(in[0], static_cast<int>(n.attr_int("axis")), name);

@@ -1,23 +1,22 @@
-// graph::export_web: a model built for "webgl" as a web package. The kernels' plans come
+// The web exporter of "webgl" (graph::export_web): a model built for "webgl" as a web package. The kernels' plans come
 // from their modules (Module::source("webgl-json")); here they are joined into one
 // program list, one storage plan over textures and the kernels' passes in run order.
-#include "tensorir/graph/export_web.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <map>
 
-#include "compiled_model.h"
-#include "export_wasm.h"
+#include "graph/compiled_model.h"
+#include "graph/web_package.h"
 #include "json.h"
-#include "web_package.h"
+#include "tensorir/graph/artifact.h"
 
-namespace tensorir::graph {
+namespace tensorir::glsl {
 
 namespace {
 
+using namespace graph;
 namespace fs = std::filesystem;
 using json::Value;
 using namespace web_package;
@@ -76,14 +75,8 @@ void plain_layout(WebValue &v, const std::vector<int64_t> &shape, int max_size) 
                                        << max_size << " texels";
 }
 
-}  // namespace
-
-WebExportInfo export_web(const CompiledModel &model, const std::string &dir, const WebExportOptions &options) {
+WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, const WebExportOptions &options) {
   const CompiledModel::Impl &m = model.impl();
-  if (m.target.kind == "wasm") return export_wasm(model, dir, options);
-  TIR_USER_CHECK(m.target.kind == "webgl")
-      << "export_web: the model was built for target '" << m.target.str()
-      << "'; web packages need one built for \"webgl\" or \"wasm\": graph::build(graph, \"webgl\")";
   const Graph &g = m.graph;
 
   // The kernels' plans, joined: programs deduplicated, values and passes in run order.
@@ -332,4 +325,11 @@ WebExportInfo export_web(const CompiledModel &model, const std::string &dir, con
   return info;
 }
 
-}  // namespace tensorir::graph
+const bool registered = [] {
+  register_web_exporter("webgl", export_webgl);
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::glsl

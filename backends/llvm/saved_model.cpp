@@ -1,5 +1,6 @@
-// CompiledModel::save: the kernels linked into one shared library, the execution plan
-// and the constants, in the files runtime/model_files.h describes.
+// The model writer of "llvm" (CompiledModel::save): the kernels linked into one shared
+// library, the execution plan and the constants, in the files runtime/model_files.h
+// describes, for runtime::load_model.
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -7,13 +8,14 @@
 #include <set>
 #include <tuple>
 
-#include "buffer_plan.h"
-#include "compiled_model.h"
-#include "llvm/object_file.h"
+#include "backends/llvm/object_file.h"
+#include "graph/buffer_plan.h"
+#include "graph/compiled_model.h"
 #include "runtime/model_files.h"
+#include "tensorir/graph/artifact.h"
 #include "tensorir/graph/passes.h"
 
-namespace tensorir::graph {
+namespace tensorir::llvm_backend {
 
 namespace {
 
@@ -21,14 +23,11 @@ namespace fs = std::filesystem;
 using runtime::SavedKernel;
 using runtime::SavedModel;
 using runtime::SavedValue;
+using namespace graph;
 
-}  // namespace
-
-void CompiledModel::save(const std::string &dir) const {
-  const Impl &m = *impl_;
-  TIR_USER_CHECK(m.target.kind == "llvm" && m.device == Device::cpu())
-      << "save: the model was built for '" << m.target.str()
-      << "'; only models built for \"llvm\" can be saved (graph::build(g, \"llvm\"))";
+void save_cpu_model(const CompiledModel &model, const std::string &dir) {
+  const CompiledModel::Impl &m = model.impl();
+  TIR_ASSERT(m.device == Device::cpu()) << "save: a model for '" << m.target.str() << "' on " << m.device;
   const Graph &g = m.graph;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -38,7 +37,7 @@ void CompiledModel::save(const std::string &dir) const {
   // The values: every graph input (run() asks for each), then what the kernels touch.
   SavedModel plan;
   plan.target = m.target.str();
-  const llvm_backend::ObjectMachine machine = llvm_backend::object_machine(m.target);
+  const ObjectMachine machine = object_machine(m.target);
   plan.cpu = machine.cpu;
   plan.cpu_features = machine.features;
   std::map<int, int> value_of;  // node id -> index into plan.values
@@ -53,14 +52,14 @@ void CompiledModel::save(const std::string &dir) const {
     v.dtype = n.dtype;
     v.shape = n.shape;
     if (n.op == "input") {
-      v.kind = SavedValue::Input;
+      v.role = SavedValue::Input;
     } else if (n.op == "constant") {
-      v.kind = SavedValue::Constant;
+      v.role = SavedValue::Constant;
       v.param = int(params.size());
       const NDArray &c = m.storage[size_t(id)];
       params.push_back(c.device() == Device::cpu() ? c : c.to(Device::cpu()));
     } else {
-      v.kind = SavedValue::Buffer;
+      v.role = SavedValue::Buffer;
       TIR_ASSERT(m.storage[size_t(id)].defined()) << "node '" << n.name << "' has no storage";
       results.emplace_back(id, m.storage[size_t(id)]);
     }
@@ -87,7 +86,7 @@ void CompiledModel::save(const std::string &dir) const {
   const BufferPlan buffers = plan_buffers(results);
   plan.buffers = buffers.bytes;
   for (const auto &[id, index] : value_of)
-    if (plan.values[size_t(index)].kind == SavedValue::Buffer)
+    if (plan.values[size_t(index)].is_buffer())
       std::tie(plan.values[size_t(index)].buffer, plan.values[size_t(index)].offset) = buffers.place.at(id);
 
   // One object per kernel module, linked into one library; the objects are removed after.
@@ -106,11 +105,11 @@ void CompiledModel::save(const std::string &dir) const {
   for (const Kernel &k : m.kernels) {
     if (!saved.insert(k.module.node()).second) continue;
     objects.push_back((objects_dir / ("k" + std::to_string(objects.size()) + ".o")).string());
-    k.module.node()->save(objects.back(), "o");
+    k.module.save(objects.back(), "o");
   }
   const std::string library = (out / runtime::kModelLibrary).string();
   if (!objects.empty()) {
-    llvm_backend::link_shared_library(objects, library);
+    link_shared_library(objects, library);
     const std::vector<unsigned char> bytes = runtime::read_file_bytes(library, "kernel library");
     plan.library_hash = runtime::file_hash(bytes.data(), bytes.size());
   }
@@ -118,4 +117,11 @@ void CompiledModel::save(const std::string &dir) const {
   runtime::write_model_plan(plan, (out / runtime::kModelPlan).string());
 }
 
-}  // namespace tensorir::graph
+const bool registered = [] {
+  register_model_writer("llvm", save_cpu_model);
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::llvm_backend

@@ -1,12 +1,10 @@
-// graph::export_web for models built for "wasm": the kernels linked into model.wasm (and
+// The web exporter of "wasm" (graph::export_web): the kernels linked into model.wasm (and
 // model.threads.wasm, the same over shared memory for worker threads), and
 // one linear memory laid out here, at export time, for every tensor: the parameters
 // first (params.bin is their bytes, copied in as one block), then the inputs, then the
 // buffers of the kernels' results (the memory plan's slots). model.json gives each
 // tensor's byte offset from the start of that region and each kernel's arguments as
 // offsets; the runtime adds the region's base and calls the kernels in order.
-#include "export_wasm.h"
-
 #include <unistd.h>
 
 #include <cstdint>
@@ -16,15 +14,17 @@
 #include <map>
 #include <set>
 
-#include "buffer_plan.h"
-#include "compiled_model.h"
-#include "llvm/wasm_link.h"
-#include "web_package.h"
+#include "backends/llvm/wasm_link.h"
+#include "graph/buffer_plan.h"
+#include "graph/compiled_model.h"
+#include "graph/web_package.h"
+#include "tensorir/graph/artifact.h"
 
-namespace tensorir::graph {
+namespace tensorir::llvm_backend {
 
 namespace {
 
+using namespace graph;
 namespace fs = std::filesystem;
 using json::Value;
 using namespace web_package;
@@ -58,15 +58,13 @@ LinkedModules link_kernels(const std::vector<Kernel> &kernels, const fs::path &t
     exports.push_back(k.fname);
     if (!saved.insert(k.module.node()).second) continue;
     objects.push_back((tmp / ("k" + std::to_string(objects.size()) + ".o")).string());
-    k.module.node()->save(objects.back(), "o");
+    k.module.save(objects.back(), "o");
   }
   const fs::path single = tmp / "model.wasm", threaded = tmp / "model.threads.wasm";
-  llvm_backend::link_wasm(objects, exports, single.string());
-  llvm_backend::link_wasm(objects, exports, threaded.string(), true);
+  link_wasm(objects, exports, single.string());
+  link_wasm(objects, exports, threaded.string(), true);
   return {read_file(single), read_file(threaded)};
 }
-
-}  // namespace
 
 WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, const WebExportOptions &options) {
   const CompiledModel::Impl &m = model.impl();
@@ -162,7 +160,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
   doc.set("target", m.target.str());
   doc.set("module", file_json("model.wasm", wasm.single));
   Value threaded = file_json("model.threads.wasm", wasm.threaded);
-  threaded.set("max_memory", uint64_t(llvm_backend::kWasmSharedMaxMemory));
+  threaded.set("max_memory", uint64_t(kWasmSharedMaxMemory));
   doc.set("threaded_module", std::move(threaded));
   Value memory = Value::object();
   memory.set("bytes", uint64_t(end));
@@ -202,4 +200,11 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
   return info;
 }
 
-}  // namespace tensorir::graph
+const bool registered = [] {
+  register_web_exporter("wasm", export_wasm);
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::llvm_backend
