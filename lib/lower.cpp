@@ -75,9 +75,6 @@ LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const st
   f->args = make_args(args, name, bindings);
   f->symbols = collect_symbols(f->args);
   for (BufferBinding &b : bindings) b.tensor = Tensor(s.current(b.tensor.op()), b.tensor.value_index());
-  f->schedule = s;
-  for (const BuildArg &a : args)
-    f->arg_tensors.push_back(a.is_tensor() ? Tensor(s.current(a.tensor().op()), a.tensor().value_index()) : Tensor());
 
   EffectiveBodies bodies = inline_stages(s);
   ScheduleBounds bounds = infer_bounds(s, bodies);
