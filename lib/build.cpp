@@ -61,8 +61,38 @@ Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
   return fn(funcs, target);
 }
 
+namespace {
+struct ScheduleBuilderRegistry {
+  std::mutex mu;
+  std::map<std::string, ScheduleBuildFn> builders;
+};
+
+ScheduleBuilderRegistry &schedule_builders() {
+  static ScheduleBuilderRegistry *r = new ScheduleBuilderRegistry;
+  return *r;
+}
+}  // namespace
+
+void register_schedule_builder(const std::string &target_kind, ScheduleBuildFn fn) {
+  TIR_USER_CHECK(fn != nullptr) << "register_schedule_builder('" << target_kind << "'): empty function";
+  ScheduleBuilderRegistry &r = schedule_builders();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.builders[target_kind] = std::move(fn);
+}
+
 Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
              const std::string &name) {
+  ScheduleBuildFn fn;
+  {
+    ScheduleBuilderRegistry &r = schedule_builders();
+    std::lock_guard<std::mutex> lock(r.mu);
+    if (auto it = r.builders.find(target.kind); it != r.builders.end()) fn = it->second;
+  }
+  return fn ? fn(s, args, target, name) : build_lowered(s, args, target, name);
+}
+
+Module build_lowered(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
+                     const std::string &name) {
   // GPU compute kernels need bound loops: stages that bind none get the default schedule
   // unless the target says -no-default-schedule. It goes on a copy: the caller's schedule
   // stays as written (building it again, or for another target, sees the same schedule).

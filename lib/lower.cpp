@@ -85,9 +85,6 @@ LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const st
   f->args = make_args(args, name, bindings);
   f->symbols = collect_symbols(f->args);
   for (BufferBinding &b : bindings) b.tensor = Tensor(s.current(b.tensor.op()), b.tensor.value_index());
-  f->schedule = s;
-  for (const BuildArg &a : args)
-    f->arg_tensors.push_back(a.is_tensor() ? Tensor(s.current(a.tensor().op()), a.tensor().value_index()) : Tensor());
 
   // The passes in order; with a dump directory, the IR after each one goes to a file.
   IRDump dump(options.dump_dir.empty() ? env_dump_dir() : options.dump_dir, name);

@@ -1,9 +1,9 @@
 // Makes "webgl" a target kind and a build target: the fragment-shader plans of "opengl
 // -mode=fragment" with every tensor packed, for browsers (graph::export_web writes them
-// into a package).
+// into a package). Planned from the schedule's tensor stages, so built from a schedule only.
 #include <climits>
 
-#include "glsl/fragment_module.h"
+#include "glsl/fragment/fragment_module.h"
 #include "tensorir/build.h"
 #include "tensorir/target_kind.h"
 
@@ -32,7 +32,8 @@ tensorir::TargetKindInfo webgl_kind() {
 
 const bool registered = [] {
   tensorir::register_target_kind(webgl_kind());
-  tensorir::register_backend("webgl", tensorir::glsl::build_webgl);
+  tensorir::register_backend("webgl", tensorir::glsl::reject_lowered_fragment);
+  tensorir::register_schedule_builder("webgl", tensorir::glsl::build_webgl);
   return true;
 }();
 

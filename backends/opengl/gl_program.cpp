@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "glsl/fragment/fragment_module.h"
 #include "opengl/gl_api.h"
 #include "opengl/gl_runtime.h"
 #include "tensorir/error.h"
@@ -94,18 +95,9 @@ GLuint link_program(const std::vector<GLuint> &shaders, const std::string &what,
   return program;
 }
 
-// Covers the viewport with one triangle; the fragment shader reads gl_FragCoord.
-const char *kFullscreenVertexShader = R"(#version 300 es
-void main() {
-  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
-  gl_Position = vec4(p, 0.0, 1.0);
-}
-)";
 
 }  // namespace
 
-// Also written into exported web packages (glsl/fragment_module.h declares it).
-const char *fullscreen_vertex_shader() { return kFullscreenVertexShader; }
 
 std::string annotate_shader_log(const std::string &log, const std::string &source) {
   std::ostringstream os;
@@ -149,7 +141,7 @@ unsigned compile_compute_program(const std::string &source, const std::string &n
 unsigned compile_fragment_program(const std::string &fragment_source, const std::string &name) {
   GLScope scope;
   std::string what = "the fragment shader of kernel '" + name + "'";
-  GLuint vs = compile_shader(GL_VERTEX_SHADER, kFullscreenVertexShader, "the built-in vertex shader");
+  GLuint vs = compile_shader(GL_VERTEX_SHADER, glsl::fullscreen_vertex_shader(), "the built-in vertex shader");
   GLuint fs = 0;
   try {
     fs = compile_shader(GL_FRAGMENT_SHADER, fragment_source, what);

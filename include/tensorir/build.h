@@ -25,4 +25,16 @@ using BackendBuildFn = std::function<Module(const std::vector<LoweredFunc> &, co
 void register_backend(const std::string &target_kind, BackendBuildFn fn);
 bool has_backend(const std::string &target_kind);
 
+// Backends that generate code from the schedule's tensor stages rather than from the
+// lowered loop nest (the fragment-shader path) plug in here as well: build(schedule, ...)
+// calls the one registered for target.kind, which decides itself whether to plan from
+// the stages or to take the default path, build_lowered().
+using ScheduleBuildFn =
+    std::function<Module(const Schedule &, const std::vector<BuildArg> &, const Target &, const std::string &)>;
+void register_schedule_builder(const std::string &target_kind, ScheduleBuildFn fn);
+// build(schedule, ...)'s default path: lower() the schedule, then the LoweredFunc backend
+// of target.kind.
+Module build_lowered(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
+                     const std::string &name);
+
 }  // namespace tensorir

@@ -35,11 +35,6 @@ struct LoweredFuncNode : Object {
   std::vector<LoweredArg> args;
   std::vector<Var> symbols;  // free shape variables, passed after the arguments
   Stmt body;
-  // What the loop nest came from, for backends that generate code per tensor stage
-  // (the fragment-shader path): the schedule and, per argument, its tensor (with the
-  // operation that now computes it) or an undefined Tensor for scalars.
-  Schedule schedule;
-  std::vector<Tensor> arg_tensors;
 };
 
 class LoweredFunc : public Ref<const LoweredFuncNode> {

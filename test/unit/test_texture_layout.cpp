@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../backends/glsl/texture_layout.h"
+#include "../../backends/glsl/fragment/texture_layout.h"
 #include "tensorir/error.h"
 
 #if TENSORIR_WITH_OPENGL  // the layout is part of the OpenGL backends

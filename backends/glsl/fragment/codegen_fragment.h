@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "glsl/texture_layout.h"
+#include "glsl/fragment/texture_layout.h"
 #include "tensorir/lower.h"
 
 namespace tensorir::glsl {
@@ -89,11 +89,21 @@ struct FragmentOptions {
   int max_phases = 1;
 };
 
+// What the fragment path plans from: the function's signature (lower()'s arguments and
+// shape symbols), the schedule whose tensor stages become passes, and per argument its
+// tensor (with the operation that now computes it), undefined for scalars.
+struct StageFunction {
+  LoweredFunc func;
+  Schedule schedule;
+  std::vector<Tensor> arg_tensors;
+};
+StageFunction stage_function(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name);
+
 // Builds the passes of `f`. Throws tensorir::Error for what a fragment shader cannot
 // compute (float64 or other unsupported types, extern calls, a placeholder that is not
 // an argument).
-FragmentPlan plan_fragment(const LoweredFunc &f, const FragmentOptions &options);
-FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack = true);
+FragmentPlan plan_fragment(const StageFunction &f, const FragmentOptions &options);
+FragmentPlan plan_fragment(const StageFunction &f, int max_texture_size, bool pack = true);
 
 // The texture layout of tensor `t` of the plan at these dimensions.
 TextureLayout tensor_layout(const FragmentTensor &t, const std::vector<int64_t> &shape, int max_texture_size,

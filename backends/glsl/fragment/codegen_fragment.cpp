@@ -3,8 +3,8 @@
 // needs; loop transformations in the schedule do not apply (a fragment is one element).
 #include <unordered_set>
 
-#include "glsl/codegen_fragment_emit.h"
-#include "glsl/fragment_phases.h"
+#include "glsl/fragment/codegen_fragment_emit.h"
+#include "glsl/fragment/fragment_phases.h"
 #include "schedule/schedule_internal.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/printer.h"
@@ -88,17 +88,16 @@ void check_tensor_dtype(Type t, const std::string &where) {
 
 class Planner {
  public:
-  Planner(const LoweredFunc &f, const FragmentOptions &o)
-      : f_(f), pack_(o.pack), pack_all_(o.pack_all), max_phases_(o.max_phases) {
-    plan_.name = f->name;
+  Planner(const StageFunction &sf, const FragmentOptions &o)
+      : f_(sf.func), schedule_(sf.schedule), arg_tensors_(sf.arg_tensors), pack_(o.pack), pack_all_(o.pack_all),
+        max_phases_(o.max_phases) {
+    plan_.name = f_->name;
     plan_.max_texture_size = o.max_texture_size;
   }
 
   FragmentPlan run() {
-    TIR_USER_CHECK(f_->schedule.get())
-        << f_->name << ": the fragment target generates shaders from the tensor stages, but this "
-                       "function carries no schedule; build it with lower() or build(schedule, ...)";
-    TIR_ASSERT(f_->arg_tensors.size() == f_->args.size()) << f_->name << ": arg_tensors";
+    TIR_ASSERT(schedule_.get()) << f_->name << ": planned without a schedule";
+    TIR_ASSERT(arg_tensors_.size() == f_->args.size()) << f_->name << ": arg_tensors";
     add_variable_uniforms();
     add_argument_tensors();
     std::vector<Candidate> candidates = collect_stages();
@@ -192,7 +191,7 @@ class Planner {
     for (size_t i = 0; i < f_->args.size(); ++i) {
       const LoweredArg &a = f_->args[i];
       if (!a.is_buffer) continue;
-      const Tensor &t = f_->arg_tensors[i];
+      const Tensor &t = arg_tensors_[i];
       TIR_ASSERT(t.defined()) << f_->name << ": buffer argument " << a.name << " has no tensor";
       check_tensor_dtype(t.dtype(), f_->name + ": argument " + a.name);
       int idx = add_tensor(t, a.name, static_cast<int>(i));
@@ -205,9 +204,9 @@ class Planner {
   }
 
   std::vector<Candidate> collect_stages() {
-    EffectiveBodies bodies = inline_stages(f_->schedule);
+    EffectiveBodies bodies = inline_stages(schedule_);
     std::vector<Candidate> out;
-    for (const Stage &st : f_->schedule.stages()) {
+    for (const Stage &st : schedule_.stages()) {
       const Operation &op = st.op();
       if (op.as<PlaceholderOpNode>()) continue;
       const auto *compute = op.as<ComputeOpNode>();
@@ -417,6 +416,8 @@ class Planner {
   }
 
   const LoweredFunc &f_;
+  const Schedule &schedule_;
+  const std::vector<Tensor> &arg_tensors_;
   bool pack_;
   bool pack_all_;
   int max_phases_;
@@ -428,12 +429,21 @@ class Planner {
 
 }  // namespace
 
-FragmentPlan plan_fragment(const LoweredFunc &f, const FragmentOptions &options) {
-  TIR_ASSERT(f.defined()) << "plan_fragment of an undefined function";
+StageFunction stage_function(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name) {
+  StageFunction sf;
+  sf.func = lower(s, args, name);
+  sf.schedule = s;
+  for (const BuildArg &a : args)
+    sf.arg_tensors.push_back(a.is_tensor() ? Tensor(s.current(a.tensor().op()), a.tensor().value_index()) : Tensor());
+  return sf;
+}
+
+FragmentPlan plan_fragment(const StageFunction &f, const FragmentOptions &options) {
+  TIR_ASSERT(f.func.defined()) << "plan_fragment of an undefined function";
   return Planner(f, options).run();
 }
 
-FragmentPlan plan_fragment(const LoweredFunc &f, int max_texture_size, bool pack) {
+FragmentPlan plan_fragment(const StageFunction &f, int max_texture_size, bool pack) {
   FragmentOptions o;
   o.max_texture_size = max_texture_size;
   o.pack = pack;

@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "glsl/codegen_compute.h"
+#include "glsl/compute/codegen_compute.h"
 
 namespace tensorir::glsl::compute_detail {
 

@@ -1,10 +1,10 @@
 // The phases of a fragment pass (fragment_phases.h): how many, and the interleave pass.
-#include "glsl/fragment_phases.h"
+#include "glsl/fragment/fragment_phases.h"
 
 #include <sstream>
 
-#include "glsl/glsl_common.h"
-#include "glsl/texel_grid.h"
+#include "glsl/common/glsl_common.h"
+#include "glsl/fragment/texel_grid.h"
 #include "tensorir/ir/visitor.h"
 
 namespace tensorir::glsl {

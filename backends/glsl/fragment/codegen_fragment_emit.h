@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "glsl/codegen_fragment.h"
+#include "glsl/fragment/codegen_fragment.h"
 #include "tensorir/te/tensor.h"
 
 namespace tensorir::glsl {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "glsl/codegen_compute_scan.h"
+#include "glsl/compute/codegen_compute_scan.h"
 
 namespace tensorir::glsl::compute_detail {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "glsl/codegen_fragment_emit.h"
+#include "glsl/fragment/codegen_fragment_emit.h"
 
 namespace tensorir::glsl {
 

@@ -1,5 +1,6 @@
 // Identifiers, types, literals and scalar expressions in GLSL.
-#include "glsl/glsl_common.h"
+#include "glsl/common/glsl_common.h"
+#include "glsl/common/glsl_helpers.h"
 
 #include <cinttypes>
 #include <cmath>
@@ -131,106 +132,13 @@ std::string indent(const std::string &body, int spaces) {
 
 // ---------------------------------------------------------------- helper functions
 
-namespace {
-
-// name -> (helpers it calls, GLSL source). Emitted in this order.
-struct Helper {
-  const char *name;
-  const char *deps;
-  const char *source;
-};
-
-const Helper kHelpers[] = {
-    {"tir_floordiv", "", R"(int tir_floordiv(int a, int b) {
-  int q = int(uint(abs(a)) / uint(abs(b)));
-  if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
-  return q;
-}
-)"},
-    {"tir_floormod", "tir_floordiv", R"(int tir_floormod(int a, int b) { return a - tir_floordiv(a, b) * b; }
-)"},
-    {"tir_floordiv_l", "", R"(int64_t tir_floordiv_l(int64_t a, int64_t b) {
-  int64_t q = int64_t(uint64_t(abs(a)) / uint64_t(abs(b)));
-  if ((a < 0l) != (b < 0l)) { q = -q; if (q * b != a) q -= 1l; }
-  return q;
-}
-)"},
-    {"tir_floormod_l", "tir_floordiv_l",
-     R"(int64_t tir_floormod_l(int64_t a, int64_t b) { return a - tir_floordiv_l(a, b) * b; }
-)"},
-    // C's round(): halves away from zero (GLSL's round() leaves halves to the driver).
-    {"tir_round", "", R"(float tir_round(float x) {
-  float t = trunc(x);
-  return abs(x - t) >= 0.5 ? t + sign(x) : t;
-}
-)"},
-    {"tir_round_d", "", R"(double tir_round_d(double x) {
-  double t = trunc(x);
-  return abs(x - t) >= 0.5lf ? t + sign(x) : t;
-}
-)"},
-    // C's pow(): GLSL leaves x < 0 and x == y == 0 undefined.
-    {"tir_pow", "", R"(float tir_pow(float x, float y) {
-  if (y == 0.0) return 1.0;
-  if (x < 0.0) {
-    if (y != trunc(y)) return uintBitsToFloat(0x7fc00000u);
-    float r = pow(-x, y);
-    return mod(y, 2.0) == 1.0 ? -r : r;
-  }
-  return pow(x, y);
-}
-)"},
-    {"tir_sigmoid", "", R"(float tir_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
-)"},
-    // Stable for large |x| (no inf/inf) and accurate near 0 (no cancellation).
-    {"tir_tanh", "", R"(float tir_tanh(float x) {
-  float a = abs(x);
-  if (a < 0.125) {
-    float x2 = x * x;
-    return x * (1.0 + x2 * (-0.333333333 + x2 * (0.133333333 + x2 * -0.053968254)));
-  }
-  float e = exp(-2.0 * a);
-  float t = (1.0 - e) / (1.0 + e);
-  return x < 0.0 ? -t : t;
-}
-)"},
-    // GLSL has no erf: a Taylor series near 0, else Abramowitz & Stegun 7.1.26
-    // (absolute error below 1.5e-7).
-    {"tir_erf", "", R"(float tir_erf(float x) {
-  float a = abs(x);
-  float y;
-  if (a < 0.5) {
-    float x2 = a * a;
-    y = 1.128379167 * a * (1.0 + x2 * (-0.333333333 + x2 * (0.1 + x2 * (-0.023809524 + x2 * (0.004629630 + x2 * -0.000757576)))));
-  } else {
-    float t = 1.0 / (1.0 + 0.3275911 * a);
-    float p = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t;
-    y = 1.0 - p * exp(-a * a);
-  }
-  return x < 0.0 ? -y : y;
-}
-)"},
-};
-
-}  // namespace
-
 std::string ExprPrinter::use_helper(const std::string &name) {
-  for (const Helper &h : kHelpers)
-    if (name == h.name) {
-      helpers_.insert(name);
-      if (*h.deps) helpers_.insert(h.deps);
-      return name;
-    }
-  TIR_ASSERT(false) << "unknown GLSL helper " << name;
+  TIR_ASSERT(has_glsl_helper(name, dialect_)) << "unknown GLSL helper " << name;
+  helpers_.merge(glsl_helper_closure(name));
   return name;
 }
 
-std::string ExprPrinter::helper_functions() const {
-  std::string out;
-  for (const Helper &h : kHelpers)
-    if (helpers_.count(h.name)) out += h.source;
-  return out;
-}
+std::string ExprPrinter::helper_functions() const { return glsl_helper_sources(helpers_, dialect_); }
 
 // ---------------------------------------------------------------- expressions
 

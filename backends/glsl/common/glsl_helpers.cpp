@@ -1,0 +1,160 @@
+// The table of GLSL helper functions (glsl_helpers.h). Reference semantics: C's results
+// (IEEE-754 float, C99 Annex F for pow), which the LLVM backend computes.
+#include "glsl/common/glsl_helpers.h"
+
+#include "tensorir/error.h"
+
+namespace tensorir::glsl {
+
+namespace {
+
+struct Helper {
+  const char *name;
+  const char *deps;    // the helper it calls, "" for none
+  const char *glsl430; // the GLSL 4.30 source; nullptr where the dialect lacks its types
+  const char *es300;   // the GLSL ES 3.00 source; nullptr where the dialect lacks its types
+};
+
+// Divides magnitudes (as uint, so that abs(INT_MIN) divides too) and fixes the sign: the
+// quotient rounds towards minus infinity. GLSL leaves / and % on negatives undefined.
+const char *kFloorDiv = R"(int tir_floordiv(int a, int b) {
+  int q = int(uint(abs(a)) / uint(abs(b)));
+  if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
+  return q;
+}
+)";
+// The remainder takes the divisor's sign.
+const char *kFloorMod = R"(int tir_floormod(int a, int b) { return a - tir_floordiv(a, b) * b; }
+)";
+const char *kFloorDivL = R"(int64_t tir_floordiv_l(int64_t a, int64_t b) {
+  int64_t q = int64_t(uint64_t(abs(a)) / uint64_t(abs(b)));
+  if ((a < 0l) != (b < 0l)) { q = -q; if (q * b != a) q -= 1l; }
+  return q;
+}
+)";
+const char *kFloorModL = R"(int64_t tir_floormod_l(int64_t a, int64_t b) { return a - tir_floordiv_l(a, b) * b; }
+)";
+const char *kFMod = R"(float tir_fmod(float a, float b) {
+  return a - b * floor(a / b);
+}
+)";
+// C's round(): halves away from zero (GLSL's round() leaves halves to the driver).
+const char *kRound = R"(float tir_round(float x) {
+  float t = trunc(x);
+  return abs(x - t) >= 0.5 ? t + sign(x) : t;
+}
+)";
+const char *kRoundD = R"(double tir_round_d(double x) {
+  double t = trunc(x);
+  return abs(x - t) >= 0.5lf ? t + sign(x) : t;
+}
+)";
+// C's pow() where GLSL's is undefined (x < 0; x == 0 with y <= 0): pow(x, 0) = 1;
+// pow(+-0, y < 0) = +inf, -inf for -0 and an odd integer y; pow(+-0, y > 0) = +0, -0
+// for -0 and an odd integer y; a negative base takes an integral exponent's parity,
+// and gives NaN for any other exponent.
+const char *kPow = R"(float tir_pow(float x, float y) {
+  if (y == 0.0) return 1.0;
+  bool odd = y == trunc(y) && abs(y - 2.0 * floor(y * 0.5)) == 1.0;
+  uint sign_bit = odd ? floatBitsToUint(x) & 0x80000000u : 0u;
+  if (x == 0.0) return uintBitsToFloat((y < 0.0 ? 0x7f800000u : 0u) | sign_bit);
+  if (x < 0.0 && y != trunc(y)) return uintBitsToFloat(0x7fc00000u);
+  return uintBitsToFloat(floatBitsToUint(pow(abs(x), y)) | sign_bit);
+}
+)";
+const char *kSigmoid = R"(float tir_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
+)";
+// Near zero the exponential form cancels: the Maclaurin series to x^11 is exact to float
+// precision for |x| < 0.4; beyond, the exponential form is stable (no inf / inf).
+const char *kTanh = R"(float tir_tanh(float x) {
+  float a = abs(x);
+  if (a < 0.4) {
+    float z = x * x;
+    return x * (1.0 + z * (-0.333333333 + z * (0.133333333 + z * (-0.053968254 +
+        z * (0.0218694885 + z * (-0.00886323552))))));
+  }
+  float e = exp(-2.0 * a);
+  float t = (1.0 - e) / (1.0 + e);
+  return x < 0.0 ? -t : t;
+}
+)";
+// |x| < 0.5: the Maclaurin series to x^13 (error < 1e-9); beyond, the rational
+// approximation of Abramowitz and Stegun 7.1.26 (absolute error < 1.5e-7).
+const char *kErf = R"(float tir_erf(float x) {
+  float a = abs(x);
+  if (a < 0.5) {
+    float z = x * x;
+    return 1.12837917 * x * (1.0 + z * (-0.333333333 + z * (0.1 + z * (-0.0238095238 +
+        z * (0.00462962963 + z * (-0.000757575758 + z * 0.000106837607))))));
+  }
+  float t = 1.0 / (1.0 + 0.3275911 * a);
+  float p = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 +
+      t * 1.061405429))));
+  float y = 1.0 - p * exp(-a * a);
+  return x < 0.0 ? -y : y;
+}
+)";
+// A lane chosen at run time. Indexing a vector with a variable (v[i]) is legal GLSL ES,
+// but ANGLE's translation of it runs for minutes per draw on SwiftShader (Chromium's
+// software WebGL); selects are cheap on every driver.
+const char *kLane = R"(float tir_lane(vec4 v, int i) {
+  return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
+}
+int tir_lane(ivec4 v, int i) {
+  return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
+}
+)";
+
+// In emission order: a helper after the one it calls.
+const Helper kHelpers[] = {
+    {"tir_floordiv", "", kFloorDiv, kFloorDiv},
+    {"tir_floormod", "tir_floordiv", kFloorMod, kFloorMod},
+    {"tir_floordiv_l", "", kFloorDivL, nullptr},
+    {"tir_floormod_l", "tir_floordiv_l", kFloorModL, nullptr},
+    {"tir_fmod", "", kFMod, kFMod},
+    {"tir_round", "", kRound, kRound},
+    {"tir_round_d", "", kRoundD, nullptr},
+    {"tir_pow", "", kPow, kPow},
+    {"tir_sigmoid", "", kSigmoid, kSigmoid},
+    {"tir_tanh", "", kTanh, kTanh},
+    {"tir_erf", "", kErf, kErf},
+    {"tir_lane", "", kLane, kLane},
+};
+
+const Helper *find(const std::string &name) {
+  for (const Helper &h : kHelpers)
+    if (name == h.name) return &h;
+  return nullptr;
+}
+
+const char *source(const Helper &h, Dialect d) { return d == Dialect::ES300 ? h.es300 : h.glsl430; }
+
+}  // namespace
+
+bool has_glsl_helper(const std::string &name, Dialect d) {
+  const Helper *h = find(name);
+  return h && source(*h, d);
+}
+
+std::set<std::string> glsl_helper_closure(const std::string &name) {
+  std::set<std::string> out;
+  for (const Helper *h = find(name); h && out.insert(h->name).second; h = find(h->deps)) {
+  }
+  TIR_ASSERT(!out.empty()) << "unknown GLSL helper " << name;
+  return out;
+}
+
+std::string glsl_helper_sources(const std::set<std::string> &used, Dialect d) {
+  std::set<std::string> need;
+  for (const std::string &name : used) need.merge(glsl_helper_closure(name));
+  std::string out;
+  for (const Helper &h : kHelpers) {
+    if (!need.count(h.name)) continue;
+    const char *src = source(h, d);
+    TIR_ASSERT(src) << "GLSL helper " << h.name << " has no GLSL ES 3.00 version";
+    out += src;
+  }
+  return out;
+}
+
+}  // namespace tensorir::glsl
