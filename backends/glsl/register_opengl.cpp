@@ -3,8 +3,8 @@
 // (WebGL-compatible) from the schedule's tensor stages.
 #include <climits>
 
-#include "glsl/compute/compute_module.h"
-#include "glsl/fragment/fragment_module.h"
+#include "backends/glsl/compute/compute_module.h"
+#include "backends/glsl/fragment/fragment_module.h"
 #include "tensorir/build.h"
 #include "tensorir/error.h"
 #include "tensorir/target_kind.h"

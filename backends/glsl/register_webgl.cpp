@@ -3,7 +3,7 @@
 // into a package). Planned from the schedule's tensor stages, so built from a schedule only.
 #include <climits>
 
-#include "glsl/fragment/fragment_module.h"
+#include "backends/glsl/fragment/fragment_module.h"
 #include "tensorir/build.h"
 #include "tensorir/target_kind.h"
 

@@ -2,11 +2,11 @@
 // storage buffers, sets the uniforms and dispatches the work groups of each kernel.
 #include <algorithm>
 
-#include "glsl/compute/codegen_compute_loops.h"
-#include "glsl/compute/compute_module.h"
-#include "opengl/gl_api.h"
-#include "opengl/gl_runners.h"
-#include "opengl/gl_runtime.h"
+#include "backends/glsl/compute/codegen_compute_loops.h"
+#include "backends/glsl/compute/compute_module.h"
+#include "backends/opengl/gl_api.h"
+#include "backends/opengl/gl_runners.h"
+#include "backends/opengl/gl_runtime.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"

@@ -10,9 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include "opengl/gl_api.h"
-#include "opengl/gl_runtime.h"
-#include "opengl/gl_window.h"
+#include "backends/opengl/gl_api.h"
+#include "backends/opengl/gl_runtime.h"
+#include "backends/opengl/gl_window.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/opengl.h"
 

@@ -2,8 +2,8 @@
 // DeviceAPI of Device::OpenGL when the library loads.
 #include <cstdint>
 
-#include "opengl/gl_api.h"
-#include "opengl/gl_runtime.h"
+#include "backends/opengl/gl_api.h"
+#include "backends/opengl/gl_runtime.h"
 #include "runtime/device_api.h"
 #include "tensorir/error.h"
 

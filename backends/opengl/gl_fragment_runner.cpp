@@ -7,11 +7,11 @@
 #include <map>
 #include <memory>
 
-#include "glsl/fragment/fragment_module.h"
-#include "glsl/fragment/texture_layout.h"
-#include "opengl/gl_api.h"
-#include "opengl/gl_runners.h"
-#include "opengl/gl_runtime.h"
+#include "backends/glsl/fragment/fragment_module.h"
+#include "backends/glsl/fragment/texture_layout.h"
+#include "backends/opengl/gl_api.h"
+#include "backends/opengl/gl_runners.h"
+#include "backends/opengl/gl_runtime.h"
 #include "tensorir/error.h"
 
 namespace tensorir::opengl {

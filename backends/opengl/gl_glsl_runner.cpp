@@ -1,8 +1,8 @@
 // The OpenGL runtime registers itself as the runner of GLSL modules
 // (glsl/common/glsl_runner.h): device facts from the process-wide context, and the
 // executables of gl_compute_runner.cpp and gl_fragment_runner.cpp.
-#include "opengl/gl_runners.h"
-#include "opengl/gl_runtime.h"
+#include "backends/opengl/gl_runners.h"
+#include "backends/opengl/gl_runtime.h"
 
 namespace tensorir::opengl {
 

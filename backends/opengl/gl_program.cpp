@@ -6,9 +6,9 @@
 #include <sstream>
 #include <vector>
 
-#include "glsl/fragment/fragment_module.h"
-#include "opengl/gl_api.h"
-#include "opengl/gl_runtime.h"
+#include "backends/glsl/fragment/fragment_module.h"
+#include "backends/opengl/gl_api.h"
+#include "backends/opengl/gl_runtime.h"
 #include "tensorir/error.h"
 
 namespace tensorir::opengl {

@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "glsl/common/glsl_runner.h"
+#include "backends/glsl/common/glsl_runner.h"
 
 namespace tensorir::opengl {
 

@@ -1,6 +1,6 @@
 // The OpenGL context in a GLFW window, for programs that want one on screen. GLFW 3.3 has
 // no headless platform: it needs an X display (Xvfb will do).
-#include "opengl/gl_window.h"
+#include "backends/opengl/gl_window.h"
 
 #include "tensorir/error.h"
 

@@ -1,6 +1,6 @@
 // Identifiers, types, literals and scalar expressions in GLSL.
-#include "glsl/common/glsl_common.h"
-#include "glsl/common/glsl_helpers.h"
+#include "backends/glsl/common/glsl_common.h"
+#include "backends/glsl/common/glsl_helpers.h"
 
 #include <cinttypes>
 #include <cmath>

@@ -1,6 +1,6 @@
 // The table of GLSL helper functions (glsl_helpers.h). Reference semantics: C's results
 // (IEEE-754 float, C99 Annex F for pow), which the LLVM backend computes.
-#include "glsl/common/glsl_helpers.h"
+#include "backends/glsl/common/glsl_helpers.h"
 
 #include "tensorir/error.h"
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "glsl/common/glsl_common.h"
+#include "backends/glsl/common/glsl_common.h"
 
 namespace tensorir::glsl {
 

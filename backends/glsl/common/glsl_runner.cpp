@@ -1,5 +1,5 @@
 // The registered Runner (glsl_runner.h).
-#include "glsl/common/glsl_runner.h"
+#include "backends/glsl/common/glsl_runner.h"
 
 #include <atomic>
 

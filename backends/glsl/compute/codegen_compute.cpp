@@ -1,14 +1,14 @@
 // The compute shader printer: statements of a device kernel as GLSL 4.30, with shared
 // arrays at global scope and barriers around the statements that fill them.
-#include "glsl/compute/codegen_compute.h"
+#include "backends/glsl/compute/codegen_compute.h"
 
 #include <algorithm>
 #include <sstream>
 #include <unordered_set>
 
-#include "glsl/compute/codegen_compute_loops.h"
-#include "glsl/compute/codegen_compute_scan.h"
-#include "glsl/common/glsl_common.h"
+#include "backends/glsl/compute/codegen_compute_loops.h"
+#include "backends/glsl/compute/codegen_compute_scan.h"
+#include "backends/glsl/common/glsl_common.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/printer.h"

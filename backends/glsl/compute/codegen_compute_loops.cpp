@@ -1,5 +1,5 @@
 // Loop passes per invocation, and the loops to unroll in part to keep under a limit.
-#include "glsl/compute/codegen_compute_loops.h"
+#include "backends/glsl/compute/codegen_compute_loops.h"
 
 #include <algorithm>
 #include <functional>

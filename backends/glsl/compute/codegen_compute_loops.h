@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "glsl/compute/codegen_compute_scan.h"
+#include "backends/glsl/compute/codegen_compute_scan.h"
 
 namespace tensorir::glsl::compute_detail {
 

@@ -1,5 +1,5 @@
 // Launch shape, kernel inputs and lane splitting for the compute code generator.
-#include "glsl/compute/codegen_compute_scan.h"
+#include "backends/glsl/compute/codegen_compute_scan.h"
 
 #include <unordered_set>
 

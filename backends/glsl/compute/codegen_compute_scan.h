@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "glsl/compute/codegen_compute.h"
+#include "backends/glsl/compute/codegen_compute.h"
 
 namespace tensorir::glsl::compute_detail {
 

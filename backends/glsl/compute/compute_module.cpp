@@ -1,14 +1,14 @@
 // The compute module: each function is a host plan (temporary buffers, then kernels in
 // order) over GLSL compute shaders; the OpenGL runtime binds the arrays as storage
 // buffers, sets the uniforms and dispatches the work groups (opengl/gl_compute_runner.cpp).
-#include "glsl/compute/compute_module.h"
+#include "backends/glsl/compute/compute_module.h"
 
 #include <algorithm>
 #include <memory>
 #include <unordered_map>
 
-#include "glsl/common/glsl_runner.h"
-#include "glsl/compute/codegen_compute_loops.h"
+#include "backends/glsl/common/glsl_runner.h"
+#include "backends/glsl/compute/codegen_compute_loops.h"
 #include "tensorir/error.h"
 #include "transforms/split_host_device.h"
 

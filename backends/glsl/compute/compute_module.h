@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "codegen/signature.h"
-#include "glsl/common/glsl_runner.h"
-#include "glsl/compute/codegen_compute.h"
+#include "backends/glsl/common/glsl_runner.h"
+#include "backends/glsl/compute/codegen_compute.h"
 #include "tensorir/lower.h"
 #include "tensorir/runtime/module.h"
 #include "tensorir/target.h"

@@ -3,8 +3,8 @@
 // needs; loop transformations in the schedule do not apply (a fragment is one element).
 #include <unordered_set>
 
-#include "glsl/fragment/codegen_fragment_emit.h"
-#include "glsl/fragment/fragment_phases.h"
+#include "backends/glsl/fragment/codegen_fragment_emit.h"
+#include "backends/glsl/fragment/fragment_phases.h"
 #include "schedule/schedule_internal.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/printer.h"

@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "glsl/fragment/texture_layout.h"
+#include "backends/glsl/fragment/texture_layout.h"
 #include "tensorir/lower.h"
 
 namespace tensorir::glsl {

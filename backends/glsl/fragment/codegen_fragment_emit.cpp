@@ -12,8 +12,8 @@
 #include <optional>
 #include <sstream>
 
-#include "glsl/fragment/codegen_fragment_emit.h"
-#include "glsl/fragment/texel_grid.h"
+#include "backends/glsl/fragment/codegen_fragment_emit.h"
+#include "backends/glsl/fragment/texel_grid.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/printer.h"

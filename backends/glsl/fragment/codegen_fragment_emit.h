@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "glsl/fragment/codegen_fragment.h"
+#include "backends/glsl/fragment/codegen_fragment.h"
 #include "tensorir/te/tensor.h"
 
 namespace tensorir::glsl {

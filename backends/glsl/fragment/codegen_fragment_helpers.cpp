@@ -3,8 +3,8 @@
 #include <utility>
 #include <vector>
 
-#include "glsl/fragment/codegen_fragment_emit.h"
-#include "glsl/common/glsl_helpers.h"
+#include "backends/glsl/fragment/codegen_fragment_emit.h"
+#include "backends/glsl/common/glsl_helpers.h"
 
 namespace tensorir::glsl {
 

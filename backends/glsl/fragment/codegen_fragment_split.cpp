@@ -1,6 +1,6 @@
 // Long reductions as two passes: partial reductions over fixed-size chunks of the
 // flattened iteration space, then the reduction of the partial results.
-#include "glsl/fragment/codegen_fragment_emit.h"
+#include "backends/glsl/fragment/codegen_fragment_emit.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/visitor.h"
 

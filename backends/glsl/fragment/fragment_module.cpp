@@ -5,15 +5,15 @@
 // (FragmentOptions::pack_all) and, where the OpenGL runtime is there, runs natively on
 // host arrays, compiling its programs on the first call. Running is the runtime's part
 // (opengl/gl_fragment_runner.cpp).
-#include "glsl/fragment/fragment_module.h"
+#include "backends/glsl/fragment/fragment_module.h"
 
 #include <algorithm>
 #include <climits>
 #include <memory>
 #include <mutex>
 
-#include "glsl/common/glsl_runner.h"
-#include "glsl/fragment/texture_layout.h"
+#include "backends/glsl/common/glsl_runner.h"
+#include "backends/glsl/fragment/texture_layout.h"
 #include "json.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/printer.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "codegen/signature.h"
-#include "glsl/fragment/codegen_fragment.h"
+#include "backends/glsl/fragment/codegen_fragment.h"
 #include "tensorir/lower.h"
 #include "tensorir/runtime/module.h"
 #include "tensorir/target.h"

@@ -1,10 +1,10 @@
 // The phases of a fragment pass (fragment_phases.h): how many, and the interleave pass.
-#include "glsl/fragment/fragment_phases.h"
+#include "backends/glsl/fragment/fragment_phases.h"
 
 #include <sstream>
 
-#include "glsl/common/glsl_common.h"
-#include "glsl/fragment/texel_grid.h"
+#include "backends/glsl/common/glsl_common.h"
+#include "backends/glsl/fragment/texel_grid.h"
 #include "tensorir/ir/visitor.h"
 
 namespace tensorir::glsl {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "glsl/fragment/codegen_fragment_emit.h"
+#include "backends/glsl/fragment/codegen_fragment_emit.h"
 
 namespace tensorir::glsl {
 

@@ -1,6 +1,6 @@
 // Expression rewrites of the fragment emitter (codegen_fragment_emit.h): clamps a guard
 // proves redundant, the single reduction of a body, and replacing one node.
-#include "glsl/fragment/codegen_fragment_emit.h"
+#include "backends/glsl/fragment/codegen_fragment_emit.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/visitor.h"

@@ -1,5 +1,5 @@
 // Texel grids of fragment tensors (texel_grid.h).
-#include "glsl/fragment/texel_grid.h"
+#include "backends/glsl/fragment/texel_grid.h"
 
 #include <algorithm>
 

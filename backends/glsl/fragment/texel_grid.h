@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "glsl/fragment/codegen_fragment.h"
+#include "backends/glsl/fragment/codegen_fragment.h"
 
 namespace tensorir::glsl {
 

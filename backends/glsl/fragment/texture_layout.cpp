@@ -1,5 +1,5 @@
 // The layout rule shared by the native runtime and, through exported layouts, the web one.
-#include "glsl/fragment/texture_layout.h"
+#include "backends/glsl/fragment/texture_layout.h"
 
 #include <algorithm>
 #include <cmath>
