@@ -34,15 +34,15 @@ void register_hard_swish() {
       return v * min(max(v * alpha + 0.5f, 0.0f), 1.0f);
     }, name);
   };
-  // When it leads a kernel of its own on the CPU: the outermost axis in parallel. Other
-  // targets get the generic schedule.
+  // When it leads a kernel of its own on a CPU kind ("llvm", "wasm"): the outermost axis
+  // in parallel. Other targets get the generic schedule.
   graph::OpStrategy cpu;
   cpu.schedule = [](const graph::ScheduleContext &ctx) {
     Schedule s = ops::schedule_generic({ctx.out});
     s[ctx.out].parallel(ctx.out.axis(0));
     return s;
   };
-  def.strategies["llvm"] = cpu;
+  def.strategies["cpu"] = cpu;
   graph::register_op(def);
 }
 

@@ -66,20 +66,20 @@ std::string quoted_names(const std::vector<std::string> &names) {
 }
 }  // namespace
 
-const NDArray &Outputs::operator[](const std::string &name) const {
+NDArray Outputs::operator[](const std::string &name) const {
   for (size_t i = 0; i < names_.size(); ++i)
     if (names_[i] == name) return values_[i];
   TIR_THROW() << "model outputs: no output called '" << name << "'; the outputs are " << quoted_names(names_);
   return values_[0];  // not reached: TIR_THROW throws
 }
 
-const NDArray &Outputs::at(size_t i) const {
+NDArray Outputs::at(size_t i) const {
   TIR_USER_CHECK(i < values_.size()) << "model outputs: index " << i << " but there are " << values_.size()
                                      << " outputs";
   return values_[i];
 }
 
-const NDArray &Outputs::single() const {
+NDArray Outputs::single() const {
   TIR_USER_CHECK(values_.size() == 1) << "model outputs: the model has " << values_.size() << " outputs ("
                                       << quoted_names(names_) << "); take one by name, out[\"name\"]";
   return values_[0];
@@ -180,7 +180,9 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
       }
       ins.push_back(it->second);
     }
-    tensors[id] = detail::make_tensor(n, ins, identifier(n.name), id == lead ? strategy.compute : nullptr);
+    // Each node computes by its own strategy; only the lead's decides the schedule.
+    const ComputeFn compute = id == lead ? strategy.compute : group_strategy(n, target, tuned).compute;
+    tensors[id] = detail::make_tensor(n, ins, identifier(n.name), compute);
   }
   const Tensor out = tensors.at(k.node);
   Schedule s;

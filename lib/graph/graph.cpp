@@ -38,12 +38,17 @@ const std::vector<int64_t> &Node::attr_ints(const std::string &key) const {
   return get_attr<std::vector<int64_t>>(*this, key, "a list of integers");
 }
 
+const std::string &Node::attr_string(const std::string &key) const {
+  return get_attr<std::string>(*this, key, "a string");
+}
+
 std::vector<std::string> op_names() { return registered_ops(); }
 
 // ---- Graph ----
 
 int Graph::add_node(Node n) {
   n.id = static_cast<int>(nodes_.size());
+  detail::add_default_attrs(n);
   by_name_.emplace(n.name, n.id);  // the first of duplicate names wins; validate() reports them
   nodes_.push_back(std::move(n));
   return nodes_.back().id;

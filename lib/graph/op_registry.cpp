@@ -45,6 +45,27 @@ bool fits(AttrType k, const AttrValue &v) {
   return false;
 }
 
+// Runs `fn`; an error of any kind comes out as a tensorir::Error starting with the
+// node's prefix (once).
+template <typename F>
+auto naming_node(const Node &n, F fn) -> decltype(fn()) {
+  const std::string prefix = detail::node_prefix(n);
+  try {
+    return fn();
+  } catch (const Error &e) {
+    if (std::string(e.what()).rfind(prefix, 0) == 0) throw;
+    throw Error(prefix + e.what());
+  } catch (const std::exception &e) {
+    throw Error(prefix + e.what());
+  }
+}
+
+std::string known_ops() {
+  std::string known;
+  for (const std::string &o : registered_ops()) known += " " + o;
+  return known;
+}
+
 std::string known_attrs(const OpDef &def) {
   std::string s;
   for (const AttrSpec &a : def.attrs) s += (s.empty() ? "" : ", ") + a.name;
@@ -90,6 +111,10 @@ void register_op(OpDef def) {
     TIR_USER_CHECK(!a.default_value || fits(a.type, *a.default_value))
         << "register_op('" << def.name << "'): the default of attribute '" << a.name << "' is not "
         << attr_type_name(a.type);
+    const auto *ints = a.default_value ? std::get_if<std::vector<int64_t>>(&*a.default_value) : nullptr;
+    TIR_USER_CHECK(!ints || a.ints_size < 0 || ints->size() == size_t(a.ints_size))
+        << "register_op('" << def.name << "'): the default of attribute '" << a.name << "' holds "
+        << (ints ? ints->size() : 0) << " values but the attribute takes " << a.ints_size;
   }
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
@@ -117,9 +142,7 @@ std::vector<std::string> registered_ops() {
 
 const OpDef &op_def(const std::string &name) {
   if (const OpDef *def = find_op(name)) return *def;
-  std::string known;
-  for (const std::string &o : registered_ops()) known += " " + o;
-  TIR_THROW() << "unknown operator '" << name << "'; registered operators:" << known
+  TIR_THROW() << "unknown operator '" << name << "'; registered operators:" << known_ops()
               << " (graph::register_op adds one)";
 }
 
@@ -134,9 +157,15 @@ std::string node_prefix(const Node &n) { return "node '" + n.name + "' (" + n.op
 
 const OpDef &node_op(const Node &n) {
   if (const OpDef *def = find_op(n.op)) return *def;
-  std::string known;
-  for (const std::string &o : registered_ops()) known += " " + o;
-  TIR_THROW() << node_prefix(n) << "unknown operator '" << n.op << "'; known operators: input constant" << known;
+  TIR_THROW() << node_prefix(n) << "unknown operator '" << n.op << "'; known operators: input constant"
+              << known_ops();
+}
+
+void add_default_attrs(Node &n) {
+  const OpDef *def = find_op(n.op);
+  if (!def) return;
+  for (const AttrSpec &a : def->attrs)
+    if (a.default_value && !n.attrs.count(a.name)) n.attrs[a.name] = *a.default_value;
 }
 
 int op_arity(const Node &n) { return static_cast<int>(node_op(n).inputs.size()); }
@@ -169,15 +198,11 @@ void check_attrs(Node &n) {
 Tensor make_tensor(const Node &n, const std::vector<Tensor> &inputs, const std::string &out_name,
                    const ComputeFn &compute) {
   TIR_ASSERT(static_cast<int>(inputs.size()) == op_arity(n)) << node_prefix(n);
-  try {
+  return naming_node(n, [&] {
     const Tensor t = compute ? compute(n, inputs, out_name) : node_op(n).compute(n, inputs, out_name);
     TIR_USER_CHECK(t.defined()) << "the compute function returned an undefined tensor";
     return t;
-  } catch (const Error &e) {
-    const std::string prefix = node_prefix(n);
-    if (std::string(e.what()).rfind(prefix, 0) == 0) throw;
-    throw Error(prefix + e.what());
-  }
+  });
 }
 
 void infer_shape(Node &n, const std::vector<const Node *> &inputs) {
@@ -186,15 +211,7 @@ void infer_shape(Node &n, const std::vector<const Node *> &inputs) {
   TIR_USER_CHECK(static_cast<int>(inputs.size()) == arity)
       << node_prefix(n) << "takes " << arity << " inputs but was given " << inputs.size();
   check_attrs(n);
-  if (def.check) {
-    try {
-      def.check(n, inputs);
-    } catch (const Error &e) {
-      const std::string prefix = node_prefix(n);
-      if (std::string(e.what()).rfind(prefix, 0) == 0) throw;
-      throw Error(prefix + e.what());
-    }
-  }
+  if (def.check) naming_node(n, [&] { def.check(n, inputs); });
   std::vector<Tensor> ph;
   for (const Node *in : inputs) {
     std::vector<Expr> shape(in->shape.begin(), in->shape.end());

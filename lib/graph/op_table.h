@@ -19,6 +19,8 @@ int op_arity(const Node &n);
 // Checks n.attrs against its operator's schema (unknown names, kinds, sizes) and adds
 // the defaults of those not given.
 void check_attrs(Node &n);
+// Adds the defaults of the attributes n lacks, when n's operator is registered; checks nothing.
+void add_default_attrs(Node &n);
 
 // The node's result computed from `inputs` (tensors with the input nodes' shapes), by
 // `compute` (a strategy's) or, when it is empty, the operator's own. Errors are

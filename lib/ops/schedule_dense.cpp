@@ -37,4 +37,40 @@ Schedule schedule_dense_llvm(const Tensor &out) {
   return s;
 }
 
+Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
+  const auto *c = dense.op().as<ComputeOpNode>();
+  TIR_USER_CHECK(c && c->tag == "dense") << "schedule_dense_llvm: tensor " << dense.name()
+                                         << " is not the output of dense";
+  Schedule s = create_schedule({out});
+  for (const Stage &st : s.stages()) {
+    const auto *sc = st.op().as<ComputeOpNode>();
+    const Operation &op = st.op();
+    if (sc && !op.same_as(out.op()) && !op.same_as(dense.op()) && sc->reduce_axis.empty()) Stage(st).compute_inline();
+  }
+  Stage st = s[out];
+  Stage d = s[dense];
+  const int64_t m = *as_const_int(out.shape()[1]);
+  int vec = 0;
+  for (int v : {16, 8, 4})
+    if (m % v == 0) {
+      vec = v;
+      break;
+    }
+  if (!vec) {
+    st.parallel(out.axis(0));
+    d.compute_at(st, out.axis(0));
+    return s;
+  }
+  // The dense stage itself is the local tile, computed inside the tail's parallel block loop.
+  auto [jo, ji] = st.split(out.axis(1), vec);
+  IterVar blocks = st.fuse(out.axis(0), jo);
+  st.parallel(blocks);
+  st.vectorize(ji);
+  d.compute_at(st, blocks);
+  d->scope = "local";
+  d.reorder({dense.axis(0), c->reduce_axis[0], dense.axis(1)});
+  d.vectorize(dense.axis(1));
+  return s;
+}
+
 }  // namespace tensorir::ops

@@ -157,7 +157,11 @@ TEST_CASE("a program's own operators run inside a graph on llvm", "[graph][custo
   for (float &v : want) v = swish_ref(v, -0.5f);
   const graph::CompiledModel m = graph::build(g, "llvm");
   CHECK(graph_test::max_rel_error(m.run({{"x", xa}}).to_vector<float>(), want) < 1e-5);
-  CHECK_THAT(m.impl().kernels.at(0).module.source("ll"), Contains("<8 x float>"));
+  // Its schedule runs the outer axis on the thread pool; the generic one does not.
+  CHECK_THAT(m.impl().kernels.at(0).module.source("ll"), Contains("tensorir_parallel_for"));
+  const graph::CompiledModel generic = graph::build(g, "llvm", plain);
+  CHECK_THAT(generic.impl().kernels.at(0).module.source("ll"), !Contains("tensorir_parallel_for"));
+  CHECK(graph_test::max_rel_error(generic.run({{"x", xa}}).to_vector<float>(), want) < 1e-5);
 }
 
 TEST_CASE("a program's own operators run inside a graph on OpenGL", "[graph][custom_op][opengl]") {
@@ -250,8 +254,52 @@ TEST_CASE("register_op refuses incomplete or clashing operators", "[graph][custo
   def.name = "test.bad_default";
   def.attrs = {{"k", graph::AttrType::Int, 1.5}};
   CHECK_THROWS_WITH(graph::register_op(def), Contains("default of attribute 'k' is not an integer"));
+  def.attrs = {{"k", graph::AttrType::Ints, std::vector<int64_t>{1}}};
+  def.attrs[0].ints_size = 2;
+  CHECK_THROWS_WITH(graph::register_op(def), Contains("holds 1 values but the attribute takes 2"));
   CHECK(graph::find_op("test.bad_default") == nullptr);
   CHECK(graph::op_def("conv2d").pattern == graph::OpPattern::kOutFusable);
   const std::vector<std::string> ops = graph::registered_ops();
   CHECK(std::find(ops.begin(), ops.end(), "test.swish_beta") != ops.end());
+}
+
+TEST_CASE("nodes added without the Builder get their operators' default attributes", "[graph][custom_op]") {
+  graph::Graph g;
+  graph::Node x;
+  x.name = "x";
+  x.op = "input";
+  x.shape = {1, 2, 6, 6};
+  g.add_node(x);
+  graph::Node w;
+  w.name = "w";
+  w.op = "constant";
+  w.value = NDArray::random({3, 2, 3, 3}, Float(32), 5);
+  w.shape = {3, 2, 3, 3};
+  g.add_node(w);
+  graph::Node conv;  // only the attributes a conv2d needed before its schema had defaults
+  conv.name = "conv";
+  conv.op = "conv2d";
+  conv.inputs = {0, 1};
+  conv.attrs = {{"strides", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1}},
+                {"dilation", std::vector<int64_t>{1, 1}}, {"groups", int64_t{1}}};
+  conv.shape = {1, 3, 6, 6};
+  g.set_output(g.add_node(conv));
+  CHECK(g.node("conv").attr_string("kernel_layout") == "OIHW");
+  const NDArray xa = NDArray::random({1, 2, 6, 6}, Float(32), 6);
+  const std::vector<float> want = conv3x3_ref(xa.to_vector<float>(), w.value.to_vector<float>(), 2, 3, 6, 6);
+  CHECK(graph_test::max_rel_error(graph::build(g, "llvm").run({{"x", xa}}).to_vector<float>(), want) < 1e-5);
+}
+
+TEST_CASE("any exception of an operator's compute becomes an Error naming the node", "[graph][custom_op][error]") {
+  graph::OpDef def;
+  def.name = "test.throws";
+  def.inputs = {"x"};
+  def.compute = [](const graph::Node &, const std::vector<Tensor> &, const std::string &) -> Tensor {
+    throw std::out_of_range("map::at");
+  };
+  graph::register_op(def);
+  graph::Builder b;
+  auto x = b.input("x", {4});
+  CHECK_THROWS_MATCHES(b.make("test.throws", {x}, {}, "t"), Error,
+                       Catch::Matchers::Message("node 't' (test.throws): map::at"));
 }

@@ -1,7 +1,9 @@
 // The helper functions GLSL shaders call for what GLSL lacks or leaves undefined (floor
 // division and modulo on ints, C's pow, round, tanh, erf, ...): one table for both code
 // generators, with the source for each dialect (GLSL 4.30 compute shaders, GLSL ES 3.00
-// fragment shaders for OpenGL and WebGL2). Each computes what the C library computes.
+// fragment shaders for OpenGL and WebGL2). Each computes what the LLVM backend computes for the same IR:
+// the C library's results for the math functions, floored division and modulo for tir_floordiv,
+// tir_floormod and tir_fmod (the IR's meaning of / and %).
 #pragma once
 #include <set>
 #include <string>

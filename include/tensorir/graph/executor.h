@@ -75,17 +75,17 @@ class Outputs {
   size_t size() const { return values_.size(); }
   const std::vector<std::string> &names() const { return names_; }
   // The output called `name`; an unknown name throws an Error listing the names.
-  const NDArray &operator[](const std::string &name) const;
-  const NDArray &at(size_t i) const;
+  NDArray operator[](const std::string &name) const;
+  NDArray at(size_t i) const;
 
   // The only output. A model with several throws an Error listing their names.
-  const NDArray &single() const;
+  NDArray single() const;
   operator NDArray() const { return single(); }
   template <typename T>
   std::vector<T> to_vector() const {
     return single().to_vector<T>();
   }
-  const std::vector<int64_t> &shape() const { return single().shape(); }
+  std::vector<int64_t> shape() const { return single().shape(); }
   Type dtype() const { return single().dtype(); }
 
  private:

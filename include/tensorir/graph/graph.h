@@ -45,6 +45,7 @@ struct Node {
   int64_t attr_int(const std::string &key) const;
   double attr_double(const std::string &key) const;
   const std::vector<int64_t> &attr_ints(const std::string &key) const;
+  const std::string &attr_string(const std::string &key) const;
 };
 
 // The operators a Graph may contain besides "input" and "constant": those registered
@@ -53,8 +54,9 @@ std::vector<std::string> op_names();
 
 class Graph {
  public:
-  // Appends a node as given (its id is set to its position) without checking it;
-  // validate() checks the whole graph. Builder is the checked way to make graphs.
+  // Appends a node as given (its id is set to its position) without checking it, only
+  // adding the defaults of attributes its operator's schema has and it lacks; validate()
+  // checks the whole graph. Builder is the checked way to make graphs.
   int add_node(Node n);
   // The graph's results, in order; a model returns them under their nodes' names.
   void set_output(int id);

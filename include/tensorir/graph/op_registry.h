@@ -21,7 +21,7 @@
 //       return x * sigmoid(x * float(beta));
 //     }, name);
 //   };
-//   graph::register_op(def);
+//   graph::register_op(def);   // registers a copy: set def.strategies before
 //   ... b.make("swish", {x}, {{"beta", 2.0}}) ...
 #pragma once
 #include <functional>
@@ -76,9 +76,11 @@ struct AttrSpec {
 // dtypes), named `name`.
 using ComputeFn = std::function<Tensor(const Node &n, const std::vector<Tensor> &inputs, const std::string &name)>;
 
-// What a schedule function gets: the target, the node it schedules, that node's
-// tensor, and the tensor of the whole fused group (equal to `op` when the group is the
-// node alone; else an element-wise tail follows `op` and ends in `out`).
+// What a schedule function gets: the target, the node leading the kernel (an
+// out-fusable anchor, else the group's last node), that node's tensor, and the tensor
+// of the whole fused group: equal to `op` when nothing follows the node in the group
+// (nodes before it may be inlined into it), else an element-wise tail follows `op` and
+// ends in `out`. The references are valid during the call only.
 struct ScheduleContext {
   const Target &target;
   const Node &node;
@@ -88,8 +90,10 @@ struct ScheduleContext {
 };
 using ScheduleFn = std::function<Schedule(const ScheduleContext &ctx)>;
 
-// A compute and schedule for one target kind. An empty compute uses the OpDef's; an
-// empty schedule is ops::schedule_generic over the group.
+// A compute and schedule for one target kind, both used with BuildOptions::tuned_schedules
+// (without it every node computes by OpDef::compute under ops::schedule_generic). An
+// empty compute uses the OpDef's; an empty schedule is ops::schedule_generic over the
+// group. Each node of a group computes by its own strategy; the lead's schedules it.
 struct OpStrategy {
   ComputeFn compute;
   ScheduleFn schedule;

@@ -38,5 +38,9 @@ Schedule schedule_blocked_llvm(const Tensor &out);
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.
 Schedule schedule_dense_llvm(const Tensor &out);
+// The same for dense's output `dense` followed by an element-wise tail ending in `out`:
+// the dense stage is the local tile of a block of columns, computed inside the tail's
+// parallel block loop, and the tail reads it from there.
+Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out);
 
 }  // namespace tensorir::ops

@@ -17,29 +17,30 @@ ops::Conv2dAttrs conv_attrs(const Node &n) {
 }
 
 // A conv2d whose weight is packed: its "kernel_layout" is OIHW<ci>i<co>o.
-bool packed(const Node &n) { return string_attr(n, "kernel_layout") != "OIHW"; }
-bool blocked_out(const Node &n) { return string_attr(n, "out_layout") != "NCHW"; }
+bool packed(const Node &n) { return n.attr_string("kernel_layout") != "OIHW"; }
+bool blocked_out(const Node &n) { return n.attr_string("out_layout") != "NCHW"; }
 
 // The layouts a packed conv2d's attributes name must be those of its tensors.
 void check_packed_layouts(const Node &n, const std::vector<int64_t> &data, const std::vector<int64_t> &weight) {
   TIR_USER_CHECK(n.attr_int("groups") == 1) << "a packed weight needs groups = 1";
-  TIR_USER_CHECK(weight.size() == 6) << "kernel_layout '" << string_attr(n, "kernel_layout")
+  TIR_USER_CHECK(weight.size() == 6) << "kernel_layout '" << n.attr_string("kernel_layout")
                                      << "' needs a weight [K/co][C/ci][R][S][ci][co] but it has shape "
                                      << shape_str(weight);
   const std::string ci = std::to_string(weight[4]), co = std::to_string(weight[5]);
   const std::string kernel = "OIHW" + ci + "i" + co + "o", in = data.size() == 5 ? "NCHW" + ci + "c" : "NCHW";
-  TIR_USER_CHECK(string_attr(n, "kernel_layout") == kernel)
-      << "kernel_layout '" << string_attr(n, "kernel_layout") << "' does not describe the weight "
+  TIR_USER_CHECK(n.attr_string("kernel_layout") == kernel)
+      << "kernel_layout '" << n.attr_string("kernel_layout") << "' does not describe the weight "
       << shape_str(weight) << " (" << kernel << ")";
-  TIR_USER_CHECK(string_attr(n, "data_layout") == in)
-      << "data_layout '" << string_attr(n, "data_layout") << "' does not describe the data " << shape_str(data)
+  TIR_USER_CHECK(n.attr_string("data_layout") == in)
+      << "data_layout '" << n.attr_string("data_layout") << "' does not describe the data " << shape_str(data)
       << " (" << in << " for this weight)";
-  const std::string &out = string_attr(n, "out_layout");
+  const std::string &out = n.attr_string("out_layout");
   TIR_USER_CHECK(out == "NCHW" || out == "NCHW" + co + "c")
       << "out_layout '" << out << "' must be NCHW or NCHW" << co << "c (the weight's block of output channels)";
 }
 
 void check(const Node &n, const std::vector<const Node *> &in) {
+  check_same_dtypes(n, in);
   if (packed(n)) return check_packed_layouts(n, in[0]->shape, in[1]->shape);
   TIR_USER_CHECK(in[0]->shape.size() == 4)
       << "input '" << in[0]->name << "' must be NCHW (4 dimensions) but has shape " << shape_str(in[0]->shape);
@@ -51,8 +52,6 @@ void check(const Node &n, const std::vector<const Node *> &in) {
       << "weight '" << in[1]->name << "' has " << in[1]->shape[1] << " input channels"
       << (groups > 1 ? " per group" : "") << " but input '" << in[0]->name << "' has " << in[0]->shape[1]
       << (groups > 1 ? " (" + std::to_string(groups) + " groups)" : "");
-  TIR_USER_CHECK(in[1]->dtype == in[0]->dtype) << "weight '" << in[1]->name << "' is " << in[1]->dtype
-                                               << " but input '" << in[0]->name << "' is " << in[0]->dtype;
 }
 
 // The one-stage forms, for every target.

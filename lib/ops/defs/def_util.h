@@ -23,9 +23,6 @@ inline std::array<int, 2> pair_attr(const Node &n, const std::string &key) {
   return {static_cast<int>(v[0]), static_cast<int>(v[1])};
 }
 
-inline const std::string &string_attr(const Node &n, const std::string &key) {
-  return std::get<std::string>(n.attrs.at(key));
-}
 
 // `s` as the strategy of every kind the CPU schedules apply to (OpDef::strategies).
 inline void on_cpu(OpDef &def, const OpStrategy &s) { def.strategies["cpu"] = s; }

@@ -22,7 +22,7 @@ const bool registered = [] {
   lt.attrs = {{"src_layout", AttrType::String}, {"dst_layout", AttrType::String}, {"pad", AttrType::Int, int64_t{0}}};
   lt.pattern = graph::OpPattern::kInjective;
   lt.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
-    const std::string &src = string_attr(n, "src_layout"), &dst = string_attr(n, "dst_layout");
+    const std::string &src = n.attr_string("src_layout"), &dst = n.attr_string("dst_layout");
     return n.attr_int("pad") != 0 ? ops::layout_transform_pad(in[0], src, dst, name)
                                   : ops::layout_transform(in[0], src, dst, name);
   };
