@@ -416,7 +416,7 @@ SavedFile write_params(const std::vector<NDArray> &params, const std::string &pa
 
 std::vector<NDArray> read_params(const std::string &path, SavedFile *file, const SavedFile *expected) {
   const std::vector<unsigned char> bytes = read_file_bytes(path, "parameter file");
-  const SavedFile got{bytes.size(), fnv1a32(bytes.data(), bytes.size())};
+  const SavedFile got = file || expected ? SavedFile{bytes.size(), fnv1a32(bytes.data(), bytes.size())} : SavedFile{};
   ByteReader r(path, bytes);
   TIR_USER_CHECK(bytes.size() >= sizeof kParamsMagic && std::memcmp(bytes.data(), kParamsMagic, sizeof kParamsMagic) == 0)
       << path << " is not a tensorir parameter file (it does not start with TIRPARAM)";
