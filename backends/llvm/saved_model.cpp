@@ -1,18 +1,19 @@
 // The model writer of "llvm" (CompiledModel::save): the kernels linked into one shared
 // library, the execution plan and the constants, in the files runtime/model_files.h
-// describes, for runtime::load_model.
+// describes, for runtime::load_model. The plan's buffers are the compiled model's storage
+// plan (CompiledModel::Impl::plan): its shared buffers, then one per result with storage
+// of its own (the outputs).
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <tuple>
 
 #include "backends/llvm/object_file.h"
-#include "graph/buffer_plan.h"
 #include "graph/compiled_model.h"
 #include "runtime/model_files.h"
 #include "tensorir/graph/artifact.h"
+#include "tensorir/graph/memory_plan.h"
 #include "tensorir/graph/passes.h"
 
 namespace tensorir::llvm_backend {
@@ -42,7 +43,7 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
   plan.cpu_features = machine.features;
   std::map<int, int> value_of;  // node id -> index into plan.values
   std::vector<NDArray> params;
-  std::vector<std::pair<int, NDArray>> results;
+  plan.buffers = m.plan.buffers;
   auto add_value = [&](int id) {
     auto it = value_of.find(id);
     if (it != value_of.end()) return it->second;
@@ -60,8 +61,16 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
       params.push_back(c.device() == Device::cpu() ? c : c.to(Device::cpu()));
     } else {
       v.role = SavedValue::Buffer;
-      TIR_ASSERT(m.storage[size_t(id)].defined()) << "node '" << n.name << "' has no storage";
-      results.emplace_back(id, m.storage[size_t(id)]);
+      const StoragePlan::Place &p = m.plan.at(id);
+      if (p.kind == StoragePlan::Kind::Shared) {
+        v.buffer = p.buffer;
+        v.offset = p.offset;
+      } else {
+        TIR_ASSERT(p.kind == StoragePlan::Kind::Own) << "node '" << n.name << "' is computed but has no storage";
+        constexpr size_t a = StoragePlan::kAlignment;
+        v.buffer = int(plan.buffers.size());
+        plan.buffers.push_back((node_bytes(n) + a - 1) / a * a);
+      }
     }
     plan.values.push_back(std::move(v));
     return value_of[id] = int(plan.values.size()) - 1;
@@ -82,12 +91,7 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
     for (int id : k.args) sk.args.push_back(add_value(id));
     plan.kernels.push_back(std::move(sk));
   }
-  plan.output = add_value(g.output());
-  const BufferPlan buffers = plan_buffers(results);
-  plan.buffers = buffers.bytes;
-  for (const auto &[id, index] : value_of)
-    if (plan.values[size_t(index)].is_buffer())
-      std::tie(plan.values[size_t(index)].buffer, plan.values[size_t(index)].offset) = buffers.place.at(id);
+  for (int id : g.outputs()) plan.outputs.push_back(add_value(id));
 
   // One object per kernel module, linked into one library; the objects are removed after.
   const fs::path out(dir);
@@ -111,10 +115,12 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
   if (!objects.empty()) {
     link_shared_library(objects, library);
     const std::vector<unsigned char> bytes = runtime::read_file_bytes(library, "kernel library");
-    plan.library_hash = runtime::file_hash(bytes.data(), bytes.size());
+    plan.library = runtime::SavedFile{bytes.size(), runtime::fnv1a32(bytes.data(), bytes.size())};
   }
-  plan.params_hash = runtime::write_params(params, (out / runtime::kModelParams).string());
+  plan.params = runtime::write_params(params, (out / runtime::kModelParams).string());
   runtime::write_model_plan(plan, (out / runtime::kModelPlan).string());
+  // The plan of an older tensorir's save into this directory would only mislead.
+  fs::remove(out / runtime::kOldModelPlan, ec);
 }
 
 const bool registered = [] {

@@ -3,7 +3,8 @@
 // one linear memory laid out here, at export time, for every tensor: the parameters
 // first (params.bin is their bytes, copied in as one block), then the inputs, then the
 // buffers of the kernels' results (the memory plan's slots). model.json gives each
-// tensor's byte offset from the start of that region and each kernel's arguments as
+// tensor's byte offset from the start of that region (the results where the compiled
+// model's storage plan puts them) and each kernel's arguments as
 // offsets; the runtime adds the region's base and calls the kernels in order.
 #include <unistd.h>
 
@@ -15,10 +16,10 @@
 #include <set>
 
 #include "backends/llvm/wasm_link.h"
-#include "graph/buffer_plan.h"
 #include "graph/compiled_model.h"
 #include "graph/web_package.h"
 #include "tensorir/graph/artifact.h"
+#include "tensorir/graph/memory_plan.h"
 
 namespace tensorir::llvm_backend {
 
@@ -29,15 +30,9 @@ namespace fs = std::filesystem;
 using json::Value;
 using namespace web_package;
 
-constexpr size_t kAlign = 64;  // the kernels assume 64-byte aligned buffers
+constexpr size_t kAlign = StoragePlan::kAlignment;  // the kernels assume 64-byte aligned buffers
 
 size_t aligned(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-size_t node_bytes(const Node &n) {
-  size_t count = 1;
-  for (int64_t d : n.shape) count *= size_t(d);
-  return count * size_t(n.dtype.bytes());
-}
 
 std::string read_file(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
@@ -101,22 +96,22 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
     check_float32(g.node(id), "input");
     place(id, node_bytes(g.node(id)));
   }
-  // Results: the memory plan's slots (and the output's own array) as buffers.
-  std::vector<std::pair<int, NDArray>> results;
+  // Results: the storage plan's shared buffers, then the results with storage of their
+  // own (the output).
+  std::vector<size_t> buffer_offset;
+  for (size_t b : m.plan.buffers) {
+    buffer_offset.push_back(end);
+    end = aligned(end + b);
+  }
   for (const Kernel &k : m.kernels) {
     const FuncSignature &sig = k.module(k.fname).signature();
     TIR_USER_CHECK(sig.symbols.empty() && sig.args.size() == k.args.size())
         << "export_web: kernel " << k.fname << " has symbolic shapes or scalar arguments; web packages need "
         << "every shape constant";
-    if (!offset_of.count(k.node)) results.emplace_back(k.node, m.storage[size_t(k.node)]);
+    const StoragePlan::Place &p = m.plan.at(k.node);
+    if (p.kind == StoragePlan::Kind::Shared) offset_of[k.node] = buffer_offset[size_t(p.buffer)] + p.offset;
+    else place(k.node, node_bytes(g.node(k.node)));
   }
-  const BufferPlan buffers = plan_buffers(results);
-  std::vector<size_t> buffer_offset;
-  for (size_t b : buffers.bytes) {
-    buffer_offset.push_back(end);
-    end = aligned(end + b);
-  }
-  for (const auto &[id, where] : buffers.place) offset_of[id] = buffer_offset[size_t(where.first)] + where.second;
   const Node &out_node = g.node(g.output());
   check_float32(out_node, "output");
   TIR_USER_CHECK(offset_of.count(out_node.id))

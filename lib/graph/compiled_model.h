@@ -1,5 +1,5 @@
-// What a CompiledModel holds: the graph as compiled, one Kernel per fused group and the
-// storage of every node. Shared by the executor (executor.cpp) and the files that save
+// What a CompiledModel holds: the graph as compiled, one Kernel per fused group, the
+// storage plan of every node and, when the kernels run in this process, its storage. Shared by the executor (executor.cpp) and the files that save
 // or export a compiled model.
 #pragma once
 #include <map>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tensorir/graph/executor.h"
+#include "tensorir/graph/memory_plan.h"
 #include "tensorir/runtime/module.h"
 
 namespace tensorir::graph {
@@ -23,8 +24,14 @@ struct CompiledModel::Impl {
   Graph graph;
   Target target;
   Device device;
-  std::vector<NDArray> storage;  // per node; inputs are bound per run
   std::vector<Kernel> kernels;
+  // Where every node lives, for every target: what the executor allocates and what the
+  // saved model and the wasm package write out.
+  StoragePlan plan;
+  // Per node: constants (for every target, on its device) and, when runs_here, the
+  // kernels' results as `plan` places them. Inputs are bound per run.
+  std::vector<NDArray> storage;
+  bool runs_here = false;  // this process can call the kernels (run, profile)
   double compile_ms = 0;
   size_t storage_bytes = 0;
   size_t planned_peak_bytes = 0;

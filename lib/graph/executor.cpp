@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <tuple>
 
 #include "compiled_model.h"
 #include "runtime/input_check.h"
@@ -37,6 +36,9 @@ std::string identifier(const std::string &name) {
 
 // storage with the inputs bound, checked against the graph.
 std::vector<NDArray> CompiledModel::Impl::bind(const std::map<std::string, NDArray> &inputs) const {
+  TIR_USER_CHECK(runs_here) << "graph: the model was built for '" << target.str()
+                            << "', whose kernels run outside this process (no storage is allocated here): "
+                               "export it with graph::export_web, or build for \"llvm\" to run it here";
   std::vector<NDArray> s = storage;
   const std::vector<int> ids = graph.input_ids();
   std::vector<runtime::ModelInput> expected;
@@ -229,55 +231,47 @@ std::vector<FusedGroup> kernel_groups(const Graph &g, const Target &target, bool
   return groups;
 }
 
-size_t result_bytes(const Node &n) {
-  size_t count = 1;
-  for (int64_t d : n.shape) count *= static_cast<size_t>(d);
-  return count * static_cast<size_t>(n.dtype.bytes());
+// The storage plan over the kernels, in their order: a result lives from its kernel to
+// the last kernel reading it.
+StoragePlan kernel_storage_plan(const Graph &g, const std::vector<Kernel> &kernels, bool share) {
+  std::vector<StorageStep> steps;
+  for (const Kernel &k : kernels)
+    steps.push_back(StorageStep{k.node, std::vector<int>(k.args.begin(), k.args.end() - 1)});  // the result is last
+  return plan_storage(g, steps, share);
 }
 
-// Storage for every kernel's result. With `plan`, results other than the graph's output
-// are views into slots of a memory plan over the kernels' order: a result lives from its
-// kernel to the last kernel reading it. Returns the bytes allocated and the plan's peak.
-std::pair<size_t, size_t> allocate_results(const Graph &g, const std::vector<Kernel> &kernels, Device device,
-                                           bool plan, std::vector<NDArray> &storage) {
-  const size_t n = kernels.size();
-  std::vector<int> kernel_of(g.nodes().size(), -1);
-  for (size_t k = 0; k < n; ++k) kernel_of[size_t(kernels[k].node)] = int(k);
-  std::vector<size_t> bytes(n);
-  std::vector<int> first(n), last(n);
-  for (size_t k = 0; k < n; ++k) {
-    bytes[k] = result_bytes(g.node(kernels[k].node));
-    first[k] = g.is_output(kernels[k].node) ? -1 : int(k);
-    last[k] = int(k);
-  }
-  for (size_t k = 0; k < n; ++k)
-    for (size_t a = 0; a + 1 < kernels[k].args.size(); ++a) {  // the last argument is the result
-      const int producer = kernel_of[size_t(kernels[k].args[a])];
-      if (producer >= 0) last[size_t(producer)] = std::max(last[size_t(producer)], int(k));
+// Whether this process can call the kernels of `target`, so that build() allocates their
+// storage: targets that run in process, and "webgl", whose fragment programs also run on
+// an OpenGL context here (as "opengl -mode=fragment" does). "wasm" kernels cannot.
+bool runs_here(const Target &target) {
+  const TargetCaps caps = target.caps();
+  return caps.runs_in_process || caps.textures;
+}
+
+// Storage for every kernel's result, as `plan` places it: shared results are views into
+// its buffers. Views exist on the CPU only, so on other devices (OpenGL) every result has
+// an array of its own. Returns the bytes allocated.
+size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, const StoragePlan &plan, Device device,
+                        std::vector<NDArray> &storage) {
+  const bool views = device == Device::cpu();
+  std::vector<NDArray> buffers;
+  size_t allocated = 0;
+  if (views)
+    for (size_t b : plan.buffers) {
+      buffers.push_back(NDArray::empty({int64_t(b)}, UInt(8), device));
+      allocated += b;
     }
-  size_t allocated = 0, peak = 0;
-  if (plan && device == Device::cpu()) {
-    const MemoryPlan mp = plan_memory(bytes, first, last);
-    std::vector<NDArray> slots;
-    for (size_t b : mp.slot_bytes) slots.push_back(NDArray::empty({int64_t(b)}, UInt(8), device));
-    for (size_t k = 0; k < n; ++k) {
-      const Node &res = g.node(kernels[k].node);
-      const int slot = mp.storage_of[k];
-      storage[size_t(res.id)] =
-          slot < 0 ? NDArray::empty(res.shape, res.dtype, device) : slots[size_t(slot)].view(res.shape, res.dtype);
-      if (slot < 0) allocated += bytes[k];
+  for (const Kernel &k : kernels) {
+    const Node &res = g.node(k.node);
+    const StoragePlan::Place &p = plan.at(res.id);
+    if (views && p.kind == StoragePlan::Kind::Shared) {
+      storage[size_t(res.id)] = buffers[size_t(p.buffer)].view(res.shape, res.dtype, p.offset);
+    } else {
+      storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, device);
+      allocated += node_bytes(res);
     }
-    allocated += mp.peak_bytes;
-    peak = mp.peak_bytes;
-    return {allocated, peak};
   }
-  for (size_t k = 0; k < n; ++k) {
-    const Node &res = g.node(kernels[k].node);
-    storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, device);
-    allocated += bytes[k];
-  }
-  if (plan) peak = plan_memory(bytes, first, last).peak_bytes;
-  return {allocated, peak};
+  return allocated;
 }
 
 }  // namespace
@@ -307,8 +301,10 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);
   for (const FusedGroup &grp : kernel_groups(g, target, options.fuse_operators, strategies))
     impl->kernels.push_back(compile_group(g, grp.nodes, grp.anchor, target, strategies));
-  std::tie(impl->storage_bytes, impl->planned_peak_bytes) =
-      allocate_results(g, impl->kernels, impl->device, options.plan_memory, impl->storage);
+  impl->plan = kernel_storage_plan(g, impl->kernels, options.plan_memory);
+  impl->planned_peak_bytes = impl->plan.peak_bytes;
+  impl->runs_here = runs_here(target);
+  if (impl->runs_here) impl->storage_bytes = allocate_results(g, impl->kernels, impl->plan, impl->device, impl->storage);
   impl->graph = std::move(g);
   impl->compile_ms = ms_since(t0);
   return CompiledModel(std::move(impl));

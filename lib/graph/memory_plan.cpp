@@ -16,12 +16,6 @@ bool is_leaf(const Node &n) { return n.op == "input" || n.op == "constant"; }
 // Intermediates: operator nodes other than the graph's outputs.
 bool is_intermediate(const Graph &g, const Node &n) { return !is_leaf(n) && !g.is_output(n.id); }
 
-size_t tensor_bytes(const Node &n) {
-  size_t count = 1;
-  for (int64_t d : n.shape) count *= static_cast<size_t>(d);
-  return count * static_cast<size_t>(n.dtype.bytes()) * static_cast<size_t>(n.dtype.lanes());
-}
-
 size_t round_up(size_t bytes, size_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
 
 // Per node, the steps [first, last] of `order` during which its output is live: from the
@@ -68,6 +62,12 @@ std::string mb(size_t bytes) {
 
 }  // namespace
 
+size_t node_bytes(const Node &n) {
+  size_t count = 1;
+  for (int64_t d : n.shape) count *= static_cast<size_t>(d);
+  return count * static_cast<size_t>(n.dtype.bytes()) * static_cast<size_t>(n.dtype.lanes());
+}
+
 std::string MemoryPlan::str() const {
   std::ostringstream os;
   os << "memory plan: " << slot_bytes.size() << " slots, " << mb(peak_bytes) << " (naive " << mb(naive_bytes);
@@ -94,7 +94,7 @@ MemoryPlan plan_memory(const Graph &g, const std::vector<int> &execution_order, 
   std::vector<int> first(g.nodes().size(), -1);
   for (const Node &node : g.nodes())
     if (is_intermediate(g, node)) {
-      bytes[size_t(node.id)] = tensor_bytes(node);
+      bytes[size_t(node.id)] = node_bytes(node);
       first[size_t(node.id)] = lt.first[size_t(node.id)];
     }
   return plan_memory(bytes, first, lt.last, alignment);
@@ -181,8 +181,8 @@ void verify_memory_plan(const Graph &g, const std::vector<int> &execution_order,
     }
     TIR_USER_CHECK(s >= 0 && s < slots)
         << detail::node_prefix(node) << "has slot " << s << " but the plan has " << slots << " slots";
-    TIR_USER_CHECK(plan.slot_bytes[size_t(s)] >= tensor_bytes(node))
-        << detail::node_prefix(node) << "needs " << tensor_bytes(node) << " bytes but slot " << s << " has only "
+    TIR_USER_CHECK(plan.slot_bytes[size_t(s)] >= node_bytes(node))
+        << detail::node_prefix(node) << "needs " << node_bytes(node) << " bytes but slot " << s << " has only "
         << plan.slot_bytes[size_t(s)];
     holders[size_t(s)].push_back(node.id);
   }
@@ -201,6 +201,76 @@ void verify_memory_plan(const Graph &g, const std::vector<int> &execution_order,
       if (live < 0 || lt.last[size_t(id)] > lt.last[size_t(live)]) live = id;
     }
   }
+}
+
+const StoragePlan::Place &StoragePlan::at(int id) const {
+  TIR_USER_CHECK(id >= 0 && size_t(id) < of_node.size())
+      << "storage plan: node id " << id << " is outside the plan of " << of_node.size() << " nodes";
+  return of_node[size_t(id)];
+}
+
+std::string StoragePlan::str() const {
+  std::ostringstream os;
+  os << "storage plan: " << buffers.size() << " buffers, " << mb(peak_bytes) << " shared, " << mb(own_bytes)
+     << " own\n";
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    os << "  buffer " << b << ": " << buffers[b] << " bytes, nodes";
+    for (size_t id = 0; id < of_node.size(); ++id)
+      if (of_node[id].kind == Kind::Shared && of_node[id].buffer == int(b))
+        os << " %" << id << "@" << of_node[id].offset;
+    os << "\n";
+  }
+  return os.str();
+}
+
+StoragePlan plan_storage(const Graph &g, const std::vector<StorageStep> &steps, bool share) {
+  using Kind = StoragePlan::Kind;
+  const size_t n = g.nodes().size();
+  StoragePlan plan;
+  plan.of_node.assign(n, {});
+  for (const Node &node : g.nodes())
+    if (node.op == "input") plan.of_node[size_t(node.id)].kind = Kind::Input;
+    else if (node.op == "constant") plan.of_node[size_t(node.id)].kind = Kind::Constant;
+  // step_of[id]: the step writing node id, -1 for none.
+  std::vector<int> step_of(n, -1);
+  std::vector<size_t> bytes(steps.size());
+  std::vector<int> first(steps.size()), last(steps.size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const int id = steps[k].result;
+    TIR_USER_CHECK(id >= 0 && size_t(id) < n) << "storage plan: step " << k << " writes node id " << id
+                                              << ", which does not exist (the graph has " << n << " nodes)";
+    const Node &res = g.node(id);
+    TIR_USER_CHECK(plan.of_node[size_t(id)].kind == Kind::None)
+        << detail::node_prefix(res) << "is written by step " << k << " but is "
+        << (step_of[size_t(id)] >= 0 ? "written by step " + std::to_string(step_of[size_t(id)]) + " already"
+                                     : "an " + res.op + ", which no kernel writes");
+    for (int in : steps[k].reads) {
+      TIR_USER_CHECK(in >= 0 && size_t(in) < n) << detail::node_prefix(res) << "reads node id " << in
+                                                << ", which does not exist";
+      const Kind kind = plan.of_node[size_t(in)].kind;
+      TIR_USER_CHECK(kind != Kind::None)
+          << detail::node_prefix(res) << "reads '" << g.node(in).name << "' at step " << k
+          << ", before any step writes it; list every kernel after the kernels it reads";
+      if (step_of[size_t(in)] >= 0) last[size_t(step_of[size_t(in)])] = std::max(last[size_t(step_of[size_t(in)])], int(k));
+    }
+    step_of[size_t(id)] = int(k);
+    plan.of_node[size_t(id)].kind = Kind::Own;  // until the memory plan shares it
+    bytes[k] = node_bytes(res);
+    first[k] = share && !g.is_output(id) ? int(k) : -1;
+    last[k] = int(k);
+  }
+  const MemoryPlan mp = plan_memory(bytes, first, last, StoragePlan::kAlignment);
+  plan.buffers = mp.slot_bytes;
+  plan.peak_bytes = mp.peak_bytes;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    StoragePlan::Place &p = plan.of_node[size_t(steps[k].result)];
+    if (mp.storage_of[k] >= 0) {
+      p = {Kind::Shared, mp.storage_of[k], 0};
+    } else {
+      plan.own_bytes += bytes[k];
+    }
+  }
+  return plan;
 }
 
 }  // namespace tensorir::graph

@@ -1,7 +1,6 @@
 // Files and JSON shared by the web exporters (export_web.cpp, export_wasm.cpp).
 #include "web_package.h"
 
-#include <cstdio>
 #include <fstream>
 
 #include "tensorir/error.h"
@@ -12,27 +11,7 @@ namespace tensorir::graph::web_package {
 namespace fs = std::filesystem;
 using json::Value;
 
-std::string hex32(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-
-uint32_t fnv1a32(std::string_view bytes) {
-  uint32_t h = 0x811c9dc5u;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x01000193u;
-  return h;
-}
-
 Value shape_json(const std::vector<int64_t> &shape) { return Value::array_of(shape); }
-
-Value file_json(const std::string &file, std::string_view bytes) {
-  Value f = Value::object();
-  f.set("file", file);
-  f.set("bytes", uint64_t(bytes.size()));
-  f.set("fnv1a32", hex32(fnv1a32(bytes)));
-  return f;
-}
 
 namespace {
 

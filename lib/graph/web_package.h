@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "compiled_model.h"
-#include "json.h"
+#include "runtime/json.h"
+#include "runtime/model_files.h"
 #include "tensorir/graph/export_web.h"
 #include "tensorir/graph/graph.h"
 
@@ -21,13 +22,13 @@ std::string_view data(size_t i);
 
 namespace tensorir::graph::web_package {
 
-std::string hex32(uint32_t v);
-// FNV-1a, 32 bits: the JS runtime checks params.bin with the same hash (validate.js).
-uint32_t fnv1a32(std::string_view bytes);
+// FNV-1a 32 and model.json's entry for a file of the package, {file, bytes, fnv1a32}: what
+// the JS runtime checks a download against (validateFile in web/runtime/validate.js), and
+// what a saved model's model.json records (runtime/model_files.h).
+using runtime::file_json;
+using runtime::fnv1a32;
+using runtime::hex32;
 json::Value shape_json(const std::vector<int64_t> &shape);
-// model.json's entry for a file of the package: {file, bytes, fnv1a32}, what the runtime
-// checks the download against (validateFile in web/runtime/validate.js).
-json::Value file_json(const std::string &file, std::string_view bytes);
 // Every node: name, op, inputs, shape, dtype and attributes, for inspection.
 json::Value graph_json(const Graph &g);
 void check_float32(const Node &n, const char *role);

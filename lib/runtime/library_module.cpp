@@ -92,7 +92,7 @@ LibraryModuleNode::LibraryModuleNode(const std::string &path, std::vector<FuncSi
       dlclose(handle_);
       handle_ = nullptr;
       TIR_THROW() << "the kernel library " << path << " has no function '" << s.name
-                  << "' (was it saved together with this model.txt?)";
+                  << "' (was it saved together with this model.json?)";
     }
     functions_.push_back(reinterpret_cast<RawFunction>(fn));
   }

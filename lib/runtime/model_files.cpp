@@ -1,21 +1,16 @@
-// Writing and reading a saved model's plan (model.txt) and constants (params.bin).
+// Writing and reading a saved model's plan (model.json) and constants (params.bin).
 //
-// model.txt: whitespace-separated tokens, one record per line; names are percent-encoded
-// so that any node name is one token.
-//   tensorir-model <version>
-//   target <target string>
-//   cpu <LLVM CPU name> <n> <features...>  ("+avx2" ...: what the machine code may use)
-//   library <hash of model.so, 16 hex digits; 0 without kernels>
-//   params <params.bin's checksum, 16 hex digits>
-//   buffers <n>                          then n lines: buffer <bytes>
-//   values <n>                           then n lines, one of:
-//     value input <name> <dtype> <ndim> <dims...>
-//     value constant <name> <dtype> <ndim> <dims...> <param index>
-//     value buffer <name> <dtype> <ndim> <dims...> <buffer index> <byte offset>
-//   kernels <n>                          then n lines:
-//     kernel <fname> <node> <op> <nargs> <value indices...> <nfused> <names...>
-//   output <value index>
-//   end
+// model.json, written and read with runtime/json.h:
+//   {"format": "tensorir-saved-model", "version": 4,
+//    "target": <target string>,
+//    "cpu": {"name": <LLVM CPU>, "features": ["+avx2", ...]}   (what the machine code may use)
+//    "library": {"file": "model.so", "bytes": n, "fnv1a32": "0x1234abcd"}   (null without kernels)
+//    "params": {"file": "params.bin", "bytes": n, "fnv1a32": "0x..."},
+//    "buffers": [bytes, ...],
+//    "values": [{"name", "kind": "input" | "constant" | "buffer", "dtype", "shape",
+//                "param": i (constant) | "buffer": b, "offset": bytes (buffer)}, ...],
+//    "kernels": [{"name": symbol, "node", "op", "fused": [names], "args": [value indices]}, ...],
+//    "outputs": [{"name", "value": value index}, ...]}
 //
 // params.bin (little-endian, as the machines the kernels run on):
 //   "TIRPARAM", u32 version, u32 count,
@@ -23,7 +18,9 @@
 //   u64 checksum of every byte before it (FNV-1a over 8-byte words, then single bytes).
 #include "runtime/model_files.h"
 
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -38,29 +35,19 @@ namespace {
 
 constexpr char kParamsMagic[8] = {'T', 'I', 'R', 'P', 'A', 'R', 'A', 'M'};
 
-std::string encode(const std::string &s) {
-  static const char *hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (c <= ' ' || c == '%' || c >= 0x7f) {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += char(c);
-    }
+// params.bin's own checksum: FNV-1a 64 taken 8 bytes at a time (then the last bytes one
+// by one), cheap next to reading the file.
+uint64_t checksum(const unsigned char *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
   }
-  return out.empty() ? "%" : out;  // a lone % is the empty string
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
 }
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-uint64_t checksum(const unsigned char *p, size_t n) { return file_hash(p, n); }
 
 // The largest buffer or array a plan may ask for: far above any model, far below sizes
 // whose arithmetic could wrap.
@@ -74,98 +61,6 @@ bool value_bytes(const SavedValue &v, size_t &bytes) {
   bytes = size_t(n);
   return true;
 }
-
-std::string hex16(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// Tokens of model.txt, line by line, with errors that name the file and line.
-class PlanReader {
- public:
-  explicit PlanReader(const std::string &path) : path_(path), in_(path) {
-    TIR_USER_CHECK(in_.good()) << "cannot open the model plan " << path;
-  }
-
-  // Reads the next line, which must start with `keyword`.
-  void line(const std::string &keyword) {
-    std::string text;
-    TIR_USER_CHECK(std::getline(in_, text)) << path_ << ": the file ends early (truncated?): expected a '"
-                                            << keyword << "' line after line " << line_no_;
-    ++line_no_;
-    tokens_.clear();
-    std::istringstream ss(text);
-    for (std::string t; ss >> t;) tokens_.push_back(t);
-    pos_ = 0;
-    const std::string got = word("a keyword");
-    TIR_USER_CHECK(got == keyword) << where() << "expected '" << keyword << "', found '" << got << "'";
-  }
-  std::string word(const char *what) {
-    TIR_USER_CHECK(pos_ < tokens_.size()) << where() << "the line ends before its " << what;
-    return tokens_[pos_++];
-  }
-  std::string name(const char *what) {
-    const std::string t = word(what);
-    if (t == "%") return "";
-    std::string out;
-    for (size_t i = 0; i < t.size(); ++i) {
-      if (t[i] != '%') {
-        out += t[i];
-        continue;
-      }
-      const int hi = i + 2 < t.size() ? hex_digit(t[i + 1]) : -1, lo = hi >= 0 ? hex_digit(t[i + 2]) : -1;
-      TIR_USER_CHECK(hi >= 0 && lo >= 0) << where() << "bad escape in the " << what << " '" << t << "'";
-      out += char(hi * 16 + lo);
-      i += 2;
-    }
-    return out;
-  }
-  int64_t integer(const char *what, int64_t lo, int64_t hi) {
-    const std::string t = word(what);
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(t, &used);
-    } catch (const std::exception &) {
-      used = 0;
-    }
-    TIR_USER_CHECK(used == t.size() && v >= lo && v <= hi)
-        << where() << "the " << what << " '" << t << "' is not an integer in [" << lo << ", " << hi << "]";
-    return v;
-  }
-  uint64_t hash(const char *what) {
-    const std::string t = word(what);
-    uint64_t v = 0;
-    bool ok = t.size() == 16;
-    for (char c : t) {
-      const int d = hex_digit(c);
-      ok = ok && d >= 0;
-      v = v * 16 + uint64_t(d < 0 ? 0 : d);
-    }
-    TIR_USER_CHECK(ok) << where() << "the " << what << " '" << t << "' is not 16 hex digits";
-    return v;
-  }
-  Type dtype() {
-    const std::string t = word("dtype");
-    try {
-      return Type::parse(t);
-    } catch (const Error &e) {
-      TIR_THROW() << where() << e.what();
-    }
-  }
-  void end_of_line() {
-    TIR_USER_CHECK(pos_ == tokens_.size()) << where() << "unexpected '" << tokens_[pos_] << "' at the end of the line";
-  }
-  std::string where() const { return path_ + ":" + std::to_string(line_no_) + ": "; }
-
- private:
-  std::string path_;
-  std::ifstream in_;
-  std::vector<std::string> tokens_;
-  size_t pos_ = 0;
-  int line_no_ = 0;
-};
 
 constexpr int64_t kMaxCount = int64_t(1) << 30;
 
@@ -202,19 +97,25 @@ void put(std::string &out, T v) {
 
 }  // namespace
 
-// FNV-1a taken 8 bytes at a time (then the last bytes one by one): a byte at a time
-// costs more than reading the file.
-uint64_t file_hash(const void *data, size_t n) {
+uint32_t fnv1a32(const void *data, size_t n) {
   const auto *p = static_cast<const unsigned char *>(data);
-  uint64_t h = 0xcbf29ce484222325ull;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ull;
-  }
-  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  uint32_t h = 0x811c9dc5u;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x01000193u;
   return h;
+}
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+json::Value file_json(const std::string &file, const void *data, size_t n) {
+  json::Value f = json::Value::object();
+  f.set("file", file);
+  f.set("bytes", uint64_t(n));
+  f.set("fnv1a32", hex32(fnv1a32(data, n)));
+  return f;
 }
 
 std::vector<unsigned char> read_file_bytes(const std::string &path, const char *what) {
@@ -239,132 +140,259 @@ std::vector<unsigned char> read_file_bytes(const std::string &path, const char *
   return bytes;
 }
 
+namespace {
+
+const char *kKindNames[] = {"input", "constant", "buffer"};
+
+// Reads model.json's members with errors that name the file and the member's path
+// ("model.json: values[3].shape[1]: ...").
+class PlanReader {
+ public:
+  explicit PlanReader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string &where, const std::string &what) const {
+    TIR_THROW() << path_ << ": " << where << ": " << what;
+  }
+  const json::Value &member(const json::Value &obj, const std::string &where, const std::string &key) const {
+    if (obj.kind() != json::Value::Object) fail(where, "expected an object");
+    const json::Value *v = obj.find(key);
+    if (!v) fail(where, "the member \"" + key + "\" is missing");
+    return *v;
+  }
+  const std::vector<json::Value> &array(const json::Value &v, const std::string &where, size_t max_size) const {
+    if (v.kind() != json::Value::Array) fail(where, "expected an array");
+    if (v.size() > max_size) fail(where, "has " + std::to_string(v.size()) + " items, more than " + std::to_string(max_size));
+    return v.items();
+  }
+  std::string string(const json::Value &v, const std::string &where) const {
+    if (v.kind() != json::Value::String) fail(where, "expected a string");
+    return v.as_string();
+  }
+  int64_t integer(const json::Value &v, const std::string &where, int64_t lo, int64_t hi) const {
+    int64_t x = 0;
+    bool ok = v.is_number();
+    if (ok) {
+      try {
+        x = v.as_int();
+      } catch (const Error &) {
+        ok = false;
+      }
+    }
+    if (!ok || x < lo || x > hi)
+      fail(where, "'" + v.dump() + "' is not an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return x;
+  }
+  Type dtype(const json::Value &v, const std::string &where) const {
+    const std::string t = string(v, where);
+    try {
+      return Type::parse(t);
+    } catch (const Error &e) {
+      fail(where, e.what());
+    }
+  }
+  SavedFile file(const json::Value &v, const std::string &where, const char *name) const {
+    const std::string f = string(member(v, where, "file"), where + ".file");
+    if (f != name) fail(where + ".file", "expected \"" + std::string(name) + "\", found \"" + f + "\"");
+    SavedFile out;
+    out.bytes = uint64_t(integer(member(v, where, "bytes"), where + ".bytes", 0, int64_t(kMaxBytes)));
+    const std::string h = string(member(v, where, "fnv1a32"), where + ".fnv1a32");
+    bool ok = h.size() == 10 && h[0] == '0' && h[1] == 'x';
+    for (size_t i = 2; ok && i < h.size(); ++i) ok = std::isxdigit(static_cast<unsigned char>(h[i])) != 0;
+    if (!ok) fail(where + ".fnv1a32", "\"" + h + "\" is not a checksum like \"0x1234abcd\"");
+    out.fnv1a32 = uint32_t(std::stoul(h.substr(2), nullptr, 16));
+    return out;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string at(const std::string &list, size_t i) { return list + "[" + std::to_string(i) + "]"; }
+
+json::Value saved_file_json(const char *file, const SavedFile &f) {
+  json::Value v = json::Value::object();
+  v.set("file", file);
+  v.set("bytes", f.bytes);
+  v.set("fnv1a32", hex32(f.fnv1a32));
+  return v;
+}
+
+// The version of an older tensorir's line format ("tensorir-model 3"), or -1.
+int64_t old_format_version(const std::string &text) {
+  static const std::string kMagic = "tensorir-model ";
+  if (text.compare(0, kMagic.size(), kMagic) != 0) return -1;
+  return std::strtoll(text.c_str() + kMagic.size(), nullptr, 10);
+}
+
+}  // namespace
+
 void write_model_plan(const SavedModel &m, const std::string &path) {
-  std::ostringstream os;
-  os << "tensorir-model " << kModelFormatVersion << "\n";
-  os << "target " << encode(m.target) << "\n";
-  os << "cpu " << encode(m.cpu) << " " << m.cpu_features.size();
-  for (const std::string &f : m.cpu_features) os << " " << encode(f);
-  os << "\n";
-  os << "library " << hex16(m.library_hash) << "\n";
-  os << "params " << hex16(m.params_hash) << "\n";
-  os << "buffers " << m.buffers.size() << "\n";
-  for (size_t b : m.buffers) os << "buffer " << b << "\n";
-  os << "values " << m.values.size() << "\n";
+  using json::Value;
+  Value doc = Value::object();
+  doc.set("format", kModelFormat);
+  doc.set("version", kModelFormatVersion);
+  doc.set("target", m.target);
+  Value cpu = Value::object();
+  cpu.set("name", m.cpu);
+  cpu.set("features", Value::array_of(m.cpu_features));
+  doc.set("cpu", std::move(cpu));
+  doc.set("library", m.kernels.empty() ? Value() : saved_file_json(kModelLibrary, m.library));
+  doc.set("params", saved_file_json(kModelParams, m.params));
+  Value buffers = Value::array();
+  for (size_t b : m.buffers) buffers.push(uint64_t(b));
+  doc.set("buffers", std::move(buffers));
+  Value values = Value::array();
   for (const SavedValue &v : m.values) {
-    static const char *kinds[] = {"input", "constant", "buffer"};
-    os << "value " << kinds[v.role] << " " << encode(v.name) << " " << v.dtype.str() << " " << v.shape.size();
-    for (int64_t d : v.shape) os << " " << d;
-    if (v.is_constant()) os << " " << v.param;
-    if (v.is_buffer()) os << " " << v.buffer << " " << v.offset;
-    os << "\n";
+    Value jv = Value::object();
+    jv.set("name", v.name);
+    jv.set("kind", kKindNames[v.role]);
+    jv.set("dtype", v.dtype.str());
+    jv.set("shape", Value::array_of(v.shape));
+    if (v.is_constant()) jv.set("param", v.param);
+    if (v.is_buffer()) {
+      jv.set("buffer", v.buffer);
+      jv.set("offset", uint64_t(v.offset));
+    }
+    values.push(std::move(jv));
   }
-  os << "kernels " << m.kernels.size() << "\n";
+  doc.set("values", std::move(values));
+  Value kernels = Value::array();
   for (const SavedKernel &k : m.kernels) {
-    os << "kernel " << encode(k.fname) << " " << encode(k.node) << " " << encode(k.op) << " " << k.args.size();
-    for (int a : k.args) os << " " << a;
-    os << " " << k.fused.size();
-    for (const std::string &f : k.fused) os << " " << encode(f);
-    os << "\n";
+    Value jk = Value::object();
+    jk.set("name", k.fname);
+    jk.set("node", k.node);
+    jk.set("op", k.op);
+    jk.set("fused", Value::array_of(k.fused));
+    jk.set("args", Value::array_of(k.args));
+    kernels.push(std::move(jk));
   }
-  os << "output " << m.output << "\nend\n";
+  doc.set("kernels", std::move(kernels));
+  Value outputs = Value::array();
+  for (int o : m.outputs) {
+    Value jo = Value::object();
+    jo.set("name", m.values[size_t(o)].name);
+    jo.set("value", o);
+    outputs.push(std::move(jo));
+  }
+  doc.set("outputs", std::move(outputs));
+
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   TIR_USER_CHECK(out.good()) << "cannot write the model plan " << path;
-  const std::string text = os.str();
+  const std::string text = doc.dump(1) + "\n";
   out.write(text.data(), std::streamsize(text.size()));
   out.close();
   TIR_USER_CHECK(out.good()) << "cannot write the model plan " << path << " (disk full?)";
 }
 
 SavedModel read_model_plan(const std::string &path) {
-  PlanReader r(path);
-  SavedModel m;
-  r.line("tensorir-model");
-  const int64_t version = r.integer("format version", 0, kMaxCount);
+  const std::vector<unsigned char> bytes = read_file_bytes(path, "model plan");
+  const std::string text(bytes.begin(), bytes.end());
+  const int64_t old = old_format_version(text);
+  TIR_USER_CHECK(old < 0) << path << " was saved by an older tensorir (format " << old
+                          << "); save the model again";
+  json::Value doc;
+  try {
+    doc = json::parse(text);
+  } catch (const Error &e) {
+    TIR_THROW() << path << " is not a valid model plan (truncated or edited?): " << e.what();
+  }
+  const PlanReader r(path);
+  const std::string format = r.string(r.member(doc, "the document", "format"), "format");
+  TIR_USER_CHECK(format == kModelFormat) << path << " is not a tensorir saved model: its format is \"" << format
+                                         << "\", expected \"" << kModelFormat << "\"";
+  const int64_t version = r.integer(r.member(doc, "the document", "version"), "version", 0, kMaxCount);
+  TIR_USER_CHECK(version >= kModelFormatVersion)
+      << path << " was saved by an older tensorir (format " << version << "); save the model again";
   TIR_USER_CHECK(version == kModelFormatVersion)
       << path << " is a saved model of format version " << version << "; this runtime reads version "
       << kModelFormatVersion << ": save the model again with a matching tensorir";
-  r.end_of_line();
-  r.line("target");
-  m.target = r.name("target");
-  r.end_of_line();
-  r.line("cpu");
-  m.cpu = r.name("CPU name");
-  m.cpu_features.resize(size_t(r.integer("CPU feature count", 0, kMaxCount)));
-  for (std::string &f : m.cpu_features) f = r.name("CPU feature");
-  r.end_of_line();
-  r.line("library");
-  m.library_hash = r.hash("library hash");
-  r.end_of_line();
-  r.line("params");
-  m.params_hash = r.hash("parameter checksum");
-  r.end_of_line();
 
-  r.line("buffers");
-  m.buffers.resize(size_t(r.integer("buffer count", 0, kMaxCount)));
-  r.end_of_line();
-  for (size_t &b : m.buffers) {
-    r.line("buffer");
-    b = size_t(r.integer("buffer size", 0, int64_t(kMaxBytes)));
-    r.end_of_line();
+  SavedModel m;
+  m.target = r.string(r.member(doc, "the document", "target"), "target");
+  const json::Value &cpu = r.member(doc, "the document", "cpu");
+  m.cpu = r.string(r.member(cpu, "cpu", "name"), "cpu.name");
+  const auto &features = r.array(r.member(cpu, "cpu", "features"), "cpu.features", size_t(kMaxCount));
+  for (size_t i = 0; i < features.size(); ++i) m.cpu_features.push_back(r.string(features[i], at("cpu.features", i)));
+  m.params = r.file(r.member(doc, "the document", "params"), "params", kModelParams);
+
+  const auto &buffers = r.array(r.member(doc, "the document", "buffers"), "buffers", size_t(kMaxCount));
+  for (size_t i = 0; i < buffers.size(); ++i)
+    m.buffers.push_back(size_t(r.integer(buffers[i], at("buffers", i), 0, int64_t(kMaxBytes))));
+
+  const auto &values = r.array(r.member(doc, "the document", "values"), "values", size_t(kMaxCount));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string w = at("values", i);
+    const json::Value &jv = values[i];
+    SavedValue v;
+    v.name = r.string(r.member(jv, w, "name"), w + ".name");
+    const std::string kind = r.string(r.member(jv, w, "kind"), w + ".kind");
+    if (kind == "input") v.role = SavedValue::Input;
+    else if (kind == "constant") v.role = SavedValue::Constant;
+    else if (kind == "buffer") v.role = SavedValue::Buffer;
+    else r.fail(w + ".kind", "unknown kind \"" + kind + "\" (input, constant or buffer)");
+    v.dtype = r.dtype(r.member(jv, w, "dtype"), w + ".dtype");
+    const auto &shape = r.array(r.member(jv, w, "shape"), w + ".shape", 64);
+    for (size_t d = 0; d < shape.size(); ++d)
+      v.shape.push_back(r.integer(shape[d], at(w + ".shape", d), 0, int64_t(1) << 40));
+    if (v.is_constant()) v.param = int(r.integer(r.member(jv, w, "param"), w + ".param", 0, kMaxCount));
+    size_t need = 0;
+    if (!value_bytes(v, need))
+      r.fail(w, "'" + v.name + "' " + shape_str(v.shape) + " " + v.dtype.str() + " is too large (over " +
+                    std::to_string(kMaxBytes) + " bytes)");
+    if (v.is_buffer()) {
+      if (m.buffers.empty()) r.fail(w + ".buffer", "the plan has no buffers");
+      v.buffer = int(r.integer(r.member(jv, w, "buffer"), w + ".buffer", 0, int64_t(m.buffers.size()) - 1));
+      const size_t size = m.buffers[size_t(v.buffer)];
+      v.offset = size_t(r.integer(r.member(jv, w, "offset"), w + ".offset", 0, int64_t(size)));
+      if (v.offset % 64) r.fail(w + ".offset", std::to_string(v.offset) + " is not 64-byte aligned");
+      if (need > size - v.offset)
+        r.fail(w, "'" + v.name + "' (" + std::to_string(need) + " bytes at offset " + std::to_string(v.offset) +
+                      ") does not fit in buffer " + std::to_string(v.buffer) + " of " + std::to_string(size) + " bytes");
+    }
+    m.values.push_back(std::move(v));
   }
 
-  r.line("values");
-  m.values.resize(size_t(r.integer("value count", 0, kMaxCount)));
-  r.end_of_line();
-  for (SavedValue &v : m.values) {
-    r.line("value");
-    const std::string role = r.word("value kind");
-    TIR_USER_CHECK(role == "input" || role == "constant" || role == "buffer")
-        << r.where() << "unknown value kind '" << role << "' (input, constant or buffer)";
-    v.role = role == "input" ? SavedValue::Input : role == "constant" ? SavedValue::Constant : SavedValue::Buffer;
-    v.name = r.name("value name");
-    v.dtype = r.dtype();
-    v.shape.resize(size_t(r.integer("rank", 0, 64)));
-    for (int64_t &d : v.shape) d = r.integer("dimension", 0, int64_t(1) << 40);
-    if (v.is_constant()) v.param = int(r.integer("parameter index", 0, kMaxCount));
-    if (v.is_buffer()) {
-      v.buffer = int(r.integer("buffer index", 0, int64_t(m.buffers.size()) - 1));
-      v.offset = size_t(r.integer("buffer offset", 0, int64_t(m.buffers[size_t(v.buffer)])));
-      TIR_USER_CHECK(v.offset % 64 == 0) << r.where() << "the offset " << v.offset << " is not 64-byte aligned";
-    }
-    size_t bytes = 0;
-    TIR_USER_CHECK(value_bytes(v, bytes)) << r.where() << "'" << v.name << "' " << shape_str(v.shape) << " "
-                                          << v.dtype << " is too large (over " << kMaxBytes << " bytes)";
-    if (v.is_buffer()) {
-      TIR_USER_CHECK(bytes <= m.buffers[size_t(v.buffer)] - v.offset)
-          << r.where() << "'" << v.name << "' does not fit in buffer " << v.buffer;
-    }
-    r.end_of_line();
-  }
-
-  r.line("kernels");
-  m.kernels.resize(size_t(r.integer("kernel count", 0, kMaxCount)));
-  r.end_of_line();
   const int64_t last_value = int64_t(m.values.size()) - 1;
-  for (SavedKernel &k : m.kernels) {
-    r.line("kernel");
-    k.fname = r.name("function name");
-    k.node = r.name("node name");
-    k.op = r.name("operator");
-    k.args.resize(size_t(r.integer("argument count", 1, 1 << 20)));
-    for (int &a : k.args) a = int(r.integer("argument", 0, last_value));
-    TIR_USER_CHECK(m.values[size_t(k.args.back())].is_buffer())
-        << r.where() << "kernel " << k.fname << " writes a value that is not a buffer";
-    k.fused.resize(size_t(r.integer("fused node count", 0, 1 << 20)));
-    for (std::string &f : k.fused) f = r.name("fused node name");
-    r.end_of_line();
+  const auto &kernels = r.array(r.member(doc, "the document", "kernels"), "kernels", size_t(kMaxCount));
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const std::string w = at("kernels", i);
+    const json::Value &jk = kernels[i];
+    SavedKernel k;
+    k.fname = r.string(r.member(jk, w, "name"), w + ".name");
+    k.node = r.string(r.member(jk, w, "node"), w + ".node");
+    k.op = r.string(r.member(jk, w, "op"), w + ".op");
+    const auto &fused = r.array(r.member(jk, w, "fused"), w + ".fused", 1 << 20);
+    for (size_t f = 0; f < fused.size(); ++f) k.fused.push_back(r.string(fused[f], at(w + ".fused", f)));
+    const auto &args = r.array(r.member(jk, w, "args"), w + ".args", 1 << 20);
+    if (args.empty()) r.fail(w + ".args", "a kernel has at least its result as an argument");
+    for (size_t a = 0; a < args.size(); ++a) k.args.push_back(int(r.integer(args[a], at(w + ".args", a), 0, last_value)));
+    if (!m.values[size_t(k.args.back())].is_buffer())
+      r.fail(w + ".args", "kernel " + k.fname + " writes '" + m.values[size_t(k.args.back())].name +
+                              "', which is not a buffer");
+    m.kernels.push_back(std::move(k));
   }
-  r.line("output");
-  m.output = int(r.integer("output value", 0, last_value));
-  r.end_of_line();
-  r.line("end");
+  const json::Value &library = r.member(doc, "the document", "library");
+  if (!m.kernels.empty() || !library.is_null()) m.library = r.file(library, "library", kModelLibrary);
+
+  const auto &outputs = r.array(r.member(doc, "the document", "outputs"), "outputs", size_t(kMaxCount));
+  if (outputs.empty()) r.fail("outputs", "a model has at least one output");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string w = at("outputs", i);
+    const std::string name = r.string(r.member(outputs[i], w, "name"), w + ".name");
+    const int value = int(r.integer(r.member(outputs[i], w, "value"), w + ".value", 0, last_value));
+    if (m.values[size_t(value)].name != name)
+      r.fail(w, "output '" + name + "' names value " + std::to_string(value) + ", which is '" +
+                    m.values[size_t(value)].name + "'");
+    for (int o : m.outputs)
+      if (m.values[size_t(o)].name == name) r.fail(w, "output '" + name + "' is listed twice");
+    m.outputs.push_back(value);
+  }
   return m;
 }
 
-uint64_t write_params(const std::vector<NDArray> &params, const std::string &path) {
+SavedFile write_params(const std::vector<NDArray> &params, const std::string &path) {
   std::string out(kParamsMagic, sizeof kParamsMagic);
-  put<uint32_t>(out, uint32_t(kModelFormatVersion));
+  put<uint32_t>(out, uint32_t(kParamsFormatVersion));
   put<uint32_t>(out, uint32_t(params.size()));
   for (const NDArray &p : params) {
     TIR_ASSERT(p.defined() && p.device() == Device::cpu()) << "parameters are saved from CPU arrays";
@@ -383,19 +411,20 @@ uint64_t write_params(const std::vector<NDArray> &params, const std::string &pat
   f.write(out.data(), std::streamsize(out.size()));
   f.close();
   TIR_USER_CHECK(f.good()) << "cannot write the parameter file " << path << " (disk full?)";
-  return sum;
+  return SavedFile{out.size(), fnv1a32(out.data(), out.size())};
 }
 
-std::vector<NDArray> read_params(const std::string &path, uint64_t *hash) {
+std::vector<NDArray> read_params(const std::string &path, SavedFile *file, const SavedFile *expected) {
   const std::vector<unsigned char> bytes = read_file_bytes(path, "parameter file");
+  const SavedFile got = file || expected ? SavedFile{bytes.size(), fnv1a32(bytes.data(), bytes.size())} : SavedFile{};
   ByteReader r(path, bytes);
   TIR_USER_CHECK(bytes.size() >= sizeof kParamsMagic && std::memcmp(bytes.data(), kParamsMagic, sizeof kParamsMagic) == 0)
       << path << " is not a tensorir parameter file (it does not start with TIRPARAM)";
   r.take(sizeof kParamsMagic, "the header");
   const uint32_t version = r.get<uint32_t>("the format version");
-  TIR_USER_CHECK(version == uint32_t(kModelFormatVersion))
+  TIR_USER_CHECK(version == uint32_t(kParamsFormatVersion))
       << "the parameter file " << path << " has format version " << version << "; this runtime reads version "
-      << kModelFormatVersion << ": save the model again with a matching tensorir";
+      << kParamsFormatVersion << ": save the model again with a matching tensorir";
   const uint32_t count = r.get<uint32_t>("the array count");
   std::vector<NDArray> params;
   for (uint32_t i = 0; i < count; ++i) {
@@ -434,9 +463,11 @@ std::vector<NDArray> read_params(const std::string &path, uint64_t *hash) {
   const uint64_t stored = r.get<uint64_t>("the checksum");
   TIR_USER_CHECK(r.pos() == bytes.size()) << "the parameter file " << path << " is corrupt: " << bytes.size() - r.pos()
                                           << " bytes follow its checksum";
-  TIR_USER_CHECK(stored == checksum(bytes.data(), hashed))
+  // The file the plan lists is intact; any other is checked, so that a damaged file is
+  // told apart from one of another save.
+  TIR_USER_CHECK((expected && got == *expected) || stored == checksum(bytes.data(), hashed))
       << "the parameter file " << path << " is corrupt: its checksum does not match its contents";
-  if (hash) *hash = stored;
+  if (file) *file = got;
   return params;
 }
 

@@ -1,24 +1,35 @@
 // The files of a saved model, shared by the compiler side that writes them
-// (lib/graph/save_model.cpp) and the runtime loader that reads them.
+// (backends/llvm/saved_model.cpp) and the runtime loader that reads them.
 //
 //   <dir>/model.so    the kernels, one exported `int32_t fname(const ArgValue *args)` each
-//   <dir>/model.txt   the execution plan (text, one record per line, see model_files.cpp)
+//   <dir>/model.json  the execution plan (JSON, see model_files.cpp)
 //   <dir>/params.bin  the constants (binary, with a magic, a version and a checksum)
+//
+// model.json records the size and FNV-1a 32 checksum ("0x%08x") of model.so and
+// params.bin, as a web package's model.json does for its files (web/runtime/validate.js),
+// so that files of different saves are not mixed.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "runtime/json.h"
 #include "tensorir/runtime/ndarray.h"
 
 namespace tensorir::runtime {
 
-// 2: model.txt records the hashes of model.so and params.bin of the same save.
-inline constexpr int kModelFormatVersion = 3;
+// 4: the plan is JSON (model.json), with several outputs and FNV-1a 32 file checksums.
+// 3 and before: a line format in model.txt, which load_model recognises and refuses.
+inline constexpr int kModelFormatVersion = 4;
+inline constexpr const char *kModelFormat = "tensorir-saved-model";
 inline constexpr const char *kModelLibrary = "model.so";
-inline constexpr const char *kModelPlan = "model.txt";
+inline constexpr const char *kModelPlan = "model.json";
+inline constexpr const char *kOldModelPlan = "model.txt";  // formats 1 to 3
 inline constexpr const char *kModelParams = "params.bin";
+// params.bin's own layout, unchanged since format 3 of the plan.
+inline constexpr int kParamsFormatVersion = 3;
 
 // One array a kernel reads or writes.
 struct SavedValue {
@@ -43,33 +54,51 @@ struct SavedKernel {
   std::vector<int> args;           // indices into SavedModel::values, the result last
 };
 
+// A file saved with the plan: its size and checksum.
+struct SavedFile {
+  uint64_t bytes = 0;
+  uint32_t fnv1a32 = 0;
+  bool operator==(const SavedFile &o) const { return bytes == o.bytes && fnv1a32 == o.fnv1a32; }
+};
+
 struct SavedModel {
   std::string target;                // the target string it was compiled for
   std::string cpu;                   // the LLVM CPU the code was compiled for
   std::vector<std::string> cpu_features;  // its LLVM features ("+avx2", "-avx512f", ...)
-  // Hashes of the files saved with this plan, so that files of different saves are not
-  // mixed: file_hash of model.so (0 when there are no kernels), params.bin's checksum.
-  uint64_t library_hash = 0, params_hash = 0;
-  std::vector<size_t> buffers;       // bytes of each storage buffer (memory-plan slots)
+  SavedFile library, params;         // model.so (absent without kernels) and params.bin
+  std::vector<size_t> buffers;       // bytes of each storage buffer
   std::vector<SavedValue> values;
   std::vector<SavedKernel> kernels;  // in execution order
-  int output = -1;                   // index into values
+  std::vector<int> outputs;          // indices into values, in the graph's order
 };
 
-// FNV-1a 64 taken 8 bytes at a time (then the last bytes one by one).
-uint64_t file_hash(const void *data, size_t n);
+// FNV-1a, 32 bits, a byte at a time: the checksum of every file a saved model or a web
+// package lists (the JS runtime computes the same, web/runtime/validate.js).
+uint32_t fnv1a32(const void *data, size_t n);
+inline uint32_t fnv1a32(std::string_view bytes) { return fnv1a32(bytes.data(), bytes.size()); }
+// "0x%08x", as model.json writes checksums.
+std::string hex32(uint32_t v);
+// model.json's entry for a file: {"file", "bytes", "fnv1a32"}.
+json::Value file_json(const std::string &file, const void *data, size_t n);
+inline json::Value file_json(const std::string &file, std::string_view bytes) {
+  return file_json(file, bytes.data(), bytes.size());
+}
 
 // The whole of a regular file; throws an Error naming `what` and the path otherwise.
 std::vector<unsigned char> read_file_bytes(const std::string &path, const char *what);
 
 void write_model_plan(const SavedModel &m, const std::string &path);
-// Throws an Error naming the file and line for anything malformed or out of range.
+// Throws an Error naming the file and the JSON member for anything malformed or out of
+// range, and for a plan of another format version (an older tensorir's model.txt: "saved
+// by an older tensorir (format 3); save the model again").
 SavedModel read_model_plan(const std::string &path);
 
-// Constants in order; CPU arrays. Returns the file's hash (SavedModel::params_hash).
-uint64_t write_params(const std::vector<NDArray> &params, const std::string &path);
+// Constants in order; CPU arrays. Returns the file's size and checksum (SavedModel::params).
+SavedFile write_params(const std::vector<NDArray> &params, const std::string &path);
 // Throws an Error for a missing, truncated or corrupt file or another format version.
-// `hash`, when given, receives the file's hash.
-std::vector<NDArray> read_params(const std::string &path, uint64_t *hash = nullptr);
+// `file`, when given, receives the file's size and checksum. A file matching `expected`
+// (the plan's entry) skips params.bin's own checksum: the plan's already covers it.
+std::vector<NDArray> read_params(const std::string &path, SavedFile *file = nullptr,
+                                 const SavedFile *expected = nullptr);
 
 }  // namespace tensorir::runtime

@@ -20,12 +20,19 @@ struct LoadedModel::Impl {
   Ref<const LibraryModuleNode> library;
   std::vector<ModelInput> inputs;
   std::vector<int> input_values;  // index into plan.values, per input
+  std::vector<ModelOutput> outputs;
   std::vector<NDArray> params, buffers;
   std::vector<void *> fixed;  // per value: its storage, nullptr for inputs
 
   // Per-value data pointers with the inputs bound; `keep` holds copies made for them.
   std::vector<void *> bind(const std::map<std::string, NDArray> &given, std::vector<NDArray> &keep) const;
   void call(size_t kernel, const std::vector<void *> &ptrs) const;
+  // Runs every kernel on `given`; returns the per-value pointers (`keep` as in bind).
+  std::vector<void *> run(const std::map<std::string, NDArray> &given, std::vector<NDArray> &keep) const;
+  // A host copy of output `i` from a run's pointers.
+  NDArray output(size_t i, const std::vector<void *> &ptrs) const;
+  // The only output's index; an Error naming run_all for a model with several.
+  size_t single_output(const char *what) const;
 };
 
 std::vector<void *> LoadedModel::Impl::bind(const std::map<std::string, NDArray> &given,
@@ -47,14 +54,42 @@ void LoadedModel::Impl::call(size_t kernel, const std::vector<void *> &ptrs) con
   library->call_packed(kernel, args.data());
 }
 
-NDArray LoadedModel::run(const std::map<std::string, NDArray> &inputs) const {
-  std::vector<NDArray> keep;
-  const std::vector<void *> ptrs = impl_->bind(inputs, keep);
-  for (size_t k = 0; k < impl_->plan.kernels.size(); ++k) impl_->call(k, ptrs);
-  const SavedValue &out = impl_->plan.values[size_t(impl_->plan.output)];
-  NDArray result = NDArray::empty(out.shape, out.dtype);
-  result.copy_from_bytes(ptrs[size_t(impl_->plan.output)], result.nbytes());
+std::vector<void *> LoadedModel::Impl::run(const std::map<std::string, NDArray> &given,
+                                           std::vector<NDArray> &keep) const {
+  const std::vector<void *> ptrs = bind(given, keep);
+  for (size_t k = 0; k < plan.kernels.size(); ++k) call(k, ptrs);
+  return ptrs;
+}
+
+NDArray LoadedModel::Impl::output(size_t i, const std::vector<void *> &ptrs) const {
+  const int value = plan.outputs[i];
+  NDArray result = NDArray::empty(outputs[i].shape, outputs[i].dtype);
+  result.copy_from_bytes(ptrs[size_t(value)], result.nbytes());
   return result;
+}
+
+size_t LoadedModel::Impl::single_output(const char *what) const {
+  if (outputs.size() != 1) {
+    std::string names;
+    for (const ModelOutput &o : outputs) names += (names.empty() ? "'" : ", '") + o.name + "'";
+    TIR_THROW() << "model: " << what << " needs a model with one output, but this one has " << outputs.size()
+                << " (" << names << "); run_all returns every output by name, outputs() describes them";
+  }
+  return 0;
+}
+
+NDArray LoadedModel::run(const std::map<std::string, NDArray> &inputs) const {
+  const size_t out = impl_->single_output("run");
+  std::vector<NDArray> keep;
+  return impl_->output(out, impl_->run(inputs, keep));
+}
+
+std::map<std::string, NDArray> LoadedModel::run_all(const std::map<std::string, NDArray> &inputs) const {
+  std::vector<NDArray> keep;
+  const std::vector<void *> ptrs = impl_->run(inputs, keep);
+  std::map<std::string, NDArray> out;
+  for (size_t i = 0; i < impl_->outputs.size(); ++i) out[impl_->outputs[i].name] = impl_->output(i, ptrs);
+  return out;
 }
 
 std::vector<KernelProfile> LoadedModel::profile(const std::map<std::string, NDArray> &inputs, int repeats) const {
@@ -75,10 +110,11 @@ std::vector<KernelProfile> LoadedModel::profile(const std::map<std::string, NDAr
 }
 
 const std::vector<ModelInput> &LoadedModel::inputs() const { return impl_->inputs; }
+const std::vector<ModelOutput> &LoadedModel::outputs() const { return impl_->outputs; }
 const std::vector<int64_t> &LoadedModel::output_shape() const {
-  return impl_->plan.values[size_t(impl_->plan.output)].shape;
+  return impl_->outputs[impl_->single_output("output_shape")].shape;
 }
-Type LoadedModel::output_dtype() const { return impl_->plan.values[size_t(impl_->plan.output)].dtype; }
+Type LoadedModel::output_dtype() const { return impl_->outputs[impl_->single_output("output_dtype")].dtype; }
 size_t LoadedModel::num_kernels() const { return impl_->plan.kernels.size(); }
 const std::string &LoadedModel::target() const { return impl_->plan.target; }
 Module LoadedModel::module() const {
@@ -115,8 +151,14 @@ LoadedModel load_model(const std::string &dir) { return load_model(dir, host_has
 LoadedModel load_model(const std::string &dir, const std::function<int(const std::string &)> &has_cpu_feature) {
   std::error_code ec;
   fs::path plan_path;
-  if (fs::is_directory(dir, ec)) plan_path = fs::path(dir) / kModelPlan;
-  else if (fs::is_regular_file(dir, ec)) plan_path = dir;
+  if (fs::is_directory(dir, ec)) {
+    plan_path = fs::path(dir) / kModelPlan;
+    // A directory an older tensorir saved: read_model_plan says so.
+    if (!fs::exists(plan_path, ec) && fs::is_regular_file(fs::path(dir) / kOldModelPlan, ec))
+      plan_path = fs::path(dir) / kOldModelPlan;
+  } else if (fs::is_regular_file(dir, ec)) {
+    plan_path = dir;
+  }
   TIR_USER_CHECK(!plan_path.empty() && fs::is_regular_file(plan_path, ec))
       << "no saved model at '" << dir << "': expected a directory holding " << kModelPlan << ", " << kModelLibrary
       << " and " << kModelParams << " (written by CompiledModel::save)";
@@ -125,9 +167,9 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
   auto impl = std::make_shared<LoadedModel::Impl>();
   impl->plan = read_model_plan(plan_path.string());
   const SavedModel &plan = impl->plan;
-  uint64_t params_hash = 0;
-  impl->params = read_params((base / kModelParams).string(), &params_hash);
-  TIR_USER_CHECK(params_hash == plan.params_hash)
+  SavedFile params_file;
+  impl->params = read_params((base / kModelParams).string(), &params_file, &plan.params);
+  TIR_USER_CHECK(params_file == plan.params)
       << kModelParams << " does not belong to this " << kModelPlan << " (saved separately?): "
       << (base / kModelParams).string() << " is not the parameter file saved with " << plan_path.string()
       << "; save the model again, or copy all three files of one save together";
@@ -156,10 +198,17 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
           << kModelParams << " holds " << shape_str(p.shape()) << " " << p.dtype() << " (files from different saves?)";
       impl->fixed[i] = p.data();
     } else {
+      TIR_USER_CHECK(v.buffer >= 0 && size_t(v.buffer) < impl->buffers.size())
+          << plan_path.string() << ": value '" << v.name << "' names buffer " << v.buffer << " but there are "
+          << impl->buffers.size();
       impl->fixed[i] = static_cast<char *>(impl->buffers[size_t(v.buffer)].data()) + v.offset;
     }
   }
-  // A graph whose output is an input or a constant has no kernels, and no library.
+  for (int o : plan.outputs) {
+    const SavedValue &v = plan.values[size_t(o)];
+    impl->outputs.push_back(ModelOutput{v.name, v.shape, v.dtype});
+  }
+  // A graph whose outputs are inputs or constants has no kernels, and no library.
   if (!plan.kernels.empty()) {
     const std::vector<std::string> missing = missing_cpu_features(plan.cpu_features, has_cpu_feature);
     if (!missing.empty()) {
@@ -171,7 +220,7 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
     }
     const std::string lib = (base / kModelLibrary).string();
     auto verify = [&](const std::vector<unsigned char> &bytes) {
-      TIR_USER_CHECK(file_hash(bytes.data(), bytes.size()) == plan.library_hash)
+      TIR_USER_CHECK((SavedFile{bytes.size(), fnv1a32(bytes.data(), bytes.size())} == plan.library))
           << kModelLibrary << " does not belong to this " << kModelPlan << " (saved separately?): " << lib
           << " is not the kernel library saved with " << plan_path.string()
           << "; save the model again, or copy all three files of one save together";

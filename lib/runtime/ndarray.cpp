@@ -204,15 +204,16 @@ NDArray NDArray::to(Device dev) const {
   return out;
 }
 
-NDArray NDArray::view(const std::vector<int64_t> &shape, Type dtype) const {
+NDArray NDArray::view(const std::vector<int64_t> &shape, Type dtype, size_t byte_offset) const {
   const NDArrayNode &nd = node();
   TIR_USER_CHECK(nd.device == Device::cpu())
       << "NDArray::view: the array is on " << nd.device << "; views exist for CPU arrays only";
   TIR_USER_CHECK(is_storable(dtype)) << "NDArray::view: cannot store elements of type " << dtype;
   const int64_t n = checked_numel(shape, dtype);
-  TIR_USER_CHECK(static_cast<size_t>(n) * static_cast<size_t>(dtype.bytes()) <= nbytes())
-      << "NDArray::view: " << shape_str(shape) << " " << dtype << " needs "
-      << static_cast<size_t>(n) * static_cast<size_t>(dtype.bytes()) << " bytes but the array has only "
+  const size_t need = static_cast<size_t>(n) * static_cast<size_t>(dtype.bytes());
+  TIR_USER_CHECK(byte_offset <= nbytes() && need <= nbytes() - byte_offset)
+      << "NDArray::view: " << shape_str(shape) << " " << dtype << " needs " << need << " bytes"
+      << (byte_offset ? " at offset " + std::to_string(byte_offset) : std::string()) << " but the array has only "
       << nbytes();
   auto *v = new NDArrayNode;
   NDArray a;
@@ -220,7 +221,7 @@ NDArray NDArray::view(const std::vector<int64_t> &shape, Type dtype) const {
   v->shape = shape;
   v->dtype = dtype;
   v->device = nd.device;
-  v->data = nd.data;
+  v->data = static_cast<char *>(nd.data) + byte_offset;
   // Chain to the owner, not to another view, so views of views stay one hop away.
   v->base = nd.base.defined() ? nd.base : Ref<Object>(&nd);
   return a;

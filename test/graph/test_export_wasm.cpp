@@ -11,8 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <unistd.h>
+
+#include "runtime/json.h"
 
 using namespace tensorir;
 using Catch::Matchers::Contains;
@@ -99,7 +102,9 @@ TEST_CASE("wasm: graphs built for wasm export packages and do not run here", "[w
   const graph::Graph g = small_network();
   graph::CompiledModel m = graph::build(g, "wasm");
   CHECK_THROWS_WITH(m.run({{"x", NDArray::random({1, 8, 10, 10}, Float(32), 3)}}),
-                    Contains("runs in a JavaScript engine"));
+                    Contains("built for 'wasm'") && Contains("run outside this process") &&
+                        Contains("graph::export_web"));
+  CHECK(m.storage_bytes() == 0);  // nothing is allocated for kernels this process cannot call
   CHECK_THROWS_WITH(m.save(scratch_dir("saved").string()), Contains("only models built for \"llvm\""));
 
   const fs::path dir = scratch_dir("package");
@@ -122,6 +127,48 @@ TEST_CASE("wasm: graphs built for wasm export packages and do not run here", "[w
   CHECK(read_all(dir / "model.threads.wasm").find(memory_import + '\x03') != std::string::npos);
   CHECK(read_all(dir / "model.wasm").find(memory_import + '\x00') != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("wasm: the package lays results out as the storage plan shares them", "[wasm]") {
+  // x -> r1 -> r2 -> r3 -> out, one kernel each: r1 is dead once r2 is written, so r3
+  // takes its buffer; out has storage of its own.
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 16, 16});
+  auto r1 = b.relu(x, "r1");
+  auto r2 = b.relu(r1, "r2");
+  auto r3 = b.relu(r2, "r3");
+  graph::BuildOptions options;
+  options.fuse_operators = false;
+  graph::CompiledModel m = graph::build(b.finish(b.relu(r3, "out")), "wasm", options);
+  const fs::path dir = scratch_dir("layout");
+  graph::export_web(m, dir.string(), {.copy_runtime = false});
+  const json::Value doc = json::parse(read_all(dir / "model.json"));
+  std::map<std::string, int64_t> at;  // each kernel's result: the offset of its last argument
+  for (const json::Value &k : doc.at("kernels").items()) at[k.at("node").as_string()] = k.at("args").items().back().as_int();
+  const int64_t bytes = 4 * 16 * 16 * 4;
+  CHECK(at.at("r3") == at.at("r1"));
+  CHECK((at.at("r2") >= at.at("r1") + bytes || at.at("r1") >= at.at("r2") + bytes));
+  for (const char *shared : {"r1", "r2"})
+    CHECK((at.at("out") >= at.at(shared) + bytes || at.at(shared) >= at.at("out") + bytes));
+  for (const auto &[name, offset] : at) CHECK(offset % 64 == 0);
+  // The input, two shared buffers and the output.
+  CHECK(doc.at("memory").at("bytes").as_int() == 4 * bytes);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("web packages hold single-output graphs", "[wasm][web][error]") {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 8, 8});
+  auto r = b.relu(x, "r");
+  const graph::Graph g = b.finish({b.add(r, x, "sum"), r});
+  for (const char *target : {"wasm", "webgl"}) {
+    INFO(target);
+    const fs::path dir = scratch_dir("two_outputs");
+    CHECK_THROWS_WITH(graph::export_web(graph::build(g, target), dir.string()),
+                      Contains("the graph has 2 outputs (\"sum\" and \"r\")") &&
+                          Contains("web packages hold single-output graphs"));
+    CHECK_FALSE(fs::exists(dir));
+  }
 }
 
 TEST_CASE("export_web_index: one package holding the webgl and wasm builds", "[wasm][web]") {

@@ -248,3 +248,86 @@ TEST_CASE("memory plan: resnet18 intermediates", "[graph][memory_plan][resnet18]
   CHECK(plan.peak_bytes < plan.naive_bytes);
   CHECK(plan.peak_bytes >= live_peak);
 }
+
+TEST_CASE("storage plan: random DAGs with several outputs, one kernel per node", "[graph][memory_plan]") {
+  using Kind = graph::StoragePlan::Kind;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    graph::Graph g = random_dag(seed);
+    // Up to three outputs, among them, sometimes, a node that later nodes read.
+    std::vector<int> outs = {g.outputs()[0]};
+    const int n = int(g.nodes().size());
+    for (int id : {n - 3, n / 2})
+      if (g.node(id).op == "add" && std::find(outs.begin(), outs.end(), id) == outs.end()) outs.push_back(id);
+    g.set_outputs(outs);
+    std::vector<graph::StorageStep> steps;
+    for (int id : random_order(g, seed * 31))
+      if (g.node(id).op == "add") steps.push_back({id, g.node(id).inputs});
+    INFO("seed " << seed << "\n" << g.str());
+    const graph::StoragePlan plan = graph::plan_storage(g, steps);
+    INFO(plan.str());
+    // Lifetimes in steps, computed here: from the writing step to the last reading one.
+    std::vector<int> first(size_t(n), -1), last(size_t(n), -1);
+    for (int k = 0; k < int(steps.size()); ++k) {
+      first[size_t(steps[size_t(k)].result)] = last[size_t(steps[size_t(k)].result)] = k;
+      for (int in : steps[size_t(k)].reads) last[size_t(in)] = std::max(last[size_t(in)], k);
+    }
+    size_t own = 0, total = 0;
+    for (size_t b : plan.buffers) {
+      CHECK(b % 64 == 0);
+      total += b;
+    }
+    CHECK(plan.peak_bytes == total);
+    for (const graph::Node &a : g.nodes()) {
+      const graph::StoragePlan::Place &pa = plan.at(a.id);
+      if (a.op != "add") {
+        CHECK(pa.kind == (a.op == "input" ? Kind::Input : Kind::Constant));
+        continue;
+      }
+      if (g.is_output(a.id)) {
+        CHECK(pa.kind == Kind::Own);
+        own += bytes_of(a);
+        continue;
+      }
+      REQUIRE(pa.kind == Kind::Shared);
+      REQUIRE(pa.buffer >= 0);
+      REQUIRE(size_t(pa.buffer) < plan.buffers.size());
+      CHECK(pa.offset % 64 == 0);
+      CHECK(pa.offset + bytes_of(a) <= plan.buffers[size_t(pa.buffer)]);
+      for (const graph::Node &b : g.nodes()) {
+        const graph::StoragePlan::Place &pb = plan.at(b.id);
+        if (b.id <= a.id || pb.kind != Kind::Shared || pb.buffer != pa.buffer) continue;
+        const bool live_together = first[size_t(a.id)] <= last[size_t(b.id)] && first[size_t(b.id)] <= last[size_t(a.id)];
+        const bool apart = pa.offset + bytes_of(a) <= pb.offset || pb.offset + bytes_of(b) <= pa.offset;
+        INFO(a.name << " and " << b.name << " in buffer " << pa.buffer);
+        CHECK((!live_together || apart));
+      }
+    }
+    CHECK(plan.own_bytes == own);
+    // Unshared: every result has storage of its own.
+    const graph::StoragePlan unshared = graph::plan_storage(g, steps, false);
+    CHECK(unshared.buffers.empty());
+    CHECK(unshared.peak_bytes == 0);
+    size_t all = 0;
+    for (const graph::StorageStep &s : steps) {
+      CHECK(unshared.at(s.result).kind == Kind::Own);
+      all += bytes_of(g.node(s.result));
+    }
+    CHECK(unshared.own_bytes == all);
+  }
+}
+
+TEST_CASE("storage plan: node bytes count every lane, and bad steps are errors", "[graph][memory_plan][error]") {
+  graph::Node v;
+  v.shape = {3, 5};
+  v.dtype = Float(32, 4);
+  CHECK(graph::node_bytes(v) == 3 * 5 * 4 * 4);
+  v.dtype = Bool();
+  CHECK(graph::node_bytes(v) == 15);
+
+  const graph::Graph g = chain(3);  // x=0, relu 1, 2, 3
+  CHECK_THROWS_WITH(graph::plan_storage(g, {{0, {}}}), Contains("'x'") && Contains("an input, which no kernel writes"));
+  CHECK_THROWS_WITH(graph::plan_storage(g, {{1, {0}}, {1, {0}}}), Contains("written by step 0 already"));
+  CHECK_THROWS_WITH(graph::plan_storage(g, {{2, {1}}, {1, {0}}}), Contains("reads '") && Contains("before any step writes it"));
+  CHECK_THROWS_WITH(graph::plan_storage(g, {{9, {}}}), Contains("node id 9, which does not exist"));
+  CHECK_THROWS_WITH(graph::plan_storage(g, {{1, {0}}}).at(4), Contains("outside the plan"));
+}

@@ -19,10 +19,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "graph/graph_test_util.h"
 #include "runtime/cpu_features.h"
+#include "runtime/json.h"
 
 using namespace tensorir;
 namespace fs = std::filesystem;
@@ -112,6 +114,12 @@ std::string replace_line(const std::string &text, const std::string &prefix, con
   return text.substr(0, at + 1) + line + text.substr(end);
 }
 
+// A value of model.json with another shape.
+json::Value with_shape(json::Value v, const std::vector<int64_t> &shape) {
+  v.set("shape", json::Value::array_of(shape));
+  return v;
+}
+
 void truncate_file(const std::string &path, size_t keep) { fs::resize_file(path, keep); }
 
 void patch_byte(const std::string &path, size_t offset, char value) {
@@ -127,6 +135,33 @@ std::string read_text(const std::string &path) {
 
 void write_text(const std::string &path, const std::string &text) { std::ofstream(path) << text; }
 
+// model.json parsed, and written back after an edit.
+json::Value read_plan(const TempDir &dir) { return json::parse(read_text(dir.str("model.json"))); }
+void write_plan(const TempDir &dir, const json::Value &plan) { write_text(dir.str("model.json"), plan.dump(1)); }
+
+// A copy of `v` with `member` of its object set to `to`.
+json::Value with(json::Value v, const std::string &member, json::Value to) {
+  v.set(member, std::move(to));
+  return v;
+}
+
+// `list` (an array member of `doc`) with item `i` replaced.
+json::Value with_item(const json::Value &doc, const std::string &list, size_t i, json::Value item) {
+  json::Value items = json::Value::array();
+  for (size_t k = 0; k < doc.at(list).size(); ++k) items.push(k == i ? item : doc.at(list).items()[k]);
+  return with(doc, list, std::move(items));
+}
+
+// FNV-1a 32 of a file, written out here as the JS runtime does (web/runtime/validate.js).
+std::string fnv1a32_of(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  uint32_t h = 2166136261u;
+  for (int c; (c = f.get()) != EOF;) h = (h ^ uint32_t(c)) * 16777619u;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", h);
+  return buf;
+}
+
 }  // namespace
 
 TEST_CASE("save_model: a small graph runs from its saved files", "[graph][save]") {
@@ -139,9 +174,21 @@ TEST_CASE("save_model: a small graph runs from its saved files", "[graph][save]"
   TempDir dir("pool");
   m.save(dir.str());
   CHECK(fs::is_regular_file(dir.str("model.so")));
-  CHECK(fs::is_regular_file(dir.str("model.txt")));
+  CHECK(fs::is_regular_file(dir.str("model.json")));
   CHECK(fs::is_regular_file(dir.str("params.bin")));
   CHECK_FALSE(fs::exists(dir.str("model.objects")));
+  // The plan names its format and version and checks the other files as web packages do.
+  const json::Value plan = read_plan(dir);
+  CHECK(plan.at("format").as_string() == "tensorir-saved-model");
+  CHECK(plan.at("version").as_int() == 4);
+  for (const char *file : {"model.so", "params.bin"}) {
+    const json::Value &entry = plan.at(file == std::string("model.so") ? "library" : "params");
+    CHECK(entry.at("file").as_string() == file);
+    CHECK(entry.at("bytes").as_int() == int64_t(fs::file_size(dir.str(file))));
+    CHECK(entry.at("fnv1a32").as_string() == fnv1a32_of(dir.str(file)));
+  }
+  REQUIRE(plan.at("outputs").size() == 1);
+  CHECK(plan.at("outputs").items()[0].at("name").as_string() == "out");
 
   runtime::LoadedModel loaded = runtime::load_model(dir.str());
   CHECK(loaded.num_kernels() == m.num_kernels());
@@ -168,11 +215,58 @@ TEST_CASE("save_model: a small graph runs from its saved files", "[graph][save]"
   }
 }
 
+TEST_CASE("save_model: a graph with two outputs saves and loads both, by name", "[graph][save]") {
+  // pool_chain's result "out", and "a" = relu(x), which the pool also reads.
+  const NDArray bias = NDArray::random({1, 4, 8, 8}, Float(32), 5);
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 16, 16});
+  auto a = b.relu(x, "a");
+  auto p = b.max_pool2d(a, {2, 2}, {2, 2}, {0, 0}, "p");
+  auto s = b.add(b.relu(p, "q"), p, "s");
+  const graph::Graph g = b.finish({b.add(s, b.constant("bias", bias), "out"), a});
+  graph::BuildOptions options;
+  options.fuse_operators = GENERATE(false, true);
+  INFO("fuse_operators " << options.fuse_operators);
+  graph::CompiledModel m = graph::build(g, "llvm", options);
+  TempDir dir("two_outputs");
+  m.save(dir.str());
+  const json::Value outputs = read_plan(dir).at("outputs");
+  REQUIRE(outputs.size() == 2);
+  CHECK(outputs.items()[0].at("name").as_string() == "out");
+  CHECK(outputs.items()[1].at("name").as_string() == "a");
+
+  runtime::LoadedModel loaded = runtime::load_model(dir.str());
+  REQUIRE(loaded.outputs().size() == 2);
+  CHECK(loaded.outputs()[0].name == "out");
+  CHECK(loaded.outputs()[0].shape == std::vector<int64_t>{1, 4, 8, 8});
+  CHECK(loaded.outputs()[1].name == "a");
+  CHECK(loaded.outputs()[1].shape == std::vector<int64_t>{1, 4, 16, 16});
+  CHECK(loaded.outputs()[1].dtype == Float(32));
+  for (uint64_t seed : {21, 22}) {
+    const NDArray xv = NDArray::random({1, 4, 16, 16}, Float(32), seed);
+    const std::vector<float> xs = xv.to_vector<float>();
+    const std::map<std::string, NDArray> got = loaded.run_all({{"x", xv}});
+    const graph::Outputs want = m.run({{"x", xv}});
+    REQUIRE(got.size() == 2);
+    const std::vector<float> out = got.at("out").to_vector<float>(), relu = got.at("a").to_vector<float>();
+    CHECK(out == want["out"].to_vector<float>());  // the same machine code: bit for bit
+    CHECK(relu == want["a"].to_vector<float>());
+    CHECK(graph_test::max_rel_error(out, pool_chain_reference(xs, bias.to_vector<float>())) < 1e-6);
+    std::vector<float> relu_ref(xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) relu_ref[i] = std::max(xs[i], 0.0f);
+    CHECK(relu == relu_ref);
+  }
+  const NDArray x1 = NDArray::random({1, 4, 16, 16}, Float(32), 1);
+  CHECK_THROWS_WITH(loaded.run({{"x", x1}}), Catch::Contains("this one has 2 ('out', 'a')") &&
+                                                Catch::Contains("run_all returns every output by name"));
+  CHECK_THROWS_WITH(loaded.output_shape(), Catch::Contains("output_shape needs a model with one output"));
+}
+
 TEST_CASE("save_model: two inputs, tuned conv2d and dense, checked kernel calls", "[graph][save]") {
   graph::CompiledModel m = graph::build(conv_dense(), "llvm");
   TempDir dir("conv_dense");
   m.save(dir.str());
-  runtime::LoadedModel loaded = runtime::load_model(dir.str("model.txt"));  // the plan's path works too
+  runtime::LoadedModel loaded = runtime::load_model(dir.str("model.json"));  // the plan's path works too
   REQUIRE(loaded.inputs().size() == 2);
   const NDArray x = NDArray::random({1, 3, 10, 10}, Float(32), 7);
   const NDArray y = NDArray::random({1, 10}, Float(32), 8);
@@ -246,19 +340,11 @@ TEST_CASE("save_model: the CPU features of model.so are recorded and checked whe
   graph::CompiledModel m = graph::build(pool_chain(bias), "llvm");
   TempDir dir("cpu");
   m.save(dir.str());
-  const std::string plan = read_text(dir.str("model.txt"));
-  std::istringstream lines(plan);
-  std::string line;
-  std::getline(lines, line);
-  std::getline(lines, line);
-  std::getline(lines, line);
-  REQUIRE(line.rfind("cpu ", 0) == 0);
-  std::istringstream words(line.substr(4));
-  std::string cpu;
-  size_t count = 0;
-  words >> cpu >> count;
-  std::vector<std::string> features(count);
-  for (std::string &f : features) words >> f;
+  const json::Value plan = read_plan(dir);
+  const std::string cpu = plan.at("cpu").at("name").as_string();
+  std::vector<std::string> features;
+  for (const json::Value &f : plan.at("cpu").at("features").items()) features.push_back(f.as_string());
+  const size_t count = features.size();
   CHECK(!cpu.empty());
   CHECK(count > 0);
   // This machine has what its own save uses, so that loads here.
@@ -288,7 +374,8 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
   m.save(dir.str());
   const std::string params = dir.str("params.bin");
   const size_t params_size = size_t(fs::file_size(params));
-  const std::string plan = read_text(dir.str("model.txt"));
+  const std::string text = read_text(dir.str("model.json"));
+  const json::Value plan = json::parse(text);
   const NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), 1);
   REQUIRE(runtime::load_model(dir.str()).run({{"x", x}}).to_vector<float>() == m.run({{"x", x}}).to_vector<float>());
 
@@ -312,12 +399,39 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("format version 9"));
   }
   SECTION("another plan format version") {
-    write_text(dir.str("model.txt"), "tensorir-model 7" + plan.substr(plan.find('\n')));
+    write_plan(dir, with(plan, "version", 7));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("format version 7"));
   }
+  SECTION("a plan of an older tensorir's line format") {
+    // Format 3 wrote model.txt, one record per line.
+    fs::remove(dir.str("model.json"));
+    write_text(dir.str("model.txt"), "tensorir-model 3\ntarget llvm\n");
+    for (const std::string &path : {dir.str(), dir.str("model.txt")})
+      CHECK_THROWS_WITH(runtime::load_model(path),
+                        Catch::Contains("model.txt was saved by an older tensorir (format 3); save the model again"));
+    m.save(dir.str());  // saving again replaces it
+    CHECK(file_names(dir.path) == std::vector<std::string>{"model.json", "model.so", "params.bin"});
+    CHECK(runtime::load_model(dir.str()).run({{"x", x}}).to_vector<float>() == m.run({{"x", x}}).to_vector<float>());
+  }
+  SECTION("a plan of an older version in JSON") {
+    write_plan(dir, with(plan, "version", 3));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("older tensorir (format 3)"));
+  }
+  SECTION("a plan of another format") {
+    write_plan(dir, with(plan, "format", "tensorir-wasm"));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()),
+                      Catch::Contains("not a tensorir saved model") && Catch::Contains("\"tensorir-wasm\""));
+  }
   SECTION("a truncated plan") {
-    write_text(dir.str("model.txt"), plan.substr(0, plan.size() / 2));
-    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.txt"));
+    write_text(dir.str("model.json"), text.substr(0, text.size() / 2));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json is not a valid model plan"));
+  }
+  SECTION("a plan without a member") {
+    json::Value cut = json::Value::object();
+    for (const auto &[key, v] : plan.members())
+      if (key != "kernels") cut.set(key, v);
+    write_plan(dir, cut);
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("the member \"kernels\" is missing"));
   }
   SECTION("a missing library") {
     fs::remove(dir.str("model.so"));
@@ -328,9 +442,8 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("cannot open the parameter file"));
   }
   SECTION("a plan that names a kernel the library lacks") {
-    const size_t at = plan.find("kernel k");
-    REQUIRE(at != std::string::npos);
-    write_text(dir.str("model.txt"), plan.substr(0, at) + "kernel zz" + plan.substr(at + 8));
+    const json::Value &k0 = plan.at("kernels").items()[0];
+    write_plan(dir, with_item(plan, "kernels", 0, with(k0, "name", "zz" + k0.at("name").as_string())));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("has no function 'zz"));
   }
   SECTION("a parameter file that is a folder") {
@@ -339,21 +452,31 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("params.bin: it is not a regular file"));
   }
   SECTION("a buffer too large to be real") {
-    write_text(dir.str("model.txt"), replace_line(plan, "buffer ", "buffer 999999999999999"));
-    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("buffer size '999999999999999'"));
+    write_plan(dir, with_item(plan, "buffers", 0, int64_t(999999999999999)));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()),
+                      Catch::Contains("buffers[0]: '999999999999999' is not an integer in [0, 1099511627776]"));
   }
   SECTION("a shape whose size overflows") {
     // [2^40, 2^24] float32 is 2^66 bytes: 0 when the product wraps, which would fit anywhere.
-    const size_t at = plan.find("\nvalue buffer ");
-    REQUIRE(at != std::string::npos);
-    std::istringstream line(plan.substr(at + 1, plan.find('\n', at + 1) - at - 1));
-    std::vector<std::string> t;
-    for (std::string w; line >> w;) t.push_back(w);
-    const size_t rank = std::stoul(t[4]);
-    std::string patched = t[0] + " " + t[1] + " " + t[2] + " " + t[3] + " 2 1099511627776 16777216";
-    for (size_t i = 5 + rank; i < t.size(); ++i) patched += " " + t[i];
-    write_text(dir.str("model.txt"), replace_line(plan, "value buffer ", patched));
+    size_t i = 0;
+    while (plan.at("values").items()[i].at("kind").as_string() != "buffer") ++i;
+    const json::Value big = with_shape(plan.at("values").items()[i], {int64_t(1) << 40, int64_t(1) << 24});
+    write_plan(dir, with_item(plan, "values", i, big));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("is too large"));
+  }
+  SECTION("a value outside its buffer") {
+    size_t i = 0;
+    while (plan.at("values").items()[i].at("kind").as_string() != "buffer") ++i;
+    const json::Value &v = plan.at("values").items()[i];
+    const int64_t size = plan.at("buffers").items()[size_t(v.at("buffer").as_int())].as_int();
+    write_plan(dir, with_item(plan, "values", i, with(v, "offset", size)));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("does not fit in buffer"));
+    write_plan(dir, with_item(plan, "values", i, with(v, "offset", 32)));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("32 is not 64-byte aligned"));
+  }
+  SECTION("a checksum that is not one") {
+    write_plan(dir, with(plan, "params", with(plan.at("params"), "fnv1a32", "1234")));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("params.fnv1a32: \"1234\" is not a checksum"));
   }
   SECTION("saving into a path that is a file") {
     CHECK_THROWS_WITH(m.save(params), Catch::Contains("cannot create the directory"));
@@ -370,7 +493,7 @@ TEST_CASE("save_model: saving again into a folder whose model is loaded", "[grap
   CHECK(large.output_shape() == std::vector<int64_t>{1, 4, 128, 128});
   check_relu_add(large, 128, 2);
   check_relu_add(small, 16, 3);  // the first model still runs its own kernels
-  CHECK(file_names(dir.path) == std::vector<std::string>{"model.so", "model.txt", "params.bin"});
+  CHECK(file_names(dir.path) == std::vector<std::string>{"model.json", "model.so", "params.bin"});
 }
 
 TEST_CASE("save_model: files of different saves are refused", "[graph][save][error]") {
@@ -379,14 +502,14 @@ TEST_CASE("save_model: files of different saves are refused", "[graph][save][err
   graph::build(relu_add(32), "llvm").save(b.str());
   fs::copy_file(b.str("model.so"), a.str("model.so"), fs::copy_options::overwrite_existing);
   CHECK_THROWS_WITH(runtime::load_model(a.str()),
-                    Catch::Contains("model.so does not belong to this model.txt (saved separately?)"));
+                    Catch::Contains("model.so does not belong to this model.json (saved separately?)"));
 
   TempDir c("mix_c"), d("mix_d");
   graph::build(pool_chain(NDArray::random({1, 4, 8, 8}, Float(32), 5)), "llvm").save(c.str());
   graph::build(pool_chain(NDArray::random({1, 4, 8, 8}, Float(32), 6)), "llvm").save(d.str());
   fs::copy_file(d.str("params.bin"), c.str("params.bin"), fs::copy_options::overwrite_existing);
   CHECK_THROWS_WITH(runtime::load_model(c.str()),
-                    Catch::Contains("params.bin does not belong to this model.txt (saved separately?)"));
+                    Catch::Contains("params.bin does not belong to this model.json (saved separately?)"));
   fs::copy_file(c.str("model.so"), d.str("model.so"), fs::copy_options::overwrite_existing);
   CHECK_NOTHROW(runtime::load_model(d.str()));  // the same code, byte for byte, is the same library
 }

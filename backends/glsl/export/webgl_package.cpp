@@ -9,7 +9,7 @@
 
 #include "graph/compiled_model.h"
 #include "graph/web_package.h"
-#include "json.h"
+#include "runtime/json.h"
 #include "tensorir/graph/artifact.h"
 
 namespace tensorir::glsl {

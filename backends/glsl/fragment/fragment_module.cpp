@@ -14,7 +14,7 @@
 
 #include "backends/glsl/common/glsl_runner.h"
 #include "backends/glsl/fragment/texture_layout.h"
-#include "json.h"
+#include "runtime/json.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/printer.h"
 

@@ -11,11 +11,14 @@
 // operator (graph/op_registry.h) registers for the target's kind (the tuned CPU
 // schedules of conv2d and dense on "llvm" and "wasm"), else ops::schedule_generic; a
 // tuned blocked conv2d computes its element-wise tail in the output stage of its own
-// schedule. The storage of the groups' results is
-// allocated once, on the target's device, when the model is built: results whose
-// lifetimes (from the kernel writing one to the last kernel reading it) do not overlap
-// share a slot of the memory plan. Constants are copied there once and passed to
-// kernels as arguments.
+// schedule. build then plans the storage of the groups' results for every target
+// (graph::StoragePlan, graph/memory_plan.h): results whose lifetimes (from the kernel
+// writing one to the last kernel reading it) do not overlap share a buffer, and the
+// graph's outputs have storage of their own. The saved model (model.json) and the wasm
+// web package write that plan out. When this process can call the kernels ("llvm",
+// "opengl", and "webgl" on an OpenGL context), the storage is allocated once, on the
+// target's device, when the model is built; "wasm" models allocate none and cannot run
+// here. Constants are copied to the device once and passed to kernels as arguments.
 #pragma once
 #include <map>
 #include <memory>
@@ -49,8 +52,9 @@ struct BuildOptions {
   // false: one kernel per operator node.
   bool fuse_operators = true;
   // Group results whose lifetimes do not overlap share storage (graph/memory_plan.h),
-  // allocated once per slot; false: one buffer per group result. The graph's output
-  // always has its own. OpenGL targets keep one buffer per result either way.
+  // allocated once per buffer; false: one buffer per group result. The graph's outputs
+  // always have their own. OpenGL devices keep one buffer per result either way (views
+  // of a buffer exist on the CPU only); the plan, and saved models, still share.
   bool plan_memory = true;
 };
 
@@ -108,19 +112,20 @@ class CompiledModel {
   size_t num_kernels() const;
   // Wall time graph::build spent lowering and compiling.
   double compile_ms() const;
-  // Bytes of device storage held for the kernels' results: the planned slots (or one
-  // buffer per result) plus the graph's output. Inputs and constants are not counted.
+  // Bytes of device storage held for the kernels' results: the planned buffers (or one
+  // per result) plus the graph's outputs; 0 for a model that cannot run here ("wasm").
+  // Inputs and constants are not counted.
   size_t storage_bytes() const;
-  // The memory plan's peak over the group results other than the outputs (its slots'
-  // total); 0 when the model was built without planning. On OpenGL, where results keep
-  // a buffer each, the peak a CPU build would allocate.
+  // The storage plan's shared bytes, over the group results other than the outputs (its
+  // buffers' total); 0 when the model was built without planning. On OpenGL, where
+  // results keep a buffer each, the peak a CPU build would allocate.
   size_t planned_peak_bytes() const;
 
   // Saves a model built for "llvm" into directory `dir` (created if needed) for
   // runtime::load_model (runtime/model_loader.h), which runs it with libtensorir_runtime
-  // alone: model.so (every kernel, linked by the system's C compiler), model.txt (the
-  // kernels in order, their arguments and the storage plan) and params.bin (the
-  // constants). Other targets, and kernels that call functions registered with
+  // alone: model.so (every kernel, linked by the system's C compiler), model.json (the
+  // kernels in order, their arguments, the storage plan and the outputs by name; see
+  // lib/runtime/model_files.cpp) and params.bin (the constants). Other targets, and kernels that call functions registered with
   // register_extern_function, throw an Error.
   void save(const std::string &dir) const;
 

@@ -8,9 +8,13 @@
 //   graph::verify_memory_plan(g, g.topological_order(), plan);
 //   std::cout << plan.str();
 //
-// Graph inputs, constants and the graph's output are kept out of the plan (slot -1): the
-// caller owns them, and sharing them would let a kernel overwrite a parameter or the
+// Graph inputs, constants and the graph's outputs are kept out of the plan (slot -1): the
+// caller owns them, and sharing them would let a kernel overwrite a parameter or a
 // result.
+//
+// graph::build turns the slot assignment over its kernels into a StoragePlan (below): the
+// one description of where every value of a compiled model lives, which the executor
+// allocates and the saved model (model.json) and the wasm web package write out.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -19,6 +23,10 @@
 #include "tensorir/graph/graph.h"
 
 namespace tensorir::graph {
+
+// The bytes of a node's value: dtype bytes x lanes x elements. Every planner and writer
+// of storage sizes values with this one function.
+size_t node_bytes(const Node &n);
 
 struct MemoryPlan {
   // Per node id: the storage slot holding its output, or -1 for inputs, constants and the
@@ -56,5 +64,47 @@ MemoryPlan plan_memory(const std::vector<size_t> &bytes, const std::vector<int> 
 // time share a slot, and no slot is smaller than a tensor it holds. Throws an Error
 // naming the nodes and slot involved.
 void verify_memory_plan(const Graph &g, const std::vector<int> &execution_order, const MemoryPlan &plan);
+
+// Where every value of a compiled graph lives: shared buffers, and per node id a Place.
+// Kernel results other than the graph's outputs are placed in the buffers (slots of
+// plan_memory over the kernels' order, so a buffer is shared by results whose lifetimes
+// do not overlap); outputs keep storage of their own, so that no later kernel overwrites
+// a result the caller reads. Offsets and buffer sizes are multiples of kAlignment.
+struct StoragePlan {
+  static constexpr size_t kAlignment = 64;  // the kernels assume 64-byte aligned arrays
+  enum class Kind {
+    None,      // not stored: computed inside a fused kernel, or never computed
+    Input,     // bound by the caller on every run
+    Constant,  // the node's own value
+    Own,       // a kernel result with storage of its own (outputs; every result unshared)
+    Shared,    // a kernel result at `offset` bytes into `buffers[buffer]`
+  };
+  struct Place {
+    Kind kind = Kind::None;
+    int buffer = -1;
+    size_t offset = 0;
+  };
+  std::vector<size_t> buffers;  // bytes of each shared buffer
+  std::vector<Place> of_node;   // per node id
+  size_t peak_bytes = 0;        // sum of buffers
+  size_t own_bytes = 0;         // node_bytes of the results with storage of their own
+
+  const Place &at(int id) const;  // an Error for a node id outside the plan
+  // "storage plan: 3 buffers, 1.50 MB shared, 0.01 MB own" and one line per buffer.
+  std::string str() const;
+};
+
+// One kernel of a compiled graph, in execution order: the node it writes and the nodes
+// it reads.
+struct StorageStep {
+  int result = -1;
+  std::vector<int> reads;
+};
+
+// The storage plan of `g` run as `steps`. `share` false gives every result its own
+// storage (BuildOptions::plan_memory). Throws an Error naming the node when a step writes
+// an input, a constant or a node another step writes, or reads a node that no earlier
+// step writes and that is neither an input nor a constant.
+StoragePlan plan_storage(const Graph &g, const std::vector<StorageStep> &steps, bool share = true);
 
 }  // namespace tensorir::graph

@@ -1,9 +1,14 @@
 // Running a saved model without the compiler. graph::CompiledModel::save writes a
-// directory (model.so: the kernels, model.txt: the plan, params.bin: the constants);
+// directory (model.so: the kernels, model.json: the plan, params.bin: the constants);
 // load_model reads it back with libtensorir_runtime alone (no LLVM):
 //
 //   tensorir::runtime::LoadedModel m = tensorir::runtime::load_model("resnet18_saved");
 //   tensorir::NDArray logits = m.run({{"data", image}});
+//   std::map<std::string, NDArray> all = two_heads.run_all({{"x", x}});  // by output name
+//
+// model.json (format "tensorir-saved-model", version 4) records the size and FNV-1a 32
+// checksum of model.so and params.bin, so files of different saves are refused; a model
+// saved by an older tensorir (model.txt, format 3) is refused with "save the model again".
 //
 // The kernels are machine code for the CPU the model was saved on (the host by default):
 // load it on the same kind of machine.
@@ -23,6 +28,7 @@ struct ModelInput {
   std::vector<int64_t> shape;
   Type dtype;
 };
+using ModelOutput = ModelInput;
 
 // One kernel's mean time over LoadedModel::profile's repeats (as graph::KernelProfile).
 struct KernelProfile {
@@ -35,20 +41,26 @@ struct KernelProfile {
 class LoadedModel {
  public:
   // Runs the model on `inputs` (one NDArray per input, by name) and returns a host copy
-  // of the output. Missing, unknown or mis-shaped inputs throw an Error naming the input.
-  // The model's intermediate storage is allocated once and shared by every call: do not
-  // run one LoadedModel from two threads at once.
+  // of its output; a model with several outputs throws an Error that points to run_all.
+  // Missing, unknown or mis-shaped inputs throw an Error naming the input. The model's
+  // intermediate storage is allocated once and shared by every call: do not run one
+  // LoadedModel from two threads at once.
   NDArray run(const std::map<std::string, NDArray> &inputs) const;
+  // Runs the model and returns a host copy of every output, by the output's name.
+  std::map<std::string, NDArray> run_all(const std::map<std::string, NDArray> &inputs) const;
   // Runs the model `repeats` times and reports each kernel's mean time, in order.
   std::vector<KernelProfile> profile(const std::map<std::string, NDArray> &inputs, int repeats = 1) const;
 
   const std::vector<ModelInput> &inputs() const;
+  // Every output, in the graph's order.
+  const std::vector<ModelOutput> &outputs() const;
+  // The only output's shape and dtype (an Error for a model with several).
   const std::vector<int64_t> &output_shape() const;
   Type output_dtype() const;
   size_t num_kernels() const;
   // The target string the kernels were compiled for (e.g. "llvm").
   const std::string &target() const;
-  // The kernels as a Module: function names are model.txt's, calls are checked.
+  // The kernels as a Module: function names are model.json's, calls are checked.
   Module module() const;
 
   struct Impl;
@@ -58,7 +70,7 @@ class LoadedModel {
   std::shared_ptr<Impl> impl_;
 };
 
-// Loads the model saved in directory `dir` (or from the path of its model.txt). Throws
+// Loads the model saved in directory `dir` (or from the path of its model.json). Throws
 // an Error naming the file for a missing or malformed file, a params.bin that is
 // truncated, corrupt or of another format version, or a library that cannot be loaded.
 LoadedModel load_model(const std::string &dir);

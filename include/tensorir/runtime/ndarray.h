@@ -57,10 +57,10 @@ class NDArray {
   }
   // A copy on `dev` (a copy even when already there).
   NDArray to(Device dev) const;
-  // An array of `shape` and `dtype` over the first bytes of this one's storage (no copy):
-  // writes through either are seen by both, and the view keeps this storage alive. The
-  // view must fit in nbytes(). CPU arrays only.
-  NDArray view(const std::vector<int64_t> &shape, Type dtype) const;
+  // An array of `shape` and `dtype` over this one's storage from `byte_offset` on (no
+  // copy): writes through either are seen by both, and the view keeps this storage
+  // alive. The view must fit in nbytes(). CPU arrays only.
+  NDArray view(const std::vector<int64_t> &shape, Type dtype, size_t byte_offset = 0) const;
   // Copies from a host buffer of exactly nbytes() bytes.
   void copy_from_bytes(const void *src, size_t nbytes);
   void copy_to_bytes(void *dst, size_t nbytes) const;

@@ -1,6 +1,7 @@
 // A small JSON value: built in code and written out (model files, plan descriptions), or
 // parsed back from text the library wrote itself. Objects keep their keys in insertion
-// order so that written files read in a stable, meaningful order.
+// order so that written files read in a stable, meaningful order. Part of the runtime
+// library: the saved-model loader reads model.json with it, without the compiler.
 #pragma once
 #include <cstdint>
 #include <map>

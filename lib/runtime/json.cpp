@@ -1,5 +1,5 @@
 // The JSON value, its writer and a strict parser (RFC 8259; no comments, no trailing commas).
-#include "json.h"
+#include "runtime/json.h"
 
 #include <cmath>
 #include <cstdio>
