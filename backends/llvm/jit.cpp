@@ -10,6 +10,7 @@
 
 #include "backends/llvm/codegen_llvm.h"
 #include "backends/llvm/target_machine.h"
+#include "runtime/cpu_features.h"
 #include "tensorir/error.h"
 #include "tensorir/build.h"
 #include "tensorir/ir/visitor.h"
@@ -80,6 +81,9 @@ CompiledModule compile(const std::vector<LoweredFunc> &funcs, const Target &targ
   optimize_module(*mod, *tm);
 
   CompiledModule out;
+  // Checked once here with the saved-model loader's test; the host's own machine
+  // has every feature by definition.
+  if (targets_other_cpu(target)) out.missing_features = runtime::missing_cpu_features(enabled_features(*tm));
   {
     llvm::raw_string_ostream os(out.ll);
     mod->print(os, nullptr);

@@ -17,6 +17,9 @@ struct CompiledModule {
   std::shared_ptr<JitCode> code;       // keeps `functions` callable
   std::vector<RawFunction> functions;  // one per LoweredFunc, in order
   std::string ll;                      // the LLVM IR after optimisation
+  // The features the code may use that this CPU lacks (a target for another CPU): the
+  // functions must not be called here, though the code can still be saved.
+  std::vector<std::string> missing_features;
 };
 
 // LoweredFuncs -> LLVM IR -> O3 for the target machine -> machine code in a fresh JIT.

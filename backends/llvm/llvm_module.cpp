@@ -28,6 +28,7 @@ class LLVMModuleNode : public ModuleNode {
     TIR_ASSERT(args.size() == sig.args.size() + sig.symbols.size())
         << sig.name << " expects " << sig.args.size() + sig.symbols.size() << " packed values, got "
         << args.size();
+    if (!code_.missing_features.empty()) throw_foreign_cpu(sig.name);
     int32_t rc = code_.functions[index](args.data());
     if (rc != 0) {
       const char *msg = take_last_error();
@@ -67,6 +68,19 @@ class LLVMModuleNode : public ModuleNode {
   }
 
  private:
+  // Running code for features the CPU lacks ends the process with SIGILL: refuse instead.
+  [[noreturn]] void throw_foreign_cpu(const std::string &name) const {
+    std::string list;
+    for (const std::string &f : code_.missing_features) list += (list.empty() ? "" : ", ") + f;
+    const std::string cpu = target_.option("mcpu", "native");
+    const std::string attrs = target_.option("mattr");
+    std::string what = cpu != "native" && cpu != "host" ? "-mcpu=" + cpu : "";
+    if (!attrs.empty()) what += (what.empty() ? "" : " ") + ("-mattr=" + attrs);
+    TIR_THROW() << "function '" << name << "' was compiled for " << what << ", whose features " << list
+                << " this CPU lacks; build for \"llvm\" (the host) to run it here (a module for another "
+                << "CPU can still be saved with Module::save or shown with source(\"asm\"))";
+  }
+
   CompiledModule code_;
   std::vector<FuncSignature> sigs_;
   Target target_;

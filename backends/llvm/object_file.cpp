@@ -55,13 +55,9 @@ void emit_object(llvm::Module &m, llvm::TargetMachine &tm, const std::string &pa
 ObjectMachine object_machine(const Target &target) {
   llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
-  const llvm::MCSubtargetInfo &sti = *tm->getMCSubtargetInfo();
   ObjectMachine m;
   m.cpu = tm->getTargetCPU().str();
-  // Every feature the subtarget has, those a named CPU implies included (-mcpu=x86-64-v3
-  // lists none of its own).
-  for (const llvm::SubtargetFeatureKV &kv : sti.getAllProcessorFeatures())
-    if (sti.checkFeatures(std::string("+") + kv.Key)) m.features.push_back(std::string("+") + kv.Key);
+  m.features = enabled_features(*tm);
   return m;
 }
 

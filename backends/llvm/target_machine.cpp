@@ -75,4 +75,19 @@ CodeGenTarget codegen_target(const llvm::TargetMachine &tm) {
   return t;
 }
 
+std::vector<std::string> enabled_features(const llvm::TargetMachine &tm) {
+  const llvm::MCSubtargetInfo &sti = *tm.getMCSubtargetInfo();
+  std::vector<std::string> features;
+  for (const llvm::SubtargetFeatureKV &kv : sti.getAllProcessorFeatures())
+    if (sti.checkFeatures(std::string("+") + kv.Key)) features.push_back(std::string("+") + kv.Key);
+  return features;
+}
+
+bool targets_other_cpu(const Target &target) {
+  const std::string cpu = target.option("mcpu", "native");
+  if (cpu != "native" && cpu != "host") return true;
+  const std::string mattr = target.option("mattr");
+  return mattr.find('+') != std::string::npos;
+}
+
 }  // namespace tensorir::llvm_backend

@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/IR/Module.h>
@@ -20,6 +21,12 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target);
 std::unique_ptr<llvm::TargetMachine> create_target_machine(llvm::orc::JITTargetMachineBuilder &jtmb);
 // What codegen stamps on the module and its functions for this machine.
 CodeGenTarget codegen_target(const llvm::TargetMachine &tm);
+// Every feature the machine has, as "+name", those a named CPU implies included
+// (-mcpu=x86-64-v3 lists none of its own): what its code may use.
+std::vector<std::string> enabled_features(const llvm::TargetMachine &tm);
+// Whether `target` asks for something other than the host CPU (an -mcpu other than
+// native, or an -mattr that adds a feature).
+bool targets_other_cpu(const Target &target);
 
 // The O3 pipeline, with the machine's cost model so the vectorizers know its registers.
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);

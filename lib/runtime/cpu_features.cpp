@@ -37,6 +37,10 @@ int host_has_cpu_feature(const std::string &feature) {
   TIR_CPU_FEATURE("avx512vpopcntdq", "avx512vpopcntdq")
   TIR_CPU_FEATURE("gfni", "gfni")
   TIR_CPU_FEATURE("vpclmulqdq", "vpclmulqdq")
+  // AMD's own (Bulldozer family): -mcpu=bdver2 implies them, current CPUs lack them.
+  TIR_CPU_FEATURE("sse4a", "sse4a")
+  TIR_CPU_FEATURE("fma4", "fma4")
+  TIR_CPU_FEATURE("xop", "xop")
 #undef TIR_CPU_FEATURE
 #endif
   (void)feature;

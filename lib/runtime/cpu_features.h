@@ -1,6 +1,7 @@
 // The CPU features a saved model's machine code uses, checked against the CPU it is
 // loaded on, so that a model saved on a newer machine fails to load with a message
-// instead of dying of an illegal instruction in its first kernel.
+// instead of dying of an illegal instruction in its first kernel. The JIT checks a
+// module built for another CPU (-mcpu=, -mattr=+...) the same way before calling it.
 #pragma once
 #include <functional>
 #include <string>

@@ -1,10 +1,11 @@
 // NumPy .npy files: writes version 1.0 (2.0 when the header needs it), reads 1.0, 2.0 and 3.0.
-// Only little-endian, C-order arrays of the dtypes NDArray holds.
+// Only little-endian, C-order arrays of the dtypes NDArray holds, read from regular files.
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "tensorir/runtime/ndarray.h"
@@ -12,6 +13,8 @@
 namespace tensorir {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 const char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
@@ -153,6 +156,45 @@ Type type_of_descr(const std::string &descr, const std::string &path) {
               << "' is not supported (supported: bool, int8-64, uint8-64, float16/32/64)";
 }
 
+const char *what_file_type(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::directory: return "is a directory";
+    case fs::file_type::fifo: return "is not a regular file (a FIFO)";
+    case fs::file_type::character: return "is not a regular file (a character device)";
+    case fs::file_type::block: return "is not a regular file (a block device)";
+    case fs::file_type::socket: return "is not a regular file (a socket)";
+    default: return "is not a regular file";
+  }
+}
+
+// The whole of the regular file `path`. Anything else is refused before it is opened:
+// a FIFO would block the open, /dev/zero never ends, a directory fails inside the
+// stream library. What is read is bounded by the size the file had when looked at.
+std::string read_regular_file(const std::string &path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  TIR_USER_CHECK(st.type() != fs::file_type::not_found)
+      << "cannot read .npy file '" << path << "': no such file";
+  TIR_USER_CHECK(!ec) << "cannot read .npy file '" << path << "': " << ec.message();
+  TIR_USER_CHECK(st.type() == fs::file_type::regular)
+      << "cannot read .npy file '" << path << "': it " << what_file_type(st.type())
+      << "; give the path of a file written by numpy.save or NDArray::save_npy";
+  const std::uintmax_t size = fs::file_size(path, ec);
+  TIR_USER_CHECK(!ec) << "cannot read .npy file '" << path << "': " << ec.message();
+
+  std::ifstream in(path, std::ios::binary);
+  TIR_USER_CHECK(in.good()) << "cannot open .npy file '" << path << "' for reading";
+  std::string bytes(static_cast<size_t>(size), '\0');
+  try {
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+  } catch (const std::exception &e) {  // libstdc++ throws on a failed read(2)
+    TIR_THROW() << "cannot read .npy file '" << path << "': " << e.what();
+  }
+  TIR_USER_CHECK(!in.bad()) << "cannot read .npy file '" << path << "': the read failed";
+  bytes.resize(static_cast<size_t>(in.gcount()));  // shorter if it shrank meanwhile
+  return bytes;
+}
+
 }  // namespace
 
 void NDArray::save_npy(const std::string &path) const {
@@ -192,9 +234,7 @@ void NDArray::save_npy(const std::string &path) const {
 }
 
 NDArray NDArray::load_npy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  TIR_USER_CHECK(in.good()) << "cannot open .npy file '" << path << "' for reading";
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes = read_regular_file(path);
   TIR_USER_CHECK(bytes.size() >= kMagicLen + 2 && bytes.compare(0, kMagicLen, kMagic) == 0)
       << "cannot read .npy file '" << path << "': it does not start with the NumPy magic string";
   int major = static_cast<unsigned char>(bytes[kMagicLen]);

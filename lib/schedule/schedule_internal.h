@@ -20,8 +20,8 @@ struct ScheduleBounds {
 // Operations in producer-before-consumer order.
 std::vector<Operation> post_dfs_order(const std::vector<Tensor> &outputs);
 
-// A fresh stage with the operation's axes as its loops.
-Stage make_stage(const Operation &op);
+// A fresh stage of the schedule numbered `schedule_id`, the operation's axes its loops.
+Stage make_stage(const Operation &op, uint64_t schedule_id);
 // A compute like `c` (same axes, name and shape) with another body.
 Operation with_body(const ComputeOpNode *c, std::vector<Expr> body, bool keep_reduce_axis);
 // Reads of any operation in `map` read the mapped one instead.

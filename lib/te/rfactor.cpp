@@ -90,7 +90,7 @@ Tensor Schedule::rfactor(const Tensor &t, const IterVar &axis) {
   st->leaf_iter_vars = st->all_iter_vars;
   n_->stage_map[fresh.get()] = st;
 
-  Stage ps = make_stage(partial_op);
+  Stage ps = make_stage(partial_op, n_->id);
   const auto &stages = n_->stages;
   size_t pos = static_cast<size_t>(std::find_if(stages.begin(), stages.end(), [&](const Stage &x) { return x.get() == st.get(); }) - stages.begin());
   n_->stages.insert(n_->stages.begin() + static_cast<long>(pos), ps);

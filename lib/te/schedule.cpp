@@ -3,14 +3,23 @@
 
 #include "schedule/schedule_internal.h"
 
+#include <atomic>
 #include <functional>
 #include <unordered_set>
 
 namespace tensorir {
 
-Stage make_stage(const Operation &op) {
+namespace {
+uint64_t next_schedule_id() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+}  // namespace
+
+Stage make_stage(const Operation &op, uint64_t schedule_id) {
   Ref<StageNode> n(new StageNode());
   n->op = op;
+  n->schedule_id = schedule_id;
   if (auto *c = op.as<ComputeOpNode>()) {
     for (const IterVar &iv : c->axis) n->all_iter_vars.push_back(iv);
     for (const IterVar &iv : c->reduce_axis) n->all_iter_vars.push_back(iv);
@@ -39,6 +48,7 @@ std::vector<Operation> post_dfs_order(const std::vector<Tensor> &outputs) {
 Schedule create_schedule(const std::vector<Tensor> &outputs) {
   TIR_USER_CHECK(!outputs.empty()) << "create_schedule: give at least one output tensor";
   Ref<ScheduleNode> n(new ScheduleNode());
+  n->id = next_schedule_id();
   for (const Tensor &t : outputs) {
     TIR_USER_CHECK(t.defined()) << "create_schedule: an output tensor is undefined";
     TIR_USER_CHECK(t.op().as<ComputeOpNode>())
@@ -46,7 +56,7 @@ Schedule create_schedule(const std::vector<Tensor> &outputs) {
     n->outputs.push_back(t);
   }
   for (const Operation &op : post_dfs_order(outputs)) {
-    Stage s = make_stage(op);
+    Stage s = make_stage(op, n->id);
     for (const Tensor &t : outputs)
       if (t.op().same_as(op)) s->is_output = true;
     n->stages.push_back(s);
@@ -97,11 +107,13 @@ Stage copy_stage(const StageNode *s) {
 Schedule Schedule::copy() const {
   TIR_USER_CHECK(n_.defined()) << "copy: schedule is undefined; create it with create_schedule({outputs})";
   Ref<ScheduleNode> n(new ScheduleNode());
+  n->id = next_schedule_id();
   n->outputs = n_->outputs;
   n->replaced = n_->replaced;
   std::unordered_map<const StageNode *, Stage> fresh;
   for (const Stage &st : n_->stages) {
     n->stages.push_back(copy_stage(st.get()));
+    n->stages.back()->schedule_id = n->id;
     fresh[st.get()] = n->stages.back();
   }
   for (const Stage &st : n->stages)

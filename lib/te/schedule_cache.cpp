@@ -85,7 +85,7 @@ Tensor Schedule::cache_read(const Tensor &t, const std::string &scope, const std
     rs->op = fresh;
     n_->stage_map[fresh.get()] = rs;
   }
-  Stage cs = make_stage(cache.op());
+  Stage cs = make_stage(cache.op(), n_->id);
   cs->scope = scope;
   insert_stage(n_.get(), stage_position(*this, src) + 1, cs);
   return cache;
@@ -133,7 +133,7 @@ Tensor Schedule::cache_write(const Tensor &t, const std::string &scope) {
   st->leaf_iter_vars = st->all_iter_vars;
   st->loop_kind.clear();
   n_->stage_map[fresh.get()] = st;
-  Stage cs = make_stage(cache_op);
+  Stage cs = make_stage(cache_op, n_->id);
   cs->scope = scope;
   insert_stage(n_.get(), stage_position(*this, st), cs);
   return cache_op.output(t.value_index());

@@ -133,6 +133,10 @@ Stage &Stage::compute_at(const Stage &parent, const IterVar &axis) {
   TIR_USER_CHECK(n_->op.as<ComputeOpNode>()) << "compute_at: '" << me << "' is a placeholder; it is not computed";
   TIR_USER_CHECK(!n_->is_output) << "compute_at: '" << me << "' is an output of the schedule; outputs are computed at root";
   TIR_USER_CHECK(parent.get() != n_.get()) << "compute_at: stage '" << me << "' cannot be computed inside itself";
+  TIR_USER_CHECK(parent->schedule_id == n_->schedule_id)
+      << "compute_at: stages '" << me << "' and '" << them << "' belong to different schedules (another "
+      << "create_schedule, or a Schedule::copy); pass the stage of '" << them << "' from the schedule of '" << me
+      << "': s[" << me << "].compute_at(s[" << them << "], axis) with the same s";
   parent.leaf_index(axis, "compute_at");
   std::unordered_set<const OperationNode *> seen;
   TIR_USER_CHECK(!depends_on(n_->op, parent.op().get(), seen))

@@ -11,7 +11,8 @@ Stmt loop_partition(const Stmt &s);
 // that cannot be widened (a vector-dependent branch, a scatter to one address) stays a
 // serial loop.
 Stmt vectorize_loops(const Stmt &s);
-// Unrolled loops of constant extent are replaced by copies of their body.
+// Unrolled loops of constant extent are replaced by copies of their body; the unrolled
+// loops around a statement may copy it at most 1024 times in all (an Error beyond).
 Stmt unroll_loops(const Stmt &s);
 
 }  // namespace tensorir

@@ -1,6 +1,7 @@
 // Schedules say *how* to compute: one Stage per operation, holding its loop axes and
 // where it is computed. Lowering reads a Schedule; it never changes the expressions.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -45,6 +46,9 @@ struct StageNode : Object {
   std::unordered_map<const IterVarNode *, IterVar> bound_threads;
   IterVar tensorize_axis;  // the loops from here inward are replaced by tensorize_intrin
   TensorIntrin tensorize_intrin;
+  // The schedule the stage belongs to (ScheduleNode::id): compute_at accepts a parent of
+  // the same schedule only.
+  uint64_t schedule_id = 0;
 };
 
 class Stage {
@@ -93,6 +97,7 @@ class Stage {
 };
 
 struct ScheduleNode : Object {
+  uint64_t id = 0;  // unique in the process; a copy gets a new one
   std::vector<Tensor> outputs;
   std::vector<Stage> stages;  // producers before consumers
   // Every operation a stage has had (cache_read/cache_write/rfactor replace a stage's
