@@ -325,11 +325,11 @@ SavedModel read_model_plan(const std::string &path) {
     const json::Value &jv = values[i];
     SavedValue v;
     v.name = r.string(r.member(jv, w, "name"), w + ".name");
-    const std::string kind = r.string(r.member(jv, w, "kind"), w + ".kind");
-    if (kind == "input") v.role = SavedValue::Input;
-    else if (kind == "constant") v.role = SavedValue::Constant;
-    else if (kind == "buffer") v.role = SavedValue::Buffer;
-    else r.fail(w + ".kind", "unknown kind \"" + kind + "\" (input, constant or buffer)");
+    const std::string role = r.string(r.member(jv, w, "kind"), w + ".kind");
+    if (role == "input") v.role = SavedValue::Input;
+    else if (role == "constant") v.role = SavedValue::Constant;
+    else if (role == "buffer") v.role = SavedValue::Buffer;
+    else r.fail(w + ".kind", "unknown kind \"" + role + "\" (input, constant or buffer)");
     v.dtype = r.dtype(r.member(jv, w, "dtype"), w + ".dtype");
     const auto &shape = r.array(r.member(jv, w, "shape"), w + ".shape", 64);
     for (size_t d = 0; d < shape.size(); ++d)
