@@ -37,10 +37,14 @@ install_npm_deps() {
   echo "$want" >"$stamp"
 }
 
+# One dpkg-query for all of them: this runs before every build.
+declare -A installed=()
+while read -r name state; do
+  [[ "$state" == "install ok installed" ]] && installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
 missing=()
 for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+  [[ -n "${installed[$p]:-}" ]] || missing+=("$p")
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
