@@ -172,6 +172,9 @@ fi
 apt-config dump 2>/dev/null | grep -E '^Acquire::(Check-Valid-Until|Check-Date) ' \
   >"$root/etc/apt/apt.conf.d/90host-acquire" || true
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# Packages installed in the root start no services there (a chroot's usual policy).
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
 
 mount -t proc proc "$root/proc"
 mount --rbind /dev "$root/dev"
