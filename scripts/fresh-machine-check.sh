@@ -172,6 +172,12 @@ fi
 apt-config dump 2>/dev/null | grep -E '^Acquire::(Check-Valid-Until|Check-Date) ' \
   >"$root/etc/apt/apt.conf.d/90host-acquire" || true
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# minbase has no /etc/hosts (netbase is not in it), so "localhost" would not resolve there;
+# an installed Debian 12 has this one.
+if [[ ! -f "$root/etc/hosts" ]]; then
+  printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\nff02::1\t\tip6-allnodes\nff02::2\t\tip6-allrouters\n' \
+    >"$root/etc/hosts"
+fi
 # Packages installed in the root start no services there (a chroot's usual policy).
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
