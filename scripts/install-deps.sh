@@ -23,6 +23,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # The browser tests' npm packages (playwright-core, pinned in package-lock.json), installed
 # into the repository's node_modules when missing or when the lock file changed.
+# playwright-core stays at 1.61.x: later releases refuse Debian 12's Node.js 18.
 install_npm_deps() {
   local lock="$repo/package-lock.json" stamp="$repo/node_modules/.tensorir-lock.sha256"
   [[ -f "$lock" ]] || return 0
