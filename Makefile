@@ -4,7 +4,8 @@
 
 RELEASE := build/release
 ASAN    := build/asan
-JOBS    ?= 2
+# Parallel build and test jobs (the presets name none).
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BENCH_ARGS ?=
 
 # Sanitizer runs cover the unit and error tests (the correctness tests are long).
@@ -17,11 +18,13 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# Configure again whenever build.ninja is missing: a configure that failed leaves a
+# CMakeCache.txt behind but no build.ninja. Once it exists, ninja re-runs CMake itself.
 configure: deps
-	@test -f $(RELEASE)/CMakeCache.txt || cmake --preset release
+	@test -f $(RELEASE)/build.ninja || cmake --preset release
 
 build: configure
-	cmake --build --preset release
+	cmake --build --preset release -j $(JOBS)
 
 test: build
 	ctest --preset release --output-on-failure -j$(JOBS)
@@ -50,9 +53,9 @@ bench-web: build
 	node bench/web/run_bench.mjs $(BENCH_WEB_ARGS)
 
 asan: deps
-	@test -f $(ASAN)/CMakeCache.txt || cmake --preset asan
+	@test -f $(ASAN)/build.ninja || cmake --preset asan
 ifneq ($(ASAN_TARGETS),)
-	cmake --build --preset asan --target $(ASAN_TARGETS)
+	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TARGETS)
 	ctest --preset asan --output-on-failure -j$(JOBS) -L '$(ASAN_LABELS)'
 else
 	@echo "asan: no unit or error tests yet"

@@ -1,7 +1,8 @@
 // Square SGEMM C = A * B (row-major): tensorir's default and tuned schedules next to
 // OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and 2 threads; then the
 // same GEMM as OpenGL compute shaders (default schedule, shared-memory tiles) and as
-// fragment shaders, with the data already on the device.
+// fragment shaders, with the data already on the device. OpenBLAS and oneDNN are
+// optional (TENSORIR_HAVE_OPENBLAS, TENSORIR_HAVE_DNNL): without one, its rows are left out.
 //   bench_gemm            full run: naive at 256/512/1024, tuned at 512/1024/2048,
 //                         OpenGL at 256/512
 //   bench_gemm --quick    256/512 only, few repetitions
@@ -12,14 +13,19 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+#if TENSORIR_HAVE_OPENBLAS
 #include <cblas.h>
+#endif
+#if TENSORIR_HAVE_DNNL
 #include <dnnl.h>
+#endif
 #include <tensorir/runtime/parallel.h>
 #include <tensorir/tensorir.h>
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -94,7 +100,9 @@ Module build_tuned(int n, const Blocking &b = {}) {
 }
 
 void set_peer_threads(int t) {
+#if TENSORIR_HAVE_OPENBLAS
   openblas_set_num_threads(t);
+#endif
   Eigen::setNbThreads(t);
 #ifdef _OPENMP
   omp_set_num_threads(t);  // oneDNN's sgemm runs on OpenMP
@@ -138,6 +146,23 @@ struct Result {
 };
 
 bool g_all_ok = true;  // every result matched the reference
+
+// The OpenBLAS kernel in use, or "none" when the benchmark was built without OpenBLAS.
+const char *openblas_core() {
+#if TENSORIR_HAVE_OPENBLAS
+  return openblas_get_corename();
+#else
+  return "none";
+#endif
+}
+
+std::string onednn_version() {
+#if TENSORIR_HAVE_DNNL
+  return std::to_string(dnnl_version()->major) + "." + std::to_string(dnnl_version()->minor);
+#else
+  return "none";
+#endif
+}
 
 void report(const bench::Options &opt, bench::Table &table, const std::string &part, int n, int threads,
             const std::vector<Result> &rs, bool ratio_to_peers) {
@@ -337,14 +362,14 @@ int main(int argc, char **argv) {
   const double flop_scale = 2.0;
 
   if (!opt.json) {
-    std::printf("OpenBLAS core: %s   oneDNN %d.%d   Eigen %d.%d.%d   tensorir pool: %d threads\n",
-                openblas_get_corename(), dnnl_version()->major, dnnl_version()->minor, EIGEN_WORLD_VERSION,
-                EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION, tensorir::num_threads());
+    std::printf("OpenBLAS core: %s   oneDNN %s   Eigen %d.%d.%d   tensorir pool: %d threads\n", openblas_core(),
+                onednn_version().c_str(), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION,
+                tensorir::num_threads());
     bench::print_machine_load("at start");
   } else {
     std::printf("{\"bench\":\"gemm\",\"case\":\"env\",\"openblas_core\":\"%s\",\"tensorir_threads\":%d,"
                 "\"cpu_pressure_avg10\":%.1f}\n",
-                openblas_get_corename(), tensorir::num_threads(), bench::cpu_pressure());
+                openblas_core(), tensorir::num_threads(), bench::cpu_pressure());
   }
 
   // ------------------------------------------------------------ (a) naive vs Eigen
@@ -394,18 +419,37 @@ int main(int argc, char **argv) {
       compile_ms = bench::median(t);
     }
     RowMat ce(n, n), cb(n, n), cd(n, n);
-    auto run_tir = [&] { f(o.a, o.b, o.c); };
-    auto run_blas = [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, o.pa(), n, o.pb(), n, 0.0f, cb.data(), n);
+    // The engines timed, in order; an output of nullptr is Eigen's, the reference.
+    struct Engine {
+      const char *name;
+      std::function<void()> run;
+      const float *out;
     };
-    auto run_dnnl = [&] {
-      dnnl_status_t st = dnnl_sgemm('N', 'N', n, n, n, 1.0f, o.pa(), n, o.pb(), n, 0.0f, cd.data(), n);
-      if (st != dnnl_success) {
-        std::fprintf(stderr, "dnnl_sgemm failed (status %d)\n", int(st));
-        std::exit(1);
-      }
-    };
-    auto run_eigen = [&] { ce.noalias() = o.ea() * o.eb(); };
+    std::vector<Engine> engines;
+    engines.push_back({"tensorir", [&] { f(o.a, o.b, o.c); }, o.c.data_as<float>()});
+#if TENSORIR_HAVE_OPENBLAS
+    engines.push_back({"openblas",
+                       [&] {
+                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, o.pa(), n, o.pb(), n,
+                                     0.0f, cb.data(), n);
+                       },
+                       cb.data()});
+#endif
+#if TENSORIR_HAVE_DNNL
+    engines.push_back({"onednn",
+                       [&] {
+                         dnnl_status_t st =
+                             dnnl_sgemm('N', 'N', n, n, n, 1.0f, o.pa(), n, o.pb(), n, 0.0f, cd.data(), n);
+                         if (st != dnnl_success) {
+                           std::fprintf(stderr, "dnnl_sgemm failed (status %d)\n", int(st));
+                           std::exit(1);
+                         }
+                       },
+                       cd.data()});
+#endif
+    engines.push_back({"eigen", [&] { ce.noalias() = o.ea() * o.eb(); }, nullptr});
+    std::vector<std::function<void()>> runs;
+    for (const Engine &e : engines) runs.push_back(e.run);
     double flops = flop_scale * n * double(n) * n;
     int rounds = opt.quick ? 3 : (n >= 2048 ? 3 : 5);
     int reps = opt.quick ? 5 : (n >= 2048 ? 2 : (n >= 1024 ? 4 : 10));
@@ -413,16 +457,13 @@ int main(int argc, char **argv) {
       set_peer_threads(threads);
       // Idle between engines on 2 threads so the previous library's spinning workers
       // sleep before the next one is timed.
-      std::vector<bench::Timing> t =
-          bench::interleaved_medians({run_tir, run_blas, run_dnnl, run_eigen}, rounds, reps, threads > 1 ? 200 : 0);
+      std::vector<bench::Timing> t = bench::interleaved_medians(runs, rounds, reps, threads > 1 ? 200 : 0);
       size_t nn = size_t(n) * n;
-      const char *names[] = {"tensorir", "openblas", "onednn", "eigen"};
-      const float *outs[] = {o.c.data_as<float>(), cb.data(), cd.data(), nullptr};
       std::vector<Result> rs;
-      for (int e = 0; e < 4; ++e) {
-        double err = outs[e] ? bench::max_rel_error(outs[e], ce.data(), nn)
-                             : eigen_self_check(o.ea(), o.eb(), ce);
-        rs.push_back({names[e], t[e].wall_ms, bench::gflops(flops, t[e].wall_ms), err,
+      for (size_t e = 0; e < engines.size(); ++e) {
+        double err = engines[e].out ? bench::max_rel_error(engines[e].out, ce.data(), nn)
+                                    : eigen_self_check(o.ea(), o.eb(), ce);
+        rs.push_back({engines[e].name, t[e].wall_ms, bench::gflops(flops, t[e].wall_ms), err,
                       threads == 1 ? bench::gflops(flops, t[e].cpu_ms) : 0.0});
       }
       report(opt, table, "tuned", n, threads, rs, true);
@@ -430,7 +471,7 @@ int main(int argc, char **argv) {
   }
   if (!opt.json) {
     std::printf("\n(b) tuned schedule (packed B panels, 8x32 register block, parallel panels) vs peers\n"
-                "    x best peer: against the fastest of openblas/onednn/eigen in the same case;\n"
+                "    x best peer: against the fastest of the peers (openblas, onednn, eigen) in the same case;\n"
                 "    GF/s cpu: from the thread's CPU time (1 thread), what the kernel does while it has the core\n");
     table.print();
     if (compile_ms > 0) std::printf("\nJIT compile of the tuned 1024 GEMM (build(), median of 5): %.1f ms\n", compile_ms);

@@ -23,6 +23,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # The browser tests' npm packages (playwright-core, pinned in package-lock.json), installed
 # into the repository's node_modules when missing or when the lock file changed.
+# playwright-core stays at 1.61.x: later releases refuse Debian 12's Node.js 18.
 install_npm_deps() {
   local lock="$repo/package-lock.json" stamp="$repo/node_modules/.tensorir-lock.sha256"
   [[ -f "$lock" ]] || return 0
@@ -37,10 +38,14 @@ install_npm_deps() {
   echo "$want" >"$stamp"
 }
 
+# One dpkg-query for all of them: this runs before every build.
+declare -A installed=()
+while read -r name state; do
+  [[ "$state" == "install ok installed" ]] && installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
 missing=()
 for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+  [[ -n "${installed[$p]:-}" ]] || missing+=("$p")
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
