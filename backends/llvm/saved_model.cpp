@@ -62,11 +62,11 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
     } else {
       v.role = SavedValue::Buffer;
       const StoragePlan::Place &p = m.plan.at(id);
-      if (p.kind == StoragePlan::Kind::Shared) {
+      if (p.storage == StoragePlan::Storage::Shared) {
         v.buffer = p.buffer;
         v.offset = p.offset;
       } else {
-        TIR_ASSERT(p.kind == StoragePlan::Kind::Own) << "node '" << n.name << "' is computed but has no storage";
+        TIR_ASSERT(p.storage == StoragePlan::Storage::Own) << "node '" << n.name << "' is computed but has no storage";
         constexpr size_t a = StoragePlan::kAlignment;
         v.buffer = int(plan.buffers.size());
         plan.buffers.push_back((node_bytes(n) + a - 1) / a * a);

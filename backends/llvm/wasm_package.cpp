@@ -109,7 +109,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
         << "export_web: kernel " << k.fname << " has symbolic shapes or scalar arguments; web packages need "
         << "every shape constant";
     const StoragePlan::Place &p = m.plan.at(k.node);
-    if (p.kind == StoragePlan::Kind::Shared) offset_of[k.node] = buffer_offset[size_t(p.buffer)] + p.offset;
+    if (p.storage == StoragePlan::Storage::Shared) offset_of[k.node] = buffer_offset[size_t(p.buffer)] + p.offset;
     else place(k.node, node_bytes(g.node(k.node)));
   }
   const Node &out_node = g.node(g.output());

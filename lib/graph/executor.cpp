@@ -264,7 +264,7 @@ size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, cons
   for (const Kernel &k : kernels) {
     const Node &res = g.node(k.node);
     const StoragePlan::Place &p = plan.at(res.id);
-    if (views && p.kind == StoragePlan::Kind::Shared) {
+    if (views && p.storage == StoragePlan::Storage::Shared) {
       storage[size_t(res.id)] = buffers[size_t(p.buffer)].view(res.shape, res.dtype, p.offset);
     } else {
       storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, device);

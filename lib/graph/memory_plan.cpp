@@ -216,7 +216,7 @@ std::string StoragePlan::str() const {
   for (size_t b = 0; b < buffers.size(); ++b) {
     os << "  buffer " << b << ": " << buffers[b] << " bytes, nodes";
     for (size_t id = 0; id < of_node.size(); ++id)
-      if (of_node[id].kind == Kind::Shared && of_node[id].buffer == int(b))
+      if (of_node[id].storage == Storage::Shared && of_node[id].buffer == int(b))
         os << " %" << id << "@" << of_node[id].offset;
     os << "\n";
   }
@@ -224,13 +224,13 @@ std::string StoragePlan::str() const {
 }
 
 StoragePlan plan_storage(const Graph &g, const std::vector<StorageStep> &steps, bool share) {
-  using Kind = StoragePlan::Kind;
+  using Storage = StoragePlan::Storage;
   const size_t n = g.nodes().size();
   StoragePlan plan;
   plan.of_node.assign(n, {});
   for (const Node &node : g.nodes())
-    if (node.op == "input") plan.of_node[size_t(node.id)].kind = Kind::Input;
-    else if (node.op == "constant") plan.of_node[size_t(node.id)].kind = Kind::Constant;
+    if (node.op == "input") plan.of_node[size_t(node.id)].storage = Storage::Input;
+    else if (node.op == "constant") plan.of_node[size_t(node.id)].storage = Storage::Constant;
   // step_of[id]: the step writing node id, -1 for none.
   std::vector<int> step_of(n, -1);
   std::vector<size_t> bytes(steps.size());
@@ -240,21 +240,21 @@ StoragePlan plan_storage(const Graph &g, const std::vector<StorageStep> &steps, 
     TIR_USER_CHECK(id >= 0 && size_t(id) < n) << "storage plan: step " << k << " writes node id " << id
                                               << ", which does not exist (the graph has " << n << " nodes)";
     const Node &res = g.node(id);
-    TIR_USER_CHECK(plan.of_node[size_t(id)].kind == Kind::None)
+    TIR_USER_CHECK(plan.of_node[size_t(id)].storage == Storage::None)
         << detail::node_prefix(res) << "is written by step " << k << " but is "
         << (step_of[size_t(id)] >= 0 ? "written by step " + std::to_string(step_of[size_t(id)]) + " already"
                                      : "an " + res.op + ", which no kernel writes");
     for (int in : steps[k].reads) {
       TIR_USER_CHECK(in >= 0 && size_t(in) < n) << detail::node_prefix(res) << "reads node id " << in
                                                 << ", which does not exist";
-      const Kind kind = plan.of_node[size_t(in)].kind;
-      TIR_USER_CHECK(kind != Kind::None)
+      const Storage where = plan.of_node[size_t(in)].storage;
+      TIR_USER_CHECK(where != Storage::None)
           << detail::node_prefix(res) << "reads '" << g.node(in).name << "' at step " << k
           << ", before any step writes it; list every kernel after the kernels it reads";
       if (step_of[size_t(in)] >= 0) last[size_t(step_of[size_t(in)])] = std::max(last[size_t(step_of[size_t(in)])], int(k));
     }
     step_of[size_t(id)] = int(k);
-    plan.of_node[size_t(id)].kind = Kind::Own;  // until the memory plan shares it
+    plan.of_node[size_t(id)].storage = Storage::Own;  // until the memory plan shares it
     bytes[k] = node_bytes(res);
     first[k] = share && !g.is_output(id) ? int(k) : -1;
     last[k] = int(k);
@@ -265,7 +265,7 @@ StoragePlan plan_storage(const Graph &g, const std::vector<StorageStep> &steps, 
   for (size_t k = 0; k < steps.size(); ++k) {
     StoragePlan::Place &p = plan.of_node[size_t(steps[k].result)];
     if (mp.storage_of[k] >= 0) {
-      p = {Kind::Shared, mp.storage_of[k], 0};
+      p = {Storage::Shared, mp.storage_of[k], 0};
     } else {
       plan.own_bytes += bytes[k];
     }

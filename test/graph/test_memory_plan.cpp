@@ -250,7 +250,7 @@ TEST_CASE("memory plan: resnet18 intermediates", "[graph][memory_plan][resnet18]
 }
 
 TEST_CASE("storage plan: random DAGs with several outputs, one kernel per node", "[graph][memory_plan]") {
-  using Kind = graph::StoragePlan::Kind;
+  using Storage = graph::StoragePlan::Storage;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     graph::Graph g = random_dag(seed);
     // Up to three outputs, among them, sometimes, a node that later nodes read.
@@ -280,22 +280,22 @@ TEST_CASE("storage plan: random DAGs with several outputs, one kernel per node",
     for (const graph::Node &a : g.nodes()) {
       const graph::StoragePlan::Place &pa = plan.at(a.id);
       if (a.op != "add") {
-        CHECK(pa.kind == (a.op == "input" ? Kind::Input : Kind::Constant));
+        CHECK(pa.storage == (a.op == "input" ? Storage::Input : Storage::Constant));
         continue;
       }
       if (g.is_output(a.id)) {
-        CHECK(pa.kind == Kind::Own);
+        CHECK(pa.storage == Storage::Own);
         own += bytes_of(a);
         continue;
       }
-      REQUIRE(pa.kind == Kind::Shared);
+      REQUIRE(pa.storage == Storage::Shared);
       REQUIRE(pa.buffer >= 0);
       REQUIRE(size_t(pa.buffer) < plan.buffers.size());
       CHECK(pa.offset % 64 == 0);
       CHECK(pa.offset + bytes_of(a) <= plan.buffers[size_t(pa.buffer)]);
       for (const graph::Node &b : g.nodes()) {
         const graph::StoragePlan::Place &pb = plan.at(b.id);
-        if (b.id <= a.id || pb.kind != Kind::Shared || pb.buffer != pa.buffer) continue;
+        if (b.id <= a.id || pb.storage != Storage::Shared || pb.buffer != pa.buffer) continue;
         const bool live_together = first[size_t(a.id)] <= last[size_t(b.id)] && first[size_t(b.id)] <= last[size_t(a.id)];
         const bool apart = pa.offset + bytes_of(a) <= pb.offset || pb.offset + bytes_of(b) <= pa.offset;
         INFO(a.name << " and " << b.name << " in buffer " << pa.buffer);
@@ -309,7 +309,7 @@ TEST_CASE("storage plan: random DAGs with several outputs, one kernel per node",
     CHECK(unshared.peak_bytes == 0);
     size_t all = 0;
     for (const graph::StorageStep &s : steps) {
-      CHECK(unshared.at(s.result).kind == Kind::Own);
+      CHECK(unshared.at(s.result).storage == Storage::Own);
       all += bytes_of(g.node(s.result));
     }
     CHECK(unshared.own_bytes == all);

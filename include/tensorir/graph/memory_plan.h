@@ -72,7 +72,7 @@ void verify_memory_plan(const Graph &g, const std::vector<int> &execution_order,
 // a result the caller reads. Offsets and buffer sizes are multiples of kAlignment.
 struct StoragePlan {
   static constexpr size_t kAlignment = 64;  // the kernels assume 64-byte aligned arrays
-  enum class Kind {
+  enum class Storage {
     None,      // not stored: computed inside a fused kernel, or never computed
     Input,     // bound by the caller on every run
     Constant,  // the node's own value
@@ -80,7 +80,7 @@ struct StoragePlan {
     Shared,    // a kernel result at `offset` bytes into `buffers[buffer]`
   };
   struct Place {
-    Kind kind = Kind::None;
+    Storage storage = Storage::None;
     int buffer = -1;
     size_t offset = 0;
   };
