@@ -5,19 +5,30 @@
 
 namespace tensorir::ops {
 
+namespace {
+
+const ComputeOpNode *dense_op(const Tensor &t) {
+  const auto *c = t.op().as<ComputeOpNode>();
+  TIR_USER_CHECK(c && c->tag == "dense") << "schedule_dense_llvm: tensor " << t.name() << " is not the output of dense";
+  return c;
+}
+
+// The vector of output columns a block computes: the widest of 16, 8, 4 that divides
+// the columns of `out`, or 0.
+int column_vector(const Tensor &out) {
+  const int64_t m = *as_const_int(out.shape()[1]);
+  for (int v : {16, 8, 4})
+    if (m % v == 0) return v;
+  return 0;
+}
+
+}  // namespace
+
 Schedule schedule_dense_llvm(const Tensor &out) {
-  const auto *c = out.op().as<ComputeOpNode>();
-  TIR_USER_CHECK(c && c->tag == "dense") << "schedule_dense_llvm: tensor " << out.name()
-                                         << " is not the output of dense";
+  dense_op(out);
   Schedule s = create_schedule({out});
   Stage st = s[out];
-  const int64_t m = *as_const_int(out.shape()[1]);
-  int vec = 0;
-  for (int v : {16, 8, 4})
-    if (m % v == 0) {
-      vec = v;
-      break;
-    }
+  const int vec = column_vector(out);
   if (!vec) {
     st.parallel(out.axis(0));
     return s;
@@ -38,9 +49,7 @@ Schedule schedule_dense_llvm(const Tensor &out) {
 }
 
 Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
-  const auto *c = dense.op().as<ComputeOpNode>();
-  TIR_USER_CHECK(c && c->tag == "dense") << "schedule_dense_llvm: tensor " << dense.name()
-                                         << " is not the output of dense";
+  const ComputeOpNode *c = dense_op(dense);
   Schedule s = create_schedule({out});
   for (const Stage &st : s.stages()) {
     const auto *sc = st.op().as<ComputeOpNode>();
@@ -49,13 +58,7 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
   }
   Stage st = s[out];
   Stage d = s[dense];
-  const int64_t m = *as_const_int(out.shape()[1]);
-  int vec = 0;
-  for (int v : {16, 8, 4})
-    if (m % v == 0) {
-      vec = v;
-      break;
-    }
+  const int vec = column_vector(out);
   if (!vec) {
     st.parallel(out.axis(0));
     d.compute_at(st, out.axis(0));
