@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorir/runtime/module.h"
 #include "tensorir/target.h"
 
 namespace tensorir::llvm_backend {
@@ -27,6 +28,12 @@ ObjectMachine object_machine(const Target &target);
 // resort). The runtime functions the code calls (tensorir_parallel_for, ...) stay
 // undefined and resolve from libtensorir_runtime when the library is loaded; libm is
 // linked. Throws an Error when no linker is found or the link fails, with its output.
-void link_shared_library(const std::vector<std::string> &objects, const std::string &output);
+// `exports`, when not empty, are the only symbols the library exports (a version script
+// makes every other one local).
+void link_shared_library(const std::vector<std::string> &objects, const std::string &output,
+                         const std::vector<std::string> &exports = {});
+
+// An object defining runtime::kKernelTableSymbol over `kernels` (runtime/kernel_table.h).
+void write_kernel_table(const std::vector<FuncSignature> &kernels, const Target &target, const std::string &path);
 
 }  // namespace tensorir::llvm_backend

@@ -11,6 +11,7 @@
 
 #include "backends/llvm/object_file.h"
 #include "graph/compiled_model.h"
+#include "runtime/kernel_table.h"
 #include "runtime/model_files.h"
 #include "tensorir/graph/artifact.h"
 #include "tensorir/graph/memory_plan.h"
@@ -93,7 +94,8 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
   }
   for (int id : g.outputs()) plan.outputs.push_back(add_value(id));
 
-  // One object per kernel module, linked into one library; the objects are removed after.
+  // One object per kernel module and one for the kernel table, linked into one library;
+  // the objects are removed after.
   const fs::path out(dir);
   const fs::path objects_dir = out / "model.objects";
   fs::create_directories(objects_dir, ec);
@@ -113,7 +115,12 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
   }
   const std::string library = (out / runtime::kModelLibrary).string();
   if (!objects.empty()) {
-    link_shared_library(objects, library);
+    // The loader finds kernels only in the table, the one symbol the library exports.
+    std::vector<FuncSignature> sigs;
+    for (const Kernel &k : m.kernels) sigs.push_back(k.module(k.fname).signature());
+    objects.push_back((objects_dir / "kernels.o").string());
+    write_kernel_table(sigs, m.target, objects.back());
+    link_shared_library(objects, library, {runtime::kKernelTableSymbol});
     const std::vector<unsigned char> bytes = runtime::read_file_bytes(library, "kernel library");
     plan.library = runtime::SavedFile{bytes.size(), runtime::fnv1a32(bytes.data(), bytes.size())};
   }

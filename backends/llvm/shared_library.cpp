@@ -1,6 +1,8 @@
 // Linking saved objects into a shared library with the system's compiler driver, which
 // also supplies libgcc's helpers (half-precision conversions and the like).
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -34,11 +36,26 @@ Linker find_linker() {
 
 }  // namespace
 
-void link_shared_library(const std::vector<std::string> &objects, const std::string &output) {
+void link_shared_library(const std::vector<std::string> &objects, const std::string &output,
+                         const std::vector<std::string> &exports) {
   TIR_USER_CHECK(!objects.empty()) << "cannot link " << output << " from no object files";
   const Linker linker = find_linker();
   std::vector<std::string> argv = {linker.path, "-shared", "-o", output};
   argv.insert(argv.end(), objects.begin(), objects.end());
+  const std::string script = output + ".exports";
+  struct Remove {
+    std::string path;
+    ~Remove() { std::remove(path.c_str()); }
+  } remove_script{exports.empty() ? std::string() : script};
+  if (!exports.empty()) {
+    std::ofstream f(script, std::ios::trunc);
+    f << "{\n  global:\n";
+    for (const std::string &e : exports) f << "    " << e << ";\n";
+    f << "  local: *;\n};\n";
+    f.close();
+    TIR_USER_CHECK(f.good()) << "cannot write the linker's version script " << script << " (disk full?)";
+    argv.push_back((linker.driver ? "-Wl,--version-script=" : "--version-script=") + script);
+  }
   // A bare linker does not know the system's library directories: libm and libc then
   // resolve when the library is loaded (every process using the runtime has both).
   if (linker.driver) argv.push_back("-lm");

@@ -1,4 +1,4 @@
-// LibraryModuleNode: dlopen, symbol lookup, and calls with the packed convention.
+// LibraryModuleNode: dlopen, the kernel table, and calls with the packed convention.
 #include "runtime/library_module.h"
 
 #include <dlfcn.h>
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "runtime/kernel_table.h"
 #include "runtime/model_files.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
@@ -55,10 +56,11 @@ bool write_unique(std::string &templ, const std::vector<unsigned char> &bytes) {
 // dlopen of a copy of the library under a name of its own, removed once open: every
 // load gets the bytes the file holds now, and nothing is left behind. The copy goes
 // next to the library (a folder whose files may run), else to the temporary folder.
-void *open_private_copy(const std::string &path, const std::vector<unsigned char> &bytes) {
+void *open_private_copy(const std::string &path, const std::vector<unsigned char> &bytes, std::string &copy) {
   namespace fs = std::filesystem;
   const fs::path p(path);
-  std::string copy = (p.parent_path() / ("." + p.filename().string() + ".XXXXXX")).string();
+  // A name with a folder in it: dlopen searches the library path for a bare name.
+  copy = ((p.has_parent_path() ? p.parent_path() : fs::path(".")) / ("." + p.filename().string() + ".XXXXXX")).string();
   if (!write_unique(copy, bytes)) {
     std::error_code ec;
     copy = (fs::temp_directory_path(ec) / "tensorir-model-XXXXXX").string();
@@ -73,11 +75,43 @@ void *open_private_copy(const std::string &path, const std::vector<unsigned char
   return handle;
 }
 
+// The table's kernels as signatures; throws an Error naming `path` for a damaged table.
+void read_table(const TirKernelTable &t, const std::string &path, std::vector<FuncSignature> &sigs,
+                std::vector<RawFunction> &functions) {
+  const auto damaged = [&](const std::string &what) {
+    TIR_THROW() << "the kernel table of " << path << " is damaged: " << what << "; save the model again";
+  };
+  if (t.magic != kKernelTableMagic) damaged("it does not start with the table's magic");
+  TIR_USER_CHECK(t.version == kKernelTableVersion)
+      << "the kernel table of " << path << " is of version " << t.version << "; this runtime reads version "
+      << kKernelTableVersion << ": save the model again with a matching tensorir";
+  if (t.count > (1u << 20) || (t.count && !t.kernels)) damaged(std::to_string(t.count) + " kernels");
+  for (uint32_t k = 0; k < t.count; ++k) {
+    const TirKernel &e = t.kernels[k];
+    const std::string at = "kernel " + std::to_string(k);
+    if (!e.name || strnlen(e.name, 4096) == 4096 || !e.fn) damaged(at + " has no name or no function");
+    if (e.num_args < 1 || e.num_args > (1 << 20) || !e.args) damaged(at + " ('" + e.name + "') has no arguments");
+    FuncSignature sig;
+    sig.name = e.name;
+    for (int32_t a = 0; a < e.num_args; ++a) {
+      const TirKernelArg &x = e.args[a];
+      const bool ok = x.code >= Type::Int && x.code <= Type::Handle && x.bits >= 1 && x.bits <= 255 && x.lanes >= 1 &&
+                      x.lanes <= 65535 && x.ndim >= 0 && x.ndim <= 64 && (x.ndim == 0 || x.shape);
+      if (!ok) damaged("argument " + std::to_string(a) + " of '" + sig.name + "' has no valid dtype or shape");
+      ArgSpec spec;
+      spec.name = "arg" + std::to_string(a);
+      spec.dtype = Type(Type::Code(x.code), x.bits, x.lanes);
+      for (int32_t d = 0; d < x.ndim; ++d) spec.shape.push_back(DimSpec{0, -1, x.shape[d]});
+      sig.args.push_back(std::move(spec));
+    }
+    sigs.push_back(std::move(sig));
+    functions.push_back(e.fn);
+  }
+}
+
 }  // namespace
 
-LibraryModuleNode::LibraryModuleNode(const std::string &path, std::vector<FuncSignature> sigs,
-                                     const Verify &verify)
-    : path_(path), sigs_(std::move(sigs)) {
+LibraryModuleNode::LibraryModuleNode(const std::string &path, const Verify &verify) : path_(path) {
   make_runtime_global();
   std::error_code ec;
   TIR_USER_CHECK(std::filesystem::is_regular_file(path, ec))
@@ -85,17 +119,27 @@ LibraryModuleNode::LibraryModuleNode(const std::string &path, std::vector<FuncSi
       << (std::filesystem::exists(path, ec) ? "it is not a regular file" : "there is no such file");
   const std::vector<unsigned char> bytes = read_file_bytes(path, "kernel library");
   if (verify) verify(bytes);
-  handle_ = open_private_copy(path, bytes);
-  for (const FuncSignature &s : sigs_) {
-    void *fn = dlsym(handle_, s.name.c_str());
-    if (!fn) {
-      dlclose(handle_);
-      handle_ = nullptr;
-      TIR_THROW() << "the kernel library " << path << " has no function '" << s.name
-                  << "' (was it saved together with this model.json?)";
-    }
-    functions_.push_back(reinterpret_cast<RawFunction>(fn));
+  std::string copy;
+  handle_ = open_private_copy(path, bytes, copy);
+  try {
+    // dlsym also searches the libraries model.so depends on: the table must be its own.
+    const void *sym = dlsym(handle_, kKernelTableSymbol);
+    Dl_info info{};
+    TIR_USER_CHECK(sym && dladdr(sym, &info) && info.dli_fname && copy == info.dli_fname)
+        << "the kernel library " << path << " has no kernel table (" << kKernelTableSymbol
+        << "): it was saved by an older tensorir, or is not a saved model's library; save the model again";
+    read_table(*static_cast<const TirKernelTable *>(sym), path, sigs_, functions_);
+  } catch (...) {
+    dlclose(handle_);
+    handle_ = nullptr;
+    throw;
   }
+}
+
+int LibraryModuleNode::find(const std::string &name) const {
+  for (size_t i = 0; i < sigs_.size(); ++i)
+    if (sigs_[i].name == name) return int(i);
+  return -1;
 }
 
 LibraryModuleNode::~LibraryModuleNode() {

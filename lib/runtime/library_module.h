@@ -1,6 +1,7 @@
-// A Module over compiled functions in a shared library (a saved model's model.so),
-// opened with dlopen. The library does not describe its functions: the signatures come
-// from whoever saved it.
+// A Module over the kernels of a saved model's library (model.so), opened with dlopen.
+// The functions and their signatures come from the library's kernel table
+// (runtime/kernel_table.h), never from a lookup by name, which would also find the
+// functions of the libraries it depends on (libc's abort, free, exit).
 #pragma once
 #include <functional>
 #include <string>
@@ -16,9 +17,9 @@ class LibraryModuleNode final : public ModuleNode {
   using Verify = std::function<void(const std::vector<unsigned char> &bytes)>;
 
   // Opens a private copy of `path` (dlopen would hand back a library already open under
-  // the same name, stale once the file is saved again) and finds every signature's
-  // function in it; throws an Error naming the file and the function otherwise.
-  LibraryModuleNode(const std::string &path, std::vector<FuncSignature> sigs, const Verify &verify = {});
+  // the same name, stale once the file is saved again) and reads its kernel table; throws
+  // an Error naming the file for a library without one or with a damaged one.
+  LibraryModuleNode(const std::string &path, const Verify &verify = {});
   ~LibraryModuleNode() override;
 
   const std::vector<FuncSignature> &signatures() const override { return sigs_; }
@@ -31,6 +32,8 @@ class LibraryModuleNode final : public ModuleNode {
   // Runs function `index` on packed arguments (unchecked); a failing kernel's message
   // becomes an Error.
   void call_packed(size_t index, const ArgValue *args) const;
+  // The index of the kernel called `name` in the table, or -1.
+  int find(const std::string &name) const;
 
  private:
   std::string path_;

@@ -10,6 +10,7 @@
 #include "runtime/input_check.h"
 #include "runtime/library_module.h"
 #include "runtime/model_files.h"
+#include "runtime/plan_check.h"
 
 namespace tensorir::runtime {
 
@@ -23,6 +24,7 @@ struct LoadedModel::Impl {
   std::vector<ModelOutput> outputs;
   std::vector<NDArray> params, buffers;
   std::vector<void *> fixed;  // per value: its storage, nullptr for inputs
+  std::vector<size_t> functions;  // per kernel: its index in the library's kernel table
 
   // Per-value data pointers with the inputs bound; `keep` holds copies made for them.
   std::vector<void *> bind(const std::map<std::string, NDArray> &given, std::vector<NDArray> &keep) const;
@@ -51,7 +53,7 @@ void LoadedModel::Impl::call(size_t kernel, const std::vector<void *> &ptrs) con
   const SavedKernel &k = plan.kernels[kernel];
   std::vector<ArgValue> args(k.args.size());
   for (size_t a = 0; a < args.size(); ++a) args[a].ptr = ptrs[size_t(k.args[a])];
-  library->call_packed(kernel, args.data());
+  library->call_packed(functions[kernel], args.data());
 }
 
 std::vector<void *> LoadedModel::Impl::run(const std::map<std::string, NDArray> &given,
@@ -120,31 +122,6 @@ const std::string &LoadedModel::target() const { return impl_->plan.target; }
 Module LoadedModel::module() const {
   return impl_->library.defined() ? Module(Ref<const ModuleNode>(impl_->library.get())) : Module();
 }
-
-namespace {
-
-// Each kernel's signature: its arguments' static shapes (graph kernels have no symbols).
-std::vector<FuncSignature> kernel_signatures(const SavedModel &plan) {
-  std::vector<FuncSignature> sigs;
-  for (const SavedKernel &k : plan.kernels) {
-    FuncSignature sig;
-    sig.name = k.fname;
-    sig.device = Device::CPU;
-    for (int a : k.args) {
-      const SavedValue &v = plan.values[size_t(a)];
-      ArgSpec spec;
-      spec.kind = ArgSpec::Buffer;
-      spec.name = v.name;
-      spec.dtype = v.dtype;
-      for (int64_t d : v.shape) spec.shape.push_back(DimSpec{0, -1, d});
-      sig.args.push_back(std::move(spec));
-    }
-    sigs.push_back(std::move(sig));
-  }
-  return sigs;
-}
-
-}  // namespace
 
 LoadedModel load_model(const std::string &dir) { return load_model(dir, host_has_cpu_feature); }
 
@@ -225,7 +202,8 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
           << " is not the kernel library saved with " << plan_path.string()
           << "; save the model again, or copy all three files of one save together";
     };
-    impl->library = Ref<const LibraryModuleNode>(new LibraryModuleNode(lib, kernel_signatures(plan), verify));
+    impl->library = Ref<const LibraryModuleNode>(new LibraryModuleNode(lib, verify));
+    impl->functions = check_plan(plan, impl->library->signatures(), plan_path.string(), lib);
   }
   return LoadedModel(std::move(impl));
 }

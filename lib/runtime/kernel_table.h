@@ -1,0 +1,41 @@
+// The one symbol a saved model's model.so exports: a table of its kernels, each with its
+// function and its arguments' dtypes and constant shapes. The loader finds kernels only
+// here, never by name through the dynamic linker (which would also find libc's abort or
+// free), and checks the plan's calls against the shapes the kernels were compiled for.
+// The saver writes it as LLVM IR (backends/llvm/kernel_table.cpp) with these layouts.
+#pragma once
+#include <cstdint>
+
+#include "tensorir/runtime/module.h"
+
+namespace tensorir::runtime {
+
+inline constexpr const char *kKernelTableSymbol = "tensorir_model_kernels";
+inline constexpr uint32_t kKernelTableMagic = 0x4b524954;  // "TIRK", little-endian
+inline constexpr uint32_t kKernelTableVersion = 1;
+
+extern "C" {
+// LLVM: { i32, i32, i32, i32, ptr }
+struct TirKernelArg {
+  int32_t code, bits, lanes;  // Type's
+  int32_t ndim;
+  const int64_t *shape;  // ndim extents
+};
+// LLVM: { ptr, ptr, i32, i32, ptr }
+struct TirKernel {
+  const char *name;  // NUL-terminated
+  RawFunction fn;
+  int32_t num_args, reserved;
+  const TirKernelArg *args;  // num_args, the result last
+};
+// LLVM: { i32, i32, i32, i32, ptr }
+struct TirKernelTable {
+  uint32_t magic, version, count, reserved;
+  const TirKernel *kernels;
+};
+}
+
+static_assert(sizeof(void *) == 8 && sizeof(TirKernelArg) == 24 && sizeof(TirKernel) == 32 &&
+              sizeof(TirKernelTable) == 24, "the layouts the saver writes in LLVM IR");
+
+}  // namespace tensorir::runtime
