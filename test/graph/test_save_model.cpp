@@ -595,3 +595,164 @@ TEST_CASE("save_model: models and modules for opengl cannot be saved", "[graph][
   CHECK_THROWS_WITH(mod.node()->save(dir.str("x.so"), "so"), Catch::Contains("backend cannot save"));
 }
 #endif
+
+namespace {
+
+// The dtype and shape of each argument of plan kernel `k`, as the plan gives them.
+std::vector<std::string> kernel_arg_types(const json::Value &plan, size_t k) {
+  std::vector<std::string> types;
+  for (const json::Value &a : plan.at("kernels").items()[k].at("args").items()) {
+    const json::Value &v = plan.at("values").items()[size_t(a.as_int())];
+    json::Value t = json::Value::array();
+    t.push(v.at("dtype"));
+    t.push(v.at("shape"));
+    types.push_back(t.dump());
+  }
+  return types;
+}
+
+// The index of the value called `name` in the plan.
+int64_t value_index(const json::Value &plan, const std::string &name) {
+  const auto &values = plan.at("values").items();
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].at("name").as_string() == name) return int64_t(i);
+  FAIL("the plan has no value '" << name << "'");
+  return -1;
+}
+
+// The index of the kernel that writes the value called `name`.
+size_t writer_of(const json::Value &plan, const std::string &name) {
+  const int64_t v = value_index(plan, name);
+  const auto &kernels = plan.at("kernels").items();
+  for (size_t k = 0; k < kernels.size(); ++k)
+    if (kernels[k].at("args").items().back().as_int() == v) return k;
+  FAIL("no kernel writes '" << name << "'");
+  return 0;
+}
+
+// Plan kernel `k` with argument `a` set to value `to` (a < 0: counts from the end).
+json::Value with_arg(const json::Value &plan, size_t k, int a, int64_t to) {
+  const json::Value &kernel = plan.at("kernels").items()[k];
+  std::vector<int64_t> args;
+  for (const json::Value &x : kernel.at("args").items()) args.push_back(x.as_int());
+  args[size_t(a < 0 ? int(args.size()) + a : a)] = to;
+  return with_item(plan, "kernels", k, with(kernel, "args", json::Value::array_of(args)));
+}
+
+}  // namespace
+
+TEST_CASE("save_model: an edited plan is refused before any kernel runs", "[graph][save][error]") {
+  // Unfused, so that values share buffers: x -> a (relu) -> p (pool) -> q (relu) -> s = q + p -> out = s + bias.
+  const NDArray bias = NDArray::random({1, 4, 8, 8}, Float(32), 5);
+  graph::BuildOptions options;
+  options.fuse_operators = false;
+  graph::CompiledModel m = graph::build(pool_chain(bias), "llvm", options);
+  TempDir dir("edited");
+  m.save(dir.str());
+  const json::Value plan = read_plan(dir);
+  const NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), 1);
+  const std::vector<float> want = m.run({{"x", x}}).to_vector<float>();
+  REQUIRE(graph_test::max_rel_error(want, pool_chain_reference(x.to_vector<float>(), bias.to_vector<float>())) < 1e-6);
+  // Each edit goes to a copy of the plan next to the saved files; load_model takes its path.
+  const std::string edited = dir.str("edited.json");
+  const auto load = [&](const json::Value &p) {
+    write_text(edited, p.dump(1));
+    return runtime::load_model(edited);
+  };
+  const size_t ka = writer_of(plan, "a"), kp = writer_of(plan, "p"), kq = writer_of(plan, "q"),
+               ks = writer_of(plan, "s");
+  const json::Value &kernel_a = plan.at("kernels").items()[ka];
+
+  SECTION("a kernel renamed to a function of libc") {
+    for (const char *name : {"abort", "free", "exit", "malloc", "tensorir_model_kernels"}) {
+      INFO(name);
+      CHECK_THROWS_WITH(load(with_item(plan, "kernels", ka, with(kernel_a, "name", name))),
+                        Catch::Contains("has no function '" + std::string(name) + "' in its kernel table"));
+    }
+  }
+  SECTION("a kernel renamed to another kernel with other arguments") {
+    // relu a is [1, 4, 16, 16] -> [1, 4, 16, 16]; relu q is [1, 4, 8, 8] -> [1, 4, 8, 8]; add s has 3 arguments.
+    REQUIRE(kernel_arg_types(plan, ka) != kernel_arg_types(plan, kq));
+    const json::Value &kernel_q = plan.at("kernels").items()[kq];
+    CHECK_THROWS_WITH(load(with_item(plan, "kernels", ka, with(kernel_a, "name", kernel_q.at("name")))),
+                      Catch::Contains("kernels[" + std::to_string(ka) + "]") &&
+                          Catch::Contains("argument 0 is 'x' (value 0, float32 [1, 4, 16, 16]), but the kernel "
+                                          "was compiled for float32 [1, 4, 8, 8]"));
+    const json::Value &kernel_s = plan.at("kernels").items()[ks];
+    CHECK_THROWS_WITH(load(with_item(plan, "kernels", ka, with(kernel_a, "name", kernel_s.at("name")))),
+                      Catch::Contains("is given 2 arguments, but the kernel in") && Catch::Contains("takes 3"));
+  }
+  SECTION("an input's shape shrunk") {
+    const json::Value small = with_shape(plan.at("values").items()[0], {1, 4, 8, 8});
+    CHECK_THROWS_WITH(load(with_item(plan, "values", 0, small)),
+                      Catch::Contains("argument 0 is 'x' (value 0, float32 [1, 4, 8, 8]), but the kernel was "
+                                      "compiled for float32 [1, 4, 16, 16]"));
+  }
+  SECTION("a kernel's argument pointed at another value") {
+    // Another shape.
+    CHECK_THROWS_WITH(load(with_arg(plan, kq, 0, value_index(plan, "a"))),
+                      Catch::Contains("argument 0 is 'a'") && Catch::Contains("compiled for float32 [1, 4, 8, 8]"));
+    // The same shape, not computed yet: s reads itself, q reads s.
+    CHECK_THROWS_WITH(load(with_arg(plan, ks, 0, value_index(plan, "s"))),
+                      Catch::Contains("reads 's' (value") && Catch::Contains("before any kernel computes it"));
+    CHECK_THROWS_WITH(load(with_arg(plan, kq, 0, value_index(plan, "s"))),
+                      Catch::Contains("before any kernel computes it"));
+    // A kernel's result moved: p is then never computed (and q may share a's storage), or
+    // a is written as 'out'.
+    CHECK_THROWS_WITH(load(with_arg(plan, kp, -1, value_index(plan, "q"))),
+                      Catch::Contains("writes 'q' over 'a', which it reads") ||
+                          (Catch::Contains("reads 'p' (value") && Catch::Contains("before any kernel computes it")));
+    CHECK_THROWS_WITH(load(with_arg(plan, ka, -1, value_index(plan, "out"))),
+                      Catch::Contains("argument 1 is 'out'") && Catch::Contains("compiled for float32 [1, 4, 16, 16]"));
+    CHECK_THROWS_WITH(load(with_arg(plan, ka, -1, 0)), Catch::Contains("writes 'x', which is not a buffer"));
+  }
+  SECTION("every buffer set to 64 bytes") {
+    json::Value small = json::Value::array();
+    for (size_t b = 0; b < plan.at("buffers").size(); ++b) small.push(64);
+    CHECK_THROWS_WITH(load(with(plan, "buffers", small)),
+                      Catch::Contains("does not fit in buffer") && Catch::Contains("of 64 bytes"));
+  }
+  SECTION("an output pointed at another value") {
+    const json::Value &out = plan.at("outputs").items()[0];
+    CHECK_THROWS_WITH(load(with_item(plan, "outputs", 0, with(out, "value", value_index(plan, "q")))),
+                      Catch::Contains("output 'out' names value") && Catch::Contains("which is 'q'"));
+    // Renamed too: a is refused once a later kernel has written over it, or else it is relu(x).
+    json::Value to_a = with(with(out, "value", value_index(plan, "a")), "name", "a");
+    try {
+      const std::vector<float> got = load(with_item(plan, "outputs", 0, to_a)).run({{"x", x}}).to_vector<float>();
+      const std::vector<float> xs = x.to_vector<float>();
+      REQUIRE(got.size() == xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) REQUIRE(got[i] == std::max(xs[i], 0.0f));
+    } catch (const Error &e) {
+      CHECK_THAT(e.what(), Catch::Contains("output 'a' reads 'a'") && Catch::Contains("has since written"));
+    }
+  }
+  // Every refusal left the process running, and the saved model itself loads and runs.
+  CHECK(runtime::load_model(dir.str()).run({{"x", x}}).to_vector<float>() == want);
+}
+
+TEST_CASE("save_model: model.so exports its kernel table alone", "[graph][save][error]") {
+  TempDir dir("exports");
+  graph::build(relu_add(16), "llvm").save(dir.str());
+  const json::Value plan = read_plan(dir);
+  void *h = dlopen(dir.str("model.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(h != nullptr);
+  CHECK(dlsym(h, "tensorir_model_kernels") != nullptr);
+  for (const json::Value &k : plan.at("kernels").items()) {
+    INFO(k.at("name").as_string());
+    CHECK(dlsym(h, k.at("name").as_string().c_str()) == nullptr);
+  }
+  dlclose(h);
+
+  // A library without the table, as a Module saves one, under the plan's checksum.
+  Tensor a = placeholder({64}, Float(32), "a");
+  Tensor b = compute({64}, [&](Var i) { return a(i) * 2.0f; }, "b");
+  build(create_schedule({b}), {a, b}, "llvm", "twice").node()->save(dir.str("model.so"), "so");
+  json::Value library = plan.at("library");
+  library.set("bytes", int64_t(fs::file_size(dir.str("model.so"))));
+  library.set("fnv1a32", fnv1a32_of(dir.str("model.so")));
+  write_plan(dir, with(plan, "library", library));
+  CHECK_THROWS_WITH(runtime::load_model(dir.str()),
+                    Catch::Contains("model.so has no kernel table (tensorir_model_kernels)") &&
+                        Catch::Contains("save the model again"));
+}
