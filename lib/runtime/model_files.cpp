@@ -1,7 +1,7 @@
 // Writing and reading a saved model's plan (model.json) and constants (params.bin).
 //
 // model.json, written and read with runtime/json.h:
-//   {"format": "tensorir-saved-model", "version": 4,
+//   {"format": "tensorir-saved-model", "version": 5,
 //    "target": <target string>,
 //    "cpu": {"name": <LLVM CPU>, "features": ["+avx2", ...]}   (what the machine code may use)
 //    "library": {"file": "model.so", "bytes": n, "fnv1a32": "0x1234abcd"}   (null without kernels)

@@ -1,7 +1,8 @@
 // The files of a saved model, shared by the compiler side that writes them
 // (backends/llvm/saved_model.cpp) and the runtime loader that reads them.
 //
-//   <dir>/model.so    the kernels, one exported `int32_t fname(const ArgValue *args)` each
+//   <dir>/model.so    the kernels (`int32_t fname(const ArgValue *args)`), exported only
+//                     through one table of them (runtime/kernel_table.h)
 //   <dir>/model.json  the execution plan (JSON, see model_files.cpp)
 //   <dir>/params.bin  the constants (binary, with a magic, a version and a checksum)
 //
@@ -20,9 +21,10 @@
 
 namespace tensorir::runtime {
 
+// 5: model.so exports its kernels only as a table (runtime/kernel_table.h).
 // 4: the plan is JSON (model.json), with several outputs and FNV-1a 32 file checksums.
 // 3 and before: a line format in model.txt, which load_model recognises and refuses.
-inline constexpr int kModelFormatVersion = 4;
+inline constexpr int kModelFormatVersion = 5;
 inline constexpr const char *kModelFormat = "tensorir-saved-model";
 inline constexpr const char *kModelLibrary = "model.so";
 inline constexpr const char *kModelPlan = "model.json";

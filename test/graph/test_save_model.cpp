@@ -180,7 +180,7 @@ TEST_CASE("save_model: a small graph runs from its saved files", "[graph][save]"
   // The plan names its format and version and checks the other files as web packages do.
   const json::Value plan = read_plan(dir);
   CHECK(plan.at("format").as_string() == "tensorir-saved-model");
-  CHECK(plan.at("version").as_int() == 4);
+  CHECK(plan.at("version").as_int() == 5);
   for (const char *file : {"model.so", "params.bin"}) {
     const json::Value &entry = plan.at(file == std::string("model.so") ? "library" : "params");
     CHECK(entry.at("file").as_string() == file);
@@ -416,6 +416,9 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
   SECTION("a plan of an older version in JSON") {
     write_plan(dir, with(plan, "version", 3));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("older tensorir (format 3)"));
+    // Format 4's model.so exported every kernel by name, and had no kernel table.
+    write_plan(dir, with(plan, "version", 4));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("older tensorir (format 4)"));
   }
   SECTION("a plan of another format") {
     write_plan(dir, with(plan, "format", "tensorir-wasm"));
