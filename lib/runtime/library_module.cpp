@@ -60,7 +60,8 @@ void *open_private_copy(const std::string &path, const std::vector<unsigned char
   namespace fs = std::filesystem;
   const fs::path p(path);
   // A name with a folder in it: dlopen searches the library path for a bare name.
-  copy = ((p.has_parent_path() ? p.parent_path() : fs::path(".")) / ("." + p.filename().string() + ".XXXXXX")).string();
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  copy = (dir / ("." + p.filename().string() + ".XXXXXX")).string();
   if (!write_unique(copy, bytes)) {
     std::error_code ec;
     copy = (fs::temp_directory_path(ec) / "tensorir-model-XXXXXX").string();
@@ -101,7 +102,10 @@ void read_table(const TirKernelTable &t, const std::string &path, std::vector<Fu
       ArgSpec spec;
       spec.name = "arg" + std::to_string(a);
       spec.dtype = Type(Type::Code(x.code), x.bits, x.lanes);
-      for (int32_t d = 0; d < x.ndim; ++d) spec.shape.push_back(DimSpec{0, -1, x.shape[d]});
+      for (int32_t d = 0; d < x.ndim; ++d) {
+        if (x.shape[d] < 0) damaged("argument " + std::to_string(a) + " of '" + sig.name + "' has a negative extent");
+        spec.shape.push_back(DimSpec{0, -1, x.shape[d]});
+      }
       sig.args.push_back(std::move(spec));
     }
     sigs.push_back(std::move(sig));
@@ -134,12 +138,6 @@ LibraryModuleNode::LibraryModuleNode(const std::string &path, const Verify &veri
     handle_ = nullptr;
     throw;
   }
-}
-
-int LibraryModuleNode::find(const std::string &name) const {
-  for (size_t i = 0; i < sigs_.size(); ++i)
-    if (sigs_[i].name == name) return int(i);
-  return -1;
 }
 
 LibraryModuleNode::~LibraryModuleNode() {

@@ -32,8 +32,6 @@ class LibraryModuleNode final : public ModuleNode {
   // Runs function `index` on packed arguments (unchecked); a failing kernel's message
   // becomes an Error.
   void call_packed(size_t index, const ArgValue *args) const;
-  // The index of the kernel called `name` in the table, or -1.
-  int find(const std::string &name) const;
 
  private:
   std::string path_;
