@@ -106,14 +106,6 @@ std::vector<std::string> file_names(const fs::path &dir) {
   return names;
 }
 
-// `text` with its first line starting with `prefix` replaced by `line`.
-std::string replace_line(const std::string &text, const std::string &prefix, const std::string &line) {
-  const size_t at = text.find("\n" + prefix);
-  REQUIRE(at != std::string::npos);
-  const size_t end = text.find('\n', at + 1);
-  return text.substr(0, at + 1) + line + text.substr(end);
-}
-
 // A value of model.json with another shape.
 json::Value with_shape(json::Value v, const std::vector<int64_t> &shape) {
   v.set("shape", json::Value::array_of(shape));
