@@ -36,6 +36,8 @@ bool has_backend(const std::string &target_kind) {
 }
 
 Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
+  // Options edited after parsing are checked here, once, so no backend checks them again.
+  target.check();
   TIR_USER_CHECK(!funcs.empty()) << "build() needs at least one function";
   std::set<std::string> names;
   for (const LoweredFunc &f : funcs) {
@@ -82,6 +84,7 @@ void register_schedule_builder(const std::string &target_kind, ScheduleBuildFn f
 
 Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
              const std::string &name) {
+  target.check();
   ScheduleBuildFn fn;
   {
     ScheduleBuilderRegistry &r = schedule_builders();

@@ -73,21 +73,6 @@ std::string Target::option(const std::string &key, const std::string &fallback) 
   return it == options.end() ? fallback : it->second;
 }
 
-int64_t Target::positive_option(const std::string &key, int64_t fallback, int64_t max) const {
-  const std::string opt = option(key);
-  if (opt.empty()) return fallback;
-  int64_t v = 0;
-  try {
-    size_t used = 0;
-    v = std::stoll(opt, &used);
-    if (used != opt.size()) v = 0;
-  } catch (...) {  // not a number, or out of range
-  }
-  TIR_USER_CHECK(v > 0 && v <= max) << "target '" << str() << "': -" << key << "=" << opt
-                                    << " is not a positive number" << (max < INT64_MAX ? " up to " + std::to_string(max) : "");
-  return v;
-}
-
 std::string Target::str() const {
   std::string s = kind;
   for (const auto &[key, value] : options) s += " -" + key + (value == "true" ? "" : "=" + value);

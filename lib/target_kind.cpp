@@ -37,6 +37,17 @@ bool is_integer(const std::string &s, int64_t &v) {
 
 }  // namespace
 
+// Here rather than in target.cpp: it reads integers as the schema's check does.
+int64_t Target::positive_option(const std::string &key, int64_t fallback, int64_t max) const {
+  const std::string opt = option(key);
+  if (opt.empty()) return fallback;
+  int64_t v = 0;
+  if (!is_integer(opt, v)) v = 0;
+  TIR_USER_CHECK(v > 0 && v <= max) << "target '" << str() << "': -" << key << "=" << opt
+                                    << " is not a positive number" << (max < INT64_MAX ? " up to " + std::to_string(max) : "");
+  return v;
+}
+
 TargetOption TargetOption::flag(std::string name, std::string help) {
   TargetOption o;
   o.name = std::move(name);

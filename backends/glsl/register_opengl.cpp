@@ -13,13 +13,8 @@ namespace {
 
 using tensorir::TargetOption;
 
-std::string mode_of(const tensorir::Target &target) {
-  std::string mode = target.option("mode", "compute");
-  TIR_USER_CHECK(mode == "compute" || mode == "fragment")
-      << "target '" << target.str() << "': unknown mode '" << mode
-      << "'; the opengl target has -mode=compute (the default) and -mode=fragment";
-  return mode;
-}
+// build() has checked the option against the schema below.
+std::string mode_of(const tensorir::Target &target) { return target.option("mode", "compute"); }
 
 tensorir::Module build_opengl(const std::vector<tensorir::LoweredFunc> &funcs, const tensorir::Target &target) {
   if (mode_of(target) == "fragment") return tensorir::glsl::reject_lowered_fragment(funcs, target);

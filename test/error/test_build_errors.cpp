@@ -118,3 +118,18 @@ TEST_CASE("build: symbolic dimensions that disagree between arguments are reject
   REQUIRE_THROWS_AS(m("sym_scale")(a, c), Error);
   REQUIRE_THROWS_WITH(m("sym_scale")(a, c), Contains("C_sym"));
 }
+
+TEST_CASE("build: target options edited after parsing are checked against the kind's schema", "[error][build]") {
+  Tensor A = placeholder({8}, Float(32), "A");
+  Tensor C = compute({8}, [&](Var i) { return A(i) * 2.0f; }, "C");
+  Target webgl("webgl");
+  webgl.options["draw-buffers"] = "3";
+  CHECK_THROWS_WITH(build(create_schedule({C}), {A, C}, webgl, "f"), Contains("-draw-buffers") && Contains("1, 2, 4, 8"));
+  webgl.options.erase("draw-buffers");
+  webgl.options["pack"] = "0";
+  CHECK_THROWS_WITH(build(create_schedule({C}), {A, C}, webgl, "f"), Contains("unknown option '-pack' for target 'webgl'"));
+  Target opengl("opengl");
+  opengl.options["mode"] = "vertex";
+  CHECK_THROWS_WITH(build(create_schedule({C}), {A, C}, opengl, "f"), Contains("unknown mode 'vertex'"));
+  CHECK_THROWS_WITH(build({lower(create_schedule({C}), {A, C}, "f")}, opengl), Contains("unknown mode 'vertex'"));
+}

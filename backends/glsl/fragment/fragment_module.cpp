@@ -212,9 +212,7 @@ Module build_opengl_fragment(const Schedule &s, const std::vector<BuildArg> &arg
   o.max_texture_size = std::min(
       facts.max_texture_size,
       static_cast<int>(target.positive_option("max-texture-size", facts.max_texture_size, INT_MAX)));
-  std::string pack = target.option("pack", "1");
-  TIR_USER_CHECK(pack == "0" || pack == "1") << "target '" << target.str() << "': -pack=" << pack << " must be 0 or 1";
-  o.pack = pack == "1";
+  o.pack = target.option("pack", "1") == "1";  // 0 or 1: build() checked the target's options
   auto program = std::make_shared<FragmentProgram>();
   program->funcs.push_back(plan_function(stage_function(s, args, name), o, false));
   std::unique_ptr<Executable> exec = r.fragment(program);
@@ -223,15 +221,12 @@ Module build_opengl_fragment(const Schedule &s, const std::vector<BuildArg> &arg
 
 Module build_webgl(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
                    const std::string &name) {
-  // No OpenGL here: the plans must be made on machines without a GPU (export).
-  TIR_USER_CHECK(target.option("pack").empty())
-      << "target '" << target.str() << "': webgl always packs four elements per texel; drop -pack";
+  // No OpenGL here: the plans must be made on machines without a GPU (export). build()
+  // checked the options against the kind's schema (-draw-buffers is 1, 2, 4 or 8).
   FragmentOptions o;
   o.max_texture_size = static_cast<int>(target.positive_option("max-texture-size", kWebMaxTextureSize, INT_MAX));
   o.pack_all = true;
   o.max_phases = static_cast<int>(target.positive_option("draw-buffers", kWebDrawBuffers, 8));
-  TIR_USER_CHECK((o.max_phases & (o.max_phases - 1)) == 0)
-      << "target '" << target.str() << "': -draw-buffers=" << o.max_phases << " must be 1, 2, 4 or 8";
   auto program = std::make_shared<FragmentProgram>();
   program->web = true;
   program->funcs.push_back(plan_function(stage_function(s, args, name), o, true));
