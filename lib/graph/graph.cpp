@@ -2,6 +2,7 @@
 #include "tensorir/graph/graph.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <sstream>
 
@@ -195,8 +196,14 @@ NodeRef Builder::input(const std::string &name, const std::vector<int64_t> &shap
   Node n;
   n.name = name;
   n.op = "input";
-  for (int64_t d : shape)
+  int64_t elements = 1;
+  for (int64_t d : shape) {
     TIR_USER_CHECK(d > 0) << detail::node_prefix(n) << "shape " << shape_str(shape) << " must be positive";
+    TIR_USER_CHECK(d <= INT32_MAX / elements)
+        << detail::node_prefix(n) << "shape " << shape_str(shape)
+        << " holds more than 2147483647 elements; compiled kernels index with 32-bit integers";
+    elements *= d;
+  }
   n.shape = shape;
   n.dtype = dtype;
   return add_checked(std::move(n));

@@ -3,6 +3,7 @@
 #include "tensorir/graph/op_registry.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <mutex>
 
@@ -182,6 +183,18 @@ void check_attrs(Node &n) {
       const size_t size = std::get<std::vector<int64_t>>(value).size();
       TIR_USER_CHECK(size == size_t(spec->ints_size)) << node_prefix(n) << "attribute '" << key << "' must hold "
                                                       << spec->ints_size << " values, got " << size;
+    }
+    // Operators read integer attributes as int: a larger value would be cut silently.
+    auto in_int_range = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+    if (const int64_t *i = std::get_if<int64_t>(&value)) {
+      TIR_USER_CHECK(in_int_range(*i)) << node_prefix(n) << "attribute '" << key << "' is " << *i
+                                       << "; it must lie in [-2147483648, 2147483647]";
+    }
+    if (const auto *ints = std::get_if<std::vector<int64_t>>(&value)) {
+      for (int64_t i : *ints) {
+        TIR_USER_CHECK(in_int_range(i)) << node_prefix(n) << "attribute '" << key << "' holds " << i
+                                        << "; each value must lie in [-2147483648, 2147483647]";
+      }
     }
     const double *real = std::get_if<double>(&value);
     TIR_USER_CHECK(!real || std::isfinite(*real))

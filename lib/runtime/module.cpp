@@ -72,6 +72,11 @@ class CallChecker {
         << (a->ndim() == 1 ? "" : "s") << " (shape " << shape_str(a->shape())
         << ") but the function expects " << spec.shape.size();
     for (size_t k = 0; k < spec.shape.size(); ++k) check_dim(index, k, a->shape()[k]);
+    // Compiled code indexes with 32-bit integers: a larger array would be indexed wrapped.
+    TIR_USER_CHECK(a->numel() <= INT32_MAX)
+        << sig_.name << ": argument " << spec.name << " has " << a->numel() << " elements (shape "
+        << shape_str(a->shape()) << "); compiled code indexes arrays with 32-bit integers, so an "
+        << "argument holds at most 2147483647 elements: split the work into smaller arrays";
   }
 
   ArgValue scalar_value(size_t index, const Arg &arg) const {
@@ -130,6 +135,10 @@ class CallChecker {
     TIR_USER_CHECK(num % d.coeff == 0 && num / d.coeff >= 0)
         << sig_.name << ": argument " << spec.name << ": dimension " << k << " is " << actual
         << ", which no " << sym << " >= 0 makes equal to its shape " << dim_str(d, sig_);
+    TIR_USER_CHECK(num / d.coeff <= INT32_MAX)
+        << sig_.name << ": argument " << spec.name << ": dimension " << k << " is " << actual
+        << ", which makes the shape variable " << sym << " = " << num / d.coeff
+        << ", above the largest extent compiled code indexes (2147483647)";
     b.bound = true;
     b.value = num / d.coeff;
     b.arg = index;

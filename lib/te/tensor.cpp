@@ -1,6 +1,7 @@
 // Placeholders, computes and the Tensor handle.
 #include "tensorir/te/tensor.h"
 
+#include <cstdint>
 #include <unordered_set>
 
 #include "tensorir/ir/printer.h"
@@ -83,6 +84,7 @@ IterVar Tensor::reduce_axis(int i) const {
 
 namespace {
 void check_shape(const std::vector<Expr> &shape, const std::string &name) {
+  int64_t elements = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     const Expr &e = shape[d];
     TIR_USER_CHECK(e.defined()) << "tensor '" << name << "': dimension " << d << " is undefined";
@@ -91,6 +93,14 @@ void check_shape(const std::vector<Expr> &shape, const std::string &name) {
         << e.type();
     const int64_t *v = as_const_int(e);
     TIR_USER_CHECK(!v || *v >= 0) << "tensor '" << name << "': dimension " << d << " is negative (" << *v << ")";
+    if (!v) continue;
+    // Generated code indexes with 32-bit integers; a larger extent would wrap.
+    TIR_USER_CHECK(*v <= INT32_MAX) << "tensor '" << name << "': dimension " << d << " is " << *v
+                                    << ", above the largest extent tensorir indexes (2147483647)";
+    elements *= *v;
+    TIR_USER_CHECK(elements <= INT32_MAX)
+        << "tensor '" << name << "' has more than 2147483647 elements (dimensions 0 to " << d
+        << " already hold " << elements << "); tensorir indexes arrays with 32-bit integers: split it";
   }
 }
 std::vector<Expr> normalize_shape(const std::vector<Expr> &shape) {
@@ -118,6 +128,8 @@ IterVar reduce_axis(const Range &dom, const std::string &name) {
   const int64_t *e = as_const_int(dom.extent);
   TIR_USER_CHECK(!e || *e > 0) << "reduce_axis '" << name << "': range is empty (extent " << *e
                            << "); use reduce_axis({begin, end}) with begin < end";
+  TIR_USER_CHECK(!e || *e <= INT32_MAX) << "reduce_axis '" << name << "': extent " << *e
+                                        << " is above the largest extent tensorir indexes (2147483647)";
   return IterVar::make(dom, Var(name), IterVarType::Reduce);
 }
 

@@ -208,3 +208,27 @@ TEST_CASE("call errors: wrong device", "[call]") {
   REQUIRE_THROWS_WITH(fx.m("fixed_gl")(NDArray::empty({4, 8}, UInt(8))),
                       Catch::Contains("argument F is on cpu(0) but the function runs on opengl(0)"));
 }
+
+TEST_CASE("call errors: arrays above the 32-bit index range are refused", "[call][extent]") {
+  // Compiled code indexes with 32-bit integers: such an array would be indexed wrapped.
+  RecordingModule *node = new RecordingModule;
+  Module m{Ref<const ModuleNode>(node)};
+  FuncSignature flat;
+  flat.name = "flat";
+  flat.symbols = {"n"};
+  flat.args = {buffer("V", UInt(8), {sym(0)})};
+  FuncSignature grid;
+  grid.name = "grid";
+  grid.symbols = {"h", "w"};
+  grid.args = {buffer("G", UInt(8), {sym(0), sym(1)})};
+  node->sigs = {flat, grid};
+
+  // 2^31 + 2^16 bytes: each dimension fits in int32, the element count does not.
+  const NDArray big = NDArray::empty({65536, 32769}, UInt(8));
+  REQUIRE_THROWS_WITH(m("grid")(big), Catch::Contains("argument G has 2147549184 elements") &&
+                                          Catch::Contains("32-bit"));
+  REQUIRE_THROWS_WITH(m("flat")(big.view({2147549184}, UInt(8))),
+                      Catch::Contains("shape variable n = 2147549184") &&
+                          Catch::Contains("2147483647"));
+  REQUIRE(node->calls == 0);
+}

@@ -95,6 +95,20 @@ TEST_CASE("te: a placeholder with a negative dimension is rejected", "[error][te
   REQUIRE_THROWS_WITH(placeholder({4, -1}, Float(32), "P_neg"), Contains("P_neg"));
 }
 
+TEST_CASE("te: extents above the 32-bit index range are rejected, not wrapped", "[error][te][extent]") {
+  const int64_t big = (int64_t(1) << 31) + 64;
+  REQUIRE_THROWS_WITH(placeholder({Expr(big)}, UInt(8), "P_big"),
+                      Contains("P_big") && Contains("2147483712") && Contains("2147483647"));
+  // Each dimension fits; the element count does not.
+  REQUIRE_THROWS_WITH(placeholder({65536, 65536}, UInt(8), "P_many"),
+                      Contains("P_many") && Contains("more than 2147483647 elements"));
+  Tensor A = placeholder({4}, Float(32), "A");
+  REQUIRE_THROWS_WITH(compute({Expr(big)}, [&](Var i) { return A(i % 4); }, "C_big"),
+                      Contains("C_big") && Contains("2147483712"));
+  REQUIRE_THROWS_WITH(reduce_axis({Expr(int64_t(0)), Expr(big)}, "k_big"),
+                      Contains("k_big") && Contains("2147483712"));
+}
+
 TEST_CASE("te: asking a schedule for a tensor it does not contain names the tensor",
           "[error][te][schedule]") {
   Tensor A = placeholder({4}, Float(32), "A");

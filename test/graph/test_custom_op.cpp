@@ -235,6 +235,13 @@ TEST_CASE("the operator registry checks attributes against each schema", "[graph
   CHECK_THROWS_WITH(b.make("max_pool2d", {x}, {{"pool_size", std::vector<int64_t>{2}}, {"strides", std::vector<int64_t>{1, 1}}}),
                     Contains("'pool_size' must hold 2 values, got 1"));
   CHECK_THROWS_WITH(b.make("conv2d", {x, x}, {{"groups", int64_t{0}}}), Contains("groups must be at least 1"));
+  // Integers beyond int range are refused rather than cut (4294967298 would run as 2).
+  CHECK_THROWS_WITH(b.make("max_pool2d", {x}, {{"pool_size", std::vector<int64_t>{4294967298, 2}},
+                                               {"strides", std::vector<int64_t>{1, 1}}}),
+                    Contains("'pool_size' holds 4294967298") && Contains("2147483647"));
+  CHECK_THROWS_WITH(b.make("softmax", {x}, {{"axis", int64_t{4294967297}}}),
+                    Contains("'axis' is 4294967297") && Contains("2147483647"));
+  CHECK_THROWS_WITH(b.input("huge", {65536, 65536}), Contains("huge") && Contains("2147483647 elements"));
   CHECK_THROWS_WITH(b.make("no_such_op", {x}), Contains("unknown operator 'no_such_op'") && Contains("test.swish_beta"));
   CHECK_THROWS_WITH(b.make("test.sum_channels", {x, x}), Contains("takes 1 inputs but was given 2"));
   auto flat = b.flatten(x);
