@@ -28,7 +28,7 @@ std::string ir_escape(const std::string &s) {
   return out;
 }
 
-std::string kernel_table_ir(const std::vector<FuncSignature> &sigs) {
+std::string kernel_table_ir(const std::vector<FuncSignature> &sigs, uint32_t plan_fnv1a32) {
   std::ostringstream ir;
   ir << "%arg = type { i32, i32, i32, i32, ptr }\n"
      << "%kernel = type { ptr, ptr, i32, i32, ptr }\n"
@@ -65,18 +65,19 @@ std::string kernel_table_ir(const std::vector<FuncSignature> &sigs) {
   }
   ir << "@kernels = private unnamed_addr constant [" << sigs.size() << " x %kernel] [" << entries.str() << "]\n";
   ir << "@" << runtime::kKernelTableSymbol << " = constant %table { i32 " << runtime::kKernelTableMagic << ", i32 "
-     << runtime::kKernelTableVersion << ", i32 " << sigs.size() << ", i32 0, ptr @kernels }\n";
+     << runtime::kKernelTableVersion << ", i32 " << sigs.size() << ", i32 " << int32_t(plan_fnv1a32) << ", ptr @kernels }\n";
   return ir.str();
 }
 
 }  // namespace
 
-void write_kernel_table(const std::vector<FuncSignature> &kernels, const Target &target, const std::string &path) {
+void write_kernel_table(const std::vector<FuncSignature> &kernels, uint32_t plan_fnv1a32, const Target &target,
+                        const std::string &path) {
   std::vector<FuncSignature> unique;
   std::set<std::string> seen;
   for (const FuncSignature &s : kernels)
     if (seen.insert(s.name).second) unique.push_back(s);
-  write_object(kernel_table_ir(unique), target, path);
+  write_object(kernel_table_ir(unique, plan_fnv1a32), target, path);
 }
 
 }  // namespace tensorir::llvm_backend

@@ -33,7 +33,9 @@ ObjectMachine object_machine(const Target &target);
 void link_shared_library(const std::vector<std::string> &objects, const std::string &output,
                          const std::vector<std::string> &exports = {});
 
-// An object defining runtime::kKernelTableSymbol over `kernels` (runtime/kernel_table.h).
-void write_kernel_table(const std::vector<FuncSignature> &kernels, const Target &target, const std::string &path);
+// An object defining runtime::kKernelTableSymbol over `kernels` and the fingerprint of
+// the plan saved with them (runtime/kernel_table.h).
+void write_kernel_table(const std::vector<FuncSignature> &kernels, uint32_t plan_fnv1a32, const Target &target,
+                        const std::string &path);
 
 }  // namespace tensorir::llvm_backend

@@ -113,18 +113,19 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
     objects.push_back((objects_dir / ("k" + std::to_string(objects.size()) + ".o")).string());
     k.module.save(objects.back(), "o");
   }
+  // params.bin first: the plan's fingerprint, which model.so carries, covers its entry.
+  plan.params = runtime::write_params(params, (out / runtime::kModelParams).string());
   const std::string library = (out / runtime::kModelLibrary).string();
   if (!objects.empty()) {
     // The loader finds kernels only in the table, the one symbol the library exports.
     std::vector<FuncSignature> sigs;
     for (const Kernel &k : m.kernels) sigs.push_back(k.module(k.fname).signature());
     objects.push_back((objects_dir / "kernels.o").string());
-    write_kernel_table(sigs, m.target, objects.back());
+    write_kernel_table(sigs, runtime::plan_fingerprint(plan), m.target, objects.back());
     link_shared_library(objects, library, {runtime::kKernelTableSymbol});
     const std::vector<unsigned char> bytes = runtime::read_file_bytes(library, "kernel library");
     plan.library = runtime::SavedFile{bytes.size(), runtime::fnv1a32(bytes.data(), bytes.size())};
   }
-  plan.params = runtime::write_params(params, (out / runtime::kModelParams).string());
   runtime::write_model_plan(plan, (out / runtime::kModelPlan).string());
   // The plan of an older tensorir's save into this directory would only mislead.
   fs::remove(out / runtime::kOldModelPlan, ec);

@@ -12,7 +12,8 @@ namespace tensorir::runtime {
 
 inline constexpr const char *kKernelTableSymbol = "tensorir_model_kernels";
 inline constexpr uint32_t kKernelTableMagic = 0x4b524954;  // "TIRK", little-endian
-inline constexpr uint32_t kKernelTableVersion = 1;
+// 2: the table carries the plan's fingerprint (runtime::plan_fingerprint).
+inline constexpr uint32_t kKernelTableVersion = 2;
 
 extern "C" {
 // LLVM: { i32, i32, i32, i32, ptr }
@@ -30,7 +31,8 @@ struct TirKernel {
 };
 // LLVM: { i32, i32, i32, i32, ptr }
 struct TirKernelTable {
-  uint32_t magic, version, count, reserved;
+  uint32_t magic, version, count;
+  uint32_t plan_fnv1a32;  // the plan saved with this library (plan_fingerprint)
   const TirKernel *kernels;
 };
 }

@@ -132,7 +132,9 @@ LibraryModuleNode::LibraryModuleNode(const std::string &path, const Verify &veri
     TIR_USER_CHECK(sym && dladdr(sym, &info) && info.dli_fname && copy == info.dli_fname)
         << "the kernel library " << path << " has no kernel table (" << kKernelTableSymbol
         << "): it was saved by an older tensorir, or is not a saved model's library; save the model again";
-    read_table(*static_cast<const TirKernelTable *>(sym), path, sigs_, functions_);
+    const auto &table = *static_cast<const TirKernelTable *>(sym);
+    read_table(table, path, sigs_, functions_);
+    plan_fingerprint_ = table.plan_fnv1a32;
   } catch (...) {
     dlclose(handle_);
     handle_ = nullptr;

@@ -32,12 +32,15 @@ class LibraryModuleNode final : public ModuleNode {
   // Runs function `index` on packed arguments (unchecked); a failing kernel's message
   // becomes an Error.
   void call_packed(size_t index, const ArgValue *args) const;
+  // The fingerprint of the plan saved with the library (runtime::plan_fingerprint).
+  uint32_t plan_fingerprint() const { return plan_fingerprint_; }
 
  private:
   std::string path_;
   void *handle_ = nullptr;
   std::vector<FuncSignature> sigs_;
   std::vector<RawFunction> functions_;
+  uint32_t plan_fingerprint_ = 0;
 };
 
 }  // namespace tensorir::runtime

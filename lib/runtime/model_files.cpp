@@ -1,7 +1,7 @@
 // Writing and reading a saved model's plan (model.json) and constants (params.bin).
 //
 // model.json, written and read with runtime/json.h:
-//   {"format": "tensorir-saved-model", "version": 5,
+//   {"format": "tensorir-saved-model", "version": 6,
 //    "target": <target string>,
 //    "cpu": {"name": <LLVM CPU>, "features": ["+avx2", ...]}   (what the machine code may use)
 //    "library": {"file": "model.so", "bytes": n, "fnv1a32": "0x1234abcd"}   (null without kernels)
@@ -226,7 +226,9 @@ int64_t old_format_version(const std::string &text) {
 
 }  // namespace
 
-void write_model_plan(const SavedModel &m, const std::string &path) {
+namespace {
+
+json::Value plan_json(const SavedModel &m) {
   using json::Value;
   Value doc = Value::object();
   doc.set("format", kModelFormat);
@@ -275,10 +277,21 @@ void write_model_plan(const SavedModel &m, const std::string &path) {
     outputs.push(std::move(jo));
   }
   doc.set("outputs", std::move(outputs));
+  return doc;
+}
 
+}  // namespace
+
+uint32_t plan_fingerprint(const SavedModel &m) {
+  SavedModel without_library = m;
+  without_library.library = SavedFile{};
+  return fnv1a32(plan_json(without_library).dump(-1));
+}
+
+void write_model_plan(const SavedModel &m, const std::string &path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   TIR_USER_CHECK(out.good()) << "cannot write the model plan " << path;
-  const std::string text = doc.dump(1) + "\n";
+  const std::string text = plan_json(m).dump(1) + "\n";
   out.write(text.data(), std::streamsize(text.size()));
   out.close();
   TIR_USER_CHECK(out.good()) << "cannot write the model plan " << path << " (disk full?)";

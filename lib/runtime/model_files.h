@@ -21,10 +21,11 @@
 
 namespace tensorir::runtime {
 
+// 6: model.so's kernel table holds the plan's fingerprint (plan_fingerprint).
 // 5: model.so exports its kernels only as a table (runtime/kernel_table.h).
 // 4: the plan is JSON (model.json), with several outputs and FNV-1a 32 file checksums.
 // 3 and before: a line format in model.txt, which load_model recognises and refuses.
-inline constexpr int kModelFormatVersion = 5;
+inline constexpr int kModelFormatVersion = 6;
 inline constexpr const char *kModelFormat = "tensorir-saved-model";
 inline constexpr const char *kModelLibrary = "model.so";
 inline constexpr const char *kModelPlan = "model.json";
@@ -90,6 +91,10 @@ inline json::Value file_json(const std::string &file, std::string_view bytes) {
 std::vector<unsigned char> read_file_bytes(const std::string &path, const char *what);
 
 void write_model_plan(const SavedModel &m, const std::string &path);
+// FNV-1a 32 of the plan as model.json writes it, less model.so's own entry. model.so's
+// kernel table carries it, so that an edited plan (a kernel argument pointed at another
+// value of the same shape, an output moved) is refused, not run.
+uint32_t plan_fingerprint(const SavedModel &m);
 // Throws an Error naming the file and the JSON member for anything malformed or out of
 // range, and for a plan of another format version (an older tensorir's model.txt: "saved
 // by an older tensorir (format 3); save the model again").

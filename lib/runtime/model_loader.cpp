@@ -204,6 +204,12 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
     };
     impl->library = Ref<const LibraryModuleNode>(new LibraryModuleNode(lib, verify));
     impl->functions = check_plan(plan, impl->library->signatures(), plan_path.string(), lib);
+    // check_plan rules out reads and writes outside storage; the fingerprint also refuses a
+    // well-formed edit (an argument pointed at another value of the same shape).
+    TIR_USER_CHECK(impl->library->plan_fingerprint() == plan_fingerprint(plan))
+        << plan_path.string() << " is not the plan saved with " << lib
+        << " (edited after saving, or from another save); save the model again, or copy all three files "
+        << "of one save together";
   }
   return LoadedModel(std::move(impl));
 }
