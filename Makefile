@@ -8,8 +8,8 @@ ASAN    := build/asan
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 BENCH_ARGS ?=
 
-# Sanitizer runs cover the unit and error tests (the correctness tests are long).
-ASAN_FOLDERS := $(foreach d,unit error,$(if $(wildcard test/$(d)/*.cpp),$(d)))
+# Sanitizer runs cover the unit, error and mutation tests (the correctness tests are long).
+ASAN_FOLDERS := $(foreach d,unit error mutation,$(if $(wildcard test/$(d)/*.cpp),$(d)))
 ASAN_TARGETS := $(foreach d,$(ASAN_FOLDERS),tensorir_$(d)_tests)
 ASAN_LABELS  := ^($(subst $() ,|,$(strip $(ASAN_FOLDERS))))$$
 
