@@ -1,6 +1,6 @@
 # Entry points: `make demo` runs the matmul and ResNet-18 examples, `make test` builds and runs
 # every test (release, sanitizers, install). Both install missing packages first.
-.PHONY: all deps configure build test demo bench bench-web asan install-check clean
+.PHONY: all deps configure build test demo bench bench-web asan install-check fuzz fuzz-build clean
 
 RELEASE := build/release
 ASAN    := build/asan
@@ -30,6 +30,7 @@ test: build
 	ctest --preset release --output-on-failure -j$(JOBS)
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory install-check
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
 
 demo: build
 	./$(RELEASE)/examples/matmul
@@ -60,6 +61,21 @@ ifneq ($(ASAN_TARGETS),)
 else
 	@echo "asan: no unit or error tests yet"
 endif
+
+# libFuzzer targets (fuzz/) for the .npy reader and the saved-model loader, built with
+# clang 19; each runs FUZZ_SECONDS (make test runs them briefly). Findings: build/fuzz/crashes.
+FUZZ         := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= npy saved_model
+
+fuzz-build: build
+	@command -v clang++-19 >/dev/null || { echo "make fuzz needs clang++-19 and libclang-rt-19-dev: run scripts/install-deps.sh" >&2; exit 1; }
+	@test -f $(FUZZ)/build.ninja || cmake -S fuzz -B $(FUZZ) -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(FUZZ) -j $(JOBS)
+	./$(RELEASE)/test/tensorir_fuzz_seeds $(FUZZ)/seeds
+
+fuzz: fuzz-build
+	scripts/fuzz.sh $(FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 install-check: build
 	scripts/install-check.sh $(RELEASE)

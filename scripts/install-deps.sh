@@ -13,7 +13,9 @@ packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev
           # the OpenGL window tests run under a virtual X display (xvfb-run needs xauth)
           xvfb xauth
           # the web package tests: headless Chromium driven from Node.js (playwright-core)
-          chromium)
+          chromium
+          # the fuzz targets (fuzz/, make fuzz): clang 19 with libFuzzer
+          clang-19 libclang-rt-19-dev)
 # Debian's npm only where no npm is present: a nodejs from elsewhere (e.g. NodeSource)
 # bundles its own npm, which the Debian package conflicts with.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
