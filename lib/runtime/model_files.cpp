@@ -18,6 +18,7 @@
 //   u64 checksum of every byte before it (FNV-1a over 8-byte words, then single bytes).
 #include "runtime/model_files.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -364,6 +365,18 @@ SavedModel read_model_plan(const std::string &path) {
     }
     m.values.push_back(std::move(v));
   }
+  // No buffer larger than the values placed in it need (the saver writes them so): the
+  // loader allocates no more than the plan's values, which check_plan holds to the shapes
+  // model.so's kernels were compiled for.
+  std::vector<size_t> used(m.buffers.size(), 0);
+  for (const SavedValue &v : m.values) {
+    size_t need = 0;
+    if (v.is_buffer() && value_bytes(v, need)) used[size_t(v.buffer)] = std::max(used[size_t(v.buffer)], v.offset + need);
+  }
+  for (size_t b = 0; b < m.buffers.size(); ++b)
+    if (m.buffers[b] > (used[b] + 63) / 64 * 64)
+      r.fail(at("buffers", b), std::to_string(m.buffers[b]) + " bytes, but the values placed in it need " +
+                                   std::to_string(used[b]));
 
   const int64_t last_value = int64_t(m.values.size()) - 1;
   const auto &kernels = r.array(r.member(doc, "the document", "kernels"), "kernels", size_t(kMaxCount));

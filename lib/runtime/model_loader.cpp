@@ -151,6 +151,35 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
       << (base / kModelParams).string() << " is not the parameter file saved with " << plan_path.string()
       << "; save the model again, or copy all three files of one save together";
 
+  // A graph whose outputs are inputs or constants has no kernels, and no library.
+  if (!plan.kernels.empty()) {
+    const std::vector<std::string> missing = missing_cpu_features(plan.cpu_features, has_cpu_feature);
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string &f : missing) list += (list.empty() ? "" : ", ") + f;
+      TIR_THROW() << (base / kModelLibrary).string() << " was compiled for the CPU '" << plan.cpu
+                  << "' and may use " << list << ", which this CPU lacks; save the model on this machine, "
+                  << "or build it for an older CPU before saving (graph::build(g, \"llvm -mcpu=x86-64-v2\"))";
+    }
+    const std::string lib = (base / kModelLibrary).string();
+    auto verify = [&](const std::vector<unsigned char> &bytes) {
+      TIR_USER_CHECK((SavedFile{bytes.size(), fnv1a32(bytes.data(), bytes.size())} == plan.library))
+          << kModelLibrary << " does not belong to this " << kModelPlan << " (saved separately?): " << lib
+          << " is not the kernel library saved with " << plan_path.string()
+          << "; save the model again, or copy all three files of one save together";
+    };
+    impl->library = Ref<const LibraryModuleNode>(new LibraryModuleNode(lib, verify));
+    impl->functions = check_plan(plan, impl->library->signatures(), plan_path.string(), lib);
+    // check_plan rules out reads and writes outside storage; the fingerprint also refuses a
+    // well-formed edit (an argument pointed at another value of the same shape).
+    TIR_USER_CHECK(impl->library->plan_fingerprint() == plan_fingerprint(plan))
+        << plan_path.string() << " is not the plan saved with " << lib
+        << " (edited after saving, or from another save); save the model again, or copy all three files "
+        << "of one save together";
+  } else {
+    check_plan(plan, {}, plan_path.string(), "");
+  }
+  // Storage is allocated only now, for a plan that model.so's kernels were compiled for.
   impl->fixed.assign(plan.values.size(), nullptr);
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
     try {
@@ -184,32 +213,6 @@ LoadedModel load_model(const std::string &dir, const std::function<int(const std
   for (int o : plan.outputs) {
     const SavedValue &v = plan.values[size_t(o)];
     impl->outputs.push_back(ModelOutput{v.name, v.shape, v.dtype});
-  }
-  // A graph whose outputs are inputs or constants has no kernels, and no library.
-  if (!plan.kernels.empty()) {
-    const std::vector<std::string> missing = missing_cpu_features(plan.cpu_features, has_cpu_feature);
-    if (!missing.empty()) {
-      std::string list;
-      for (const std::string &f : missing) list += (list.empty() ? "" : ", ") + f;
-      TIR_THROW() << (base / kModelLibrary).string() << " was compiled for the CPU '" << plan.cpu
-                  << "' and may use " << list << ", which this CPU lacks; save the model on this machine, "
-                  << "or build it for an older CPU before saving (graph::build(g, \"llvm -mcpu=x86-64-v2\"))";
-    }
-    const std::string lib = (base / kModelLibrary).string();
-    auto verify = [&](const std::vector<unsigned char> &bytes) {
-      TIR_USER_CHECK((SavedFile{bytes.size(), fnv1a32(bytes.data(), bytes.size())} == plan.library))
-          << kModelLibrary << " does not belong to this " << kModelPlan << " (saved separately?): " << lib
-          << " is not the kernel library saved with " << plan_path.string()
-          << "; save the model again, or copy all three files of one save together";
-    };
-    impl->library = Ref<const LibraryModuleNode>(new LibraryModuleNode(lib, verify));
-    impl->functions = check_plan(plan, impl->library->signatures(), plan_path.string(), lib);
-    // check_plan rules out reads and writes outside storage; the fingerprint also refuses a
-    // well-formed edit (an argument pointed at another value of the same shape).
-    TIR_USER_CHECK(impl->library->plan_fingerprint() == plan_fingerprint(plan))
-        << plan_path.string() << " is not the plan saved with " << lib
-        << " (edited after saving, or from another save); save the model again, or copy all three files "
-        << "of one save together";
   }
   return LoadedModel(std::move(impl));
 }

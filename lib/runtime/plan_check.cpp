@@ -103,6 +103,12 @@ std::vector<size_t> check_plan(const SavedModel &plan, const std::vector<FuncSig
   }
   for (size_t o = 0; o < plan.outputs.size(); ++o)
     check_read(plan.outputs[o], "output '" + values[size_t(plan.outputs[o])].name + "'");
+  // Every value in a buffer is some kernel's result, so its shape is one model.so's kernels
+  // were compiled for, and storage is bounded by them.
+  for (size_t v = 0; v < values.size(); ++v)
+    TIR_USER_CHECK(!values[v].is_buffer() || computed[v] >= 0)
+        << plan_path << ": '" << values[v].name << "' (value " << v << ") has storage in buffer "
+        << values[v].buffer << " but no kernel computes it; save the model again";
   return found;
 }
 

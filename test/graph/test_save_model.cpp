@@ -451,6 +451,12 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     CHECK_THROWS_WITH(runtime::load_model(dir.str()),
                       Catch::Contains("buffers[0]: '999999999999999' is not an integer in [0, 1099511627776]"));
   }
+  SECTION("a buffer larger than its values need is refused before anything is allocated") {
+    // 16 GiB: allocating (and zeroing) it would take the machine's memory.
+    write_plan(dir, with_item(plan, "buffers", 0, int64_t(1) << 34));
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()),
+                      Catch::Contains("buffers[0]: 17179869184 bytes, but the values placed in it need"));
+  }
   SECTION("a shape whose size overflows") {
     // [2^40, 2^24] float32 is 2^66 bytes: 0 when the product wraps, which would fit anywhere.
     size_t i = 0;

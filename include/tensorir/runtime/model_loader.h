@@ -6,11 +6,12 @@
 //   tensorir::NDArray logits = m.run({{"data", image}});
 //   std::map<std::string, NDArray> all = two_heads.run_all({{"x", x}});  // by output name
 //
-// model.json (format "tensorir-saved-model", version 5) records the size and FNV-1a 32
+// model.json (format "tensorir-saved-model", version 6) records the size and FNV-1a 32
 // checksum of model.so and params.bin, so files of different saves are refused; a model
-// saved by an older tensorir (model.txt, format 3) is refused with "save the model again".
-// Kernels come only from model.so's kernel table, and the plan is checked against it
-// and against itself before any kernel runs (runtime/plan_check.h).
+// saved by an older tensorir is refused with "save the model again". Kernels come only
+// from model.so's kernel table, the plan is checked against it and against itself before
+// any kernel runs (runtime/plan_check.h), and the table holds the plan's fingerprint, so
+// an edited plan is refused. load_model throws only tensorir::Error.
 //
 // The kernels are machine code for the CPU the model was saved on (the host by default):
 // load it on the same kind of machine.
