@@ -1,0 +1,62 @@
+// ONNX models in: a model file (or its bytes) becomes a graph::Graph whose initializers
+// are constants, ready for graph::build on any target.
+//
+//   tensorir::onnx::ImportOptions opt;
+//   opt.input_shapes["input"] = {1, 3, 224, 224};         // binds symbolic dimensions
+//   tensorir::graph::Graph g = tensorir::onnx::import("resnet18.onnx", opt);
+//   tensorir::graph::CompiledModel m = tensorir::graph::build(g, "llvm");
+//
+// A library of its own (tensorir::onnx, libtensorir_onnx): the compiler and the runtime
+// do not link protobuf. No protobuf or ONNX header is included here.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tensorir/graph/graph.h"
+#include "tensorir/runtime/ndarray.h"
+
+namespace tensorir::onnx {
+
+struct ImportOptions {
+  // Shapes of graph inputs by name: each binds the input's symbolic dimensions (and must
+  // agree with its fixed ones). A symbolic dimension left unbound is an Error naming the
+  // input and the dimension.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Where tensors stored as external data are looked up; by default the model file's
+  // directory (import from bytes: the current directory).
+  std::string external_data_dir;
+};
+
+// Reads an ONNX model (.onnx, protobuf) and converts it. Throws tensorir::Error for a
+// missing, truncated or corrupt file, an unsupported opset or element type, an operator
+// that cannot be converted (every such node named at once), a missing external-data file,
+// or an input shape that does not fit.
+graph::Graph import(const std::string &path, const ImportOptions &options = {});
+graph::Graph import_bytes(const std::string &bytes, const ImportOptions &options = {});
+
+// What a model holds, without converting it: for `tensorir info`.
+struct ValueInfo {
+  std::string name;
+  std::string dtype;               // "float32", "int64", ...
+  std::vector<std::string> shape;  // each dimension: a number or a symbol name ("?" if none)
+};
+struct UnsupportedNode {
+  std::string node, op, reason;
+};
+struct ModelInfo {
+  std::string producer;             // producer name and version
+  int64_t ir_version = 0;
+  std::map<std::string, int64_t> opsets;  // domain ("" for ai.onnx) -> version
+  std::vector<ValueInfo> inputs, outputs;  // graph inputs that are not initializers
+  std::map<std::string, int> operators;   // op type -> number of nodes
+  int64_t parameters = 0;                 // elements over all initializers
+  std::vector<UnsupportedNode> unsupported;  // nodes the importer cannot convert, and why
+};
+ModelInfo inspect(const std::string &path);
+
+// An ONNX TensorProto file (.pb, as in ONNX's backend test data) as an NDArray.
+NDArray read_tensor(const std::string &path);
+
+}  // namespace tensorir::onnx
