@@ -82,15 +82,18 @@ try {
     }
   }
 
-  // The error cases, on copies of the smallest package.
-  const small = packages.map((n) => [n, JSON.parse(readFileSync(join(dir, n, 'model.json'), 'utf8'))])
-    .filter(([, j]) => j.params.bytes >= 8).sort((a, b) => a[1].params.bytes - b[1].params.bytes)[0][0];
+  // The error cases, on copies of the smallest package, and of the smallest with several
+  // kernels for the order of the plan.
+  const bySize = packages.map((n) => [n, JSON.parse(readFileSync(join(dir, n, 'model.json'), 'utf8'))])
+    .filter(([, j]) => j.params.bytes >= 8).sort((a, b) => a[1].params.bytes - b[1].params.bytes);
+  const small = bySize[0][0];
+  const multi = bySize.find(([, j]) => j.kernels.length >= 2)[0];
   const scratch = mkdtempSync(join(tmpdir(), 'tensorir-wasm-'));
   server.mount('/broken/', scratch);
   let n = 0;
-  const broken = (edit) => {
+  const broken = (edit, pkg = small) => {
     const d = join(scratch, String(n++));
-    cpSync(join(dir, small), d, { recursive: true });
+    cpSync(join(dir, pkg), d, { recursive: true });
     edit(d);
     return `${server.url}/broken/${d.slice(scratch.length + 1)}/model.json`;
   };
@@ -135,8 +138,40 @@ try {
      /argument at offset \d+, inside the weights but not at the start of a tensor/],
     ['a misaligned kernel argument', (d) => editJson(d, (j) => { j.kernels[0].args[0] += 8; }),
      /not a multiple of the model's alignment/],
-    ['a kernel the module lacks', (d) => editJson(d, (j) => { j.kernels[0].name = 'no_such_kernel'; }),
-     /no kernel no_such_kernel/],
+    // The plan against its graph and in its order.
+    ['a kernel named after no node', (d) => editJson(d, (j) => { j.kernels[0].name = 'no_such_kernel'; }),
+     /kernel no_such_kernel \(kernels\[0\]\) computes graph node "[^"]+" \(#\d+\), whose kernel is k\d+_/],
+    ['kernel arguments swapped', (d) => editJson(d, (j) => {
+      const a = j.kernels[0].args;
+      [a[0], a[1]] = [a[1], a[0]];
+    }), /argument 0 of kernel \w+ \(kernels\[0\]\) is offset \d+, but it is input "[^"]+", at offset \d+/],
+    ['a kernel argument naming another weight', (d) => editJson(d, (j) => { j.kernels[0].args[2] = 0; }),
+     /argument 2 of kernel \w+ \(kernels\[0\]\) is offset 0, but it is weight "[^"]+", at offset \d+/],
+    ['an input shape the graph does not have', (d) => editJson(d, (j) => { j.inputs[0].shape.reverse(); }),
+     /input "[^"]+" has shape \[[\d,]+\], but the graph's node has \[[\d,]+\]/],
+    ['a weight past the end of params.bin, size and checksum written anew', (d) => {
+      // The last weight cut short: params.bin's size and checksum in model.json agree.
+      const last = JSON.parse(readFileSync(join(d, 'model.json'), 'utf8')).params.tensors.at(-1);
+      const end = last.offset + last.shape.reduce((a, b) => a * b, 1) * 4;
+      const p = readFileSync(join(d, 'params.bin')).subarray(0, end - 4);
+      writeFileSync(join(d, 'params.bin'), p);
+      editJson(d, (j) => { j.params.bytes = p.length; j.params.fnv1a32 = fnv(p); });
+    }, /weight "[^"]+" \(.*\) at offset \d+ ends at byte \d+, past the end of params\.bin \(\d+ bytes\)/],
+    ['a memory larger than a package may take', (d) => editJson(d, (j) => { j.memory.bytes = 2 ** 31; }),
+     /"memory" has 2147483648 bytes, more than the 1536 MiB a WebAssembly package may take/],
+    ['kernels out of order', (d) => editJson(d, (j) => { j.kernels.reverse(); }),
+     /kernel \w+ \(kernels\[0\]\) reads "[^"]+" before any kernel computes it/, multi],
+    ['a kernel given another kernel\'s function', (d) => editJson(d, (j) => { j.kernels[0].name = j.kernels[1].name; }),
+     /kernels\[0\]\) computes graph node "[^"]+" \(#\d+\), whose kernel is/, multi],
+    ['an output read where no kernel writes it', (d) => editJson(d, (j) => {
+      j.outputs[0].offset = j.kernels.at(-2).args.at(-1);
+    }), /output "[^"]+" is read at offset \d+, but it is "[^"]+" \(the result of \w+\), at offset \d+/, multi],
+    ['a kernel writing its result over what it reads', (d) => editJson(d, (j) => {
+      const k = j.kernels.at(-1);
+      k.args[k.args.length - 1] = k.args[0];
+      j.outputs[0].offset = k.args[0];
+    }), /kernel \w+ \(kernels\[\d+\]\) writes "[^"]+" \(bytes \[\d+,\d+\)\) over "[^"]+" \(the result of \w+\), which/,
+     multi],
     // Modules that lack what model.json and the runtime use (the export section rewritten).
     ['a module without the kernel model.json names',
      editWasm((e) => e.map((x) => (x.kind === 0 && x.name.startsWith('k') ? { ...x, name: `${x.name}_renamed` } : x))),
@@ -165,9 +200,9 @@ try {
       editJson(d, (j) => { j.module.bytes = wasm.length; j.module.fnv1a32 = fnv(wasm); });
     }, /imports env\.no_such_function/],
   ];
-  for (const [what, edit, pattern] of cases) {
+  for (const [what, edit, pattern, pkg] of cases) {
     try {
-      const m = await tensorir.load(broken(edit));
+      const m = await tensorir.load(broken(edit, pkg));
       m.dispose();
       report(false, what, 'loaded');
     } catch (e) {
