@@ -19,6 +19,8 @@ const cases = [
   ['"outputs" naming a parameter\'s texture', (m) => { withOutputs(m).outputs[1] = paramTexture(m); },
    /different sizes|parameter/],
   ['"outputs" past the texture list', (m) => { withOutputs(m).outputs[1] = 99; }, /texture 99/],
+  ['"uniforms" that are not a list', (m) => { m.kernels[0].passes[0].uniforms = {}; },
+   /"uniforms" \{\}; expected a list/],
   ['a pass reading one of its "outputs"', (m) => { const p = withOutputs(m); p.inputs[0].texture = p.outputs[1]; },
    /while rendering into it/],
 ];

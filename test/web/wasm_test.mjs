@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import * as tensorir from '../../web/runtime/tensorir.js';
-import { makeImports } from '../../web/runtime/wasm_imports.js';
+import { checkExports, checkInstanceExports, makeImports } from '../../web/runtime/wasm_imports.js';
 import { startServer } from './static_server.mjs';
 
 const args = process.argv.slice(2);
@@ -82,15 +82,18 @@ try {
     }
   }
 
-  // The error cases, on copies of the smallest package.
-  const small = packages.map((n) => [n, JSON.parse(readFileSync(join(dir, n, 'model.json'), 'utf8'))])
-    .filter(([, j]) => j.params.bytes >= 8).sort((a, b) => a[1].params.bytes - b[1].params.bytes)[0][0];
+  // The error cases, on copies of the smallest package, and of the smallest with several
+  // kernels for the order of the plan.
+  const bySize = packages.map((n) => [n, JSON.parse(readFileSync(join(dir, n, 'model.json'), 'utf8'))])
+    .filter(([, j]) => j.params.bytes >= 8).sort((a, b) => a[1].params.bytes - b[1].params.bytes);
+  const small = bySize[0][0];
+  const multi = bySize.find(([, j]) => j.kernels.length >= 2)[0];
   const scratch = mkdtempSync(join(tmpdir(), 'tensorir-wasm-'));
   server.mount('/broken/', scratch);
   let n = 0;
-  const broken = (edit) => {
+  const broken = (edit, pkg = small) => {
     const d = join(scratch, String(n++));
-    cpSync(join(dir, small), d, { recursive: true });
+    cpSync(join(dir, pkg), d, { recursive: true });
     edit(d);
     return `${server.url}/broken/${d.slice(scratch.length + 1)}/model.json`;
   };
@@ -135,8 +138,60 @@ try {
      /argument at offset \d+, inside the weights but not at the start of a tensor/],
     ['a misaligned kernel argument', (d) => editJson(d, (j) => { j.kernels[0].args[0] += 8; }),
      /not a multiple of the model's alignment/],
-    ['a kernel the module lacks', (d) => editJson(d, (j) => { j.kernels[0].name = 'no_such_kernel'; }),
-     /no kernel no_such_kernel/],
+    // The plan against its graph and in its order.
+    ['a kernel named after no node', (d) => editJson(d, (j) => { j.kernels[0].name = 'no_such_kernel'; }),
+     /kernel no_such_kernel \(kernels\[0\]\) computes graph node "[^"]+" \(#\d+\), whose kernel is k\d+_/],
+    ['kernel arguments swapped', (d) => editJson(d, (j) => {
+      const a = j.kernels[0].args;
+      [a[0], a[1]] = [a[1], a[0]];
+    }), /argument 0 of kernel \w+ \(kernels\[0\]\) is offset \d+, but it is input "[^"]+", at offset \d+/],
+    ['a kernel argument naming another weight', (d) => editJson(d, (j) => { j.kernels[0].args[2] = 0; }),
+     /argument 2 of kernel \w+ \(kernels\[0\]\) is offset 0, but it is weight "[^"]+", at offset \d+/],
+    ['an input shape the graph does not have', (d) => editJson(d, (j) => { j.inputs[0].shape.reverse(); }),
+     /input "[^"]+" has shape \[[\d,]+\], but the graph's node has \[[\d,]+\]/],
+    ['a weight past the end of params.bin, size and checksum written anew', (d) => {
+      // The last weight cut short: params.bin's size and checksum in model.json agree.
+      const last = JSON.parse(readFileSync(join(d, 'model.json'), 'utf8')).params.tensors.at(-1);
+      const end = last.offset + last.shape.reduce((a, b) => a * b, 1) * 4;
+      const p = readFileSync(join(d, 'params.bin')).subarray(0, end - 4);
+      writeFileSync(join(d, 'params.bin'), p);
+      editJson(d, (j) => { j.params.bytes = p.length; j.params.fnv1a32 = fnv(p); });
+    }, /weight "[^"]+" \(.*\) at offset \d+ ends at byte \d+, past the end of params\.bin \(\d+ bytes\)/],
+    ['a memory larger than a package may take', (d) => editJson(d, (j) => { j.memory.bytes = 2 ** 31; }),
+     /"memory" has 2147483648 bytes, more than the 1536 MiB a WebAssembly package may take/],
+    ['kernels out of order', (d) => editJson(d, (j) => { j.kernels.reverse(); }),
+     /kernel \w+ \(kernels\[0\]\) reads "[^"]+" before any kernel computes it/, multi],
+    ['a kernel given another kernel\'s function', (d) => editJson(d, (j) => { j.kernels[0].name = j.kernels[1].name; }),
+     /kernels\[0\]\) computes graph node "[^"]+" \(#\d+\), whose kernel is/, multi],
+    ['an output read where no kernel writes it', (d) => editJson(d, (j) => {
+      j.outputs[0].offset = j.kernels.at(-2).args.at(-1);
+    }), /output "[^"]+" is read at offset \d+, but it is "[^"]+" \(the result of \w+\), at offset \d+/, multi],
+    ['a kernel writing its result over what it reads', (d) => editJson(d, (j) => {
+      const k = j.kernels.at(-1);
+      k.args[k.args.length - 1] = k.args[0];
+      j.outputs[0].offset = k.args[0];
+    }), /kernel \w+ \(kernels\[\d+\]\) writes "[^"]+" \(bytes \[\d+,\d+\)\) over "[^"]+" \(the result of \w+\), which/,
+     multi],
+    // Modules that lack what model.json and the runtime use (the export section rewritten).
+    ['a module without the kernel model.json names',
+     editWasm((e) => e.map((x) => (x.kind === 0 && x.name.startsWith('k') ? { ...x, name: `${x.name}_renamed` } : x))),
+     /model\.wasm has no kernel k\d+_\w+; the package's files come from different exports/],
+    ['a module without __heap_base', editWasm((e) => e.filter((x) => x.name !== '__heap_base')),
+     /model\.wasm has no global __heap_base/],
+    ['a module without __indirect_function_table',
+     editWasm((e) => e.filter((x) => x.name !== '__indirect_function_table')),
+     /model\.wasm has no table __indirect_function_table/],
+    ['a module whose __heap_base is a function', editWasm((e) => [
+      ...e.filter((x) => x.name !== '__heap_base'), { ...e.find((x) => x.kind === 0), name: '__heap_base' }]),
+     /model\.wasm has __heap_base as a function where a global is needed/],
+    ['a module whose __indirect_function_table is a global', editWasm((e) => [
+      ...e.filter((x) => x.name !== '__indirect_function_table'),
+      { ...e.find((x) => x.name === '__heap_base'), name: '__indirect_function_table' }]),
+     /model\.wasm has __indirect_function_table as a global where a table is needed/],
+    ['a module whose __heap_base is a 64-bit integer', (d) => {
+      const kernel = JSON.parse(readFileSync(join(d, 'model.json'), 'utf8')).kernels[0].name;
+      writeModule(d, handWrittenModule(kernel, 0x7e));
+    }, /model\.wasm exports __heap_base as a 64-bit integer, not a 32-bit address/],
     ['a module importing what the runtime lacks', (d) => {
       // An import section naming env.no_such_function, spliced into a minimal module.
       const wasm = Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0,
@@ -145,14 +200,45 @@ try {
       editJson(d, (j) => { j.module.bytes = wasm.length; j.module.fnv1a32 = fnv(wasm); });
     }, /imports env\.no_such_function/],
   ];
-  for (const [what, edit, pattern] of cases) {
+  for (const [what, edit, pattern, pkg] of cases) {
     try {
-      const m = await tensorir.load(broken(edit));
+      const m = await tensorir.load(broken(edit, pkg));
       m.dispose();
       report(false, what, 'loaded');
     } catch (e) {
       report(e instanceof tensorir.TensorirError && pattern.test(e.message), what, e.message);
     }
+  }
+  // The threaded module's exports, which Node cannot load with workers: checked directly.
+  {
+    const kernels = JSON.parse(readFileSync(join(dir, small, 'model.json'), 'utf8')).kernels.map((k) => k.name);
+    const threaded = readFileSync(join(dir, small, 'model.threads.wasm'));
+    const single = readFileSync(join(dir, small, 'model.wasm'));
+    const expectCheck = (what, fn, pattern) => {
+      try {
+        fn();
+        report(pattern === null, what, 'passed');
+      } catch (e) {
+        report(pattern !== null && e instanceof tensorir.TensorirError && pattern.test(e.message), what, e.message);
+      }
+    };
+    const compile = (bytes) => new WebAssembly.Module(bytes);
+    expectCheck('the threaded module has what threads need',
+                () => checkExports(compile(threaded), 'model.threads.wasm', kernels, true), null);
+    expectCheck('a threaded module without __stack_pointer', () => checkExports(
+      compile(rewriteExports(threaded, (e) => e.filter((x) => x.name !== '__stack_pointer'))), 'model.threads.wasm',
+      kernels, true), /model\.threads\.wasm has no global __stack_pointer/);
+    expectCheck('the single-thread module, used for threads', () => checkExports(compile(single), 'model.wasm',
+                                                                                 kernels, true),
+                /model\.wasm has no global __stack_pointer/);
+    // __stack_pointer exported as __heap_base, an immutable global: a worker could not set it.
+    const frozen = compile(rewriteExports(single, (e) => [...e, { ...e.find((x) => x.name === '__heap_base'),
+                                                                 name: '__stack_pointer' }]));
+    const memory = new WebAssembly.Memory({ initial: 1024 });
+    const instance = new WebAssembly.Instance(frozen, makeImports(memory, {}));
+    expectCheck('a threaded module whose __stack_pointer cannot be set',
+                () => checkInstanceExports(instance, 'model.threads.wasm', true),
+                /model\.threads\.wasm exports __stack_pointer as a global that cannot be set/);
   }
   // Threads in a page that is not cross-origin isolated (Node has no such page).
   try {
@@ -246,6 +332,93 @@ try {
   }
 } finally {
   await server.close();
+}
+
+// WebAssembly modules taken apart and put together: unsigned LEB128 and the export section
+// (section 7: a count, then per export its name, its kind (0 function, 1 table, 2 memory,
+// 3 global) and its index).
+function readLeb(bytes, at) {
+  let value = 0, shift = 0, b;
+  do {
+    b = bytes[at++];
+    value += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80);
+  return [value, at];
+}
+function leb(value) {
+  const out = [];
+  do {
+    let b = value % 128;
+    value = Math.floor(value / 128);
+    if (value) b |= 0x80;
+    out.push(b);
+  } while (value);
+  return out;
+}
+function wasmName(s) {
+  return [...leb(Buffer.byteLength(s)), ...Buffer.from(s)];
+}
+function section(id, payload) {
+  return [id, ...leb(payload.length), ...payload];
+}
+
+// `wasm` with its exports [{name, kind, index}] replaced by edit(exports).
+function rewriteExports(wasm, edit) {
+  const out = [...wasm.subarray(0, 8)];
+  for (let at = 8; at < wasm.length;) {
+    const id = wasm[at];
+    const [size, start] = readLeb(wasm, at + 1);
+    let payload = [...wasm.subarray(start, start + size)];
+    if (id === 7) {
+      let [count, p] = readLeb(payload, 0);
+      const exports = [];
+      while (count--) {
+        const [len, q] = readLeb(payload, p);
+        const name = Buffer.from(payload.slice(q, q + len)).toString();
+        const kind = payload[q + len];
+        let index;
+        [index, p] = readLeb(payload, q + len + 1);
+        exports.push({ name, kind, index });
+      }
+      const edited = edit(exports);
+      payload = [...leb(edited.length), ...edited.flatMap((e) => [...wasmName(e.name), e.kind, ...leb(e.index)])];
+    }
+    out.push(...section(id, payload));
+    at = start + size;
+  }
+  return Buffer.from(out);
+}
+
+// A module of its own: imports env.memory, exports `kernel` (returning 0), a function
+// table and __heap_base, a global of type `heapType` (0x7f i32, 0x7e i64).
+function handWrittenModule(kernel, heapType) {
+  const heapInit = heapType === 0x7e ? [0x42, 0x80, 0x08] : [0x41, 0x80, 0x08];  // i64/i32.const 1024
+  return Buffer.from([
+    0, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+    ...section(1, [1, 0x60, 1, 0x7f, 1, 0x7f]),                          // (i32) -> i32
+    ...section(2, [1, ...wasmName('env'), ...wasmName('memory'), 2, 0, 1]),  // env.memory, 1 page
+    ...section(3, [1, 0]),
+    ...section(4, [1, 0x70, 0, 0]),                                        // funcref table
+    ...section(6, [1, heapType, 0, ...heapInit, 0x0b]),
+    ...section(7, [3, ...wasmName(kernel), 0, 0, ...wasmName('__indirect_function_table'), 1, 0,
+                   ...wasmName('__heap_base'), 3, 0]),
+    ...section(10, [1, 4, 0, 0x41, 0, 0x0b]),                              // return 0
+  ]);
+}
+
+// model.wasm replaced by `wasm`, with its size and checksum in model.json.
+function writeModule(d, wasm) {
+  writeFileSync(join(d, 'model.wasm'), wasm);
+  const j = JSON.parse(readFileSync(join(d, 'model.json'), 'utf8'));
+  j.module.bytes = wasm.length;
+  j.module.fnv1a32 = fnv(wasm);
+  writeFileSync(join(d, 'model.json'), JSON.stringify(j));
+}
+
+// An edit of a package: its model.wasm's exports rewritten.
+function editWasm(edit) {
+  return (d) => writeModule(d, rewriteExports(readFileSync(join(d, 'model.wasm')), edit));
 }
 
 function fnv(bytes) {

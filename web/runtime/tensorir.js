@@ -78,7 +78,7 @@ export async function load(source) {
     validateModel(json, modelUrl);
   } catch (e) {
     // A shape the checks did not foresee (null where an object belongs) is still the file's fault.
-    throw e instanceof TensorirError ? e : new TensorirError(`${modelUrl} is malformed: ${e.message}`);
+    throw e instanceof TensorirError ? e : new TensorirError(`${modelUrl} is malformed: ${e.message}`, { cause: e });
   }
   const paramsUrl = options.paramsUrl ? resolve(String(options.paramsUrl), pageBase())
                                       : resolve(json.params.file, modelUrl);
@@ -98,7 +98,7 @@ export async function load(source) {
     model = new Model(ctx, json, params);
   } catch (e) {
     ctx.dispose();
-    throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`);
+    throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`, { cause: e });
   }
   model.url = modelUrl;
   return model;
@@ -110,7 +110,7 @@ async function loadWasm(json, modelUrl, options) {
   try {
     validateWasmModel(json, modelUrl);
   } catch (e) {
-    throw e instanceof TensorirError ? e : new TensorirError(`${modelUrl} is malformed: ${e.message}`);
+    throw e instanceof TensorirError ? e : new TensorirError(`${modelUrl} is malformed: ${e.message}`, { cause: e });
   }
   const paramsUrl = options.paramsUrl ? resolve(String(options.paramsUrl), pageBase())
                                       : resolve(json.params.file, modelUrl);
@@ -144,7 +144,7 @@ async function loadWasm(json, modelUrl, options) {
       model.state.threadError = e.message;
     }
   } catch (e) {
-    throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`);
+    throw e instanceof TensorirError ? e : new TensorirError(`loading ${modelUrl}: ${e.message}`, { cause: e });
   }
   model.url = modelUrl;
   return model;

@@ -101,6 +101,8 @@ function checkPass(pass, where, model, paramTextures) {
           () => `model.json: ${where} reads texture ${input.texture} (${input.sampler}) while ` +
                 `rendering into it`);
   }
+  check(pass.uniforms === undefined || pass.uniforms === null || Array.isArray(pass.uniforms),
+        () => `model.json: ${where} has "uniforms" ${JSON.stringify(pass.uniforms)}; expected a list`);
   for (const u of pass.uniforms || []) {
     check(u && typeof u.name === 'string', `model.json: ${where} has a uniform without a name`);
     check(u.type === 'int' || u.type === 'float',

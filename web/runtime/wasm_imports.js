@@ -128,3 +128,62 @@ export function checkImports(module, url) {
   if (missing) fail(`${url} imports ${missing}, which this runtime does not provide; export the model ` +
                     'again with the tensorir that ships this runtime');
 }
+
+// The exports the runtime uses, each with its kind: the kernels model.json names, the
+// table of functions a parallel loop's body is called through, the end of the module's own
+// data (__heap_base, after which the runtime lays out the model's memory) and, in the
+// threaded module, the stack pointer each worker sets to a stack of its own.
+export function requiredExports(kernelNames, threaded) {
+  const need = [['__heap_base', 'global', 'global __heap_base'],
+                ['__indirect_function_table', 'table', 'table __indirect_function_table']];
+  if (threaded) need.push(['__stack_pointer', 'global', 'global __stack_pointer']);
+  for (const name of kernelNames) need.push([name, 'function', `kernel ${name}`]);
+  return need;
+}
+
+// The exports of `module` that requiredExports() lists but it lacks or has of another kind,
+// as a message, or ''.
+export function missingExports(module, kernelNames, threaded) {
+  const have = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
+  const problems = [];
+  for (const [name, kind, what] of requiredExports(kernelNames, threaded)) {
+    if (!have.has(name)) problems.push(`no ${what}`);
+    else if (have.get(name) !== kind) problems.push(`${name} as a ${have.get(name)} where a ${kind} is needed`);
+  }
+  return problems.join(', ');
+}
+
+export function checkExports(module, url, kernelNames, threaded) {
+  const missing = missingExports(module, kernelNames, threaded);
+  if (missing) fail(`${url} has ${missing}; the package's files come from different exports or were edited: ` +
+                    'export the model again with the tensorir that ships this runtime');
+}
+
+// What checkExports() cannot see before instantiation: __heap_base an address (an i32)
+// and, in the threaded module, __stack_pointer one that a worker can set.
+export function checkInstanceExports(instance, url, threaded) {
+  const again = 'export the model again with the tensorir that ships this runtime';
+  const address = (name) => {
+    let v;
+    try {
+      v = instance.exports[name].value;
+    } catch (e) {
+      v = e.message;  // a type JavaScript cannot read (v128)
+    }
+    if (!Number.isSafeInteger(v) || v < 0) {
+      fail(`${url} exports ${name} as ${typeof v === 'bigint' ? 'a 64-bit integer' : `${JSON.stringify(v)}`}, ` +
+           `not a 32-bit address; ${again}`);
+    }
+    return v;
+  };
+  address('__heap_base');
+  if (threaded) {
+    const sp = instance.exports.__stack_pointer;
+    const top = address('__stack_pointer');
+    try {
+      sp.value = top;  // this thread's own stack pointer, unchanged
+    } catch (e) {
+      fail(`${url} exports __stack_pointer as a global that cannot be set (${e.message}); ${again}`);
+    }
+  }
+}

@@ -4,7 +4,7 @@
 import { TensorirError, check, fail } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
 import { ModelBase } from './model_base.js';
-import { Scratch, checkImports, makeImports } from './wasm_imports.js';
+import { Scratch, checkExports, checkImports, checkInstanceExports, makeImports } from './wasm_imports.js';
 import { CONTROL_BYTES, ThreadPool, TRAPPED, WORKER_SCRATCH_MIB } from './wasm_threads.js';
 
 const PAGE = 65536;
@@ -59,6 +59,7 @@ export class WasmModel extends ModelBase {
            'WebAssembly SIMD (Chrome 91, Firefox 89, Safari 16.4 or later)');
     }
     checkImports(module, url);
+    checkExports(module, url, json.kernels.map((k) => k.name), threads > 1);
     // The module's own stack and data come first (below __heap_base, a few MiB).
     const initial = Math.ceil((json.memory.bytes + (16 << 20)) / PAGE);
     let memory;
@@ -80,7 +81,8 @@ export class WasmModel extends ModelBase {
     } catch (e) {
       fail(`${url}: instantiating the model's WebAssembly failed: ${e.message}`);
     }
-    const model = new WasmModel(json, instance, memory, state, params, threads - 1);
+    checkInstanceExports(instance, url, threads > 1);
+    const model = new WasmModel(json, instance, memory, state, params, threads - 1, url);
     if (threads > 1) {
       try {
         state.pool = await ThreadPool.create(module, memory, model.layout,
@@ -94,7 +96,7 @@ export class WasmModel extends ModelBase {
     return model;
   }
 
-  constructor(json, instance, memory, state, params, workers) {
+  constructor(json, instance, memory, state, params, workers, url = 'model.wasm') {
     super(json);
     this.backend = 'wasm';
     this.memory = memory;
@@ -105,14 +107,21 @@ export class WasmModel extends ModelBase {
     this.layout = layout;
     this.base = layout.base;
     const need = layout.mainScratch + (1 << 20);
-    if (need > memory.buffer.byteLength) memory.grow(Math.ceil((need - memory.buffer.byteLength) / PAGE));
+    if (need > memory.buffer.byteLength) {
+      try {
+        memory.grow(Math.ceil((need - memory.buffer.byteLength) / PAGE));
+      } catch (e) {
+        fail(`the model's ${Math.ceil(need / (1 << 20))} MiB of WebAssembly memory (its module's data ends at ` +
+             `${exports.__heap_base.value}) cannot be allocated: ${e.message}`);
+      }
+    }
     state.scratch = new Scratch(memory, layout.mainScratch);
     new Uint8Array(memory.buffer, this.base, params.byteLength).set(new Uint8Array(params));
     // Each kernel's argument slots (8 bytes each, addresses in the low 32 bits), once.
     let slot = layout.args;
     this.kernels = json.kernels.map((k) => {
       const fn = exports[k.name];
-      check(typeof fn === 'function', `model.wasm has no kernel ${k.name}; the package's files come from ` +
+      check(typeof fn === 'function', `${url} has no kernel ${k.name}; the package's files come from ` +
                                       'different exports');
       const words = new BigUint64Array(memory.buffer, slot, k.args.length);
       k.args.forEach((off, i) => { words[i] = BigInt(this.base + off); });

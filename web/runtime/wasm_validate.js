@@ -2,7 +2,11 @@
 // every offset inside the memory and aligned, every tensor float32 where run() hands out
 // arrays, and the regions apart: an input or output laid over the weights (params.bin)
 // would overwrite them at the first run, and a misaligned offset would fail inside the
-// engine with a message about typed arrays.
+// engine with a message about typed arrays. And the plan against itself and its graph: each
+// kernel is the function compiled for its graph node, given the tensors that node's group
+// reads, in order, at their offsets, none read before a kernel computes it or after another
+// has written over it (as the saved CPU model's loader checks, lib/runtime/plan_check.cpp),
+// so that an edited plan is refused rather than giving a wrong answer.
 import { check } from './errors.js';
 import { numel } from './inputs.js';
 
@@ -10,6 +14,10 @@ export const WASM_FORMAT = 'tensorir-wasm';
 export const WASM_VERSION = 1;
 
 const isInt = (v) => Number.isSafeInteger(v);
+const isShape = (s) => Array.isArray(s) && s.every((d) => isInt(d) && d >= 0);
+// The most memory a package's weights, inputs and results take (the exporter's limit,
+// backends/llvm/wasm_package.cpp): wasm32 addresses 4 GiB, shared memory 2 GiB.
+const MAX_REGION = 1536 << 20;
 const DAMAGED = 'the package is damaged or was edited by hand; export it again';
 
 function checkTensor(t, what, memoryBytes) {
@@ -71,6 +79,9 @@ export function validateWasmModel(model, url = 'model.json') {
   const memory = model.memory;
   check(memory && isInt(memory.bytes) && memory.bytes > 0 && isInt(memory.align) && memory.align > 0,
         'model.json: "memory" must give "bytes" and "align"');
+  check(memory.bytes <= MAX_REGION,
+        () => `model.json: "memory" has ${memory.bytes} bytes, more than the ${MAX_REGION >> 20} MiB a WebAssembly ` +
+              `package may take; ${DAMAGED}`);
   // The runtime lays its 8-byte argument slots right after the model's memory.
   check(memory.align >= 8 && (memory.align & (memory.align - 1)) === 0 && memory.bytes % memory.align === 0,
         () => `model.json: "memory" has bytes ${memory.bytes} and align ${memory.align}; align must be a power ` +
@@ -82,13 +93,23 @@ export function validateWasmModel(model, url = 'model.json') {
     check(typeof f.fnv1a32 === 'string' && /^0x[0-9a-fA-F]{8}$/.test(f.fnv1a32),
           `model.json: "${key}.fnv1a32" must be a hex string like "0x1234abcd"`);
   }
-  check(isInt(model.threaded_module.max_memory) && model.threaded_module.max_memory % 65536 === 0,
-        'model.json: "threaded_module.max_memory" must be a whole number of 64 KiB pages');
+  const maxMemory = model.threaded_module.max_memory;
+  check(isInt(maxMemory) && maxMemory > 0 && maxMemory <= 2 ** 32 && maxMemory % 65536 === 0,
+        'model.json: "threaded_module.max_memory" must be a whole number of 64 KiB pages, at most 4 GiB');
   check(model.params.bytes <= memory.bytes, 'model.json: params.bin is larger than the model\'s memory');
   check(model.params.tensors === undefined ||
             (Array.isArray(model.params.tensors) &&
-             model.params.tensors.every((p) => p && isInt(p.offset) && p.offset >= 0 && p.offset < model.params.bytes)),
-        () => `model.json: "params.tensors" must list weights at offsets inside params.bin; ${DAMAGED}`);
+             model.params.tensors.every((p) => p && typeof p.name === 'string' && isShape(p.shape) &&
+                                               !Number.isNaN(dtypeBytes(p.dtype)) && isInt(p.offset) &&
+                                               p.offset >= 0 && p.offset < model.params.bytes)),
+        () => `model.json: "params.tensors" must list weights (name, shape, dtype, offset) at offsets inside ` +
+              `params.bin; ${DAMAGED}`);
+  for (const p of model.params.tensors || []) {
+    const end = p.offset + numel(p.shape) * dtypeBytes(p.dtype);
+    check(end <= model.params.bytes,
+          () => `model.json: weight "${p.name}" (${p.dtype} [${p.shape}]) at offset ${p.offset} ends at byte ${end}, ` +
+                `past the end of params.bin (${model.params.bytes} bytes); ${DAMAGED}`);
+  }
   for (const key of ['inputs', 'outputs']) {
     check(Array.isArray(model[key]) && model[key].length > 0, `model.json: "${key}" must be a non-empty list`);
     model[key].forEach((t) => checkTensor(t, key.slice(0, -1), memory.bytes));
@@ -104,4 +125,174 @@ export function validateWasmModel(model, url = 'model.json') {
                 `model's alignment (${memory.align} bytes) that its code assumes; ${DAMAGED}`);
   });
   checkRegions(model);
+  if (model.graph === undefined) checkOrder(model);
+  else checkPlan(model);
+}
+
+// Bytes per element of a dtype ("float32", "int8", "bool", ...), or NaN.
+function dtypeBytes(dtype) {
+  if (dtype === 'bool') return 1;
+  const m = /^(?:float|bfloat|int|uint)(8|16|32|64)$/.exec(dtype);
+  return m ? Number(m[1]) / 8 : NaN;
+}
+
+// The function name the exporter gives the kernel computing graph node `index` (lib/graph/
+// executor.cpp): "k", the index, "_" and the node's name with every byte but ASCII letters
+// and digits replaced by "_".
+function kernelName(index, nodeName) {
+  const alnum = (b) => (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122);
+  let id = Array.from(new TextEncoder().encode(nodeName), (b) => (alnum(b) ? String.fromCharCode(b) : '_')).join('');
+  if (id === '' || /^[0-9]/.test(id)) id = `n${id}`;
+  return `k${index}_${id}`;
+}
+
+// Without a graph (a package written by hand): kernel functions distinct, each argument a
+// kernel reads a weight, an input or the result of an earlier kernel, every output computed.
+function checkOrder(model) {
+  const inputs = new Set(model.inputs.map((t) => t.offset));
+  const written = new Set();
+  const names = new Set();
+  model.kernels.forEach((k, i) => {
+    check(!names.has(k.name), () => `model.json: kernel ${k.name} is listed twice; ${DAMAGED}`);
+    names.add(k.name);
+    for (const a of k.args.slice(0, -1)) {
+      check(a < model.params.bytes || inputs.has(a) || written.has(a),
+            () => `model.json: kernel ${k.name} (kernels[${i}]) reads offset ${a} before any kernel writes there; ` +
+                  DAMAGED);
+    }
+    if (k.args.length) written.add(k.args[k.args.length - 1]);
+  });
+  for (const t of model.outputs) {
+    check(inputs.has(t.offset) || written.has(t.offset),
+          () => `model.json: output "${t.name}" at offset ${t.offset} is not written by any kernel; ${DAMAGED}`);
+  }
+}
+
+// The plan against the graph: each kernel's function named after the node it computes, its
+// arguments the tensors its group of nodes ("fused") reads from outside, in the order the
+// exporter takes them (lib/graph/executor.cpp, compile_group), then its result, each at
+// the offset of that input, weight or earlier result; the results replayed in order over
+// the memory, so that none is read before it is computed or after another result was
+// written over it.
+function checkPlan(model) {
+  const graph = model.graph;
+  check(graph !== null && typeof graph === 'object' && Array.isArray(graph.nodes),
+        `model.json: "graph" must hold a list of "nodes"; ${DAMAGED}`);
+  const nodes = new Map();  // name -> [index, node]
+  graph.nodes.forEach((n, i) => {
+    check(n && typeof n.name === 'string' && Array.isArray(n.inputs) && n.inputs.every((x) => typeof x === 'string') &&
+              isShape(n.shape) && typeof n.dtype === 'string',
+          () => `model.json: graph node #${i} must give "name", "inputs", "shape" and "dtype"; ${DAMAGED}`);
+    check(!nodes.has(n.name), () => `model.json: the graph has two nodes named "${n.name}"; ${DAMAGED}`);
+    nodes.set(n.name, [i, n]);
+  });
+  const node = (name, who) => {
+    check(nodes.has(name), () => `model.json: ${who} names "${name}", which is not a node of the graph; ${DAMAGED}`);
+    return nodes.get(name)[1];
+  };
+  const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
+  const checkShape = (t, what, n) => {
+    check(sameShape(t.shape, n.shape),
+          () => `model.json: ${what} "${t.name}" has shape ${JSON.stringify(t.shape)}, but the graph's node has ` +
+                `${JSON.stringify(n.shape)}; ${DAMAGED}`);
+  };
+  const bytesOf = (n) => {
+    const b = dtypeBytes(n.dtype);
+    check(!Number.isNaN(b),
+          () => `model.json: graph node "${n.name}" has dtype ${JSON.stringify(n.dtype)}; ${DAMAGED}`);
+    return numel(n.shape) * b;
+  };
+  // What the kernels may read: name -> {what, offset, bytes, by (kernel index), over (kernel
+  // index that wrote over it)}.
+  const values = new Map();
+  for (const t of model.inputs) {
+    const n = node(t.name, `input "${t.name}"`);
+    check(n.op === 'input', () => `model.json: input "${t.name}" is a graph node of op ${JSON.stringify(n.op)}, not ` +
+                                  `an input; ${DAMAGED}`);
+    checkShape(t, 'input', n);
+    check(!values.has(t.name), () => `model.json: input "${t.name}" is listed twice; ${DAMAGED}`);
+    values.set(t.name, { what: 'input', offset: t.offset, bytes: numel(t.shape) * 4 });
+  }
+  for (const p of model.params.tensors || []) {
+    const n = node(p.name, `weight "${p.name}"`);
+    check(n.op === 'constant', () => `model.json: weight "${p.name}" is a graph node of op ${JSON.stringify(n.op)}, ` +
+                                     `not a constant; ${DAMAGED}`);
+    checkShape(p, 'weight', n);
+    check(p.dtype === n.dtype, () => `model.json: weight "${p.name}" has dtype ${JSON.stringify(p.dtype)}, but the ` +
+                                     `graph's node has ${JSON.stringify(n.dtype)}; ${DAMAGED}`);
+    check(!values.has(p.name), () => `model.json: weight "${p.name}" is listed twice; ${DAMAGED}`);
+    values.set(p.name, { what: 'weight', offset: p.offset, bytes: bytesOf(n) });
+  }
+  const describe = (name) => {
+    const v = values.get(name);
+    return v.what === 'result' ? `"${name}" (the result of ${model.kernels[v.by].name})` : `${v.what} "${name}"`;
+  };
+  model.kernels.forEach((k, i) => {
+    const who = `kernel ${k.name} (kernels[${i}])`;
+    check(Array.isArray(k.fused) && k.fused.length > 0 && k.fused.every((f) => typeof f === 'string') &&
+              new Set(k.fused).size === k.fused.length,
+          () => `model.json: ${who} must list the distinct graph nodes it computes in "fused"; ${DAMAGED}`);
+    const result = k.fused[k.fused.length - 1];
+    check(k.node === result,
+          () => `model.json: ${who} computes node ${JSON.stringify(k.node)}, but the last of its "fused" nodes is ` +
+                `"${result}"; ${DAMAGED}`);
+    const resultNode = node(result, who);
+    const fname = kernelName(nodes.get(result)[0], result);
+    check(k.name === fname,
+          () => `model.json: ${who} computes graph node "${result}" (#${nodes.get(result)[0]}), whose kernel is ` +
+                `${fname}; ${DAMAGED}`);
+    // The tensors the group reads from outside, each once, in the order its nodes read them.
+    const reads = [];
+    const seen = new Set();
+    for (const f of k.fused) {
+      for (const x of node(f, who).inputs) {
+        node(x, `graph node "${f}"`);
+        if (!seen.has(x)) reads.push(x);
+        seen.add(x);
+      }
+      seen.add(f);
+    }
+    check(k.args.length === reads.length + 1,
+          () => `model.json: ${who} is given ${k.args.length} arguments, but its nodes read ${reads.length} tensors ` +
+                `(${reads.join(', ')}) and write one; ${DAMAGED}`);
+    reads.forEach((x, a) => {
+      const v = values.get(x);
+      check(v !== undefined, () => `model.json: ${who} reads "${x}" before any kernel computes it` +
+                                   `${nodes.get(x)[1].op === 'constant' ? ' (a weight params.tensors lacks)' : ''}; ` +
+                                   DAMAGED);
+      check(k.args[a] === v.offset,
+            () => `model.json: argument ${a} of ${who} is offset ${k.args[a]}, but it is ${describe(x)}, at offset ` +
+                  `${v.offset}; ${DAMAGED}`);
+      check(v.over === undefined,
+            () => `model.json: ${who} reads ${describe(x)}, but ${model.kernels[v.over].name} has since written over ` +
+                  `it; ${DAMAGED}`);
+    });
+    check(!values.has(result),
+          () => `model.json: ${who} computes ${describe(result)} again; ${DAMAGED}`);
+    const out = { what: 'result', offset: k.args[reads.length], bytes: bytesOf(resultNode), by: i };
+    const span = [out.offset, out.offset + out.bytes];
+    check(span[1] <= model.memory.bytes,
+          () => `model.json: ${who} writes "${result}" at bytes [${span}), past the model's ${model.memory.bytes} ` +
+                `bytes of memory; ${DAMAGED}`);
+    for (const [name, v] of values) {
+      if (!overlap(span, [v.offset, v.offset + v.bytes])) continue;
+      check(v.what === 'result' && !reads.includes(name),
+            () => `model.json: ${who} writes "${result}" (bytes [${span})) over ${describe(name)}, which ` +
+                  `${v.what === 'result' ? 'it reads' : 'no kernel may write'}; ${DAMAGED}`);
+      v.over = i;
+    }
+    values.set(result, out);
+  });
+  for (const t of model.outputs) {
+    const n = node(t.name, `output "${t.name}"`);
+    checkShape(t, 'output', n);
+    const v = values.get(t.name);
+    check(v !== undefined, () => `model.json: output "${t.name}" is computed by no kernel; ${DAMAGED}`);
+    check(v.offset === t.offset,
+          () => `model.json: output "${t.name}" is read at offset ${t.offset}, but it is ${describe(t.name)}, at ` +
+                `offset ${v.offset}; ${DAMAGED}`);
+    check(v.over === undefined,
+          () => `model.json: output "${t.name}" is written over by ${model.kernels[v.over].name} after it is ` +
+                `computed; ${DAMAGED}`);
+  }
 }
