@@ -28,6 +28,7 @@ build: configure
 
 test: build
 	ctest --preset release --output-on-failure -j$(JOBS)
+	@cat $(RELEASE)/mutation-reports/web.txt
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory install-check
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
@@ -58,6 +59,7 @@ asan: deps
 ifneq ($(ASAN_TARGETS),)
 	cmake --build --preset asan -j $(JOBS) --target $(ASAN_TARGETS)
 	ctest --preset asan --output-on-failure -j$(JOBS) -L '$(ASAN_LABELS)'
+	@cat $(ASAN)/test/mutation-reports/*.txt
 else
 	@echo "asan: no unit or error tests yet"
 endif

@@ -1,6 +1,7 @@
 // What the mutation tests share: a seeded generator, files as bytes, and a tally of what
 // became of each mutant (ran with the right answer, refused and why, or a failure).
 #pragma once
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -116,13 +117,25 @@ struct Tally {
     ++outcomes["FAILED"];
     if (failures.size() < 20) failures.push_back(what);
   }
+  // Prints the table, and writes it to mutation-reports/ in the working directory (the
+  // build tree's test folder under ctest), where `make test` shows it.
   void print() const {
-    std::printf("\n%s: %d mutants\n", title.c_str(), total);
-    for (const auto &[k, n] : outcomes) std::printf("  %6d  %s\n", n, k.c_str());
-    std::printf("  refusals by reason:\n");
-    for (const auto &[k, n] : reasons) std::printf("  %6d    %s\n", n, k.c_str());
-    for (const std::string &f : failures) std::printf("  FAILED: %s\n", f.c_str());
+    std::string text = "\n" + title + ": " + std::to_string(total) + " mutants\n";
+    auto row = [&](int n, const std::string &what, int indent) {
+      char count[16];
+      std::snprintf(count, sizeof count, "%8d", n);
+      text += count + std::string(size_t(indent), ' ') + what + "\n";
+    };
+    for (const auto &[k, n] : outcomes) row(n, k, 2);
+    text += "  refusals by reason:\n";
+    for (const auto &[k, n] : reasons) row(n, k, 4);
+    for (const std::string &f : failures) text += "  FAILED: " + f + "\n";
+    std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
+    std::string slug;
+    for (char c : title) slug += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    fs::create_directories("mutation-reports");
+    std::ofstream(fs::path("mutation-reports") / (slug.substr(0, 60) + ".txt")) << text;
   }
 };
 

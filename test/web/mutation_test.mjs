@@ -20,8 +20,8 @@
 //
 // Each mutant is numbered; `--only INDEX` (with the same --seed) makes and runs that one
 // alone, inline, printing what it did.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const DEFAULT_SEED = 20240611;
@@ -421,7 +421,7 @@ if (!isMainThread) {
 
 function parseArgs(argv) {
   const args = { seed: DEFAULT_SEED, plan: 3000, weights: 2000, webgl: 2000, webglParams: 500, only: null,
-                 index: null, package: null, verbose: false };
+                 index: null, package: null, verbose: false, report: null };
   const rest = [];
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
@@ -439,6 +439,7 @@ function parseArgs(argv) {
     else if (a === '--index') args.index = argv[++i];
     else if (a === '--package') args.package = argv[++i];
     else if (a === '--verbose') args.verbose = true;
+    else if (a === '--report') args.report = argv[++i];
     else rest.push(a);
   }
   args.dir = rest[0];
@@ -520,16 +521,23 @@ async function main() {
     if (r.reason) count(reasons, `${r.group.startsWith('webgl') ? 'webgl' : 'wasm'}: ${bucket(r.reason)}`);
     count(kinds, `${r.group}: ${r.kind}`);
   }
+  // Printed, and written to --report FILE for `make test` to show.
+  const lines = [];
   const table = (title, map) => {
-    console.log(`\n${title}`);
+    lines.push(`\n${title}`);
     const rows = [...map].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    for (const [k, n] of rows) console.log(`  ${String(n).padStart(6)}  ${k}`);
+    for (const [k, n] of rows) lines.push(`  ${String(n).padStart(6)}  ${k}`);
   };
   table('Outcomes', outcomes);
   table('Refusals by reason', reasons);
   table('Mutations by kind', kinds);
   const done = results.filter(Boolean).length;
-  console.log(`\n${done} of ${total} mutants run, ${failures.length} failed (seed ${args.seed})`);
+  lines.push(`\n${done} of ${total} mutants run, ${failures.length} failed (seed ${args.seed})`);
+  console.log(lines.join('\n'));
+  if (args.report) {
+    mkdirSync(dirname(args.report), { recursive: true });
+    writeFileSync(args.report, `web package mutants (test/web/mutation_test.mjs)\n${lines.join('\n')}\n`);
+  }
   // The options that decide what mutant i is, for the line that reproduces it.
   const defaults = parseArgs([]);
   const options = [['--index', 'index'], ['--package', 'package'], ['--plan', 'plan'], ['--weights', 'weights'],
