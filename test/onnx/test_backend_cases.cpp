@@ -15,8 +15,8 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include "onnx/onnx_test_util.h"
 
@@ -130,7 +130,8 @@ std::string with_inputs_known(::onnx::ModelProto m, const std::vector<size_t> &p
       std::ifstream f(set / ("input_" + std::to_string(i) + ".pb"), std::ios::binary);
       std::ostringstream bytes;
       bytes << f.rdbuf();
-      if (!t.ParseFromString(bytes.str())) throw Error("cannot read input " + std::to_string(i) + " of " + set.string());
+      if (!t.ParseFromString(bytes.str()))
+        throw Error("cannot read input " + std::to_string(i) + " of " + set.string());
       t.set_name(in.name());
       *m.mutable_graph()->add_initializer() = t;
     } else {
@@ -276,13 +277,13 @@ std::string run_all(bool known_inputs, const std::string &title, const std::stri
   Counts all;
   for (const CaseResult &r : results) all.add(r.status);
 
-  std::printf("\n%s (rtol %g, atol %g)\n%-20s %7s %7s %12s %6s\n", title.c_str(), kRtol, kAtol, "category",
-              "passed", "failed", "unsupported", "total");
+  std::printf("\n%s (rtol %g, atol %g)\n%-20s %7s %7s %12s %6s\n", title.c_str(), kRtol, kAtol, "category", "passed",
+              "failed", "unsupported", "total");
   for (const auto &[cat, c] : by_category)
     std::printf("%-20s %7d %7d %12d %6d\n", cat.c_str(), c.passed, c.failed, c.unsupported, c.total());
   std::printf("%-20s %7d %7d %12d %6d\n", "all", all.passed, all.failed, all.unsupported, all.total());
-  std::printf("\nby operator (a case counts under every operator it holds)\n%-28s %7s %7s %12s\n", "operator",
-              "passed", "failed", "unsupported");
+  std::printf("\nby operator (a case counts under every operator it holds)\n%-28s %7s %7s %12s\n", "operator", "passed",
+              "failed", "unsupported");
   for (const auto &[op, c] : by_op) std::printf("%-28s %7d %7d %12d\n", op.c_str(), c.passed, c.failed, c.unsupported);
   if (std::getenv("TENSORIR_ONNX_REASONS")) {
     std::map<std::string, int> reasons;
