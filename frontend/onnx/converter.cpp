@@ -188,6 +188,9 @@ graph::NodeRef Context::make(const std::string &op, const std::vector<graph::Nod
 
 graph::NodeRef Context::output(size_t i, const std::string &op, const std::vector<graph::NodeRef> &inputs,
                                std::map<std::string, graph::AttrValue> attrs) {
+  TIR_USER_CHECK(i < num_outputs()) << "the node has " << num_outputs() << " outputs; " << node_.op_type()
+                                    << " has at least " << i + 1;
+  if (!wants_output(i)) return make(op, inputs, std::move(attrs));
   const std::string &name = node_.output(int(i));
   graph::NodeRef r = imp_.builder().make(op, inputs, std::move(attrs), imp_.node_name(name, true));
   set_output(i, r);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace tensorir::onnx::detail {
 
@@ -33,35 +34,48 @@ std::vector<int64_t> strides_of(const std::vector<int64_t> &shape) {
   return s;
 }
 
-// For each element of `out`, the flat index of `in` that it reads, given per output
-// dimension the input stride (0 for a broadcast dimension) and a base offset.
-std::vector<int64_t> gather_index(const std::vector<int64_t> &out, const std::vector<int64_t> &in_strides,
-                                  int64_t base) {
-  const int64_t n = element_count(out);
-  std::vector<int64_t> idx(static_cast<size_t>(n));
-  std::vector<int64_t> pos(out.size(), 0);
-  int64_t flat = base;
-  for (int64_t i = 0; i < n; ++i) {
-    idx[size_t(i)] = flat;
-    for (int d = int(out.size()) - 1; d >= 0; --d) {
-      if (++pos[size_t(d)] < out[size_t(d)]) {
-        flat += in_strides[size_t(d)];
-        break;
+// Walks the elements of `out` in row-major order, keeping for each operand the flat
+// index the element reads: per output dimension each operand has a stride (0 where it
+// is broadcast) and a base offset. No index table is built, so that transposing a large
+// weight costs no more than the copy.
+class Walker {
+ public:
+  Walker(const std::vector<int64_t> &out, std::vector<std::vector<int64_t>> strides, std::vector<int64_t> base)
+      : out_(out), strides_(std::move(strides)), flat_(std::move(base)), pos_(out.size(), 0) {}
+
+  int64_t operator[](size_t operand) const { return flat_[operand]; }
+
+  void next() {
+    for (int d = int(out_.size()) - 1; d >= 0; --d) {
+      const size_t i = size_t(d);
+      if (++pos_[i] < out_[i]) {
+        for (size_t k = 0; k < flat_.size(); ++k) flat_[k] += strides_[k][i];
+        return;
       }
-      flat -= in_strides[size_t(d)] * (out[size_t(d)] - 1);
-      pos[size_t(d)] = 0;
+      for (size_t k = 0; k < flat_.size(); ++k) flat_[k] -= strides_[k][i] * (out_[i] - 1);
+      pos_[i] = 0;
     }
   }
-  return idx;
-}
 
-// An array of `shape` whose element i is element index[i] of `a`.
-NDArray pick(const NDArray &a, const std::vector<int64_t> &shape, const std::vector<int64_t> &index) {
+ private:
+  const std::vector<int64_t> &out_;
+  std::vector<std::vector<int64_t>> strides_;
+  std::vector<int64_t> flat_, pos_;
+};
+
+// An array of `shape` whose elements are those of `a` that a walk with `strides` from
+// `base` reads.
+NDArray pick(const NDArray &a, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides, int64_t base) {
   NDArray out = NDArray::empty(shape, a.dtype());
-  const size_t size = size_t(a.dtype().bytes());
-  const char *src = static_cast<const char *>(a.data());
-  char *dst = static_cast<char *>(out.data());
-  for (size_t i = 0; i < index.size(); ++i) std::memcpy(dst + i * size, src + size_t(index[i]) * size, size);
+  const int64_t n = out.numel();
+  Walker w(shape, {strides}, {base});
+  with_type(a.dtype(), [&](auto z) {
+    using T = decltype(z);
+    const T *src = static_cast<const T *>(a.data());
+    T *dst = static_cast<T *>(out.data());
+    for (int64_t i = 0; i < n; ++i, w.next()) dst[i] = src[w[0]];
+    return 0;
+  });
   return out;
 }
 
@@ -157,7 +171,7 @@ NDArray host_transpose(const NDArray &a, const std::vector<int64_t> &perm) {
     out[i] = a.shape()[size_t(perm[i])];
     in_strides[i] = st[size_t(perm[i])];
   }
-  return pick(a, out, gather_index(out, in_strides, 0));
+  return pick(a, out, in_strides, 0);
 }
 
 NDArray host_slice(const NDArray &a, const std::vector<int64_t> &starts, const std::vector<int64_t> &steps,
@@ -169,7 +183,7 @@ NDArray host_slice(const NDArray &a, const std::vector<int64_t> &starts, const s
     in_strides[i] = st[i] * steps[i];
     base += st[i] * starts[i];
   }
-  return pick(a, out, gather_index(out, in_strides, base));
+  return pick(a, out, in_strides, base);
 }
 
 NDArray host_concat(const std::vector<NDArray> &parts, int axis) {
@@ -202,15 +216,20 @@ NDArray host_gather(const NDArray &data, const NDArray &indices, int axis) {
   for (int i = 0; i < axis; ++i) outer *= ds[size_t(i)];
   for (size_t i = size_t(axis) + 1; i < ds.size(); ++i) inner *= ds[i];
   const int64_t n = ds[size_t(axis)];
-  std::vector<int64_t> flat;
-  flat.reserve(size_t(outer) * idx.size() * size_t(inner));
+  for (int64_t k : idx)
+    TIR_USER_CHECK(k >= -n && k < n) << "onnx: Gather index " << k << " is out of range for a dimension of " << n;
+  // Runs of `inner` elements, one per (outer, index).
+  NDArray result = NDArray::empty(out, data.dtype());
+  const size_t size = size_t(data.dtype().bytes()), run = size_t(inner) * size;
+  const char *src = static_cast<const char *>(data.data());
+  char *dst = static_cast<char *>(result.data());
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t k : idx) {
       const int64_t j = k < 0 ? k + n : k;
-      TIR_USER_CHECK(j >= 0 && j < n) << "onnx: Gather index " << k << " is out of range for a dimension of " << n;
-      for (int64_t i = 0; i < inner; ++i) flat.push_back((o * n + j) * inner + i);
+      if (run) std::memcpy(dst, src + size_t(o * n + j) * run, run);
+      dst += run;
     }
-  return pick(data, out, flat);
+  return result;
 }
 
 std::vector<int64_t> broadcast_shapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
@@ -230,47 +249,57 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t> &a, const std::
 }
 
 NDArray host_broadcast_to(const NDArray &a, const std::vector<int64_t> &shape) {
-  return pick(a, shape, gather_index(shape, broadcast_strides(a.shape(), shape), 0));
+  return pick(a, shape, broadcast_strides(a.shape(), shape), 0);
 }
+
+namespace {
+
+template <typename T>
+T apply(BinaryOp op, T x, T y) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return T(x + y);
+    case BinaryOp::kSub:
+      return T(x - y);
+    case BinaryOp::kMul:
+      return T(x * y);
+    case BinaryOp::kDiv:
+      if constexpr (std::is_integral_v<T>) {
+        TIR_USER_CHECK(y != 0) << "onnx: integer division by zero";
+      }
+      return T(x / y);  // toward zero on integers, as C
+    case BinaryOp::kMax:
+      return std::max(x, y);
+    case BinaryOp::kMin:
+      return std::min(x, y);
+  }
+  return x;
+}
+
+}  // namespace
 
 NDArray host_binary(BinaryOp op, const NDArray &a, const NDArray &b) {
   TIR_ASSERT(a.dtype() == b.dtype()) << a.dtype() << " vs " << b.dtype();
   std::string error;
   const std::vector<int64_t> out = broadcast_shapes(a.shape(), b.shape(), &error);
   TIR_USER_CHECK(error.empty()) << "onnx: " << error;
-  const std::vector<int64_t> ia = gather_index(out, broadcast_strides(a.shape(), out), 0);
-  const std::vector<int64_t> ib = gather_index(out, broadcast_strides(b.shape(), out), 0);
-  auto apply = [&](auto x, auto y) {
-    using T = decltype(x);
-    switch (op) {
-      case BinaryOp::kAdd:
-        return T(x + y);
-      case BinaryOp::kSub:
-        return T(x - y);
-      case BinaryOp::kMul:
-        return T(x * y);
-      case BinaryOp::kDiv:
-        if constexpr (std::is_integral_v<T>) {
-          TIR_USER_CHECK(y != 0) << "onnx: integer division by zero";
-        }
-        return T(x / y);
-      case BinaryOp::kMax:
-        return std::max(x, y);
-      case BinaryOp::kMin:
-        return std::min(x, y);
-    }
-    return x;
-  };
-  if (a.dtype().is_float()) {
-    const std::vector<double> va = to_doubles(a), vb = to_doubles(b);
-    std::vector<double> r(ia.size());
-    for (size_t i = 0; i < r.size(); ++i) r[i] = apply(va[size_t(ia[i])], vb[size_t(ib[i])]);
-    return from_doubles(r, out, a.dtype());
-  }
-  const std::vector<int64_t> va = to_int64s(a), vb = to_int64s(b);
-  std::vector<int64_t> r(ia.size());
-  for (size_t i = 0; i < r.size(); ++i) r[i] = apply(va[size_t(ia[i])], vb[size_t(ib[i])]);
-  return from_int64s(r, out, a.dtype());
+  NDArray result = NDArray::empty(out, a.dtype());
+  const int64_t n = result.numel();
+  Walker w(out, {broadcast_strides(a.shape(), out), broadcast_strides(b.shape(), out)}, {0, 0});
+  // Floats in double (each single operation then rounds once, exactly as in the type),
+  // integers in int64 and wrapped back to their width.
+  with_type(a.dtype(), [&](auto z) {
+    using T = decltype(z);
+    using Wide = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+    const T *pa = static_cast<const T *>(a.data()), *pb = static_cast<const T *>(b.data());
+    T *dst = static_cast<T *>(result.data());
+    for (int64_t i = 0; i < n; ++i, w.next()) dst[i] = T(apply<Wide>(op, Wide(pa[w[0]]), Wide(pb[w[1]])));
+    return 0;
+  });
+  if (a.dtype().is_bool())
+    for (int64_t i = 0; i < n; ++i)
+      static_cast<uint8_t *>(result.data())[i] = static_cast<uint8_t *>(result.data())[i] != 0;
+  return result;
 }
 
 }  // namespace tensorir::onnx::detail

@@ -223,7 +223,7 @@ void Importer::convert_nodes() {
     } catch (const Unsupported &u) {
       unsupported_.push_back({ctx.label(), n.op_type(), u.reason});
       for (const std::string &out : n.output()) poisoned_.insert(out);
-    } catch (const Error &e) {
+    } catch (const std::exception &e) {  // tensorir::Error, or protobuf's on a malformed node
       throw Error("onnx: node '" + ctx.label() + "' (" + n.op_type() + "): " + e.what());
     }
   }

@@ -185,6 +185,11 @@ std::string external_bytes(const TensorProto &t, const std::string &dir, size_t 
   TIR_USER_CHECK(in) << "onnx: tensor '" << t.name() << "': cannot open its external data file '" << path << "'";
   TIR_USER_CHECK(length < 0 || size_t(length) == want) << "onnx: tensor '" << t.name() << "': external data length "
                                                        << length << " but its shape needs " << want << " bytes";
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  TIR_USER_CHECK(!ec && uintmax_t(offset) <= size && want <= size - uintmax_t(offset))
+      << "onnx: tensor '" << t.name() << "': external data file '" << path << "' ends before offset " << offset << " + "
+      << want << " bytes";
   in.seekg(offset);
   std::string bytes(want, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(want));
@@ -201,6 +206,87 @@ void copy_field(const Field &field, NDArray &out) {
 
 }  // namespace
 
+namespace {
+
+// The typed field that holds values of `t`'s element type (fixed by onnx.proto), and how
+// many values it has.
+int typed_size(const TensorProto &t, const char **field) {
+  switch (t.data_type()) {
+    case TensorProto::FLOAT:
+      *field = "float_data";
+      return t.float_data_size();
+    case TensorProto::DOUBLE:
+      *field = "double_data";
+      return t.double_data_size();
+    case TensorProto::INT64:
+      *field = "int64_data";
+      return t.int64_data_size();
+    case TensorProto::UINT32:
+    case TensorProto::UINT64:
+      *field = "uint64_data";
+      return t.uint64_data_size();
+    default:
+      *field = "int32_data";
+      return t.int32_data_size();
+  }
+}
+
+void copy_typed(const TensorProto &t, NDArray &out) {
+  switch (t.data_type()) {
+    case TensorProto::FLOAT:
+      return copy_field<float>(t.float_data(), out);
+    case TensorProto::DOUBLE:
+      return copy_field<double>(t.double_data(), out);
+    case TensorProto::INT64:
+      return copy_field<int64_t>(t.int64_data(), out);
+    case TensorProto::UINT32:
+      return copy_field<uint32_t>(t.uint64_data(), out);
+    case TensorProto::UINT64:
+      return copy_field<uint64_t>(t.uint64_data(), out);
+    case TensorProto::INT32:
+      return copy_field<int32_t>(t.int32_data(), out);
+    case TensorProto::INT16:
+      return copy_field<int16_t>(t.int32_data(), out);
+    case TensorProto::INT8:
+      return copy_field<int8_t>(t.int32_data(), out);
+    case TensorProto::UINT16:
+      return copy_field<uint16_t>(t.int32_data(), out);
+    case TensorProto::UINT8:
+      return copy_field<uint8_t>(t.int32_data(), out);
+    case TensorProto::BOOL: {
+      uint8_t *dst = static_cast<uint8_t *>(out.data());
+      for (int i = 0; i < t.int32_data_size(); ++i) dst[i] = t.int32_data(i) != 0;
+      return;
+    }
+    case TensorProto::FLOAT16: {  // the bits of each half in an int32
+      float *dst = static_cast<float *>(out.data());
+      for (int i = 0; i < t.int32_data_size(); ++i) dst[i] = half_to_float(static_cast<uint16_t>(t.int32_data(i)));
+      return;
+    }
+    default:
+      TIR_THROW() << "onnx: tensor '" << t.name() << "': unexpected element type " << t.data_type();
+  }
+}
+
+// `bytes` (little-endian, as ONNX stores them) into `out`.
+void copy_raw(const std::string &bytes, bool half, NDArray &out) {
+  const int64_t count = out.numel();
+  if (half) {
+    float *dst = static_cast<float *>(out.data());
+    for (int64_t i = 0; i < count; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      dst[i] = half_to_float(h);
+    }
+    return;
+  }
+  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  if (out.dtype().is_bool())  // any non-zero byte is true
+    for (int64_t i = 0; i < count; ++i) static_cast<uint8_t *>(out.data())[i] = bytes[size_t(i)] != 0;
+}
+
+}  // namespace
+
 NDArray tensor_value(const TensorProto &t, const std::string &dir) {
   const std::string what = "onnx: tensor '" + t.name() + "'";
   Type type;
@@ -211,93 +297,27 @@ NDArray tensor_value(const TensorProto &t, const std::string &dir) {
   int64_t count = 1;
   for (int64_t d : shape) {
     TIR_USER_CHECK(d >= 0 && (d == 0 || count <= std::numeric_limits<int32_t>::max() / d))
-        << what << " has dims " << shape_str(shape) << "; each must be non-negative, "
-        << "2^31 elements at most";
+        << what << " has dims " << shape_str(shape) << "; each must be non-negative, 2^31 elements at most";
     count *= d;
   }
   const bool half = t.data_type() == TensorProto::FLOAT16;
   const size_t stored = size_t(count) * (half ? 2 : size_t(type.bytes()));
-  NDArray out = NDArray::empty(shape, type);
-  const bool external = t.data_location() == TensorProto::EXTERNAL;
-  if (external || t.has_raw_data()) {
-    const std::string bytes = external ? external_bytes(t, dir, stored) : t.raw_data();
+  // The data is checked against the shape before any storage is allocated for it.
+  if (t.data_location() == TensorProto::EXTERNAL || t.has_raw_data()) {
+    const std::string bytes =
+        t.data_location() == TensorProto::EXTERNAL ? external_bytes(t, dir, stored) : t.raw_data();
     TIR_USER_CHECK(bytes.size() == stored) << what << " holds " << bytes.size() << " bytes of data but its shape "
                                            << shape_str(shape) << " and type need " << stored;
-    if (!half) {
-      if (stored) std::memcpy(out.data(), bytes.data(), stored);
-      if (type.is_bool())  // any non-zero byte is true
-        for (int64_t i = 0; i < count; ++i) static_cast<uint8_t *>(out.data())[i] = bytes[size_t(i)] != 0;
-      return out;
-    }
-    float *dst = static_cast<float *>(out.data());
-    for (int64_t i = 0; i < count; ++i) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      dst[i] = half_to_float(h);
-    }
+    NDArray out = NDArray::empty(shape, type);
+    copy_raw(bytes, half, out);
     return out;
   }
-  // Typed fields: which one holds which type is fixed by onnx.proto.
-  auto check_size = [&](int size, const char *field) {
-    TIR_USER_CHECK(size == count) << what << " has " << size << " values in " << field << " but its shape "
-                                  << shape_str(shape) << " needs " << count;
-  };
-  switch (t.data_type()) {
-    case TensorProto::FLOAT:
-      check_size(t.float_data_size(), "float_data");
-      copy_field<float>(t.float_data(), out);
-      break;
-    case TensorProto::DOUBLE:
-      check_size(t.double_data_size(), "double_data");
-      copy_field<double>(t.double_data(), out);
-      break;
-    case TensorProto::INT64:
-      check_size(t.int64_data_size(), "int64_data");
-      copy_field<int64_t>(t.int64_data(), out);
-      break;
-    case TensorProto::UINT32:
-      check_size(t.uint64_data_size(), "uint64_data");
-      copy_field<uint32_t>(t.uint64_data(), out);
-      break;
-    case TensorProto::UINT64:
-      check_size(t.uint64_data_size(), "uint64_data");
-      copy_field<uint64_t>(t.uint64_data(), out);
-      break;
-    case TensorProto::FLOAT16: {
-      check_size(t.int32_data_size(), "int32_data");
-      float *dst = static_cast<float *>(out.data());
-      for (int i = 0; i < t.int32_data_size(); ++i) dst[i] = half_to_float(static_cast<uint16_t>(t.int32_data(i)));
-      break;
-    }
-    case TensorProto::BOOL: {
-      check_size(t.int32_data_size(), "int32_data");
-      uint8_t *dst = static_cast<uint8_t *>(out.data());
-      for (int i = 0; i < t.int32_data_size(); ++i) dst[i] = t.int32_data(i) != 0;
-      break;
-    }
-    case TensorProto::INT32:
-      check_size(t.int32_data_size(), "int32_data");
-      copy_field<int32_t>(t.int32_data(), out);
-      break;
-    case TensorProto::INT16:
-      check_size(t.int32_data_size(), "int32_data");
-      copy_field<int16_t>(t.int32_data(), out);
-      break;
-    case TensorProto::INT8:
-      check_size(t.int32_data_size(), "int32_data");
-      copy_field<int8_t>(t.int32_data(), out);
-      break;
-    case TensorProto::UINT16:
-      check_size(t.int32_data_size(), "int32_data");
-      copy_field<uint16_t>(t.int32_data(), out);
-      break;
-    case TensorProto::UINT8:
-      check_size(t.int32_data_size(), "int32_data");
-      copy_field<uint8_t>(t.int32_data(), out);
-      break;
-    default:
-      TIR_THROW() << what << ": unexpected element type " << t.data_type();
-  }
+  const char *field = "";
+  const int size = typed_size(t, &field);
+  TIR_USER_CHECK(size == count) << what << " has " << size << " values in " << field << " but its shape "
+                                << shape_str(shape) << " needs " << count;
+  NDArray out = NDArray::empty(shape, type);
+  copy_typed(t, out);
   return out;
 }
 

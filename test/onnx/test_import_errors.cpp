@@ -175,3 +175,35 @@ TEST_CASE("onnx errors: element types the graph cannot hold", "[onnx][error]") {
   REQUIRE_THROWS_AS(tonnx::import_bytes(mb.bytes()), tonnx::UnsupportedError);
   REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("graph input 's' is string"));
 }
+
+TEST_CASE("onnx errors: malformed tensors and attributes are errors, not crashes", "[onnx][error]") {
+  // A tensor whose data does not fill its shape is refused before its storage is made.
+  ModelBuilder big = relu_model();
+  ::onnx::TensorProto *t = big.graph().add_initializer();
+  t->set_name("huge");
+  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->add_dims(1 << 29);
+  t->set_raw_data(std::string(4, '\0'));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(big.bytes()), Contains("tensor 'huge' holds 4 bytes of data"));
+  // A permutation that is not one.
+  ModelBuilder perm(13);
+  perm.input("x", {int64_t{2}, int64_t{3}});
+  attr(perm.node("Transpose", {"x"}, {"y"}, "t"), "perm", std::vector<int64_t>{0, 0});
+  perm.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(perm.bytes()),
+                      Contains("node 't' (Transpose): perm [0, 0] is not a permutation"));
+  // Split sizes that overrun the dimension.
+  ModelBuilder split(11);
+  split.input("x", {int64_t{6}});
+  attr(split.node("Split", {"x"}, {"a", "b"}, "s"), "split", std::vector<int64_t>{4, 4});
+  split.output("a");
+  split.output("b");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(split.bytes()), Contains("node 's' (Split): the parts [4, 4] add up to 8 but the dimension is 6"));
+  // A node without the output its operator has.
+  ModelBuilder none(13);
+  none.input("x", {int64_t{2}});
+  none.node("Relu", {"x"}, {}, "r");
+  none.node("Identity", {"x"}, {"y"});
+  none.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(none.bytes()), Contains("node 'r' (Relu): the node has 0 outputs"));
+}

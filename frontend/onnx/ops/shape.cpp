@@ -15,6 +15,16 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
+// A shape made at import must be one the graph can hold: 2^31 elements at most.
+void check_size(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    TIR_USER_CHECK(d >= 0 && (d == 0 || n <= INT32_MAX / d))
+        << "shape " << shape_str(shape) << " is negative or holds more than 2^31 elements";
+    n *= d;
+  }
+}
+
 // Output 0 as input 0 reshaped to `shape`: on the host when known.
 void reshape_to(Context &c, const Shape &shape) {
   if (c.known(0)) return c.set_output(0, host_reshape(c.input(0).known, shape));
@@ -59,6 +69,7 @@ void shape_of(Context &c) {
 
 void constant_of_shape(Context &c) {
   const Shape shape = c.ints(0, "shape");
+  check_size(shape);
   NDArray fill = scalar(0.0, Float(32));
   if (const ::onnx::TensorProto *t = c.attrs().tensor("value")) {
     TIR_USER_CHECK(element_count(*t) == 1) << "value must hold one element";
@@ -91,7 +102,8 @@ void reshape(Context &c) {
       TIR_USER_CHECK(infer < 0) << "shape " << shape_str(target) << " has two -1";
       infer = int(i);
     } else {
-      TIR_USER_CHECK(target[i] >= 0) << "shape " << shape_str(target) << " has a negative dimension";
+      TIR_USER_CHECK(target[i] >= 0 && target[i] <= std::max<int64_t>(element_count(in), 1))
+          << "cannot reshape " << shape_str(in) << " to " << shape_str(target);
       known *= target[i];
     }
   }
@@ -160,12 +172,25 @@ void transpose(Context &c) {
   if (perm.empty())
     for (int i = r - 1; i >= 0; --i) perm.push_back(i);
   TIR_USER_CHECK(int(perm.size()) == r) << "perm has " << perm.size() << " values for rank " << r;
+  std::vector<bool> seen(size_t(r), false);
+  for (int64_t p : perm) {
+    TIR_USER_CHECK(p >= 0 && p < r && !seen[size_t(p)]) << "perm " << shape_str(perm) << " is not a permutation";
+    seen[size_t(p)] = true;
+  }
   if (c.known(0)) return c.set_output(0, host_transpose(c.input(0).known, perm));
   c.output(0, "transpose", {c.node(0)}, {{"axes", perm}});
 }
 
 void concat(Context &c) {
   const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+  for (size_t i = 1; i < c.num_inputs(); ++i) {
+    Shape a = c.shape(0), b = c.shape(i);
+    TIR_USER_CHECK(a.size() == b.size() && c.dtype(i) == c.dtype(0))
+        << "input '" << c.input_name(i) << "' differs in rank or type from '" << c.input_name(0) << "'";
+    a[size_t(axis)] = b[size_t(axis)] = 0;
+    TIR_USER_CHECK(a == b) << "inputs " << shape_str(c.shape(0)) << " and " << shape_str(c.shape(i))
+                           << " differ outside axis " << axis;
+  }
   std::vector<size_t> parts;  // empty inputs add nothing
   for (size_t i = 0; i < c.num_inputs(); ++i)
     if (element_count(c.shape(i)) > 0) parts.push_back(i);
@@ -225,14 +250,16 @@ Range slice_range(int64_t start, int64_t end, int64_t step, int64_t dim) {
   TIR_USER_CHECK(step != 0) << "a step of 0";
   if (start < 0) start += dim;
   if (end < 0) end += dim;
+  // Steps beyond the dimension take one element; this keeps the arithmetic in range.
+  step = std::clamp<int64_t>(step, -dim - 1, dim + 1);
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    return {start, step, std::max<int64_t>(0, (end - start + step - 1) / step)};
+    return {start, step, end > start ? 1 + (end - start - 1) / step : 0};
   }
   start = std::clamp<int64_t>(start, 0, dim - 1);
   end = std::clamp<int64_t>(end, -1, dim - 1);
-  return {start, step, std::max<int64_t>(0, (start - end - step - 1) / -step)};
+  return {start, step, start > end ? 1 + (start - end - 1) / -step : 0};
 }
 
 void slice(Context &c, bool inputs) {
@@ -281,6 +308,13 @@ void split(Context &c, bool input) {
     sizes.assign(size_t(n), dim / n);
   }
   TIR_USER_CHECK(int64_t(sizes.size()) == n) << sizes.size() << " sizes for " << n << " outputs";
+  int64_t total = 0;
+  for (int64_t len : sizes) {
+    TIR_USER_CHECK(len >= 0 && len <= dim) << "split sizes " << shape_str(sizes) << " do not fit dimension " << dim;
+    total += len;
+  }
+  TIR_USER_CHECK(total == dim) << "the parts " << shape_str(sizes) << " add up to " << total << " but the dimension is "
+                               << dim;
   int64_t offset = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     const int64_t len = sizes[i];
@@ -300,7 +334,6 @@ void split(Context &c, bool input) {
     }
     offset += len;
   }
-  TIR_USER_CHECK(offset == dim) << "the parts add up to " << offset << " but the dimension is " << dim;
 }
 
 // Expand: NumPy broadcast of the input and the given shape. A computed value is added
@@ -309,6 +342,7 @@ void expand(Context &c) {
   std::string error;
   const Shape out = broadcast_shapes(c.shape(0), c.ints(1, "shape"), &error);
   TIR_USER_CHECK(error.empty()) << error;
+  check_size(out);
   if (c.known(0)) return c.set_output(0, host_broadcast_to(c.input(0).known, out));
   if (out == c.shape(0)) return c.forward(0, 0);
   if (c.dtype(0).is_bool()) unsupported("bool input");
