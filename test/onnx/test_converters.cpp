@@ -41,7 +41,7 @@ NDArray run_unary(const std::string &op, const NDArray &x, const std::function<v
 
 }  // namespace
 
-TEST_CASE("onnx converters: composed activations", "[onnx][converters]") {
+TEST_CASE("converters: composed activations", "[onnx][converters]") {
   const NDArray x = NDArray::random({2, 3, 5}, Float(32), 1, -3, 3);
   const std::vector<float> xv = x.to_vector<float>();
   struct Case {
@@ -68,7 +68,7 @@ TEST_CASE("onnx converters: composed activations", "[onnx][converters]") {
   }
 }
 
-TEST_CASE("onnx converters: global pooling", "[onnx][converters]") {
+TEST_CASE("converters: global pooling", "[onnx][converters]") {
   const NDArray x = NDArray::random({2, 3, 4, 5}, Float(32), 2);
   const std::vector<float> xv = x.to_vector<float>();
   std::vector<float> avg, mx;
@@ -87,7 +87,7 @@ TEST_CASE("onnx converters: global pooling", "[onnx][converters]") {
   check_close(run_unary("GlobalMaxPool", x, [](auto &) {}), mx);
 }
 
-TEST_CASE("onnx converters: MatMul of 3-D and 1-D operands with a 2-D or 1-D B", "[onnx][converters]") {
+TEST_CASE("converters: MatMul of 3-D and 1-D operands with a 2-D or 1-D B", "[onnx][converters]") {
   struct Case {
     std::vector<int64_t> a, b;
     bool b_known;
@@ -123,7 +123,7 @@ TEST_CASE("onnx converters: MatMul of 3-D and 1-D operands with a 2-D or 1-D B",
   }
 }
 
-TEST_CASE("onnx converters: Softmax and LogSoftmax before opset 13 normalize whole rows", "[onnx][converters]") {
+TEST_CASE("converters: Softmax and LogSoftmax before opset 13 normalize whole rows", "[onnx][converters]") {
   // Opset 11, axis 1 on [2, 3, 4]: each of the 2 rows of 12 elements sums to one.
   const NDArray x = NDArray::random({2, 3, 4}, Float(32), 5, -2, 2);
   const std::vector<float> xv = x.to_vector<float>();
@@ -145,7 +145,7 @@ TEST_CASE("onnx converters: Softmax and LogSoftmax before opset 13 normalize who
   CHECK(std::fabs(yv[0] + yv[4] + yv[8] - 1) < 1e-5);
 }
 
-TEST_CASE("onnx converters: a grouped, dilated convolution with SAME_UPPER padding and a bias", "[onnx][converters]") {
+TEST_CASE("converters: a grouped, dilated convolution with SAME_UPPER padding and a bias", "[onnx][converters]") {
   // x [1, 4, 7, 6], w [6, 2, 3, 3] (2 groups), dilation 2, stride 2, SAME_UPPER:
   // out 4 x 3, total padding per axis (out - 1) * 2 + 5 - in, the odd one after.
   const int C = 4, K = 6, G = 2, H = 7, W = 6, R = 3, D = 2, S = 2;

@@ -43,7 +43,7 @@ ModelBuilder relu_model(int64_t opset = 13) {
 
 }  // namespace
 
-TEST_CASE("onnx errors: a truncated file names the file", "[onnx][error]") {
+TEST_CASE("import errors: a truncated file names the file", "[onnx][error]") {
   const fs::path dir = temp_dir("truncated");
   ModelBuilder mb = relu_model();
   mb.initializer("w", NDArray::random({64, 64}, Float(32), 1));  // bulk, so the cut falls inside the graph
@@ -57,7 +57,7 @@ TEST_CASE("onnx errors: a truncated file names the file", "[onnx][error]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("onnx errors: bytes that are not a model", "[onnx][error]") {
+TEST_CASE("import errors: bytes that are not a model", "[onnx][error]") {
   REQUIRE_THROWS_AS(tonnx::import_bytes("this is not a model"), Error);
   REQUIRE_THROWS_WITH(tonnx::import_bytes(std::string("\x08\x07\x12\xff\xff", 5)), Contains("not a valid ONNX model"));
   REQUIRE_THROWS_WITH(tonnx::import_bytes(""), Contains("not an ONNX model (no graph)"));
@@ -67,7 +67,7 @@ TEST_CASE("onnx errors: bytes that are not a model", "[onnx][error]") {
       Contains("not"));
 }
 
-TEST_CASE("onnx errors: unknown operators are all named, with their nodes", "[onnx][error]") {
+TEST_CASE("import errors: unknown operators are all named, with their nodes", "[onnx][error]") {
   ModelBuilder mb(13);
   mb.input("x", {int64_t{1}, int64_t{4}});
   mb.node("Frobnicate", {"x"}, {"a"}, "first_odd");
@@ -96,7 +96,7 @@ TEST_CASE("onnx errors: unknown operators are all named, with their nodes", "[on
                       Contains("node 'view' (Reshape): shape 's' is computed at run time"));
 }
 
-TEST_CASE("onnx errors: opsets outside 7 to 17 and other domains", "[onnx][error]") {
+TEST_CASE("import errors: opsets outside 7 to 17 and other domains", "[onnx][error]") {
   for (int64_t opset : {6, 18}) {
     CAPTURE(opset);
     REQUIRE_THROWS_WITH(tonnx::import_bytes(relu_model(opset).bytes()),
@@ -113,7 +113,7 @@ TEST_CASE("onnx errors: opsets outside 7 to 17 and other domains", "[onnx][error
                       Contains("node 'norm' (Normalizer): domain 'ai.onnx.ml' is not supported"));
 }
 
-TEST_CASE("onnx errors: a missing external data file names the tensor and the file", "[onnx][error]") {
+TEST_CASE("import errors: a missing external data file names the tensor and the file", "[onnx][error]") {
   const fs::path dir = temp_dir("external");
   ModelBuilder mb(13);
   mb.input("x", {int64_t{2}, int64_t{3}});
@@ -141,7 +141,7 @@ TEST_CASE("onnx errors: a missing external data file names the tensor and the fi
   fs::remove_all(dir);
 }
 
-TEST_CASE("onnx errors: symbolic inputs need a shape, and bindings must fit", "[onnx][error]") {
+TEST_CASE("import errors: symbolic inputs need a shape, and bindings must fit", "[onnx][error]") {
   ModelBuilder mb(13);
   mb.input("image", {std::string("batch"), int64_t{3}});
   mb.node("Relu", {"image"}, {"y"});
@@ -161,13 +161,13 @@ TEST_CASE("onnx errors: symbolic inputs need a shape, and bindings must fit", "[
   REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes(), unknown), Contains("'imagee', which is not an input"));
 }
 
-TEST_CASE("onnx errors: a wrong input shape at run time names the input", "[onnx][error]") {
+TEST_CASE("import errors: a wrong input shape at run time names the input", "[onnx][error]") {
   const graph::CompiledModel m = graph::build(tonnx::import_bytes(relu_model().bytes()), "llvm");
   REQUIRE_THROWS_WITH(m.run({{"x", NDArray::random({1, 5}, Float(32), 1)}}), Contains("'x'"));
   REQUIRE_THROWS_WITH(m.run({{"x", NDArray::random({1, 4}, Int(64), 1)}}), Contains("'x'"));
 }
 
-TEST_CASE("onnx errors: element types the graph cannot hold", "[onnx][error]") {
+TEST_CASE("import errors: element types the graph cannot hold", "[onnx][error]") {
   ModelBuilder mb(13);
   mb.input("s", {int64_t{2}}, ::onnx::TensorProto::STRING);
   mb.node("Identity", {"s"}, {"y"});
@@ -176,7 +176,7 @@ TEST_CASE("onnx errors: element types the graph cannot hold", "[onnx][error]") {
   REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("graph input 's' is string"));
 }
 
-TEST_CASE("onnx errors: malformed tensors and attributes are errors, not crashes", "[onnx][error]") {
+TEST_CASE("import errors: malformed tensors and attributes are errors, not crashes", "[onnx][error]") {
   // A tensor whose data does not fill its shape is refused before its storage is made.
   ModelBuilder big = relu_model();
   ::onnx::TensorProto *t = big.graph().add_initializer();
@@ -198,7 +198,8 @@ TEST_CASE("onnx errors: malformed tensors and attributes are errors, not crashes
   attr(split.node("Split", {"x"}, {"a", "b"}, "s"), "split", std::vector<int64_t>{4, 4});
   split.output("a");
   split.output("b");
-  REQUIRE_THROWS_WITH(tonnx::import_bytes(split.bytes()), Contains("node 's' (Split): the parts [4, 4] add up to 8 but the dimension is 6"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(split.bytes()),
+                      Contains("node 's' (Split): the parts [4, 4] add up to 8 but the dimension is 6"));
   // A node without the output its operator has.
   ModelBuilder none(13);
   none.input("x", {int64_t{2}});

@@ -84,7 +84,7 @@ std::vector<float> cnn_reference(const std::vector<float> &x, const std::vector<
 
 }  // namespace
 
-TEST_CASE("onnx: a small CNN imports and matches plain loops", "[onnx]") {
+TEST_CASE("a small CNN imports and matches plain loops", "[onnx]") {
   const int C = 3, K = 8, H = 12, W = 12, M = 10, F = K * (H / 2) * (W / 2);
   const NDArray x = rand({1, C, H, W}, 1), w = rand({K, C, 3, 3}, 2), b = rand({K}, 3);
   const NDArray fw = rand({M, F}, 4, -0.1, 0.1), fb = rand({M}, 5);
@@ -127,7 +127,7 @@ TEST_CASE("onnx: a small CNN imports and matches plain loops", "[onnx]") {
                                fb.to_vector<float>(), C, K, H, W, M));
 }
 
-TEST_CASE("onnx: broadcasting element-wise graphs match plain loops", "[onnx]") {
+TEST_CASE("broadcasting element-wise graphs match plain loops", "[onnx]") {
   // a [2, 3, 4], b [3, 1], c [4] (an initializer), two outputs:
   //   s = (a + b) * c - a          t = sqrt(|max(s / 2, b, -0.25)|) ** e (e = 1.5)
   //   u = sigmoid(min(a, b)) + tanh(-a) * exp(b) / reciprocal(c + 2)
@@ -179,7 +179,7 @@ TEST_CASE("onnx: broadcasting element-wise graphs match plain loops", "[onnx]") 
   check_close(out["u"], u);
 }
 
-TEST_CASE("onnx: Shape -> Gather -> Concat -> Reshape folds into a constant target", "[onnx]") {
+TEST_CASE("Shape -> Gather -> Concat -> Reshape folds into a constant target", "[onnx]") {
   // PyTorch's x.view(x.size(0), -1): the target shape is computed from x's shape.
   ModelBuilder mb(13);
   mb.input("x", {int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}});
@@ -209,7 +209,7 @@ TEST_CASE("onnx: Shape -> Gather -> Concat -> Reshape folds into a constant targ
   check_close(y, want, 0, 0);
 }
 
-TEST_CASE("onnx: float16 initializers are read as float32", "[onnx]") {
+TEST_CASE("float16 initializers are read as float32", "[onnx]") {
   // 1.5, -2, 65504 (the largest half), 2^-24 (the smallest subnormal), -0, inf.
   const std::vector<uint16_t> bits = {0x3e00, 0xc000, 0x7bff, 0x0001, 0x8000, 0x7c00};
   ::onnx::TensorProto t;
@@ -233,7 +233,7 @@ TEST_CASE("onnx: float16 initializers are read as float32", "[onnx]") {
   CHECK(std::isinf(v[5]));
 }
 
-TEST_CASE("onnx: external data is read from the model's directory", "[onnx]") {
+TEST_CASE("external data is read from the model's directory", "[onnx]") {
   const fs::path dir = temp_dir("external");
   const NDArray w = rand({4, 3}, 31);
   {  // 16 bytes of something else first: the offset must be honoured
@@ -277,7 +277,7 @@ TEST_CASE("onnx: external data is read from the model's directory", "[onnx]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("onnx: input_shapes binds symbolic dimensions", "[onnx]") {
+TEST_CASE("input_shapes binds symbolic dimensions", "[onnx]") {
   ModelBuilder mb(13);
   mb.input("x", {std::string("batch"), int64_t{3}});
   mb.node("Relu", {"x"}, {"y"});
@@ -289,7 +289,7 @@ TEST_CASE("onnx: input_shapes binds symbolic dimensions", "[onnx]") {
   CHECK(g.node("y").shape == std::vector<int64_t>{5, 3});
 }
 
-TEST_CASE("onnx: inspect describes a model without converting it", "[onnx]") {
+TEST_CASE("inspect describes a model without converting it", "[onnx]") {
   const fs::path dir = temp_dir("inspect");
   ModelBuilder mb(13);
   mb.input("x", {std::string("N"), int64_t{4}});
@@ -319,7 +319,7 @@ TEST_CASE("onnx: inspect describes a model without converting it", "[onnx]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("onnx: read_tensor reads TensorProto files", "[onnx]") {
+TEST_CASE("read_tensor reads TensorProto files", "[onnx]") {
   const fs::path dir = temp_dir("read_tensor");
   const NDArray a = NDArray::from_vector<int64_t>({1, -2, 3, 1LL << 40}, {2, 2});
   {
