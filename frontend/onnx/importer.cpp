@@ -47,8 +47,6 @@ UnsupportedNode opset_problem(const ::onnx::ModelProto &m) {
 }
 
 int model_opset(const ::onnx::ModelProto &m) {
-  const UnsupportedNode p = opset_problem(m);
-  if (!p.reason.empty()) throw UnsupportedError("onnx: " + p.reason, {p});
   for (const auto &o : m.opset_import())
     if (is_ai_onnx(o.domain())) return int(o.version());
   return 1;
@@ -255,6 +253,8 @@ std::vector<graph::NodeRef> Importer::outputs() {
 }
 
 graph::Graph Importer::run() {
+  const UnsupportedNode opset = opset_problem(model_);
+  if (!opset.reason.empty()) throw UnsupportedError("onnx: " + what_ + ": " + opset.reason, {opset});
   opset_ = model_opset(model_);
   std::vector<UnsupportedNode> problems = static_check(model_.graph(), opset_);
   if (!problems.empty()) throw_unsupported(what_, std::move(problems), 0);

@@ -12,11 +12,11 @@
 
 namespace tensorir::onnx::detail {
 
-// The model's ai.onnx opset. Throws UnsupportedError when it is outside kMinOpset to
-// kMaxOpset, or when the model imports no ai.onnx opset.
-int model_opset(const ::onnx::ModelProto &m);
-// The opset outside the supported range as an UnsupportedNode, or none (empty reason).
+// The model's ai.onnx opset outside kMinOpset to kMaxOpset (or none imported) as an
+// UnsupportedNode for the whole model; an empty reason when it is in range.
 UnsupportedNode opset_problem(const ::onnx::ModelProto &m);
+// The model's ai.onnx opset (1 for old models that import none).
+int model_opset(const ::onnx::ModelProto &m);
 
 // What the node types and attributes alone rule out: nodes of another domain, op types
 // without a converter at `opset`, attributes a converter's check refuses; and graph
