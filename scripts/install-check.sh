@@ -14,6 +14,10 @@ if find "$work/prefix/include" -path '*llvm*' | grep -q .; then
   echo "install-check: LLVM headers leaked into the installed include tree" >&2
   exit 1
 fi
+if grep -rlE '#include <(google/protobuf|onnx)/' "$work/prefix/include" | grep -q .; then
+  echo "install-check: an installed header includes a protobuf or ONNX header" >&2
+  exit 1
+fi
 
 # No compiler launcher here, so the compile time printed below is a real one.
 cmake -S "$root/test/install" -B "$work/build" -G Ninja \
@@ -76,4 +80,33 @@ if readelf -d "$work/runtime-build/runtime_consumer" | grep -Eq 'libLLVM|libtens
   exit 1
 fi
 "$work/runtime-build/runtime_consumer" || { echo "install-check: runtime-only consumer FAILED" >&2; exit 1; }
+# The ONNX importer (tensorir::onnx): its public header needs neither protobuf nor ONNX
+# headers, and a consumer links it without naming protobuf.
+mkdir -p "$work/onnx-consumer"
+cat >"$work/onnx-consumer/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(tensorir_onnx_consumer LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(tensorir CONFIG REQUIRED)
+add_executable(onnx_consumer main.cpp)
+target_link_libraries(onnx_consumer PRIVATE tensorir::onnx)
+CMAKE
+cat >"$work/onnx-consumer/main.cpp" <<'CPP'
+#include <tensorir/frontend/onnx.h>
+#include <cstdio>
+int main() {
+  try {
+    tensorir::onnx::import_bytes("not a model");
+  } catch (const tensorir::Error &e) {
+    std::printf("onnx consumer: %s\n", e.what());
+    return 0;
+  }
+  return 1;
+}
+CPP
+cmake -S "$work/onnx-consumer" -B "$work/onnx-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >"$work/configure-onnx.log" ||
+  { cat "$work/configure-onnx.log" >&2; exit 1; }
+cmake --build "$work/onnx-build" >/dev/null
+"$work/onnx-build/onnx_consumer" || { echo "install-check: ONNX consumer FAILED" >&2; exit 1; }
 echo "install-check: passed"

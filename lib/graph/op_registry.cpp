@@ -103,6 +103,8 @@ void register_op(OpDef def) {
   TIR_USER_CHECK(def.name != "input" && def.name != "constant")
       << "register_op: '" << def.name << "' is reserved for the graph's leaves; pick another name";
   TIR_USER_CHECK(def.compute != nullptr) << "register_op('" << def.name << "'): no compute function";
+  TIR_USER_CHECK(!def.variadic || !def.inputs.empty())
+      << "register_op('" << def.name << "'): a variadic operator needs a role for its inputs";
   for (size_t i = 0; i < def.attrs.size(); ++i) {
     const AttrSpec &a = def.attrs[i];
     TIR_USER_CHECK(!a.name.empty()) << "register_op('" << def.name << "'): attribute " << i << " has no name";
@@ -169,7 +171,9 @@ void add_default_attrs(Node &n) {
     if (a.default_value && !n.attrs.count(a.name)) n.attrs[a.name] = *a.default_value;
 }
 
-int op_arity(const Node &n) { return static_cast<int>(node_op(n).inputs.size()); }
+bool takes_inputs(const OpDef &def, size_t count) {
+  return def.variadic ? count >= def.inputs.size() : count == def.inputs.size();
+}
 
 void check_attrs(Node &n) {
   const OpDef &def = node_op(n);
@@ -210,7 +214,7 @@ void check_attrs(Node &n) {
 
 Tensor make_tensor(const Node &n, const std::vector<Tensor> &inputs, const std::string &out_name,
                    const ComputeFn &compute) {
-  TIR_ASSERT(static_cast<int>(inputs.size()) == op_arity(n)) << node_prefix(n);
+  TIR_ASSERT(takes_inputs(node_op(n), inputs.size())) << node_prefix(n);
   return naming_node(n, [&] {
     const Tensor t = compute ? compute(n, inputs, out_name) : node_op(n).compute(n, inputs, out_name);
     TIR_USER_CHECK(t.defined()) << "the compute function returned an undefined tensor";
@@ -220,9 +224,9 @@ Tensor make_tensor(const Node &n, const std::vector<Tensor> &inputs, const std::
 
 void infer_shape(Node &n, const std::vector<const Node *> &inputs) {
   const OpDef &def = node_op(n);
-  const int arity = static_cast<int>(def.inputs.size());
-  TIR_USER_CHECK(static_cast<int>(inputs.size()) == arity)
-      << node_prefix(n) << "takes " << arity << " inputs but was given " << inputs.size();
+  TIR_USER_CHECK(takes_inputs(def, inputs.size()))
+      << node_prefix(n) << "takes " << def.inputs.size() << (def.variadic ? " or more" : "") << " inputs but was given "
+      << inputs.size();
   check_attrs(n);
   if (def.check) naming_node(n, [&] { def.check(n, inputs); });
   std::vector<Tensor> ph;

@@ -13,8 +13,9 @@ namespace tensorir::graph::detail {
 // The registered operator of `n`; an unknown one throws an Error naming the node.
 const OpDef &node_op(const Node &n);
 
-// The number of inputs `n`'s operator takes; throws an Error naming the node for an unknown op.
-int op_arity(const Node &n);
+// Whether `def` takes `count` inputs: exactly its roles, or with OpDef::variadic one or
+// more in the last role.
+bool takes_inputs(const OpDef &def, size_t count);
 
 // Checks n.attrs against its operator's schema (unknown names, kinds, sizes) and adds
 // the defaults of those not given.

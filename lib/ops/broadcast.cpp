@@ -60,4 +60,16 @@ Tensor divide(const Tensor &a, const Tensor &b, const std::string &name) {
   return binary(a, b, "divide", name, [](Expr x, Expr y) { return x / y; });
 }
 
+Tensor maximum(const Tensor &a, const Tensor &b, const std::string &name) {
+  return binary(a, b, "maximum", name, [](Expr x, Expr y) { return max(x, y); });
+}
+Tensor minimum(const Tensor &a, const Tensor &b, const std::string &name) {
+  return binary(a, b, "minimum", name, [](Expr x, Expr y) { return min(x, y); });
+}
+Tensor power(const Tensor &a, const Tensor &b, const std::string &name) {
+  TIR_USER_CHECK(a.dtype().is_float()) << "power: " << a.name() << " is " << a.dtype()
+                                       << "; power takes float tensors";
+  return binary(a, b, "power", name, [](Expr x, Expr y) { return pow(x, y); });
+}
+
 }  // namespace tensorir::ops

@@ -1,4 +1,5 @@
-// Numerically stable softmax: subtracting the maximum keeps exp() from overflowing.
+// Numerically stable softmax and log-softmax: subtracting the maximum keeps exp() from
+// overflowing, and log_softmax never takes the log of an underflowed quotient.
 #include "op_util.h"
 #include "tensorir/ops/nn.h"
 
@@ -6,10 +7,13 @@ namespace tensorir::ops {
 
 using namespace detail;
 
-Tensor softmax(const Tensor &x, int axis, const std::string &name) {
-  const std::vector<int64_t> s = const_shape(x, "softmax");
+namespace {
+
+Tensor softmax_stages(const Tensor &x, int axis, bool log_out, const std::string &name) {
+  const std::string op = log_out ? "log_softmax" : "softmax";
+  const std::vector<int64_t> s = const_shape(x, op);
   const int nd = static_cast<int>(s.size());
-  axis = normalize_axis(axis, nd, x, "softmax");
+  axis = normalize_axis(axis, nd, x, op);
   std::vector<int64_t> reduced = s;
   reduced.erase(reduced.begin() + axis);
   if (reduced.empty()) reduced.push_back(1);  // a 1-d input reduces to one element
@@ -40,10 +44,25 @@ Tensor softmax(const Tensor &x, int axis, const std::string &name) {
   Tensor S = compute(
       to_exprs(reduced), [&](const std::vector<Var> &v) { return sum(E(full_index(v, k2)), {k2}); }, name + "_sum",
       "softmax_sum");
+  if (log_out)
+    return compute(
+        x.shape(),
+        [&](const std::vector<Var> &v) {
+          return x(std::vector<Expr>(v.begin(), v.end())) - M(reduced_index(v)) - log(S(reduced_index(v)));
+        },
+        name, "log_softmax");
   return compute(
       x.shape(),
       [&](const std::vector<Var> &v) { return E(std::vector<Expr>(v.begin(), v.end())) / S(reduced_index(v)); },
       name, "softmax");
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor &x, int axis, const std::string &name) { return softmax_stages(x, axis, false, name); }
+
+Tensor log_softmax(const Tensor &x, int axis, const std::string &name) {
+  return softmax_stages(x, axis, true, name);
 }
 
 }  // namespace tensorir::ops

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorir/error.h"
 #include "tensorir/graph/graph.h"
 #include "tensorir/runtime/ndarray.h"
 
@@ -29,10 +30,31 @@ struct ImportOptions {
   std::string external_data_dir;
 };
 
+// A node the importer cannot convert, and why. An entry with an empty `node` stands for
+// the whole model (its opset); one with `op` "input" for a graph input (its type).
+struct UnsupportedNode {
+  std::string node, op, reason;
+};
+
+// What import throws for a well-formed model that uses what the importer does not
+// support: an opset or domain, an element type, operators or attributes. Every such node
+// is listed, in the message and in nodes().
+class UnsupportedError : public Error {
+ public:
+  UnsupportedError(const std::string &message, std::vector<UnsupportedNode> nodes)
+      : Error(message), nodes_(std::move(nodes)) {}
+  const std::vector<UnsupportedNode> &nodes() const { return nodes_; }
+
+ private:
+  std::vector<UnsupportedNode> nodes_;
+};
+
 // Reads an ONNX model (.onnx, protobuf) and converts it. Throws tensorir::Error for a
-// missing, truncated or corrupt file, an unsupported opset or element type, an operator
-// that cannot be converted (every such node named at once), a missing external-data file,
-// or an input shape that does not fit.
+// missing, truncated or corrupt file, a missing external-data file, or an input shape
+// that does not fit; UnsupportedError for an opset outside ai.onnx 7 to 17, another
+// domain, an unsupported element type, or operators that cannot be converted (every such
+// node named at once). Graph nodes are named after the ONNX values they compute, and
+// the graph's outputs after the model's outputs.
 graph::Graph import(const std::string &path, const ImportOptions &options = {});
 graph::Graph import_bytes(const std::string &bytes, const ImportOptions &options = {});
 
@@ -42,9 +64,6 @@ struct ValueInfo {
   std::string dtype;               // "float32", "int64", ...
   std::vector<std::string> shape;  // each dimension: a number or a symbol name ("?" if none)
 };
-struct UnsupportedNode {
-  std::string node, op, reason;
-};
 struct ModelInfo {
   std::string producer;             // producer name and version
   int64_t ir_version = 0;
@@ -52,7 +71,9 @@ struct ModelInfo {
   std::vector<ValueInfo> inputs, outputs;  // graph inputs that are not initializers
   std::map<std::string, int> operators;   // op type -> number of nodes
   int64_t parameters = 0;                 // elements over all initializers
-  std::vector<UnsupportedNode> unsupported;  // nodes the importer cannot convert, and why
+  // Nodes without a converter for their opset, or whose attributes it does not take, and
+  // why. Conversion can find more (a shape input that is not a constant, say).
+  std::vector<UnsupportedNode> unsupported;
 };
 ModelInfo inspect(const std::string &path);
 

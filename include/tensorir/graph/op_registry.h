@@ -105,6 +105,9 @@ struct OpStrategy {
 struct OpDef {
   std::string name;
   std::vector<std::string> inputs;  // role names, one per input ("data", "weight")
+  // true: the last role takes one or more inputs (concatenate's "x"), so a node has
+  // inputs.size() inputs or more; false: exactly inputs.size().
+  bool variadic = false;
   std::vector<AttrSpec> attrs;
   OpPattern pattern = OpPattern::kOpaque;
   bool commutative = false;  // a fused value may flow through either input (add, multiply)

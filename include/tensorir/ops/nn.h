@@ -84,5 +84,7 @@ Tensor global_avg_pool2d(const Tensor &x, const std::string &name = "global_avg_
 
 // exp(x - max) / sum(exp(x - max)) along `axis`, in four stages (max, exp, sum, divide).
 Tensor softmax(const Tensor &x, int axis = -1, const std::string &name = "softmax");
+// x - max - log(sum(exp(x - max))) along `axis`: the log of softmax without its underflow.
+Tensor log_softmax(const Tensor &x, int axis = -1, const std::string &name = "log_softmax");
 
 }  // namespace tensorir::ops

@@ -15,6 +15,10 @@ Tensor add(const Tensor &a, const Tensor &b, const std::string &name = "add");
 Tensor subtract(const Tensor &a, const Tensor &b, const std::string &name = "subtract");
 Tensor multiply(const Tensor &a, const Tensor &b, const std::string &name = "multiply");
 Tensor divide(const Tensor &a, const Tensor &b, const std::string &name = "divide");
+Tensor maximum(const Tensor &a, const Tensor &b, const std::string &name = "maximum");
+Tensor minimum(const Tensor &a, const Tensor &b, const std::string &name = "minimum");
+// a to the power b; float tensors only.
+Tensor power(const Tensor &a, const Tensor &b, const std::string &name = "power");
 
 // [d0, d1, ...] -> [d0, d1 * d2 * ...].
 Tensor flatten(const Tensor &x, const std::string &name = "flatten");

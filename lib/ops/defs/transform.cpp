@@ -1,4 +1,5 @@
-// Data movement: flatten, layout_transform (channel blocks, packed weights), softmax.
+// Data movement: flatten, layout_transform (channel blocks, packed weights), softmax and
+// log_softmax.
 #include "def_util.h"
 
 namespace tensorir::ops::defs {
@@ -40,6 +41,18 @@ const bool registered = [] {
   };
   on_cpu(softmax, blocked_cpu_strategy());
   graph::register_op(std::move(softmax));
+
+  OpDef log_softmax;
+  log_softmax.name = "log_softmax";
+  log_softmax.doc = "log(softmax(x)) along `axis`, computed as x - max - log(sum(exp(x - max)))";
+  log_softmax.inputs = {"x"};
+  log_softmax.attrs = {{"axis", AttrType::Int, int64_t{-1}}};
+  log_softmax.pattern = graph::OpPattern::kReduction;
+  log_softmax.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return ops::log_softmax(in[0], static_cast<int>(n.attr_int("axis")), name);
+  };
+  on_cpu(log_softmax, blocked_cpu_strategy());
+  graph::register_op(std::move(log_softmax));
   return true;
 }();
 

@@ -1,0 +1,207 @@
+// The converter registry, node attributes, and what a converter sees of its node.
+#include "frontend/onnx/converter.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "frontend/onnx/host.h"
+#include "frontend/onnx/importer.h"
+#include "frontend/onnx/proto.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::vector<Converter>> by_op;
+};
+
+Registry &registry() {
+  static Registry *r = new Registry;  // converters register from static initializers
+  return *r;
+}
+
+std::string range_str(const Converter &c) {
+  return std::to_string(c.since) + "-" + (c.until == kLatest ? std::string() : std::to_string(c.until));
+}
+
+}  // namespace
+
+void unsupported(const std::string &reason) { throw Unsupported{reason}; }
+
+void register_converter(Converter c) {
+  TIR_ASSERT(!c.op.empty() && c.convert && c.since <= c.until) << "register_converter: " << c.op;
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (const Converter &o : r.by_op[c.op])
+    TIR_ASSERT(c.until < o.since || o.until < c.since)
+        << "register_converter: " << c.op << " " << range_str(c) << " overlaps " << range_str(o);
+  r.by_op[c.op].push_back(std::move(c));
+}
+
+const Converter *find_converter(const std::string &op, int opset) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_op.find(op);
+  if (it == r.by_op.end()) return nullptr;
+  for (const Converter &c : it->second)
+    if (c.since <= opset && opset <= c.until) return &c;  // vector elements stay put once registered
+  return nullptr;
+}
+
+std::vector<std::string> converter_ops() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> out;
+  for (auto &[op, list] : r.by_op) {
+    std::vector<const Converter *> sorted;
+    for (const Converter &c : list) sorted.push_back(&c);
+    std::sort(sorted.begin(), sorted.end(), [](auto *a, auto *b) { return a->since < b->since; });
+    std::string s = op;
+    for (size_t i = 0; i < sorted.size(); ++i) s += (i ? ", " : " ") + range_str(*sorted[i]);
+    out.push_back(s);
+  }
+  return out;
+}
+
+// ---- Attributes ----
+
+Attributes::Attributes(const ::onnx::NodeProto &node) {
+  for (const ::onnx::AttributeProto &a : node.attribute()) attrs_[a.name()] = &a;
+}
+
+const ::onnx::AttributeProto *Attributes::get(const std::string &name) const {
+  auto it = attrs_.find(name);
+  return it == attrs_.end() ? nullptr : it->second;
+}
+
+namespace {
+void expect(const ::onnx::AttributeProto &a, ::onnx::AttributeProto::AttributeType t, const char *kind) {
+  // Old exporters leave `type` unset; then the field present tells.
+  TIR_USER_CHECK(a.type() == t || a.type() == ::onnx::AttributeProto::UNDEFINED)
+      << "onnx: attribute '" << a.name() << "' must be " << kind;
+}
+}  // namespace
+
+int64_t Attributes::i(const std::string &name, int64_t def) const {
+  const auto *a = get(name);
+  if (!a) return def;
+  expect(*a, ::onnx::AttributeProto::INT, "an integer");
+  return a->i();
+}
+
+float Attributes::f(const std::string &name, float def) const {
+  const auto *a = get(name);
+  if (!a) return def;
+  expect(*a, ::onnx::AttributeProto::FLOAT, "a float");
+  return a->f();
+}
+
+std::string Attributes::s(const std::string &name, const std::string &def) const {
+  const auto *a = get(name);
+  if (!a) return def;
+  expect(*a, ::onnx::AttributeProto::STRING, "a string");
+  return a->s();
+}
+
+std::vector<int64_t> Attributes::ints(const std::string &name, const std::vector<int64_t> &def) const {
+  const auto *a = get(name);
+  if (!a) return def;
+  expect(*a, ::onnx::AttributeProto::INTS, "a list of integers");
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<float> Attributes::floats(const std::string &name) const {
+  const auto *a = get(name);
+  if (!a) return {};
+  expect(*a, ::onnx::AttributeProto::FLOATS, "a list of floats");
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+const ::onnx::TensorProto *Attributes::tensor(const std::string &name) const {
+  const auto *a = get(name);
+  if (!a) return nullptr;
+  expect(*a, ::onnx::AttributeProto::TENSOR, "a tensor");
+  return &a->t();
+}
+
+// ---- Context ----
+
+Context::Context(Importer &imp, const ::onnx::NodeProto &node, int opset)
+    : imp_(imp), node_(node), attrs_(node), opset_(opset), label_(node_label(node)) {}
+
+const std::string &Context::data_dir() const { return imp_.data_dir(); }
+
+bool Context::has_input(size_t i) const { return i < num_inputs() && !node_.input(int(i)).empty(); }
+
+const std::string &Context::input_name(size_t i) const { return node_.input(int(i)); }
+
+const Value &Context::input(size_t i) const {
+  TIR_ASSERT(has_input(i)) << label_ << " has no input " << i;
+  return imp_.value(input_name(i));
+}
+
+bool Context::all_known() const {
+  for (size_t i = 0; i < num_inputs(); ++i)
+    if (has_input(i) && !known(i)) return false;
+  return true;
+}
+
+const NDArray &Context::value(size_t i, const std::string &what) const {
+  if (!known(i))
+    unsupported(what + " '" + input_name(i) + "' is computed at run time; it must be known at import (a constant)");
+  return input(i).known;
+}
+
+std::vector<int64_t> Context::ints(size_t i, const std::string &what) const {
+  const NDArray &v = value(i, what);
+  if (!v.dtype().is_int() && !v.dtype().is_uint())
+    unsupported(what + " '" + input_name(i) + "' is not an integer tensor");
+  return to_int64s(v);
+}
+
+graph::NodeRef Context::node(size_t i) { return imp_.node_of(input_name(i)); }
+
+bool Context::wants_output(size_t i) const { return i < num_outputs() && !node_.output(int(i)).empty(); }
+
+void Context::set_output(size_t i, graph::NodeRef r) {
+  if (!wants_output(i)) return;
+  const graph::Node &n = imp_.builder().node(r);
+  imp_.bind(node_.output(int(i)), Value{r.id, NDArray(), n.shape, n.dtype});
+}
+
+void Context::set_output(size_t i, const NDArray &known) {
+  if (!wants_output(i)) return;
+  imp_.bind(node_.output(int(i)), Value{-1, known, known.shape(), known.dtype()});
+}
+
+void Context::forward(size_t i, size_t j) {
+  if (wants_output(i)) imp_.bind(node_.output(int(i)), input(j));
+}
+
+graph::NodeRef Context::make(const std::string &op, const std::vector<graph::NodeRef> &inputs,
+                             std::map<std::string, graph::AttrValue> attrs) {
+  const std::string base = node_.output_size() ? node_.output(0) : label_;
+  return imp_.builder().make(op, inputs, std::move(attrs), imp_.node_name(base + "/" + op, false));
+}
+
+graph::NodeRef Context::output(size_t i, const std::string &op, const std::vector<graph::NodeRef> &inputs,
+                               std::map<std::string, graph::AttrValue> attrs) {
+  TIR_USER_CHECK(i < num_outputs()) << "the node has " << num_outputs() << " outputs; " << node_.op_type()
+                                    << " has at least " << i + 1;
+  if (!wants_output(i)) return make(op, inputs, std::move(attrs));
+  const std::string &name = node_.output(int(i));
+  graph::NodeRef r = imp_.builder().make(op, inputs, std::move(attrs), imp_.node_name(name, true));
+  set_output(i, r);
+  return r;
+}
+
+graph::NodeRef Context::constant(const NDArray &value, const std::string &suffix) {
+  const std::string base = node_.output_size() ? node_.output(0) : label_;
+  return imp_.builder().constant(imp_.node_name(base + "/" + suffix, false), value);
+}
+
+const graph::Node &Context::graph_node(graph::NodeRef r) const { return imp_.builder().node(r); }
+
+}  // namespace tensorir::onnx::detail

@@ -1,0 +1,46 @@
+// Computing on tensors known at import (initializers, Constant nodes, shapes), so that
+// shape computations fold into constants: PyTorch's Shape -> Gather -> Concat -> Reshape
+// chains become a constant target shape. Every function returns a new array.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensorir/runtime/ndarray.h"
+
+namespace tensorir::onnx::detail {
+
+// The elements as int64 (integer and bool arrays; floats round toward zero).
+std::vector<int64_t> to_int64s(const NDArray &a);
+// The elements as double.
+std::vector<double> to_doubles(const NDArray &a);
+// An array of `dtype` from int64 or double values.
+NDArray from_int64s(const std::vector<int64_t> &values, const std::vector<int64_t> &shape, Type dtype = Int(64));
+NDArray from_doubles(const std::vector<double> &values, const std::vector<int64_t> &shape, Type dtype);
+// A scalar (shape []) or vector of int64.
+NDArray int64_vector(const std::vector<int64_t> &values);
+
+int64_t element_count(const std::vector<int64_t> &shape);
+
+// `a` converted to `dtype` (floats to integers round toward zero, to bool: != 0).
+NDArray host_cast(const NDArray &a, Type dtype);
+// The same elements under another shape of as many.
+NDArray host_reshape(const NDArray &a, const std::vector<int64_t> &shape);
+NDArray host_transpose(const NDArray &a, const std::vector<int64_t> &perm);
+// a[starts[i] :: steps[i]] with `out` elements in each dimension (all given).
+NDArray host_slice(const NDArray &a, const std::vector<int64_t> &starts, const std::vector<int64_t> &steps,
+                   const std::vector<int64_t> &out);
+NDArray host_concat(const std::vector<NDArray> &parts, int axis);
+// numpy.take(data, indices, axis); negative indices count from the end.
+NDArray host_gather(const NDArray &data, const NDArray &indices, int axis);
+// `a` broadcast to `shape` (NumPy rules, `shape` the full result).
+NDArray host_broadcast_to(const NDArray &a, const std::vector<int64_t> &shape);
+// The NumPy broadcast shape of a and b; empty `error` when they fit.
+std::vector<int64_t> broadcast_shapes(const std::vector<int64_t> &a, const std::vector<int64_t> &b, std::string *error);
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
+// Element-wise with NumPy broadcasting, in the dtype of `a` (b must match it). Integer
+// division rounds toward zero, as C does.
+NDArray host_binary(BinaryOp op, const NDArray &a, const NDArray &b);
+
+}  // namespace tensorir::onnx::detail

@@ -1,0 +1,273 @@
+// An ONNX model to a graph: opset and types checked first, initializers as known
+// values, graph inputs with their shapes bound, then each node by its converter.
+#include "frontend/onnx/importer.h"
+
+#include <sstream>
+
+#include "frontend/onnx/host.h"
+#include "frontend/onnx/proto.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+bool is_ai_onnx(const std::string &domain) { return domain.empty() || domain == "ai.onnx"; }
+
+// Why an input of this ONNX type cannot be a graph input, or "".
+std::string input_type_problem(const ::onnx::TypeProto &t) {
+  if (!t.has_tensor_type()) return "is not a tensor (sequences, maps and optionals are not supported)";
+  Type dtype;
+  const int32_t et = t.tensor_type().elem_type();
+  if (!element_type(et, &dtype) || et == ::onnx::TensorProto::FLOAT16 || !supported_dtype(dtype))
+    return "is " + element_type_name(et) + ", which graph inputs cannot be";
+  return "";
+}
+
+}  // namespace
+
+bool supported_dtype(Type t) {
+  return t == Float(32) || t == Float(64) || t == Int(8) || t == Int(16) || t == Int(32) || t == Int(64) ||
+         t == UInt(8) || t.is_bool();
+}
+
+std::string node_label(const ::onnx::NodeProto &n) {
+  if (!n.name().empty()) return n.name();
+  return n.output_size() ? n.output(0) : n.op_type();
+}
+
+UnsupportedNode opset_problem(const ::onnx::ModelProto &m) {
+  int64_t version = -1;
+  for (const auto &o : m.opset_import())
+    if (is_ai_onnx(o.domain())) version = o.version();
+  if (version < 0 && m.ir_version() < 3) version = 1;  // IR version 1 and 2 had no opset imports
+  if (version >= kMinOpset && version <= kMaxOpset) return {};
+  const std::string range = " (ai.onnx " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")";
+  if (version < 0) return {"", "", "the model imports no ai.onnx opset" + range};
+  return {"", "", "ai.onnx opset " + std::to_string(version) + " is not supported" + range};
+}
+
+int model_opset(const ::onnx::ModelProto &m) {
+  for (const auto &o : m.opset_import())
+    if (is_ai_onnx(o.domain())) return int(o.version());
+  return 1;
+}
+
+std::vector<UnsupportedNode> static_check(const ::onnx::GraphProto &g, int opset) {
+  std::vector<UnsupportedNode> out;
+  std::set<std::string> initializers;
+  for (const auto &t : g.initializer()) initializers.insert(t.name());
+  for (const auto &in : g.input()) {
+    if (initializers.count(in.name())) continue;
+    const std::string p = input_type_problem(in.type());
+    if (!p.empty()) out.push_back({in.name(), "input", "graph input '" + in.name() + "' " + p});
+  }
+  for (const auto &t : g.initializer()) {
+    Type dtype;
+    if (!element_type(t.data_type(), &dtype) || !supported_dtype(dtype))
+      out.push_back({t.name(), "initializer", "initializer '" + t.name() + "' is " + element_type_name(t.data_type())});
+  }
+  for (const auto &n : g.node()) {
+    UnsupportedNode u{node_label(n), n.op_type(), ""};
+    if (!is_ai_onnx(n.domain())) {
+      u.reason = "domain '" + n.domain() + "' is not supported (ai.onnx only)";
+    } else if (const Converter *c = find_converter(n.op_type(), opset)) {
+      if (c->check) {
+        try {
+          u.reason = c->check(Attributes(n));
+        } catch (const Error &e) {
+          u.reason = e.what();
+        }
+      }
+    } else {
+      u.reason = find_converter(n.op_type(), kMaxOpset) || find_converter(n.op_type(), kMinOpset)
+                     ? "no converter for opset " + std::to_string(opset)
+                     : "no converter for this operator";
+    }
+    if (!u.reason.empty()) out.push_back(std::move(u));
+  }
+  return out;
+}
+
+void throw_unsupported(const std::string &model, std::vector<UnsupportedNode> nodes, int skipped) {
+  std::ostringstream os;
+  os << "onnx: " << model << ": " << nodes.size() << (nodes.size() == 1 ? " node" : " nodes") << " cannot be imported:";
+  for (const UnsupportedNode &u : nodes) {
+    os << "\n  ";
+    if (u.op == "input" || u.op == "initializer" || u.node.empty())
+      os << u.reason;
+    else
+      os << "node '" << u.node << "' (" << u.op << "): " << u.reason;
+  }
+  if (skipped) os << "\n  (" << skipped << " nodes reading their results were not checked)";
+  throw UnsupportedError(os.str(), std::move(nodes));
+}
+
+Importer::Importer(const ::onnx::ModelProto &m, const ImportOptions &options, std::string model_dir, std::string what)
+    : model_(m), options_(options), dir_(std::move(model_dir)), what_(std::move(what)) {}
+
+Value &Importer::value(const std::string &name) {
+  auto it = values_.find(name);
+  TIR_USER_CHECK(it != values_.end()) << "onnx: value '" << name << "' is read before any node computes it "
+                                      << "(the nodes are not in topological order, or it is missing)";
+  return it->second;
+}
+
+void Importer::bind(const std::string &name, Value v) {
+  TIR_USER_CHECK(!values_.count(name)) << "onnx: value '" << name << "' is computed twice";
+  values_.emplace(name, std::move(v));
+}
+
+std::string Importer::node_name(const std::string &base, bool own) {
+  if (own && !graph_names_.count(base)) {
+    graph_names_.insert(base);
+    return base;
+  }
+  std::string name = base;
+  for (int i = 1; graph_names_.count(name) || onnx_names_.count(name); ++i) name = base + "_" + std::to_string(i);
+  graph_names_.insert(name);
+  return name;
+}
+
+graph::NodeRef Importer::node_of(const std::string &name) {
+  Value &v = value(name);
+  if (v.node < 0) {
+    TIR_ASSERT(v.known.defined()) << name;
+    if (v.known.numel() == 0) unsupported("value '" + name + "' is empty (a dimension of 0)");
+    v.node = builder_.constant(node_name(name, true), v.known).id;
+  }
+  return graph::NodeRef{v.node};
+}
+
+void Importer::add_initializers() {
+  for (const ::onnx::TensorProto &t : model_.graph().initializer()) {
+    NDArray a = tensor_value(t, dir_);
+    bind(t.name(), Value{-1, a, a.shape(), a.dtype()});
+  }
+}
+
+void Importer::add_inputs() {
+  std::set<std::string> inputs;
+  for (const ::onnx::ValueInfoProto &in : model_.graph().input()) {
+    if (values_.count(in.name())) continue;  // an initializer: a constant with a default
+    inputs.insert(in.name());
+    const std::string what = "onnx: input '" + in.name() + "'";
+    const auto &tt = in.type().tensor_type();
+    Type dtype;
+    element_type(tt.elem_type(), &dtype);  // static_check refused the others
+    auto bound = options_.input_shapes.find(in.name());
+    std::vector<int64_t> shape;
+    if (!tt.has_shape()) {
+      TIR_USER_CHECK(bound != options_.input_shapes.end())
+          << what << " has no shape in the model; give it in ImportOptions::input_shapes";
+      shape = bound->second;
+    } else {
+      const auto &dims = tt.shape().dim();
+      if (bound != options_.input_shapes.end()) {
+        shape = bound->second;
+        TIR_USER_CHECK(shape.size() == size_t(dims.size()))
+            << what << " has " << dims.size() << " dimensions but input_shapes gives " << shape_str(shape);
+      }
+      for (int i = 0; i < dims.size(); ++i) {
+        const auto &d = dims[i];
+        const std::string sym = d.has_dim_param() && !d.dim_param().empty() ? "'" + d.dim_param() + "'" : "unnamed";
+        if (bound == options_.input_shapes.end()) {
+          TIR_USER_CHECK(d.has_dim_value())
+              << what << ": dimension " << i << " (" << sym << ") is symbolic; bind it with "
+              << "ImportOptions::input_shapes[\"" << in.name() << "\"]";
+          shape.push_back(d.dim_value());
+        } else {
+          TIR_USER_CHECK(!d.has_dim_value() || d.dim_value() == shape[size_t(i)])
+              << what << ": dimension " << i << " is " << d.dim_value() << " in the model but input_shapes gives "
+              << shape[size_t(i)] << " (" << shape_str(shape) << ")";
+        }
+      }
+    }
+    for (int64_t d : shape)
+      if (d == 0)
+        unsupported_.push_back({in.name(), "input", "graph input '" + in.name() + "' is empty " + shape_str(shape)});
+    if (!unsupported_.empty()) continue;
+    for (int64_t d : shape) TIR_USER_CHECK(d > 0) << what << ": shape " << shape_str(shape) << " must be positive";
+    graph::NodeRef r = builder_.input(node_name(in.name(), true), shape, dtype);
+    bind(in.name(), Value{r.id, NDArray(), shape, dtype});
+  }
+  for (const auto &[name, shape] : options_.input_shapes) {
+    if (inputs.count(name)) continue;
+    std::string known;
+    for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
+    TIR_THROW() << "onnx: ImportOptions::input_shapes names '" << name << "', which is not an input of the model ("
+                << (known.empty() ? "it has none" : "its inputs: " + known) << ")";
+  }
+}
+
+void Importer::convert_nodes() {
+  for (const ::onnx::NodeProto &n : model_.graph().node()) {
+    bool skip = false;
+    for (const std::string &in : n.input()) skip = skip || poisoned_.count(in);
+    if (skip) {
+      for (const std::string &out : n.output()) poisoned_.insert(out);
+      ++skipped_;
+      continue;
+    }
+    const Converter *conv = find_converter(n.op_type(), opset_);
+    TIR_ASSERT(conv) << n.op_type();  // static_check found one
+    Context ctx(*this, n, opset_);
+    try {
+      for (int i = 0; i < n.input_size(); ++i)
+        if (!n.input(i).empty()) value(n.input(i));  // read before computed: an Error
+      conv->convert(ctx);
+      for (int i = 0; i < n.output_size(); ++i)
+        TIR_ASSERT(n.output(i).empty() || values_.count(n.output(i)))
+            << "the converter of " << n.op_type() << " left output '" << n.output(i) << "' unset";
+    } catch (const Unsupported &u) {
+      unsupported_.push_back({ctx.label(), n.op_type(), u.reason});
+      for (const std::string &out : n.output()) poisoned_.insert(out);
+    } catch (const std::exception &e) {  // tensorir::Error, or protobuf's on a malformed node
+      throw Error("onnx: node '" + ctx.label() + "' (" + n.op_type() + "): " + e.what());
+    }
+  }
+}
+
+std::vector<graph::NodeRef> Importer::outputs() {
+  std::vector<graph::NodeRef> out;
+  std::set<int> used;
+  for (const ::onnx::ValueInfoProto &o : model_.graph().output()) {
+    const std::string &name = o.name();
+    TIR_USER_CHECK(values_.count(name)) << "onnx: graph output '" << name << "' is computed by no node";
+    graph::NodeRef r;
+    try {
+      r = node_of(name);
+    } catch (const Unsupported &u) {
+      throw UnsupportedError("onnx: " + what_ + ": output '" + name + "': " + u.reason, {{name, "output", u.reason}});
+    }
+    // The graph's outputs carry the model's output names: an output that is another
+    // value (Identity, or a graph input) gets a copy of its own under its name.
+    if (builder_.node(r).name != name || used.count(r.id)) {
+      const graph::Node &src = builder_.node(r);
+      r = builder_.make("reshape", {r}, {{"shape", src.shape}}, node_name(name, true));
+    }
+    used.insert(r.id);
+    out.push_back(r);
+  }
+  TIR_USER_CHECK(!out.empty()) << "onnx: " << what_ << " has no graph outputs";
+  return out;
+}
+
+graph::Graph Importer::run() {
+  const UnsupportedNode opset = opset_problem(model_);
+  if (!opset.reason.empty()) throw UnsupportedError("onnx: " + what_ + ": " + opset.reason, {opset});
+  opset_ = model_opset(model_);
+  std::vector<UnsupportedNode> problems = static_check(model_.graph(), opset_);
+  if (!problems.empty()) throw_unsupported(what_, std::move(problems), 0);
+  const ::onnx::GraphProto &g = model_.graph();
+  for (const auto &t : g.initializer()) onnx_names_.insert(t.name());
+  for (const auto &in : g.input()) onnx_names_.insert(in.name());
+  for (const auto &n : g.node())
+    for (const std::string &o : n.output()) onnx_names_.insert(o);
+  add_initializers();
+  add_inputs();
+  if (unsupported_.empty()) convert_nodes();
+  if (!unsupported_.empty()) throw_unsupported(what_, std::move(unsupported_), skipped_);
+  return builder_.finish(outputs());
+}
+
+}  // namespace tensorir::onnx::detail

@@ -1,0 +1,68 @@
+// The importer: an ONNX ModelProto to a graph::Graph, node by node through the
+// converters (converter.h), with constant folding of what is known at import.
+#pragma once
+#include <onnx/onnx_pb.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/onnx/converter.h"
+#include "tensorir/frontend/onnx.h"
+
+namespace tensorir::onnx::detail {
+
+// The model's ai.onnx opset outside kMinOpset to kMaxOpset (or none imported) as an
+// UnsupportedNode for the whole model; an empty reason when it is in range.
+UnsupportedNode opset_problem(const ::onnx::ModelProto &m);
+// The model's ai.onnx opset (1 for old models that import none).
+int model_opset(const ::onnx::ModelProto &m);
+
+// What the node types and attributes alone rule out: nodes of another domain, op types
+// without a converter at `opset`, attributes a converter's check refuses; and graph
+// inputs of element types the graph cannot hold.
+std::vector<UnsupportedNode> static_check(const ::onnx::GraphProto &g, int opset);
+
+// The element types graph inputs and values may have.
+bool supported_dtype(Type t);
+// "node 'conv1' (Conv)" or "node 'y' (Conv)" for an unnamed node (its first output).
+std::string node_label(const ::onnx::NodeProto &n);
+
+// The error thrown for `nodes`: one line per node.
+[[noreturn]] void throw_unsupported(const std::string &model, std::vector<UnsupportedNode> nodes, int skipped);
+
+class Importer {
+ public:
+  Importer(const ::onnx::ModelProto &m, const ImportOptions &options, std::string model_dir, std::string what);
+  graph::Graph run();
+
+  // For Context.
+  Value &value(const std::string &name);
+  bool has_value(const std::string &name) const { return values_.count(name) > 0; }
+  void bind(const std::string &name, Value v);
+  // A graph node for `name`'s value, a constant node for a known one (made once).
+  graph::NodeRef node_of(const std::string &name);
+  // A name for a new graph node: `base` itself when it is an ONNX value's name that no
+  // graph node has yet and `own` is set, else base/... made unique.
+  std::string node_name(const std::string &base, bool own);
+  graph::Builder &builder() { return builder_; }
+  const std::string &data_dir() const { return dir_; }
+
+ private:
+  void add_initializers();
+  void add_inputs();
+  void convert_nodes();
+  std::vector<graph::NodeRef> outputs();
+
+  const ::onnx::ModelProto &model_;
+  const ImportOptions &options_;
+  std::string dir_, what_;
+  int opset_ = 0;
+  graph::Builder builder_;
+  std::map<std::string, Value> values_;
+  std::set<std::string> onnx_names_, graph_names_, poisoned_;
+  std::vector<UnsupportedNode> unsupported_;
+  int skipped_ = 0;
+};
+
+}  // namespace tensorir::onnx::detail

@@ -1,0 +1,95 @@
+// Activations the graph has no operator of its own for, composed from those it has.
+// The negative part goes through min(x, 0) so that each formula is exact on both sides:
+// relu(x) + a * min(x, 0) is x for x >= 0 and a * x below.
+#include "frontend/onnx/ops/ops_util.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+graph::NodeRef scalar_node(Context &c, double v, const std::string &suffix) {
+  return c.constant(scalar(v, c.dtype(0)), suffix);
+}
+
+// min(x, 0)
+graph::NodeRef negative_part(Context &c, graph::NodeRef x) { return c.make("minimum", {x, scalar_node(c, 0, "zero")}); }
+
+// relu(x) + slope * min(x, 0); the last node is output 0.
+void relu_plus(Context &c, graph::NodeRef slope) {
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef neg = c.make("multiply", {negative_part(c, x), slope});
+  c.output(0, "add", {c.make("relu", {x}), neg});
+}
+
+// scale * (relu(x) + alpha * (exp(min(x, 0)) - 1)): Elu with scale 1, Selu.
+void elu(Context &c, double alpha, double scale) {
+  need_float(c, 0);
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef e = c.make("subtract", {c.make("exp", {negative_part(c, x)}), scalar_node(c, 1, "one")});
+  graph::NodeRef neg = c.make("multiply", {e, scalar_node(c, alpha, "alpha")});
+  if (scale == 1.0) return void(c.output(0, "add", {c.make("relu", {x}), neg}));
+  graph::NodeRef sum = c.make("add", {c.make("relu", {x}), neg});
+  c.output(0, "multiply", {sum, scalar_node(c, scale, "gamma")});
+}
+
+// clip(alpha * x + beta, 0, 1); HardSwish multiplies x by it.
+graph::NodeRef hard_sigmoid(Context &c, double alpha, double beta, bool is_output) {
+  need_float(c, 0);
+  graph::NodeRef y = c.make("multiply", {c.node(0), scalar_node(c, alpha, "alpha")});
+  y = c.make("add", {y, scalar_node(c, beta, "beta")});
+  std::map<std::string, graph::AttrValue> attrs = {{"lo", 0.0}, {"hi", 1.0}};
+  return is_output ? c.output(0, "clip", {y}, attrs) : c.make("clip", {y}, attrs);
+}
+
+void leaky_relu(Context &c) {
+  need_float(c, 0);
+  relu_plus(c, scalar_node(c, c.attrs().f("alpha", 0.01f), "alpha"));
+}
+
+// PRelu's slope broadcasts to the input (a tensor per channel, say).
+void prelu(Context &c) {
+  need_float(c, 0);
+  TIR_USER_CHECK(c.dtype(1) == c.dtype(0)) << "slope and input differ in type";
+  relu_plus(c, c.node(1));
+}
+
+void selu(Context &c) {
+  elu(c, c.attrs().f("alpha", 1.67326319217681884765625f), c.attrs().f("gamma", 1.05070102214813232421875f));
+}
+
+void hard_swish(Context &c) {
+  need_float(c, 0);
+  c.output(0, "multiply", {c.node(0), hard_sigmoid(c, 1.0 / 6.0, 0.5, false)});
+}
+
+// log(exp(x) + 1)
+void softplus(Context &c) {
+  need_float(c, 0);
+  graph::NodeRef e = c.make("exp", {c.node(0)});
+  c.output(0, "log", {c.make("add", {e, scalar_node(c, 1, "one")})});
+}
+
+// x / (1 + |x|)
+void softsign(Context &c) {
+  need_float(c, 0);
+  graph::NodeRef d = c.make("add", {c.make("abs", {c.node(0)}), scalar_node(c, 1, "one")});
+  c.output(0, "divide", {c.node(0), d});
+}
+
+const bool registered = [] {
+  register_converter({"LeakyRelu", kMinOpset, kLatest, nullptr, leaky_relu});
+  register_converter({"PRelu", kMinOpset, kLatest, nullptr, prelu});
+  register_converter({"Elu", kMinOpset, kLatest, nullptr, [](Context &c) { elu(c, c.attrs().f("alpha", 1.0f), 1.0); }});
+  register_converter({"Selu", kMinOpset, kLatest, nullptr, selu});
+  register_converter({"HardSigmoid", kMinOpset, kLatest, nullptr, [](Context &c) {
+                        hard_sigmoid(c, c.attrs().f("alpha", 0.2f), c.attrs().f("beta", 0.5f), true);
+                      }});
+  register_converter({"HardSwish", 14, kLatest, nullptr, hard_swish});
+  register_converter({"Softplus", kMinOpset, kLatest, nullptr, softplus});
+  register_converter({"Softsign", kMinOpset, kLatest, nullptr, softsign});
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::onnx::detail

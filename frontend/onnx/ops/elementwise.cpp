@@ -1,0 +1,138 @@
+// Element-wise operators: unary maps, broadcasting binary maps (folded on the host when
+// both sides are known), the variadic Max/Min/Sum/Mean, Clip, and Identity/Dropout.
+#include <algorithm>
+#include <cctype>
+#include <cfloat>
+
+#include "frontend/onnx/ops/ops_util.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+// One ONNX unary operator onto one graph operator.
+void unary(const std::string &onnx_op, const std::string &op, bool float_only) {
+  auto convert = [op, float_only](Context &c) {
+    if (float_only) need_float(c, 0);
+    if (c.dtype(0).is_bool() || (op == "neg" && c.dtype(0).is_uint()))
+      unsupported("input '" + c.input_name(0) + "' is " + c.dtype(0).str());
+    c.output(0, op, {c.node(0)});
+  };
+  register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
+}
+
+// Add, Sub, Mul, Div: on the host when both sides are known.
+void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
+  auto convert = [op, host](Context &c) {
+    TIR_USER_CHECK(c.dtype(0) == c.dtype(1)) << "inputs '" << c.input_name(0) << "' (" << c.dtype(0) << ") and '"
+                                             << c.input_name(1) << "' (" << c.dtype(1) << ") differ in type";
+    if (c.all_known()) return c.set_output(0, host_binary(host, c.input(0).known, c.input(1).known));
+    if (c.dtype(0).is_bool()) unsupported("bool inputs");
+    // The graph's divide floors on integers; ONNX's truncates.
+    if (op == "divide" && c.dtype(0).is_int()) unsupported("division of signed integers (" + c.dtype(0).str() + ")");
+    c.output(0, op, {c.node(0), c.node(1)});
+  };
+  register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
+}
+
+// Pow: the exponent may have its own type (opset 12 on); a known one is cast to the base's.
+void pow_converter(Context &c) {
+  need_float(c, 0);
+  graph::NodeRef exponent;
+  if (c.dtype(1) == c.dtype(0))
+    exponent = c.node(1);
+  else if (c.known(1))
+    exponent = c.constant(host_cast(c.input(1).known, c.dtype(0)), "exponent");
+  else
+    unsupported("exponent '" + c.input_name(1) + "' is " + c.dtype(1).str() + " and not known at import");
+  c.output(0, "pow", {c.node(0), exponent});
+}
+
+// Max, Min, Sum, Mean: one or more inputs, broadcasting, folded left to right; Mean
+// divides the sum by their number.
+void variadic(const std::string &onnx_op, const std::string &op, BinaryOp host, bool mean) {
+  auto convert = [=](Context &c) {
+    const size_t n = c.num_inputs();
+    for (size_t i = 1; i < n; ++i) TIR_USER_CHECK(c.dtype(i) == c.dtype(0)) << "inputs differ in type";
+    if (c.dtype(0).is_bool()) unsupported("bool inputs");
+    if (mean) need_float(c, 0);
+    if (n == 1 && !mean) return c.forward(0, 0);
+    if (c.all_known() && !mean) {
+      NDArray acc = c.input(0).known;
+      for (size_t i = 1; i < n; ++i) acc = host_binary(host, acc, c.input(i).known);
+      return c.set_output(0, acc);
+    }
+    graph::NodeRef acc = c.node(0);
+    for (size_t i = 1; i < n; ++i) {
+      if (i + 1 == n && !mean) return void(c.output(0, op, {acc, c.node(i)}));
+      acc = c.make(op, {acc, c.node(i)});
+    }
+    c.output(0, "divide", {acc, c.constant(scalar(double(n), c.dtype(0)), "count")});
+  };
+  register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
+}
+
+double type_max(Type t) { return t == Float(32) ? double(FLT_MAX) : DBL_MAX; }
+
+// min(max(x, lo), hi); an absent or infinite bound is the type's largest value.
+void clip(Context &c, double lo, double hi) {
+  need_float(c, 0);
+  const double m = type_max(c.dtype(0));
+  lo = std::clamp(lo, -m, m);
+  hi = std::clamp(hi, -m, m);
+  if (lo > hi) unsupported("min " + std::to_string(lo) + " exceeds max " + std::to_string(hi));
+  c.output(0, "clip", {c.node(0)}, {{"lo", lo}, {"hi", hi}});
+}
+
+// Up to opset 10 the bounds are attributes.
+void clip_attrs(Context &c) {
+  const Attributes &a = c.attrs();
+  clip(c, a.has("min") ? a.f("min", 0) : -DBL_MAX, a.has("max") ? a.f("max", 0) : DBL_MAX);
+}
+
+// From opset 11 they are optional inputs, known at import.
+double bound(Context &c, size_t i, double def) {
+  if (!c.has_input(i)) return def;
+  const NDArray &v = c.value(i, i == 1 ? "min" : "max");
+  if (v.numel() != 1) unsupported("bound '" + c.input_name(i) + "' is not a scalar");
+  return to_doubles(v)[0];
+}
+
+void clip_inputs(Context &c) { clip(c, bound(c, 1, -DBL_MAX), bound(c, 2, DBL_MAX)); }
+
+// Dropout at inference is the identity; its mask output is not.
+void dropout(Context &c) {
+  if (c.wants_output(1)) unsupported("the mask output is not supported");
+  if (c.has_input(2) && c.known(2) && to_int64s(c.input(2).known).at(0) != 0) unsupported("training_mode is true");
+  if (c.has_input(2) && !c.known(2)) unsupported("training_mode is computed at run time");
+  c.forward(0, 0);
+}
+
+const bool registered = [] {
+  unary("Relu", "relu", false);
+  unary("Neg", "neg", false);
+  unary("Abs", "abs", false);
+  for (const char *op : {"Exp", "Log", "Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Floor", "Ceil", "Erf"}) {
+    std::string name = op;
+    for (char &ch : name) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    unary(op, name, true);
+  }
+  binary("Add", "add", BinaryOp::kAdd);
+  binary("Sub", "subtract", BinaryOp::kSub);
+  binary("Mul", "multiply", BinaryOp::kMul);
+  binary("Div", "divide", BinaryOp::kDiv);
+  register_converter({"Pow", kMinOpset, kLatest, nullptr, pow_converter});
+  variadic("Max", "maximum", BinaryOp::kMax, false);
+  variadic("Min", "minimum", BinaryOp::kMin, false);
+  variadic("Sum", "add", BinaryOp::kAdd, false);
+  variadic("Mean", "add", BinaryOp::kAdd, true);
+  register_converter({"Clip", kMinOpset, 10, nullptr, clip_attrs});
+  register_converter({"Clip", 11, kLatest, nullptr, clip_inputs});
+  register_converter({"Identity", kMinOpset, kLatest, nullptr, [](Context &c) { c.forward(0, 0); }});
+  register_converter({"Dropout", kMinOpset, kLatest, nullptr, dropout});
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::onnx::detail

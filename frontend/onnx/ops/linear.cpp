@@ -1,0 +1,96 @@
+// Gemm and MatMul onto dense, whose weight is [N, K] (the transpose of ONNX's [K, N]): a
+// known weight is transposed (and scaled by alpha) once, at import; a computed one by
+// a transpose node.
+#include "frontend/onnx/ops/ops_util.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+// Input i as dense's weight [N, K]: `transposed` says it is [N, K] already.
+graph::NodeRef weight(Context &c, size_t i, bool transposed, double alpha) {
+  if (transposed && alpha == 1.0) return c.node(i);
+  if (c.known(i)) {
+    NDArray w = c.input(i).known;
+    if (!transposed) w = host_transpose(w, {1, 0});
+    if (alpha != 1.0) w = host_binary(BinaryOp::kMul, w, scalar(alpha, w.dtype()));
+    return c.constant(w, "weight");
+  }
+  graph::NodeRef w = transposed ? c.node(i) : c.make("transpose", {c.node(i)}, {{"axes", std::vector<int64_t>{1, 0}}});
+  if (alpha != 1.0) w = c.make("multiply", {w, c.constant(scalar(alpha, c.dtype(i)), "alpha")});
+  return w;
+}
+
+// Y = alpha * A' B' + beta * C: dense(A', weight), then C as a bias along the columns
+// when it is a vector [N] (or [1, N]), else added with broadcasting.
+void gemm(Context &c) {
+  need_float32(c, 0);
+  need_float32(c, 1);
+  TIR_USER_CHECK(c.rank(0) == 2 && c.rank(1) == 2) << "Gemm takes 2-D A and B";
+  const Attributes &a = c.attrs();
+  graph::NodeRef x = c.node(0);
+  if (a.i("transA", 0)) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}});
+  graph::NodeRef w = weight(c, 1, a.i("transB", 0) != 0, a.f("alpha", 1.0f));
+  const double beta = a.f("beta", 1.0f);
+  if (!c.has_input(2) || beta == 0.0) return void(c.output(0, "dense", {x, w}));
+  need_float32(c, 2);
+  graph::NodeRef y = c.make("dense", {x, w});
+  const int64_t n = c.graph_node(y).shape[1];
+  const std::vector<int64_t> &cs = c.shape(2);
+  const bool vector = cs == std::vector<int64_t>{n} || cs == std::vector<int64_t>{1, n};
+  graph::NodeRef bias;
+  if (c.known(2)) {
+    NDArray b = c.input(2).known;
+    if (beta != 1.0) b = host_binary(BinaryOp::kMul, b, scalar(beta, b.dtype()));
+    if (vector) b = host_reshape(b, {n});
+    bias = beta == 1.0 && !vector ? c.node(2) : c.constant(b, "bias");
+  } else {
+    bias = c.node(2);
+    if (beta != 1.0) bias = c.make("multiply", {bias, c.constant(scalar(beta, c.dtype(2)), "beta")});
+    if (vector && cs.size() == 2) bias = c.make("reshape", {bias}, {{"shape", std::vector<int64_t>{n}}});
+  }
+  if (vector)
+    c.output(0, "bias_add", {y, bias}, {{"axis", int64_t{1}}});
+  else
+    c.output(0, "add", {y, bias});
+}
+
+// MatMul with NumPy semantics where B is 2-D (or 1-D): A's leading dimensions are
+// folded into rows for dense and restored after.
+void matmul(Context &c) {
+  need_float32(c, 0);
+  need_float32(c, 1);
+  const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
+  if (bs.size() > 2) unsupported("batched MatMul (B has rank " + std::to_string(bs.size()) + ")");
+  const int64_t k = as.back();
+  TIR_USER_CHECK(bs[0] == k) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
+                             << ": inner dimensions differ";
+  // B [K] is a weight of one row; B [K, N] is transposed.
+  graph::NodeRef w;
+  if (bs.size() == 1) {
+    w = c.known(1) ? c.constant(host_reshape(c.input(1).known, {1, k}), "weight")
+                   : c.make("reshape", {c.node(1)}, {{"shape", std::vector<int64_t>{1, k}}});
+  } else {
+    w = weight(c, 1, false, 1.0);
+  }
+  const int64_t n = bs.size() == 1 ? 1 : bs[1];
+  std::vector<int64_t> out(as.begin(), as.end() - 1);  // A's leading dimensions, then N
+  if (bs.size() == 2) out.push_back(n);
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < as.size(); ++i) rows *= as[i];
+  graph::NodeRef x = c.node(0);
+  if (as.size() != 2) x = c.make("reshape", {x}, {{"shape", std::vector<int64_t>{rows, k}}});
+  if (out == std::vector<int64_t>{rows, n}) return void(c.output(0, "dense", {x, w}));
+  graph::NodeRef y = c.make("dense", {x, w});
+  c.output(0, "reshape", {y}, {{"shape", out}});
+}
+
+const bool registered = [] {
+  register_converter({"Gemm", kMinOpset, kLatest, nullptr, gemm});
+  register_converter({"MatMul", kMinOpset, kLatest, nullptr, matmul});
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::onnx::detail

@@ -1,0 +1,220 @@
+// Data movement: Transpose, Concat, Gather, Slice, Split, Pad. On known values each is
+// computed on the host (shape computations gather and slice shapes); on computed ones it
+// becomes the graph's transpose, concatenate, slice and pad.
+#include <algorithm>
+
+#include "frontend/onnx/ops/ops_util.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+void transpose(Context &c) {
+  const int r = c.rank(0);
+  Shape perm = c.attrs().ints("perm");
+  if (perm.empty())
+    for (int i = r - 1; i >= 0; --i) perm.push_back(i);
+  TIR_USER_CHECK(int(perm.size()) == r) << "perm has " << perm.size() << " values for rank " << r;
+  std::vector<bool> seen(size_t(r), false);
+  for (int64_t p : perm) {
+    TIR_USER_CHECK(p >= 0 && p < r && !seen[size_t(p)]) << "perm " << shape_str(perm) << " is not a permutation";
+    seen[size_t(p)] = true;
+  }
+  if (c.known(0)) return c.set_output(0, host_transpose(c.input(0).known, perm));
+  c.output(0, "transpose", {c.node(0)}, {{"axes", perm}});
+}
+
+void concat(Context &c) {
+  const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+  for (size_t i = 1; i < c.num_inputs(); ++i) {
+    Shape a = c.shape(0), b = c.shape(i);
+    TIR_USER_CHECK(a.size() == b.size() && c.dtype(i) == c.dtype(0))
+        << "input '" << c.input_name(i) << "' differs in rank or type from '" << c.input_name(0) << "'";
+    a[size_t(axis)] = b[size_t(axis)] = 0;
+    TIR_USER_CHECK(a == b) << "inputs " << shape_str(c.shape(0)) << " and " << shape_str(c.shape(i))
+                           << " differ outside axis " << axis;
+  }
+  std::vector<size_t> parts;  // empty inputs add nothing
+  for (size_t i = 0; i < c.num_inputs(); ++i)
+    if (element_count(c.shape(i)) > 0) parts.push_back(i);
+  if (parts.empty()) parts.push_back(0);
+  if (c.all_known()) {
+    std::vector<NDArray> values;
+    for (size_t i : parts) values.push_back(c.input(i).known);
+    return c.set_output(0, host_concat(values, axis));
+  }
+  if (parts.size() == 1) return c.forward(0, parts[0]);
+  std::vector<graph::NodeRef> in;
+  for (size_t i : parts) in.push_back(c.node(i));
+  c.output(0, "concatenate", in, {{"axis", int64_t(axis)}});
+}
+
+// Slice of a computed value: one dimension of the graph's slice, the others whole.
+graph::NodeRef slice_node(Context &c, graph::NodeRef x, const Shape &shape, int axis, int64_t begin, int64_t step,
+                          int64_t len, bool is_output) {
+  Shape b(shape.size(), 0), e = shape, s(shape.size(), 1);
+  b[size_t(axis)] = begin;
+  e[size_t(axis)] = begin + len * step;
+  s[size_t(axis)] = step;
+  std::map<std::string, graph::AttrValue> attrs = {{"begin", b}, {"end", e}, {"strides", s}};
+  return is_output ? c.output(0, "slice", {x}, attrs) : c.make("slice", {x}, attrs);
+}
+
+// Gather with known indices. On a computed value: a scalar index is a slice with its
+// dimension dropped, a vector of indices a concatenation of such slices.
+void gather(Context &c) {
+  const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+  const Shape idx = c.ints(1, "indices");
+  if (c.known(0)) return c.set_output(0, host_gather(c.input(0).known, c.input(1).known, axis));
+  const Shape &in = c.shape(0);
+  if (c.rank(1) > 1) unsupported("indices of rank " + std::to_string(c.rank(1)) + " into a computed value");
+  if (idx.empty()) unsupported("no indices");
+  std::vector<graph::NodeRef> parts;
+  for (int64_t k : idx) {
+    const int64_t j = k < 0 ? k + in[size_t(axis)] : k;
+    TIR_USER_CHECK(j >= 0 && j < in[size_t(axis)]) << "index " << k << " is out of range for " << shape_str(in);
+    parts.push_back(slice_node(c, c.node(0), in, axis, j, 1, 1, false));
+  }
+  Shape out = in;
+  if (c.rank(1) == 0) {
+    out.erase(out.begin() + axis);
+    return void(c.output(0, "reshape", {parts[0]}, {{"shape", out}}));
+  }
+  if (parts.size() == 1) return c.set_output(0, parts[0]);
+  c.output(0, "concatenate", parts, {{"axis", int64_t(axis)}});
+}
+
+// One dimension of Slice, normalized as ONNX says: negative values count from the end,
+// then starts and ends are clamped (to [0, dim] going forward, [-1, dim - 1] back).
+struct Range {
+  int64_t start, step, len;
+};
+Range slice_range(int64_t start, int64_t end, int64_t step, int64_t dim) {
+  TIR_USER_CHECK(step != 0) << "a step of 0";
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  // Steps beyond the dimension take one element; this keeps the arithmetic in range.
+  step = std::clamp<int64_t>(step, -dim - 1, dim + 1);
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    return {start, step, end > start ? 1 + (end - start - 1) / step : 0};
+  }
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  return {start, step, start > end ? 1 + (start - end - 1) / -step : 0};
+}
+
+void slice(Context &c, bool inputs) {
+  const Shape &in = c.shape(0);
+  Shape starts, ends, axes, steps;
+  if (inputs) {
+    starts = c.ints(1, "starts");
+    ends = c.ints(2, "ends");
+    if (c.has_input(3)) axes = c.ints(3, "axes");
+    if (c.has_input(4)) steps = c.ints(4, "steps");
+  } else {
+    starts = c.attrs().ints("starts");
+    ends = c.attrs().ints("ends");
+    axes = c.attrs().ints("axes");
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  TIR_USER_CHECK(ends.size() == starts.size() && axes.size() == starts.size() && steps.size() == starts.size())
+      << "starts, ends, axes and steps differ in length";
+  Shape begin(in.size(), 0), step(in.size(), 1), out = in;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int a = normalize_axis(axes[i], int(in.size()));
+    const Range r = slice_range(starts[i], ends[i], steps[i], in[size_t(a)]);
+    begin[size_t(a)] = r.start;
+    step[size_t(a)] = r.step;
+    out[size_t(a)] = r.len;
+  }
+  if (c.known(0)) return c.set_output(0, host_slice(c.input(0).known, begin, step, out));
+  if (element_count(out) == 0) unsupported("the slice is empty " + shape_str(out));
+  if (out == in) return c.forward(0, 0);
+  Shape end(in.size());
+  for (size_t i = 0; i < in.size(); ++i) end[i] = begin[i] + out[i] * step[i];
+  c.output(0, "slice", {c.node(0)}, {{"begin", begin}, {"end", end}, {"strides", step}});
+}
+
+// Split into the outputs along axis: sizes from the attribute (to opset 12) or input
+// (13 on), else equal parts.
+void split(Context &c, bool input) {
+  const Shape &in = c.shape(0);
+  const int axis = normalize_axis(c.attrs().i("axis", 0), int(in.size()));
+  Shape sizes = input ? (c.has_input(1) ? c.ints(1, "split") : Shape{}) : c.attrs().ints("split");
+  const int64_t n = int64_t(c.num_outputs()), dim = in[size_t(axis)];
+  if (sizes.empty()) {
+    TIR_USER_CHECK(dim % n == 0) << "dimension " << dim << " does not split into " << n << " equal parts";
+    sizes.assign(size_t(n), dim / n);
+  }
+  TIR_USER_CHECK(int64_t(sizes.size()) == n) << sizes.size() << " sizes for " << n << " outputs";
+  int64_t total = 0;
+  for (int64_t len : sizes) {
+    TIR_USER_CHECK(len >= 0 && len <= dim) << "split sizes " << shape_str(sizes) << " do not fit dimension " << dim;
+    total += len;
+  }
+  TIR_USER_CHECK(total == dim) << "the parts " << shape_str(sizes) << " add up to " << total << " but the dimension is "
+                               << dim;
+  int64_t offset = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t len = sizes[i];
+    if (c.wants_output(i)) {
+      Shape begin(in.size(), 0), step(in.size(), 1), out = in;
+      begin[size_t(axis)] = offset;
+      out[size_t(axis)] = len;
+      if (c.known(0)) {
+        c.set_output(i, host_slice(c.input(0).known, begin, step, out));
+      } else {
+        if (len <= 0) unsupported("an empty part");
+        Shape end = in;
+        end[size_t(axis)] = offset + len;
+        graph::NodeRef r = c.make("slice", {c.node(0)}, {{"begin", begin}, {"end", end}, {"strides", step}});
+        c.set_output(i, r);
+      }
+    }
+    offset += len;
+  }
+}
+
+// Pad in constant mode: pads [begin of each dimension..., end of each...].
+void pad(Context &c, bool inputs) {
+  const Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints("pads");
+  const size_t r = c.shape(0).size();
+  TIR_USER_CHECK(pads.size() == 2 * r) << "pads has " << pads.size() << " values for rank " << r;
+  for (int64_t p : pads)
+    if (p < 0) unsupported("negative pads (cropping)");
+  double value = c.attrs().f("value", 0);
+  if (inputs && c.has_input(2)) value = to_doubles(c.value(2, "constant_value")).at(0);
+  if (c.dtype(0).is_bool()) unsupported("bool input");
+  c.output(0, "pad", {c.node(0)},
+           {{"before", Shape(pads.begin(), pads.begin() + long(r))},
+            {"after", Shape(pads.begin() + long(r), pads.end())},
+            {"value", value}});
+}
+
+std::string constant_mode(const Attributes &a) {
+  const std::string mode = a.s("mode", "constant");
+  return mode == "constant" ? "" : "mode '" + mode + "' is not supported (constant only)";
+}
+
+const bool registered = [] {
+  register_converter({"Transpose", kMinOpset, kLatest, nullptr, transpose});
+  register_converter({"Concat", kMinOpset, kLatest, nullptr, concat});
+  register_converter({"Gather", kMinOpset, kLatest, nullptr, gather});
+  register_converter({"Slice", kMinOpset, 9, nullptr, [](Context &c) { slice(c, false); }});
+  register_converter({"Slice", 10, kLatest, nullptr, [](Context &c) { slice(c, true); }});
+  register_converter({"Split", kMinOpset, 12, nullptr, [](Context &c) { split(c, false); }});
+  register_converter({"Split", 13, kLatest, nullptr, [](Context &c) { split(c, true); }});
+  register_converter({"Pad", kMinOpset, 10, constant_mode, [](Context &c) { pad(c, false); }});
+  register_converter({"Pad", 11, kLatest, constant_mode, [](Context &c) { pad(c, true); }});
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::onnx::detail

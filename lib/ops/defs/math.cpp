@@ -1,0 +1,84 @@
+// Unary maps, element by element: neg, abs, exp, log, sqrt, reciprocal, sigmoid, tanh,
+// floor, ceil, erf, and cast. Each computes on channel-blocked data as it comes, as relu does.
+#include <functional>
+
+#include "../op_util.h"
+#include "def_util.h"
+
+namespace tensorir::ops::defs {
+
+namespace {
+
+// Inputs that need a float (the intrinsics would compute in float32 and change the dtype).
+void check_float(const Node &, const std::vector<const Node *> &in) {
+  TIR_USER_CHECK(in[0]->dtype.is_float())
+      << "input '" << in[0]->name << "' is " << in[0]->dtype << "; this operator takes float tensors";
+}
+
+void check_numeric(const Node &, const std::vector<const Node *> &in) {
+  TIR_USER_CHECK(!in[0]->dtype.is_bool()) << "input '" << in[0]->name << "' is bool; this operator takes numbers";
+}
+
+void register_unary(const std::string &name, const std::string &doc, bool float_only, std::function<Expr(Expr)> f) {
+  OpDef def;
+  def.name = name;
+  def.doc = doc;
+  def.inputs = {"x"};
+  def.pattern = graph::OpPattern::kElementWise;
+  def.layout = graph::LayoutRule::kElementWise;
+  def.check = float_only ? check_float : check_numeric;
+  def.compute = [f](const Node &, const std::vector<Tensor> &in, const std::string &out) {
+    const Tensor &x = in[0];
+    return compute(
+        x.shape(), [&](const std::vector<Var> &v) { return f(x(std::vector<Expr>(v.begin(), v.end()))); }, out,
+        detail::kInjective);
+  };
+  on_cpu(def, blocked_cpu_strategy());
+  graph::register_op(std::move(def));
+}
+
+// cast: the element type named by "dtype" ("float32", "int64", ...); to bool is x != 0.
+void register_cast() {
+  OpDef def;
+  def.name = "cast";
+  def.doc = "x converted to `dtype` (a float to an integer rounds toward zero; to bool: x != 0)";
+  def.inputs = {"x"};
+  def.attrs = {{"dtype", AttrType::String}};
+  def.pattern = graph::OpPattern::kElementWise;
+  def.layout = graph::LayoutRule::kElementWise;
+  def.check = [](const Node &n, const std::vector<const Node *> &) { Type::parse(n.attr_string("dtype")); };
+  def.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &out) {
+    const Type to = Type::parse(n.attr_string("dtype"));
+    const Tensor &x = in[0];
+    return compute(
+        x.shape(),
+        [&](const std::vector<Var> &v) {
+          Expr e = x(std::vector<Expr>(v.begin(), v.end()));
+          if (to.is_bool() && !e.type().is_bool()) return e != make_const(e.type(), 0);
+          return cast(to, e);
+        },
+        out, detail::kInjective);
+  };
+  on_cpu(def, blocked_cpu_strategy());
+  graph::register_op(std::move(def));
+}
+
+const bool registered = [] {
+  register_cast();
+  register_unary("neg", "-x", false, [](Expr x) { return -x; });
+  register_unary("abs", "|x|", false, [](Expr x) { return tensorir::abs(x); });
+  register_unary("exp", "e to the x", true, [](Expr x) { return tensorir::exp(x); });
+  register_unary("log", "the natural logarithm of x", true, [](Expr x) { return tensorir::log(x); });
+  register_unary("sqrt", "the square root of x", true, [](Expr x) { return tensorir::sqrt(x); });
+  register_unary("reciprocal", "1 / x", true, [](Expr x) { return make_const(x.type(), 1) / x; });
+  register_unary("sigmoid", "1 / (1 + exp(-x))", true, [](Expr x) { return tensorir::sigmoid(x); });
+  register_unary("tanh", "the hyperbolic tangent of x", true, [](Expr x) { return tensorir::tanh(x); });
+  register_unary("floor", "the largest integer not above x", true, [](Expr x) { return tensorir::floor(x); });
+  register_unary("ceil", "the smallest integer not below x", true, [](Expr x) { return tensorir::ceil(x); });
+  register_unary("erf", "the error function of x", true, [](Expr x) { return tensorir::erf(x); });
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::ops::defs

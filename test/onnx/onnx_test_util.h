@@ -1,0 +1,140 @@
+// Building ONNX models in tests with ONNX's own protobuf classes, and comparing results.
+#pragma once
+#include <onnx/onnx_pb.h>
+#include <tensorir/runtime/ndarray.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tensorir::onnx_test {
+
+// A dimension: a number or a symbol name.
+using Dim = std::variant<int64_t, std::string>;
+
+inline int32_t onnx_type(Type t) {
+  if (t == Float(32)) return ::onnx::TensorProto::FLOAT;
+  if (t == Int(64)) return ::onnx::TensorProto::INT64;
+  if (t == Int(32)) return ::onnx::TensorProto::INT32;
+  if (t == UInt(8)) return ::onnx::TensorProto::UINT8;
+  if (t == Int(8)) return ::onnx::TensorProto::INT8;
+  if (t.is_bool()) return ::onnx::TensorProto::BOOL;
+  if (t == Float(64)) return ::onnx::TensorProto::DOUBLE;
+  FAIL("no ONNX type for " << t);
+  return 0;
+}
+
+// A TensorProto of `a`'s values as raw data.
+inline ::onnx::TensorProto tensor_proto(const std::string &name, const NDArray &a) {
+  ::onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx_type(a.dtype()));
+  for (int64_t d : a.shape()) t.add_dims(d);
+  t.set_raw_data(std::string(static_cast<const char *>(a.data()), a.nbytes()));
+  return t;
+}
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int64_t opset = 13, const std::string &name = "test") {
+    m_.set_ir_version(8);
+    m_.set_producer_name("tensorir-test");
+    auto *o = m_.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    m_.mutable_graph()->set_name(name);
+  }
+
+  ::onnx::ModelProto &model() { return m_; }
+  ::onnx::GraphProto &graph() { return *m_.mutable_graph(); }
+
+  void input(const std::string &name, const std::vector<Dim> &dims, int32_t type = ::onnx::TensorProto::FLOAT) {
+    value_info(graph().add_input(), name, dims, type);
+  }
+  void output(const std::string &name, const std::vector<Dim> &dims = {}, int32_t type = ::onnx::TensorProto::FLOAT) {
+    value_info(graph().add_output(), name, dims, type);
+  }
+  void initializer(const std::string &name, const NDArray &value) {
+    *graph().add_initializer() = tensor_proto(name, value);
+  }
+
+  ::onnx::NodeProto &node(const std::string &op, const std::vector<std::string> &inputs,
+                          const std::vector<std::string> &outputs, const std::string &name = "") {
+    ::onnx::NodeProto *n = graph().add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const std::string &i : inputs) n->add_input(i);
+    for (const std::string &o : outputs) n->add_output(o);
+    return *n;
+  }
+
+  std::string bytes() const { return m_.SerializeAsString(); }
+
+ private:
+  static void value_info(::onnx::ValueInfoProto *v, const std::string &name, const std::vector<Dim> &dims,
+                         int32_t type) {
+    v->set_name(name);
+    auto *tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    auto *shape = tt->mutable_shape();
+    for (const Dim &d : dims) {
+      auto *dim = shape->add_dim();
+      if (const int64_t *i = std::get_if<int64_t>(&d))
+        dim->set_dim_value(*i);
+      else
+        dim->set_dim_param(std::get<std::string>(d));
+    }
+  }
+
+  ::onnx::ModelProto m_;
+};
+
+inline void attr(::onnx::NodeProto &n, const std::string &name, int64_t v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+inline void attr(::onnx::NodeProto &n, const std::string &name, float v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+inline void attr(::onnx::NodeProto &n, const std::string &name, const std::vector<int64_t> &v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+inline void attr(::onnx::NodeProto &n, const std::string &name, const std::string &v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+// |got - want| <= atol + rtol * |want| for every element (NaN matches NaN), as ONNX's
+// backend tests compare.
+inline bool allclose(const std::vector<double> &got, const std::vector<double> &want, double rtol, double atol,
+                     std::string *why = nullptr) {
+  if (got.size() != want.size()) {
+    if (why) *why = "sizes differ: " + std::to_string(got.size()) + " vs " + std::to_string(want.size());
+    return false;
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i], w = want[i];
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (g == w) continue;  // infinities of one sign
+    if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w))) {
+      if (why) *why = "element " + std::to_string(i) + ": got " + std::to_string(g) + ", want " + std::to_string(w);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace tensorir::onnx_test

@@ -1,0 +1,210 @@
+// What the importer refuses, and that its messages name what is wrong: files that are
+// not models, operators without a converter (every one named at once), opsets outside
+// 7 to 17, missing external data, symbolic inputs without a shape, and inputs of the
+// wrong shape when the model runs.
+#include <tensorir/frontend/onnx.h>
+#include <tensorir/graph/executor.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "onnx/onnx_test_util.h"
+
+using namespace tensorir;
+using Catch::Matchers::Contains;
+using onnx_test::attr;
+using onnx_test::ModelBuilder;
+namespace fs = std::filesystem;
+namespace tonnx = tensorir::onnx;
+
+namespace {
+
+fs::path temp_dir(const std::string &name) {
+  const fs::path d = fs::temp_directory_path() / ("tensorir_onnx_err_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void write(const fs::path &p, const std::string &bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f << bytes;
+}
+
+// x [1, 4] -> Relu -> y: a valid model to break.
+ModelBuilder relu_model(int64_t opset = 13) {
+  ModelBuilder mb(opset);
+  mb.input("x", {int64_t{1}, int64_t{4}});
+  mb.node("Relu", {"x"}, {"y"}, "act");
+  mb.output("y");
+  return mb;
+}
+
+}  // namespace
+
+TEST_CASE("import errors: a truncated file names the file", "[onnx][error]") {
+  const fs::path dir = temp_dir("truncated");
+  ModelBuilder mb = relu_model();
+  mb.initializer("w", NDArray::random({64, 64}, Float(32), 1));  // bulk, so the cut falls inside the graph
+  const std::string bytes = mb.bytes();
+  const std::string path = (dir / "cut.onnx").string();
+  write(path, bytes.substr(0, bytes.size() / 2));
+  REQUIRE_THROWS_WITH(tonnx::import(path), Contains("'" + path + "'") && Contains("truncated or corrupt"));
+  REQUIRE_THROWS_WITH(tonnx::inspect(path), Contains("'" + path + "'"));
+  REQUIRE_THROWS_WITH(tonnx::import((dir / "missing.onnx").string()),
+                      Contains("cannot open model") && Contains("missing.onnx"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("import errors: bytes that are not a model", "[onnx][error]") {
+  REQUIRE_THROWS_AS(tonnx::import_bytes("this is not a model"), Error);
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(std::string("\x08\x07\x12\xff\xff", 5)), Contains("not a valid ONNX model"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(""), Contains("not an ONNX model (no graph)"));
+  // A well-formed TensorProto is a protobuf, but not a model.
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(onnx_test::tensor_proto("t", NDArray::from_vector<float>({1}, {1})).SerializeAsString()),
+      Contains("not"));
+}
+
+TEST_CASE("import errors: unknown operators are all named, with their nodes", "[onnx][error]") {
+  ModelBuilder mb(13);
+  mb.input("x", {int64_t{1}, int64_t{4}});
+  mb.node("Frobnicate", {"x"}, {"a"}, "first_odd");
+  mb.node("Relu", {"a"}, {"b"});
+  mb.node("Twiddle", {"b"}, {"y"});  // unnamed: its output names it
+  mb.output("y");
+  try {
+    tonnx::import_bytes(mb.bytes());
+    FAIL("import accepted unknown operators");
+  } catch (const tonnx::UnsupportedError &e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Contains("2 nodes cannot be imported"));
+    CHECK_THAT(msg, Contains("node 'first_odd' (Frobnicate): no converter for this operator"));
+    CHECK_THAT(msg, Contains("node 'y' (Twiddle): no converter for this operator"));
+    REQUIRE(e.nodes().size() == 2);
+    CHECK(e.nodes()[0].node == "first_odd");
+    CHECK(e.nodes()[1].op == "Twiddle");
+  }
+  // An operator whose converter refuses the node at conversion: Reshape with a computed shape.
+  ModelBuilder dyn(13);
+  dyn.input("x", {int64_t{2}, int64_t{3}});
+  dyn.input("s", {int64_t{1}}, ::onnx::TensorProto::INT64);
+  dyn.node("Reshape", {"x", "s"}, {"y"}, "view");
+  dyn.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(dyn.bytes()),
+                      Contains("node 'view' (Reshape): shape 's' is computed at run time"));
+}
+
+TEST_CASE("import errors: opsets outside 7 to 17 and other domains", "[onnx][error]") {
+  for (int64_t opset : {6, 18}) {
+    CAPTURE(opset);
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(relu_model(opset).bytes()),
+                        Contains("ai.onnx opset " + std::to_string(opset) + " is not supported (ai.onnx 7 to 17)"));
+  }
+  REQUIRE_NOTHROW(tonnx::import_bytes(relu_model(7).bytes()));
+  REQUIRE_NOTHROW(tonnx::import_bytes(relu_model(17).bytes()));
+  ModelBuilder ml = relu_model();
+  auto *o = ml.model().add_opset_import();
+  o->set_domain("ai.onnx.ml");
+  o->set_version(3);
+  ml.node("Normalizer", {"y"}, {"z"}, "norm").set_domain("ai.onnx.ml");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(ml.bytes()),
+                      Contains("node 'norm' (Normalizer): domain 'ai.onnx.ml' is not supported"));
+}
+
+TEST_CASE("import errors: a missing external data file names the tensor and the file", "[onnx][error]") {
+  const fs::path dir = temp_dir("external");
+  ModelBuilder mb(13);
+  mb.input("x", {int64_t{2}, int64_t{3}});
+  ::onnx::TensorProto *t = mb.graph().add_initializer();
+  t->set_name("fc.weight");
+  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->add_dims(3);
+  t->add_dims(3);
+  t->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto *e = t->add_external_data();
+  e->set_key("location");
+  e->set_value("weights.bin");
+  mb.node("MatMul", {"x", "fc.weight"}, {"y"});
+  mb.output("y");
+  write(dir / "model.onnx", mb.bytes());
+  REQUIRE_THROWS_WITH(tonnx::import((dir / "model.onnx").string()),
+                      Contains("tensor 'fc.weight'") && Contains((dir / "weights.bin").string()));
+  // A file too short for the tensor.
+  write(dir / "weights.bin", std::string(20, '\0'));
+  REQUIRE_THROWS_WITH(tonnx::import((dir / "model.onnx").string()), Contains("tensor 'fc.weight'") && Contains("ends"));
+  // A location outside the model's directory is refused.
+  e->set_value("../weights.bin");
+  write(dir / "model.onnx", mb.bytes());
+  REQUIRE_THROWS_WITH(tonnx::import((dir / "model.onnx").string()), Contains("must be a relative path inside"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("import errors: symbolic inputs need a shape, and bindings must fit", "[onnx][error]") {
+  ModelBuilder mb(13);
+  mb.input("image", {std::string("batch"), int64_t{3}});
+  mb.node("Relu", {"image"}, {"y"});
+  mb.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()),
+                      Contains("input 'image': dimension 0 ('batch') is symbolic") && Contains("input_shapes"));
+  tonnx::ImportOptions wrong;
+  wrong.input_shapes["image"] = {2, 4};
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes(), wrong),
+                      Contains("input 'image': dimension 1 is 3 in the model but input_shapes gives 4"));
+  tonnx::ImportOptions rank;
+  rank.input_shapes["image"] = {2, 3, 1};
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes(), rank), Contains("has 2 dimensions"));
+  tonnx::ImportOptions unknown;
+  unknown.input_shapes["imagee"] = {2, 3};
+  unknown.input_shapes["image"] = {2, 3};
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes(), unknown), Contains("'imagee', which is not an input"));
+}
+
+TEST_CASE("import errors: a wrong input shape at run time names the input", "[onnx][error]") {
+  const graph::CompiledModel m = graph::build(tonnx::import_bytes(relu_model().bytes()), "llvm");
+  REQUIRE_THROWS_WITH(m.run({{"x", NDArray::random({1, 5}, Float(32), 1)}}), Contains("'x'"));
+  REQUIRE_THROWS_WITH(m.run({{"x", NDArray::random({1, 4}, Int(64), 1)}}), Contains("'x'"));
+}
+
+TEST_CASE("import errors: element types the graph cannot hold", "[onnx][error]") {
+  ModelBuilder mb(13);
+  mb.input("s", {int64_t{2}}, ::onnx::TensorProto::STRING);
+  mb.node("Identity", {"s"}, {"y"});
+  mb.output("y");
+  REQUIRE_THROWS_AS(tonnx::import_bytes(mb.bytes()), tonnx::UnsupportedError);
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("graph input 's' is string"));
+}
+
+TEST_CASE("import errors: malformed tensors and attributes are errors, not crashes", "[onnx][error]") {
+  // A tensor whose data does not fill its shape is refused before its storage is made.
+  ModelBuilder big = relu_model();
+  ::onnx::TensorProto *t = big.graph().add_initializer();
+  t->set_name("huge");
+  t->set_data_type(::onnx::TensorProto::FLOAT);
+  t->add_dims(1 << 29);
+  t->set_raw_data(std::string(4, '\0'));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(big.bytes()), Contains("tensor 'huge' holds 4 bytes of data"));
+  // A permutation that is not one.
+  ModelBuilder perm(13);
+  perm.input("x", {int64_t{2}, int64_t{3}});
+  attr(perm.node("Transpose", {"x"}, {"y"}, "t"), "perm", std::vector<int64_t>{0, 0});
+  perm.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(perm.bytes()),
+                      Contains("node 't' (Transpose): perm [0, 0] is not a permutation"));
+  // Split sizes that overrun the dimension.
+  ModelBuilder split(11);
+  split.input("x", {int64_t{6}});
+  attr(split.node("Split", {"x"}, {"a", "b"}, "s"), "split", std::vector<int64_t>{4, 4});
+  split.output("a");
+  split.output("b");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(split.bytes()),
+                      Contains("node 's' (Split): the parts [4, 4] add up to 8 but the dimension is 6"));
+  // A node without the output its operator has.
+  ModelBuilder none(13);
+  none.input("x", {int64_t{2}});
+  none.node("Relu", {"x"}, {}, "r");
+  none.node("Identity", {"x"}, {"y"});
+  none.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(none.bytes()), Contains("node 'r' (Relu): the node has 0 outputs"));
+}
