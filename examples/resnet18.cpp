@@ -1,7 +1,7 @@
 // ResNet-18 (torchvision's layout, seeded weights) compiled for every target this machine
 // has, run on one random image: compile time, latency and error per target, then where
 // the time goes on "llvm". "webgl" runs the shaders of the browser package on the native
-// OpenGL context (tensorir-export writes the package itself).
+// OpenGL context (`tensorir compile resnet18 --target webgl` writes the package itself).
 //
 // Errors are measured against the plain Eigen model in test/reference when the build has
 // it (tests enabled); otherwise the OpenGL outputs are compared with the "llvm" output.

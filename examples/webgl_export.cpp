@@ -6,7 +6,7 @@
 //   cd out/tiny && python3 -m http.server 8000     # then open http://127.0.0.1:8000/
 //
 // The page runs the model on a seeded random input (or an image you pick for 3-channel
-// inputs) and shows the top outputs and the latency; tensorir-export does the same for
+// inputs) and shows the top outputs and the latency; `tensorir compile` does the same for
 // the model zoo's networks.
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/export_web.h>

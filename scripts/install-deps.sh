@@ -17,7 +17,9 @@ packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev
           # the fuzz targets (fuzz/, make fuzz): clang 19 with libFuzzer
           clang-19 libclang-rt-19-dev
           # the ONNX importer (frontend/onnx): ONNX's protobuf classes, and its backend test cases
-          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+          # the command line (tools/tensorir): CLI11, header-only
+          libcli11-dev)
 # Debian's npm only where no npm is present: a nodejs from elsewhere (e.g. NodeSource)
 # bundles its own npm, which the Debian package conflicts with.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)

@@ -74,11 +74,10 @@ function run(cmd, args, what) {
 }
 
 function findExporter() {
-  const c = [process.env.TENSORIR_EXPORT];
-  for (const b of ['release', 'webcpp'])
-    for (const sub of ['', 'tools/']) c.push(path.join(REPO, 'build', b, sub + 'tensorir-export'));
+  const c = [process.env.TENSORIR_CLI];
+  for (const b of ['release', 'webcpp']) c.push(path.join(REPO, 'build', b, 'tensorir'));
   const hit = c.filter(Boolean).find(p => existsSync(p));
-  if (!hit) throw new Error(`no --package given and no exporter found (looked for ${c.join(', ')}); build tensorir-export or pass --package DIR`);
+  if (!hit) throw new Error(`no --package given and no tensorir command line found (looked for ${c.join(', ')}); build it (make build) or pass --package DIR`);
   return hit;
 }
 
@@ -204,7 +203,7 @@ async function main() {
     const exporter = findExporter();
     pkgDir = path.join(state.work, 'package');
     log(`exporting resnet18 with ${path.relative(REPO, exporter)}`);
-    run(exporter, ['resnet18', '-o', pkgDir], 'tensorir-export');
+    run(exporter, ['compile', 'resnet18', '--target', 'webgl', '-o', pkgDir], 'tensorir compile');
   }
   if (!existsSync(path.join(pkgDir, 'model.json'))) throw new Error(`${pkgDir}/model.json not found`);
   // The same network built for "wasm" (WebAssembly SIMD, worker threads in this isolated page).
@@ -213,7 +212,7 @@ async function main() {
     const exporter = findExporter();
     wasmDir = path.join(state.work, 'wasm-package');
     log('exporting resnet18 for wasm');
-    run(exporter, ['resnet18', '--target', 'wasm', '-o', wasmDir], 'tensorir-export');
+    run(exporter, ['compile', 'resnet18', '--target', 'wasm', '-o', wasmDir], 'tensorir compile');
   }
   const meta = JSON.parse(readFileSync(path.join(pkgDir, 'model.json'), 'utf8'));
   // The peers are rebuilt from a graph in the network's own layouts: the package's when the
@@ -226,7 +225,7 @@ async function main() {
       const exporter = findExporter();
       peerDir = path.join(state.work, 'peer-package');
       log(`exporting ${meta.name} without the layout pass for the peers`);
-      run(exporter, [meta.name, '--no-alter-layout', '-o', peerDir], 'tensorir-export');
+      run(exporter, ['compile', meta.name, '--target', 'webgl', '--no-alter-layout', '-o', peerDir], 'tensorir compile');
     }
   }
   const ref = chooseReference(pkgDir, peerDir, meta, state.work, python);

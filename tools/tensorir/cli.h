@@ -1,0 +1,43 @@
+// The `tensorir` command line: one executable, a subcommand per task (compile, run,
+// test, info), each in its own file. Arguments are parsed with CLI11.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tensorir/graph/graph.h"
+#include "tensorir/runtime/ndarray.h"
+
+namespace CLI {
+class App;
+}
+
+namespace tensorir::cli {
+
+// A mistake in the command line: printed with the subcommand's usage, exit status 2.
+struct UsageError {
+  std::string message;
+};
+
+// How MODEL becomes a graph: a built-in network by name, or an ONNX file.
+struct ModelOptions {
+  uint64_t seed = 0;                                         // built-in networks' weights
+  std::vector<std::string> input_shapes;                     // "name=1,3,224,224", ONNX only
+};
+graph::Graph load_graph(const std::string &model, const ModelOptions &options);
+// The built-in networks, for messages: "resnet18, resnet50, mobilenet_v2".
+std::string zoo_names();
+// "name=d0,d1,..." as a name and a shape; a UsageError otherwise.
+std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::string &text);
+// An array from a .npy or ONNX TensorProto (.pb) file.
+NDArray read_array(const std::string &path);
+
+double median(std::vector<double> v);
+
+void add_compile(CLI::App &app);
+void add_run(CLI::App &app);
+void add_test(CLI::App &app);
+void add_info(CLI::App &app);
+
+}  // namespace tensorir::cli

@@ -1,0 +1,136 @@
+// tensorir compile MODEL --target T [--target T2] -o OUT: a saved CPU model ("llvm"), or a
+// web package ("webgl", "wasm", or both in one package whose runtime chooses).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <cstdio>
+
+#include "cli.h"
+#include "tensorir/graph/artifact.h"
+#include "tensorir/graph/executor.h"
+#include "tensorir/graph/export_web.h"
+#include "tensorir/target_kind.h"
+
+namespace tensorir::cli {
+
+namespace {
+
+struct CompileArgs {
+  std::string model, out;
+  std::vector<std::string> targets;
+  ModelOptions model_options;
+  int64_t max_texture = 0;
+  bool no_alter_layout = false;
+};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string mib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+std::string joined(const std::vector<std::string> &v, const char *sep) {
+  std::string s;
+  for (const std::string &x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// The targets, checked before the first (slow) build: all web kinds, or one kind with a
+// model writer.
+std::vector<Target> parse_targets(const CompileArgs &a, bool &web) {
+  std::vector<Target> parsed;
+  bool texture_limit_used = false;
+  for (const std::string &text : a.targets) {
+    Target t(text);
+    if (a.max_texture > 0 && t.caps().textures && t.kind_info().find_option("max-texture-size")) {
+      t.options["max-texture-size"] = std::to_string(a.max_texture);
+      t.check();
+      texture_limit_used = true;
+    }
+    parsed.push_back(t);
+  }
+  if (a.max_texture > 0 && !texture_limit_used)
+    throw UsageError{"--max-texture-size is an option of targets that keep tensors in textures (--target webgl)"};
+  const auto writers = graph::model_writer_kinds();
+  web = std::all_of(parsed.begin(), parsed.end(), [](const Target &t) { return graph::has_web_exporter(t.kind); });
+  const bool saved = parsed.size() == 1 && std::find(writers.begin(), writers.end(), parsed[0].kind) != writers.end();
+  if (!web && !saved)
+    throw UsageError{"--target " + joined(a.targets, " --target ") + ": compile writes a saved model for one of " +
+                     joined(writers, ", ") + ", or a web package for " + joined(graph::web_exporter_kinds(), ", ") +
+                     " (one target, or several web targets in one package)"};
+  return parsed;
+}
+
+void compile(const CompileArgs &a) {
+  bool web = false;
+  const std::vector<Target> targets = parse_targets(a, web);
+  auto t0 = std::chrono::steady_clock::now();
+  const graph::Graph g = load_graph(a.model, a.model_options);
+  const double import_ms = ms_since(t0);
+  graph::BuildOptions options;
+  options.alter_layout = !a.no_alter_layout;
+  t0 = std::chrono::steady_clock::now();
+  std::vector<graph::CompiledModel> built;
+  for (const Target &t : targets) built.push_back(graph::build(g, t, options));
+  const double build_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  std::printf("%s for %s -> %s\n", a.model.c_str(), joined(a.targets, " and ").c_str(), a.out.c_str());
+  if (!web) {
+    built[0].save(a.out);
+    std::printf("  loaded in %.0f ms, compiled %zu kernels in %.0f ms, saved in %.0f ms (model.json, model.so, "
+                "params.bin)\n", import_ms, built[0].num_kernels(), build_ms, ms_since(t0));
+    return;
+  }
+  const std::string name = std::filesystem::path(a.model).stem().string();
+  graph::WebExportInfo info;
+  if (built.size() == 1) {
+    info = graph::export_web(built[0], a.out, {.name = name});
+  } else {
+    std::vector<const graph::CompiledModel *> models;
+    for (const graph::CompiledModel &m : built) models.push_back(&m);
+    info = graph::export_web_index(models, a.out, {.name = name});
+  }
+  std::printf("  loaded in %.0f ms, compiled %zu kernels in %.0f ms, exported in %.0f ms\n", import_ms,
+              built[0].num_kernels(), build_ms, ms_since(t0));
+  if (built.size() > 1)
+    std::printf("  one package per target, and model.json indexing them for the runtime to choose\n");
+  else if (built[0].target().caps().textures)
+    std::printf("  %zu passes, %zu programs, %zu textures (%s; %s with one texture per value)\n", info.passes,
+                info.programs, info.textures, mib(info.peak_bytes).c_str(), mib(info.naive_bytes).c_str());
+  else
+    std::printf("  model.wasm with %zu kernels; %s of memory for inputs and results\n", info.passes,
+                mib(info.peak_bytes).c_str());
+  std::printf("  model.json %s, params.bin %s, %zu files, %s in all\n", mib(info.model_json_bytes).c_str(),
+              mib(info.params_bytes).c_str(), info.files.size(), mib(info.total_bytes).c_str());
+  if (info.runtime_files == 0)
+    std::printf("  note: this tensorir was built without the web runtime (web/runtime/*.js); the package "
+                "has no index.html or tensorir/*.js\n");
+}
+
+}  // namespace
+
+void add_compile(CLI::App &app) {
+  auto a = std::make_shared<CompileArgs>();
+  CLI::App *cmd = app.add_subcommand("compile", "compile a model to a saved CPU model or a web package");
+  cmd->add_option("MODEL", a->model, "an .onnx file, or a built-in network: " + zoo_names())->required();
+  cmd->add_option("--target,-t", a->targets,
+                  "llvm (a saved model: model.so, model.json, params.bin), or webgl and/or wasm (a web package); "
+                  "options as in the target string, e.g. \"webgl -draw-buffers=8\"")
+      ->required();
+  cmd->add_option("-o,--output", a->out, "the output directory (created if needed)")->required();
+  cmd->add_option("--input-shape", a->model_options.input_shapes,
+                  "NAME=D0,D1,...: binds an ONNX input's symbolic dimensions (repeatable)");
+  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")->default_val(0);
+  cmd->add_option("--max-texture-size", a->max_texture, "webgl: the largest texture width or height")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-alter-layout", a->no_alter_layout, "keep convolutions in NCHW");
+  cmd->callback([a] { compile(*a); });
+}
+
+}  // namespace tensorir::cli

@@ -1,0 +1,61 @@
+// tensorir info MODEL: an ONNX model's inputs, outputs, opsets, operators and parameter
+// count, and every node the importer cannot convert, with the reason, all at once.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "cli.h"
+#include "tensorir/frontend/onnx.h"
+
+namespace tensorir::cli {
+
+namespace {
+
+void print_values(const char *title, const std::vector<onnx::ValueInfo> &values) {
+  std::printf("%s:\n", title);
+  for (const onnx::ValueInfo &v : values) {
+    std::string shape;
+    for (const std::string &d : v.shape) shape += (shape.empty() ? "" : ", ") + d;
+    std::printf("  %-32s %-8s [%s]\n", v.name.c_str(), v.dtype.c_str(), shape.c_str());
+  }
+}
+
+void info(const std::string &model) {
+  const onnx::ModelInfo m = onnx::inspect(model);
+  std::printf("%s: produced by %s, IR version %lld, opsets:", model.c_str(),
+              m.producer.empty() ? "(unknown)" : m.producer.c_str(), static_cast<long long>(m.ir_version));
+  for (const auto &[domain, version] : m.opsets)
+    std::printf(" %s %lld", domain.empty() ? "ai.onnx" : domain.c_str(), static_cast<long long>(version));
+  std::printf("\n");
+  print_values("inputs", m.inputs);
+  print_values("outputs", m.outputs);
+  int nodes = 0;
+  for (const auto &[op, n] : m.operators) nodes += n;
+  std::printf("operators: %zu kinds, %d nodes\n", m.operators.size(), nodes);
+  for (const auto &[op, n] : m.operators) std::printf("  %-28s %d\n", op.c_str(), n);
+  std::printf("parameters: %lld\n", static_cast<long long>(m.parameters));
+  if (m.unsupported.empty()) {
+    std::printf("every node can be imported\n");
+    return;
+  }
+  std::printf("%zu nodes cannot be imported:\n", m.unsupported.size());
+  for (const onnx::UnsupportedNode &u : m.unsupported) {
+    if (u.node.empty() && u.op.empty())
+      std::printf("  the model: %s\n", u.reason.c_str());
+    else
+      std::printf("  %s (%s): %s\n", u.node.empty() ? "<unnamed node>" : u.node.c_str(), u.op.c_str(),
+                  u.reason.c_str());
+  }
+  throw CLI::RuntimeError(1);
+}
+
+}  // namespace
+
+void add_info(CLI::App &app) {
+  auto model = std::make_shared<std::string>();
+  CLI::App *cmd = app.add_subcommand("info", "describe an ONNX model and list what cannot be imported");
+  cmd->add_option("MODEL", *model, "an .onnx file")->required()->check(CLI::ExistingFile);
+  cmd->callback([model] { info(*model); });
+}
+
+}  // namespace tensorir::cli

@@ -1,0 +1,106 @@
+// tensorir run MODEL|DIR --target T --input NAME=FILE ...: runs once (or --repeat times,
+// printing the median latency), prints each output's shape and summary, writes each as
+// DIR/<output>.npy with --output-dir, and prints the per-kernel times with --profile.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli.h"
+#include "runnable.h"
+
+namespace tensorir::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string model, target, output_dir;
+  std::vector<std::string> inputs;
+  ModelOptions model_options;
+  uint64_t input_seed = 1;
+  int repeat = 0;
+  bool profile = false;
+};
+
+// A file name for an output: its name with path separators replaced.
+std::string file_name(std::string name) {
+  for (char &c : name)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return name + ".npy";
+}
+
+void summarise(const std::string &name, const NDArray &a) {
+  std::printf("output '%s': %s %s", name.c_str(), shape_str(a.shape()).c_str(), a.dtype().str().c_str());
+  if (a.dtype() == Float(32) && a.numel() > 0) {
+    const std::vector<float> v = a.to_vector<float>();
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    double sum = 0;
+    for (float x : v) sum += x;
+    std::printf(", min %.6g, max %.6g, mean %.6g, argmax %zu", *lo, *hi, sum / double(v.size()),
+                size_t(hi - v.begin()));
+  }
+  std::printf("\n");
+}
+
+void run(const RunArgs &a) {
+  const Runnable r = make_runnable(a.model, a.target, a.model_options);
+  std::printf("%s\n", r.description.c_str());
+  const std::map<std::string, NDArray> inputs = gather_inputs(r, a.inputs, a.input_seed);
+  const std::map<std::string, NDArray> outputs = r.run(inputs);
+  for (const std::string &name : r.output_names) summarise(name, outputs.at(name));
+  if (!a.output_dir.empty()) {
+    std::filesystem::create_directories(a.output_dir);
+    for (const std::string &name : r.output_names) {
+      const std::string path = (std::filesystem::path(a.output_dir) / file_name(name)).string();
+      outputs.at(name).save_npy(path);
+      std::printf("wrote %s\n", path.c_str());
+    }
+  }
+  if (a.repeat > 0) {
+    std::vector<double> ms;
+    for (int i = 0; i < a.repeat; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      (void)r.run(inputs);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::printf("latency: median %.3f ms over %d runs (after one warm-up run), min %.3f ms\n", median(ms), a.repeat,
+                *std::min_element(ms.begin(), ms.end()));
+  }
+  if (a.profile) {
+    std::vector<KernelTime> k = r.profile(inputs, std::max(a.repeat, 3));
+    double total = 0;
+    for (const KernelTime &t : k) total += t.ms;
+    std::stable_sort(k.begin(), k.end(), [](const KernelTime &x, const KernelTime &y) { return x.ms > y.ms; });
+    std::printf("\n%-40s %-20s %10s %7s\n", "kernel (node)", "op", "ms", "share");
+    for (const KernelTime &t : k)
+      std::printf("%-40s %-20s %10.4f %6.1f%%\n", t.node.c_str(), t.op.c_str(), t.ms,
+                  total > 0 ? 100.0 * t.ms / total : 0.0);
+    std::printf("%-40s %-20s %10.4f\n", "total", "", total);
+  }
+}
+
+}  // namespace
+
+void add_run(CLI::App &app) {
+  auto a = std::make_shared<RunArgs>();
+  CLI::App *cmd = app.add_subcommand("run", "run a model (an .onnx file, a built-in network or a saved model)");
+  cmd->add_option("MODEL", a->model, "an .onnx file, a built-in network (" + zoo_names() +
+                                         "), or a directory written by `tensorir compile --target llvm`")
+      ->required();
+  cmd->add_option("--target,-t", a->target, "where to compile and run it: llvm (default), opengl, ...");
+  cmd->add_option("--input,-i", a->inputs, "NAME=FILE: an input from a .npy or ONNX .pb file (repeatable); "
+                                           "inputs not given are seeded random");
+  cmd->add_option("--input-seed", a->input_seed, "seed of the random inputs")->default_val(1);
+  cmd->add_option("--input-shape", a->model_options.input_shapes,
+                  "NAME=D0,D1,...: binds an ONNX input's symbolic dimensions (repeatable)");
+  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")->default_val(0);
+  cmd->add_option("--output-dir,-o", a->output_dir, "write each output as DIR/<output name>.npy");
+  cmd->add_option("--repeat", a->repeat, "time N more runs and print the median latency")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--profile", a->profile, "print each kernel's time");
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace tensorir::cli

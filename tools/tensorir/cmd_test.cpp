@@ -1,0 +1,119 @@
+// tensorir test MODEL --data-dir DIR: runs an ONNX backend test case (DIR/input_N.pb in
+// the order of the model's inputs, DIR/output_N.pb in the order of its outputs) and says
+// pass or fail with the worst element, |got - want| <= atol + rtol * |want| as ONNX does.
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli.h"
+#include "runnable.h"
+
+namespace tensorir::cli {
+
+namespace {
+
+struct TestArgs {
+  std::string model, data_dir, target;
+  ModelOptions model_options;
+  double rtol = 1e-3, atol = 1e-7;
+};
+
+template <typename T>
+std::vector<double> widen(const NDArray &a) {
+  const std::vector<T> v = a.to_vector<T>();
+  return std::vector<double>(v.begin(), v.end());
+}
+
+std::vector<double> as_doubles(const NDArray &a) {
+  const Type t = a.dtype();
+  if (t == Float(32)) return widen<float>(a);
+  if (t == Float(64)) return widen<double>(a);
+  if (t == Int(64)) return widen<int64_t>(a);
+  if (t == Int(32)) return widen<int32_t>(a);
+  if (t == Int(16)) return widen<int16_t>(a);
+  if (t == Int(8)) return widen<int8_t>(a);
+  if (t == UInt(8) || t == Bool()) return widen<uint8_t>(a);
+  if (t == UInt(16)) return widen<uint16_t>(a);
+  if (t == UInt(32)) return widen<uint32_t>(a);
+  if (t == UInt(64)) return widen<uint64_t>(a);
+  throw UsageError{"cannot compare arrays of " + t.str()};
+}
+
+std::vector<std::string> numbered(const std::string &dir, const char *prefix) {
+  std::vector<std::string> files;
+  for (int i = 0;; ++i) {
+    const auto p = std::filesystem::path(dir) / (std::string(prefix) + std::to_string(i) + ".pb");
+    if (!std::filesystem::exists(p)) break;
+    files.push_back(p.string());
+  }
+  return files;
+}
+
+// Whether `got` matches `want`; prints the comparison of output `name`.
+bool compare(const std::string &name, const NDArray &got, const NDArray &want, double rtol, double atol) {
+  if (got.shape() != want.shape()) {
+    std::printf("output '%s': FAIL: shape %s, expected %s\n", name.c_str(), shape_str(got.shape()).c_str(),
+                shape_str(want.shape()).c_str());
+    return false;
+  }
+  const std::vector<double> g = as_doubles(got), w = as_doubles(want);
+  size_t worst = 0, bad = 0;
+  double worst_excess = -1;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const bool nan_match = std::isnan(g[i]) && std::isnan(w[i]);
+    const double excess = nan_match ? -1 : std::fabs(g[i] - w[i]) - (atol + rtol * std::fabs(w[i]));
+    if (std::isnan(excess) || excess > 0) ++bad;
+    if (std::isnan(excess) || excess > worst_excess) {
+      worst_excess = std::isnan(excess) ? INFINITY : excess;
+      worst = i;
+    }
+  }
+  if (g.empty()) {
+    std::printf("output '%s': pass (empty %s)\n", name.c_str(), shape_str(got.shape()).c_str());
+    return true;
+  }
+  std::printf("output '%s': %s: %zu of %zu elements outside rtol %g, atol %g; worst at %zu: got %.9g, expected %.9g\n",
+              name.c_str(), bad ? "FAIL" : "pass", bad, g.size(), rtol, atol, worst, g[worst], w[worst]);
+  return bad == 0;
+}
+
+void test(const TestArgs &a) {
+  const std::vector<std::string> in_files = numbered(a.data_dir, "input_"), out_files = numbered(a.data_dir, "output_");
+  if (out_files.empty())
+    throw UsageError{"'" + a.data_dir + "' holds no output_0.pb: expected an ONNX test data set (input_N.pb, output_N.pb)"};
+  const Runnable r = make_runnable(a.model, a.target, a.model_options);
+  if (in_files.size() != r.inputs.size())
+    throw UsageError{a.data_dir + " has " + std::to_string(in_files.size()) + " input files but the model takes " +
+                     std::to_string(r.inputs.size()) + " inputs"};
+  if (out_files.size() != r.output_names.size())
+    throw UsageError{a.data_dir + " has " + std::to_string(out_files.size()) + " output files but the model has " +
+                     std::to_string(r.output_names.size()) + " outputs"};
+  std::map<std::string, NDArray> inputs;
+  for (size_t i = 0; i < in_files.size(); ++i) inputs[r.inputs[i].name] = read_array(in_files[i]);
+  const std::map<std::string, NDArray> outputs = r.run(inputs);
+  bool ok = true;
+  for (size_t i = 0; i < out_files.size(); ++i) {
+    const std::string &name = r.output_names[i];
+    ok = compare(name, outputs.at(name), read_array(out_files[i]), a.rtol, a.atol) && ok;
+  }
+  std::printf("%s: %s\n", a.model.c_str(), ok ? "PASS" : "FAIL");
+  if (!ok) throw CLI::RuntimeError(1);
+}
+
+}  // namespace
+
+void add_test(CLI::App &app) {
+  auto a = std::make_shared<TestArgs>();
+  CLI::App *cmd = app.add_subcommand("test", "run an ONNX backend test case and compare its outputs");
+  cmd->add_option("MODEL", a->model, "the test case's model.onnx")->required();
+  cmd->add_option("--data-dir,-d", a->data_dir, "a test_data_set_N directory (input_N.pb, output_N.pb)")->required();
+  cmd->add_option("--target,-t", a->target, "where to run it (default llvm)");
+  cmd->add_option("--input-shape", a->model_options.input_shapes, "NAME=D0,D1,...: binds symbolic dimensions");
+  cmd->add_option("--rtol", a->rtol, "relative tolerance")->default_val(1e-3);
+  cmd->add_option("--atol", a->atol, "absolute tolerance")->default_val(1e-7);
+  cmd->callback([a] { test(*a); });
+}
+
+}  // namespace tensorir::cli

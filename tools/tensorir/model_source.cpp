@@ -1,0 +1,69 @@
+// MODEL arguments: a built-in network by name or an ONNX file; array files: .npy or .pb.
+#include <algorithm>
+#include <filesystem>
+
+#include "cli.h"
+#include "tensorir/frontend/onnx.h"
+#include "tensorir/graph/models.h"
+
+namespace tensorir::cli {
+
+namespace {
+
+bool ends_with(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::string zoo_names() { return "resnet18, resnet50, mobilenet_v2"; }
+
+std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::string &text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError{"--input-shape '" + text + "': expected NAME=D0,D1,... (e.g. input=1,3,224,224)"};
+  std::vector<int64_t> shape;
+  std::string rest = text.substr(eq + 1) + ",";
+  size_t start = 0;
+  for (size_t comma; (comma = rest.find(',', start)) != std::string::npos; start = comma + 1) {
+    const std::string d = rest.substr(start, comma - start);
+    size_t used = 0;
+    int64_t v = -1;
+    try {
+      v = std::stoll(d, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (d.empty() || used != d.size() || v < 1)
+      throw UsageError{"--input-shape '" + text + "': '" + d + "' is not a positive dimension"};
+    shape.push_back(v);
+  }
+  return {text.substr(0, eq), shape};
+}
+
+graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
+  if (model == "resnet18") return graph::resnet18(options.seed);
+  if (model == "resnet50") return graph::resnet50(options.seed);
+  if (model == "mobilenet_v2") return graph::mobilenet_v2(options.seed);
+  if (ends_with(model, ".onnx") || std::filesystem::is_regular_file(model)) {
+    onnx::ImportOptions o;
+    for (const std::string &b : options.input_shapes) o.input_shapes.insert(parse_shape_binding(b));
+    return onnx::import(model, o);
+  }
+  throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};
+}
+
+NDArray read_array(const std::string &path) {
+  if (ends_with(path, ".npy")) return NDArray::load_npy(path);
+  if (ends_with(path, ".pb")) return onnx::read_tensor(path);
+  throw UsageError{"'" + path + "': arrays are read from .npy files or ONNX TensorProto .pb files"};
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace tensorir::cli

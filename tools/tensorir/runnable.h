@@ -1,0 +1,41 @@
+// A model `run` and `test` can execute: compiled here for a target, or loaded from a saved
+// model's directory (runtime::load_model), behind one interface.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "tensorir/runtime/ndarray.h"
+
+namespace tensorir::cli {
+
+struct RunnableInput {
+  std::string name;
+  std::vector<int64_t> shape;
+  Type dtype;
+};
+
+struct KernelTime {
+  std::string node, op;
+  double ms = 0;
+};
+
+struct Runnable {
+  std::string description;  // what was loaded or compiled, for the first line of output
+  std::vector<RunnableInput> inputs;
+  std::function<std::map<std::string, NDArray>(const std::map<std::string, NDArray> &)> run;
+  std::function<std::vector<KernelTime>(const std::map<std::string, NDArray> &, int)> profile;
+  std::vector<std::string> output_names;  // in the graph's order
+};
+
+// MODEL as a saved model's directory, else as a graph (load_graph) built for `target`.
+Runnable make_runnable(const std::string &model, const std::string &target, const ModelOptions &options);
+
+// Every input of `r`: from `files` (NAME=FILE; a name the model lacks is a UsageError),
+// the rest seeded random (reported on stdout).
+std::map<std::string, NDArray> gather_inputs(const Runnable &r, const std::vector<std::string> &files,
+                                             uint64_t seed);
+
+}  // namespace tensorir::cli
