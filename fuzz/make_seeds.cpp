@@ -1,6 +1,7 @@
 // The seeds of the fuzz targets (fuzz/): the small model of the mutation tests saved to
 // <out>/model, and starting corpora <out>/saved_model (its model.json and params.bin, each
-// behind the byte that selects it) and <out>/npy (arrays of several dtypes and ranks).
+// behind the byte that selects it, as is and forged) and <out>/npy (arrays of several
+// dtypes and ranks).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,8 @@ int main(int argc, char **argv) {
     mutation::build_small_cnn().save((out / "model").string());
     copy_with_prefix(out / "model" / "model.json", '\0', out / "saved_model" / "plan");
     copy_with_prefix(out / "model" / "params.bin", '\1', out / "saved_model" / "params");
+    copy_with_prefix(out / "model" / "model.json", '\2', out / "saved_model" / "plan_forged");
+    copy_with_prefix(out / "model" / "params.bin", '\3', out / "saved_model" / "params_forged");
     NDArray::random({3, 4, 5}, Float(32), 1).save_npy((out / "npy" / "f32.npy").string());
     NDArray::random({7}, Int(64), 2, -100, 100).save_npy((out / "npy" / "i64.npy").string());
     NDArray::random({2, 3}, UInt(8), 3, 0, 255).save_npy((out / "npy" / "u8.npy").string());

@@ -138,7 +138,8 @@ bool Context::has_input(size_t i) const { return i < num_inputs() && !node_.inpu
 const std::string &Context::input_name(size_t i) const { return node_.input(int(i)); }
 
 const Value &Context::input(size_t i) const {
-  TIR_ASSERT(has_input(i)) << label_ << " has no input " << i;
+  TIR_USER_CHECK(has_input(i)) << "input " << i << " is missing (the node has " << num_inputs()
+                                << "); the operator needs it";
   return imp_.value(input_name(i));
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <type_traits>
 
 namespace tensorir::onnx::detail {
@@ -256,16 +258,28 @@ namespace {
 
 template <typename T>
 T apply(BinaryOp op, T x, T y) {
+  // Integers wrap as two's complement: computed unsigned, since signed overflow is undefined.
+  const auto wrap = [](auto f, T a, T b) -> T {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      using U = std::make_unsigned_t<std::common_type_t<T, int>>;  // no promotion to signed int
+      return T(f(U(a), U(b)));
+    } else {
+      return T(f(a, b));
+    }
+  };
   switch (op) {
     case BinaryOp::kAdd:
-      return T(x + y);
+      return wrap(std::plus<>(), x, y);
     case BinaryOp::kSub:
-      return T(x - y);
+      return wrap(std::minus<>(), x, y);
     case BinaryOp::kMul:
-      return T(x * y);
+      return wrap(std::multiplies<>(), x, y);
     case BinaryOp::kDiv:
       if constexpr (std::is_integral_v<T>) {
         TIR_USER_CHECK(y != 0) << "onnx: integer division by zero";
+        if constexpr (std::is_signed_v<T>) {
+          if (x == std::numeric_limits<T>::min() && y == T(-1)) return x;  // wraps, as ONNX Runtime's
+        }
       }
       return T(x / y);  // toward zero on integers, as C
     case BinaryOp::kMax:

@@ -37,8 +37,13 @@ std::string node_label(const ::onnx::NodeProto &n) {
 
 UnsupportedNode opset_problem(const ::onnx::ModelProto &m) {
   int64_t version = -1;
+  int imports = 0;
   for (const auto &o : m.opset_import())
-    if (is_ai_onnx(o.domain())) version = o.version();
+    if (is_ai_onnx(o.domain())) {
+      version = o.version();
+      ++imports;
+    }
+  if (imports > 1) return {"", "", "the model imports the ai.onnx opset " + std::to_string(imports) + " times"};
   if (version < 0 && m.ir_version() < 3) version = 1;  // IR version 1 and 2 had no opset imports
   if (version >= kMinOpset && version <= kMaxOpset) return {};
   const std::string range = " (ai.onnx " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")";

@@ -1,6 +1,7 @@
 // Injective shape operators: pad, reshape, flatten, transpose, concatenate.
 #include "tensorir/ops/transform.h"
 
+#include <cstdint>
 #include <numeric>
 
 #include "op_util.h"
@@ -77,7 +78,8 @@ Tensor reshape(const Tensor &x, const std::vector<int64_t> &shape, const std::st
     } else {
       TIR_USER_CHECK(out[i] > 0) << "reshape of " << x.name() << ": dimension " << i << " is " << out[i]
                                  << "; dimensions must be positive or -1";
-      known *= out[i];
+      TIR_USER_CHECK(!__builtin_mul_overflow(known, out[i], &known) && known <= INT32_MAX)
+          << "reshape of " << x.name() << " to " << shape_str(shape) << ": more than 2147483647 elements";
     }
   }
   const int64_t total = product(in);

@@ -222,6 +222,10 @@ TEST_CASE("the new operators' checks name the node", "[graph][ops][error]") {
       Contains("node 'sl' (slice): dimension 0 of [4] sliced from 2 to 9"));
   REQUIRE_THROWS_WITH(b.make("reshape", {f}, {{"shape", std::vector<int64_t>{3}}}, "r"),
                       Contains("node 'r' (reshape): "));
+  // Dimensions each within int whose product is not: refused, not wrapped to a division by 0.
+  REQUIRE_THROWS_WITH(
+      b.make("reshape", {f}, {{"shape", std::vector<int64_t>{65536, 65536, 65536, 65536, -1}}}, "big"),
+      Contains("node 'big' (reshape): ") && Contains("more than 2147483647 elements"));
   REQUIRE_THROWS_WITH(b.make("transpose", {f}, {{"axes", std::vector<int64_t>{0, 1}}}, "t"),
                       Contains("node 't' (transpose): "));
 }

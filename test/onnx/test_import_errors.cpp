@@ -207,4 +207,37 @@ TEST_CASE("import errors: malformed tensors and attributes are errors, not crash
   none.node("Identity", {"x"}, {"y"});
   none.output("y");
   REQUIRE_THROWS_WITH(tonnx::import_bytes(none.bytes()), Contains("node 'r' (Relu): the node has 0 outputs"));
+  // A Split into no outputs (equal parts would divide by zero).
+  ModelBuilder split0(13);
+  split0.input("x", {int64_t{6}});
+  split0.node("Split", {"x"}, {}, "s0");
+  split0.node("Identity", {"x"}, {"y"});
+  split0.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(split0.bytes()), Contains("node 's0' (Split): Split has no outputs"));
+  // A MatMul of a scalar.
+  ModelBuilder scalar(13);
+  scalar.input("x", {int64_t{3}});
+  scalar.initializer("s", NDArray::from_vector<float>({2.0f}, {}));
+  scalar.node("MatMul", {"x", "s"}, {"y"}, "mm");
+  scalar.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(scalar.bytes()), Contains("node 'mm' (MatMul)") && Contains("rank 1 or more"));
+  // A node missing an input its operator needs.
+  ModelBuilder short_conv(13);
+  short_conv.input("x", {int64_t{1}, int64_t{1}, int64_t{4}, int64_t{4}});
+  short_conv.node("Conv", {"x"}, {"y"}, "c");
+  short_conv.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(short_conv.bytes()), Contains("node 'c' (Conv): input 1 is missing"));
+}
+
+TEST_CASE("import: integer arithmetic folded at import wraps as two's complement", "[onnx][error]") {
+  // INT64_MIN / -1 and INT64_MAX + 1 on known tensors: no trap, no undefined behaviour.
+  ModelBuilder m(13);
+  m.input("x", {int64_t{1}});
+  m.initializer("a", NDArray::from_vector<int64_t>({INT64_MIN, INT64_MAX}, {2}));
+  m.initializer("b", NDArray::from_vector<int64_t>({-1, 1}, {2}));
+  m.node("Div", {"a", "b"}, {"q"});
+  m.node("Add", {"a", "b"}, {"s"});
+  m.node("Relu", {"x"}, {"y"});
+  m.output("y");
+  REQUIRE_NOTHROW(tonnx::import_bytes(m.bytes()));
 }

@@ -47,7 +47,11 @@ graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
   if (model == "mobilenet_v2") return graph::mobilenet_v2(options.seed);
   if (ends_with(model, ".onnx") || std::filesystem::is_regular_file(model)) {
     onnx::ImportOptions o;
-    for (const std::string &b : options.input_shapes) o.input_shapes.insert(parse_shape_binding(b));
+    for (const std::string &b : options.input_shapes) {
+      auto [name, shape] = parse_shape_binding(b);
+      if (!o.input_shapes.emplace(name, shape).second)
+        throw UsageError{"--input-shape gives input '" + name + "' twice"};
+    }
     return onnx::import(model, o);
   }
   throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};

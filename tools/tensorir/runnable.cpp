@@ -70,11 +70,14 @@ std::map<std::string, NDArray> gather_inputs(const Runnable &r, const std::vecto
     if (!known) throw UsageError{"--input '" + f + "': the model has no input '" + name + "' (it has " + names + ")"};
     given[name] = read_array(f.substr(eq + 1));
   }
-  for (const RunnableInput &in : r.inputs) {
+  // Each input its own seed (seed, seed + 1, ... in the model's order), so that inputs of
+  // one shape differ.
+  for (size_t i = 0; i < r.inputs.size(); ++i) {
+    const RunnableInput &in = r.inputs[i];
     if (given.count(in.name)) continue;
-    given[in.name] = NDArray::random(in.shape, in.dtype, seed);
+    given[in.name] = NDArray::random(in.shape, in.dtype, seed + i);
     std::printf("input '%s': %s %s, seeded random (seed %llu)\n", in.name.c_str(), shape_str(in.shape).c_str(),
-                in.dtype.str().c_str(), static_cast<unsigned long long>(seed));
+                in.dtype.str().c_str(), static_cast<unsigned long long>(seed + i));
   }
   return given;
 }

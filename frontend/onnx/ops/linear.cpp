@@ -62,6 +62,8 @@ void matmul(Context &c) {
   need_float32(c, 1);
   const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
   if (bs.size() > 2) unsupported("batched MatMul (B has rank " + std::to_string(bs.size()) + ")");
+  TIR_USER_CHECK(!as.empty() && !bs.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
+                                             << ": the operands of a MatMul have rank 1 or more";
   const int64_t k = as.back();
   TIR_USER_CHECK(bs[0] == k) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
                              << ": inner dimensions differ";

@@ -39,7 +39,12 @@ void concat(Context &c) {
   std::vector<size_t> parts;  // empty inputs add nothing
   for (size_t i = 0; i < c.num_inputs(); ++i)
     if (element_count(c.shape(i)) > 0) parts.push_back(i);
-  if (parts.empty()) parts.push_back(0);
+  if (parts.empty()) {  // every input is empty: so is the result, along the summed extent
+    Shape s = c.shape(0);
+    s[size_t(axis)] = 0;
+    for (size_t i = 0; i < c.num_inputs(); ++i) s[size_t(axis)] += c.shape(i)[size_t(axis)];
+    return c.set_output(0, NDArray::empty(s, c.dtype(0)));
+  }
   if (c.all_known()) {
     std::vector<NDArray> values;
     for (size_t i : parts) values.push_back(c.input(i).known);
@@ -148,6 +153,7 @@ void split(Context &c, bool input) {
   const int axis = normalize_axis(c.attrs().i("axis", 0), int(in.size()));
   Shape sizes = input ? (c.has_input(1) ? c.ints(1, "split") : Shape{}) : c.attrs().ints("split");
   const int64_t n = int64_t(c.num_outputs()), dim = in[size_t(axis)];
+  TIR_USER_CHECK(n >= 1) << "Split has no outputs";
   if (sizes.empty()) {
     TIR_USER_CHECK(dim % n == 0) << "dimension " << dim << " does not split into " << n << " equal parts";
     sizes.assign(size_t(n), dim / n);
