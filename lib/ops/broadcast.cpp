@@ -72,4 +72,72 @@ Tensor power(const Tensor &a, const Tensor &b, const std::string &name) {
   return binary(a, b, "power", name, [](Expr x, Expr y) { return pow(x, y); });
 }
 
+namespace {
+
+Tensor compare(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
+               const std::function<Expr(Expr, Expr)> &f) {
+  TIR_USER_CHECK(!a.dtype().is_bool() || op == "equal")
+      << op << ": " << a.name() << " is bool; " << op << " takes numbers";
+  return binary(a, b, op, name, f);
+}
+
+Tensor logic(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
+             const std::function<Expr(Expr, Expr)> &f) {
+  TIR_USER_CHECK(a.dtype().is_bool() && b.dtype().is_bool())
+      << op << ": " << a.name() << " is " << a.dtype() << " and " << b.name() << " is " << b.dtype() << "; " << op
+      << " takes bool tensors";
+  return binary(a, b, op, name, f);
+}
+
+}  // namespace
+
+Tensor equal(const Tensor &a, const Tensor &b, const std::string &name) {
+  return compare(a, b, "equal", name, [](Expr x, Expr y) { return x == y; });
+}
+Tensor less(const Tensor &a, const Tensor &b, const std::string &name) {
+  return compare(a, b, "less", name, [](Expr x, Expr y) { return x < y; });
+}
+Tensor less_equal(const Tensor &a, const Tensor &b, const std::string &name) {
+  return compare(a, b, "less_equal", name, [](Expr x, Expr y) { return x <= y; });
+}
+Tensor greater(const Tensor &a, const Tensor &b, const std::string &name) {
+  return compare(a, b, "greater", name, [](Expr x, Expr y) { return x > y; });
+}
+Tensor greater_equal(const Tensor &a, const Tensor &b, const std::string &name) {
+  return compare(a, b, "greater_equal", name, [](Expr x, Expr y) { return x >= y; });
+}
+Tensor logical_and(const Tensor &a, const Tensor &b, const std::string &name) {
+  return logic(a, b, "logical_and", name, [](Expr x, Expr y) { return x && y; });
+}
+Tensor logical_or(const Tensor &a, const Tensor &b, const std::string &name) {
+  return logic(a, b, "logical_or", name, [](Expr x, Expr y) { return x || y; });
+}
+Tensor logical_xor(const Tensor &a, const Tensor &b, const std::string &name) {
+  return logic(a, b, "logical_xor", name, [](Expr x, Expr y) { return x != y; });
+}
+
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b, const std::string &name) {
+  TIR_USER_CHECK(cond.dtype().is_bool()) << "where: the condition " << cond.name() << " is " << cond.dtype()
+                                         << "; it must be bool";
+  check_same_dtype(a, b, "where");
+  // The broadcast shape of the three: of a and b, then of that and cond.
+  const std::vector<int64_t> ab = broadcast_shape(a, b, "where");
+  const std::vector<int64_t> sc = const_shape(cond, "where");
+  const size_t nd = std::max(ab.size(), sc.size());
+  std::vector<int64_t> out(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t d1 = i < nd - ab.size() ? 1 : ab[i - (nd - ab.size())];
+    const int64_t d2 = i < nd - sc.size() ? 1 : sc[i - (nd - sc.size())];
+    TIR_USER_CHECK(d1 == d2 || d1 == 1 || d2 == 1)
+        << "where: cannot broadcast " << cond.name() << " " << shape_str(sc) << " with " << shape_str(ab);
+    out[i] = std::max(d1, d2);
+  }
+  return compute(
+      to_exprs(out),
+      [&](const std::vector<Var> &v) {
+        return select(broadcast_read(cond, v), broadcast_read(a, v), broadcast_read(b, v));
+      },
+      name, kInjective);
+}
+
 }  // namespace tensorir::ops

@@ -28,4 +28,15 @@ Schedule schedule_blocked_llvm(const Tensor &out) {
   return s;
 }
 
+Schedule schedule_reduce_llvm(const Tensor &out) {
+  Schedule s = schedule_generic({out});
+  for (const Stage &st : s.stages()) {
+    const auto *c = st.op().as<ComputeOpNode>();
+    if (!c || c->axis.empty() || st->attach_type == AttachType::Inline) continue;
+    const int64_t *extent = as_const_int(c->axis[0]->dom.extent);
+    if (extent && *extent > 1) Stage(st).parallel(c->axis[0]);
+  }
+  return s;
+}
+
 }  // namespace tensorir::ops

@@ -87,4 +87,23 @@ Tensor softmax(const Tensor &x, int axis = -1, const std::string &name = "softma
 // x - max - log(sum(exp(x - max))) along `axis`: the log of softmax without its underflow.
 Tensor log_softmax(const Tensor &x, int axis = -1, const std::string &name = "log_softmax");
 
+// A reduction of x over `axes` (negative count from the end; empty: all of them), the
+// reduced axes kept as 1 when `keepdims`, else dropped (all dropped: a scalar, shape []).
+// `kind`: "sum", "mean", "max", "min", "prod", "l1" (sum of |x|), "l2" (square root of
+// the sum of squares), "sum_square", "log_sum", "log_sum_exp" (as max + log(sum(exp(x -
+// max)))). mean, l2, log_sum and log_sum_exp take float tensors.
+Tensor reduce(const Tensor &x, const std::string &kind, const std::vector<int> &axes, bool keepdims,
+              const std::string &name = "reduce");
+// The int64 index of the largest (is_max) or smallest element along `axis`: the first
+// one, or the last with `select_last`; the axis kept as 1 when `keepdims`.
+Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bool is_max,
+                  const std::string &name = "arg_reduce");
+// (x - mean) / sqrt(var + eps) * scale + bias, mean and variance over the dimensions from
+// `axis` on; scale and bias broadcast to those dimensions (aligned at the right).
+Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, int axis = -1, double eps = 1e-5,
+                  const std::string &name = "layer_norm");
+// a [..., M, K] times b [..., K, N] -> [..., M, N], the leading (batch) dimensions
+// broadcast as NumPy does.
+Tensor batch_matmul(const Tensor &a, const Tensor &b, const std::string &name = "batch_matmul");
+
 }  // namespace tensorir::ops

@@ -35,6 +35,11 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
 // schedule_generic alone.
 Schedule schedule_blocked_llvm(const Tensor &out);
 
+// CPU schedule for reductions (ops::reduce, arg_reduce, layer_norm, batch_matmul):
+// schedule_generic, then the outermost axis of every stage left that is not inlined run
+// in parallel when it has more than one iteration.
+Schedule schedule_reduce_llvm(const Tensor &out);
+
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.
 Schedule schedule_dense_llvm(const Tensor &out);

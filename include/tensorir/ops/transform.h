@@ -19,6 +19,19 @@ Tensor maximum(const Tensor &a, const Tensor &b, const std::string &name = "maxi
 Tensor minimum(const Tensor &a, const Tensor &b, const std::string &name = "minimum");
 // a to the power b; float tensors only.
 Tensor power(const Tensor &a, const Tensor &b, const std::string &name = "power");
+// Comparisons with NumPy broadcasting, giving bool tensors.
+Tensor equal(const Tensor &a, const Tensor &b, const std::string &name = "equal");
+Tensor less(const Tensor &a, const Tensor &b, const std::string &name = "less");
+Tensor less_equal(const Tensor &a, const Tensor &b, const std::string &name = "less_equal");
+Tensor greater(const Tensor &a, const Tensor &b, const std::string &name = "greater");
+Tensor greater_equal(const Tensor &a, const Tensor &b, const std::string &name = "greater_equal");
+// Logic on bool tensors with NumPy broadcasting.
+Tensor logical_and(const Tensor &a, const Tensor &b, const std::string &name = "logical_and");
+Tensor logical_or(const Tensor &a, const Tensor &b, const std::string &name = "logical_or");
+Tensor logical_xor(const Tensor &a, const Tensor &b, const std::string &name = "logical_xor");
+// cond ? a : b element by element, the three broadcast together; cond is bool, a and b
+// have one dtype.
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b, const std::string &name = "where");
 
 // [d0, d1, ...] -> [d0, d1 * d2 * ...].
 Tensor flatten(const Tensor &x, const std::string &name = "flatten");
