@@ -1,6 +1,8 @@
 // Gemm and MatMul onto dense, whose weight is [N, K] (the transpose of ONNX's [K, N]): a
 // known weight is transposed (and scaled by alpha) once, at import; a computed one by
-// a transpose node.
+// a transpose node. A MatMul whose B has rank 3 or more is a batch_matmul.
+#include <algorithm>
+
 #include "frontend/onnx/ops/ops_util.h"
 
 namespace tensorir::onnx::detail {
@@ -55,15 +57,35 @@ void gemm(Context &c) {
     c.output(0, "add", {y, bias});
 }
 
+// MatMul where B has rank 3 or more: batch_matmul, the leading dimensions broadcast. A
+// 1-D A is a row [1, K] whose dimension is dropped from the result.
+void batch_matmul(Context &c) {
+  const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
+  const int64_t k = as.back();
+  TIR_USER_CHECK(bs[bs.size() - 2] == k) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
+                                         << ": inner dimensions differ";
+  std::string error;
+  const std::vector<int64_t> batch = broadcast_shapes(std::vector<int64_t>(as.begin(), as.end() - std::min<size_t>(as.size(), 2)),
+                                                      std::vector<int64_t>(bs.begin(), bs.end() - 2), &error);
+  TIR_USER_CHECK(error.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs) << ": " << error;
+  graph::NodeRef a = c.node(0);
+  if (as.size() == 1) a = c.make("reshape", {a}, {{"shape", std::vector<int64_t>{1, k}}});
+  if (as.size() != 1) return void(c.output(0, "batch_matmul", {a, c.node(1)}));
+  std::vector<int64_t> out = batch;
+  out.push_back(bs.back());
+  graph::NodeRef y = c.make("batch_matmul", {a, c.node(1)});
+  c.output(0, "reshape", {y}, {{"shape", out}});
+}
+
 // MatMul with NumPy semantics where B is 2-D (or 1-D): A's leading dimensions are
 // folded into rows for dense and restored after.
 void matmul(Context &c) {
   need_float32(c, 0);
   need_float32(c, 1);
   const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
-  if (bs.size() > 2) unsupported("batched MatMul (B has rank " + std::to_string(bs.size()) + ")");
   TIR_USER_CHECK(!as.empty() && !bs.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
                                              << ": the operands of a MatMul have rank 1 or more";
+  if (bs.size() > 2) return batch_matmul(c);
   const int64_t k = as.back();
   TIR_USER_CHECK(bs[0] == k) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
                              << ": inner dimensions differ";

@@ -1,0 +1,114 @@
+// Reductions (ReduceSum ... ReduceSumSquare, ArgMax, ArgMin) and LayerNormalization.
+// The axes of a reduction are an attribute up to opset 12 for ReduceSum and up to 17 for
+// the others, then an optional input (known at import) with noop_with_empty_axes: no
+// axes then means the identity instead of every axis.
+#include "frontend/onnx/ops/ops_util.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+struct Reduction {
+  std::string onnx_op, kind;
+  bool float_only;
+  int axes_input_since;  // the opset from which axes are an input
+};
+
+void check_reduce_input(const Context &c, const Reduction &r) {
+  if (c.dtype(0).is_bool()) unsupported("bool input '" + c.input_name(0) + "'");
+  if (r.float_only) need_float(c, 0);
+  if (c.rank(0) == 0) unsupported("a scalar input");
+}
+
+void reduce(Context &c, const Reduction &r) {
+  check_reduce_input(c, r);
+  const Attributes &a = c.attrs();
+  std::vector<int64_t> axes;
+  if (c.opset() < r.axes_input_since) {
+    axes = a.ints("axes");
+  } else {
+    if (c.num_inputs() > 1 && c.has_input(1)) axes = c.ints(1, "axes");
+    if (axes.empty() && a.i("noop_with_empty_axes", 0) != 0) return c.forward(0, 0);
+  }
+  for (int64_t &ax : axes) ax = normalize_axis(ax, c.rank(0), "axis");
+  c.output(0, "reduce_" + r.kind, {c.node(0)}, {{"axes", axes}, {"keepdims", int64_t(a.i("keepdims", 1) != 0)}});
+}
+
+void register_reduction(const Reduction &r) {
+  auto convert = [r](Context &c) { reduce(c, r); };
+  register_converter({r.onnx_op, kMinOpset, r.axes_input_since - 1, nullptr, convert});
+  register_converter({r.onnx_op, r.axes_input_since, kLatest, nullptr, convert});
+}
+
+void arg_reduce(Context &c, const std::string &op) {
+  if (c.dtype(0).is_bool()) unsupported("bool input '" + c.input_name(0) + "'");
+  if (c.rank(0) == 0) unsupported("a scalar input");
+  const Attributes &a = c.attrs();
+  const int axis = normalize_axis(a.i("axis", 0), c.rank(0));
+  c.output(0, op, {c.node(0)},
+           {{"axis", int64_t(axis)},
+            {"keepdims", int64_t(a.i("keepdims", 1) != 0)},
+            {"select_last", int64_t(a.i("select_last_index", 0) != 0)}});
+}
+
+// Y = (X - mean) / sqrt(var + epsilon) * Scale + B over the dimensions from axis on; the
+// optional Mean and InvStdDev outputs (those dimensions kept as 1) by reductions of
+// their own.
+void layer_norm(Context &c) {
+  need_float(c, 0);
+  if (c.rank(0) == 0) unsupported("a scalar input");
+  const Attributes &a = c.attrs();
+  if (a.i("stash_type", 1) != 1) unsupported("stash_type other than 1 (float) is not supported");
+  const int rank = c.rank(0);
+  const int axis = normalize_axis(a.i("axis", -1), rank);
+  const double eps = a.f("epsilon", 1e-5f);
+  TIR_USER_CHECK(c.dtype(1) == c.dtype(0)) << "Scale '" << c.input_name(1) << "' is " << c.dtype(1) << " but X is "
+                                           << c.dtype(0);
+  graph::NodeRef bias;
+  if (c.num_inputs() > 2 && c.has_input(2)) {
+    TIR_USER_CHECK(c.dtype(2) == c.dtype(0)) << "B '" << c.input_name(2) << "' is " << c.dtype(2) << " but X is "
+                                             << c.dtype(0);
+    bias = c.node(2);
+  } else {
+    bias = c.constant(scalar(0.0, c.dtype(0)), "bias");
+  }
+  graph::NodeRef x = c.node(0);
+  if (c.wants_output(0))
+    c.output(0, "layer_norm", {x, c.node(1), bias}, {{"axis", int64_t(axis)}, {"eps", eps}});
+  if (!c.wants_output(1) && !(c.num_outputs() > 2 && c.wants_output(2))) return;
+  std::vector<int64_t> axes;
+  for (int i = axis; i < rank; ++i) axes.push_back(i);
+  const std::map<std::string, graph::AttrValue> stat = {{"axes", axes}, {"keepdims", int64_t{1}}};
+  graph::NodeRef mean = c.make("reduce_mean", {x}, stat);
+  if (c.wants_output(1)) c.set_output(1, mean);
+  if (c.num_outputs() > 2 && c.wants_output(2)) {
+    graph::NodeRef d = c.make("subtract", {x, mean});
+    graph::NodeRef var = c.make("reduce_mean", {c.make("multiply", {d, d})}, stat);
+    graph::NodeRef sd = c.make("sqrt", {c.make("add", {var, c.constant(scalar(eps, c.dtype(0)), "epsilon")})});
+    c.set_output(2, c.make("reciprocal", {sd}));
+  }
+}
+
+const bool registered = [] {
+  const std::vector<Reduction> reductions = {
+      {"ReduceSum", "sum", false, 13},
+      {"ReduceMean", "mean", true, 18},
+      {"ReduceMax", "max", false, 18},
+      {"ReduceMin", "min", false, 18},
+      {"ReduceProd", "prod", false, 18},
+      {"ReduceL1", "l1", false, 18},
+      {"ReduceL2", "l2", true, 18},
+      {"ReduceLogSum", "log_sum", true, 18},
+      {"ReduceLogSumExp", "log_sum_exp", true, 18},
+      {"ReduceSumSquare", "sum_square", false, 18},
+  };
+  for (const Reduction &r : reductions) register_reduction(r);
+  register_converter({"ArgMax", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmax"); }});
+  register_converter({"ArgMin", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmin"); }});
+  register_converter({"LayerNormalization", 17, kLatest, nullptr, layer_norm});
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::onnx::detail

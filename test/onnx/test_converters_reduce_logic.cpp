@@ -1,0 +1,218 @@
+// Converters of the reductions (axes as an attribute or, from ReduceSum 13, an input;
+// noop_with_empty_axes), ArgMax/ArgMin, the comparisons and logic, Where, MatMul with
+// batched operands computed at run time, and LayerNormalization with its Mean and
+// InvStdDev outputs, on models built here, against plain loops.
+#include <tensorir/frontend/onnx.h>
+#include <tensorir/graph/executor.h>
+
+#include <cmath>
+
+#include "onnx/onnx_test_util.h"
+
+using namespace tensorir;
+using Catch::Matchers::Contains;
+using onnx_test::attr;
+using onnx_test::Dim;
+using onnx_test::ModelBuilder;
+namespace tonnx = tensorir::onnx;
+
+namespace {
+
+std::vector<Dim> dims(const std::vector<int64_t> &shape) { return std::vector<Dim>(shape.begin(), shape.end()); }
+
+void check_close(const NDArray &got, const std::vector<float> &want, double tol = 1e-4) {
+  const std::vector<float> g = got.to_vector<float>();
+  std::string why;
+  const bool ok = onnx_test::allclose(std::vector<double>(g.begin(), g.end()),
+                                      std::vector<double>(want.begin(), want.end()), tol, 1e-6, &why);
+  INFO(why);
+  CHECK(ok);
+}
+
+graph::Outputs run(const ModelBuilder &mb, const std::map<std::string, NDArray> &feed) {
+  return graph::build(tonnx::import_bytes(mb.bytes()), "llvm").run(feed);
+}
+
+}  // namespace
+
+TEST_CASE("converters: reductions with axes as attribute or input", "[onnx][converters]") {
+  const NDArray x = NDArray::random({2, 3, 4}, Float(32), 1, 0.5, 1.5);
+  const std::vector<float> xv = x.to_vector<float>();
+  // Sums over axis 1: [2, 4], or [2, 1, 4] kept.
+  std::vector<float> sum1(8, 0.0f), max_all = {-1e30f}, mean02(3, 0.0f);
+  for (size_t e = 0; e < xv.size(); ++e) {
+    sum1[e / 12 * 4 + e % 4] += xv[e];
+    max_all[0] = std::max(max_all[0], xv[e]);
+    mean02[e / 4 % 3] += xv[e] / 8;
+  }
+  {  // ReduceSum 13: axes an input, known at import.
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3, 4}));
+    mb.initializer("axes", NDArray::from_vector<int64_t>({-2}, {1}));
+    attr(mb.node("ReduceSum", {"x", "axes"}, {"y"}), "keepdims", int64_t{0});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    CHECK(y.shape() == std::vector<int64_t>{2, 4});
+    check_close(y, sum1);
+  }
+  {  // ReduceSum 11: axes an attribute; keepdims by default.
+    ModelBuilder mb(11);
+    mb.input("x", dims({2, 3, 4}));
+    attr(mb.node("ReduceSum", {"x"}, {"y"}), "axes", std::vector<int64_t>{1});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    CHECK(y.shape() == std::vector<int64_t>{2, 1, 4});
+    check_close(y, sum1);
+  }
+  {  // ReduceSum 13 without axes: all of them, or the identity with noop_with_empty_axes.
+    for (int64_t noop : {0, 1}) {
+      ModelBuilder mb(13);
+      mb.input("x", dims({2, 3, 4}));
+      attr(mb.node("ReduceSum", {"x"}, {"y"}), "noop_with_empty_axes", noop);
+      mb.output("y");
+      const NDArray y = run(mb, {{"x", x}}).at(0);
+      if (noop) {
+        check_close(y, xv);
+      } else {
+        CHECK(y.shape() == std::vector<int64_t>{1, 1, 1});
+        double s = 0;
+        for (float v : xv) s += v;
+        check_close(y, {float(s)});
+      }
+    }
+  }
+  {  // ReduceMax over every axis without keepdims: a scalar; ReduceMean over two axes.
+    ModelBuilder mb(17);
+    mb.input("x", dims({2, 3, 4}));
+    attr(mb.node("ReduceMax", {"x"}, {"m"}), "keepdims", int64_t{0});
+    auto &mean = mb.node("ReduceMean", {"x"}, {"a"});
+    attr(mean, "axes", std::vector<int64_t>{0, -1});
+    attr(mean, "keepdims", int64_t{0});
+    mb.output("m");
+    mb.output("a");
+    const graph::Outputs out = run(mb, {{"x", x}});
+    CHECK(out.at(0).shape().empty());
+    check_close(out.at(0), max_all);
+    CHECK(out.at(1).shape() == std::vector<int64_t>{3});
+    check_close(out.at(1), mean02);
+  }
+  {  // Axes computed at run time cannot be imported.
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3, 4}));
+    mb.input("axes", {int64_t{1}}, ::onnx::TensorProto::INT64);
+    mb.node("ReduceSum", {"x", "axes"}, {"y"});
+    mb.output("y");
+    REQUIRE_THROWS_AS(tonnx::import_bytes(mb.bytes()), tonnx::UnsupportedError);
+  }
+}
+
+TEST_CASE("converters: ArgMax and ArgMin give int64 indices", "[onnx][converters]") {
+  const NDArray x = NDArray::from_vector<float>({1, 3, 3, 0, 2, 2, 5, 5, 0}, {3, 3});
+  ModelBuilder mb(13);
+  mb.input("x", dims({3, 3}));
+  auto &amax = mb.node("ArgMax", {"x"}, {"a"});
+  attr(amax, "axis", int64_t{1});
+  attr(amax, "keepdims", int64_t{0});
+  auto &amax_last = mb.node("ArgMax", {"x"}, {"b"});
+  attr(amax_last, "axis", int64_t{-1});
+  attr(amax_last, "select_last_index", int64_t{1});
+  mb.node("ArgMin", {"x"}, {"c"});  // axis 0, keepdims
+  mb.output("a", {}, ::onnx::TensorProto::INT64);
+  mb.output("b", {}, ::onnx::TensorProto::INT64);
+  mb.output("c", {}, ::onnx::TensorProto::INT64);
+  const graph::Outputs out = run(mb, {{"x", x}});
+  CHECK(out.at(0).to_vector<int64_t>() == std::vector<int64_t>{1, 1, 0});
+  CHECK(out.at(1).shape() == std::vector<int64_t>{3, 1});
+  CHECK(out.at(1).to_vector<int64_t>() == std::vector<int64_t>{2, 2, 1});
+  CHECK(out.at(2).shape() == std::vector<int64_t>{1, 3});
+  CHECK(out.at(2).to_vector<int64_t>() == std::vector<int64_t>{1, 1, 2});
+}
+
+TEST_CASE("converters: comparisons, logic and Where", "[onnx][converters]") {
+  const NDArray a = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  const NDArray b = NDArray::from_vector<float>({2, 2, 5}, {3});
+  ModelBuilder mb(13);
+  mb.input("a", dims({2, 3}));
+  mb.input("b", dims({3}));
+  mb.node("Greater", {"a", "b"}, {"gt"});
+  mb.node("LessOrEqual", {"a", "b"}, {"le"});
+  mb.node("Equal", {"a", "b"}, {"eq"});
+  mb.node("Or", {"gt", "eq"}, {"ge"});
+  mb.node("Not", {"ge"}, {"lt"});
+  mb.node("Xor", {"lt", "le"}, {"x"});  // lt xor le is eq
+  mb.node("Where", {"gt", "a", "b"}, {"m"});
+  for (const char *o : {"le", "lt", "x"}) mb.output(o, {}, ::onnx::TensorProto::BOOL);
+  mb.output("m");
+  const graph::Outputs out = run(mb, {{"a", a}, {"b", b}});
+  CHECK(out.at(0).to_vector<uint8_t>() == std::vector<uint8_t>{1, 1, 1, 0, 0, 0});
+  CHECK(out.at(1).to_vector<uint8_t>() == std::vector<uint8_t>{1, 0, 1, 0, 0, 0});
+  CHECK(out.at(2).to_vector<uint8_t>() == std::vector<uint8_t>{0, 1, 0, 0, 0, 0});
+  check_close(out.at(3), {2, 2, 5, 4, 5, 6});
+
+  // LessOrEqual came with opset 12.
+  ModelBuilder old(11);
+  old.input("a", dims({3}));
+  old.node("LessOrEqual", {"a", "a"}, {"y"});
+  old.output("y", {}, ::onnx::TensorProto::BOOL);
+  REQUIRE_THROWS_AS(tonnx::import_bytes(old.bytes()), tonnx::UnsupportedError);
+}
+
+TEST_CASE("converters: batched MatMul of two computed operands", "[onnx][converters]") {
+  const NDArray a = NDArray::random({2, 3, 4}, Float(32), 5), b = NDArray::random({1, 4, 5}, Float(32), 6),
+                v = NDArray::random({4}, Float(32), 7);
+  const std::vector<float> av = a.to_vector<float>(), bv = b.to_vector<float>(), vv = v.to_vector<float>();
+  ModelBuilder mb(13);
+  mb.input("a", dims({2, 3, 4}));
+  mb.input("b", dims({1, 4, 5}));
+  mb.input("v", dims({4}));
+  mb.node("MatMul", {"a", "b"}, {"y"});
+  mb.node("MatMul", {"v", "b"}, {"z"});  // a 1-D A: [4] x [1, 4, 5] -> [1, 5]
+  mb.output("y");
+  mb.output("z");
+  const graph::Outputs out = run(mb, {{"a", a}, {"b", b}, {"v", v}});
+  std::vector<float> want, wz;
+  for (int p = 0; p < 2; ++p)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 5; ++j) {
+        float s = 0;
+        for (int k = 0; k < 4; ++k) s += av[size_t((p * 3 + i) * 4 + k)] * bv[size_t(k * 5 + j)];
+        want.push_back(s);
+      }
+  for (int j = 0; j < 5; ++j) {
+    float s = 0;
+    for (int k = 0; k < 4; ++k) s += vv[size_t(k)] * bv[size_t(k * 5 + j)];
+    wz.push_back(s);
+  }
+  CHECK(out.at(0).shape() == std::vector<int64_t>{2, 3, 5});
+  check_close(out.at(0), want);
+  CHECK(out.at(1).shape() == std::vector<int64_t>{1, 5});
+  check_close(out.at(1), wz);
+}
+
+TEST_CASE("converters: LayerNormalization with its Mean and InvStdDev", "[onnx][converters]") {
+  const NDArray x = NDArray::random({2, 3, 4}, Float(32), 8, -2, 2), scale = NDArray::random({3, 4}, Float(32), 9);
+  const std::vector<float> xv = x.to_vector<float>(), sv = scale.to_vector<float>();
+  ModelBuilder mb(17);
+  mb.input("x", dims({2, 3, 4}));
+  mb.initializer("scale", scale);
+  auto &n = mb.node("LayerNormalization", {"x", "scale"}, {"y", "mean", "inv"});
+  attr(n, "axis", int64_t{1});
+  attr(n, "epsilon", 1e-2f);
+  mb.output("y");
+  mb.output("mean");
+  mb.output("inv");
+  const graph::Outputs out = run(mb, {{"x", x}});
+  std::vector<float> y(24), mean(2), inv(2);
+  for (size_t r = 0; r < 2; ++r) {
+    double m = 0, var = 0;
+    for (size_t j = 0; j < 12; ++j) m += xv[r * 12 + j] / 12.0;
+    for (size_t j = 0; j < 12; ++j) var += std::pow(xv[r * 12 + j] - m, 2) / 12.0;
+    mean[r] = float(m);
+    inv[r] = float(1 / std::sqrt(var + 1e-2));
+    for (size_t j = 0; j < 12; ++j) y[r * 12 + j] = float((xv[r * 12 + j] - m) * inv[r] * sv[j]);
+  }
+  check_close(out.at(0), y);
+  CHECK(out.at(1).shape() == std::vector<int64_t>{2, 1, 1});
+  check_close(out.at(1), mean);
+  check_close(out.at(2), inv);
+}
