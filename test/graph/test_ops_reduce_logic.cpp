@@ -284,3 +284,23 @@ TEST_CASE("reduction and logic operators check their inputs", "[graph][ops]") {
   CHECK_THROWS_WITH(b.make("batch_matmul", {f, f}), Contains("do not fit"));
   CHECK_THROWS_WITH(b.make("reduce_sum", {f}, {{"axes", std::vector<int64_t>{2}}}), Contains("out of range"));
 }
+
+TEST_CASE("the reductions, where and batch_matmul run on OpenGL as on llvm", "[graph][ops][opengl]") {
+  // x [2, 3, 8]: layer_norm, batch_matmul with its own transpose (attention scores),
+  // reduce_mean, reduce_log_sum_exp, reduce_l2, and a where chosen by greater: one
+  // graph, compared with its "llvm" result.
+  graph::Builder b;
+  auto x = b.input("x", {2, 3, 8});
+  auto ln = b.make("layer_norm",
+                   {x, b.constant("scale", NDArray::random({8}, Float(32), 31)),
+                    b.constant("bias", NDArray::random({8}, Float(32), 32))});
+  auto scores = b.make("batch_matmul", {ln, b.make("transpose", {x}, {{"axes", std::vector<int64_t>{0, 2, 1}}})});
+  auto mean = b.make("reduce_mean", {scores}, {{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}});
+  auto lse = b.make("reduce_log_sum_exp", {scores}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{1}}});
+  auto sel = b.make("where", {b.make("greater", {scores, mean}), scores, lse});
+  const graph::Graph g =
+      b.finish(b.make("reduce_l2", {sel}, {{"axes", std::vector<int64_t>{0, 2}}, {"keepdims", int64_t{0}}}, "y"));
+  const NDArray xa = NDArray::random({2, 3, 8}, Float(32), 33);
+  const std::vector<float> want = graph::build(g, "llvm").run({{"x", xa}}).to_vector<float>();
+  check_near(graph::build(g, "opengl").run({{"x", xa}}).to_vector<float>(), want, 1e-4);
+}
