@@ -2,6 +2,7 @@
 // log-sum-exp, sum of squares), the index of the largest or smallest element along an
 // axis, layer normalization, and the batched matrix product.
 #include <algorithm>
+#include <cmath>
 
 #include "op_util.h"
 #include "tensorir/ops/nn.h"
@@ -63,9 +64,30 @@ Tensor map(const Tensor &t, const std::function<Expr(Expr)> &f, const std::strin
       output ? std::string("reduce_map") : kInjective);
 }
 
+// The largest or smallest element, of floats from -inf or +inf (the identities of te's max
+// and min are the finite extremes, which a slice of infinities would not reach).
+Reducer extreme_reducer(bool is_max) {
+  return comm_reducer(
+      [is_max](const std::vector<Expr> &a, const std::vector<Expr> &b) {
+        return std::vector<Expr>{is_max ? max(a[0], b[0]) : min(a[0], b[0])};
+      },
+      [is_max](const std::vector<Type> &t) {
+        return std::vector<Expr>{make_const(t[0], is_max ? -HUGE_VAL : HUGE_VAL)};
+      },
+      is_max ? "max" : "min");
+}
+
 Expr do_sum(Expr e, const std::vector<IterVar> &a) { return sum(e, a); }
-Expr do_max(Expr e, const std::vector<IterVar> &a) { return max(e, a); }
-Expr do_min(Expr e, const std::vector<IterVar> &a) { return min(e, a); }
+Expr do_max(Expr e, const std::vector<IterVar> &a) {
+  if (!e.type().is_float()) return max(e, a);
+  static const Reducer r = extreme_reducer(true);
+  return r.reduce({e}, a)[0];
+}
+Expr do_min(Expr e, const std::vector<IterVar> &a) {
+  if (!e.type().is_float()) return min(e, a);
+  static const Reducer r = extreme_reducer(false);
+  return r.reduce({e}, a)[0];
+}
 Expr do_prod(Expr e, const std::vector<IterVar> &a) { return prod(e, a); }
 
 }  // namespace
@@ -106,8 +128,17 @@ Tensor reduce(const Tensor &x, const std::string &kind, const std::vector<int> &
     return map(sm, [](Expr e) { return tensorir::log(e); }, name, true);
   }
   if (kind == "log_sum_exp") {
-    // max + log(sum(exp(x - max))), so that exp() does not overflow.
-    Tensor m = reduce_stage(x, r, true, id, do_max, name + "_max", "reduce", op);
+    // max + log(sum(exp(x - max))), so that exp() does not overflow; an infinite max
+    // shifts by 0 instead (all -inf gives -inf, any +inf gives +inf, as without a shift).
+    Tensor mx = reduce_stage(x, r, true, id, do_max, name + "_max", "reduce", op);
+    Tensor m = compute(
+        mx.shape(),
+        [&](const std::vector<Var> &v) {
+          Expr e = mx(std::vector<Expr>(v.begin(), v.end()));
+          const Expr inf = make_const(t, HUGE_VAL);
+          return select(e == inf || e == -inf, make_const(t, 0), e);
+        },
+        name + "_shift", kInjective);
     auto max_of = [&](const std::vector<Var> &v) {  // m at the reduced index of full index v
       std::vector<Expr> idx;
       for (int i = 0; i < nd; ++i) idx.push_back(r[size_t(i)] ? Expr(0) : Expr(v[size_t(i)]));

@@ -304,3 +304,25 @@ TEST_CASE("the reductions, where and batch_matmul run on OpenGL as on llvm", "[g
   const std::vector<float> want = graph::build(g, "llvm").run({{"x", xa}}).to_vector<float>();
   check_near(graph::build(g, "opengl").run({{"x", xa}}).to_vector<float>(), want, 1e-4);
 }
+
+TEST_CASE("reductions over infinities give ONNX's results", "[graph][ops]") {
+  // Masked attention rows are all -inf: their max is -inf, the first index 0, their
+  // log-sum-exp -inf; a +inf makes the log-sum-exp +inf.
+  const float inf = std::numeric_limits<float>::infinity();
+  const NDArray x = NDArray::from_vector<float>({-inf, -inf, -inf, -inf, 0.0f, -inf, 1.0f, inf, 2.0f}, {3, 3});
+  graph::Builder b;
+  auto in = b.input("x", {3, 3});
+  const std::map<std::string, graph::AttrValue> rows = {{"axes", std::vector<int64_t>{1}}};
+  auto mx = b.make("reduce_max", {in}, rows, "max");
+  auto mn = b.make("reduce_min", {b.make("neg", {in})}, rows, "min");
+  auto lse = b.make("reduce_log_sum_exp", {in}, rows, "lse");
+  auto am = b.make("argmax", {in}, {{"axis", int64_t{1}}, {"keepdims", int64_t{0}}}, "argmax");
+  auto al = b.make("argmax", {in}, {{"axis", int64_t{1}}, {"keepdims", int64_t{0}}, {"select_last", int64_t{1}}},
+                   "argmax_last");
+  const graph::Outputs out = graph::build(b.finish({mx, mn, lse, am, al}), "llvm").run({{"x", x}});
+  CHECK(out.at(0).to_vector<float>() == std::vector<float>{-inf, 0.0f, inf});
+  CHECK(out.at(1).to_vector<float>() == std::vector<float>{inf, -0.0f, -inf});
+  CHECK(out.at(2).to_vector<float>() == std::vector<float>{-inf, 0.0f, inf});
+  CHECK(out.at(3).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 1});
+  CHECK(out.at(4).to_vector<int64_t>() == std::vector<int64_t>{2, 1, 1});
+}
