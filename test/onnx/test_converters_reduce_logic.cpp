@@ -157,6 +157,46 @@ TEST_CASE("converters: comparisons, logic and Where", "[onnx][converters]") {
   REQUIRE_THROWS_AS(tonnx::import_bytes(old.bytes()), tonnx::UnsupportedError);
 }
 
+TEST_CASE("converters: comparisons and Where on known shapes fold at import", "[onnx][converters]") {
+  // PyTorch's pattern: a target shape with -1 replaced through Equal and Where; the
+  // Reshape needs it known.
+  ModelBuilder mb(13);
+  mb.input("x", dims({2, 3, 4}));
+  mb.initializer("c", NDArray::from_vector<int64_t>({6, -1}, {2}));
+  mb.initializer("minus_one", NDArray::from_vector<int64_t>({-1}, {}));
+  mb.initializer("fill", NDArray::from_vector<int64_t>({0, 4}, {2}));
+  mb.node("Equal", {"c", "minus_one"}, {"m"});
+  mb.node("Not", {"m"}, {"n"});
+  mb.node("Xor", {"n", "m"}, {"all"});  // true everywhere
+  mb.node("And", {"all", "m"}, {"m2"});
+  mb.node("Where", {"m2", "fill", "c"}, {"shape"});
+  mb.node("Reshape", {"x", "shape"}, {"y"});
+  mb.output("y");
+  const NDArray x = NDArray::random({2, 3, 4}, Float(32), 3);
+  const NDArray y = run(mb, {{"x", x}}).at(0);
+  CHECK(y.shape() == std::vector<int64_t>{6, 4});
+  check_close(y, x.to_vector<float>());
+}
+
+TEST_CASE("converters: what the reduction and logic converters refuse", "[onnx][converters]") {
+  auto refuses = [](const std::string &op, int64_t opset, int32_t type, const std::string &why) {
+    ModelBuilder mb(opset);
+    mb.input("x", {int64_t{2}, int64_t{3}}, type);
+    const size_t n = op == "Where" ? 3 : op == "And" || op == "LayerNormalization" ? 2 : 1;
+    mb.node(op, std::vector<std::string>(n, "x"), {"y"});
+    mb.output("y");
+    INFO(op);
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains(why));
+  };
+  refuses("ReduceMean", 13, ::onnx::TensorProto::INT64, "only float types");
+  refuses("ReduceSum", 13, ::onnx::TensorProto::BOOL, "bool input");
+  refuses("ArgMax", 13, ::onnx::TensorProto::BOOL, "bool input");
+  refuses("And", 13, ::onnx::TensorProto::FLOAT, "not bool");
+  refuses("Where", 13, ::onnx::TensorProto::FLOAT, "not bool");
+  refuses("IsNaN", 13, ::onnx::TensorProto::INT64, "only float types");
+  refuses("LayerNormalization", 16, ::onnx::TensorProto::FLOAT, "no converter");
+}
+
 TEST_CASE("converters: batched MatMul of two computed operands", "[onnx][converters]") {
   const NDArray a = NDArray::random({2, 3, 4}, Float(32), 5), b = NDArray::random({1, 4, 5}, Float(32), 6),
                 v = NDArray::random({4}, Float(32), 7);
