@@ -1,8 +1,12 @@
 // The reductions (reduce_sum ... reduce_log_sum_exp, argmax, argmin), comparisons and
 // logic with bool results, where, isnan and isinf, layer_norm and batch_matmul, against
 // plain loops on "llvm", and their checks.
+#include <tensorir/runtime/model_loader.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
 
@@ -325,4 +329,44 @@ TEST_CASE("reductions over infinities give ONNX's results", "[graph][ops]") {
   CHECK(out.at(2).to_vector<float>() == std::vector<float>{-inf, 0.0f, inf});
   CHECK(out.at(3).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 1});
   CHECK(out.at(4).to_vector<int64_t>() == std::vector<int64_t>{2, 1, 1});
+}
+
+TEST_CASE("an attention block saves, loads and runs as it builds", "[graph][ops][save]") {
+  // x [2, 5, 8] -> layer_norm -> softmax(x x^T / sqrt(8)) x, masked by where, its
+  // reduce_mean and argmax: with and without fusion and tuned schedules, and from saved files.
+  graph::Builder b;
+  auto x = b.input("x", {2, 5, 8});
+  auto h = b.make("layer_norm", {x, b.constant("g", NDArray::random({8}, Float(32), 41)),
+                                 b.constant("bt", NDArray::random({8}, Float(32), 42))});
+  auto ht = b.make("transpose", {h}, {{"axes", std::vector<int64_t>{0, 2, 1}}});
+  auto scores = b.make("multiply", {b.make("batch_matmul", {h, ht}),
+                                    b.constant("scale", NDArray::from_vector<float>({1 / std::sqrt(8.0f)}, {1}))});
+  auto mask = b.make("less", {scores, b.constant("lim", NDArray::from_vector<float>({1.5f}, {1}))});
+  auto masked = b.make("where", {mask, scores, b.constant("ninf", NDArray::from_vector<float>({-1e9f}, {1}))});
+  auto att = b.make("batch_matmul", {b.make("softmax", {masked}, {{"axis", int64_t{-1}}}), h});
+  auto mean = b.make("reduce_mean", {att}, {{"axes", std::vector<int64_t>{1}}}, "mean");
+  auto idx = b.make("argmax", {att}, {{"axis", int64_t{-1}}, {"keepdims", int64_t{0}}}, "idx");
+  const graph::Graph g = b.finish({mean, idx});
+  const NDArray xa = NDArray::random({2, 5, 8}, Float(32), 43);
+  graph::BuildOptions plain;
+  plain.tuned_schedules = false;
+  plain.fuse_operators = false;
+  const graph::Outputs want = graph::build(g, "llvm", plain).run({{"x", xa}});
+  CHECK(want.at(0).shape() == std::vector<int64_t>{2, 8});
+  CHECK(want.at(1).shape() == std::vector<int64_t>{2, 5});
+  const graph::CompiledModel m = graph::build(g, "llvm");
+  const graph::Outputs got = m.run({{"x", xa}});
+  check_near(got.at(0).to_vector<float>(), want.at(0).to_vector<float>(), 1e-5);
+  CHECK(got.at(1).to_vector<int64_t>() == want.at(1).to_vector<int64_t>());
+
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tensorir_attention_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  m.save(dir.string());
+  const runtime::LoadedModel loaded = runtime::load_model(dir.string());
+  const std::map<std::string, NDArray> saved = loaded.run_all({{"x", xa}});
+  std::filesystem::remove_all(dir);
+  REQUIRE(saved.size() == 2);
+  CHECK(saved.at("mean").to_vector<float>() == got.at(0).to_vector<float>());
+  CHECK(saved.at("idx").to_vector<int64_t>() == got.at(1).to_vector<int64_t>());
 }
