@@ -76,4 +76,39 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
   return s;
 }
 
+Schedule schedule_batch_matmul_llvm(const Tensor &out) {
+  const auto *c = out.op().as<ComputeOpNode>();
+  if (!c || c->tag != "batch_matmul") return schedule_reduce_llvm(out);
+  const int64_t n = *as_const_int(out.shape().back());
+  int vec = 0;
+  for (int v : {16, 8, 4})
+    if (n % v == 0) {
+      vec = v;
+      break;
+    }
+  if (!vec) return schedule_reduce_llvm(out);
+  Schedule s = schedule_generic({out});
+  // As dense: blocks of `vec` output columns of every row of every batch in parallel,
+  // accumulated as vectors in a local tile, the reduction outside the vector.
+  Stage st = s[out];
+  Tensor acc = s.cache_write(out, "local");
+  const int nd = out.ndim();
+  auto [jo, ji] = st.split(out.axis(nd - 1), vec);
+  IterVar blocks = out.axis(0);
+  for (int i = 1; i < nd - 1; ++i) blocks = st.fuse(blocks, out.axis(i));
+  blocks = st.fuse(blocks, jo);
+  st.parallel(blocks);
+  st.vectorize(ji);
+  Stage a = s[acc];
+  a.compute_at(st, blocks);
+  const auto *ac = acc.op().as<ComputeOpNode>();
+  std::vector<IterVar> order;
+  for (int i = 0; i < nd - 1; ++i) order.push_back(acc.axis(i));
+  order.push_back(ac->reduce_axis[0]);
+  order.push_back(acc.axis(nd - 1));
+  a.reorder(order);
+  a.vectorize(acc.axis(nd - 1));
+  return s;
+}
+
 }  // namespace tensorir::ops

@@ -33,8 +33,18 @@ Schedule schedule_reduce_llvm(const Tensor &out) {
   for (const Stage &st : s.stages()) {
     const auto *c = st.op().as<ComputeOpNode>();
     if (!c || c->axis.empty() || st->attach_type == AttachType::Inline) continue;
-    const int64_t *extent = as_const_int(c->axis[0]->dom.extent);
-    if (extent && *extent > 1) Stage(st).parallel(c->axis[0]);
+    // Every axis but the last fused (batch, heads, rows of a batch_matmul), else the one.
+    const size_t outer = c->axis.size() > 1 ? c->axis.size() - 1 : 1;
+    int64_t iterations = 1;
+    for (size_t i = 0; i < outer; ++i) {
+      const int64_t *extent = as_const_int(c->axis[i]->dom.extent);
+      iterations *= extent ? *extent : 2;
+    }
+    if (iterations <= 1) continue;
+    Stage stage(st);
+    IterVar loop = c->axis[0];
+    for (size_t i = 1; i < outer; ++i) loop = stage.fuse(loop, c->axis[i]);
+    stage.parallel(loop);
   }
   return s;
 }

@@ -36,9 +36,14 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
 Schedule schedule_blocked_llvm(const Tensor &out);
 
 // CPU schedule for reductions (ops::reduce, arg_reduce, layer_norm, batch_matmul):
-// schedule_generic, then the outermost axis of every stage left that is not inlined run
-// in parallel when it has more than one iteration.
+// schedule_generic, then in every stage left that is not inlined the axes before the last
+// fused into one loop (the one axis of a 1-D result) run in parallel when it has more
+// than one iteration.
 Schedule schedule_reduce_llvm(const Tensor &out);
+// CPU schedule for the output of batch_matmul, as schedule_dense_llvm's: blocks of output
+// columns of every row and batch in parallel, accumulated as vectors in a local tile
+// (schedule_reduce_llvm when no vector of 16, 8 or 4 divides the columns).
+Schedule schedule_batch_matmul_llvm(const Tensor &out);
 
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.

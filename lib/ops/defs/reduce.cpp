@@ -98,6 +98,9 @@ const bool registered = [] {
   bmm.compute = [](const Node &, const std::vector<Tensor> &in, const std::string &name) {
     return ops::batch_matmul(in[0], in[1], name);
   };
+  OpStrategy bmm_cpu;
+  bmm_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_batch_matmul_llvm(ctx.out); };
+  on_cpu(bmm, bmm_cpu);
   graph::register_op(std::move(bmm));
   return true;
 }();
