@@ -195,6 +195,12 @@ TEST_CASE("converters: what the reduction and logic converters refuse", "[onnx][
   refuses("Where", 13, ::onnx::TensorProto::FLOAT, "not bool");
   refuses("IsNaN", 13, ::onnx::TensorProto::INT64, "only float types");
   refuses("LayerNormalization", 16, ::onnx::TensorProto::FLOAT, "no converter");
+  // Statistics in another type than float: refused by the attributes alone, by inspect too.
+  ModelBuilder mb(17);
+  mb.input("x", {int64_t{2}, int64_t{3}});
+  attr(mb.node("LayerNormalization", {"x", "x"}, {"y"}), "stash_type", int64_t{11});
+  mb.output("y");
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("stash_type"));
 }
 
 TEST_CASE("converters: batched MatMul of two computed operands", "[onnx][converters]") {

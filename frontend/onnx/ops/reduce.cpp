@@ -58,7 +58,6 @@ void layer_norm(Context &c) {
   need_float(c, 0);
   if (c.rank(0) == 0) unsupported("a scalar input");
   const Attributes &a = c.attrs();
-  if (a.i("stash_type", 1) != 1) unsupported("stash_type other than 1 (float) is not supported");
   const int rank = c.rank(0);
   const int axis = normalize_axis(a.i("axis", -1), rank);
   const double eps = a.f("epsilon", 1e-5f);
@@ -105,7 +104,11 @@ const bool registered = [] {
   for (const Reduction &r : reductions) register_reduction(r);
   register_converter({"ArgMax", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmax"); }});
   register_converter({"ArgMin", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmin"); }});
-  register_converter({"LayerNormalization", 17, kLatest, nullptr, layer_norm});
+  register_converter({"LayerNormalization", 17, kLatest,
+                      [](const Attributes &a) {
+                        return a.i("stash_type", 1) == 1 ? "" : "stash_type other than 1 (float) is not supported";
+                      },
+                      layer_norm});
   return true;
 }();
 
