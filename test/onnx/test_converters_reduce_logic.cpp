@@ -178,6 +178,36 @@ TEST_CASE("converters: comparisons and Where on known shapes fold at import", "[
   check_close(y, x.to_vector<float>());
 }
 
+TEST_CASE("converters: reductions of known integers fold at import", "[onnx][converters]") {
+  // The element count of a shape (ReduceProd of Shape) as the target of a Reshape, which
+  // needs it known; and the sums, extremes and L1 of a known int32 matrix, as outputs.
+  ModelBuilder mb(13);
+  mb.input("x", dims({2, 3, 4}));
+  mb.node("Shape", {"x"}, {"s"});
+  mb.node("ReduceProd", {"s"}, {"n"});  // keepdims: [24]
+  mb.node("Reshape", {"x", "n"}, {"y"});
+  mb.initializer("k", NDArray::from_vector<int32_t>({3, -7, 2, 5, 0, -1}, {2, 3}));
+  mb.initializer("axis1", NDArray::from_vector<int64_t>({1}, {1}));
+  mb.node("ReduceSum", {"k", "axis1"}, {"sum"});
+  attr(mb.node("ReduceMax", {"k"}, {"max"}), "keepdims", int64_t{0});
+  attr(mb.node("ReduceMin", {"k"}, {"min"}), "axes", std::vector<int64_t>{0});
+  attr(mb.node("ReduceL1", {"k"}, {"l1"}), "axes", std::vector<int64_t>{-1});
+  attr(mb.node("ReduceSumSquare", {"k"}, {"sq"}), "axes", std::vector<int64_t>{0});
+  mb.output("y");
+  for (const char *o : {"sum", "max", "min", "l1", "sq"}) mb.output(o, {}, ::onnx::TensorProto::INT32);
+  const NDArray x = NDArray::random({2, 3, 4}, Float(32), 4);
+  const graph::Outputs out = run(mb, {{"x", x}});
+  CHECK(out.at(0).shape() == std::vector<int64_t>{24});
+  check_close(out.at(0), x.to_vector<float>());
+  CHECK(out.at(1).shape() == std::vector<int64_t>{2, 1});
+  CHECK(out.at(1).to_vector<int32_t>() == std::vector<int32_t>{-2, 4});
+  CHECK(out.at(2).shape().empty());
+  CHECK(out.at(2).to_vector<int32_t>() == std::vector<int32_t>{5});
+  CHECK(out.at(3).to_vector<int32_t>() == std::vector<int32_t>{3, -7, -1});
+  CHECK(out.at(4).to_vector<int32_t>() == std::vector<int32_t>{12, 6});
+  CHECK(out.at(5).to_vector<int32_t>() == std::vector<int32_t>{34, 49, 5});
+}
+
 TEST_CASE("converters: what the reduction and logic converters refuse", "[onnx][converters]") {
   auto refuses = [](const std::string &op, int64_t opset, int32_t type, const std::string &why) {
     ModelBuilder mb(opset);

@@ -1,7 +1,11 @@
 // Reductions (ReduceSum ... ReduceSumSquare, ArgMax, ArgMin) and LayerNormalization.
 // The axes of a reduction are an attribute up to opset 12 for ReduceSum and up to 17 for
 // the others, then an optional input (known at import) with noop_with_empty_axes: no
-// axes then means the identity instead of every axis.
+// axes then means the identity instead of every axis. Reductions of known integers fold
+// at import.
+#include <algorithm>
+#include <climits>
+
 #include "frontend/onnx/ops/ops_util.h"
 
 namespace tensorir::onnx::detail {
@@ -20,6 +24,40 @@ void check_reduce_input(const Context &c, const Reduction &r) {
   if (c.rank(0) == 0) unsupported("a scalar input");
 }
 
+// The reduction of a known integer tensor (a shape, say) over the axes flagged in `red`,
+// on the host; integers wrap as the graph's do. Only sum, max, min, prod, l1, sum_square.
+NDArray fold_reduce(const NDArray &x, const std::string &kind, const std::vector<bool> &red, bool keepdims) {
+  const std::vector<int64_t> &s = x.shape();
+  std::vector<int64_t> kept, out_shape;  // kept: the shape with reduced axes as 1
+  for (size_t i = 0; i < s.size(); ++i) {
+    kept.push_back(red[i] ? 1 : s[i]);
+    if (!red[i] || keepdims) out_shape.push_back(red[i] ? 1 : s[i]);
+  }
+  std::vector<int64_t> stride(s.size(), 1), kstride(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) {
+    stride[i - 1] = stride[i] * s[i];
+    kstride[i - 1] = kstride[i] * kept[i];
+  }
+  const std::vector<int64_t> v = to_int64s(x);
+  const bool is_max = kind == "max", is_min = kind == "min", is_prod = kind == "prod";
+  std::vector<uint64_t> acc(size_t(element_count(kept)),
+                            is_max ? uint64_t(INT64_MIN) : is_min ? uint64_t(INT64_MAX) : is_prod ? 1 : 0);
+  for (size_t e = 0; e < v.size(); ++e) {
+    int64_t o = 0;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (!red[i]) o += int64_t(e) / stride[i] % s[i] * kstride[i];
+    uint64_t &a = acc[size_t(o)];
+    const int64_t x1 = v[e];
+    if (is_max) a = uint64_t(std::max(int64_t(a), x1));
+    else if (is_min) a = uint64_t(std::min(int64_t(a), x1));
+    else if (is_prod) a *= uint64_t(x1);
+    else if (kind == "l1") a += uint64_t(x1 < 0 ? -x1 : x1);
+    else if (kind == "sum_square") a += uint64_t(x1) * uint64_t(x1);
+    else a += uint64_t(x1);
+  }
+  return from_int64s(std::vector<int64_t>(acc.begin(), acc.end()), out_shape, x.dtype());
+}
+
 void reduce(Context &c, const Reduction &r) {
   check_reduce_input(c, r);
   const Attributes &a = c.attrs();
@@ -31,7 +69,14 @@ void reduce(Context &c, const Reduction &r) {
     if (axes.empty() && a.i("noop_with_empty_axes", 0) != 0) return c.forward(0, 0);
   }
   for (int64_t &ax : axes) ax = normalize_axis(ax, c.rank(0), "axis");
-  c.output(0, "reduce_" + r.kind, {c.node(0)}, {{"axes", axes}, {"keepdims", int64_t(a.i("keepdims", 1) != 0)}});
+  const bool keepdims = a.i("keepdims", 1) != 0;
+  // Known integers (shape computations: the element count of a shape) fold on the host.
+  if (c.known(0) && !c.dtype(0).is_float() && !r.float_only && !c.dtype(0).is_uint()) {
+    std::vector<bool> red(size_t(c.rank(0)), axes.empty());
+    for (int64_t ax : axes) red[size_t(ax)] = true;
+    return c.set_output(0, fold_reduce(c.input(0).known, r.kind, red, keepdims));
+  }
+  c.output(0, "reduce_" + r.kind, {c.node(0)}, {{"axes", axes}, {"keepdims", int64_t(keepdims)}});
 }
 
 void register_reduction(const Reduction &r) {
