@@ -14,6 +14,8 @@ namespace tensorir::onnx_test {
 
 // A dimension: a number or a symbol name.
 using Dim = std::variant<int64_t, std::string>;
+// Fixed dimensions as Dims.
+inline std::vector<Dim> dims(const std::vector<int64_t> &shape) { return std::vector<Dim>(shape.begin(), shape.end()); }
 
 inline int32_t onnx_type(Type t) {
   if (t == Float(32)) return ::onnx::TensorProto::FLOAT;

@@ -13,12 +13,11 @@ using namespace tensorir;
 using Catch::Matchers::Contains;
 using onnx_test::attr;
 using onnx_test::Dim;
+using onnx_test::dims;
 using onnx_test::ModelBuilder;
 namespace tonnx = tensorir::onnx;
 
 namespace {
-
-std::vector<Dim> dims(const std::vector<int64_t> &shape) { return std::vector<Dim>(shape.begin(), shape.end()); }
 
 void check_close(const NDArray &got, const std::vector<float> &want, double tol = 1e-4) {
   const std::vector<float> g = got.to_vector<float>();
