@@ -1,0 +1,264 @@
+// Indexed reads and running sums: gather_elements (data read at indices along an axis),
+// trilu (the upper or lower triangle of the last two dimensions), cumsum (running sums
+// along an axis), hardmax (1 at the first largest element along an axis, else 0), and
+// the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
+#include "../op_util.h"
+#include "def_util.h"
+
+namespace tensorir::ops::defs {
+
+namespace {
+
+using detail::const_shape;
+using detail::kInjective;
+
+std::vector<Expr> exprs(const std::vector<Var> &v) { return std::vector<Expr>(v.begin(), v.end()); }
+
+OpStrategy reduce_cpu_strategy() {
+  OpStrategy s;
+  s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_reduce_llvm(ctx.out); };
+  return s;
+}
+
+void check_numeric(const Node &, const std::vector<const Node *> &in) {
+  TIR_USER_CHECK(!in[0]->dtype.is_bool()) << "input '" << in[0]->name << "' is bool; this operator takes numbers";
+}
+
+// The axis of `n` in [0, rank); the node is named in the error.
+int node_axis(const Node &n, int rank) {
+  const int64_t a = n.attr_int("axis");
+  TIR_USER_CHECK(a >= -rank && a < rank) << "node '" << n.name << "': axis " << a << " is out of range for rank "
+                                         << rank;
+  return int(a < 0 ? a + rank : a);
+}
+
+// out[i] = data[i with i[axis] replaced by indices[i]] (negative indices count from the end).
+Tensor gather_elements(const Tensor &data, const Tensor &indices, int axis, const std::string &name) {
+  const std::vector<int64_t> ds = const_shape(data, "gather_elements");
+  const int64_t n = ds[size_t(axis)];
+  return compute(
+      indices.shape(),
+      [&](const std::vector<Var> &v) {
+        Expr k = cast(Int(32), indices(exprs(v)));
+        k = select(k < 0, k + int(n), k);
+        std::vector<Expr> idx = exprs(v);
+        idx[size_t(axis)] = detail::clamp_index(k, n);
+        return data(idx);
+      },
+      name, kInjective);
+}
+
+// Running sums along `axis`: element i adds the elements up to i (from i on with
+// reverse), itself left out with exclusive.
+Tensor cumsum(const Tensor &x, int axis, bool exclusive, bool reverse, const std::string &name) {
+  const std::vector<int64_t> s = const_shape(x, "cumsum");
+  IterVar r = reduce_axis({0, int(s[size_t(axis)])}, "r");
+  return compute(
+      x.shape(),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> idx = exprs(v);
+        idx[size_t(axis)] = r->var;
+        Expr i = v[size_t(axis)], k = r->var;
+        Expr in = reverse ? (exclusive ? k > i : k >= i) : (exclusive ? k < i : k <= i);
+        return sum(select(in, x(idx), make_const(x.dtype(), 0)), {r});
+      },
+      name);
+}
+
+// 1 where x is the first largest element along `axis`, else 0.
+Tensor hardmax(const Tensor &x, int axis, const std::string &name) {
+  Tensor am = ops::arg_reduce(x, axis, true, false, true, name + "_argmax");
+  return compute(
+      x.shape(),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> idx = exprs(v);
+        idx[size_t(axis)] = 0;
+        return select(am(idx) == cast(Int(64), v[size_t(axis)]), make_const(x.dtype(), 1), make_const(x.dtype(), 0));
+      },
+      name, kInjective);
+}
+
+// Round half to even: floor(x), plus 1 above the half, plus floor(x) mod 2 at it.
+Expr round_even(Expr x) {
+  Expr r = floor(x), d = x - r;
+  Expr one = make_const(x.type(), 1), half = make_const(x.type(), 0.5), two = make_const(x.type(), 2);
+  return select(d > half, r + one, select(d < half, r, r + (r - two * floor(r / two))));
+}
+
+Expr sign(Expr x) {
+  Expr zero = make_const(x.type(), 0);
+  return select(x > zero, make_const(x.type(), 1), select(x < zero, make_const(x.type(), -1), zero));
+}
+
+// a mod b: floored (the divisor's sign) or, with fmod, truncated (the dividend's sign).
+Expr mod(Expr a, Expr b, bool fmod) {
+  const Type t = a.type();
+  Expr zero = make_const(t, 0);
+  if (t.is_float()) {
+    Expr q = a / b;
+    Expr trunc = select(q < zero, ceil(q), floor(q));
+    return fmod ? a - b * trunc : a - b * floor(q);
+  }
+  Expr safe_b = select(b == zero, make_const(t, 1), b);
+  Expr r = floormod(a, safe_b);
+  if (!fmod || t.is_uint()) return r;
+  return select(r != zero && ((a < zero) != (safe_b < zero)), r - safe_b, r);
+}
+
+// a and b broadcast as NumPy does (aligned at the right, size-1 dimensions pinned).
+Tensor broadcast_binary(const Tensor &a, const Tensor &b, const std::string &name,
+                        const std::function<Expr(Expr, Expr)> &f) {
+  const std::vector<int64_t> sa = const_shape(a, name), sb = const_shape(b, name);
+  const size_t nd = std::max(sa.size(), sb.size());
+  std::vector<int64_t> out(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t da = i < nd - sa.size() ? 1 : sa[i - (nd - sa.size())];
+    const int64_t db = i < nd - sb.size() ? 1 : sb[i - (nd - sb.size())];
+    TIR_USER_CHECK(da == db || da == 1 || db == 1)
+        << "cannot broadcast " << detail::shape_str(sa) << " with " << detail::shape_str(sb);
+    out[i] = std::max(da, db);
+  }
+  auto read = [](const Tensor &t, const std::vector<int64_t> &s, const std::vector<Var> &v) {
+    const size_t skip = v.size() - s.size();
+    std::vector<Expr> idx;
+    for (size_t i = 0; i < s.size(); ++i) idx.push_back(s[i] == 1 ? Expr(0) : Expr(v[skip + i]));
+    return t(idx);
+  };
+  return compute(
+      detail::to_exprs(out), [&](const std::vector<Var> &v) { return f(read(a, sa, v), read(b, sb, v)); }, name,
+      kInjective);
+}
+
+const bool registered = [] {
+  OpDef ge;
+  ge.name = "gather_elements";
+  ge.doc = "data read at `indices` along `axis` (the result has the indices' shape; negative indices count from "
+           "the end)";
+  ge.inputs = {"data", "indices"};
+  ge.attrs = {{"axis", AttrType::Int, int64_t{0}}};
+  ge.pattern = graph::OpPattern::kInjective;
+  ge.check = [](const Node &n, const std::vector<const Node *> &in) {
+    TIR_USER_CHECK(in[1]->dtype.is_int()) << "indices '" << in[1]->name << "' are " << in[1]->dtype
+                                          << "; they must be integers";
+    TIR_USER_CHECK(in[0]->shape.size() == in[1]->shape.size())
+        << "data '" << in[0]->name << "' and indices '" << in[1]->name << "' differ in rank";
+    const int axis = node_axis(n, int(in[0]->shape.size()));
+    for (size_t i = 0; i < in[0]->shape.size(); ++i)
+      TIR_USER_CHECK(int(i) == axis || in[1]->shape[i] <= in[0]->shape[i])
+          << "indices '" << in[1]->name << "' exceed data '" << in[0]->name << "' in dimension " << i;
+  };
+  ge.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return gather_elements(in[0], in[1], node_axis(n, in[0].ndim()), name);
+  };
+  on_cpu(ge, blocked_cpu_strategy());
+  graph::register_op(std::move(ge));
+
+  OpDef tr;
+  tr.name = "trilu";
+  tr.doc = "x with the elements off its upper (upper = 1: j - i >= k) or lower (j - i <= k) triangle of the last "
+           "two dimensions set to 0";
+  tr.inputs = {"x"};
+  tr.attrs = {{"upper", AttrType::Int, int64_t{1}}, {"k", AttrType::Int, int64_t{0}}};
+  tr.pattern = graph::OpPattern::kElementWise;
+  tr.check = [](const Node &, const std::vector<const Node *> &in) {
+    TIR_USER_CHECK(in[0]->shape.size() >= 2) << "input '" << in[0]->name << "' has fewer than 2 dimensions";
+  };
+  tr.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    const bool upper = n.attr_int("upper") != 0;
+    const int64_t k = n.attr_int("k");
+    const Tensor &x = in[0];
+    return compute(
+        x.shape(),
+        [&](const std::vector<Var> &v) {
+          Expr d = cast(Int(64), v[v.size() - 1]) - cast(Int(64), v[v.size() - 2]);
+          Expr keep = upper ? d >= make_const(Int(64), k) : d <= make_const(Int(64), k);
+          return select(keep, x(exprs(v)), make_const(x.dtype(), 0));
+        },
+        name, kInjective);
+  };
+  on_cpu(tr, blocked_cpu_strategy());
+  graph::register_op(std::move(tr));
+
+  OpDef cs;
+  cs.name = "cumsum";
+  cs.doc = "running sums along `axis`: up to each element (reverse = 1: from it to the end), the element itself "
+           "left out with exclusive = 1";
+  cs.inputs = {"x"};
+  cs.attrs = {{"axis", AttrType::Int, int64_t{0}},
+              {"exclusive", AttrType::Int, int64_t{0}},
+              {"reverse", AttrType::Int, int64_t{0}}};
+  cs.pattern = graph::OpPattern::kReduction;
+  cs.check = [](const Node &n, const std::vector<const Node *> &in) {
+    check_numeric(n, in);
+    node_axis(n, int(in[0]->shape.size()));
+  };
+  cs.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return cumsum(in[0], node_axis(n, in[0].ndim()), n.attr_int("exclusive") != 0, n.attr_int("reverse") != 0,
+                  name);
+  };
+  on_cpu(cs, reduce_cpu_strategy());
+  graph::register_op(std::move(cs));
+
+  OpDef hm;
+  hm.name = "hardmax";
+  hm.doc = "1 at the first largest element along `axis`, 0 elsewhere";
+  hm.inputs = {"x"};
+  hm.attrs = {{"axis", AttrType::Int, int64_t{-1}}};
+  hm.pattern = graph::OpPattern::kReduction;
+  hm.check = [](const Node &n, const std::vector<const Node *> &in) {
+    check_numeric(n, in);
+    node_axis(n, int(in[0]->shape.size()));
+  };
+  hm.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return hardmax(in[0], node_axis(n, in[0].ndim()), name);
+  };
+  on_cpu(hm, reduce_cpu_strategy());
+  graph::register_op(std::move(hm));
+
+  auto unary = [](const std::string &name, const std::string &doc, bool float_only, Expr (*f)(Expr)) {
+    OpDef def;
+    def.name = name;
+    def.doc = doc;
+    def.inputs = {"x"};
+    def.pattern = graph::OpPattern::kElementWise;
+    def.layout = graph::LayoutRule::kElementWise;
+    def.check = [name, float_only](const Node &, const std::vector<const Node *> &in) {
+      TIR_USER_CHECK(float_only ? in[0]->dtype.is_float() : !in[0]->dtype.is_bool())
+          << "input '" << in[0]->name << "' is " << in[0]->dtype << "; " << name << " takes "
+          << (float_only ? "float tensors" : "numbers");
+    };
+    def.compute = [f](const Node &, const std::vector<Tensor> &in, const std::string &out) {
+      const Tensor &x = in[0];
+      return compute(x.shape(), [&](const std::vector<Var> &v) { return f(x(exprs(v))); }, out, kInjective);
+    };
+    on_cpu(def, blocked_cpu_strategy());
+    graph::register_op(std::move(def));
+  };
+  unary("round", "x rounded to the nearest integer, halves to the even one", true, round_even);
+  unary("sign", "1, 0 or -1 as x is positive, zero or negative", false, sign);
+
+  OpDef md;
+  md.name = "mod";
+  md.doc = "a mod b, broadcasting as NumPy does: the result takes the divisor's sign, or with fmod = 1 the "
+           "dividend's (float tensors need fmod = 1; an integer b of 0 gives 0)";
+  md.inputs = {"a", "b"};
+  md.attrs = {{"fmod", AttrType::Int, int64_t{0}}};
+  md.pattern = graph::OpPattern::kElementWise;
+  md.check = [](const Node &n, const std::vector<const Node *> &in) {
+    check_same_dtypes(n, in);
+    check_numeric(n, in);
+    TIR_USER_CHECK(!in[0]->dtype.is_float() || n.attr_int("fmod") != 0)
+        << "node '" << n.name << "': float inputs need fmod = 1";
+  };
+  md.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    const bool fmod = n.attr_int("fmod") != 0;
+    return broadcast_binary(in[0], in[1], name, [fmod](Expr a, Expr b) { return mod(a, b, fmod); });
+  };
+  on_cpu(md, blocked_cpu_strategy());
+  graph::register_op(std::move(md));
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::ops::defs
