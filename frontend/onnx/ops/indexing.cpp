@@ -1,0 +1,174 @@
+// Indexed reads, running sums and rearrangements: GatherElements, Trilu, CumSum,
+// Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
+// SpaceToDepth (a reshape, a transpose and a reshape).
+#include <cmath>
+
+#include "frontend/onnx/ops/ops_util.h"
+
+namespace tensorir::onnx::detail {
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+void need_numeric(const Context &c, size_t i) {
+  if (c.dtype(i).is_bool()) unsupported("input '" + c.input_name(i) + "' is bool");
+}
+
+void gather_elements(Context &c) {
+  const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+  TIR_USER_CHECK(c.rank(1) == c.rank(0)) << "indices '" << c.input_name(1) << "' and data '" << c.input_name(0)
+                                         << "' differ in rank";
+  if (c.rank(0) == 0) unsupported("a scalar input");
+  if (element_count(c.shape(1)) == 0) unsupported("empty indices");
+  c.output(0, "gather_elements", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}});
+}
+
+// The optional k is an input, known at import.
+void trilu(Context &c) {
+  TIR_USER_CHECK(c.rank(0) >= 2) << "input '" << c.input_name(0) << "' has rank " << c.rank(0) << "; Trilu needs 2";
+  int64_t k = 0;
+  if (c.num_inputs() > 1 && c.has_input(1)) {
+    const Shape v = c.ints(1, "k");
+    TIR_USER_CHECK(v.size() == 1) << "k has " << v.size() << " values";
+    k = v[0];
+  }
+  if (element_count(c.shape(0)) == 0) unsupported("an empty input " + shape_str(c.shape(0)));
+  c.output(0, "trilu", {c.node(0)}, {{"upper", int64_t(c.attrs().i("upper", 1) != 0)}, {"k", k}});
+}
+
+// The axis is an input, known at import.
+void cumsum(Context &c) {
+  need_numeric(c, 0);
+  if (c.rank(0) == 0) unsupported("a scalar input");
+  const Shape a = c.ints(1, "axis");
+  TIR_USER_CHECK(a.size() == 1) << "axis has " << a.size() << " values";
+  const int axis = normalize_axis(a[0], c.rank(0));
+  c.output(0, "cumsum", {c.node(0)},
+           {{"axis", int64_t(axis)},
+            {"exclusive", int64_t(c.attrs().i("exclusive", 0) != 0)},
+            {"reverse", int64_t(c.attrs().i("reverse", 0) != 0)}});
+}
+
+// Up to opset 12 the input is taken as 2-D, [the dimensions before axis, the rest]; from
+// 13 the axis alone.
+void hardmax(Context &c, bool coerce) {
+  need_numeric(c, 0);
+  const Shape &in = c.shape(0);
+  const int r = c.rank(0);
+  if (r == 0) unsupported("a scalar input");
+  if (element_count(in) == 0) unsupported("an empty input " + shape_str(in));
+  const int axis = normalize_axis(c.attrs().i("axis", coerce ? 1 : -1), r);
+  if (!coerce || axis == r - 1) {  // the 2-D view reduces the last axis too
+    c.output(0, "hardmax", {c.node(0)}, {{"axis", int64_t(axis)}});
+    return;
+  }
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < r; ++i) (i < axis ? outer : inner) *= in[size_t(i)];
+  graph::NodeRef x = c.make("reshape", {c.node(0)}, {{"shape", Shape{outer, inner}}});
+  graph::NodeRef h = c.make("hardmax", {x}, {{"axis", int64_t{1}}});
+  c.output(0, "reshape", {h}, {{"shape", in}});
+}
+
+void unary(Context &c, const std::string &op, bool float_only) {
+  if (float_only) need_float(c, 0);
+  need_numeric(c, 0);
+  c.output(0, op, {c.node(0)});
+}
+
+void mod(Context &c) {
+  TIR_USER_CHECK(c.dtype(0) == c.dtype(1)) << "inputs '" << c.input_name(0) << "' (" << c.dtype(0) << ") and '"
+                                           << c.input_name(1) << "' (" << c.dtype(1) << ") differ in type";
+  need_numeric(c, 0);
+  const bool fmod = c.attrs().i("fmod", 0) != 0;
+  TIR_USER_CHECK(fmod || !c.dtype(0).is_float()) << "fmod = 0 on float inputs (" << c.dtype(0) << ")";
+  c.output(0, "mod", {c.node(0), c.node(1)}, {{"fmod", int64_t(fmod)}});
+}
+
+// start, start + delta, ... below limit (above it for a negative delta): known inputs only.
+void range(Context &c) {
+  const Type t = c.dtype(0);
+  for (size_t i = 0; i < 3; ++i) {
+    TIR_USER_CHECK(c.dtype(i) == t) << "inputs of Range differ in type";
+    const NDArray &v = c.value(i, i == 0 ? "start" : i == 1 ? "limit" : "delta");
+    TIR_USER_CHECK(v.numel() == 1) << "input '" << c.input_name(i) << "' is not a scalar";
+  }
+  if (t.is_int()) {
+    const int64_t start = to_int64s(c.input(0).known)[0], limit = to_int64s(c.input(1).known)[0],
+                  delta = to_int64s(c.input(2).known)[0];
+    TIR_USER_CHECK(delta != 0) << "a delta of 0";
+    const double span = (double(limit) - double(start)) / double(delta);
+    const int64_t n = std::max<int64_t>(0, int64_t(std::ceil(span)));
+    TIR_USER_CHECK(n <= (int64_t{1} << 31)) << "Range of " << n << " elements";
+    Shape out(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) out[size_t(i)] = start + i * delta;
+    return c.set_output(0, from_int64s(out, {n}, t));
+  }
+  const double start = to_doubles(c.input(0).known)[0], limit = to_doubles(c.input(1).known)[0],
+               delta = to_doubles(c.input(2).known)[0];
+  TIR_USER_CHECK(delta != 0) << "a delta of 0";
+  const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit - start) / delta)));
+  TIR_USER_CHECK(n <= (int64_t{1} << 31)) << "Range of " << n << " elements";
+  std::vector<double> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out[size_t(i)] = start + double(i) * delta;
+  c.set_output(0, from_doubles(out, {n}, t));
+}
+
+int64_t blocksize(const Context &c) {
+  const int64_t b = c.attrs().i("blocksize", 0);
+  TIR_USER_CHECK(b >= 1) << "blocksize " << b;
+  if (c.rank(0) != 4) unsupported("input of rank " + std::to_string(c.rank(0)) + " (4 only)");
+  return b;
+}
+
+// [N, C, H, W] -> [N, C / b^2, H * b, W * b]: DCR takes the blocks from the outer
+// channels, CRD from the inner.
+void depth_to_space(Context &c, bool crd) {
+  const int64_t b = blocksize(c);
+  const Shape &s = c.shape(0);
+  const int64_t n = s[0], ch = s[1], h = s[2], w = s[3];
+  TIR_USER_CHECK(ch % (b * b) == 0) << "channels " << ch << " do not divide by blocksize^2 " << b * b;
+  const int64_t oc = ch / (b * b);
+  const Shape split = crd ? Shape{n, oc, b, b, h, w} : Shape{n, b, b, oc, h, w};
+  const Shape perm = crd ? Shape{0, 1, 4, 2, 5, 3} : Shape{0, 3, 4, 1, 5, 2};
+  graph::NodeRef x = c.make("reshape", {c.node(0)}, {{"shape", split}});
+  x = c.make("transpose", {x}, {{"axes", perm}});
+  c.output(0, "reshape", {x}, {{"shape", Shape{n, oc, h * b, w * b}}});
+}
+
+// [N, C, H, W] -> [N, C * b^2, H / b, W / b].
+void space_to_depth(Context &c) {
+  const int64_t b = blocksize(c);
+  const Shape &s = c.shape(0);
+  const int64_t n = s[0], ch = s[1], h = s[2], w = s[3];
+  TIR_USER_CHECK(h % b == 0 && w % b == 0) << "H " << h << " and W " << w << " do not divide by blocksize " << b;
+  graph::NodeRef x = c.make("reshape", {c.node(0)}, {{"shape", Shape{n, ch, h / b, b, w / b, b}}});
+  x = c.make("transpose", {x}, {{"axes", Shape{0, 3, 5, 1, 2, 4}}});
+  c.output(0, "reshape", {x}, {{"shape", Shape{n, ch * b * b, h / b, w / b}}});
+}
+
+std::string d2s_mode(const Attributes &a) {
+  const std::string m = a.s("mode", "DCR");
+  return m == "DCR" || m == "CRD" ? "" : "mode '" + m + "' is not DCR or CRD";
+}
+
+const bool registered = [] {
+  register_converter({"GatherElements", 11, kLatest, nullptr, gather_elements});
+  register_converter({"Trilu", 14, kLatest, nullptr, trilu});
+  register_converter({"CumSum", 11, kLatest, nullptr, cumsum});
+  register_converter({"Hardmax", kMinOpset, 12, nullptr, [](Context &c) { hardmax(c, true); }});
+  register_converter({"Hardmax", 13, kLatest, nullptr, [](Context &c) { hardmax(c, false); }});
+  register_converter({"Round", 11, kLatest, nullptr, [](Context &c) { unary(c, "round", true); }});
+  register_converter({"Sign", 9, kLatest, nullptr, [](Context &c) { unary(c, "sign", false); }});
+  register_converter({"Mod", 10, kLatest, nullptr, mod});
+  register_converter({"Range", 11, kLatest, nullptr, range});
+  register_converter({"DepthToSpace", kMinOpset, 10, nullptr, [](Context &c) { depth_to_space(c, false); }});
+  register_converter({"DepthToSpace", 11, kLatest, d2s_mode,
+                      [](Context &c) { depth_to_space(c, c.attrs().s("mode", "DCR") == "CRD"); }});
+  register_converter({"SpaceToDepth", kMinOpset, kLatest, nullptr, space_to_depth});
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace tensorir::onnx::detail
