@@ -1,0 +1,188 @@
+// gather_elements, trilu, cumsum, hardmax, round, sign and mod against plain loops on
+// "llvm", and their checks.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "tensorir/graph/executor.h"
+#include "tensorir/graph/op_registry.h"
+
+using namespace tensorir;
+using Catch::Matchers::Contains;
+
+namespace {
+
+void check_near(const std::vector<float> &got, const std::vector<float> &want, double tol = 1e-5) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
+    CHECK(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
+  }
+}
+
+NDArray run1(const std::string &op, const NDArray &x, std::map<std::string, graph::AttrValue> attrs = {}) {
+  graph::Builder b;
+  auto in = b.input("x", x.shape(), x.dtype());
+  const graph::Graph g = b.finish(b.make(op, {in}, std::move(attrs), "y"));
+  return graph::build(g, "llvm").run({{"x", x}});
+}
+
+}  // namespace
+
+TEST_CASE("gather_elements matches plain loops on every axis, negative indices included", "[graph][ops]") {
+  const std::vector<int64_t> shape = {3, 4, 5}, ishape = {2, 3, 4};
+  const NDArray data = NDArray::random(shape, Float(32), 1);
+  const std::vector<float> dv = data.to_vector<float>();
+  for (int64_t axis : {0, 1, 2, -1}) {
+    INFO("axis " << axis);
+    const size_t ax = size_t(axis < 0 ? axis + 3 : axis);
+    const int64_t n = shape[ax];
+    const NDArray idx = NDArray::random(ishape, Int(64), 10 + uint64_t(ax), double(-n), double(n));
+    const std::vector<int64_t> iv = idx.to_vector<int64_t>();
+    graph::Builder b;
+    auto d = b.input("data", shape);
+    auto i = b.input("indices", ishape, Int(64));
+    const graph::Graph g = b.finish(b.make("gather_elements", {d, i}, {{"axis", axis}}, "y"));
+    const NDArray out = graph::build(g, "llvm").run({{"data", data}, {"indices", idx}});
+    REQUIRE(out.shape() == ishape);
+    std::vector<float> want;
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t c = 0; c < 3; ++c)
+        for (int64_t e = 0; e < 4; ++e) {
+          int64_t pos[3] = {a, c, e};
+          int64_t k = iv[size_t((a * 3 + c) * 4 + e)];
+          pos[ax] = k < 0 ? k + n : k;
+          want.push_back(dv[size_t((pos[0] * 4 + pos[1]) * 5 + pos[2])]);
+        }
+    CHECK(out.to_vector<float>() == want);
+  }
+}
+
+TEST_CASE("trilu keeps the upper or lower triangle of the last two dimensions", "[graph][ops]") {
+  const std::vector<int64_t> shape = {2, 3, 5};
+  const NDArray x = NDArray::random(shape, Int(32), 2, 1, 9);
+  const std::vector<int32_t> xv = x.to_vector<int32_t>();
+  for (int64_t upper : {0, 1}) {
+    for (int64_t k : {-4, -1, 0, 2, 6}) {
+      INFO("upper " << upper << " k " << k);
+      const NDArray out = run1("trilu", x, {{"upper", upper}, {"k", k}});
+      std::vector<int32_t> want(xv.size());
+      for (size_t e = 0; e < xv.size(); ++e) {
+        const int64_t i = int64_t(e) / 5 % 3, j = int64_t(e) % 5;
+        const bool keep = upper ? j - i >= k : j - i <= k;
+        want[e] = keep ? xv[e] : 0;
+      }
+      CHECK(out.to_vector<int32_t>() == want);
+    }
+  }
+}
+
+TEST_CASE("cumsum matches plain loops, exclusive and reverse", "[graph][ops]") {
+  const std::vector<int64_t> shape = {3, 4, 2};
+  const NDArray x = NDArray::random(shape, Float(32), 3);
+  const std::vector<float> xv = x.to_vector<float>();
+  const int64_t st[3] = {8, 2, 1};
+  for (int64_t axis : {0, 1, -1}) {
+    for (int64_t exclusive : {0, 1}) {
+      for (int64_t reverse : {0, 1}) {
+        INFO("axis " << axis << " exclusive " << exclusive << " reverse " << reverse);
+        const size_t ax = size_t(axis < 0 ? axis + 3 : axis);
+        const NDArray out = run1("cumsum", x, {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}});
+        std::vector<float> want(xv.size());
+        for (size_t e = 0; e < xv.size(); ++e) {
+          const int64_t i = int64_t(e) / st[ax] % shape[ax], base = int64_t(e) - i * st[ax];
+          double s = 0;
+          for (int64_t r = 0; r < shape[ax]; ++r) {
+            const bool in = reverse ? (exclusive ? r > i : r >= i) : (exclusive ? r < i : r <= i);
+            if (in) s += xv[size_t(base + r * st[ax])];
+          }
+          want[e] = float(s);
+        }
+        check_near(out.to_vector<float>(), want);
+      }
+    }
+  }
+  // Integers keep their type.
+  const NDArray out = run1("cumsum", NDArray::from_vector<int64_t>({1, 2, 3, 4}, {4}));
+  CHECK(out.dtype() == Int(64));
+  CHECK(out.to_vector<int64_t>() == std::vector<int64_t>{1, 3, 6, 10});
+}
+
+TEST_CASE("hardmax marks the first largest element along the axis", "[graph][ops]") {
+  // Values from {0, 1, 2}: ties, where the first one wins.
+  const std::vector<int64_t> shape = {3, 4, 5};
+  const NDArray x = NDArray::random(shape, Int(32), 4, 0, 3);
+  const std::vector<int32_t> xv = x.to_vector<int32_t>();
+  const int64_t st[3] = {20, 5, 1};
+  for (int64_t axis : {0, 1, -1}) {
+    INFO("axis " << axis);
+    const size_t ax = size_t(axis < 0 ? axis + 3 : axis);
+    const NDArray out = run1("hardmax", x, {{"axis", axis}});
+    std::vector<int32_t> want(xv.size());
+    for (size_t e = 0; e < xv.size(); ++e) {
+      const int64_t i = int64_t(e) / st[ax] % shape[ax], base = int64_t(e) - i * st[ax];
+      int64_t best = 0;
+      for (int64_t r = 1; r < shape[ax]; ++r)
+        if (xv[size_t(base + r * st[ax])] > xv[size_t(base + best * st[ax])]) best = r;
+      want[e] = best == i ? 1 : 0;
+    }
+    CHECK(out.to_vector<int32_t>() == want);
+  }
+}
+
+TEST_CASE("round halves to even, sign, and mod floored or truncated", "[graph][ops]") {
+  const std::vector<float> rv = {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 0.4f, -0.6f, 2.51f, 3.f, -7.49f};
+  const NDArray r = run1("round", NDArray::from_vector<float>(rv, {int64_t(rv.size())}));
+  std::vector<float> want;
+  for (float v : rv) want.push_back(std::nearbyint(v));  // the default mode: to nearest, ties to even
+  CHECK(r.to_vector<float>() == want);
+
+  const NDArray s = run1("sign", NDArray::from_vector<int32_t>({-5, 0, 3, -1}, {4}));
+  CHECK(s.to_vector<int32_t>() == std::vector<int32_t>{-1, 0, 1, -1});
+  const NDArray sf = run1("sign", NDArray::from_vector<float>({-0.5f, 0.f, 2.f}, {3}));
+  CHECK(sf.to_vector<float>() == std::vector<float>{-1, 0, 1});
+
+  // Integers broadcast against a row of divisors of both signs.
+  const NDArray a = NDArray::random({3, 4}, Int(32), 5, -20, 20);
+  const std::vector<int32_t> av = a.to_vector<int32_t>(), bv = {3, -3, 7, -5};
+  for (int64_t fmod : {0, 1}) {
+    INFO("fmod " << fmod);
+    graph::Builder b;
+    auto x = b.input("a", {3, 4}, Int(32));
+    auto y = b.input("b", {4}, Int(32));
+    const graph::Graph g = b.finish(b.make("mod", {x, y}, {{"fmod", fmod}}, "y"));
+    const NDArray out =
+        graph::build(g, "llvm").run({{"a", a}, {"b", NDArray::from_vector<int32_t>(bv, {4})}});
+    std::vector<int32_t> w;
+    for (size_t e = 0; e < av.size(); ++e) {
+      const int32_t d = bv[e % 4];
+      int32_t m = av[e] % d;  // C++ truncates
+      if (!fmod && m != 0 && ((m < 0) != (d < 0))) m += d;
+      w.push_back(m);
+    }
+    CHECK(out.to_vector<int32_t>() == w);
+  }
+  // Floats take fmod = 1: std::fmod.
+  const NDArray fa = NDArray::random({6}, Float(32), 6, -10, 10), fb = NDArray::random({6}, Float(32), 7, 1, 4);
+  graph::Builder b;
+  auto x = b.input("a", {6});
+  auto y = b.input("b", {6});
+  auto nb = b.make("neg", {y});
+  const graph::Graph g = b.finish(b.make("mod", {x, nb}, {{"fmod", int64_t{1}}}, "y"));
+  const NDArray out = graph::build(g, "llvm").run({{"a", fa}, {"b", fb}});
+  std::vector<float> fw;
+  const std::vector<float> fav = fa.to_vector<float>(), fbv = fb.to_vector<float>();
+  for (size_t e = 0; e < 6; ++e) fw.push_back(std::fmod(fav[e], -fbv[e]));
+  check_near(out.to_vector<float>(), fw, 1e-4);
+}
+
+TEST_CASE("the indexing operators' checks name what is wrong", "[graph][ops]") {
+  graph::Builder b;
+  auto x = b.input("x", {4});
+  auto i = b.input("i", {4}, Float(32));
+  CHECK_THROWS_WITH(b.make("gather_elements", {x, i}), Contains("must be integers"));
+  CHECK_THROWS_WITH(b.make("trilu", {x}), Contains("fewer than 2 dimensions"));
+  CHECK_THROWS_WITH(b.make("cumsum", {x}, {{"axis", int64_t{1}}}), Contains("out of range"));
+  CHECK_THROWS_WITH(b.make("mod", {x, x}), Contains("fmod = 1"));
+  auto n = b.input("n", {4}, Int(32));
+  CHECK_THROWS_WITH(b.make("round", {n}), Contains("float tensors"));
+}
