@@ -1,4 +1,4 @@
-// Indexed reads and running sums: gather_elements (data read at indices along an axis),
+// Indexed reads and running sums: take and gather_elements (data read at indices along an axis),
 // trilu (the upper or lower triangle of the last two dimensions), cumsum (running sums
 // along an axis), hardmax (1 at the first largest element along an axis, else 0), and
 // the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
@@ -43,6 +43,27 @@ Tensor gather_elements(const Tensor &data, const Tensor &indices, int axis, cons
         k = select(k < 0, k + int(n), k);
         std::vector<Expr> idx = exprs(v);
         idx[size_t(axis)] = detail::clamp_index(k, n);
+        return data(idx);
+      },
+      name, kInjective);
+}
+
+// data read along `axis` at each of `indices`: [data before axis..., indices..., data after].
+Tensor take(const Tensor &data, const Tensor &indices, int axis, const std::string &name) {
+  const std::vector<int64_t> ds = const_shape(data, "take"), is = const_shape(indices, "take");
+  const int64_t n = ds[size_t(axis)];
+  std::vector<int64_t> out(ds.begin(), ds.begin() + axis);
+  out.insert(out.end(), is.begin(), is.end());
+  out.insert(out.end(), ds.begin() + axis + 1, ds.end());
+  return compute(
+      detail::to_exprs(out),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> ii(v.begin() + axis, v.begin() + axis + long(is.size()));
+        Expr k = cast(Int(32), indices(ii));
+        k = select(k < 0, k + int(n), k);
+        std::vector<Expr> idx(v.begin(), v.begin() + axis);
+        idx.push_back(detail::clamp_index(k, n));
+        idx.insert(idx.end(), v.begin() + axis + long(is.size()), v.end());
         return data(idx);
       },
       name, kInjective);
@@ -152,6 +173,25 @@ const bool registered = [] {
   };
   on_cpu(ge, blocked_cpu_strategy());
   graph::register_op(std::move(ge));
+
+  OpDef tk;
+  tk.name = "take";
+  tk.doc = "data read along `axis` at each of `indices` (integers; negative ones count from the end): the "
+           "result's shape is data's with that dimension replaced by the indices' shape";
+  tk.inputs = {"data", "indices"};
+  tk.attrs = {{"axis", AttrType::Int, int64_t{0}}};
+  tk.pattern = graph::OpPattern::kInjective;
+  tk.check = [](const Node &n, const std::vector<const Node *> &in) {
+    TIR_USER_CHECK(in[1]->dtype.is_int()) << "indices '" << in[1]->name << "' are " << in[1]->dtype
+                                          << "; they must be integers";
+    TIR_USER_CHECK(!in[0]->shape.empty()) << "data '" << in[0]->name << "' is a scalar";
+    node_axis(n, int(in[0]->shape.size()));
+  };
+  tk.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return take(in[0], in[1], node_axis(n, in[0].ndim()), name);
+  };
+  on_cpu(tk, blocked_cpu_strategy());
+  graph::register_op(std::move(tk));
 
   OpDef tr;
   tr.name = "trilu";
