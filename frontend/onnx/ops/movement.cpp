@@ -1,4 +1,4 @@
-// Data movement: Transpose, Concat, Gather, Slice, Split, Pad. On known values each is
+// Data movement: Transpose, Concat, Gather, Slice, Split, Tile, Pad. On known values each is
 // computed on the host (shape computations gather and slice shapes); on computed ones it
 // becomes the graph's transpose, concatenate, slice and pad.
 #include <algorithm>
@@ -67,10 +67,16 @@ graph::NodeRef slice_node(Context &c, graph::NodeRef x, const Shape &shape, int 
   return is_output ? c.output(0, "slice", {x}, attrs) : c.make("slice", {x}, attrs);
 }
 
-// Gather with known indices. On a computed value: a scalar index is a slice with its
+// Gather: computed indices become the graph's take. With known indices, on a computed value: a scalar index is a slice with its
 // dimension dropped, a vector of indices a concatenation of such slices.
 void gather(Context &c) {
   const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+  if (!c.known(1)) {  // computed indices: the graph's take
+    if (!c.dtype(1).is_int()) unsupported("indices '" + c.input_name(1) + "' are " + c.dtype(1).str());
+    if (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0) unsupported("an empty input");
+    if (c.rank(0) + c.rank(1) == 1) unsupported("a scalar result");
+    return void(c.output(0, "take", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}}));
+  }
   const Shape idx = c.ints(1, "indices");
   if (c.known(0)) return c.set_output(0, host_gather(c.input(0).known, c.input(1).known, axis));
   const Shape &in = c.shape(0);
@@ -203,6 +209,34 @@ void pad(Context &c, bool inputs) {
             {"value", value}});
 }
 
+// Tile with known repeats: the input concatenated with itself along each repeated axis.
+void tile(Context &c) {
+  const Shape reps = c.ints(1, "repeats");
+  const Shape &in = c.shape(0);
+  TIR_USER_CHECK(reps.size() == in.size()) << "repeats has " << reps.size() << " values for rank " << in.size();
+  for (int64_t r : reps) TIR_USER_CHECK(r >= 0) << "a negative repeat " << r;
+  Shape out = in;
+  for (size_t i = 0; i < in.size(); ++i) out[i] *= reps[i];
+  if (c.known(0)) {
+    NDArray v = c.input(0).known;
+    for (size_t i = 0; i < in.size(); ++i)
+      if (reps[i] != 1) v = host_concat(std::vector<NDArray>(size_t(reps[i]), v), int(i));
+    return c.set_output(0, v);
+  }
+  if (element_count(out) == 0) unsupported("an empty result " + shape_str(out));
+  if (out == in) return c.forward(0, 0);
+  size_t last = 0;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (reps[i] != 1) last = i;
+  graph::NodeRef x = c.node(0);
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (reps[i] == 1) continue;
+    const std::vector<graph::NodeRef> parts(size_t(reps[i]), x);
+    const std::map<std::string, graph::AttrValue> attrs = {{"axis", int64_t(i)}};
+    x = i == last ? c.output(0, "concatenate", parts, attrs) : c.make("concatenate", parts, attrs);
+  }
+}
+
 std::string constant_mode(const Attributes &a) {
   const std::string mode = a.s("mode", "constant");
   return mode == "constant" ? "" : "mode '" + mode + "' is not supported (constant only)";
@@ -216,6 +250,7 @@ const bool registered = [] {
   register_converter({"Slice", 10, kLatest, nullptr, [](Context &c) { slice(c, true); }});
   register_converter({"Split", kMinOpset, 12, nullptr, [](Context &c) { split(c, false); }});
   register_converter({"Split", 13, kLatest, nullptr, [](Context &c) { split(c, true); }});
+  register_converter({"Tile", kMinOpset, kLatest, nullptr, tile});
   register_converter({"Pad", kMinOpset, 10, constant_mode, [](Context &c) { pad(c, false); }});
   register_converter({"Pad", 11, kLatest, constant_mode, [](Context &c) { pad(c, true); }});
   return true;
