@@ -1,6 +1,7 @@
 // Indexed reads, running sums and rearrangements: GatherElements, Trilu, CumSum,
 // Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
-// SpaceToDepth (a reshape, a transpose and a reshape).
+// SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
+// at import) and OneHot (a comparison with the positions along the new axis).
 #include <cmath>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -147,6 +148,54 @@ void space_to_depth(Context &c) {
   c.output(0, "reshape", {x}, {{"shape", Shape{n, ch * b * b, h / b, w / b}}});
 }
 
+// x where x > alpha, else 0.
+void thresholded_relu(Context &c) {
+  need_float(c, 0);
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef above = c.make("greater", {x, c.constant(scalar(c.attrs().f("alpha", 1.0f), c.dtype(0)), "alpha")});
+  c.output(0, "where", {above, x, c.constant(scalar(0, c.dtype(0)), "zero")});
+}
+
+// Ones on diagonal k of a 2-D shape: known at import (only the input's shape is read).
+void eye_like(Context &c) {
+  TIR_USER_CHECK(c.rank(0) == 2) << "input '" << c.input_name(0) << "' has rank " << c.rank(0) << "; EyeLike needs 2";
+  const Type t = c.attrs().has("dtype") ? onnx_dtype(c.attrs().i("dtype", 0), "dtype") : c.dtype(0);
+  const int64_t k = c.attrs().i("k", 0), rows = c.shape(0)[0], cols = c.shape(0)[1];
+  std::vector<double> v(static_cast<size_t>(rows * cols), 0.0);
+  for (int64_t i = 0; i < rows; ++i)
+    if (i + k >= 0 && i + k < cols) v[size_t(i * cols + i + k)] = 1;
+  c.set_output(0, from_doubles(v, c.shape(0), t));
+}
+
+// on_value where an index (negative ones count from the end) equals the position along
+// the new axis, else off_value: depth and values known at import.
+void one_hot(Context &c) {
+  const Shape d = c.ints(1, "depth");
+  TIR_USER_CHECK(d.size() == 1 && d[0] > 0) << "depth must be one positive value";
+  const int64_t depth = d[0];
+  const NDArray &values = c.value(2, "values");
+  TIR_USER_CHECK(values.numel() == 2) << "values has " << values.numel() << " elements; OneHot needs 2";
+  const std::vector<double> vs = to_doubles(values);
+  const Type vt = c.dtype(2);
+  if (vt.is_bool()) unsupported("bool values");
+  const int r = c.rank(0) + 1;
+  const int axis = normalize_axis(c.attrs().i("axis", -1), r);
+  if (element_count(c.shape(0)) == 0) unsupported("empty indices");
+  graph::NodeRef idx = c.node(0);
+  if (c.dtype(0) != Int(64)) idx = c.make("cast", {idx}, {{"dtype", Int(64).str()}});
+  graph::NodeRef zero = c.constant(scalar(0, Int(64)), "zero");
+  graph::NodeRef wrapped = c.make("add", {idx, c.constant(scalar(double(depth), Int(64)), "depth")});
+  idx = c.make("where", {c.make("less", {idx, zero}), wrapped, idx});
+  Shape expanded = c.shape(0), positions(size_t(r), 1);
+  expanded.insert(expanded.begin() + axis, 1);
+  positions[size_t(axis)] = depth;
+  idx = c.make("reshape", {idx}, {{"shape", expanded}});
+  Shape iota(static_cast<size_t>(depth));
+  for (int64_t i = 0; i < depth; ++i) iota[size_t(i)] = i;
+  graph::NodeRef hit = c.make("equal", {idx, c.constant(from_int64s(iota, positions), "positions")});
+  c.output(0, "where", {hit, c.constant(scalar(vs[1], vt), "on"), c.constant(scalar(vs[0], vt), "off")});
+}
+
 std::string d2s_mode(const Attributes &a) {
   const std::string m = a.s("mode", "DCR");
   return m == "DCR" || m == "CRD" ? "" : "mode '" + m + "' is not DCR or CRD";
@@ -165,6 +214,9 @@ const bool registered = [] {
   register_converter({"DepthToSpace", kMinOpset, 10, nullptr, [](Context &c) { depth_to_space(c, false); }});
   register_converter({"DepthToSpace", 11, kLatest, d2s_mode,
                       [](Context &c) { depth_to_space(c, c.attrs().s("mode", "DCR") == "CRD"); }});
+  register_converter({"ThresholdedRelu", 10, kLatest, nullptr, thresholded_relu});
+  register_converter({"EyeLike", 9, kLatest, nullptr, eye_like});
+  register_converter({"OneHot", 9, kLatest, nullptr, one_hot});
   register_converter({"SpaceToDepth", kMinOpset, kLatest, nullptr, space_to_depth});
   return true;
 }();

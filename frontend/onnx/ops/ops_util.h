@@ -5,6 +5,8 @@
 
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/host.h"
+#include "frontend/onnx/importer.h"
+#include "frontend/onnx/proto.h"
 
 namespace tensorir::onnx::detail {
 
@@ -18,6 +20,15 @@ inline void need_float32(const Context &c, size_t i) {
 inline void need_float(const Context &c, size_t i) {
   if (!c.dtype(i).is_float())
     unsupported("input '" + c.input_name(i) + "' is " + c.dtype(i).str() + "; only float types are supported");
+}
+
+// The element type of ONNX type code `code` (a "to" or "dtype" attribute); Unsupported
+// for those the graph cannot hold, `what` naming the attribute.
+inline Type onnx_dtype(int64_t code, const std::string &what) {
+  Type t;
+  if (code == ::onnx::TensorProto::FLOAT16 || !element_type(int32_t(code), &t) || !supported_dtype(t))
+    unsupported(what + " " + element_type_name(int32_t(code)) + " is not supported");
+  return t;
 }
 
 // A one-element constant (shape []) of `dtype`.

@@ -32,13 +32,6 @@ void reshape_to(Context &c, const Shape &shape) {
   c.output(0, "reshape", {c.node(0)}, {{"shape", shape}});
 }
 
-Type onnx_dtype(int64_t code, const std::string &what) {
-  Type t;
-  if (code == ::onnx::TensorProto::FLOAT16 || !element_type(int32_t(code), &t) || !supported_dtype(t))
-    unsupported(what + " " + element_type_name(int32_t(code)) + " is not supported");
-  return t;
-}
-
 void constant(Context &c) {
   const Attributes &a = c.attrs();
   if (const ::onnx::TensorProto *t = a.tensor("value")) {
