@@ -170,9 +170,10 @@ void eye_like(Context &c) {
 // on_value where an index (negative ones count from the end) equals the position along
 // the new axis, else off_value: depth and values known at import.
 void one_hot(Context &c) {
-  const Shape d = c.ints(1, "depth");
-  TIR_USER_CHECK(d.size() == 1 && d[0] > 0) << "depth must be one positive value";
-  const int64_t depth = d[0];
+  const NDArray &d = c.value(1, "depth");  // of any numeric type
+  TIR_USER_CHECK(d.numel() == 1) << "depth has " << d.numel() << " values";
+  const int64_t depth = int64_t(to_doubles(d)[0]);
+  TIR_USER_CHECK(depth > 0) << "depth " << depth;
   const NDArray &values = c.value(2, "values");
   TIR_USER_CHECK(values.numel() == 2) << "values has " << values.numel() << " elements; OneHot needs 2";
   const std::vector<double> vs = to_doubles(values);

@@ -67,8 +67,9 @@ graph::NodeRef slice_node(Context &c, graph::NodeRef x, const Shape &shape, int 
   return is_output ? c.output(0, "slice", {x}, attrs) : c.make("slice", {x}, attrs);
 }
 
-// Gather: computed indices become the graph's take. With known indices, on a computed value: a scalar index is a slice with its
-// dimension dropped, a vector of indices a concatenation of such slices.
+// Gather: computed indices become the graph's take. Known ones into a computed value: a
+// scalar index is a slice with its dimension dropped, a vector of indices a concatenation
+// of such slices, more dimensions a take.
 void gather(Context &c) {
   const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
   if (!c.known(1)) {  // computed indices: the graph's take
@@ -80,7 +81,7 @@ void gather(Context &c) {
   const Shape idx = c.ints(1, "indices");
   if (c.known(0)) return c.set_output(0, host_gather(c.input(0).known, c.input(1).known, axis));
   const Shape &in = c.shape(0);
-  if (c.rank(1) > 1) unsupported("indices of rank " + std::to_string(c.rank(1)) + " into a computed value");
+  if (c.rank(1) > 1) return void(c.output(0, "take", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}}));
   if (idx.empty()) unsupported("no indices");
   std::vector<graph::NodeRef> parts;
   for (int64_t k : idx) {
