@@ -1,0 +1,223 @@
+// Converters of DepthToSpace and SpaceToDepth (reshape, transpose, reshape), Hardmax
+// before and from opset 13, Gather with computed indices, Tile, OneHot, Range and
+// EyeLike (known at import), CumSum and Trilu with their known inputs, on models built
+// here, against plain loops.
+#include <tensorir/frontend/onnx.h>
+#include <tensorir/graph/executor.h>
+
+#include <cmath>
+
+#include "onnx/onnx_test_util.h"
+
+using namespace tensorir;
+using onnx_test::attr;
+using onnx_test::dims;
+using onnx_test::ModelBuilder;
+namespace tonnx = tensorir::onnx;
+
+namespace {
+
+graph::Outputs run(const ModelBuilder &mb, const std::map<std::string, NDArray> &feed) {
+  return graph::build(tonnx::import_bytes(mb.bytes()), "llvm").run(feed);
+}
+
+}  // namespace
+
+TEST_CASE("converters: DepthToSpace in both modes and SpaceToDepth", "[onnx][converters]") {
+  const int64_t n = 2, ch = 8, h = 2, w = 3, b = 2;
+  const NDArray x = NDArray::random({n, ch, h, w}, Float(32), 1);
+  const std::vector<float> xv = x.to_vector<float>();
+  for (const std::string mode : {"DCR", "CRD"}) {
+    INFO("mode " << mode);
+    ModelBuilder mb(13);
+    mb.input("x", dims({n, ch, h, w}));
+    auto &node = mb.node("DepthToSpace", {"x"}, {"y"});
+    attr(node, "blocksize", b);
+    attr(node, "mode", mode);
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    const int64_t oc = ch / (b * b);
+    REQUIRE(y.shape() == std::vector<int64_t>{n, oc, h * b, w * b});
+    std::vector<float> want;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < oc; ++c)
+        for (int64_t r = 0; r < h * b; ++r)
+          for (int64_t s = 0; s < w * b; ++s) {
+            const int64_t bh = r % b, bw = s % b;
+            const int64_t src = mode == "DCR" ? (bh * b + bw) * oc + c : c * b * b + bh * b + bw;
+            want.push_back(xv[size_t(((i * ch + src) * h + r / b) * w + s / b)]);
+          }
+    CHECK(y.to_vector<float>() == want);
+  }
+  // SpaceToDepth of [1, 2, 4, 6] by 2: channel (bh * 2 + bw) * C + c reads (c, 2r + bh, 2s + bw).
+  const NDArray z = NDArray::random({1, 2, 4, 6}, Float(32), 2);
+  const std::vector<float> zv = z.to_vector<float>();
+  ModelBuilder mb(13);
+  mb.input("z", dims({1, 2, 4, 6}));
+  attr(mb.node("SpaceToDepth", {"z"}, {"y"}), "blocksize", int64_t{2});
+  mb.output("y");
+  const NDArray y = run(mb, {{"z", z}}).at(0);
+  REQUIRE(y.shape() == std::vector<int64_t>{1, 8, 2, 3});
+  std::vector<float> want;
+  for (int64_t oc = 0; oc < 8; ++oc)
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t s = 0; s < 3; ++s) {
+        const int64_t c = oc % 2, bh = oc / 2 / 2, bw = oc / 2 % 2;
+        want.push_back(zv[size_t((c * 4 + 2 * r + bh) * 6 + 2 * s + bw)]);
+      }
+  CHECK(y.to_vector<float>() == want);
+}
+
+TEST_CASE("converters: Hardmax over the 2-D view before opset 13, one axis from 13", "[onnx][converters]") {
+  // Values from {0, 1, 2} as floats: ties, where the first largest wins.
+  const NDArray x = NDArray::random({2, 3, 4}, Int(32), 3, 0, 3);
+  const std::vector<int32_t> iv = x.to_vector<int32_t>();
+  const NDArray xf = NDArray::from_vector<float>(std::vector<float>(iv.begin(), iv.end()), {2, 3, 4});
+  // Opset 11, axis 1: each batch's 12 values are one row. Opset 13, axis 1: columns of 3.
+  for (int opset : {11, 13}) {
+    INFO("opset " << opset);
+    ModelBuilder mb(opset);
+    mb.input("x", dims({2, 3, 4}));
+    attr(mb.node("Hardmax", {"x"}, {"y"}), "axis", int64_t{1});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", xf}}).at(0);
+    std::vector<float> want(24, 0.0f);
+    if (opset == 11) {
+      for (size_t bt = 0; bt < 2; ++bt) {
+        size_t best = bt * 12;
+        for (size_t e = bt * 12; e < bt * 12 + 12; ++e)
+          if (iv[e] > iv[best]) best = e;
+        want[best] = 1;
+      }
+    } else {
+      for (size_t bt = 0; bt < 2; ++bt)
+        for (size_t col = 0; col < 4; ++col) {
+          size_t best = bt * 12 + col;
+          for (size_t r = 1; r < 3; ++r)
+            if (iv[bt * 12 + r * 4 + col] > iv[best]) best = bt * 12 + r * 4 + col;
+          want[best] = 1;
+        }
+    }
+    CHECK(y.to_vector<float>() == want);
+  }
+}
+
+TEST_CASE("converters: Gather with computed indices, Tile with known repeats", "[onnx][converters]") {
+  const NDArray x = NDArray::random({3, 4}, Float(32), 4);
+  const std::vector<float> xv = x.to_vector<float>();
+  const NDArray idx = NDArray::from_vector<int64_t>({3, -1, 0, 1, -4, 2}, {2, 3});
+  {  // Gather axis 1 with indices [2, 3] from a graph input: [3, 2, 3].
+    ModelBuilder mb(13);
+    mb.input("x", dims({3, 4}));
+    mb.input("i", dims({2, 3}), ::onnx::TensorProto::INT64);
+    attr(mb.node("Gather", {"x", "i"}, {"y"}), "axis", int64_t{1});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}, {"i", idx}}).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{3, 2, 3});
+    const std::vector<int64_t> iv = idx.to_vector<int64_t>();
+    std::vector<float> want;
+    for (size_t r = 0; r < 3; ++r)
+      for (int64_t k : iv) want.push_back(xv[r * 4 + size_t(k < 0 ? k + 4 : k)]);
+    CHECK(y.to_vector<float>() == want);
+  }
+  {  // Tile [3, 4] by [2, 3]: [6, 12].
+    ModelBuilder mb(13);
+    mb.input("x", dims({3, 4}));
+    mb.initializer("reps", NDArray::from_vector<int64_t>({2, 3}, {2}));
+    mb.node("Tile", {"x", "reps"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{6, 12});
+    std::vector<float> want;
+    for (size_t r = 0; r < 6; ++r)
+      for (size_t c = 0; c < 12; ++c) want.push_back(xv[(r % 3) * 4 + c % 4]);
+    CHECK(y.to_vector<float>() == want);
+  }
+}
+
+TEST_CASE("converters: OneHot along an axis, negative and out-of-range indices", "[onnx][converters]") {
+  const NDArray idx = NDArray::from_vector<int64_t>({0, -1, 2, 5, -3, 1}, {2, 3});
+  const std::vector<int64_t> iv = idx.to_vector<int64_t>();
+  ModelBuilder mb(11);
+  mb.input("i", dims({2, 3}), ::onnx::TensorProto::INT64);
+  mb.initializer("depth", NDArray::from_vector<float>({4.0f}, {}));
+  mb.initializer("values", NDArray::from_vector<float>({-1.0f, 7.0f}, {2}));
+  attr(mb.node("OneHot", {"i", "depth", "values"}, {"y"}), "axis", int64_t{1});
+  mb.output("y");
+  const NDArray y = run(mb, {{"i", idx}}).at(0);
+  REQUIRE(y.shape() == std::vector<int64_t>{2, 4, 3});
+  std::vector<float> want;
+  for (size_t a = 0; a < 2; ++a)
+    for (int64_t d = 0; d < 4; ++d)
+      for (size_t c = 0; c < 3; ++c) {
+        int64_t k = iv[a * 3 + c];
+        if (k < 0) k += 4;
+        want.push_back(k == d ? 7.0f : -1.0f);
+      }
+  CHECK(y.to_vector<float>() == want);
+}
+
+TEST_CASE("converters: Range and EyeLike fold at import; CumSum and Trilu read known inputs",
+          "[onnx][converters]") {
+  {  // Range(10, 1, -3) = [10, 7, 4] feeds an Add with a computed value.
+    ModelBuilder mb(13);
+    mb.input("x", dims({3}), ::onnx::TensorProto::INT64);
+    mb.initializer("start", NDArray::from_vector<int64_t>({10}, {}));
+    mb.initializer("limit", NDArray::from_vector<int64_t>({1}, {}));
+    mb.initializer("delta", NDArray::from_vector<int64_t>({-3}, {}));
+    mb.node("Range", {"start", "limit", "delta"}, {"r"});
+    mb.node("Add", {"x", "r"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<int64_t>({1, 2, 3}, {3})}}).at(0);
+    CHECK(y.to_vector<int64_t>() == std::vector<int64_t>{11, 9, 7});
+  }
+  {  // EyeLike with k = 1 as int32, added to a computed value.
+    ModelBuilder mb(13);
+    mb.input("x", dims({3, 4}), ::onnx::TensorProto::INT32);
+    attr(mb.node("EyeLike", {"x"}, {"e"}), "k", int64_t{1});
+    mb.node("Add", {"x", "e"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<int32_t>(std::vector<int32_t>(12, 0), {3, 4})}}).at(0);
+    CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
+  }
+  {  // CumSum along axis -1 (an initializer), exclusive and reverse.
+    ModelBuilder mb(14);
+    mb.input("x", dims({2, 3}));
+    mb.initializer("axis", NDArray::from_vector<int64_t>({-1}, {}));
+    auto &node = mb.node("CumSum", {"x", "axis"}, {"y"});
+    attr(node, "exclusive", int64_t{1});
+    attr(node, "reverse", int64_t{1});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3})}}).at(0);
+    CHECK(y.to_vector<float>() == std::vector<float>{5, 3, 0, 11, 6, 0});
+  }
+  {  // Trilu lower with k = -1 (an initializer).
+    ModelBuilder mb(14);
+    mb.input("x", dims({3, 3}));
+    mb.initializer("k", NDArray::from_vector<int64_t>({-1}, {}));
+    attr(mb.node("Trilu", {"x", "k"}, {"y"}), "upper", int64_t{0});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3})}}).at(0);
+    CHECK(y.to_vector<float>() == std::vector<float>{0, 0, 0, 4, 0, 0, 7, 8, 0});
+  }
+}
+
+TEST_CASE("converters: what the indexing converters refuse", "[onnx][converters]") {
+  {  // Mod of floats needs fmod = 1.
+    ModelBuilder mb(13);
+    mb.input("a", dims({3}));
+    mb.input("b", dims({3}));
+    mb.node("Mod", {"a", "b"}, {"y"});
+    mb.output("y");
+    CHECK_THROWS(tonnx::import_bytes(mb.bytes()));
+  }
+  {  // Range of computed values.
+    ModelBuilder mb(13);
+    mb.input("s", dims({}), ::onnx::TensorProto::INT64);
+    mb.initializer("limit", NDArray::from_vector<int64_t>({5}, {}));
+    mb.initializer("delta", NDArray::from_vector<int64_t>({1}, {}));
+    mb.node("Range", {"s", "limit", "delta"}, {"y"});
+    mb.output("y");
+    REQUIRE_THROWS_AS(tonnx::import_bytes(mb.bytes()), tonnx::UnsupportedError);
+  }
+}
