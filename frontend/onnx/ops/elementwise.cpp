@@ -98,7 +98,27 @@ double bound(Context &c, size_t i, double def) {
   return to_doubles(v)[0];
 }
 
-void clip_inputs(Context &c) { clip(c, bound(c, 1, -DBL_MAX), bound(c, 2, DBL_MAX)); }
+// Bounds computed at run time, or an integer input: min(max(x, lo), hi) of graph nodes.
+void clip_inputs(Context &c) {
+  const bool computed = (c.num_inputs() > 1 && c.has_input(1) && !c.known(1)) ||
+                        (c.num_inputs() > 2 && c.has_input(2) && !c.known(2));
+  if (!computed && c.dtype(0).is_float()) return clip(c, bound(c, 1, -DBL_MAX), bound(c, 2, DBL_MAX));
+  if (c.dtype(0).is_bool()) unsupported("bool input");
+  std::vector<std::pair<size_t, std::string>> ops;
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (c.num_inputs() <= i || !c.has_input(i)) continue;
+    TIR_USER_CHECK(c.dtype(i) == c.dtype(0)) << "bound '" << c.input_name(i) << "' is " << c.dtype(i)
+                                             << " but the input is " << c.dtype(0);
+    if (element_count(c.shape(i)) != 1) unsupported("bound '" + c.input_name(i) + "' is not a scalar");
+    ops.push_back({i, i == 1 ? "maximum" : "minimum"});
+  }
+  if (ops.empty()) return c.forward(0, 0);
+  graph::NodeRef x = c.node(0);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const std::vector<graph::NodeRef> in = {x, c.node(ops[k].first)};
+    x = k + 1 == ops.size() ? c.output(0, ops[k].second, in) : c.make(ops[k].second, in);
+  }
+}
 
 // Dropout at inference is the identity; its mask output is not.
 void dropout(Context &c) {
