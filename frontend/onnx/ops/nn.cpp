@@ -1,4 +1,4 @@
-// Convolution, pooling and batch normalization over NCHW (2-D) data. ONNX pads each side
+// Convolution, transposed convolution, pooling and batch normalization over NCHW (2-D) data. ONNX pads each side
 // on its own; the graph's conv2d and pools pad both sides alike, so uneven padding
 // (auto_pad SAME_*, explicit pads, ceil_mode) becomes a pad node in front.
 #include <algorithm>
@@ -216,8 +216,80 @@ std::string check_batch_norm(const Attributes &a) {
   return "";
 }
 
+// ConvTranspose of 1-D (as 2-D with a unit height) or 2-D data. Explicit pads trim the
+// full result; output_shape or auto_pad SAME_* set the total trim, split as ONNX says.
+void conv_transpose(Context &c) {
+  const int r = c.rank(0);
+  if (r != 3 && r != 4) unsupported("input of rank " + std::to_string(r) + " (1-D and 2-D only)");
+  need_float32(c, 0);
+  need_float32(c, 1);
+  TIR_USER_CHECK(c.rank(1) == r) << "weight '" << c.input_name(1) << "' must have rank " << r;
+  const size_t nd = size_t(r - 2);
+  const Attributes &a = c.attrs();
+  const std::vector<int64_t> one(nd, 1), zero(nd, 0);
+  const std::vector<int64_t> st = a.ints("strides", one), dil = a.ints("dilations", one);
+  std::vector<int64_t> op = a.ints("output_padding", zero), pads = a.ints("pads", std::vector<int64_t>(2 * nd, 0));
+  TIR_USER_CHECK(st.size() == nd && dil.size() == nd && op.size() == nd && pads.size() == 2 * nd)
+      << "strides, dilations, output_padding or pads do not fit " << nd << " spatial dimensions";
+  std::vector<int64_t> in(c.shape(0).begin() + 2, c.shape(0).end()), k(c.shape(1).begin() + 2, c.shape(1).end());
+  if (a.has("kernel_shape")) {
+    TIR_USER_CHECK(a.ints("kernel_shape") == k) << "kernel_shape does not match the weight";
+  }
+  const std::string auto_pad = a.s("auto_pad", "NOTSET");
+  std::vector<int64_t> out_shape = a.ints("output_shape");
+  if (out_shape.size() == nd + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+  if (out_shape.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
+    for (size_t i = 0; i < nd; ++i) out_shape.push_back(in[i] * st[i]);
+  else if (auto_pad != "NOTSET" && auto_pad != "VALID" && out_shape.empty())
+    unsupported("auto_pad " + auto_pad);
+  if (!out_shape.empty()) {
+    TIR_USER_CHECK(out_shape.size() == nd) << "output_shape has " << out_shape.size() << " values";
+    for (size_t i = 0; i < nd; ++i) {
+      const int64_t total = st[i] * (in[i] - 1) + op[i] + (k[i] - 1) * dil[i] + 1 - out_shape[i];
+      if (total < 0) {  // beyond the full result: zeros after it
+        op[i] -= total;
+        pads[i] = pads[i + nd] = 0;
+        continue;
+      }
+      const int64_t small = total / 2, large = total - small;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+      pads[i + nd] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  }
+  graph::NodeRef x = c.node(0), w = c.node(1);
+  std::vector<int64_t> st2 = st, dil2 = dil, op2 = op, pads2 = pads;
+  if (nd == 1) {  // [N, C, L] as [N, C, 1, L]
+    std::vector<int64_t> xs = c.shape(0), ws = c.shape(1);
+    xs.insert(xs.begin() + 2, 1);
+    ws.insert(ws.begin() + 2, 1);
+    x = c.make("reshape", {x}, {{"shape", xs}});
+    w = c.make("reshape", {w}, {{"shape", ws}});
+    st2 = {1, st[0]};
+    dil2 = {1, dil[0]};
+    op2 = {0, op[0]};
+    pads2 = {0, pads[0], 0, pads[1]};
+  }
+  graph::NodeRef y = c.make("conv2d_transpose", {x, w},
+                            {{"strides", st2},
+                             {"pads", pads2},
+                             {"dilation", dil2},
+                             {"output_padding", op2},
+                             {"groups", a.i("group", 1)}});
+  std::vector<int64_t> ys = c.graph_node(y).shape;
+  const bool bias = c.num_inputs() > 2 && c.has_input(2);
+  if (bias) need_float32(c, 2);
+  if (nd == 1) {
+    ys.erase(ys.begin() + 2);
+    if (!bias) return void(c.output(0, "reshape", {y}, {{"shape", ys}}));
+    y = c.make("reshape", {y}, {{"shape", ys}});
+  }
+  if (!bias) return c.set_output(0, y);
+  c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
+}
+
 const bool registered = [] {
   register_converter({"Conv", kMinOpset, kLatest, check_conv, conv});
+  register_converter({"ConvTranspose", kMinOpset, kLatest, nullptr, conv_transpose});
   register_converter({"MaxPool", kMinOpset, kLatest, check_max_pool, max_pool});
   register_converter({"AveragePool", kMinOpset, kLatest, check_avg_pool, avg_pool});
   register_converter({"GlobalAveragePool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, false); }});
