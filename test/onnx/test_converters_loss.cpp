@@ -1,0 +1,129 @@
+// Converters of NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (weights,
+// ignore_index, each reduction), ConvTranspose with output_shape, and Clip with bounds
+// computed at run time, on models built here, against plain loops.
+#include <tensorir/frontend/onnx.h>
+#include <tensorir/graph/executor.h>
+
+#include <cmath>
+
+#include "onnx/onnx_test_util.h"
+
+using namespace tensorir;
+using onnx_test::attr;
+using onnx_test::dims;
+using onnx_test::ModelBuilder;
+namespace tonnx = tensorir::onnx;
+
+namespace {
+
+graph::Outputs run(const ModelBuilder &mb, const std::map<std::string, NDArray> &feed) {
+  return graph::build(tonnx::import_bytes(mb.bytes()), "llvm").run(feed);
+}
+
+void check_close(const NDArray &got, const std::vector<double> &want, double tol = 1e-4) {
+  const std::vector<float> g = got.to_vector<float>();
+  std::string why;
+  const bool ok = onnx_test::allclose(std::vector<double>(g.begin(), g.end()), want, tol, 1e-6, &why);
+  INFO(why);
+  CHECK(ok);
+}
+
+}  // namespace
+
+TEST_CASE("converters: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss", "[onnx][converters]") {
+  // Input [2, 3, 2] (N, C, d), targets [2, 2] with one ignored (index 1).
+  const int64_t n = 2, cl = 3, d = 2;
+  const NDArray x = NDArray::random({n, cl, d}, Float(32), 1);
+  const NDArray t = NDArray::from_vector<int64_t>({2, 1, 0, 2}, {n, d});
+  const NDArray w = NDArray::from_vector<float>({0.5f, 2.0f, 1.5f}, {cl});
+  const std::vector<float> xv = x.to_vector<float>(), wv = w.to_vector<float>();
+  const std::vector<int64_t> tv = t.to_vector<int64_t>();
+  for (const std::string op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+    // The log-probabilities the loss reads: x itself, or its log_softmax over the classes.
+    std::vector<double> lp(xv.begin(), xv.end());
+    if (op == "SoftmaxCrossEntropyLoss") {
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t j = 0; j < d; ++j) {
+          double s = 0;
+          for (int64_t k = 0; k < cl; ++k) s += std::exp(double(xv[size_t((b * cl + k) * d + j)]));
+          for (int64_t k = 0; k < cl; ++k) lp[size_t((b * cl + k) * d + j)] -= std::log(s);
+        }
+    }
+    for (const std::string reduction : {"none", "sum", "mean"}) {
+      for (bool weighted : {false, true}) {
+        INFO(op << " reduction " << reduction << " weighted " << weighted);
+        ModelBuilder mb(13);
+        mb.input("x", dims({n, cl, d}));
+        mb.input("t", dims({n, d}), ::onnx::TensorProto::INT64);
+        if (weighted) mb.input("w", dims({cl}));
+        std::vector<std::string> in = {"x", "t"};
+        if (weighted) in.push_back("w");
+        auto &node = mb.node(op, in, {"y"});
+        attr(node, "reduction", reduction);
+        attr(node, "ignore_index", int64_t{1});
+        mb.output("y");
+        std::map<std::string, NDArray> feed = {{"x", x}, {"t", t}};
+        if (weighted) feed["w"] = w;
+        const NDArray y = run(mb, feed).at(0);
+        std::vector<double> loss;
+        double sum = 0, total = 0;
+        for (int64_t b = 0; b < n; ++b)
+          for (int64_t j = 0; j < d; ++j) {
+            const int64_t k = tv[size_t(b * d + j)];
+            const double wk = k == 1 ? 0.0 : weighted ? double(wv[size_t(k)]) : 1.0;
+            loss.push_back(-lp[size_t((b * cl + k) * d + j)] * wk);
+            sum += loss.back();
+            total += wk;
+          }
+        if (reduction == "none") {
+          CHECK(y.shape() == std::vector<int64_t>{n, d});
+          check_close(y, loss);
+        } else {
+          CHECK(y.shape().empty());
+          check_close(y, {reduction == "sum" ? sum : sum / total});
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("converters: ConvTranspose with an output_shape beyond the full result", "[onnx][converters]") {
+  // [1, 1, 2, 2] by a [1, 1, 2, 2] kernel at stride 2: the full result is 4 x 4; 5 x 5 adds zeros.
+  ModelBuilder mb(13);
+  mb.input("x", dims({1, 1, 2, 2}));
+  mb.initializer("w", NDArray::from_vector<float>({1, 2, 3, 4}, {1, 1, 2, 2}));
+  auto &node = mb.node("ConvTranspose", {"x", "w"}, {"y"});
+  attr(node, "strides", std::vector<int64_t>{2, 2});
+  attr(node, "output_shape", std::vector<int64_t>{5, 5});
+  mb.output("y");
+  const NDArray y = run(mb, {{"x", NDArray::from_vector<float>({1, 10, 100, 1000}, {1, 1, 2, 2})}}).at(0);
+  REQUIRE(y.shape() == std::vector<int64_t>{1, 1, 5, 5});
+  const std::vector<float> want = {1,   2,   10,   20,   0, 3,   4,   30,   40,   0, 100, 200, 1000,
+                                   2000, 0, 300, 400, 3000, 4000, 0, 0,   0,   0,    0,    0};
+  CHECK(y.to_vector<float>() == want);
+}
+
+TEST_CASE("converters: Clip with computed bounds and of integers", "[onnx][converters]") {
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({4}));
+    mb.input("lo", dims({}));
+    mb.input("hi", dims({}));
+    mb.node("Clip", {"x", "lo", "hi"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<float>({-3, 0.5f, 2, 9}, {4})},
+                               {"lo", NDArray::from_vector<float>({-1}, {})},
+                               {"hi", NDArray::from_vector<float>({3}, {})}})
+                          .at(0);
+    CHECK(y.to_vector<float>() == std::vector<float>{-1, 0.5f, 2, 3});
+  }
+  {  // int32 with a known upper bound only.
+    ModelBuilder mb(13);
+    mb.input("x", dims({4}), ::onnx::TensorProto::INT32);
+    mb.initializer("hi", NDArray::from_vector<int32_t>({5}, {}));
+    mb.node("Clip", {"x", "", "hi"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<int32_t>({-7, 3, 5, 8}, {4})}}).at(0);
+    CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{-7, 3, 5, 5});
+  }
+}
