@@ -1,4 +1,4 @@
-// gather_elements, trilu, cumsum, hardmax, round, sign and mod against plain loops on
+// gather_elements, trilu, cumsum, hardmax, round, sign, mod and lrn against plain loops on
 // "llvm", and their checks.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -185,4 +185,24 @@ TEST_CASE("the indexing operators' checks name what is wrong", "[graph][ops]") {
   CHECK_THROWS_WITH(b.make("mod", {x, x}), Contains("fmod = 1"));
   auto n = b.input("n", {4}, Int(32));
   CHECK_THROWS_WITH(b.make("round", {n}), Contains("float tensors"));
+}
+
+TEST_CASE("lrn matches plain loops, even and odd window sizes", "[graph][ops]") {
+  const std::vector<int64_t> shape = {2, 5, 3, 2};
+  const NDArray x = NDArray::random(shape, Float(32), 8);
+  const std::vector<float> xv = x.to_vector<float>();
+  for (int64_t size : {1, 2, 3, 4}) {
+    INFO("size " << size);
+    const double alpha = 0.3, beta = 0.6, bias = 1.5;
+    const NDArray out = run1("lrn", x, {{"size", size}, {"alpha", alpha}, {"beta", beta}, {"bias", bias}});
+    std::vector<float> want(xv.size());
+    for (size_t e = 0; e < xv.size(); ++e) {
+      const int64_t c = int64_t(e) / 6 % 5, base = int64_t(e) - c * 6;
+      double s = 0;
+      for (int64_t k = c - (size - 1) / 2; k <= c + size / 2; ++k)
+        if (k >= 0 && k < 5) s += double(xv[size_t(base + k * 6)]) * xv[size_t(base + k * 6)];
+      want[e] = float(xv[e] / std::pow(bias + alpha / double(size) * s, beta));
+    }
+    check_near(out.to_vector<float>(), want);
+  }
 }

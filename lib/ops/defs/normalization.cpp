@@ -1,4 +1,6 @@
-// Per-channel affine operators: bias_add and batch_norm (inference).
+// Per-channel affine operators: bias_add and batch_norm (inference); lrn, the local
+// response normalization across channels.
+#include "../op_util.h"
 #include "def_util.h"
 
 namespace tensorir::ops::defs {
@@ -17,7 +19,55 @@ void check_batch_norm(const Node &n, const std::vector<const Node *> &in) {
   check_same_dtypes(n, in);
 }
 
+// x / (bias + alpha / size * (the sum of squares over the `size` channels around c))^beta;
+// the window reaches floor((size - 1) / 2) channels below c and ceil((size - 1) / 2) above.
+Tensor lrn(const Node &n, const Tensor &x, const std::string &name) {
+  const std::vector<int64_t> s = detail::const_shape(x, "lrn");
+  const int64_t size = n.attr_int("size"), channels = s[1];
+  const int64_t below = (size - 1) / 2;
+  const double alpha = n.attr_double("alpha"), beta = n.attr_double("beta"), bias = n.attr_double("bias");
+  IterVar r = reduce_axis({0, int(size)}, "r");
+  Tensor sq = compute(
+      x.shape(),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        Expr c = v[1] - int(below) + r->var;
+        idx[1] = detail::clamp_index(c, channels);
+        Expr e = x(idx);
+        return sum(select(c >= 0 && c < int(channels), e * e, make_const(x.dtype(), 0)), {r});
+      },
+      name + "_square_sum");
+  return compute(
+      x.shape(),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        Expr d = make_const(x.dtype(), bias) + make_const(x.dtype(), alpha / double(size)) * sq(idx);
+        return x(idx) / tensorir::pow(d, make_const(x.dtype(), beta));
+      },
+      name, detail::kInjective);
+}
+
 const bool registered = [] {
+  OpDef l;
+  l.name = "lrn";
+  l.doc = "x / (bias + alpha / size * sum of x^2 over `size` channels around each)^beta, of [N, C, ...] float data";
+  l.inputs = {"x"};
+  l.attrs = {{"size", AttrType::Int},
+             {"alpha", AttrType::Real, 1e-4},
+             {"beta", AttrType::Real, 0.75},
+             {"bias", AttrType::Real, 1.0}};
+  l.pattern = graph::OpPattern::kReduction;
+  l.check = [](const Node &n, const std::vector<const Node *> &in) {
+    TIR_USER_CHECK(in[0]->dtype.is_float() && in[0]->shape.size() >= 2)
+        << "input '" << in[0]->name << "' must be a float tensor with channels (axis 1)";
+    TIR_USER_CHECK(n.attr_int("size") >= 1) << "size " << n.attr_int("size");
+  };
+  l.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) { return lrn(n, in[0], name); };
+  OpStrategy l_cpu;
+  l_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_reduce_llvm(ctx.out); };
+  on_cpu(l, l_cpu);
+  graph::register_op(std::move(l));
+
   OpDef bias_add;
   bias_add.name = "bias_add";
   bias_add.doc = "x + bias, the vector bias along `axis`";
