@@ -1,6 +1,7 @@
 // Converters of NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (weights,
 // ignore_index, each reduction), ConvTranspose with output_shape, and Clip with bounds
-// computed at run time, on models built here, against plain loops.
+// computed at run time, Celu, Shrink, MeanVarianceNormalization and CastLike, on models
+// built here, against plain loops.
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
 
@@ -125,5 +126,63 @@ TEST_CASE("converters: Clip with computed bounds and of integers", "[onnx][conve
     mb.output("y");
     const NDArray y = run(mb, {{"x", NDArray::from_vector<int32_t>({-7, 3, 5, 8}, {4})}}).at(0);
     CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{-7, 3, 5, 5});
+  }
+}
+
+TEST_CASE("converters: Celu, Shrink, MeanVarianceNormalization and CastLike", "[onnx][converters]") {
+  const NDArray x = NDArray::random({2, 3, 2, 2}, Float(32), 5, -2, 2);
+  const std::vector<float> xv = x.to_vector<float>();
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3, 2, 2}));
+    attr(mb.node("Celu", {"x"}, {"y"}), "alpha", 2.0f);
+    mb.output("y");
+    std::vector<double> want;
+    for (float v : xv) want.push_back(std::max(0.0, double(v)) + std::min(0.0, 2.0 * (std::exp(v / 2.0) - 1)));
+    check_close(run(mb, {{"x", x}}).at(0), want);
+  }
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3, 2, 2}));
+    auto &node = mb.node("Shrink", {"x"}, {"y"});
+    attr(node, "lambd", 0.7f);
+    attr(node, "bias", 0.25f);
+    mb.output("y");
+    std::vector<double> want;
+    for (float v : xv) want.push_back(v < -0.7f ? v + 0.25 : v > 0.7f ? v - 0.25 : 0.0);
+    check_close(run(mb, {{"x", x}}).at(0), want);
+  }
+  {  // Over N, H and W: each channel's 8 values.
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3, 2, 2}));
+    mb.node("MeanVarianceNormalization", {"x"}, {"y"});
+    mb.output("y");
+    std::vector<double> want(xv.size());
+    for (int64_t c = 0; c < 3; ++c) {
+      double s = 0, s2 = 0;
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < 4; ++i) {
+          const double v = xv[size_t((b * 3 + c) * 4 + i)];
+          s += v / 8;
+          s2 += v * v / 8;
+        }
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < 4; ++i) {
+          const size_t e = size_t((b * 3 + c) * 4 + i);
+          want[e] = (xv[e] - s) / (std::sqrt(s2 - s * s) + 1e-9);
+        }
+    }
+    check_close(run(mb, {{"x", x}}).at(0), want);
+  }
+  {
+    ModelBuilder mb(15);
+    mb.input("x", dims({3}));
+    mb.input("like", dims({1}), ::onnx::TensorProto::INT32);
+    mb.node("CastLike", {"x", "like"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<float>({1.7f, -2.5f, 3.f}, {3})},
+                               {"like", NDArray::from_vector<int32_t>({0}, {1})}})
+                          .at(0);
+    CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{1, -2, 3});
   }
 }

@@ -76,6 +76,30 @@ void softsign(Context &c) {
   c.output(0, "divide", {c.node(0), d});
 }
 
+// relu(x) + alpha * (exp(min(x, 0) / alpha) - 1)
+void celu(Context &c) {
+  need_float(c, 0);
+  const double alpha = c.attrs().f("alpha", 1.0f);
+  TIR_USER_CHECK(alpha != 0) << "alpha 0";
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef e = c.make("exp", {c.make("divide", {negative_part(c, x), scalar_node(c, alpha, "alpha")})});
+  e = c.make("subtract", {e, scalar_node(c, 1, "one")});
+  graph::NodeRef neg = c.make("multiply", {e, scalar_node(c, alpha, "alpha_scale")});
+  c.output(0, "add", {c.make("relu", {x}), neg});
+}
+
+// x + bias below -lambd, x - bias above lambd, else 0.
+void shrink(Context &c) {
+  need_float(c, 0);
+  const double lambd = c.attrs().f("lambd", 0.5f), bias = c.attrs().f("bias", 0.0f);
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef zero = scalar_node(c, 0, "zero"), b = scalar_node(c, bias, "bias");
+  graph::NodeRef above = c.make("where", {c.make("greater", {x, scalar_node(c, lambd, "lambd")}),
+                                          c.make("subtract", {x, b}), zero});
+  graph::NodeRef below = c.make("less", {x, scalar_node(c, -lambd, "neg_lambd")});
+  c.output(0, "where", {below, c.make("add", {x, b}), above});
+}
+
 const bool registered = [] {
   register_converter({"LeakyRelu", kMinOpset, kLatest, nullptr, leaky_relu});
   register_converter({"PRelu", kMinOpset, kLatest, nullptr, prelu});
@@ -86,6 +110,8 @@ const bool registered = [] {
                       }});
   register_converter({"HardSwish", 14, kLatest, nullptr, hard_swish});
   register_converter({"Softplus", kMinOpset, kLatest, nullptr, softplus});
+  register_converter({"Celu", 12, kLatest, nullptr, celu});
+  register_converter({"Shrink", 9, kLatest, nullptr, shrink});
   register_converter({"Softsign", kMinOpset, kLatest, nullptr, softsign});
   return true;
 }();

@@ -1,6 +1,7 @@
-// Convolution, transposed convolution, pooling and batch normalization over NCHW (2-D) data. ONNX pads each side
-// on its own; the graph's conv2d and pools pad both sides alike, so uneven padding
-// (auto_pad SAME_*, explicit pads, ceil_mode) becomes a pad node in front.
+// Convolution, transposed convolution, pooling, batch normalization and LRN over NCHW
+// (2-D) data. ONNX pads each side on its own; the graph's conv2d and pools pad both sides
+// alike, so uneven padding (auto_pad SAME_*, explicit pads, ceil_mode) becomes a pad node
+// in front.
 #include <algorithm>
 #include <cfloat>
 
@@ -287,9 +288,21 @@ void conv_transpose(Context &c) {
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
 }
 
+void lrn(Context &c) {
+  need_float(c, 0);
+  if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)));
+  const Attributes &a = c.attrs();
+  c.output(0, "lrn", {c.node(0)},
+           {{"size", a.i("size", 0)},
+            {"alpha", double(a.f("alpha", 1e-4f))},
+            {"beta", double(a.f("beta", 0.75f))},
+            {"bias", double(a.f("bias", 1.0f))}});
+}
+
 const bool registered = [] {
   register_converter({"Conv", kMinOpset, kLatest, check_conv, conv});
   register_converter({"ConvTranspose", kMinOpset, kLatest, nullptr, conv_transpose});
+  register_converter({"LRN", kMinOpset, kLatest, nullptr, lrn});
   register_converter({"MaxPool", kMinOpset, kLatest, check_max_pool, max_pool});
   register_converter({"AveragePool", kMinOpset, kLatest, check_avg_pool, avg_pool});
   register_converter({"GlobalAveragePool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, false); }});

@@ -1,4 +1,5 @@
-// Reductions (ReduceSum ... ReduceSumSquare, ArgMax, ArgMin) and LayerNormalization.
+// Reductions (ReduceSum ... ReduceSumSquare, ArgMax, ArgMin), LayerNormalization and
+// MeanVarianceNormalization.
 // The axes of a reduction are an attribute up to opset 12 for ReduceSum and up to 17 for
 // the others, then an optional input (known at import) with noop_with_empty_axes: no
 // axes then means the identity instead of every axis. Reductions of known integers fold
@@ -133,6 +134,21 @@ void layer_norm(Context &c) {
   }
 }
 
+// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9), the means over axes (default N, H, W).
+void mean_variance_normalization(Context &c) {
+  need_float(c, 0);
+  const std::vector<int64_t> axes = c.attrs().ints("axes", {0, 2, 3});
+  for (int64_t a : axes) normalize_axis(a, c.rank(0));
+  if (axes.empty()) unsupported("no axes");
+  const std::map<std::string, graph::AttrValue> stat = {{"axes", axes}, {"keepdims", int64_t{1}}};
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef mean = c.make("reduce_mean", {x}, stat);
+  graph::NodeRef sq_mean = c.make("reduce_mean", {c.make("multiply", {x, x})}, stat);
+  graph::NodeRef var = c.make("subtract", {sq_mean, c.make("multiply", {mean, mean})});
+  graph::NodeRef sd = c.make("add", {c.make("sqrt", {var}), c.constant(scalar(1e-9, c.dtype(0)), "epsilon")});
+  c.output(0, "divide", {c.make("subtract", {x, mean}), sd});
+}
+
 const bool registered = [] {
   const std::vector<Reduction> reductions = {
       {"ReduceSum", "sum", false, 13},
@@ -147,6 +163,7 @@ const bool registered = [] {
       {"ReduceSumSquare", "sum_square", false, 18},
   };
   for (const Reduction &r : reductions) register_reduction(r);
+  register_converter({"MeanVarianceNormalization", 9, kLatest, nullptr, mean_variance_normalization});
   register_converter({"ArgMax", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmax"); }});
   register_converter({"ArgMin", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmin"); }});
   register_converter({"LayerNormalization", 17, kLatest,

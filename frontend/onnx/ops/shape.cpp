@@ -1,5 +1,5 @@
-// Shapes and constants: Constant, Shape, Size, ConstantOfShape, Cast, Reshape, Flatten,
-// Squeeze, Unsqueeze, Expand. Whatever reads only known values is computed here, on the
+// Shapes and constants: Constant, Shape, Size, ConstantOfShape, Cast, CastLike, Reshape,
+// Flatten, Squeeze, Unsqueeze, Expand. Whatever reads only known values is computed here, on the
 // host, so that shape computations (Shape -> Gather -> Concat -> Reshape) leave known
 // targets behind.
 #include <algorithm>
@@ -73,6 +73,14 @@ void constant_of_shape(Context &c) {
 
 void cast(Context &c) {
   const Type to = onnx_dtype(c.attrs().i("to", 0), "cast to");
+  if (c.known(0)) return c.set_output(0, host_cast(c.input(0).known, to));
+  if (to == c.dtype(0)) return c.forward(0, 0);
+  c.output(0, "cast", {c.node(0)}, {{"dtype", to.str()}});
+}
+
+// CastLike: to the type of input 1.
+void cast_like(Context &c) {
+  const Type to = c.dtype(1);
   if (c.known(0)) return c.set_output(0, host_cast(c.input(0).known, to));
   if (to == c.dtype(0)) return c.forward(0, 0);
   c.output(0, "cast", {c.node(0)}, {{"dtype", to.str()}});
@@ -179,6 +187,7 @@ const bool registered = [] {
                       [](Context &c) { c.set_output(0, from_int64s({element_count(c.shape(0))}, {})); }});
   register_converter({"ConstantOfShape", 9, kLatest, nullptr, constant_of_shape});
   register_converter({"Cast", kMinOpset, kLatest, nullptr, cast});
+  register_converter({"CastLike", 15, kLatest, nullptr, cast_like});
   register_converter({"Reshape", kMinOpset, kLatest, nullptr, reshape});
   register_converter({"Flatten", kMinOpset, kLatest, nullptr, flatten});
   register_converter({"Squeeze", kMinOpset, 12, nullptr, [](Context &c) { squeeze(c, false); }});
