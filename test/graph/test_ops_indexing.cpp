@@ -1,5 +1,5 @@
-// gather_elements, trilu, cumsum, hardmax, round, sign, mod and lrn against plain loops on
-// "llvm", and their checks.
+// gather_elements, trilu, cumsum, hardmax, round, sign, mod, lrn, scatter_elements and
+// scatter_nd against plain loops or worked examples on "llvm", and their checks.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -204,5 +204,72 @@ TEST_CASE("lrn matches plain loops, even and odd window sizes", "[graph][ops]") 
       want[e] = float(xv[e] / std::pow(bias + alpha / double(size) * s, beta));
     }
     check_near(out.to_vector<float>(), want);
+  }
+}
+
+TEST_CASE("scatter_elements and scatter_nd write updates, the last of duplicates or combined", "[graph][ops]") {
+  const NDArray data = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  const NDArray idx = NDArray::from_vector<int64_t>({2, 0, -3, 1}, {2, 2});  // along axis 1
+  const NDArray upd = NDArray::from_vector<float>({10, 20, 30, 40}, {2, 2});
+  const std::map<std::string, std::vector<float>> want = {
+      {"none", {20, 2, 10, 30, 40, 6}}, {"add", {21, 2, 13, 34, 45, 6}}, {"mul", {20, 2, 30, 120, 200, 6}}};
+  for (const auto &[reduction, w] : want) {
+    INFO("scatter_elements reduction " << reduction);
+    graph::Builder b;
+    auto d = b.input("d", {2, 3});
+    auto i = b.input("i", {2, 2}, Int(64));
+    auto u = b.input("u", {2, 2});
+    const graph::Graph g = b.finish(
+        b.make("scatter_elements", {d, i, u}, {{"axis", int64_t{1}}, {"reduction", reduction}}, "y"));
+    const NDArray out = graph::build(g, "llvm").run({{"d", data}, {"i", idx}, {"u", upd}});
+    CHECK(out.to_vector<float>() == w);
+  }
+  // scatter_nd: rows 1 and then 1 again (the last wins), of a [3, 2] tensor.
+  const NDArray d3 = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {3, 2});
+  const NDArray i3 = NDArray::from_vector<int64_t>({1, -2, 0}, {3, 1});
+  const NDArray u3 = NDArray::from_vector<float>({10, 20, 30, 40, 50, 60}, {3, 2});
+  const std::map<std::string, std::vector<float>> want3 = {
+      {"none", {50, 60, 30, 40, 5, 6}}, {"add", {51, 62, 43, 64, 5, 6}}, {"mul", {50, 120, 900, 3200, 5, 6}}};
+  for (const auto &[reduction, w] : want3) {
+    INFO("scatter_nd reduction " << reduction);
+    graph::Builder b;
+    auto d = b.input("d", {3, 2});
+    auto i = b.input("i", {3, 1}, Int(64));
+    auto u = b.input("u", {3, 2});
+    const graph::Graph g = b.finish(b.make("scatter_nd", {d, i, u}, {{"reduction", reduction}}, "y"));
+    const NDArray out = graph::build(g, "llvm").run({{"d", d3}, {"i", i3}, {"u", u3}});
+    CHECK(out.to_vector<float>() == w);
+  }
+}
+
+TEST_CASE("gather_nd reads index tuples, with batch dimensions", "[graph][ops]") {
+  const NDArray data = NDArray::random({2, 3, 4}, Float(32), 9);
+  const std::vector<float> dv = data.to_vector<float>();
+  {  // Pairs into the first two dimensions: [3, 4] rows of data.
+    const NDArray idx = NDArray::from_vector<int64_t>({1, 2, 0, -1, -2, 0}, {3, 2});
+    graph::Builder b;
+    auto d = b.input("d", {2, 3, 4});
+    auto i = b.input("i", {3, 2}, Int(64));
+    const graph::Graph g = b.finish(b.make("gather_nd", {d, i}, {}, "y"));
+    const NDArray out = graph::build(g, "llvm").run({{"d", data}, {"i", idx}});
+    REQUIRE(out.shape() == std::vector<int64_t>{3, 4});
+    const int64_t rows[3][2] = {{1, 2}, {0, 2}, {0, 0}};
+    std::vector<float> want;
+    for (const auto &r : rows)
+      for (int64_t k = 0; k < 4; ++k) want.push_back(dv[size_t((r[0] * 3 + r[1]) * 4 + k)]);
+    CHECK(out.to_vector<float>() == want);
+  }
+  {  // batch_dims 1: one index into dimension 1 per batch: [2, 4].
+    const NDArray idx = NDArray::from_vector<int64_t>({2, 1}, {2, 1});
+    graph::Builder b;
+    auto d = b.input("d", {2, 3, 4});
+    auto i = b.input("i", {2, 1}, Int(64));
+    const graph::Graph g = b.finish(b.make("gather_nd", {d, i}, {{"batch_dims", int64_t{1}}}, "y"));
+    const NDArray out = graph::build(g, "llvm").run({{"d", data}, {"i", idx}});
+    REQUIRE(out.shape() == std::vector<int64_t>{2, 4});
+    std::vector<float> want;
+    for (int64_t k = 0; k < 4; ++k) want.push_back(dv[size_t((0 * 3 + 2) * 4 + k)]);
+    for (int64_t k = 0; k < 4; ++k) want.push_back(dv[size_t((1 * 3 + 1) * 4 + k)]);
+    CHECK(out.to_vector<float>() == want);
   }
 }

@@ -1,4 +1,5 @@
-// Indexed reads and running sums: take and gather_elements (data read at indices along an axis),
+// Indexed reads and writes, running sums: take and gather_elements (data read at indices
+// along an axis), gather_nd, scatter_elements and scatter_nd (writes as gathers),
 // trilu (the upper or lower triangle of the last two dimensions), cumsum (running sums
 // along an axis), hardmax (1 at the first largest element along an axis, else 0), and
 // the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
@@ -67,6 +68,141 @@ Tensor take(const Tensor &data, const Tensor &indices, int axis, const std::stri
         return data(idx);
       },
       name, kInjective);
+}
+
+// An index read from `idx` as int32, negative ones counted from the end of `n`, clamped
+// into [0, n) for the read it feeds (whether it was in range is checked separately).
+Expr wrap_index(Expr k, int64_t n) {
+  k = cast(Int(32), k);
+  return select(k < 0, k + int(n), k);
+}
+
+// Whether index `raw` (negative ones count from the end of `n`) is `pos`, in [0, n).
+// Compared in the index's own type: the simplifier folds a comparison of a narrowing
+// cast of a loaded value with a loop variable to false.
+Expr index_is(Expr raw, int64_t n, Expr pos) {
+  Expr p = cast(raw.type(), pos);
+  return raw == p || raw + make_const(raw.type(), n) == p;
+}
+
+// data[b..., indices[q..., 0..k-1], rest...] for each q: [q..., rest...] (b = batch_dims).
+Tensor gather_nd(const Tensor &data, const Tensor &indices, int batch, const std::string &name) {
+  const std::vector<int64_t> ds = const_shape(data, "gather_nd"), is = const_shape(indices, "gather_nd");
+  const size_t k = size_t(is.back()), q = is.size() - 1;
+  std::vector<int64_t> out(is.begin(), is.end() - 1);
+  out.insert(out.end(), ds.begin() + batch + long(k), ds.end());
+  return compute(
+      detail::to_exprs(out),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> idx(v.begin(), v.begin() + batch);
+        for (size_t j = 0; j < k; ++j) {
+          std::vector<Expr> ii(v.begin(), v.begin() + long(q));
+          ii.push_back(int(j));
+          const int64_t n = ds[size_t(batch) + j];
+          idx.push_back(detail::clamp_index(wrap_index(indices(ii), n), n));
+        }
+        idx.insert(idx.end(), v.begin() + long(q), v.end());
+        return data(idx);
+      },
+      name, kInjective);
+}
+
+// Scatter as a gather: each output element finds the updates aimed at it. "none" takes
+// the last such update (in row-major order of the indices), "add" and "mul" combine them
+// all with the data element.
+Tensor scatter_combine(const Tensor &data, const Tensor &updates, const std::string &reduction,
+                       const std::function<Expr(const std::vector<Var> &, const std::vector<IterVar> &)> &match,
+                       const std::function<std::vector<Expr>(const std::vector<Var> &, const std::vector<Expr> &)> &at,
+                       const std::vector<int64_t> &rshape, const std::string &name) {
+  std::vector<IterVar> rs;
+  for (size_t i = 0; i < rshape.size(); ++i) rs.push_back(reduce_axis({0, int(rshape[i])}, "r" + std::to_string(i)));
+  const Type t = data.dtype();
+  if (reduction != "none") {
+    const bool add = reduction == "add";
+    Tensor acc = compute(
+        data.shape(),
+        [&](const std::vector<Var> &v) {
+          std::vector<Expr> r(rs.begin(), rs.end());
+          Expr u = updates(at(v, r));
+          return add ? sum(select(match(v, rs), u, make_const(t, 0)), rs)
+                     : prod(select(match(v, rs), u, make_const(t, 1)), rs);
+        },
+        name + "_updates");
+    return compute(
+        data.shape(),
+        [&](const std::vector<Var> &v) {
+          std::vector<Expr> i(v.begin(), v.end());
+          return add ? data(i) + acc(i) : data(i) * acc(i);
+        },
+        name, kInjective);
+  }
+  // The row-major number of the last matching update, -1 for none.
+  Tensor last = compute(
+      data.shape(),
+      [&](const std::vector<Var> &v) {
+        Expr lin = make_const(Int(32), 0);
+        for (size_t i = 0; i < rs.size(); ++i) lin = lin * int(rshape[i]) + rs[i]->var;
+        return max(select(match(v, rs), lin, make_const(Int(32), -1)), rs);
+      },
+      name + "_last");
+  return compute(
+      data.shape(),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> i(v.begin(), v.end());
+        Expr l = last(i);
+        std::vector<Expr> r(rshape.size());
+        Expr rem = max(l, 0);
+        for (size_t j = rshape.size(); j-- > 0;) {
+          r[j] = rem % int(rshape[j]);
+          rem = rem / int(rshape[j]);
+        }
+        return select(l >= 0, updates(at(v, r)), data(i));
+      },
+      name, kInjective);
+}
+
+// ScatterElements: updates[q] goes to data[q with q[axis] replaced by indices[q]].
+Tensor scatter_elements(const Tensor &data, const Tensor &indices, const Tensor &updates, int axis,
+                        const std::string &reduction, const std::string &name) {
+  const std::vector<int64_t> ds = const_shape(data, "scatter_elements"), is = const_shape(indices, "scatter_elements");
+  // Reduced over the indices' extent along axis; the other coordinates are the output's.
+  auto at = [&, axis](const std::vector<Var> &v, const std::vector<Expr> &r) {
+    std::vector<Expr> q;
+    for (size_t j = 0; j < v.size(); ++j)
+      q.push_back(int(j) == axis ? r[0] : detail::clamp_index(v[j], is[j]));
+    return q;
+  };
+  auto match = [&, axis](const std::vector<Var> &v, const std::vector<IterVar> &rs) {
+    std::vector<Expr> r = {rs[0]->var};
+    Expr ok = index_is(indices(at(v, r)), ds[size_t(axis)], v[size_t(axis)]);
+    for (size_t j = 0; j < v.size(); ++j)
+      if (int(j) != axis && is[j] < ds[j]) ok = ok && v[j] < int(is[j]);
+    return ok;
+  };
+  return scatter_combine(data, updates, reduction, match, at, {is[size_t(axis)]}, name);
+}
+
+// ScatterND: updates[q..., rest...] goes to data[indices[q..., :], rest...].
+Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updates, const std::string &reduction,
+                  const std::string &name) {
+  const std::vector<int64_t> ds = const_shape(data, "scatter_nd"), is = const_shape(indices, "scatter_nd");
+  const size_t k = size_t(is.back());
+  const std::vector<int64_t> qshape(is.begin(), is.end() - 1);
+  auto at = [&, k](const std::vector<Var> &v, const std::vector<Expr> &r) {
+    std::vector<Expr> u(r.begin(), r.end());
+    u.insert(u.end(), v.begin() + long(k), v.end());
+    return u;
+  };
+  auto match = [&, k](const std::vector<Var> &v, const std::vector<IterVar> &rs) {
+    Expr ok = make_const(Bool(), 1);
+    for (size_t j = 0; j < k; ++j) {
+      std::vector<Expr> ii(rs.begin(), rs.end());
+      ii.push_back(int(j));
+      ok = ok && index_is(indices(ii), ds[j], v[j]);
+    }
+    return ok;
+  };
+  return scatter_combine(data, updates, reduction, match, at, qshape, name);
 }
 
 // Running sums along `axis`: element i adds the elements up to i (from i on with
@@ -192,6 +328,79 @@ const bool registered = [] {
   };
   on_cpu(tk, blocked_cpu_strategy());
   graph::register_op(std::move(tk));
+
+  OpDef gnd;
+  gnd.name = "gather_nd";
+  gnd.doc = "data read at the index tuples of the last dimension of `indices` (after `batch_dims` shared leading "
+            "dimensions): [indices' leading dimensions..., the data dimensions the tuples leave]";
+  gnd.inputs = {"data", "indices"};
+  gnd.attrs = {{"batch_dims", AttrType::Int, int64_t{0}}};
+  gnd.pattern = graph::OpPattern::kInjective;
+  gnd.check = [](const Node &n, const std::vector<const Node *> &in) {
+    const std::vector<int64_t> &ds = in[0]->shape, &is = in[1]->shape;
+    const int64_t b = n.attr_int("batch_dims");
+    TIR_USER_CHECK(in[1]->dtype.is_int()) << "indices '" << in[1]->name << "' must be integers";
+    TIR_USER_CHECK(!is.empty() && b >= 0 && size_t(b) < is.size() && size_t(b) + size_t(is.back()) <= ds.size())
+        << "indices " << in[1]->name << " do not fit data '" << in[0]->name << "' with batch_dims " << b;
+    for (int64_t i = 0; i < b; ++i)
+      TIR_USER_CHECK(is[size_t(i)] == ds[size_t(i)]) << "batch dimension " << i << " differs";
+  };
+  gnd.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return gather_nd(in[0], in[1], int(n.attr_int("batch_dims")), name);
+  };
+  on_cpu(gnd, blocked_cpu_strategy());
+  graph::register_op(std::move(gnd));
+
+  auto check_reduction = [](const Node &n) {
+    const std::string &r = n.attr_string("reduction");
+    TIR_USER_CHECK(r == "none" || r == "add" || r == "mul") << "reduction '" << r << "' is not none, add or mul";
+  };
+  OpDef se;
+  se.name = "scatter_elements";
+  se.doc = "data with updates[q] written at q with q[axis] replaced by indices[q]; duplicates: the last one "
+           "(reduction none) or all of them added to or multiplied with the data (add, mul)";
+  se.inputs = {"data", "indices", "updates"};
+  se.attrs = {{"axis", AttrType::Int, int64_t{0}}, {"reduction", AttrType::String, std::string("none")}};
+  se.pattern = graph::OpPattern::kReduction;
+  se.check = [check_reduction](const Node &n, const std::vector<const Node *> &in) {
+    check_reduction(n);
+    TIR_USER_CHECK(in[1]->dtype.is_int()) << "indices '" << in[1]->name << "' must be integers";
+    TIR_USER_CHECK(in[2]->dtype == in[0]->dtype && in[2]->shape == in[1]->shape)
+        << "updates '" << in[2]->name << "' must have the indices' shape and the data's type";
+    const int axis = node_axis(n, int(in[0]->shape.size()));
+    TIR_USER_CHECK(in[1]->shape.size() == in[0]->shape.size()) << "indices and data differ in rank";
+    for (size_t i = 0; i < in[0]->shape.size(); ++i)
+      TIR_USER_CHECK(int(i) == axis || in[1]->shape[i] <= in[0]->shape[i]) << "indices exceed data in dimension " << i;
+  };
+  se.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return scatter_elements(in[0], in[1], in[2], node_axis(n, in[0].ndim()), n.attr_string("reduction"), name);
+  };
+  on_cpu(se, reduce_cpu_strategy());
+  graph::register_op(std::move(se));
+
+  OpDef snd;
+  snd.name = "scatter_nd";
+  snd.doc = "data with updates[q..., rest...] written at data[indices[q..., :], rest...]; duplicates as "
+            "scatter_elements";
+  snd.inputs = {"data", "indices", "updates"};
+  snd.attrs = {{"reduction", AttrType::String, std::string("none")}};
+  snd.pattern = graph::OpPattern::kReduction;
+  snd.check = [check_reduction](const Node &n, const std::vector<const Node *> &in) {
+    check_reduction(n);
+    const std::vector<int64_t> &ds = in[0]->shape, &is = in[1]->shape;
+    TIR_USER_CHECK(in[1]->dtype.is_int()) << "indices '" << in[1]->name << "' must be integers";
+    TIR_USER_CHECK(!is.empty() && is.back() >= 1 && size_t(is.back()) <= ds.size())
+        << "indices " << in[1]->name << " do not fit data '" << in[0]->name << "'";
+    std::vector<int64_t> us(is.begin(), is.end() - 1);
+    us.insert(us.end(), ds.begin() + is.back(), ds.end());
+    TIR_USER_CHECK(in[2]->shape == us && in[2]->dtype == in[0]->dtype)
+        << "updates '" << in[2]->name << "' do not have the shape the indices and data give";
+  };
+  snd.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return scatter_nd(in[0], in[1], in[2], n.attr_string("reduction"), name);
+  };
+  on_cpu(snd, reduce_cpu_strategy());
+  graph::register_op(std::move(snd));
 
   OpDef tr;
   tr.name = "trilu";
