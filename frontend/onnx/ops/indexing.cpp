@@ -1,4 +1,5 @@
-// Indexed reads, running sums and rearrangements: GatherElements, Trilu, CumSum,
+// Indexed reads and writes, running sums and rearrangements: GatherElements, GatherND,
+// Scatter, ScatterElements, ScatterND, Trilu, CumSum,
 // Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
 // SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
 // at import) and OneHot (a comparison with the positions along the new axis).
@@ -23,6 +24,35 @@ void gather_elements(Context &c) {
   if (c.rank(0) == 0) unsupported("a scalar input");
   if (element_count(c.shape(1)) == 0) unsupported("empty indices");
   c.output(0, "gather_elements", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}});
+}
+
+void gather_nd(Context &c) {
+  const int64_t b = c.attrs().i("batch_dims", 0);
+  if (c.rank(1) == 0) unsupported("scalar indices");
+  const int64_t k = c.shape(1).back();
+  TIR_USER_CHECK(b >= 0 && k >= 1 && b + k <= c.rank(0)) << "indices " << shape_str(c.shape(1))
+                                                          << " do not fit data " << shape_str(c.shape(0));
+  if (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0) unsupported("an empty input");
+  if (c.rank(1) - 1 + c.rank(0) - b - k == 0) unsupported("a scalar result");
+  c.output(0, "gather_nd", {c.node(0), c.node(1)}, {{"batch_dims", b}});
+}
+
+std::string scatter_reduction(const Attributes &a) {
+  const std::string r = a.s("reduction", "none");
+  return r == "none" || r == "add" || r == "mul" ? "" : "reduction '" + r + "' is not supported";
+}
+
+void scatter_elements(Context &c) {
+  const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+  if (element_count(c.shape(1)) == 0) return c.forward(0, 0);
+  c.output(0, "scatter_elements", {c.node(0), c.node(1), c.node(2)},
+           {{"axis", int64_t(axis)}, {"reduction", c.attrs().s("reduction", "none")}});
+}
+
+void scatter_nd(Context &c) {
+  if (c.rank(1) == 0) unsupported("scalar indices");
+  if (element_count(c.shape(1)) == 0) return c.forward(0, 0);
+  c.output(0, "scatter_nd", {c.node(0), c.node(1), c.node(2)}, {{"reduction", c.attrs().s("reduction", "none")}});
 }
 
 // The optional k is an input, known at import.
@@ -204,6 +234,10 @@ std::string d2s_mode(const Attributes &a) {
 
 const bool registered = [] {
   register_converter({"GatherElements", 11, kLatest, nullptr, gather_elements});
+  register_converter({"GatherND", 11, kLatest, nullptr, gather_nd});
+  register_converter({"Scatter", 9, 10, nullptr, scatter_elements});
+  register_converter({"ScatterElements", 11, kLatest, scatter_reduction, scatter_elements});
+  register_converter({"ScatterND", 11, kLatest, scatter_reduction, scatter_nd});
   register_converter({"Trilu", 14, kLatest, nullptr, trilu});
   register_converter({"CumSum", 11, kLatest, nullptr, cumsum});
   register_converter({"Hardmax", kMinOpset, 12, nullptr, [](Context &c) { hardmax(c, true); }});
