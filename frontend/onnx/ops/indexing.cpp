@@ -55,9 +55,23 @@ void scatter_nd(Context &c) {
   c.output(0, "scatter_nd", {c.node(0), c.node(1), c.node(2)}, {{"reduction", c.attrs().s("reduction", "none")}});
 }
 
-// The optional k is an input, known at import.
+// The optional k is an input: known at import, the graph's trilu; computed, a where of x
+// and 0 by a comparison of k with the constant j - i of the last two dimensions.
 void trilu(Context &c) {
   TIR_USER_CHECK(c.rank(0) >= 2) << "input '" << c.input_name(0) << "' has rank " << c.rank(0) << "; Trilu needs 2";
+  const bool upper = c.attrs().i("upper", 1) != 0;
+  if (c.num_inputs() > 1 && c.has_input(1) && !c.known(1)) {
+    if (element_count(c.shape(0)) == 0) unsupported("an empty input " + shape_str(c.shape(0)));
+    TIR_USER_CHECK(c.dtype(1) == Int(64) && element_count(c.shape(1)) == 1) << "k must be one int64";
+    const int64_t rows = c.shape(0)[size_t(c.rank(0) - 2)], cols = c.shape(0)[size_t(c.rank(0) - 1)];
+    Shape diff(static_cast<size_t>(rows * cols));
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) diff[size_t(i * cols + j)] = j - i;
+    graph::NodeRef k = c.make("reshape", {c.node(1)}, {{"shape", Shape{1}}});
+    graph::NodeRef d = c.constant(from_int64s(diff, {rows, cols}), "diagonal");
+    graph::NodeRef keep = c.make(upper ? "greater_equal" : "less_equal", {d, k});
+    return void(c.output(0, "where", {keep, c.node(0), c.constant(scalar(0, c.dtype(0)), "zero")}));
+  }
   int64_t k = 0;
   if (c.num_inputs() > 1 && c.has_input(1)) {
     const Shape v = c.ints(1, "k");
@@ -65,14 +79,15 @@ void trilu(Context &c) {
     k = v[0];
   }
   if (element_count(c.shape(0)) == 0) unsupported("an empty input " + shape_str(c.shape(0)));
-  c.output(0, "trilu", {c.node(0)}, {{"upper", int64_t(c.attrs().i("upper", 1) != 0)}, {"k", k}});
+  c.output(0, "trilu", {c.node(0)}, {{"upper", int64_t(upper)}, {"k", k}});
 }
 
-// The axis is an input, known at import.
+// The axis is an input, known at import (or implied by a 1-D input).
 void cumsum(Context &c) {
   need_numeric(c, 0);
   if (c.rank(0) == 0) unsupported("a scalar input");
-  const Shape a = c.ints(1, "axis");
+  // A computed axis of a 1-D input can only be 0 (or -1).
+  const Shape a = c.rank(0) == 1 && !c.known(1) ? Shape{0} : c.ints(1, "axis");
   TIR_USER_CHECK(a.size() == 1) << "axis has " << a.size() << " values";
   const int axis = normalize_axis(a[0], c.rank(0));
   c.output(0, "cumsum", {c.node(0)},
