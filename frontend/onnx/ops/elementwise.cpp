@@ -36,7 +36,15 @@ void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
 }
 
 // Pow: the exponent may have its own type (opset 12 on); a known one is cast to the base's.
+// An integer base computes in float64.
 void pow_converter(Context &c) {
+  if (c.dtype(0).is_int() || c.dtype(0).is_uint()) {  // in float64, the result cast back
+    if (c.dtype(1).is_bool()) unsupported("a bool exponent");
+    const std::map<std::string, graph::AttrValue> to_f64 = {{"dtype", Float(64).str()}};
+    graph::NodeRef base = c.make("cast", {c.node(0)}, to_f64);
+    graph::NodeRef e = c.dtype(1) == Float(64) ? c.node(1) : c.make("cast", {c.node(1)}, to_f64);
+    return void(c.output(0, "cast", {c.make("pow", {base, e})}, {{"dtype", c.dtype(0).str()}}));
+  }
   need_float(c, 0);
   graph::NodeRef exponent;
   if (c.dtype(1) == c.dtype(0))
@@ -120,11 +128,15 @@ void clip_inputs(Context &c) {
   }
 }
 
-// Dropout at inference is the identity; its mask output is not.
+// Dropout at inference is the identity, and its mask all true.
 void dropout(Context &c) {
-  if (c.wants_output(1)) unsupported("the mask output is not supported");
-  if (c.has_input(2) && c.known(2) && to_int64s(c.input(2).known).at(0) != 0) unsupported("training_mode is true");
-  if (c.has_input(2) && !c.known(2)) unsupported("training_mode is computed at run time");
+  if (c.num_inputs() > 2 && c.has_input(2) && c.known(2) && to_int64s(c.input(2).known).at(0) != 0)
+    unsupported("training_mode is true");
+  if (c.num_inputs() > 2 && c.has_input(2) && !c.known(2)) unsupported("training_mode is computed at run time");
+  if (c.num_outputs() > 1 && c.wants_output(1)) {
+    if (element_count(c.shape(0)) == 0) unsupported("an empty input");
+    c.set_output(1, from_doubles(std::vector<double>(size_t(element_count(c.shape(0))), 1.0), c.shape(0), Bool()));
+  }
   c.forward(0, 0);
 }
 
