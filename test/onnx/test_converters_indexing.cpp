@@ -1,7 +1,8 @@
 // Converters of DepthToSpace and SpaceToDepth (reshape, transpose, reshape), Hardmax
 // before and from opset 13, Gather with computed indices, Tile, OneHot, Range and
-// EyeLike (known at import), CumSum and Trilu with their known inputs, on models built
-// here, against plain loops.
+// EyeLike (known at import), CumSum and Trilu with their known inputs, Trilu with a
+// computed k, Dropout's mask and Pow of integers, on models built here, against plain
+// loops.
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
 
@@ -219,5 +220,43 @@ TEST_CASE("converters: what the indexing converters refuse", "[onnx][converters]
     mb.node("Range", {"s", "limit", "delta"}, {"y"});
     mb.output("y");
     REQUIRE_THROWS_AS(tonnx::import_bytes(mb.bytes()), tonnx::UnsupportedError);
+  }
+}
+
+TEST_CASE("converters: Trilu with a computed k, Dropout's mask, Pow of integers", "[onnx][converters]") {
+  {
+    ModelBuilder mb(14);
+    mb.input("x", dims({2, 3}));
+    mb.input("k", dims({}), ::onnx::TensorProto::INT64);
+    mb.node("Trilu", {"x", "k"}, {"y"});
+    mb.output("y");
+    const NDArray x = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+    const graph::CompiledModel m = graph::build(tonnx::import_bytes(mb.bytes()), "llvm");
+    CHECK(m.run({{"x", x}, {"k", NDArray::from_vector<int64_t>({1}, {})}}).at(0).to_vector<float>() ==
+          std::vector<float>{0, 2, 3, 0, 0, 6});
+    CHECK(m.run({{"x", x}, {"k", NDArray::from_vector<int64_t>({-1}, {})}}).at(0).to_vector<float>() ==
+          std::vector<float>{1, 2, 3, 4, 5, 6});
+  }
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 2}));
+    mb.node("Dropout", {"x"}, {"y", "mask"});
+    mb.output("y");
+    mb.output("mask");
+    const graph::Outputs out = run(mb, {{"x", NDArray::from_vector<float>({1, 2, 3, 4}, {2, 2})}});
+    CHECK(out.at(0).to_vector<float>() == std::vector<float>{1, 2, 3, 4});
+    CHECK(out.at(1).dtype().is_bool());
+    CHECK(out.at(1).to_vector<uint8_t>() == std::vector<uint8_t>{1, 1, 1, 1});
+  }
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({4}), ::onnx::TensorProto::INT64);
+    mb.input("e", dims({4}), ::onnx::TensorProto::INT32);
+    mb.node("Pow", {"x", "e"}, {"y"});
+    mb.output("y");
+    const graph::Outputs out = run(mb, {{"x", NDArray::from_vector<int64_t>({2, -3, 5, 7}, {4})},
+                                        {"e", NDArray::from_vector<int32_t>({10, 3, 0, 2}, {4})}});
+    CHECK(out.at(0).dtype() == Int(64));
+    CHECK(out.at(0).to_vector<int64_t>() == std::vector<int64_t>{1024, -27, 1, 49});
   }
 }
