@@ -1,7 +1,7 @@
 // Indexed reads and writes, running sums: take and gather_elements (data read at indices
 // along an axis), gather_nd, scatter_elements and scatter_nd (writes as gathers),
-// trilu (the upper or lower triangle of the last two dimensions), cumsum (running sums
-// along an axis), hardmax (1 at the first largest element along an axis, else 0), and
+// resize2d (nearest or linear), trilu (the upper or lower triangle of the last two
+// dimensions), cumsum (running sums along an axis), hardmax (1 at the first largest element along an axis, else 0), and
 // the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
 #include "../op_util.h"
 #include "def_util.h"
@@ -205,6 +205,72 @@ Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updat
   return scatter_combine(data, updates, reduction, match, at, qshape, name);
 }
 
+// The input coordinate (float64) that output coordinate x maps to along one axis.
+Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in, int64_t out) {
+  Expr xf = cast(Float(64), x);
+  auto c = [](double v) { return make_const(Float(64), v); };
+  if (mode == "asymmetric") return xf / c(scale);
+  if (mode == "tf_half_pixel_for_nn") return (xf + c(0.5)) / c(scale);
+  if (mode == "align_corners") return out == 1 ? c(0) : xf * c(double(in - 1) / double(out - 1));
+  if (mode == "pytorch_half_pixel" && out == 1) return c(0);
+  return (xf + c(0.5)) / c(scale) - c(0.5);  // half_pixel, pytorch_half_pixel
+}
+
+Expr nearest_index(Expr xo, const std::string &mode, int64_t in) {
+  Expr half = make_const(Float(64), 0.5);
+  Expr r = mode == "floor"               ? floor(xo)
+           : mode == "ceil"              ? ceil(xo)
+           : mode == "round_prefer_ceil" ? floor(xo + half)
+                                         : ceil(xo - half);  // round_prefer_floor
+  return detail::clamp_index(cast(Int(32), r), in);
+}
+
+// The last two dimensions resized to `size` by nearest or (bi)linear interpolation.
+Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
+  const std::vector<int64_t> xs = const_shape(x, "resize2d");
+  const std::vector<int64_t> &size = n.attr_ints("size");
+  const std::string mode = n.attr_string("mode"), coord = n.attr_string("coordinate_transformation_mode"),
+                    nearest = n.attr_string("nearest_mode");
+  const double scales[2] = {n.attr_double("scale_h"), n.attr_double("scale_w")};
+  const size_t r = xs.size();
+  std::vector<int64_t> out = xs;
+  out[r - 2] = size[0];
+  out[r - 1] = size[1];
+  return compute(
+      detail::to_exprs(out),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> base(v.begin(), v.end());
+        Expr pos[2];
+        for (int a = 0; a < 2; ++a)
+          pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)], size[size_t(a)]);
+        if (mode == "nearest") {
+          for (int a = 0; a < 2; ++a) base[r - 2 + size_t(a)] = nearest_index(pos[a], nearest, xs[r - 2 + size_t(a)]);
+          return x(base);
+        }
+        Expr lo[2], hi[2], t[2];
+        for (int a = 0; a < 2; ++a) {
+          const int64_t len = xs[r - 2 + size_t(a)];
+          Expr f = floor(pos[a]);
+          t[a] = cast(x.dtype(), pos[a] - f);
+          // Both neighbours cast from float64: the simplifier misjudges the bounds of
+          // int32(floor(p)) + 1 and folds its clamp.
+          lo[a] = detail::clamp_index(cast(Int(32), f), len);
+          hi[a] = detail::clamp_index(cast(Int(32), f + make_const(Float(64), 1)), len);
+        }
+        auto at = [&](Expr h, Expr w) {
+          std::vector<Expr> idx = base;
+          idx[r - 2] = h;
+          idx[r - 1] = w;
+          return x(idx);
+        };
+        Expr one = make_const(x.dtype(), 1);
+        Expr top = at(lo[0], lo[1]) * (one - t[1]) + at(lo[0], hi[1]) * t[1];
+        Expr bottom = at(hi[0], lo[1]) * (one - t[1]) + at(hi[0], hi[1]) * t[1];
+        return top * (one - t[0]) + bottom * t[0];
+      },
+      name, kInjective);
+}
+
 // Running sums along `axis`: element i adds the elements up to i (from i on with
 // reverse), itself left out with exclusive.
 Tensor cumsum(const Tensor &x, int axis, bool exclusive, bool reverse, const std::string &name) {
@@ -401,6 +467,41 @@ const bool registered = [] {
   };
   on_cpu(snd, reduce_cpu_strategy());
   graph::register_op(std::move(snd));
+
+  OpDef rs;
+  rs.name = "resize2d";
+  rs.doc = "the last two dimensions resized to `size` by nearest or linear interpolation; scale_h and scale_w "
+           "and coordinate_transformation_mode (half_pixel, pytorch_half_pixel, align_corners, asymmetric, "
+           "tf_half_pixel_for_nn) map output to input coordinates, nearest_mode (round_prefer_floor, "
+           "round_prefer_ceil, floor, ceil) rounds them";
+  rs.inputs = {"x"};
+  rs.attrs = {{"size", AttrType::Ints},
+              {"scale_h", AttrType::Real},
+              {"scale_w", AttrType::Real},
+              {"mode", AttrType::String, std::string("nearest")},
+              {"coordinate_transformation_mode", AttrType::String, std::string("half_pixel")},
+              {"nearest_mode", AttrType::String, std::string("round_prefer_floor")}};
+  rs.attrs[0].ints_size = 2;
+  rs.pattern = graph::OpPattern::kInjective;
+  rs.check = [](const Node &n, const std::vector<const Node *> &in) {
+    TIR_USER_CHECK(in[0]->dtype.is_float() && in[0]->shape.size() >= 2)
+        << "input '" << in[0]->name << "' must be a float tensor of rank 2 or more";
+    const std::string &m = n.attr_string("mode"), &c = n.attr_string("coordinate_transformation_mode"),
+                      &r = n.attr_string("nearest_mode");
+    TIR_USER_CHECK(m == "nearest" || m == "linear") << "mode '" << m << "' is not nearest or linear";
+    TIR_USER_CHECK(c == "half_pixel" || c == "pytorch_half_pixel" || c == "align_corners" || c == "asymmetric" ||
+                   c == "tf_half_pixel_for_nn")
+        << "coordinate_transformation_mode '" << c << "' is not supported";
+    TIR_USER_CHECK(r == "round_prefer_floor" || r == "round_prefer_ceil" || r == "floor" || r == "ceil")
+        << "nearest_mode '" << r << "' is not supported";
+    for (int64_t s : n.attr_ints("size")) TIR_USER_CHECK(s >= 1) << "a size below 1";
+    TIR_USER_CHECK(n.attr_double("scale_h") > 0 && n.attr_double("scale_w") > 0) << "scales must be positive";
+  };
+  rs.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return resize2d(n, in[0], name);
+  };
+  on_cpu(rs, blocked_cpu_strategy());
+  graph::register_op(std::move(rs));
 
   OpDef tr;
   tr.name = "trilu";
