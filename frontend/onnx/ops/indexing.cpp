@@ -1,5 +1,5 @@
 // Indexed reads and writes, running sums and rearrangements: GatherElements, GatherND,
-// Scatter, ScatterElements, ScatterND, Trilu, CumSum,
+// Scatter, ScatterElements, ScatterND, Resize and Upsample (nearest, linear), Trilu, CumSum,
 // Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
 // SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
 // at import) and OneHot (a comparison with the positions along the new axis).
@@ -242,6 +242,77 @@ void one_hot(Context &c) {
   c.output(0, "where", {hit, c.constant(scalar(vs[1], vt), "on"), c.constant(scalar(vs[0], vt), "off")});
 }
 
+// Resize and Upsample over the last two dimensions (the others keep their size): the
+// scales or sizes known at import.
+void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes_in, const std::string &mode,
+            const std::string &coord, const std::string &nearest) {
+  need_float(c, 0);
+  const Shape &in = c.shape(0);
+  const size_t r = in.size();
+  if (r < 2) unsupported("input of rank " + std::to_string(r));
+  if (element_count(in) == 0) unsupported("an empty input");
+  std::vector<double> scales(r, 1.0);
+  Shape out = in;
+  if (!sizes_in.empty()) {
+    TIR_USER_CHECK(sizes_in.size() == r) << "sizes has " << sizes_in.size() << " values for rank " << r;
+    out = sizes_in;
+    for (size_t i = 0; i < r; ++i) scales[i] = double(out[i]) / double(in[i]);
+  } else {
+    TIR_USER_CHECK(scales_in.size() == r) << "scales has " << scales_in.size() << " values for rank " << r;
+    scales = scales_in;
+    for (size_t i = 0; i < r; ++i) {
+      TIR_USER_CHECK(scales[i] > 0) << "scale " << scales[i];
+      out[i] = int64_t(std::floor(double(in[i]) * scales[i]));
+    }
+  }
+  for (size_t i = 0; i + 2 < r; ++i)
+    if (out[i] != in[i]) unsupported("resizing dimension " + std::to_string(i) + " (only the last two)");
+  if (out[r - 2] < 1 || out[r - 1] < 1) unsupported("an empty result " + shape_str(out));
+  const std::string m = mode == "bilinear" ? "linear" : mode;
+  if (m != "nearest" && m != "linear") unsupported("mode '" + mode + "'");
+  // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity.
+  if (out == in && coord != "tf_half_pixel_for_nn") return c.forward(0, 0);
+  c.output(0, "resize2d", {c.node(0)},
+           {{"size", Shape{out[r - 2], out[r - 1]}},
+            {"scale_h", scales[r - 2]},
+            {"scale_w", scales[r - 1]},
+            {"mode", m},
+            {"coordinate_transformation_mode", coord},
+            {"nearest_mode", nearest}});
+}
+
+std::vector<double> known_floats(Context &c, size_t i, const std::string &what) {
+  return to_doubles(c.value(i, what));
+}
+
+// Opset 11 on: X, roi, scales, sizes; one of scales and sizes not empty.
+void resize11(Context &c) {
+  const Attributes &a = c.attrs();
+  const std::string coord = a.s("coordinate_transformation_mode", "half_pixel");
+  if (coord == "tf_crop_and_resize") unsupported("coordinate_transformation_mode tf_crop_and_resize");
+  Shape sizes;
+  std::vector<double> scales;
+  if (c.num_inputs() > 3 && c.has_input(3)) sizes = c.ints(3, "sizes");
+  if (sizes.empty() && c.num_inputs() > 2 && c.has_input(2)) scales = known_floats(c, 2, "scales");
+  resize(c, scales, sizes, a.s("mode", "nearest"), coord, a.s("nearest_mode", "round_prefer_floor"));
+}
+
+// Resize 10 and Upsample: asymmetric coordinates, nearest rounding down.
+void resize_scales(Context &c, bool attr) {
+  std::vector<double> scales;
+  if (attr) {
+    for (float f : c.attrs().floats("scales")) scales.push_back(f);
+  } else {
+    scales = known_floats(c, 1, "scales");
+  }
+  resize(c, scales, {}, c.attrs().s("mode", "nearest"), "asymmetric", "floor");
+}
+
+std::string resize_mode(const Attributes &a) {
+  const std::string m = a.s("mode", "nearest");
+  return m == "nearest" || m == "linear" || m == "bilinear" ? "" : "mode '" + m + "' is not supported";
+}
+
 std::string d2s_mode(const Attributes &a) {
   const std::string m = a.s("mode", "DCR");
   return m == "DCR" || m == "CRD" ? "" : "mode '" + m + "' is not DCR or CRD";
@@ -267,6 +338,10 @@ const bool registered = [] {
   register_converter({"ThresholdedRelu", 10, kLatest, nullptr, thresholded_relu});
   register_converter({"EyeLike", 9, kLatest, nullptr, eye_like});
   register_converter({"OneHot", 9, kLatest, nullptr, one_hot});
+  register_converter({"Upsample", kMinOpset, 8, resize_mode, [](Context &c) { resize_scales(c, true); }});
+  register_converter({"Upsample", 9, 9, resize_mode, [](Context &c) { resize_scales(c, false); }});
+  register_converter({"Resize", 10, 10, resize_mode, [](Context &c) { resize_scales(c, false); }});
+  register_converter({"Resize", 11, kLatest, resize_mode, resize11});
   register_converter({"SpaceToDepth", kMinOpset, kLatest, nullptr, space_to_depth});
   return true;
 }();
