@@ -1,6 +1,7 @@
 // gather_elements, trilu, cumsum, hardmax, round, sign, mod, lrn, scatter_elements and
 // scatter_nd against plain loops or worked examples on "llvm", and their checks.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "tensorir/graph/executor.h"
@@ -271,5 +272,73 @@ TEST_CASE("gather_nd reads index tuples, with batch dimensions", "[graph][ops]")
     for (int64_t k = 0; k < 4; ++k) want.push_back(dv[size_t((0 * 3 + 2) * 4 + k)]);
     for (int64_t k = 0; k < 4; ++k) want.push_back(dv[size_t((1 * 3 + 1) * 4 + k)]);
     CHECK(out.to_vector<float>() == want);
+  }
+}
+
+namespace {
+
+// The input coordinate of output coordinate x, as resize2d documents it.
+double source(double x, const std::string &coord, double scale, int64_t in, int64_t out) {
+  if (coord == "asymmetric") return x / scale;
+  if (coord == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  if (coord == "align_corners") return out == 1 ? 0 : x * double(in - 1) / double(out - 1);
+  if (coord == "pytorch_half_pixel" && out == 1) return 0;
+  return (x + 0.5) / scale - 0.5;
+}
+
+}  // namespace
+
+TEST_CASE("resize2d matches plain loops, nearest and linear", "[graph][ops]") {
+  const std::vector<int64_t> shape = {2, 4, 5};
+  const NDArray x = NDArray::random(shape, Float(32), 10);
+  const std::vector<float> xv = x.to_vector<float>();
+  struct Case {
+    int64_t oh, ow;
+    std::string mode, coord, nearest;
+  };
+  const std::vector<Case> cases = {
+      {7, 3, "linear", "half_pixel", "round_prefer_floor"},      {3, 1, "linear", "pytorch_half_pixel", "floor"},
+      {8, 10, "linear", "align_corners", "floor"},                {2, 9, "linear", "asymmetric", "floor"},
+      {8, 10, "nearest", "asymmetric", "floor"},                  {3, 7, "nearest", "half_pixel", "round_prefer_floor"},
+      {6, 8, "nearest", "align_corners", "round_prefer_ceil"},   {6, 2, "nearest", "tf_half_pixel_for_nn", "ceil"},
+  };
+  for (const Case &k : cases) {
+    INFO(k.mode << " " << k.coord << " " << k.nearest << " to " << k.oh << " x " << k.ow);
+    const double sh = double(k.oh) / 4, sw = double(k.ow) / 5;
+    const NDArray out = run1("resize2d", x,
+                             {{"size", std::vector<int64_t>{k.oh, k.ow}},
+                              {"scale_h", sh},
+                              {"scale_w", sw},
+                              {"mode", k.mode},
+                              {"coordinate_transformation_mode", k.coord},
+                              {"nearest_mode", k.nearest}});
+    REQUIRE(out.shape() == std::vector<int64_t>{2, k.oh, k.ow});
+    std::vector<float> want;
+    auto at = [&](int64_t b, int64_t i, int64_t j) {
+      i = std::clamp<int64_t>(i, 0, 3);
+      j = std::clamp<int64_t>(j, 0, 4);
+      return double(xv[size_t((b * 4 + i) * 5 + j)]);
+    };
+    auto round = [&](double v) {
+      if (k.nearest == "floor") return std::floor(v);
+      if (k.nearest == "ceil") return std::ceil(v);
+      if (k.nearest == "round_prefer_ceil") return std::floor(v + 0.5);
+      return std::ceil(v - 0.5);
+    };
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t i = 0; i < k.oh; ++i)
+        for (int64_t j = 0; j < k.ow; ++j) {
+          const double y = source(double(i), k.coord, sh, 4, k.oh), xx = source(double(j), k.coord, sw, 5, k.ow);
+          if (k.mode == "nearest") {
+            want.push_back(float(at(b, int64_t(round(y)), int64_t(round(xx)))));
+            continue;
+          }
+          const double fy = std::floor(y), fx = std::floor(xx), ty = y - fy, tx = xx - fx;
+          const int64_t iy = int64_t(fy), ix = int64_t(fx);
+          const double top = at(b, iy, ix) * (1 - tx) + at(b, iy, ix + 1) * tx;
+          const double bottom = at(b, iy + 1, ix) * (1 - tx) + at(b, iy + 1, ix + 1) * tx;
+          want.push_back(float(top * (1 - ty) + bottom * ty));
+        }
+    check_near(out.to_vector<float>(), want);
   }
 }

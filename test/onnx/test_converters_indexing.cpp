@@ -260,3 +260,36 @@ TEST_CASE("converters: Trilu with a computed k, Dropout's mask, Pow of integers"
     CHECK(out.at(0).to_vector<int64_t>() == std::vector<int64_t>{1024, -27, 1, 49});
   }
 }
+
+TEST_CASE("converters: Resize by known sizes or scales, Upsample", "[onnx][converters]") {
+  const NDArray x = NDArray::from_vector<float>({1, 2, 3, 4}, {1, 1, 2, 2});
+  {  // Resize 13, sizes [1, 1, 3, 4], linear with align_corners.
+    ModelBuilder mb(13);
+    mb.input("x", dims({1, 1, 2, 2}));
+    mb.initializer("sizes", NDArray::from_vector<int64_t>({1, 1, 3, 4}, {4}));
+    auto &node = mb.node("Resize", {"x", "", "", "sizes"}, {"y"});
+    attr(node, "mode", std::string("linear"));
+    attr(node, "coordinate_transformation_mode", std::string("align_corners"));
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{1, 1, 3, 4});
+    std::vector<float> want;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) want.push_back(float(1 + j / 3.0 + 2 * (i / 2.0)));
+    const std::vector<float> got = y.to_vector<float>();
+    for (size_t e = 0; e < want.size(); ++e) CHECK(std::fabs(got[e] - want[e]) < 1e-5);
+  }
+  {  // Upsample 9 by scales [1, 1, 2, 3], nearest: each element repeated.
+    ModelBuilder mb(9);
+    mb.input("x", dims({1, 1, 2, 2}));
+    mb.initializer("scales", NDArray::from_vector<float>({1, 1, 2, 3}, {4}));
+    mb.node("Upsample", {"x", "scales"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{1, 1, 4, 6});
+    std::vector<float> want;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 6; ++j) want.push_back(float(1 + (i / 2) * 2 + j / 3));
+    CHECK(y.to_vector<float>() == want);
+  }
+}
