@@ -1,5 +1,6 @@
-// gather_elements, trilu, cumsum, hardmax, round, sign, mod, lrn, scatter_elements and
-// scatter_nd against plain loops or worked examples on "llvm", and their checks.
+// gather_elements, gather_nd, scatter_elements, scatter_nd, resize2d, topk_indices, trilu,
+// cumsum, hardmax, round, sign, mod and lrn against plain loops or worked examples on
+// "llvm", and their checks.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -340,5 +341,39 @@ TEST_CASE("resize2d matches plain loops, nearest and linear", "[graph][ops]") {
           want.push_back(float(top * (1 - ty) + bottom * ty));
         }
     check_near(out.to_vector<float>(), want);
+  }
+}
+
+TEST_CASE("topk_indices matches a stable sort, largest and smallest", "[graph][ops]") {
+  // Values from {0, ..., 3}: many ties, which go by position.
+  const std::vector<int64_t> shape = {3, 6, 2};
+  const NDArray x = NDArray::random(shape, Int(32), 11, 0, 4);
+  const std::vector<int32_t> xv = x.to_vector<int32_t>();
+  const int64_t st[3] = {12, 2, 1};
+  for (int64_t axis : {0, 1, -1}) {
+    for (int64_t largest : {0, 1}) {
+      const size_t ax = size_t(axis < 0 ? axis + 3 : axis);
+      const int64_t k = std::max<int64_t>(1, shape[ax] - 1);
+      INFO("axis " << axis << " largest " << largest << " k " << k);
+      const NDArray out = run1("topk_indices", x, {{"axis", axis}, {"k", k}, {"largest", largest}});
+      std::vector<int64_t> want_shape = shape;
+      want_shape[ax] = k;
+      REQUIRE(out.shape() == want_shape);
+      const std::vector<int64_t> got = out.to_vector<int64_t>();
+      const int64_t ost[3] = {want_shape[1] * want_shape[2], want_shape[2], 1};
+      for (size_t o = 0; o < got.size(); ++o) {
+        int64_t pos[3] = {int64_t(o) / ost[0], int64_t(o) / ost[1] % want_shape[1], int64_t(o) % want_shape[2]};
+        const int64_t j = pos[ax];
+        pos[ax] = 0;
+        const int64_t base = pos[0] * st[0] + pos[1] * st[1] + pos[2] * st[2];
+        std::vector<int64_t> order(size_t(shape[ax]));
+        for (size_t m = 0; m < order.size(); ++m) order[m] = int64_t(m);
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          const int32_t va = xv[size_t(base + a * st[ax])], vb = xv[size_t(base + b * st[ax])];
+          return largest ? va > vb : va < vb;
+        });
+        CHECK(got[o] == order[size_t(j)]);
+      }
+    }
   }
 }

@@ -1,6 +1,6 @@
 // Indexed reads and writes, running sums: take and gather_elements (data read at indices
 // along an axis), gather_nd, scatter_elements and scatter_nd (writes as gathers),
-// resize2d (nearest or linear), trilu (the upper or lower triangle of the last two
+// resize2d (nearest or linear), topk_indices, trilu (the upper or lower triangle of the last two
 // dimensions), cumsum (running sums along an axis), hardmax (1 at the first largest element along an axis, else 0), and
 // the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
 #include "../op_util.h"
@@ -271,6 +271,36 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
       name, kInjective);
 }
 
+// The int64 positions along `axis` of the k largest (or smallest) elements, in order; of
+// equal elements the lower position first. Each element's rank counts those before it in
+// that order; position j of the result holds the element of rank j.
+Tensor topk_indices(const Tensor &x, int axis, int64_t k, bool largest, const std::string &name) {
+  const std::vector<int64_t> s = const_shape(x, "topk_indices");
+  const int64_t n = s[size_t(axis)];
+  IterVar m = reduce_axis({0, int(n)}, "m");
+  Tensor rank = compute(
+      x.shape(),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> self(v.begin(), v.end()), other = self;
+        other[size_t(axis)] = m->var;
+        Expr a = x(other), b = x(self);
+        Expr before = (largest ? a > b : a < b) || (a == b && m->var < v[size_t(axis)]);
+        return sum(select(before, 1, 0), {m});
+      },
+      name + "_rank");
+  IterVar q = reduce_axis({0, int(n)}, "q");
+  std::vector<int64_t> out = s;
+  out[size_t(axis)] = k;
+  return compute(
+      detail::to_exprs(out),
+      [&](const std::vector<Var> &v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        idx[size_t(axis)] = q->var;
+        return sum(select(rank(idx) == v[size_t(axis)], cast(Int(64), q->var), make_const(Int(64), 0)), {q});
+      },
+      name);
+}
+
 // Running sums along `axis`: element i adds the elements up to i (from i on with
 // reverse), itself left out with exclusive.
 Tensor cumsum(const Tensor &x, int axis, bool exclusive, bool reverse, const std::string &name) {
@@ -502,6 +532,26 @@ const bool registered = [] {
   };
   on_cpu(rs, blocked_cpu_strategy());
   graph::register_op(std::move(rs));
+
+  OpDef tk2;
+  tk2.name = "topk_indices";
+  tk2.doc = "the int64 positions along `axis` of the k largest (largest = 1) or smallest elements, in that "
+            "order, equal elements by position";
+  tk2.inputs = {"x"};
+  tk2.attrs = {{"axis", AttrType::Int, int64_t{-1}}, {"k", AttrType::Int}, {"largest", AttrType::Int, int64_t{1}}};
+  tk2.pattern = graph::OpPattern::kReduction;
+  tk2.check = [](const Node &n, const std::vector<const Node *> &in) {
+    check_numeric(n, in);
+    const int axis = node_axis(n, int(in[0]->shape.size()));
+    const int64_t k = n.attr_int("k");
+    TIR_USER_CHECK(k >= 1 && k <= in[0]->shape[size_t(axis)])
+        << "k " << k << " is not in [1, " << in[0]->shape[size_t(axis)] << "]";
+  };
+  tk2.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return topk_indices(in[0], node_axis(n, in[0].ndim()), n.attr_int("k"), n.attr_int("largest") != 0, name);
+  };
+  on_cpu(tk2, reduce_cpu_strategy());
+  graph::register_op(std::move(tk2));
 
   OpDef tr;
   tr.name = "trilu";
