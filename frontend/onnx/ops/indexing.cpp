@@ -1,5 +1,6 @@
 // Indexed reads and writes, running sums and rearrangements: GatherElements, GatherND,
-// Scatter, ScatterElements, ScatterND, Resize and Upsample (nearest, linear), Trilu, CumSum,
+// Scatter, ScatterElements, ScatterND, Resize and Upsample (nearest, linear), TopK (known
+// k), Trilu, CumSum,
 // Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
 // SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
 // at import) and OneHot (a comparison with the positions along the new axis).
@@ -313,6 +314,26 @@ std::string resize_mode(const Attributes &a) {
   return m == "nearest" || m == "linear" || m == "bilinear" ? "" : "mode '" + m + "' is not supported";
 }
 
+// TopK with k known at import: the graph's topk_indices, the values gathered at them.
+void topk(Context &c, bool k_input) {
+  need_numeric(c, 0);
+  if (c.rank(0) == 0) unsupported("a scalar input");
+  const int axis = normalize_axis(c.attrs().i("axis", -1), c.rank(0));
+  int64_t k = c.attrs().i("k", 0);
+  if (k_input) {
+    const Shape v = c.ints(1, "K");
+    TIR_USER_CHECK(v.size() == 1) << "K has " << v.size() << " values";
+    k = v[0];
+  }
+  const int64_t n = c.shape(0)[size_t(axis)];
+  TIR_USER_CHECK(k >= 0 && k <= n) << "k " << k << " is beyond the axis' " << n << " elements";
+  if (k == 0 || element_count(c.shape(0)) == 0) unsupported("an empty result");
+  graph::NodeRef idx = c.make("topk_indices", {c.node(0)},
+                              {{"axis", int64_t(axis)}, {"k", k}, {"largest", int64_t(c.attrs().i("largest", 1) != 0)}});
+  if (c.wants_output(0)) c.output(0, "gather_elements", {c.node(0), idx}, {{"axis", int64_t(axis)}});
+  if (c.num_outputs() > 1 && c.wants_output(1)) c.set_output(1, idx);
+}
+
 std::string d2s_mode(const Attributes &a) {
   const std::string m = a.s("mode", "DCR");
   return m == "DCR" || m == "CRD" ? "" : "mode '" + m + "' is not DCR or CRD";
@@ -342,6 +363,8 @@ const bool registered = [] {
   register_converter({"Upsample", 9, 9, resize_mode, [](Context &c) { resize_scales(c, false); }});
   register_converter({"Resize", 10, 10, resize_mode, [](Context &c) { resize_scales(c, false); }});
   register_converter({"Resize", 11, kLatest, resize_mode, resize11});
+  register_converter({"TopK", kMinOpset, 9, nullptr, [](Context &c) { topk(c, false); }});
+  register_converter({"TopK", 10, kLatest, nullptr, [](Context &c) { topk(c, true); }});
   register_converter({"SpaceToDepth", kMinOpset, kLatest, nullptr, space_to_depth});
   return true;
 }();
