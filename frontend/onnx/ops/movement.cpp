@@ -1,6 +1,7 @@
 // Data movement: Transpose, Concat, Gather, Slice, Split, Tile, Pad. On known values each is
 // computed on the host (shape computations gather and slice shapes); on computed ones it
-// becomes the graph's transpose, concatenate, slice and pad.
+// becomes the graph's transpose, concatenate, slice and pad (edge and reflect padding:
+// slices concatenated around the input).
 #include <algorithm>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -194,6 +195,46 @@ void split(Context &c, bool input) {
   }
 }
 
+// Pad in edge or reflect mode: along each padded axis, the border element repeated (edge)
+// or the elements next to it mirrored (reflect) are concatenated on either side.
+void pad_border(Context &c, const Shape &before, const Shape &after, bool reflect) {
+  Shape shape = c.shape(0);
+  if (element_count(shape) == 0) unsupported("an empty input");
+  graph::NodeRef x = c.node(0);
+  size_t last = shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (before[i] > 0 || after[i] > 0) last = i;
+  if (last == shape.size()) return c.forward(0, 0);
+  for (size_t i = 0; i <= last; ++i) {
+    const int64_t n = shape[i], b = before[i], a = after[i];
+    if (b == 0 && a == 0) continue;
+    if (reflect) {
+      TIR_USER_CHECK(b < n && a < n) << "reflect pads " << b << " and " << a << " of dimension " << n;
+    }
+    std::vector<graph::NodeRef> parts;
+    auto edge = [&](int64_t at, int64_t count) {
+      graph::NodeRef e = slice_node(c, x, shape, int(i), at, 1, 1, false);
+      for (int64_t k = 0; k < count; ++k) parts.push_back(e);
+    };
+    if (b > 0) {
+      if (reflect)
+        parts.push_back(slice_node(c, x, shape, int(i), b, -1, b, false));
+      else
+        edge(0, b);
+    }
+    parts.push_back(x);
+    if (a > 0) {
+      if (reflect)
+        parts.push_back(slice_node(c, x, shape, int(i), n - 2, -1, a, false));
+      else
+        edge(n - 1, a);
+    }
+    const std::map<std::string, graph::AttrValue> attrs = {{"axis", int64_t(i)}};
+    x = i == last ? c.output(0, "concatenate", parts, attrs) : c.make("concatenate", parts, attrs);
+    shape[i] = n + b + a;
+  }
+}
+
 // Pad in constant mode: pads [begin of each dimension..., end of each...].
 void pad(Context &c, bool inputs) {
   const Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints("pads");
@@ -201,6 +242,9 @@ void pad(Context &c, bool inputs) {
   TIR_USER_CHECK(pads.size() == 2 * r) << "pads has " << pads.size() << " values for rank " << r;
   for (int64_t p : pads)
     if (p < 0) unsupported("negative pads (cropping)");
+  const std::string mode = c.attrs().s("mode", "constant");
+  if (mode != "constant") return pad_border(c, Shape(pads.begin(), pads.begin() + long(r)),
+                                            Shape(pads.begin() + long(r), pads.end()), mode == "reflect");
   double value = c.attrs().f("value", 0);
   if (inputs && c.has_input(2)) value = to_doubles(c.value(2, "constant_value")).at(0);
   if (c.dtype(0).is_bool()) unsupported("bool input");
@@ -238,9 +282,9 @@ void tile(Context &c) {
   }
 }
 
-std::string constant_mode(const Attributes &a) {
+std::string pad_mode(const Attributes &a) {
   const std::string mode = a.s("mode", "constant");
-  return mode == "constant" ? "" : "mode '" + mode + "' is not supported (constant only)";
+  return mode == "constant" || mode == "edge" || mode == "reflect" ? "" : "mode '" + mode + "' is not supported";
 }
 
 const bool registered = [] {
@@ -252,8 +296,8 @@ const bool registered = [] {
   register_converter({"Split", kMinOpset, 12, nullptr, [](Context &c) { split(c, false); }});
   register_converter({"Split", 13, kLatest, nullptr, [](Context &c) { split(c, true); }});
   register_converter({"Tile", kMinOpset, kLatest, nullptr, tile});
-  register_converter({"Pad", kMinOpset, 10, constant_mode, [](Context &c) { pad(c, false); }});
-  register_converter({"Pad", 11, kLatest, constant_mode, [](Context &c) { pad(c, true); }});
+  register_converter({"Pad", kMinOpset, 10, pad_mode, [](Context &c) { pad(c, false); }});
+  register_converter({"Pad", 11, kLatest, pad_mode, [](Context &c) { pad(c, true); }});
   return true;
 }();
 
