@@ -1,8 +1,8 @@
 // Converters of DepthToSpace and SpaceToDepth (reshape, transpose, reshape), Hardmax
 // before and from opset 13, Gather with computed indices, Tile, OneHot, Range and
 // EyeLike (known at import), CumSum and Trilu with their known inputs, Trilu with a
-// computed k, Dropout's mask and Pow of integers, on models built here, against plain
-// loops.
+// computed k, Dropout's mask, Pow of integers, Resize, Upsample, Pad in edge and reflect
+// modes and TopK, on models built here, against plain loops and worked examples.
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
 
@@ -292,4 +292,32 @@ TEST_CASE("converters: Resize by known sizes or scales, Upsample", "[onnx][conve
       for (int j = 0; j < 6; ++j) want.push_back(float(1 + (i / 2) * 2 + j / 3));
     CHECK(y.to_vector<float>() == want);
   }
+}
+
+TEST_CASE("converters: Pad in edge and reflect modes, TopK with a known k", "[onnx][converters]") {
+  const NDArray x = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  for (const std::string mode : {"edge", "reflect"}) {
+    INFO("mode " << mode);
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3}));
+    mb.initializer("pads", NDArray::from_vector<int64_t>({1, 2, 0, 1}, {4}));  // rows 1 before; columns 2, 1
+    attr(mb.node("Pad", {"x", "pads"}, {"y"}), "mode", mode);
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{3, 6});
+    // Rows: edge repeats row 0, reflect mirrors row 1; columns likewise.
+    const std::vector<float> want = mode == "edge"
+                                        ? std::vector<float>{1, 1, 1, 2, 3, 3, 1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6}
+                                        : std::vector<float>{6, 5, 4, 5, 6, 5, 3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5};
+    CHECK(y.to_vector<float>() == want);
+  }
+  ModelBuilder mb(11);
+  mb.input("x", dims({2, 3}));
+  mb.initializer("k", NDArray::from_vector<int64_t>({2}, {1}));
+  attr(mb.node("TopK", {"x", "k"}, {"v", "i"}), "largest", int64_t{0});
+  mb.output("v");
+  mb.output("i", {}, ::onnx::TensorProto::INT64);
+  const graph::Outputs out = run(mb, {{"x", NDArray::from_vector<float>({3, 1, 2, 5, 5, 4}, {2, 3})}});
+  CHECK(out.at(0).to_vector<float>() == std::vector<float>{1, 2, 4, 5});
+  CHECK(out.at(1).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 2, 0});
 }
