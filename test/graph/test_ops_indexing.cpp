@@ -1,6 +1,6 @@
-// gather_elements, gather_nd, scatter_elements, scatter_nd, resize2d, topk_indices, trilu,
-// cumsum, hardmax, round, sign, mod and lrn against plain loops or worked examples on
-// "llvm", and their checks.
+// gather_elements, gather_nd, scatter_elements, scatter_nd, resize2d, topk_indices,
+// reverse_sequence, trilu, cumsum, hardmax, round, sign, mod and lrn against plain loops
+// or worked examples on "llvm", and their checks.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
@@ -376,4 +376,25 @@ TEST_CASE("topk_indices matches a stable sort, largest and smallest", "[graph][o
       }
     }
   }
+}
+
+TEST_CASE("reverse_sequence reverses each batch's first lens elements", "[graph][ops]") {
+  // [time 4, batch 3, 2], lengths 4, 1 and 3; then batch first.
+  const NDArray x = NDArray::random({4, 3, 2}, Float(32), 12);
+  const std::vector<float> xv = x.to_vector<float>();
+  const std::vector<int64_t> lens = {4, 1, 3};
+  graph::Builder b;
+  auto in = b.input("x", {4, 3, 2});
+  auto l = b.input("l", {3}, Int(64));
+  const graph::Graph g = b.finish(b.make("reverse_sequence", {in, l}, {}, "y"));
+  const NDArray out = graph::build(g, "llvm").run({{"x", x}, {"l", NDArray::from_vector<int64_t>(lens, {3})}});
+  std::vector<float> want;
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t bt = 0; bt < 3; ++bt)
+      for (int64_t k = 0; k < 2; ++k) {
+        const int64_t from = t < lens[size_t(bt)] ? lens[size_t(bt)] - 1 - t : t;
+        want.push_back(xv[size_t((from * 3 + bt) * 2 + k)]);
+      }
+  CHECK(out.to_vector<float>() == want);
+  CHECK_THROWS_WITH(b.make("reverse_sequence", {in, l}, {{"batch_axis", int64_t{0}}}), Contains("do not fit"));
 }

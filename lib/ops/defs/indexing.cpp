@@ -1,6 +1,6 @@
 // Indexed reads and writes, running sums: take and gather_elements (data read at indices
 // along an axis), gather_nd, scatter_elements and scatter_nd (writes as gathers),
-// resize2d (nearest or linear), topk_indices, trilu (the upper or lower triangle of the last two
+// resize2d (nearest or linear), topk_indices, reverse_sequence, trilu (the upper or lower triangle of the last two
 // dimensions), cumsum (running sums along an axis), hardmax (1 at the first largest element along an axis, else 0), and
 // the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
 #include "../op_util.h"
@@ -301,6 +301,25 @@ Tensor topk_indices(const Tensor &x, int axis, int64_t k, bool largest, const st
       name);
 }
 
+// The first lens[b] elements along time_axis of each batch b reversed, the rest kept.
+// Compared in the lengths' own type (see index_is).
+Tensor reverse_sequence(const Tensor &x, const Tensor &lens, int time_axis, int batch_axis,
+                        const std::string &name) {
+  const std::vector<int64_t> s = const_shape(x, "reverse_sequence");
+  const int64_t steps = s[size_t(time_axis)];
+  return compute(
+      x.shape(),
+      [&](const std::vector<Var> &v) {
+        Expr len = lens(v[size_t(batch_axis)]);
+        Expr t = cast(len.type(), v[size_t(time_axis)]);
+        Expr from = select(t < len, len - make_const(len.type(), 1) - t, t);
+        std::vector<Expr> idx(v.begin(), v.end());
+        idx[size_t(time_axis)] = detail::clamp_index(cast(Int(32), from), steps);
+        return x(idx);
+      },
+      name, kInjective);
+}
+
 // Running sums along `axis`: element i adds the elements up to i (from i on with
 // reverse), itself left out with exclusive.
 Tensor cumsum(const Tensor &x, int axis, bool exclusive, bool reverse, const std::string &name) {
@@ -552,6 +571,26 @@ const bool registered = [] {
   };
   on_cpu(tk2, reduce_cpu_strategy());
   graph::register_op(std::move(tk2));
+
+  OpDef rv;
+  rv.name = "reverse_sequence";
+  rv.doc = "x with the first lens[b] elements along time_axis of each batch b (along batch_axis) reversed";
+  rv.inputs = {"x", "lens"};
+  rv.attrs = {{"time_axis", AttrType::Int, int64_t{0}}, {"batch_axis", AttrType::Int, int64_t{1}}};
+  rv.pattern = graph::OpPattern::kInjective;
+  rv.check = [](const Node &n, const std::vector<const Node *> &in) {
+    const int64_t t = n.attr_int("time_axis"), b = n.attr_int("batch_axis");
+    const std::vector<int64_t> &xs = in[0]->shape;
+    TIR_USER_CHECK(xs.size() >= 2 && t >= 0 && b >= 0 && t < int64_t(xs.size()) && b < int64_t(xs.size()) && t != b)
+        << "time_axis " << t << " and batch_axis " << b << " do not fit rank " << xs.size();
+    TIR_USER_CHECK(in[1]->dtype.is_int() && in[1]->shape == std::vector<int64_t>{xs[size_t(b)]})
+        << "lens '" << in[1]->name << "' must be " << xs[size_t(b)] << " integers";
+  };
+  rv.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return reverse_sequence(in[0], in[1], int(n.attr_int("time_axis")), int(n.attr_int("batch_axis")), name);
+  };
+  on_cpu(rv, blocked_cpu_strategy());
+  graph::register_op(std::move(rv));
 
   OpDef tr;
   tr.name = "trilu";
