@@ -1,9 +1,9 @@
 // Indexed reads and writes, running sums and rearrangements: GatherElements, GatherND,
 // Scatter, ScatterElements, ScatterND, Resize and Upsample (nearest, linear), TopK (known
-// k), Trilu, CumSum,
-// Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
-// SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
-// at import) and OneHot (a comparison with the positions along the new axis).
+// k), ReverseSequence, Trilu, CumSum, Hardmax, Round, Sign, Mod, Range (known inputs,
+// folded at import), DepthToSpace and SpaceToDepth (a reshape, a transpose and a
+// reshape), ThresholdedRelu, EyeLike (known at import) and OneHot (a comparison with the
+// positions along the new axis).
 #include <cmath>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -334,6 +334,12 @@ void topk(Context &c, bool k_input) {
   if (c.num_outputs() > 1 && c.wants_output(1)) c.set_output(1, idx);
 }
 
+void reverse_sequence(Context &c) {
+  const int64_t t = c.attrs().i("time_axis", 0), b = c.attrs().i("batch_axis", 1);
+  if (element_count(c.shape(0)) == 0) unsupported("an empty input");
+  c.output(0, "reverse_sequence", {c.node(0), c.node(1)}, {{"time_axis", t}, {"batch_axis", b}});
+}
+
 std::string d2s_mode(const Attributes &a) {
   const std::string m = a.s("mode", "DCR");
   return m == "DCR" || m == "CRD" ? "" : "mode '" + m + "' is not DCR or CRD";
@@ -365,6 +371,7 @@ const bool registered = [] {
   register_converter({"Resize", 11, kLatest, resize_mode, resize11});
   register_converter({"TopK", kMinOpset, 9, nullptr, [](Context &c) { topk(c, false); }});
   register_converter({"TopK", 10, kLatest, nullptr, [](Context &c) { topk(c, true); }});
+  register_converter({"ReverseSequence", 10, kLatest, nullptr, reverse_sequence});
   register_converter({"SpaceToDepth", kMinOpset, kLatest, nullptr, space_to_depth});
   return true;
 }();
