@@ -61,13 +61,16 @@ bool cast_preserves(Type from, Type to) {
   return to.bits() >= from.bits();
 }
 
+bool fits_value(Type t, int64_t v) {
+  Interval r = type_range(t);
+  if (r.min.defined() && v < *as_const_int(r.min)) return false;
+  if (r.max.defined() && v > *as_const_int(r.max)) return false;
+  return true;
+}
+
 bool fits(Type t, const Expr &e) {
   const int64_t *v = e.defined() ? as_const_int(e) : nullptr;
-  if (!v) return false;
-  Interval r = type_range(t);
-  if (r.min.defined() && *v < *as_const_int(r.min)) return false;
-  if (r.max.defined() && *v > *as_const_int(r.max)) return false;
-  return true;
+  return v && fits_value(t, *v);
 }
 
 }  // namespace
@@ -107,7 +110,9 @@ Expr BoundAnalyzer::bound(const LinearSum &s, bool upper) {
         best_depth = d;
       }
     }
-    if (best < 0) return to_expr(cur);
+    // A constant bound outside the type bounds nothing: as a constant of the type it would
+    // wrap (INT32_MAX + 1 to INT32_MIN) and claim the opposite.
+    if (best < 0) return cur.is_const() && !fits_value(s.type, cur.constant) ? Expr() : to_expr(cur);
     // Ranges that refer to each other in a cycle bound nothing.
     if (best_depth >= kCycleDepth) return Expr();
     Monomial m = cur.terms[best];
@@ -124,6 +129,15 @@ Expr BoundAnalyzer::bound(const LinearSum &s, bool upper) {
     }
     b = fit_type(b, s.type);
     if (!b.defined()) return Expr();
+    // LinearSum wraps its constant as the type does, which is right for values and wrong
+    // for bounds: x <= INT32_MAX gives x + 1 <= INT32_MAX + 1, which must not wrap to
+    // INT32_MIN and "prove" x + 1 <= 0. A constant bound leaving the type bounds nothing.
+    if (const int64_t *c = as_const_int(b)) {
+      int64_t term = 0, sum = 0;
+      if (__builtin_mul_overflow(m.coeff, *c, &term) || __builtin_add_overflow(cur.constant, term, &sum) ||
+          !fits_value(s.type, sum))
+        return Expr();
+    }
     cur.add(to_linear(b), m.coeff);
     // (n/8)*8 - n is -(n%8): keeps such bounds decidable.
     merge_div_mod(cur);

@@ -503,3 +503,22 @@ TEST_CASE("simplify: random statements store the same values", "[arith][random]"
   CHECK(changed > 500);
   CHECK(compared > 4000);
 }
+
+TEST_CASE("simplify: bounds at the edge of the type do not wrap", "[arith]") {
+  // An int32 cast of a float spans all of int32: x + 1 may be INT32_MIN after wrapping, but
+  // its bound INT32_MAX + 1 must not wrap and "prove" x + 1 <= 0 or x + 1 >= 7.
+  Var i("i");
+  const VarRanges ri{{i.get(), iv(0, 15)}};
+  const Expr x = cast(Int(32), floor(cast(Float(32), i) * 0.5f - 0.25f));
+  const Expr clamp = min(max(x + 1, 0), 7);
+  check_simplifies(clamp, clamp, ri);
+  check_simplifies(min(x + 1, 7), min(x + 1, 7), ri);
+  // An int32 of an int64 value against a loop variable: INT32_MIN - 15 must not wrap into a
+  // positive lower bound that decides the comparison.
+  Var v("v", Int(64));
+  const Expr eq = EQNode::make(cast(Int(32), v), i);
+  check_simplifies(eq, eq, ri);
+  // Bounds well inside the type still decide: the clamp of a value known in [1, 8].
+  const Expr small = cast(Int(32), cast(Int(8), i)) + 1;
+  check_simplifies(max(small, 0), small, ri);
+}
