@@ -68,13 +68,22 @@ endif
 # clang 19; each runs FUZZ_SECONDS (make test runs them briefly). Findings: build/fuzz/crashes.
 FUZZ         := build/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= npy saved_model
+FUZZ_TARGETS ?= npy saved_model onnx_import
+# ONNX's backend test models seed the importer's target.
+ONNX_SEEDS   = $(wildcard $(addsuffix /model.onnx,$(addprefix /usr/share/libonnx-testdata/data/node/,\
+  test_conv_with_strides_padding test_gemm_default_matrix_bias test_reshape_reordered_all_dims \
+  test_slice test_concat_2d_axis_0 test_resize_downsample_scales_linear test_reduce_mean_keepdims_example \
+  test_layer_normalization_4d_axis1 test_gather_0 test_split_equal_parts_1d test_maxpool_2d_pads \
+  test_batchnorm_example test_softmax_axis_1 test_transpose_all_permutations_0 test_where_example)))
 
 fuzz-build: build
 	@command -v clang++-19 >/dev/null || { echo "make fuzz needs clang++-19 and libclang-rt-19-dev: run scripts/install-deps.sh" >&2; exit 1; }
-	@test -f $(FUZZ)/build.ninja || cmake -S fuzz -B $(FUZZ) -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	@cmake -S fuzz -B $(FUZZ) -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTENSORIR_BUILD_DIR=$(abspath $(RELEASE)) >/dev/null
 	cmake --build $(FUZZ) -j $(JOBS)
 	./$(RELEASE)/test/tensorir_fuzz_seeds $(FUZZ)/seeds
+	@mkdir -p $(FUZZ)/seeds/onnx_import
+	@for m in $(ONNX_SEEDS); do cp $$m $(FUZZ)/seeds/onnx_import/$$(basename $$(dirname $$m)).onnx; done
 
 fuzz: fuzz-build
 	scripts/fuzz.sh $(FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
