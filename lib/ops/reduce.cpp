@@ -92,14 +92,14 @@ Expr do_prod(Expr e, const std::vector<IterVar> &a) { return prod(e, a); }
 
 }  // namespace
 
-Tensor reduce(const Tensor &x, const std::string &kind, const std::vector<int> &axes, bool keepdims,
+Tensor reduce(const Tensor &x, const std::string &reduction, const std::vector<int> &axes, bool keepdims,
               const std::string &name) {
-  const std::string op = "reduce_" + kind;
+  const std::string op = "reduce_" + reduction;
   const std::vector<int64_t> s = const_shape(x, op);
   const int nd = int(s.size());
   const std::vector<bool> r = reduced_axes(axes, nd, x, op);
   const Type t = x.dtype();
-  const bool float_only = kind == "mean" || kind == "l2" || kind == "log_sum" || kind == "log_sum_exp";
+  const bool float_only = reduction == "mean" || reduction == "l2" || reduction == "log_sum" || reduction == "log_sum_exp";
   TIR_USER_CHECK(!float_only || t.is_float()) << op << ": " << x.name() << " is " << t << "; " << op
                                               << " takes float tensors";
   TIR_USER_CHECK(!t.is_bool()) << op << ": " << x.name() << " is bool; reductions take numbers";
@@ -108,26 +108,26 @@ Tensor reduce(const Tensor &x, const std::string &kind, const std::vector<int> &
     if (r[size_t(i)]) count *= s[size_t(i)];
   auto id = [](Expr e) { return e; };
   auto square = [](Expr e) { return e * e; };
-  if (kind == "sum") return reduce_stage(x, r, keepdims, id, do_sum, name, "reduce", op);
-  if (kind == "max") return reduce_stage(x, r, keepdims, id, do_max, name, "reduce", op);
-  if (kind == "min") return reduce_stage(x, r, keepdims, id, do_min, name, "reduce", op);
-  if (kind == "prod") return reduce_stage(x, r, keepdims, id, do_prod, name, "reduce", op);
-  if (kind == "l1")
+  if (reduction == "sum") return reduce_stage(x, r, keepdims, id, do_sum, name, "reduce", op);
+  if (reduction == "max") return reduce_stage(x, r, keepdims, id, do_max, name, "reduce", op);
+  if (reduction == "min") return reduce_stage(x, r, keepdims, id, do_min, name, "reduce", op);
+  if (reduction == "prod") return reduce_stage(x, r, keepdims, id, do_prod, name, "reduce", op);
+  if (reduction == "l1")
     return reduce_stage(x, r, keepdims, [](Expr e) { return tensorir::abs(e); }, do_sum, name, "reduce", op);
-  if (kind == "sum_square") return reduce_stage(x, r, keepdims, square, do_sum, name, "reduce", op);
-  if (kind == "mean") {
+  if (reduction == "sum_square") return reduce_stage(x, r, keepdims, square, do_sum, name, "reduce", op);
+  if (reduction == "mean") {
     Tensor sm = reduce_stage(x, r, keepdims, id, do_sum, name + "_sum", "reduce", op);
     return map(sm, [&](Expr e) { return e / make_const(t, double(count)); }, name, true);
   }
-  if (kind == "l2") {
+  if (reduction == "l2") {
     Tensor sm = reduce_stage(x, r, keepdims, square, do_sum, name + "_sum", "reduce", op);
     return map(sm, [](Expr e) { return tensorir::sqrt(e); }, name, true);
   }
-  if (kind == "log_sum") {
+  if (reduction == "log_sum") {
     Tensor sm = reduce_stage(x, r, keepdims, id, do_sum, name + "_sum", "reduce", op);
     return map(sm, [](Expr e) { return tensorir::log(e); }, name, true);
   }
-  if (kind == "log_sum_exp") {
+  if (reduction == "log_sum_exp") {
     // max + log(sum(exp(x - max))), so that exp() does not overflow; an infinite max
     // shifts by 0 instead (all -inf gives -inf, any +inf gives +inf, as without a shift).
     Tensor mx = reduce_stage(x, r, true, id, do_max, name + "_max", "reduce", op);
@@ -167,7 +167,7 @@ Tensor reduce(const Tensor &x, const std::string &kind, const std::vector<int> &
         },
         name, "reduce_map");
   }
-  TIR_USER_CHECK(false) << "reduce: unknown reduction '" << kind << "'";
+  TIR_USER_CHECK(false) << "reduce: unknown reduction '" << reduction << "'";
   return Tensor();
 }
 

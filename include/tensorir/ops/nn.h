@@ -89,10 +89,10 @@ Tensor log_softmax(const Tensor &x, int axis = -1, const std::string &name = "lo
 
 // A reduction of x over `axes` (negative count from the end; empty: all of them), the
 // reduced axes kept as 1 when `keepdims`, else dropped (all dropped: a scalar, shape []).
-// `kind`: "sum", "mean", "max", "min", "prod", "l1" (sum of |x|), "l2" (square root of
+// `reduction`: "sum", "mean", "max", "min", "prod", "l1" (sum of |x|), "l2" (square root of
 // the sum of squares), "sum_square", "log_sum", "log_sum_exp" (as max + log(sum(exp(x -
 // max)))). mean, l2, log_sum and log_sum_exp take float tensors.
-Tensor reduce(const Tensor &x, const std::string &kind, const std::vector<int> &axes, bool keepdims,
+Tensor reduce(const Tensor &x, const std::string &reduction, const std::vector<int> &axes, bool keepdims,
               const std::string &name = "reduce");
 // The int64 index of the largest (is_max) or smallest element along `axis`: the first
 // one, or the last with `select_last`; the axis kept as 1 when `keepdims`.
