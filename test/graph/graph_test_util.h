@@ -8,6 +8,15 @@
 
 namespace tensorir::graph_test {
 
+// Each element of `got` within tol * (1 + |want|) of `want`'s.
+inline void check_near(const std::vector<float> &got, const std::vector<float> &want, double tol = 1e-5) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
+    CHECK(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
+  }
+}
+
 // max |a - b| / max |b|, the error measure of every graph test; b must not be all zero.
 inline double max_rel_error(const std::vector<float> &a, const std::vector<float> &b) {
   REQUIRE(a.size() == b.size());

@@ -5,21 +5,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graph/graph_test_util.h"
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/op_registry.h"
 
 using namespace tensorir;
+using graph_test::check_near;
 using Catch::Matchers::Contains;
 
 namespace {
-
-void check_near(const std::vector<float> &got, const std::vector<float> &want, double tol = 1e-5) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-    CHECK(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-  }
-}
 
 NDArray run1(const std::string &op, const NDArray &x, std::map<std::string, graph::AttrValue> attrs = {}) {
   graph::Builder b;

@@ -11,20 +11,13 @@
 #include "tensorir/graph/op_registry.h"
 
 using namespace tensorir;
+using graph_test::check_near;
 using Catch::Matchers::Contains;
 
 namespace {
 
 std::vector<float> run1(const graph::Graph &g, const std::map<std::string, NDArray> &in, const Target &t = "llvm") {
   return graph::build(g, t).run(in).to_vector<float>();
-}
-
-void check_near(const std::vector<float> &got, const std::vector<float> &want, double tol = 1e-5) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i);
-    CHECK(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-  }
 }
 
 }  // namespace

@@ -10,21 +10,15 @@
 #include <functional>
 #include <limits>
 
+#include "graph/graph_test_util.h"
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/op_registry.h"
 
 using namespace tensorir;
+using graph_test::check_near;
 using Catch::Matchers::Contains;
 
 namespace {
-
-void check_near(const std::vector<float> &got, const std::vector<float> &want, double tol = 1e-5) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-    CHECK(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
-  }
-}
 
 // The row-major strides of `shape`.
 std::vector<int64_t> strides_of(const std::vector<int64_t> &shape) {

@@ -1,11 +1,14 @@
 // Building ONNX models in tests with ONNX's own protobuf classes, and comparing results.
 #pragma once
 #include <onnx/onnx_pb.h>
+#include <tensorir/frontend/onnx.h>
+#include <tensorir/graph/executor.h>
 #include <tensorir/runtime/ndarray.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -137,6 +140,25 @@ inline bool allclose(const std::vector<double> &got, const std::vector<double> &
     }
   }
   return true;
+}
+
+// The model built by `mb`, imported, compiled for "llvm" and run on `feed`.
+inline graph::Outputs run(const ModelBuilder &mb, const std::map<std::string, NDArray> &feed) {
+  return graph::build(onnx::import_bytes(mb.bytes()), "llvm").run(feed);
+}
+
+// `got` (float32) against `want`, as allclose.
+inline void check_close(const NDArray &got, const std::vector<double> &want, double rtol = 1e-4, double atol = 1e-6) {
+  const std::vector<float> g = got.to_vector<float>();
+  std::string why;
+  const bool ok = allclose(std::vector<double>(g.begin(), g.end()), want, rtol, atol, &why);
+  INFO(why);
+  CHECK(ok);
+}
+// (A template, so that a braced list of numbers picks the overload above.)
+template <typename T>
+void check_close(const NDArray &got, const std::vector<T> &want, double rtol = 1e-4, double atol = 1e-6) {
+  check_close(got, std::vector<double>(want.begin(), want.end()), rtol, atol);
 }
 
 }  // namespace tensorir::onnx_test

@@ -15,18 +15,10 @@ using onnx_test::attr;
 using onnx_test::Dim;
 using onnx_test::dims;
 using onnx_test::ModelBuilder;
+using onnx_test::check_close;
 namespace tonnx = tensorir::onnx;
 
 namespace {
-
-void check_close(const NDArray &got, const std::vector<float> &want, double rtol = 1e-4, double atol = 1e-6) {
-  const std::vector<float> g = got.to_vector<float>();
-  std::string why;
-  const bool ok = onnx_test::allclose(std::vector<double>(g.begin(), g.end()),
-                                      std::vector<double>(want.begin(), want.end()), rtol, atol, &why);
-  INFO(why);
-  CHECK(ok);
-}
 
 // A one-node model y = op(x) on x of `shape`, run on `x`.
 NDArray run_unary(const std::string &op, const NDArray &x, const std::function<void(::onnx::NodeProto &)> &attrs,

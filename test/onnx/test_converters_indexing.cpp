@@ -14,15 +14,8 @@ using namespace tensorir;
 using onnx_test::attr;
 using onnx_test::dims;
 using onnx_test::ModelBuilder;
+using onnx_test::run;
 namespace tonnx = tensorir::onnx;
-
-namespace {
-
-graph::Outputs run(const ModelBuilder &mb, const std::map<std::string, NDArray> &feed) {
-  return graph::build(tonnx::import_bytes(mb.bytes()), "llvm").run(feed);
-}
-
-}  // namespace
 
 TEST_CASE("converters: DepthToSpace in both modes and SpaceToDepth", "[onnx][converters]") {
   const int64_t n = 2, ch = 8, h = 2, w = 3, b = 2;

@@ -13,23 +13,9 @@ using namespace tensorir;
 using onnx_test::attr;
 using onnx_test::dims;
 using onnx_test::ModelBuilder;
+using onnx_test::check_close;
+using onnx_test::run;
 namespace tonnx = tensorir::onnx;
-
-namespace {
-
-graph::Outputs run(const ModelBuilder &mb, const std::map<std::string, NDArray> &feed) {
-  return graph::build(tonnx::import_bytes(mb.bytes()), "llvm").run(feed);
-}
-
-void check_close(const NDArray &got, const std::vector<double> &want, double tol = 1e-4) {
-  const std::vector<float> g = got.to_vector<float>();
-  std::string why;
-  const bool ok = onnx_test::allclose(std::vector<double>(g.begin(), g.end()), want, tol, 1e-6, &why);
-  INFO(why);
-  CHECK(ok);
-}
-
-}  // namespace
 
 TEST_CASE("converters: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss", "[onnx][converters]") {
   // Input [2, 3, 2] (N, C, d), targets [2, 2] with one ignored (index 1).

@@ -15,24 +15,9 @@ using onnx_test::attr;
 using onnx_test::Dim;
 using onnx_test::dims;
 using onnx_test::ModelBuilder;
+using onnx_test::check_close;
+using onnx_test::run;
 namespace tonnx = tensorir::onnx;
-
-namespace {
-
-void check_close(const NDArray &got, const std::vector<float> &want, double tol = 1e-4) {
-  const std::vector<float> g = got.to_vector<float>();
-  std::string why;
-  const bool ok = onnx_test::allclose(std::vector<double>(g.begin(), g.end()),
-                                      std::vector<double>(want.begin(), want.end()), tol, 1e-6, &why);
-  INFO(why);
-  CHECK(ok);
-}
-
-graph::Outputs run(const ModelBuilder &mb, const std::map<std::string, NDArray> &feed) {
-  return graph::build(tonnx::import_bytes(mb.bytes()), "llvm").run(feed);
-}
-
-}  // namespace
 
 TEST_CASE("converters: reductions with axes as attribute or input", "[onnx][converters]") {
   const NDArray x = NDArray::random({2, 3, 4}, Float(32), 1, 0.5, 1.5);
