@@ -28,7 +28,7 @@ std::string range_str(const Converter &c) {
 
 }  // namespace
 
-void unsupported(const std::string &reason) { throw Unsupported{reason}; }
+void unsupported(const std::string &reason) { throw Unsupported{reason, ""}; }
 
 void register_converter(Converter c) {
   TIR_ASSERT(!c.op.empty() && c.convert && c.since <= c.until) << "register_converter: " << c.op;
@@ -150,6 +150,10 @@ bool Context::all_known() const {
 }
 
 const NDArray &Context::value(size_t i, const std::string &what) const {
+  if (!known(i) && imp_.is_graph_input(input_name(i)))
+    throw Unsupported{what + " '" + input_name(i) + "' is a graph input; it must be known at import: fix its value " +
+                          "with ImportOptions::input_values (tensorir --input-value)",
+                      input_name(i)};
   if (!known(i))
     unsupported(what + " '" + input_name(i) + "' is computed at run time; it must be known at import (a constant)");
   return input(i).known;

@@ -31,6 +31,7 @@ constexpr int kLatest = INT_MAX;
 // importer collects every such node and reports them together.
 struct Unsupported {
   std::string reason;
+  std::string input;  // a graph input whose value, known, would let the node convert
 };
 [[noreturn]] void unsupported(const std::string &reason);
 

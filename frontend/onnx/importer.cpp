@@ -43,12 +43,12 @@ UnsupportedNode opset_problem(const ::onnx::ModelProto &m) {
       version = o.version();
       ++imports;
     }
-  if (imports > 1) return {"", "", "the model imports the ai.onnx opset " + std::to_string(imports) + " times"};
+  if (imports > 1) return {"", "", "the model imports the ai.onnx opset " + std::to_string(imports) + " times", ""};
   if (version < 0 && m.ir_version() < 3) version = 1;  // IR version 1 and 2 had no opset imports
   if (version >= kMinOpset && version <= kMaxOpset) return {};
   const std::string range = " (ai.onnx " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")";
-  if (version < 0) return {"", "", "the model imports no ai.onnx opset" + range};
-  return {"", "", "ai.onnx opset " + std::to_string(version) + " is not supported" + range};
+  if (version < 0) return {"", "", "the model imports no ai.onnx opset" + range, ""};
+  return {"", "", "ai.onnx opset " + std::to_string(version) + " is not supported" + range, ""};
 }
 
 int model_opset(const ::onnx::ModelProto &m) {
@@ -64,15 +64,15 @@ std::vector<UnsupportedNode> static_check(const ::onnx::GraphProto &g, int opset
   for (const auto &in : g.input()) {
     if (initializers.count(in.name())) continue;
     const std::string p = input_type_problem(in.type());
-    if (!p.empty()) out.push_back({in.name(), "input", "graph input '" + in.name() + "' " + p});
+    if (!p.empty()) out.push_back({in.name(), "input", "graph input '" + in.name() + "' " + p, ""});
   }
   for (const auto &t : g.initializer()) {
     Type dtype;
     if (!element_type(t.data_type(), &dtype) || !supported_dtype(dtype))
-      out.push_back({t.name(), "initializer", "initializer '" + t.name() + "' is " + element_type_name(t.data_type())});
+      out.push_back({t.name(), "initializer", "initializer '" + t.name() + "' is " + element_type_name(t.data_type()), ""});
   }
   for (const auto &n : g.node()) {
-    UnsupportedNode u{node_label(n), n.op_type(), ""};
+    UnsupportedNode u{node_label(n), n.op_type(), "", ""};
     if (!is_ai_onnx(n.domain())) {
       u.reason = "domain '" + n.domain() + "' is not supported (ai.onnx only)";
     } else if (const Converter *c = find_converter(n.op_type(), opset)) {
@@ -159,6 +159,10 @@ void Importer::add_inputs() {
     const auto &tt = in.type().tensor_type();
     Type dtype;
     element_type(tt.elem_type(), &dtype);  // static_check refused the others
+    if (auto fixed = options_.input_values.find(in.name()); fixed != options_.input_values.end()) {
+      bind_fixed_input(in, dtype, fixed->second);
+      continue;
+    }
     auto bound = options_.input_shapes.find(in.name());
     std::vector<int64_t> shape;
     if (!tt.has_shape()) {
@@ -189,19 +193,42 @@ void Importer::add_inputs() {
     }
     for (int64_t d : shape)
       if (d == 0)
-        unsupported_.push_back({in.name(), "input", "graph input '" + in.name() + "' is empty " + shape_str(shape)});
+        unsupported_.push_back({in.name(), "input", "graph input '" + in.name() + "' is empty " + shape_str(shape), ""});
     if (!unsupported_.empty()) continue;
     for (int64_t d : shape) TIR_USER_CHECK(d > 0) << what << ": shape " << shape_str(shape) << " must be positive";
     graph::NodeRef r = builder_.input(node_name(in.name(), true), shape, dtype);
+    graph_inputs_.insert(in.name());
     bind(in.name(), Value{r.id, NDArray(), shape, dtype});
   }
-  for (const auto &[name, shape] : options_.input_shapes) {
-    if (inputs.count(name)) continue;
-    std::string known;
-    for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
-    TIR_THROW() << "onnx: ImportOptions::input_shapes names '" << name << "', which is not an input of the model ("
-                << (known.empty() ? "it has none" : "its inputs: " + known) << ")";
+  std::string known;
+  for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
+  auto check_named = [&](const std::string &name, const char *option) {
+    TIR_USER_CHECK(inputs.count(name)) << "onnx: ImportOptions::" << option << " names '" << name
+                                       << "', which is not an input of the model ("
+                                       << (known.empty() ? "it has none" : "its inputs: " + known) << ")";
+  };
+  for (const auto &[name, shape] : options_.input_shapes) check_named(name, "input_shapes");
+  for (const auto &[name, value] : options_.input_values) check_named(name, "input_values");
+}
+
+void Importer::bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value) {
+  const std::string what = "onnx: input '" + in.name() + "'";
+  TIR_USER_CHECK(value.defined()) << what << ": ImportOptions::input_values gives an empty array";
+  TIR_USER_CHECK(!options_.input_shapes.count(in.name()))
+      << what << " is given both a shape (input_shapes) and a value (input_values); give only the value";
+  TIR_USER_CHECK(value.dtype() == dtype)
+      << what << " is " << dtype << " but the value given in ImportOptions::input_values is " << value.dtype();
+  const auto &tt = in.type().tensor_type();
+  if (tt.has_shape()) {
+    const auto &dims = tt.shape().dim();
+    bool fits = value.shape().size() == size_t(dims.size());
+    for (int i = 0; fits && i < dims.size(); ++i)
+      fits = !dims[i].has_dim_value() || dims[i].dim_value() == value.shape()[size_t(i)];
+    TIR_USER_CHECK(fits) << what << ": the value given in ImportOptions::input_values has shape "
+                         << shape_str(value.shape()) << ", which does not fit the input's shape in the model";
   }
+  NDArray copy = value.to(Device::cpu());  // the caller keeps its array
+  bind(in.name(), Value{-1, copy, copy.shape(), copy.dtype()});
 }
 
 void Importer::convert_nodes() {
@@ -224,7 +251,7 @@ void Importer::convert_nodes() {
         TIR_ASSERT(n.output(i).empty() || values_.count(n.output(i)))
             << "the converter of " << n.op_type() << " left output '" << n.output(i) << "' unset";
     } catch (const Unsupported &u) {
-      unsupported_.push_back({ctx.label(), n.op_type(), u.reason});
+      unsupported_.push_back({ctx.label(), n.op_type(), u.reason, u.input});
       for (const std::string &out : n.output()) poisoned_.insert(out);
     } catch (const std::exception &e) {  // tensorir::Error, or protobuf's on a malformed node
       throw Error("onnx: node '" + ctx.label() + "' (" + n.op_type() + "): " + e.what());
@@ -242,7 +269,7 @@ std::vector<graph::NodeRef> Importer::outputs() {
     try {
       r = node_of(name);
     } catch (const Unsupported &u) {
-      throw UnsupportedError("onnx: " + what_ + ": output '" + name + "': " + u.reason, {{name, "output", u.reason}});
+      throw UnsupportedError("onnx: " + what_ + ": output '" + name + "': " + u.reason, {{name, "output", u.reason, ""}});
     }
     // The graph's outputs carry the model's output names: an output that is another
     // value (Identity, or a graph input) gets a copy of its own under its name.

@@ -39,6 +39,7 @@ class Importer {
   // For Context.
   Value &value(const std::string &name);
   bool has_value(const std::string &name) const { return values_.count(name) > 0; }
+  bool is_graph_input(const std::string &name) const { return graph_inputs_.count(name) > 0; }
   void bind(const std::string &name, Value v);
   // A graph node for `name`'s value, a constant node for a known one (made once).
   graph::NodeRef node_of(const std::string &name);
@@ -51,6 +52,8 @@ class Importer {
  private:
   void add_initializers();
   void add_inputs();
+  // An input fixed by ImportOptions::input_values: a known value, not a graph input.
+  void bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value);
   void convert_nodes();
   std::vector<graph::NodeRef> outputs();
 
@@ -60,7 +63,7 @@ class Importer {
   int opset_ = 0;
   graph::Builder builder_;
   std::map<std::string, Value> values_;
-  std::set<std::string> onnx_names_, graph_names_, poisoned_;
+  std::set<std::string> onnx_names_, graph_names_, poisoned_, graph_inputs_;
   std::vector<UnsupportedNode> unsupported_;
   int skipped_ = 0;
 };

@@ -40,6 +40,13 @@ expect(0 "PASS" test "${CASES}/test_relu/model.onnx" --data-dir "${CASES}/test_r
 expect(0 "every node can be imported" info "${CASES}/test_relu/model.onnx")
 expect(0 "wrote" run "${CASES}/test_relu/model.onnx" -i "x=${CASES}/test_relu/test_data_set_0/input_0.pb"
        -o "${WORK}/relu_out")
+# A target shape given as a graph input: refused with the fix, then fixed at import.
+set(RESHAPE "${CASES}/test_reshape_negative_dim")
+expect(1 "fix its value with ImportOptions::input_values" test "${RESHAPE}/model.onnx"
+       --data-dir "${RESHAPE}/test_data_set_0")
+expect(0 "PASS" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0"
+       --input-value "shape=${RESHAPE}/test_data_set_0/input_1.pb")
+expect(2 "expected NAME=FILE" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0" --input-value shape)
 # A tolerance no float result meets fails with the worst element.
 expect(1 "FAIL.*worst at" test "${CASES}/test_sigmoid/model.onnx" --data-dir "${CASES}/test_sigmoid/test_data_set_0"
        --rtol 0 --atol -1)

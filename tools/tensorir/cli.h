@@ -24,12 +24,15 @@ struct UsageError {
 struct ModelOptions {
   uint64_t seed = 0;                                         // built-in networks' weights
   std::vector<std::string> input_shapes;                     // "name=1,3,224,224", ONNX only
+  std::vector<std::string> input_values;                     // "name=FILE": fixed at import, ONNX only
 };
 graph::Graph load_graph(const std::string &model, const ModelOptions &options);
 // The built-in networks, for messages: "resnet18, resnet50, mobilenet_v2".
 std::string zoo_names();
 // "name=d0,d1,..." as a name and a shape; a UsageError otherwise.
 std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::string &text);
+// The --input-shape and --input-value options of a subcommand.
+void add_model_options(CLI::App &cmd, ModelOptions &options);
 // An array from a .npy or ONNX TensorProto (.pb) file.
 NDArray read_array(const std::string &path);
 

@@ -124,8 +124,7 @@ void add_compile(CLI::App &app) {
                   "options as in the target string, e.g. \"webgl -draw-buffers=8\"")
       ->required();
   cmd->add_option("-o,--output", a->out, "the output directory (created if needed)")->required();
-  cmd->add_option("--input-shape", a->model_options.input_shapes,
-                  "NAME=D0,D1,...: binds an ONNX input's symbolic dimensions (repeatable)");
+  add_model_options(*cmd, a->model_options);
   cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")->default_val(0);
   cmd->add_option("--max-texture-size", a->max_texture, "webgl: the largest texture width or height")
       ->check(CLI::PositiveNumber);

@@ -94,8 +94,7 @@ void add_run(CLI::App &app) {
   cmd->add_option("--input,-i", a->inputs, "NAME=FILE: an input from a .npy or ONNX .pb file (repeatable); "
                                            "inputs not given are seeded random");
   cmd->add_option("--input-seed", a->input_seed, "seed of the random inputs")->default_val(1);
-  cmd->add_option("--input-shape", a->model_options.input_shapes,
-                  "NAME=D0,D1,...: binds an ONNX input's symbolic dimensions (repeatable)");
+  add_model_options(*cmd, a->model_options);
   cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")->default_val(0);
   cmd->add_option("--output-dir,-o", a->output_dir, "write each output as DIR/<output name>.npy");
   cmd->add_option("--repeat", a->repeat, "time N more runs and print the median latency")->check(CLI::NonNegativeNumber);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "runnable.h"
+#include "tensorir/frontend/onnx.h"
 
 namespace tensorir::cli {
 
@@ -79,19 +80,34 @@ bool compare(const std::string &name, const NDArray &got, const NDArray &want, d
   return bad == 0;
 }
 
+// The names input_0.pb, input_1.pb, ... stand for: an ONNX model's graph inputs in its
+// order (also those fixed at import), else the runnable's inputs.
+std::vector<std::string> input_names(const std::string &model, const Runnable &r) {
+  std::vector<std::string> names;
+  if (std::filesystem::is_regular_file(model))
+    for (const onnx::ValueInfo &in : onnx::inspect(model).inputs) names.push_back(in.name);
+  else
+    for (const RunnableInput &in : r.inputs) names.push_back(in.name);
+  return names;
+}
+
 void test(const TestArgs &a) {
   const std::vector<std::string> in_files = numbered(a.data_dir, "input_"), out_files = numbered(a.data_dir, "output_");
   if (out_files.empty())
     throw UsageError{"'" + a.data_dir + "' holds no output_0.pb: expected an ONNX test data set (input_N.pb, output_N.pb)"};
   const Runnable r = make_runnable(a.model, a.target, a.model_options);
-  if (in_files.size() != r.inputs.size())
+  const std::vector<std::string> names = input_names(a.model, r);
+  if (in_files.size() != names.size())
     throw UsageError{a.data_dir + " has " + std::to_string(in_files.size()) + " input files but the model takes " +
-                     std::to_string(r.inputs.size()) + " inputs"};
+                     std::to_string(names.size()) + " inputs"};
   if (out_files.size() != r.output_names.size())
     throw UsageError{a.data_dir + " has " + std::to_string(out_files.size()) + " output files but the model has " +
                      std::to_string(r.output_names.size()) + " outputs"};
   std::map<std::string, NDArray> inputs;
-  for (size_t i = 0; i < in_files.size(); ++i) inputs[r.inputs[i].name] = read_array(in_files[i]);
+  // Files of inputs fixed at import (--input-value), or that no node reads, are not fed.
+  for (size_t i = 0; i < in_files.size(); ++i)
+    for (const RunnableInput &in : r.inputs)
+      if (in.name == names[i]) inputs[in.name] = read_array(in_files[i]);
   const std::map<std::string, NDArray> outputs = r.run(inputs);
   bool ok = true;
   for (size_t i = 0; i < out_files.size(); ++i) {
@@ -110,7 +126,7 @@ void add_test(CLI::App &app) {
   cmd->add_option("MODEL", a->model, "the test case's model.onnx")->required();
   cmd->add_option("--data-dir,-d", a->data_dir, "a test_data_set_N directory (input_N.pb, output_N.pb)")->required();
   cmd->add_option("--target,-t", a->target, "where to run it (default llvm)");
-  cmd->add_option("--input-shape", a->model_options.input_shapes, "NAME=D0,D1,...: binds symbolic dimensions");
+  add_model_options(*cmd, a->model_options);
   cmd->add_option("--rtol", a->rtol, "relative tolerance")->default_val(1e-3);
   cmd->add_option("--atol", a->atol, "absolute tolerance")->default_val(1e-7);
   cmd->callback([a] { test(*a); });

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "tensorir/frontend/onnx.h"
 #include "tensorir/graph/models.h"
@@ -52,9 +54,24 @@ graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
       if (!o.input_shapes.emplace(name, shape).second)
         throw UsageError{"--input-shape gives input '" + name + "' twice"};
     }
+    for (const std::string &v : options.input_values) {
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        throw UsageError{"--input-value '" + v + "': expected NAME=FILE (a .npy or .pb file)"};
+      if (!o.input_values.emplace(v.substr(0, eq), read_array(v.substr(eq + 1))).second)
+        throw UsageError{"--input-value gives input '" + v.substr(0, eq) + "' twice"};
+    }
     return onnx::import(model, o);
   }
   throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};
+}
+
+void add_model_options(CLI::App &cmd, ModelOptions &options) {
+  cmd.add_option("--input-shape", options.input_shapes,
+                 "NAME=D0,D1,...: binds an ONNX input's symbolic dimensions (repeatable)");
+  cmd.add_option("--input-value", options.input_values,
+                 "NAME=FILE: fixes an ONNX input to the array in FILE (.npy or .pb) at import, for inputs that "
+                 "give shapes, axes or bounds; the compiled model no longer takes it (repeatable)");
 }
 
 NDArray read_array(const std::string &path) {

@@ -25,6 +25,11 @@ struct ImportOptions {
   // agree with its fixed ones). A symbolic dimension left unbound is an Error naming the
   // input and the dimension.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Graph inputs whose value is fixed at import: each becomes a constant, and the graph
+  // no longer takes it. For inputs that decide shapes (Reshape's shape, Slice's starts,
+  // TopK's k, ...), which tensorir needs known when it compiles. The array must have the
+  // input's element type and fit its shape.
+  std::map<std::string, NDArray> input_values;
   // Where tensors stored as external data are looked up; by default the model file's
   // directory (import from bytes: the current directory).
   std::string external_data_dir;
@@ -34,6 +39,9 @@ struct ImportOptions {
 // the whole model (its opset); one with `op` "input" for a graph input (its type).
 struct UnsupportedNode {
   std::string node, op, reason;
+  // A graph input whose value the node needs at import (a shape, axes, a bound); fixing
+  // it with ImportOptions::input_values lets the node convert. Empty for other reasons.
+  std::string input;
 };
 
 // What import throws for a well-formed model that uses what the importer does not

@@ -3,6 +3,8 @@
 // resize2d (nearest or linear), topk_indices, reverse_sequence, trilu (the upper or lower triangle of the last two
 // dimensions), cumsum (running sums along an axis), hardmax (1 at the first largest element along an axis, else 0), and
 // the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
+#include <cmath>
+
 #include "../op_util.h"
 #include "def_util.h"
 
@@ -205,14 +207,18 @@ Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updat
   return scatter_combine(data, updates, reduction, match, at, qshape, name);
 }
 
-// The input coordinate (float64) that output coordinate x maps to along one axis.
-Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in, int64_t out) {
+// The input coordinate (float64) that output coordinate x maps to along one axis. As in
+// ONNX, align_corners and pytorch_half_pixel use the resized length in * scale, which
+// is not rounded to the output's length when the scale was given.
+Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in) {
   Expr xf = cast(Float(64), x);
   auto c = [](double v) { return make_const(Float(64), v); };
+  const double resized = double(in) * scale;
+  const bool one = std::fabs(resized - 1) < 1e-9;
   if (mode == "asymmetric") return xf / c(scale);
   if (mode == "tf_half_pixel_for_nn") return (xf + c(0.5)) / c(scale);
-  if (mode == "align_corners") return out == 1 ? c(0) : xf * c(double(in - 1) / double(out - 1));
-  if (mode == "pytorch_half_pixel" && out == 1) return c(0);
+  if (mode == "align_corners") return one ? c(0) : xf * c(double(in - 1) / (resized - 1));
+  if (mode == "pytorch_half_pixel" && one) return c(0);
   return (xf + c(0.5)) / c(scale) - c(0.5);  // half_pixel, pytorch_half_pixel
 }
 
@@ -242,7 +248,7 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
         std::vector<Expr> base(v.begin(), v.end());
         Expr pos[2];
         for (int a = 0; a < 2; ++a)
-          pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)], size[size_t(a)]);
+          pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)]);
         if (mode == "nearest") {
           for (int a = 0; a < 2; ++a) base[r - 2 + size_t(a)] = nearest_index(pos[a], nearest, xs[r - 2 + size_t(a)]);
           return x(base);
