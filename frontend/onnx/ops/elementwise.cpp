@@ -16,6 +16,11 @@ void unary(const std::string &onnx_op, const std::string &op, bool float_only) {
     if (float_only) need_float(c, 0);
     if (c.dtype(0).is_bool() || (op == "neg" && c.dtype(0).is_uint()))
       unsupported("input '" + c.input_name(0) + "' is " + c.dtype(0).str());
+    if ((op == "neg" || op == "abs") && c.known(0) && c.dtype(0).is_int()) {  // shape arithmetic
+      std::vector<int64_t> v = to_int64s(c.input(0).known);
+      for (int64_t &x : v) x = op == "neg" ? -x : std::abs(x);
+      return c.set_output(0, from_int64s(v, c.shape(0), c.dtype(0)));
+    }
     c.output(0, op, {c.node(0)});
   };
   register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
@@ -51,8 +56,10 @@ void pow_converter(Context &c) {
     exponent = c.node(1);
   else if (c.known(1))
     exponent = c.constant(host_cast(c.input(1).known, c.dtype(0)), "exponent");
+  else if (c.dtype(1).is_bool())
+    unsupported("a bool exponent");
   else
-    unsupported("exponent '" + c.input_name(1) + "' is " + c.dtype(1).str() + " and not known at import");
+    exponent = c.make("cast", {c.node(1)}, {{"dtype", c.dtype(0).str()}});
   c.output(0, "pow", {c.node(0), exponent});
 }
 
