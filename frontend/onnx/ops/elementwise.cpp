@@ -137,9 +137,11 @@ void clip_inputs(Context &c) {
 
 // Dropout at inference is the identity, and its mask all true.
 void dropout(Context &c) {
-  if (c.num_inputs() > 2 && c.has_input(2) && c.known(2) && to_int64s(c.input(2).known).at(0) != 0)
-    unsupported("training_mode is true");
-  if (c.num_inputs() > 2 && c.has_input(2) && !c.known(2)) unsupported("training_mode is computed at run time");
+  // In training mode with a ratio above 0 it drops at random; with ratio 0 it keeps all.
+  const bool training = c.num_inputs() > 2 && c.has_input(2) && to_int64s(c.value(2, "training_mode")).at(0) != 0;
+  if (training && c.num_inputs() > 1 && c.has_input(1) && to_doubles(c.value(1, "ratio")).at(0) != 0)
+    unsupported("training_mode is true: elements are dropped at random");
+  if (training && (c.num_inputs() < 2 || !c.has_input(1))) unsupported("training_mode is true: ratio 0.5");
   if (c.num_outputs() > 1 && c.wants_output(1)) {
     if (element_count(c.shape(0)) == 0) unsupported("an empty input");
     c.set_output(1, from_doubles(std::vector<double>(size_t(element_count(c.shape(0))), 1.0), c.shape(0), Bool()));
