@@ -2,6 +2,7 @@
 // values, graph inputs with their shapes bound, then each node by its converter.
 #include "frontend/onnx/importer.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "frontend/onnx/host.h"
