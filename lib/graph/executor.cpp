@@ -292,6 +292,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
               : alter_conv_layout(g, options.fuse_operators, target.caps().texture_channel_block);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }
+  if (options.alter_layout && tuned) g = alter_dense_layout(g);
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;

@@ -1,5 +1,7 @@
 // CPU schedule for dense: each row of the result in parallel blocks of output columns,
 // the reduction outside a vector of columns.
+#include <algorithm>
+
 #include "op_util.h"
 #include "tensorir/ops/schedule.h"
 
@@ -73,6 +75,48 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
   d->scope = "local";
   d.reorder({dense.axis(0), c->reduce_axis[0], dense.axis(1)});
   d.vectorize(dense.axis(1));
+  return s;
+}
+
+Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out) {
+  const auto *c = dense.op().as<ComputeOpNode>();
+  TIR_USER_CHECK(c && c->tag == "dense_packed")
+      << "schedule_dense_packed_llvm: tensor " << dense.name() << " is not the output of dense_packed";
+  const std::vector<Tensor> in = c->input_tensors();
+  const int64_t block = *as_const_int(in[1].shape()[2]);
+  const int64_t rows = *as_const_int(out.shape()[0]);
+  Schedule s = create_schedule({out});
+  for (const Stage &st : s.stages()) {
+    const auto *sc = st.op().as<ComputeOpNode>();
+    const Operation &op = st.op();
+    if (sc && !op.same_as(out.op()) && !op.same_as(dense.op()) && sc->reduce_axis.empty()) Stage(st).compute_inline();
+  }
+  // A register block: `bm` rows (each a broadcast of one data element per k) times the
+  // panel's `block` columns (block / 16 vectors). 8 x 32 keeps 16 of 32 vector registers
+  // of accumulators. Rows split into blocks that divide them, so that the local tile
+  // never reads data past the last row.
+  int64_t bm = 1;
+  for (int64_t b = std::min<int64_t>(rows, 8); b > 1; --b)
+    if (rows % b == 0) {
+      bm = b;
+      break;
+    }
+  Tensor acc = dense;
+  if (dense == out) acc = s.cache_write(out, "local");
+  Stage st = s[out];
+  auto [io, jo, ii, ji] = st.tile(out.axis(0), out.axis(1), Expr(bm), Expr(block));
+  st.reorder({jo, io, ii, ji});
+  // Panels outer: consecutive blocks of rows read the same panel of the weight.
+  IterVar blocks = st.fuse(jo, io);
+  st.parallel(blocks);
+  st.vectorize(ji);
+  Stage a = s[acc];
+  a.compute_at(st, blocks);
+  if (!(dense == out)) a->scope = "local";
+  const auto *ac = acc.op().as<ComputeOpNode>();
+  a.reorder({ac->reduce_axis[0], acc.axis(0), acc.axis(1)});
+  a.unroll(acc.axis(0));
+  a.vectorize(acc.axis(1));
   return s;
 }
 

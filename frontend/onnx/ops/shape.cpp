@@ -168,7 +168,7 @@ void unsqueeze(Context &c, bool axes_input) {
 }
 
 // Expand: NumPy broadcast of the input and the given shape. A computed value is added
-// to zeros of the result's shape.
+// to zeros of the result's shape (or'ed with false for bool, as attention masks are).
 void expand(Context &c) {
   std::string error;
   const Shape out = broadcast_shapes(c.shape(0), c.ints(1, "shape"), &error);
@@ -176,8 +176,8 @@ void expand(Context &c) {
   check_size(out);
   if (c.known(0)) return c.set_output(0, host_broadcast_to(c.input(0).known, out));
   if (out == c.shape(0)) return c.forward(0, 0);
-  if (c.dtype(0).is_bool()) unsupported("bool input");
-  c.output(0, "add", {c.node(0), c.constant(host_broadcast_to(scalar(0, c.dtype(0)), out), "zeros")});
+  const std::string op = c.dtype(0).is_bool() ? "logical_or" : "add";
+  c.output(0, op, {c.node(0), c.constant(host_broadcast_to(scalar(0, c.dtype(0)), out), "zeros")});
 }
 
 const bool registered = [] {

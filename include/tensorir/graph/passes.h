@@ -54,6 +54,12 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations = true);
 // channels that do not (an image's 3) are read from NCHW data, weights OIHW1i<b>o.
 Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block);
 
+// For the CPU's register-blocked dense (graph::build on "llvm"): every dense whose weight
+// is a float32 constant [M, K], M a multiple of 8, becomes a dense_packed reading the
+// weight packed in panels of b = 32, 16 or 8 output columns, [M / b, K, b], a new
+// constant "<weight>.packed<b>". The old weight is left for eliminate_dead_nodes.
+Graph alter_dense_layout(const Graph &g);
+
 // Operator nodes computed by one kernel: a chain where every node but the last has the
 // next as its only reader.
 struct FusedGroup {

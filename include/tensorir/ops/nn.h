@@ -53,6 +53,10 @@ Tensor conv2d_packed_direct(const Tensor &data, const Tensor &packed_weight, con
 
 // data [N, K], weight [M, K] -> [N, M] (data times weight transposed).
 Tensor dense(const Tensor &data, const Tensor &weight, const std::string &name = "dense");
+// dense with the weight packed in panels of `block` output columns, packed[j / block][k]
+// [j % block] = weight[j][k] (pack_dense_weight): a block of columns reads one contiguous
+// vector per k. data [N, K], packed [M / block, K, block] -> [N, M].
+Tensor dense_packed(const Tensor &data, const Tensor &packed, const std::string &name = "dense");
 
 // Adds bias [data.shape[axis]] along `axis` (negative counts from the end).
 Tensor bias_add(const Tensor &data, const Tensor &bias, int axis = 1, const std::string &name = "bias_add");

@@ -52,5 +52,10 @@ Schedule schedule_dense_llvm(const Tensor &out);
 // the dense stage is the local tile of a block of columns, computed inside the tail's
 // parallel block loop, and the tail reads it from there.
 Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out);
+// CPU schedule for dense_packed (`dense`), alone (out == dense) or followed by an
+// element-wise tail ending in `out`: register blocks of `rows` x block output elements
+// accumulate across the whole reduction (the block's columns one or more vectors, each
+// row a broadcast of data), panels of columns in parallel.
+Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out);
 
 }  // namespace tensorir::ops

@@ -1,0 +1,64 @@
+// Packed weights for the CPU's dense: each dense whose weight is a float32 constant
+// [M, K] reads it packed in panels of output columns, computed once here, so that a
+// register block of columns loads one contiguous vector per step of the reduction
+// instead of gathering a column of rows.
+#include <set>
+
+#include "tensorir/graph/passes.h"
+
+namespace tensorir::graph {
+
+namespace {
+
+// The widest panel of 32, 16 or 8 columns that divides `m`, or 0.
+int panel_width(int64_t m) {
+  for (int b : {32, 16, 8})
+    if (m % b == 0) return b;
+  return 0;
+}
+
+// packed[j / b][k][j % b] = weight[j][k]
+NDArray pack(const NDArray &weight, int b) {
+  const int64_t m = weight.shape()[0], k = weight.shape()[1];
+  NDArray out = NDArray::empty({m / b, k, b}, Float(32));
+  const float *w = weight.data_as<float>();
+  float *p = out.data_as<float>();
+  for (int64_t j = 0; j < m; ++j)
+    for (int64_t q = 0; q < k; ++q) p[((j / b) * k + q) * b + j % b] = w[j * k + q];
+  return out;
+}
+
+}  // namespace
+
+Graph alter_dense_layout(const Graph &g) {
+  g.validate();
+  std::set<std::string> names;
+  for (const Node &n : g.nodes()) names.insert(n.name);
+  Graph out;
+  std::vector<int> remap(g.nodes().size(), -1);
+  for (int id : g.topological_order()) {
+    Node n = g.node(id);
+    for (int &in : n.inputs) in = remap[size_t(in)];
+    const Node *w = n.op == "dense" ? &g.node(g.node(id).inputs[1]) : nullptr;
+    const int b = w && w->op == "constant" && w->dtype == Float(32) ? panel_width(w->shape[0]) : 0;
+    if (b) {
+      Node packed;
+      packed.op = "constant";
+      packed.name = w->name + ".packed" + std::to_string(b);
+      for (int i = 1; names.count(packed.name); ++i) packed.name = w->name + ".packed" + std::to_string(b) + "_" + std::to_string(i);
+      names.insert(packed.name);
+      packed.value = pack(w->value.to(Device::cpu()), b);
+      packed.shape = packed.value.shape();
+      packed.dtype = Float(32);
+      n.op = "dense_packed";
+      n.inputs[1] = out.add_node(std::move(packed));
+    }
+    remap[size_t(id)] = out.add_node(std::move(n));
+  }
+  std::vector<int> outputs;
+  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
+  out.set_outputs(outputs);
+  return out;
+}
+
+}  // namespace tensorir::graph
