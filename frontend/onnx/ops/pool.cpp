@@ -180,12 +180,12 @@ void max_unpool(Context &c) {
 }
 
 std::string check_avg_pool(const Attributes &a) { return check_window(a, false); }
-std::string check_max_pool(const Attributes &a) { return check_window(a, true); }
+std::string check_dilated_pool(const Attributes &a) { return check_window(a, true); }
 
 const bool registered = [] {
-  register_converter({"MaxPool", kMinOpset, kLatest, check_max_pool, max_pool});
+  register_converter({"MaxPool", kMinOpset, kLatest, check_dilated_pool, max_pool});
   register_converter({"AveragePool", kMinOpset, kLatest, check_avg_pool, avg_pool});
-  register_converter({"LpPool", kMinOpset, kLatest, check_max_pool, lp_pool});
+  register_converter({"LpPool", kMinOpset, kLatest, check_dilated_pool, lp_pool});
   register_converter({"GlobalAveragePool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, false); }});
   register_converter({"GlobalMaxPool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, true); }});
   register_converter({"GlobalLpPool", kMinOpset, kLatest, nullptr, global_lp_pool});
