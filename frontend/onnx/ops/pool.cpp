@@ -17,15 +17,19 @@ Window pool_window(const Context &c) {
   return window(c, spatial(c, 0), c.attrs().ints("kernel_shape"), c.attrs().i("ceil_mode", 0) != 0);
 }
 
+// Whether max_pool2d and avg_pool2d take the window (they pad less than a window).
 bool plain_2d(const Context &c, const Window &w) {
-  return c.rank(0) == 4 && c.dtype(0) == Float(32) && w.even() && !w.has_extra() &&
-         std::all_of(w.dilation.begin(), w.dilation.end(), [](int64_t d) { return d == 1; });
+  if (c.rank(0) != 4 || c.dtype(0) != Float(32) || !w.even() || w.has_extra()) return false;
+  for (size_t i = 0; i < 2; ++i)
+    if (w.dilation[i] != 1 || w.begin[i] >= w.kernel[i]) return false;
+  return true;
 }
 
-graph::NodeRef window_sum(Context &c, graph::NodeRef x, const Window &w) {
+// pool_nd's attributes for the window and `reduction` (max or sum).
+std::map<std::string, graph::AttrValue> pool_attrs(const Window &w, const std::string &reduction) {
   std::map<std::string, graph::AttrValue> attrs = w.nd_attrs();
-  attrs["reduction"] = std::string("sum");
-  return c.make("pool_nd", {x}, attrs);
+  attrs["reduction"] = reduction;
+  return attrs;
 }
 
 void max_pool(Context &c) {
@@ -34,18 +38,12 @@ void max_pool(Context &c) {
   if (t != Float(32) && t != Float(64) && t != Int(8) && t != UInt(8))
     unsupported("input '" + c.input_name(0) + "' is " + t.str() + "; float32, float64, int8 and uint8 are supported");
   const Window w = pool_window(c);
-  if (c.num_outputs() > 1 && c.wants_output(1))
-    c.output(1, "max_pool_indices", {c.node(0)},
-             {{"kernel", w.kernel},
-              {"strides", w.stride},
-              {"dilation", w.dilation},
-              {"pads", w.pads()},
-              {"storage_order", c.attrs().i("storage_order", 0)}});
-  if (!plain_2d(c, w)) {
+  if (c.num_outputs() > 1 && c.wants_output(1)) {
     std::map<std::string, graph::AttrValue> attrs = w.nd_attrs();
-    attrs["reduction"] = std::string("max");
-    return void(c.output(0, "pool_nd", {c.node(0)}, attrs));
+    attrs["storage_order"] = c.attrs().i("storage_order", 0);
+    c.output(1, "max_pool_indices", {c.node(0)}, attrs);
   }
+  if (!plain_2d(c, w)) return void(c.output(0, "pool_nd", {c.node(0)}, pool_attrs(w, "max")));
   c.output(0, "max_pool2d", {c.node(0)}, {{"pool_size", w.kernel}, {"strides", w.stride}, {"padding", w.begin}});
 }
 
@@ -81,7 +79,7 @@ void avg_pool(Context &c) {
                           {"count_include_pad", int64_t(include_pad)}}));
   if (include_pad && w.has_extra())
     unsupported("ceil_mode with count_include_pad: the divisor of windows past the padding is not defined here");
-  graph::NodeRef sum = window_sum(c, c.node(0), w);
+  graph::NodeRef sum = c.make("pool_nd", {c.node(0)}, pool_attrs(w, "sum"));
   c.output(0, "multiply", {sum, c.constant(reciprocal_counts(w, spatial(c, 0), include_pad), "divisor")});
 }
 
@@ -111,7 +109,7 @@ void lp_pool(Context &c) {
   need_float32(c, 0);
   const int64_t p = lp_order(c);
   const Window w = pool_window(c);
-  root_output(c, window_sum(c, abs_pow(c, c.node(0), p), w), p);
+  root_output(c, c.make("pool_nd", {abs_pow(c, c.node(0), p)}, pool_attrs(w, "sum")), p);
 }
 
 void global_pool(Context &c, bool max) {
