@@ -1,5 +1,5 @@
 // CPU schedules for conv2d_nchwc (register-blocked, vectorized over output channels) and
-// for plain conv2d (vectorized over output columns).
+// for plain conv2d and conv3d (vectorized over output columns).
 #include "op_util.h"
 #include "tensorir/ops/schedule.h"
 
@@ -80,9 +80,9 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   return s;
 }
 
-// Plain NCHW: the padding computed once; a local tile of (up to 8 channels) x (a vector
-// of output columns) accumulates with the reduction outside it, one tile per iteration
-// of a parallel loop over (batch, channel group, row).
+// Plain NCHW (or NCDHW): the padding computed once; a local tile of (up to 8 channels) x
+// (a vector of output columns) accumulates with the reduction outside it, one tile per
+// iteration of a parallel loop over (batch, channel group, rows).
 Schedule schedule_direct(const Tensor &out) {
   Schedule s = create_schedule({out});
   const ComputeOpNode *c = compute_of(out);
@@ -90,27 +90,39 @@ Schedule schedule_direct(const Tensor &out) {
     const ComputeOpNode *p = compute_of(in);
     if (p && p->tag == detail::kInjective) s[in].parallel(s[in].fuse(in.axis(0), in.axis(1)));
   }
-  const int vec = first_divisor(extent_of(out.axis(3)), {16, 8, 4});
+  const int last = out.ndim() - 1;
+  const int vec = first_divisor(extent_of(out.axis(last)), {16, 8, 4});
   const int kb = first_divisor(extent_of(out.axis(1)), {8, 4, 2, 1});
   Stage o = s[out];
+  // The axes between the channels and the columns (the output's rows, and depths).
+  auto fuse_rows = [&](IterVar outer, const Tensor &t) {
+    for (int i = 2; i < last; ++i) outer = o.fuse(outer, t.axis(i));
+    return outer;
+  };
   if (!vec) {
-    o.parallel(o.fuse(o.fuse(out.axis(0), out.axis(1)), out.axis(2)));
+    o.parallel(fuse_rows(o.fuse(out.axis(0), out.axis(1)), out));
     return s;
   }
   Tensor acc = s.cache_write(out, "local");
   auto [ko, ki] = o.split(out.axis(1), kb);
-  auto [xo, xi] = o.split(out.axis(3), vec);
-  o.reorder({out.axis(0), ko, out.axis(2), xo, ki, xi});
-  IterVar rows = o.fuse(o.fuse(out.axis(0), ko), out.axis(2));
+  auto [xo, xi] = o.split(out.axis(last), vec);
+  std::vector<IterVar> order = {out.axis(0), ko};
+  for (int i = 2; i < last; ++i) order.push_back(out.axis(i));
+  order.insert(order.end(), {xo, ki, xi});
+  o.reorder(order);
+  IterVar rows = fuse_rows(o.fuse(out.axis(0), ko), out);
   o.parallel(rows);
   o.vectorize(xi);
   Stage a = s[acc];
   a.compute_at(o, xo);
   const ComputeOpNode *ac = compute_of(acc);
-  a.reorder({acc.axis(0), acc.axis(2), ac->reduce_axis[0], ac->reduce_axis[1], ac->reduce_axis[2], acc.axis(1),
-             acc.axis(3)});
+  std::vector<IterVar> acc_order = {acc.axis(0)};
+  for (int i = 2; i < last; ++i) acc_order.push_back(acc.axis(i));
+  for (const IterVar &r : ac->reduce_axis) acc_order.push_back(r);
+  acc_order.insert(acc_order.end(), {acc.axis(1), acc.axis(last)});
+  a.reorder(acc_order);
   a.unroll(acc.axis(1));
-  a.vectorize(acc.axis(3));
+  a.vectorize(acc.axis(last));
   return s;
 }
 
@@ -118,8 +130,8 @@ Schedule schedule_direct(const Tensor &out) {
 
 Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target) {
   const ComputeOpNode *c = compute_of(out);
-  TIR_USER_CHECK(c && (c->tag == "conv2d" || c->tag == "conv2d_nchwc"))
-      << "schedule_conv2d_llvm: tensor " << out.name() << " is not the output of conv2d or conv2d_nchwc";
+  TIR_USER_CHECK(c && (c->tag == "conv2d" || c->tag == "conv2d_nchwc" || c->tag == "conv3d"))
+      << "schedule_conv2d_llvm: tensor " << out.name() << " is not the output of conv2d, conv2d_nchwc or conv3d";
   return c->tag == "conv2d_nchwc" ? schedule_nchwc(out, out, target) : schedule_direct(out);
 }
 

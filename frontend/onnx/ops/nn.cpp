@@ -1,196 +1,74 @@
-// Convolution, transposed convolution, pooling, batch normalization and LRN over NCHW
-// (2-D) data. ONNX pads each side on its own; the graph's conv2d and pools pad both sides
-// alike, so uneven padding (auto_pad SAME_*, explicit pads, ceil_mode) becomes a pad node
-// in front.
-#include <algorithm>
-#include <cfloat>
-
-#include "frontend/onnx/ops/ops_util.h"
+// Convolution and transposed convolution over 1-D, 2-D and 3-D data, batch and instance
+// normalization, LRN. ONNX pads each side on its own; the graph's conv2d pads both sides
+// alike, so uneven padding (auto_pad SAME_*, explicit pads) becomes a pad node in front;
+// conv3d takes pads per side.
+#include "frontend/onnx/ops/window.h"
 
 namespace tensorir::onnx::detail {
 
 namespace {
 
-// The window of a 2-D convolution or pool, per spatial dimension (H, W).
-struct Window {
-  int64_t kernel[2], stride[2], dilation[2], begin[2], end[2];  // end: padding after
-  int64_t out[2];
-  bool even() const { return begin[0] == end[0] && begin[1] == end[1]; }
-};
-
-std::string check_auto_pad(const Attributes &a) {
-  const std::string p = a.s("auto_pad", "NOTSET");
-  if (p != "NOTSET" && p != "VALID" && p != "SAME_UPPER" && p != "SAME_LOWER") return "auto_pad '" + p + "' is unknown";
-  return "";
+// x padded with zeros by the window (both sides may differ).
+graph::NodeRef pad_input(Context &c, graph::NodeRef x, const Window &w) {
+  std::vector<int64_t> before = {0, 0}, after = {0, 0};
+  before.insert(before.end(), w.begin.begin(), w.begin.end());
+  after.insert(after.end(), w.end.begin(), w.end.end());
+  return c.make("pad", {x}, {{"before", before}, {"after", after}, {"value", 0.0}});
 }
 
-// Checks shared by Conv and the pools: 2-D windows only.
-std::string check_window(const Attributes &a, bool dilations) {
-  if (std::string r = check_auto_pad(a); !r.empty()) return r;
-  const std::vector<int64_t> k = a.ints("kernel_shape");
-  if (a.has("kernel_shape") && k.size() != 2) return std::to_string(k.size()) + "-D windows (only 2-D is supported)";
-  if (!dilations && a.has("dilations")) return all_equal(a.ints("dilations"), 1, "dilations");
-  return "";
+// `shape` with a 1 inserted before dimension 2 (1-D data as 2-D with a unit height).
+std::vector<int64_t> lift_shape(std::vector<int64_t> shape) {
+  shape.insert(shape.begin() + 2, 1);
+  return shape;
 }
 
-// The window over `in` (H, W) for `kernel`, from the node's strides, dilations, pads,
-// auto_pad and (pools) ceil_mode.
-Window window(const Context &c, const std::vector<int64_t> &in, const std::vector<int64_t> &kernel, bool ceil_mode) {
-  const Attributes &a = c.attrs();
-  Window w;
-  const std::vector<int64_t> strides = a.ints("strides", {1, 1}), dil = a.ints("dilations", {1, 1});
-  const std::vector<int64_t> pads = a.ints("pads", {0, 0, 0, 0});
-  TIR_USER_CHECK(strides.size() == 2 && dil.size() == 2 && pads.size() == 4)
-      << "strides, dilations and pads must have 2, 2 and 4 values for a 2-D window";
-  TIR_USER_CHECK(kernel.size() == 2) << "kernel_shape must have 2 values, got " << kernel.size();
-  const std::string auto_pad = a.s("auto_pad", "NOTSET");
-  for (int i = 0; i < 2; ++i) {
-    w.kernel[i] = kernel[size_t(i)];
-    w.stride[i] = strides[size_t(i)];
-    w.dilation[i] = dil[size_t(i)];
-    TIR_USER_CHECK(w.stride[i] > 0 && w.dilation[i] > 0 && w.kernel[i] > 0)
-        << "strides, dilations and kernel must be positive";
-    const int64_t span = (w.kernel[i] - 1) * w.dilation[i] + 1;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t out = (in[size_t(i)] + w.stride[i] - 1) / w.stride[i];
-      const int64_t total = std::max<int64_t>((out - 1) * w.stride[i] + span - in[size_t(i)], 0);
-      w.begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      w.end[i] = total - w.begin[i];
-    } else if (auto_pad == "VALID") {
-      w.begin[i] = w.end[i] = 0;
-    } else {
-      w.begin[i] = pads[size_t(i)];
-      w.end[i] = pads[size_t(i) + 2];
-      TIR_USER_CHECK(w.begin[i] >= 0 && w.end[i] >= 0) << "negative pads";
-    }
-    const int64_t room = in[size_t(i)] + w.begin[i] + w.end[i] - span;
-    TIR_USER_CHECK(room >= 0) << "the window " << span << " is larger than the padded input";
-    w.out[i] = room / w.stride[i] + 1;
-    if (ceil_mode && room % w.stride[i]) {
-      // One more window, unless it would start in the padding after the input.
-      if (w.out[i] * w.stride[i] < in[size_t(i)] + w.begin[i]) ++w.out[i];
-    }
+// conv2d of 4-D x and weight; padding on each side alike, else a pad node in front.
+graph::NodeRef conv2d(Context &c, graph::NodeRef x, graph::NodeRef weight, const Window &w) {
+  std::vector<int64_t> padding = w.begin;
+  if (!w.even()) {
+    x = pad_input(c, x, w);
+    padding = {0, 0};
   }
-  return w;
+  return c.make("conv2d", {x, weight},
+                {{"strides", w.stride},
+                 {"padding", padding},
+                 {"dilation", w.dilation},
+                 {"groups", c.attrs().i("group", 1)}});
 }
 
-// Padding after the input that ceil_mode's extra windows read beyond `end`.
-int64_t ceil_extra(const Window &w, const std::vector<int64_t> &in, int i) {
-  const int64_t span = (w.kernel[i] - 1) * w.dilation[i] + 1;
-  return std::max<int64_t>((w.out[i] - 1) * w.stride[i] + span - (in[size_t(i)] + w.begin[i] + w.end[i]), 0);
-}
-
-// x padded with `value` by the window's padding (and ceil_mode's extra).
-graph::NodeRef pad_input(Context &c, graph::NodeRef x, const Window &w, const std::vector<int64_t> &in, double value) {
-  return c.make(
-      "pad", {x},
-      {{"before", std::vector<int64_t>{0, 0, w.begin[0], w.begin[1]}},
-       {"after", std::vector<int64_t>{0, 0, w.end[0] + ceil_extra(w, in, 0), w.end[1] + ceil_extra(w, in, 1)}},
-       {"value", value}});
-}
-
-std::vector<int64_t> spatial(const Context &c, size_t i) { return {c.shape(i)[2], c.shape(i)[3]}; }
-
-void need_4d(const Context &c, size_t i) {
-  if (c.rank(i) != 4)
-    unsupported("input '" + c.input_name(i) + "' has rank " + std::to_string(c.rank(i)) +
-                "; only 2-D (NCHW) is supported");
-}
-
+// Conv over 1-D (as 2-D with a unit height), 2-D (conv2d) and 3-D (conv3d) data.
 void conv(Context &c) {
-  need_4d(c, 0);
+  need_spatial(c, 0);
   need_float32(c, 0);
   need_float32(c, 1);
-  TIR_USER_CHECK(c.rank(1) == 4) << "weight '" << c.input_name(1) << "' must have rank 4";
-  const std::vector<int64_t> k = {c.shape(1)[2], c.shape(1)[3]};
+  const int r = c.rank(0);
+  TIR_USER_CHECK(c.rank(1) == r) << "weight '" << c.input_name(1) << "' must have rank " << r;
+  const std::vector<int64_t> k = spatial(c, 1);
   if (c.attrs().has("kernel_shape")) {
     TIR_USER_CHECK(c.attrs().ints("kernel_shape") == k)
         << "kernel_shape does not match the weight " << shape_str(c.shape(1));
   }
   const Window w = window(c, spatial(c, 0), k, false);
-  graph::NodeRef x = c.node(0);
-  std::vector<int64_t> padding = {w.begin[0], w.begin[1]};
-  if (!w.even()) {
-    x = pad_input(c, x, w, spatial(c, 0), 0.0);
-    padding = {0, 0};
+  graph::NodeRef y;
+  if (r == 5) {
+    y = c.make("conv3d", {c.node(0), c.node(1)},
+               {{"strides", w.stride},
+                {"pads", w.pads()},
+                {"dilation", w.dilation},
+                {"groups", c.attrs().i("group", 1)}});
+  } else if (r == 4) {
+    y = conv2d(c, c.node(0), c.node(1), w);
+  } else {
+    graph::NodeRef x = c.make("reshape", {c.node(0)}, {{"shape", lift_shape(c.shape(0))}});
+    graph::NodeRef weight = c.make("reshape", {c.node(1)}, {{"shape", lift_shape(c.shape(1))}});
+    y = conv2d(c, x, weight, w.lifted());
+    std::vector<int64_t> ys = c.graph_node(y).shape;
+    ys.erase(ys.begin() + 2);
+    y = c.make("reshape", {y}, {{"shape", ys}});
   }
-  std::map<std::string, graph::AttrValue> attrs = {{"strides", std::vector<int64_t>{w.stride[0], w.stride[1]}},
-                                                   {"padding", padding},
-                                                   {"dilation", std::vector<int64_t>{w.dilation[0], w.dilation[1]}},
-                                                   {"groups", c.attrs().i("group", 1)}};
-  if (!c.has_input(2)) return void(c.output(0, "conv2d", {x, c.node(1)}, attrs));
+  if (!c.has_input(2)) return c.set_output(0, y);
   need_float32(c, 2);
-  graph::NodeRef y = c.make("conv2d", {x, c.node(1)}, attrs);
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
-}
-
-void max_pool(Context &c) {
-  if (c.wants_output(1)) unsupported("the Indices output is not supported");
-  need_4d(c, 0);
-  need_float32(c, 0);
-  const Window w = window(c, spatial(c, 0), c.attrs().ints("kernel_shape"), c.attrs().i("ceil_mode", 0) != 0);
-  graph::NodeRef x = c.node(0);
-  const bool plain = w.even() && !ceil_extra(w, spatial(c, 0), 0) && !ceil_extra(w, spatial(c, 0), 1);
-  std::vector<int64_t> padding = {w.begin[0], w.begin[1]};
-  if (!plain) {
-    x = pad_input(c, x, w, spatial(c, 0), -FLT_MAX);  // padding never wins
-    padding = {0, 0};
-  }
-  c.output(0, "max_pool2d", {x},
-           {{"pool_size", std::vector<int64_t>{w.kernel[0], w.kernel[1]}},
-            {"strides", std::vector<int64_t>{w.stride[0], w.stride[1]}},
-            {"padding", padding}});
-}
-
-// Average pooling. Even padding without ceil_mode's extra windows is avg_pool2d itself;
-// otherwise the sum over each window of the padded input divided by the number of
-// elements that count (a constant per output position).
-void avg_pool(Context &c) {
-  need_4d(c, 0);
-  need_float32(c, 0);
-  const std::vector<int64_t> in = spatial(c, 0);
-  const bool include_pad = c.attrs().i("count_include_pad", 0) != 0;
-  const Window w = window(c, in, c.attrs().ints("kernel_shape"), c.attrs().i("ceil_mode", 0) != 0);
-  const int64_t extra[2] = {ceil_extra(w, in, 0), ceil_extra(w, in, 1)};
-  const std::vector<int64_t> pool = {w.kernel[0], w.kernel[1]}, strides = {w.stride[0], w.stride[1]};
-  if (w.even() && !extra[0] && !extra[1])
-    return void(c.output(0, "avg_pool2d", {c.node(0)},
-                         {{"pool_size", pool},
-                          {"strides", strides},
-                          {"padding", std::vector<int64_t>{w.begin[0], w.begin[1]}},
-                          {"count_include_pad", int64_t(include_pad)}}));
-  if (include_pad && (extra[0] || extra[1]))
-    unsupported("ceil_mode with count_include_pad: the divisor of windows past the padding is not defined here");
-  graph::NodeRef x = pad_input(c, c.node(0), w, in, 0.0);
-  graph::NodeRef mean = c.make("avg_pool2d", {x},
-                               {{"pool_size", pool},
-                                {"strides", strides},
-                                {"padding", std::vector<int64_t>{0, 0}},
-                                {"count_include_pad", int64_t{1}}});
-  // Per output position, the window's size over the number of elements it counts.
-  std::vector<double> factor;
-  for (int64_t oh = 0; oh < w.out[0]; ++oh)
-    for (int64_t ow = 0; ow < w.out[1]; ++ow) {
-      int64_t count = 1;
-      const int64_t pos[2] = {oh, ow};
-      for (int i = 0; i < 2; ++i) {
-        const int64_t lo = include_pad ? -w.begin[i] : 0, hi = in[size_t(i)] + (include_pad ? w.end[i] : 0);
-        const int64_t start = pos[i] * w.stride[i] - w.begin[i];
-        count *= std::max<int64_t>(std::min(start + w.kernel[i], hi) - std::max(start, lo), 0);
-      }
-      TIR_USER_CHECK(count > 0) << "a window covers no element of the input";
-      factor.push_back(double(w.kernel[0] * w.kernel[1]) / double(count));
-    }
-  c.output(0, "multiply", {mean, c.constant(from_doubles(factor, {w.out[0], w.out[1]}, Float(32)), "divisor")});
-}
-
-void global_pool(Context &c, bool max) {
-  need_4d(c, 0);
-  need_float32(c, 0);
-  if (!max) return void(c.output(0, "global_avg_pool2d", {c.node(0)}));
-  const std::vector<int64_t> hw = spatial(c, 0);
-  c.output(0, "max_pool2d", {c.node(0)},
-           {{"pool_size", hw}, {"strides", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{0, 0}}});
 }
 
 void batch_norm(Context &c) {
@@ -204,12 +82,6 @@ void batch_norm(Context &c) {
 }
 
 std::string check_conv(const Attributes &a) { return check_window(a, true); }
-std::string check_avg_pool(const Attributes &a) { return check_window(a, false); }
-
-std::string check_max_pool(const Attributes &a) {
-  if (std::string r = check_window(a, false); !r.empty()) return r;
-  return a.i("storage_order", 0) ? "storage_order 1 is not supported" : "";
-}
 
 std::string check_batch_norm(const Attributes &a) {
   if (a.i("spatial", 1) != 1) return "spatial = 0 is not supported";
@@ -217,11 +89,11 @@ std::string check_batch_norm(const Attributes &a) {
   return "";
 }
 
-// ConvTranspose of 1-D (as 2-D with a unit height) or 2-D data. Explicit pads trim the
-// full result; output_shape or auto_pad SAME_* set the total trim, split as ONNX says.
+// ConvTranspose of 1-D (as 2-D with a unit height), 2-D or 3-D data. Explicit pads trim
+// the full result; output_shape or auto_pad SAME_* set the total trim, split as ONNX says.
 void conv_transpose(Context &c) {
+  need_spatial(c, 0);
   const int r = c.rank(0);
-  if (r != 3 && r != 4) unsupported("input of rank " + std::to_string(r) + " (1-D and 2-D only)");
   need_float32(c, 0);
   need_float32(c, 1);
   TIR_USER_CHECK(c.rank(1) == r) << "weight '" << c.input_name(1) << "' must have rank " << r;
@@ -260,17 +132,14 @@ void conv_transpose(Context &c) {
   graph::NodeRef x = c.node(0), w = c.node(1);
   std::vector<int64_t> st2 = st, dil2 = dil, op2 = op, pads2 = pads;
   if (nd == 1) {  // [N, C, L] as [N, C, 1, L]
-    std::vector<int64_t> xs = c.shape(0), ws = c.shape(1);
-    xs.insert(xs.begin() + 2, 1);
-    ws.insert(ws.begin() + 2, 1);
-    x = c.make("reshape", {x}, {{"shape", xs}});
-    w = c.make("reshape", {w}, {{"shape", ws}});
+    x = c.make("reshape", {x}, {{"shape", lift_shape(c.shape(0))}});
+    w = c.make("reshape", {w}, {{"shape", lift_shape(c.shape(1))}});
     st2 = {1, st[0]};
     dil2 = {1, dil[0]};
     op2 = {0, op[0]};
     pads2 = {0, pads[0], 0, pads[1]};
   }
-  graph::NodeRef y = c.make("conv2d_transpose", {x, w},
+  graph::NodeRef y = c.make(nd == 3 ? "conv3d_transpose" : "conv2d_transpose", {x, w},
                             {{"strides", st2},
                              {"pads", pads2},
                              {"dilation", dil2},
@@ -288,6 +157,27 @@ void conv_transpose(Context &c) {
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
 }
 
+// (x - mean) / sqrt(var + epsilon) * scale + B, mean and variance over each instance's
+// spatial dimensions, scale and B per channel.
+void instance_norm(Context &c) {
+  if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)) + " (no spatial dimension)");
+  for (size_t i = 0; i < 3; ++i) need_float32(c, i);
+  const int64_t channels = c.shape(0)[1];
+  for (size_t i = 1; i < 3; ++i)
+    TIR_USER_CHECK(c.shape(i) == std::vector<int64_t>{channels})
+        << "input '" << c.input_name(i) << "' must have shape [" << channels << "], the input's channels";
+  const std::map<std::string, graph::AttrValue> stat = {{"axes", spatial_axes(c, 0)}, {"keepdims", int64_t{1}}};
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef d = c.make("subtract", {x, c.make("reduce_mean", {x}, stat)});
+  graph::NodeRef var = c.make("reduce_mean", {c.make("multiply", {d, d})}, stat);
+  graph::NodeRef eps = c.constant(scalar(c.attrs().f("epsilon", 1e-5f), Float(32)), "epsilon");
+  graph::NodeRef norm = c.make("divide", {d, c.make("sqrt", {c.make("add", {var, eps})})});
+  std::vector<int64_t> per_channel(size_t(c.rank(0) - 1), 1);  // [C, 1, ...] broadcasts along axis 1
+  per_channel[0] = channels;
+  graph::NodeRef scale = c.make("reshape", {c.node(1)}, {{"shape", per_channel}});
+  c.output(0, "bias_add", {c.make("multiply", {norm, scale}), c.node(2)}, {{"axis", int64_t{1}}});
+}
+
 void lrn(Context &c) {
   need_float(c, 0);
   if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)));
@@ -303,10 +193,7 @@ const bool registered = [] {
   register_converter({"Conv", kMinOpset, kLatest, check_conv, conv});
   register_converter({"ConvTranspose", kMinOpset, kLatest, nullptr, conv_transpose});
   register_converter({"LRN", kMinOpset, kLatest, nullptr, lrn});
-  register_converter({"MaxPool", kMinOpset, kLatest, check_max_pool, max_pool});
-  register_converter({"AveragePool", kMinOpset, kLatest, check_avg_pool, avg_pool});
-  register_converter({"GlobalAveragePool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, false); }});
-  register_converter({"GlobalMaxPool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, true); }});
+  register_converter({"InstanceNormalization", kMinOpset, kLatest, nullptr, instance_norm});
   register_converter({"BatchNormalization", kMinOpset, kLatest, check_batch_norm, batch_norm});
   return true;
 }();

@@ -17,8 +17,9 @@ Schedule schedule_generic(const std::vector<Tensor> &outs);
 // CPU schedule for the output of conv2d_nchwc (or conv2d_nchwc_packed): a register tile
 // of output-channel vectors times output columns, computed row by row inside a parallel
 // loop over (batch, channel group, row); a blocked result is written in vectors of its
-// channel block. For the output of conv2d it materialises the padding,
-// vectorizes over output columns and runs the channels in parallel. The register tile
+// channel block. For the output of conv2d (or of the graph's conv3d, the same form over
+// NCDHW) it materialises the padding, vectorizes over output columns and runs the
+// channels in parallel. The register tile
 // fits `target`: on "wasm" (128-bit vectors, 16 registers in browser engines) one
 // channel block times 2 columns, elsewhere up to 2 blocks times 8 columns.
 Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"));

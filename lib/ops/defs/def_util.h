@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "../op_util.h"
 #include "tensorir/graph/op_registry.h"
 #include "tensorir/ops/nn.h"
 #include "tensorir/ops/schedule.h"
@@ -23,6 +24,70 @@ inline std::array<int, 2> pair_attr(const Node &n, const std::string &key) {
   return {static_cast<int>(v[0]), static_cast<int>(v[1])};
 }
 
+
+// The sliding window of a convolution or pool over the last k dimensions of [N, C, ...],
+// from the node's "strides", "dilation" and "pads" (k values before, then k after) and the
+// kernel's extents; nd_window checks their sizes and values against the node.
+struct NdWindow {
+  std::vector<int64_t> kernel, strides, dilation, before, after;
+  size_t rank() const { return kernel.size(); }
+  // The window's extent in dimension i, from its first element to its last.
+  int64_t span(size_t i) const { return (kernel[i] - 1) * dilation[i] + 1; }
+  // The number of window positions over `in`, the spatial extents (0 where none fits).
+  std::vector<int64_t> out(const std::vector<int64_t> &in) const {
+    std::vector<int64_t> o;
+    for (size_t i = 0; i < rank(); ++i) {
+      const int64_t room = in[i] + before[i] + after[i] - span(i);
+      o.push_back(room < 0 ? 0 : room / strides[i] + 1);
+    }
+    return o;
+  }
+};
+
+// x [N, C, ...] padded by the window with `value`: output position v reads
+// v * stride + r * dilation (window_read).
+inline Tensor pad_window(const Tensor &x, const NdWindow &w, Expr value, const std::string &name) {
+  std::vector<int> lo = {0, 0}, hi = {0, 0};
+  for (size_t i = 0; i < w.rank(); ++i) {
+    lo.push_back(int(w.before[i]));
+    hi.push_back(int(w.after[i]));
+  }
+  return detail::pad_with(x, lo, hi, value, name);
+}
+
+// One reduction axis per window dimension.
+inline std::vector<IterVar> window_axes(const NdWindow &w) {
+  std::vector<IterVar> r;
+  for (size_t i = 0; i < w.rank(); ++i) r.push_back(reduce_axis({0, int(w.kernel[i])}, "r" + std::to_string(i)));
+  return r;
+}
+
+// The index into pad_window's result that output index v ([N, C, ...]) reads at window
+// offsets r, with `c` for the channel.
+inline std::vector<Expr> window_read(const std::vector<Var> &v, Expr c, const std::vector<IterVar> &r,
+                                     const NdWindow &w) {
+  std::vector<Expr> idx = {v[0], c};
+  for (size_t i = 0; i < w.rank(); ++i)
+    idx.push_back(v[2 + i] * int(w.strides[i]) + r[i]->var * int(w.dilation[i]));
+  return idx;
+}
+
+inline NdWindow nd_window(const Node &n, const std::vector<int64_t> &kernel) {
+  NdWindow w{kernel, n.attr_ints("strides"), n.attr_ints("dilation"), {}, {}};
+  const std::vector<int64_t> &pads = n.attr_ints("pads");
+  const size_t k = kernel.size();
+  TIR_USER_CHECK(w.strides.size() == k && w.dilation.size() == k && pads.size() == 2 * k)
+      << "strides, dilation and pads must have " << k << ", " << k << " and " << 2 * k << " values for a " << k
+      << "-D window";
+  w.before.assign(pads.begin(), pads.begin() + long(k));
+  w.after.assign(pads.begin() + long(k), pads.end());
+  for (size_t i = 0; i < k; ++i) {
+    TIR_USER_CHECK(kernel[i] >= 1 && w.strides[i] >= 1 && w.dilation[i] >= 1)
+        << "the kernel, strides and dilation must be positive";
+    TIR_USER_CHECK(w.before[i] >= 0 && w.after[i] >= 0) << "negative pads";
+  }
+  return w;
+}
 
 // `s` as the strategy of every kind the CPU schedules apply to (OpDef::strategies).
 inline void on_cpu(OpDef &def, const OpStrategy &s) { def.strategies["cpu"] = s; }
