@@ -23,7 +23,7 @@
 namespace tensorir::onnx::detail {
 
 // The opsets of ai.onnx the importer takes.
-constexpr int kMinOpset = 7;
+constexpr int kMinOpset = 1;
 constexpr int kMaxOpset = 17;
 constexpr int kLatest = INT_MAX;
 

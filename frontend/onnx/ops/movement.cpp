@@ -27,8 +27,9 @@ void transpose(Context &c) {
   c.output(0, "transpose", {c.node(0)}, {{"axes", perm}});
 }
 
-void concat(Context &c) {
-  const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+// Concat: axis is required from opset 4; before, it defaults to 1.
+void concat(Context &c, int64_t default_axis) {
+  const int axis = normalize_axis(c.attrs().i("axis", default_axis), c.rank(0));
   for (size_t i = 1; i < c.num_inputs(); ++i) {
     Shape a = c.shape(0), b = c.shape(i);
     TIR_USER_CHECK(a.size() == b.size() && c.dtype(i) == c.dtype(0))
@@ -155,11 +156,12 @@ void slice(Context &c, bool inputs) {
 }
 
 // Split into the outputs along axis: sizes from the attribute (to opset 12) or input
-// (13 on), else equal parts.
-void split(Context &c, bool input) {
+// (13 on; in opset 1 either, the input a float tensor), else equal parts.
+void split(Context &c, int version) {
   const Shape &in = c.shape(0);
   const int axis = normalize_axis(c.attrs().i("axis", 0), int(in.size()));
-  Shape sizes = input ? (c.has_input(1) ? c.ints(1, "split") : Shape{}) : c.attrs().ints("split");
+  Shape sizes = version >= 13 ? (c.has_input(1) ? c.ints(1, "split") : Shape{}) : c.attrs().ints("split");
+  if (version == 1 && c.has_input(1)) sizes = to_int64s(c.value(1, "split"));
   const int64_t n = int64_t(c.num_outputs()), dim = in[size_t(axis)];
   TIR_USER_CHECK(n >= 1) << "Split has no outputs";
   if (sizes.empty()) {
@@ -235,9 +237,11 @@ void pad_border(Context &c, const Shape &before, const Shape &after, bool reflec
   }
 }
 
-// Pad in constant mode: pads [begin of each dimension..., end of each...].
-void pad(Context &c, bool inputs) {
-  const Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints("pads");
+// Pad in constant mode: pads [begin of each dimension..., end of each...], an attribute
+// (named paddings in opset 1) up to opset 10, an input from 11.
+void pad(Context &c, int version) {
+  const bool inputs = version >= 11;
+  const Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints(version == 1 ? "paddings" : "pads");
   const size_t r = c.shape(0).size();
   TIR_USER_CHECK(pads.size() == 2 * r) << "pads has " << pads.size() << " values for rank " << r;
   for (int64_t p : pads)
@@ -255,9 +259,19 @@ void pad(Context &c, bool inputs) {
 }
 
 // Tile with known repeats: the input concatenated with itself along each repeated axis.
-void tile(Context &c) {
-  const Shape reps = c.ints(1, "repeats");
+// Before opset 6 the inputs are a number of tiles and the one axis they repeat along.
+void tile(Context &c, bool tiles_axis) {
   const Shape &in = c.shape(0);
+  Shape reps;
+  if (tiles_axis) {
+    // Typed T (float) in the inputs but int64 in the constraints: either is taken.
+    const Shape tiles = to_int64s(c.value(1, "tiles")), axis = to_int64s(c.value(2, "axis"));
+    TIR_USER_CHECK(tiles.size() == 1 && axis.size() == 1) << "tiles and axis must be scalars";
+    reps.assign(in.size(), 1);
+    reps[size_t(normalize_axis(axis[0], int(in.size())))] = tiles[0];
+  } else {
+    reps = c.ints(1, "repeats");
+  }
   TIR_USER_CHECK(reps.size() == in.size()) << "repeats has " << reps.size() << " values for rank " << in.size();
   for (int64_t r : reps) TIR_USER_CHECK(r >= 0) << "a negative repeat " << r;
   Shape out = in;
@@ -289,15 +303,19 @@ std::string pad_mode(const Attributes &a) {
 
 const bool registered = [] {
   register_converter({"Transpose", kMinOpset, kLatest, nullptr, transpose});
-  register_converter({"Concat", kMinOpset, kLatest, nullptr, concat});
+  register_converter({"Concat", kMinOpset, 3, nullptr, [](Context &c) { concat(c, 1); }});
+  register_converter({"Concat", 4, kLatest, nullptr, [](Context &c) { concat(c, 0); }});
   register_converter({"Gather", kMinOpset, kLatest, nullptr, gather});
   register_converter({"Slice", kMinOpset, 9, nullptr, [](Context &c) { slice(c, false); }});
   register_converter({"Slice", 10, kLatest, nullptr, [](Context &c) { slice(c, true); }});
-  register_converter({"Split", kMinOpset, 12, nullptr, [](Context &c) { split(c, false); }});
-  register_converter({"Split", 13, kLatest, nullptr, [](Context &c) { split(c, true); }});
-  register_converter({"Tile", kMinOpset, kLatest, nullptr, tile});
-  register_converter({"Pad", kMinOpset, 10, pad_mode, [](Context &c) { pad(c, false); }});
-  register_converter({"Pad", 11, kLatest, pad_mode, [](Context &c) { pad(c, true); }});
+  register_converter({"Split", kMinOpset, 1, nullptr, [](Context &c) { split(c, 1); }});
+  register_converter({"Split", 2, 12, nullptr, [](Context &c) { split(c, 2); }});
+  register_converter({"Split", 13, kLatest, nullptr, [](Context &c) { split(c, 13); }});
+  register_converter({"Tile", kMinOpset, 5, nullptr, [](Context &c) { tile(c, true); }});
+  register_converter({"Tile", 6, kLatest, nullptr, [](Context &c) { tile(c, false); }});
+  register_converter({"Pad", kMinOpset, 1, pad_mode, [](Context &c) { pad(c, 1); }});
+  register_converter({"Pad", 2, 10, pad_mode, [](Context &c) { pad(c, 2); }});
+  register_converter({"Pad", 11, kLatest, pad_mode, [](Context &c) { pad(c, 11); }});
   return true;
 }();
 

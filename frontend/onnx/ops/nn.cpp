@@ -1,4 +1,4 @@
-// Convolution, transposed convolution, pooling, batch normalization and LRN over NCHW
+// Convolution, transposed convolution, pooling, batch and instance normalization and LRN over NCHW
 // (2-D) data. ONNX pads each side on its own; the graph's conv2d and pools pad both sides
 // alike, so uneven padding (auto_pad SAME_*, explicit pads, ceil_mode) becomes a pad node
 // in front.
@@ -203,6 +203,23 @@ void batch_norm(Context &c) {
   c.output(0, "batch_norm", in, {{"eps", double(c.attrs().f("epsilon", 1e-5f))}});
 }
 
+// scale * (x - mean) / sqrt(var + epsilon) + B, the statistics per instance and channel:
+// layer_norm over the spatial dimensions, then the scale and bias per channel.
+void instance_norm(Context &c) {
+  if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)) + " (no spatial dimensions)");
+  for (size_t i = 0; i < 3; ++i) need_float32(c, i);
+  const std::vector<int64_t> channels = {c.shape(0)[1]};
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    TIR_USER_CHECK(c.shape(i) == channels) << "input '" << c.input_name(i) << "' " << shape_str(c.shape(i))
+                                           << " must be a vector of the " << channels[0] << " channels";
+  }
+  graph::NodeRef one = c.constant(scalar(1.0, Float(32)), "one"), zero = c.constant(scalar(0.0, Float(32)), "zero");
+  graph::NodeRef y = c.make("layer_norm", {c.node(0), one, zero},
+                            {{"axis", int64_t{2}}, {"eps", double(c.attrs().f("epsilon", 1e-5f))}});
+  y = c.make("multiply", {y, channel_vector(c, 1, c.rank(0))});
+  c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
+}
+
 std::string check_conv(const Attributes &a) { return check_window(a, true); }
 std::string check_avg_pool(const Attributes &a) { return check_window(a, false); }
 
@@ -215,6 +232,11 @@ std::string check_batch_norm(const Attributes &a) {
   if (a.i("spatial", 1) != 1) return "spatial = 0 is not supported";
   if (a.i("training_mode", 0) != 0) return "training_mode is not supported";
   return "";
+}
+
+std::string check_batch_norm_6(const Attributes &a) {
+  const std::string r = check_is_test(a);
+  return r.empty() ? check_batch_norm(a) : r;
 }
 
 // ConvTranspose of 1-D (as 2-D with a unit height) or 2-D data. Explicit pads trim the
@@ -307,7 +329,9 @@ const bool registered = [] {
   register_converter({"AveragePool", kMinOpset, kLatest, check_avg_pool, avg_pool});
   register_converter({"GlobalAveragePool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, false); }});
   register_converter({"GlobalMaxPool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, true); }});
-  register_converter({"BatchNormalization", kMinOpset, kLatest, check_batch_norm, batch_norm});
+  register_converter({"BatchNormalization", kMinOpset, 6, check_batch_norm_6, batch_norm});
+  register_converter({"BatchNormalization", 7, kLatest, check_batch_norm, batch_norm});
+  register_converter({"InstanceNormalization", kMinOpset, kLatest, nullptr, instance_norm});
   return true;
 }();
 
