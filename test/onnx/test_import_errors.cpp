@@ -1,6 +1,6 @@
 // What the importer refuses, and that its messages name what is wrong: files that are
 // not models, operators without a converter (every one named at once), opsets outside
-// 7 to 17, missing external data, symbolic inputs without a shape, and inputs of the
+// 1 to 17, missing external data, symbolic inputs without a shape, and inputs of the
 // wrong shape when the model runs.
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
