@@ -171,7 +171,10 @@ graph::NodeRef Context::node(size_t i) {
   auto it = replaced_.find(i);
   if (it == replaced_.end()) return imp_.node_of(input_name(i));
   Value &v = it->second;
-  if (v.node < 0) v.node = constant(v.known, "input" + std::to_string(i)).id;
+  if (v.node < 0) {
+    if (v.known.numel() == 0) unsupported("input '" + input_name(i) + "' is empty (a dimension of 0)");
+    v.node = constant(v.known, "input" + std::to_string(i)).id;
+  }
   return graph::NodeRef{v.node};
 }
 

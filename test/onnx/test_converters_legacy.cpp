@@ -259,6 +259,14 @@ TEST_CASE("converters: the attribute forms of opsets before 7", "[onnx][converte
     const graph::Outputs out = run(mb, {{"x", x}});
     check_close(out.at(0), {xv[0], xv[3]});
     check_close(out.at(1), {xv[1], xv[2], xv[4], xv[5]});
+    ModelBuilder bad(1);
+    bad.input("x", dims({2, 3}));
+    bad.initializer("sizes", NDArray::from_vector<float>({1.5f, 1.5f}, {2}));
+    attr(bad.node("Split", {"x", "sizes"}, {"p", "q"}), "axis", int64_t{1});
+    bad.output("p");
+    bad.output("q");
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(bad.bytes()),
+                        Contains("split 'sizes' holds 1.5, which is not a whole number"));
   }
   SECTION("Tile 1 repeats along one axis") {
     ModelBuilder mb(5);

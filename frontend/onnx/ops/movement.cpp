@@ -3,6 +3,7 @@
 // becomes the graph's transpose, concatenate, slice and pad (edge and reflect padding:
 // slices concatenated around the input).
 #include <algorithm>
+#include <cmath>
 
 #include "frontend/onnx/ops/ops_util.h"
 
@@ -155,13 +156,26 @@ void slice(Context &c, bool inputs) {
   c.output(0, "slice", {c.node(0)}, {{"begin", begin}, {"end", end}, {"strides", step}});
 }
 
+// A known input of whole numbers: an integer tensor, or a float one (opset 1's Split and
+// Tile type their sizes and counts as the data).
+Shape whole_numbers(Context &c, size_t i, const std::string &what) {
+  if (!c.value(i, what).dtype().is_float()) return c.ints(i, what);
+  Shape out;
+  for (double d : to_doubles(c.input(i).known)) {
+    TIR_USER_CHECK(std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 1e15)
+        << what << " '" << c.input_name(i) << "' holds " << d << ", which is not a whole number";
+    out.push_back(int64_t(d));
+  }
+  return out;
+}
+
 // Split into the outputs along axis: sizes from the attribute (to opset 12) or input
 // (13 on; in opset 1 either, the input a float tensor), else equal parts.
 void split(Context &c, int version) {
   const Shape &in = c.shape(0);
   const int axis = normalize_axis(c.attrs().i("axis", 0), int(in.size()));
   Shape sizes = version >= 13 ? (c.has_input(1) ? c.ints(1, "split") : Shape{}) : c.attrs().ints("split");
-  if (version == 1 && c.has_input(1)) sizes = to_int64s(c.value(1, "split"));
+  if (version == 1 && c.has_input(1)) sizes = whole_numbers(c, 1, "split");
   const int64_t n = int64_t(c.num_outputs()), dim = in[size_t(axis)];
   TIR_USER_CHECK(n >= 1) << "Split has no outputs";
   if (sizes.empty()) {
@@ -264,8 +278,7 @@ void tile(Context &c, bool tiles_axis) {
   const Shape &in = c.shape(0);
   Shape reps;
   if (tiles_axis) {
-    // Typed T (float) in the inputs but int64 in the constraints: either is taken.
-    const Shape tiles = to_int64s(c.value(1, "tiles")), axis = to_int64s(c.value(2, "axis"));
+    const Shape tiles = whole_numbers(c, 1, "tiles"), axis = whole_numbers(c, 2, "axis");
     TIR_USER_CHECK(tiles.size() == 1 && axis.size() == 1) << "tiles and axis must be scalars";
     reps.assign(in.size(), 1);
     reps[size_t(normalize_axis(axis[0], int(in.size())))] = tiles[0];
