@@ -1,7 +1,7 @@
-// Convolution, transposed convolution, pooling, batch and instance normalization and LRN over NCHW
-// (2-D) data. ONNX pads each side on its own; the graph's conv2d and pools pad both sides
-// alike, so uneven padding (auto_pad SAME_*, explicit pads, ceil_mode) becomes a pad node
-// in front.
+// Convolution, transposed convolution, pooling, batch and instance normalization and LRN
+// over NCHW (2-D) data. ONNX pads each side on its own; the graph's conv2d and pools pad
+// both sides alike, so uneven padding (auto_pad SAME_*, explicit pads, ceil_mode) becomes a
+// pad node in front.
 #include <algorithm>
 #include <cfloat>
 
