@@ -408,6 +408,18 @@ TEST_CASE("converters: Dropout and the variadic operators before opsets 7 and 8"
                       Contains("node 'drop' (Dropout): is_test = 0 (training mode) is not supported"));
   REQUIRE_THROWS_WITH(tonnx::import_bytes(dropout(1, true).bytes()),
                       Contains("the mask output, which test mode does not set"));
+  // From opset 7 the mask is all ones, in the input's type until opset 10.
+  for (int64_t opset : {7, 10}) {
+    ModelBuilder mb(opset);
+    mb.input("x", dims({2, 3}));
+    mb.node("Dropout", {"x"}, {"y", "m"});
+    mb.output("y");
+    mb.output("m", {}, opset < 10 ? ::onnx::TensorProto::FLOAT : ::onnx::TensorProto::BOOL);
+    const NDArray m = run(mb, {{"x", x}}).at(1);
+    CHECK(m.dtype() == (opset < 10 ? Float(32) : Bool()));
+    CHECK(m.shape() == Shape{2, 3});
+    if (opset < 10) check_close(m, std::vector<double>(6, 1.0));
+  }
   // Sum broadcasts from opset 8 only.
   for (int64_t opset : {6, 8}) {
     ModelBuilder mb(opset);
