@@ -323,6 +323,15 @@ std::string resize_mode(const Attributes &a) {
   return m == "nearest" || m == "linear" || m == "bilinear" ? "" : "mode '" + m + "' is not supported";
 }
 
+// Resize 18's additions, where they change the result.
+std::string resize18_check(const Attributes &a) {
+  if (std::string r = resize_mode(a); !r.empty()) return r;
+  if (a.i("antialias", 0) != 0) return "antialias is not supported";
+  if (a.has("axes")) return "axes is not supported";
+  const std::string policy = a.s("keep_aspect_ratio_policy", "stretch");
+  return policy == "stretch" ? "" : "keep_aspect_ratio_policy '" + policy + "' is not supported";
+}
+
 // TopK with k known at import: the graph's topk_indices, the values gathered at them.
 void topk(Context &c, bool k_input) {
   need_numeric(c, 0);
@@ -379,7 +388,8 @@ const bool registered = [] {
   register_converter({"Upsample", 7, 8, resize_mode, [](Context &c) { resize_scales(c, Scales::kAttribute); }});
   register_converter({"Upsample", 9, 9, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
   register_converter({"Resize", 10, 10, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
-  register_converter({"Resize", 11, kLatest, resize_mode, resize11});
+  register_converter({"Resize", 11, 17, resize_mode, resize11});
+  register_converter({"Resize", 18, kLatest, resize18_check, resize11});
   register_converter({"TopK", kMinOpset, 9, nullptr, [](Context &c) { topk(c, false); }});
   register_converter({"TopK", 10, kLatest, nullptr, [](Context &c) { topk(c, true); }});
   register_converter({"ReverseSequence", 10, kLatest, nullptr, reverse_sequence});

@@ -170,7 +170,8 @@ Shape whole_numbers(Context &c, size_t i, const std::string &what) {
 }
 
 // Split into the outputs along axis: sizes from the attribute (to opset 12) or input
-// (13 on; in opset 1 either, the input a float tensor), else equal parts.
+// (13 on; in opset 1 either, the input a float tensor), else equal parts (from opset 18
+// with num_outputs, the last part may be smaller).
 void split(Context &c, int version) {
   const Shape &in = c.shape(0);
   const int axis = normalize_axis(c.attrs().i("axis", 0), int(in.size()));
@@ -178,7 +179,14 @@ void split(Context &c, int version) {
   if (version == 1 && c.has_input(1)) sizes = whole_numbers(c, 1, "split");
   const int64_t n = int64_t(c.num_outputs()), dim = in[size_t(axis)];
   TIR_USER_CHECK(n >= 1) << "Split has no outputs";
-  if (sizes.empty()) {
+  if (version >= 18 && c.attrs().has("num_outputs")) {
+    // Parts of ceil(dim / n), the last one what is left.
+    TIR_USER_CHECK(sizes.empty()) << "both split and num_outputs are given";
+    TIR_USER_CHECK(c.attrs().i("num_outputs", 0) == n)
+        << "num_outputs is " << c.attrs().i("num_outputs", 0) << " but the node has " << n << " outputs";
+    sizes.assign(size_t(n), (dim + n - 1) / n);
+    sizes.back() = dim - (n - 1) * sizes[0];
+  } else if (sizes.empty()) {
     TIR_USER_CHECK(dim % n == 0) << "dimension " << dim << " does not split into " << n << " equal parts";
     sizes.assign(size_t(n), dim / n);
   }
@@ -252,11 +260,27 @@ void pad_border(Context &c, const Shape &before, const Shape &after, bool reflec
 }
 
 // Pad in constant mode: pads [begin of each dimension..., end of each...], an attribute
-// (named paddings in opset 1) up to opset 10, an input from 11.
+// (named paddings in opset 1) up to opset 10, an input from 11; from 18 the optional input
+// axes names the dimensions pads gives.
 void pad(Context &c, int version) {
   const bool inputs = version >= 11;
-  const Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints(version == 1 ? "paddings" : "pads");
+  Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints(version == 1 ? "paddings" : "pads");
   const size_t r = c.shape(0).size();
+  if (version >= 18 && c.num_inputs() > 3 && c.has_input(3)) {
+    const Shape axes = c.ints(3, "axes");
+    TIR_USER_CHECK(pads.size() == 2 * axes.size()) << "pads has " << pads.size() << " values for " << axes.size()
+                                                   << " axes";
+    Shape all(2 * r, 0);
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const size_t a = size_t(normalize_axis(axes[i], int(r)));
+      TIR_USER_CHECK(!seen[a]) << "axis " << axes[i] << " is given twice";
+      seen[a] = true;
+      all[a] = pads[i];
+      all[r + a] = pads[axes.size() + i];
+    }
+    pads = all;
+  }
   TIR_USER_CHECK(pads.size() == 2 * r) << "pads has " << pads.size() << " values for rank " << r;
   for (int64_t p : pads)
     if (p < 0) unsupported("negative pads (cropping)");
@@ -323,12 +347,14 @@ const bool registered = [] {
   register_converter({"Slice", 10, kLatest, nullptr, [](Context &c) { slice(c, true); }});
   register_converter({"Split", kMinOpset, 1, nullptr, [](Context &c) { split(c, 1); }});
   register_converter({"Split", 2, 12, nullptr, [](Context &c) { split(c, 2); }});
-  register_converter({"Split", 13, kLatest, nullptr, [](Context &c) { split(c, 13); }});
+  register_converter({"Split", 13, 17, nullptr, [](Context &c) { split(c, 13); }});
+  register_converter({"Split", 18, kLatest, nullptr, [](Context &c) { split(c, 18); }});
   register_converter({"Tile", kMinOpset, 5, nullptr, [](Context &c) { tile(c, true); }});
   register_converter({"Tile", 6, kLatest, nullptr, [](Context &c) { tile(c, false); }});
   register_converter({"Pad", kMinOpset, 1, pad_mode, [](Context &c) { pad(c, 1); }});
   register_converter({"Pad", 2, 10, pad_mode, [](Context &c) { pad(c, 2); }});
-  register_converter({"Pad", 11, kLatest, pad_mode, [](Context &c) { pad(c, 11); }});
+  register_converter({"Pad", 11, 17, pad_mode, [](Context &c) { pad(c, 11); }});
+  register_converter({"Pad", 18, kLatest, pad_mode, [](Context &c) { pad(c, 18); }});
   return true;
 }();
 
