@@ -138,6 +138,7 @@ bool Context::has_input(size_t i) const { return i < num_inputs() && !node_.inpu
 const std::string &Context::input_name(size_t i) const { return node_.input(int(i)); }
 
 const Value &Context::input(size_t i) const {
+  if (auto it = replaced_.find(i); it != replaced_.end()) return it->second;
   TIR_USER_CHECK(has_input(i)) << "input " << i << " is missing (the node has " << num_inputs()
                                 << "); the operator needs it";
   return imp_.value(input_name(i));
@@ -166,7 +167,25 @@ std::vector<int64_t> Context::ints(size_t i, const std::string &what) const {
   return to_int64s(v);
 }
 
-graph::NodeRef Context::node(size_t i) { return imp_.node_of(input_name(i)); }
+graph::NodeRef Context::node(size_t i) {
+  auto it = replaced_.find(i);
+  if (it == replaced_.end()) return imp_.node_of(input_name(i));
+  Value &v = it->second;
+  if (v.node < 0) {
+    if (v.known.numel() == 0) unsupported("input '" + input_name(i) + "' is empty (a dimension of 0)");
+    v.node = constant(v.known, "input" + std::to_string(i)).id;
+  }
+  return graph::NodeRef{v.node};
+}
+
+void Context::replace_input(size_t i, graph::NodeRef r) {
+  const graph::Node &n = imp_.builder().node(r);
+  replaced_[i] = Value{r.id, NDArray(), n.shape, n.dtype};
+}
+
+void Context::replace_input(size_t i, const NDArray &known) {
+  replaced_[i] = Value{-1, known, known.shape(), known.dtype()};
+}
 
 bool Context::wants_output(size_t i) const { return i < num_outputs() && !node_.output(int(i)).empty(); }
 

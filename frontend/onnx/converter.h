@@ -23,8 +23,8 @@
 namespace tensorir::onnx::detail {
 
 // The opsets of ai.onnx the importer takes.
-constexpr int kMinOpset = 7;
-constexpr int kMaxOpset = 17;
+constexpr int kMinOpset = 1;
+constexpr int kMaxOpset = 18;
 constexpr int kLatest = INT_MAX;
 
 // Thrown by a converter for a node it cannot convert (the reason says why); the
@@ -94,6 +94,10 @@ class Context {
   std::vector<int64_t> ints(size_t i, const std::string &what) const;
   // Input i as a graph node (a known value is added as a constant node once).
   graph::NodeRef node(size_t i);
+  // What the converter sees of input i from here on: an older opset's form of it rewritten
+  // into the current one's (a legacy broadcast's operand reshaped, say).
+  void replace_input(size_t i, graph::NodeRef r);
+  void replace_input(size_t i, const NDArray &known);
 
   // Outputs: a converter sets each output that is named (wanted).
   size_t num_outputs() const { return size_t(node_.output_size()); }
@@ -119,6 +123,7 @@ class Context {
   Attributes attrs_;
   int opset_;
   std::string label_;
+  std::map<size_t, Value> replaced_;
 };
 
 struct Converter {

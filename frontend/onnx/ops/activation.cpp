@@ -46,15 +46,19 @@ void leaky_relu(Context &c) {
   relu_plus(c, scalar_node(c, c.attrs().f("alpha", 0.01f), "alpha"));
 }
 
-// PRelu's slope broadcasts to the input (a tensor per channel, say).
-void prelu(Context &c) {
+// PRelu's slope broadcasts to the input (a tensor per channel, say). Before opset 7 a
+// vector slope [C] is one per channel (dimension 1).
+void prelu(Context &c, bool legacy) {
   need_float(c, 0);
   TIR_USER_CHECK(c.dtype(1) == c.dtype(0)) << "slope and input differ in type";
-  relu_plus(c, c.node(1));
+  const bool per_channel = legacy && c.rank(0) > 2 && c.rank(1) == 1 && c.shape(1)[0] == c.shape(0)[1];
+  relu_plus(c, per_channel ? channel_vector(c, 1, c.rank(0)) : c.node(1));
 }
 
-void selu(Context &c) {
-  elu(c, c.attrs().f("alpha", 1.67326319217681884765625f), c.attrs().f("gamma", 1.05070102214813232421875f));
+// The default alpha and gamma were rounded to 5 digits before opset 6.
+void selu(Context &c, bool old) {
+  elu(c, c.attrs().f("alpha", old ? 1.6732f : 1.67326319217681884765625f),
+      c.attrs().f("gamma", old ? 1.0507f : 1.05070102214813232421875f));
 }
 
 void hard_swish(Context &c) {
@@ -102,9 +106,11 @@ void shrink(Context &c) {
 
 const bool registered = [] {
   register_converter({"LeakyRelu", kMinOpset, kLatest, nullptr, leaky_relu});
-  register_converter({"PRelu", kMinOpset, kLatest, nullptr, prelu});
+  register_converter({"PRelu", kMinOpset, 6, nullptr, [](Context &c) { prelu(c, true); }});
+  register_converter({"PRelu", 7, kLatest, nullptr, [](Context &c) { prelu(c, false); }});
   register_converter({"Elu", kMinOpset, kLatest, nullptr, [](Context &c) { elu(c, c.attrs().f("alpha", 1.0f), 1.0); }});
-  register_converter({"Selu", kMinOpset, kLatest, nullptr, selu});
+  register_converter({"Selu", kMinOpset, 5, nullptr, [](Context &c) { selu(c, true); }});
+  register_converter({"Selu", 6, kLatest, nullptr, [](Context &c) { selu(c, false); }});
   register_converter({"HardSigmoid", kMinOpset, kLatest, nullptr, [](Context &c) {
                         hard_sigmoid(c, c.attrs().f("alpha", 0.2f), c.attrs().f("beta", 0.5f), true);
                       }});

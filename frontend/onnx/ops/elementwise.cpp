@@ -11,7 +11,7 @@ namespace tensorir::onnx::detail {
 namespace {
 
 // One ONNX unary operator onto one graph operator.
-void unary(const std::string &onnx_op, const std::string &op, bool float_only) {
+void unary(const std::string &onnx_op, const std::string &op, bool float_only, int since = kMinOpset) {
   auto convert = [op, float_only](Context &c) {
     if (float_only) need_float(c, 0);
     if (c.dtype(0).is_bool() || (op == "neg" && c.dtype(0).is_uint()))
@@ -23,10 +23,11 @@ void unary(const std::string &onnx_op, const std::string &op, bool float_only) {
     }
     c.output(0, op, {c.node(0)});
   };
-  register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
+  register_converter({onnx_op, since, kLatest, nullptr, convert});
 }
 
-// Add, Sub, Mul, Div: on the host when both sides are known.
+// Add, Sub, Mul, Div: on the host when both sides are known. Before opset 7 they
+// broadcast the old way.
 void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
   auto convert = [op, host](Context &c) {
     TIR_USER_CHECK(c.dtype(0) == c.dtype(1)) << "inputs '" << c.input_name(0) << "' (" << c.dtype(0) << ") and '"
@@ -37,7 +38,7 @@ void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
     if (op == "divide" && c.dtype(0).is_int()) unsupported("division of signed integers (" + c.dtype(0).str() + ")");
     c.output(0, op, {c.node(0), c.node(1)});
   };
-  register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
+  register_binary(onnx_op, kMinOpset, convert);
 }
 
 // Pow: the exponent may have its own type (opset 12 on); a known one is cast to the base's.
@@ -63,12 +64,17 @@ void pow_converter(Context &c) {
   c.output(0, "pow", {c.node(0), exponent});
 }
 
-// Max, Min, Sum, Mean: one or more inputs, broadcasting, folded left to right; Mean
-// divides the sum by their number.
+// Max, Min, Sum, Mean: one or more inputs, broadcasting (from opset 8; before, all of one
+// shape), folded left to right; Mean divides the sum by their number.
 void variadic(const std::string &onnx_op, const std::string &op, BinaryOp host, bool mean) {
-  auto convert = [=](Context &c) {
+  auto convert = [=](Context &c, bool same_shapes) {
     const size_t n = c.num_inputs();
-    for (size_t i = 1; i < n; ++i) TIR_USER_CHECK(c.dtype(i) == c.dtype(0)) << "inputs differ in type";
+    for (size_t i = 1; i < n; ++i) {
+      TIR_USER_CHECK(c.dtype(i) == c.dtype(0)) << "inputs differ in type";
+      TIR_USER_CHECK(!same_shapes || c.shape(i) == c.shape(0))
+          << "inputs " << shape_str(c.shape(0)) << " and " << shape_str(c.shape(i))
+          << " differ in shape (broadcasting takes opset 8)";
+    }
     if (c.dtype(0).is_bool()) unsupported("bool inputs");
     if (mean) need_float(c, 0);
     if (n == 1 && !mean) return c.forward(0, 0);
@@ -84,7 +90,8 @@ void variadic(const std::string &onnx_op, const std::string &op, BinaryOp host, 
     }
     c.output(0, "divide", {acc, c.constant(scalar(double(n), c.dtype(0)), "count")});
   };
-  register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
+  register_converter({onnx_op, kMinOpset, 7, nullptr, [convert](Context &c) { convert(c, true); }});
+  register_converter({onnx_op, 8, kLatest, nullptr, [convert](Context &c) { convert(c, false); }});
 }
 
 double type_max(Type t) { return t == Float(32) ? double(FLT_MAX) : DBL_MAX; }
@@ -135,7 +142,9 @@ void clip_inputs(Context &c) {
   }
 }
 
-// Dropout at inference is the identity, and its mask all true.
+// Dropout at inference is the identity, and its mask all true (ones of the input's type
+// before opset 10). Before opset 7 only test mode (is_test) is inference, and leaves the
+// mask unset.
 void dropout(Context &c) {
   // In training mode with a ratio above 0 it drops at random; with ratio 0 it keeps all.
   const bool training = c.num_inputs() > 2 && c.has_input(2) && to_int64s(c.value(2, "training_mode")).at(0) != 0;
@@ -143,8 +152,10 @@ void dropout(Context &c) {
     unsupported("training_mode is true: elements are dropped at random");
   if (training && (c.num_inputs() < 2 || !c.has_input(1))) unsupported("training_mode is true: ratio 0.5");
   if (c.num_outputs() > 1 && c.wants_output(1)) {
+    if (c.opset() < 7) unsupported("the mask output, which test mode does not set");
     if (element_count(c.shape(0)) == 0) unsupported("an empty input");
-    c.set_output(1, from_doubles(std::vector<double>(size_t(element_count(c.shape(0))), 1.0), c.shape(0), Bool()));
+    const Type mask = c.opset() < 10 ? c.dtype(0) : Bool();
+    c.set_output(1, from_doubles(std::vector<double>(size_t(element_count(c.shape(0))), 1.0), c.shape(0), mask));
   }
   c.forward(0, 0);
 }
@@ -156,13 +167,13 @@ const bool registered = [] {
   for (const char *op : {"Exp", "Log", "Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Floor", "Ceil", "Erf"}) {
     std::string name = op;
     for (char &ch : name) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    unary(op, name, true);
+    unary(op, name, true, name == "erf" ? 9 : kMinOpset);
   }
   binary("Add", "add", BinaryOp::kAdd);
   binary("Sub", "subtract", BinaryOp::kSub);
   binary("Mul", "multiply", BinaryOp::kMul);
   binary("Div", "divide", BinaryOp::kDiv);
-  register_converter({"Pow", kMinOpset, kLatest, nullptr, pow_converter});
+  register_binary("Pow", kMinOpset, pow_converter);
   variadic("Max", "maximum", BinaryOp::kMax, false);
   variadic("Min", "minimum", BinaryOp::kMin, false);
   variadic("Sum", "add", BinaryOp::kAdd, false);
@@ -170,7 +181,8 @@ const bool registered = [] {
   register_converter({"Clip", kMinOpset, 10, nullptr, clip_attrs});
   register_converter({"Clip", 11, kLatest, nullptr, clip_inputs});
   register_converter({"Identity", kMinOpset, kLatest, nullptr, [](Context &c) { c.forward(0, 0); }});
-  register_converter({"Dropout", kMinOpset, kLatest, nullptr, dropout});
+  register_converter({"Dropout", kMinOpset, 6, check_is_test, dropout});
+  register_converter({"Dropout", 7, kLatest, nullptr, dropout});
   return true;
 }();
 

@@ -298,10 +298,19 @@ void resize11(Context &c) {
   resize(c, scales, sizes, a.s("mode", "nearest"), coord, a.s("nearest_mode", "round_prefer_floor"));
 }
 
+// Where Resize 10 and Upsample find their scales: Upsample's attributes height_scale and
+// width_scale of 4-D data before opset 7, its attribute scales to 8, then an input.
+enum class Scales { kHeightWidth, kAttribute, kInput };
+
 // Resize 10 and Upsample: asymmetric coordinates, nearest rounding down.
-void resize_scales(Context &c, bool attr) {
+void resize_scales(Context &c, Scales from) {
   std::vector<double> scales;
-  if (attr) {
+  if (from == Scales::kHeightWidth) {
+    const Attributes &a = c.attrs();
+    TIR_USER_CHECK(a.has("height_scale") && a.has("width_scale")) << "height_scale or width_scale is missing";
+    if (c.rank(0) != 4) unsupported("input of rank " + std::to_string(c.rank(0)) + " (4-D only before opset 7)");
+    scales = {1.0, 1.0, a.f("height_scale", 1), a.f("width_scale", 1)};
+  } else if (from == Scales::kAttribute) {
     for (float f : c.attrs().floats("scales")) scales.push_back(f);
   } else {
     scales = known_floats(c, 1, "scales");
@@ -312,6 +321,15 @@ void resize_scales(Context &c, bool attr) {
 std::string resize_mode(const Attributes &a) {
   const std::string m = a.s("mode", "nearest");
   return m == "nearest" || m == "linear" || m == "bilinear" ? "" : "mode '" + m + "' is not supported";
+}
+
+// Resize 18's additions, where they change the result.
+std::string resize18_check(const Attributes &a) {
+  if (std::string r = resize_mode(a); !r.empty()) return r;
+  if (a.i("antialias", 0) != 0) return "antialias is not supported";
+  if (a.has("axes")) return "axes is not supported";
+  const std::string policy = a.s("keep_aspect_ratio_policy", "stretch");
+  return policy == "stretch" ? "" : "keep_aspect_ratio_policy '" + policy + "' is not supported";
 }
 
 // TopK with k known at import: the graph's topk_indices, the values gathered at them.
@@ -365,10 +383,13 @@ const bool registered = [] {
   register_converter({"ThresholdedRelu", 10, kLatest, nullptr, thresholded_relu});
   register_converter({"EyeLike", 9, kLatest, nullptr, eye_like});
   register_converter({"OneHot", 9, kLatest, nullptr, one_hot});
-  register_converter({"Upsample", kMinOpset, 8, resize_mode, [](Context &c) { resize_scales(c, true); }});
-  register_converter({"Upsample", 9, 9, resize_mode, [](Context &c) { resize_scales(c, false); }});
-  register_converter({"Resize", 10, 10, resize_mode, [](Context &c) { resize_scales(c, false); }});
-  register_converter({"Resize", 11, kLatest, resize_mode, resize11});
+  register_converter(
+      {"Upsample", kMinOpset, 6, resize_mode, [](Context &c) { resize_scales(c, Scales::kHeightWidth); }});
+  register_converter({"Upsample", 7, 8, resize_mode, [](Context &c) { resize_scales(c, Scales::kAttribute); }});
+  register_converter({"Upsample", 9, 9, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
+  register_converter({"Resize", 10, 10, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
+  register_converter({"Resize", 11, 17, resize_mode, resize11});
+  register_converter({"Resize", 18, kLatest, resize18_check, resize11});
   register_converter({"TopK", kMinOpset, 9, nullptr, [](Context &c) { topk(c, false); }});
   register_converter({"TopK", 10, kLatest, nullptr, [](Context &c) { topk(c, true); }});
   register_converter({"ReverseSequence", 10, kLatest, nullptr, reverse_sequence});

@@ -24,8 +24,9 @@ graph::NodeRef weight(Context &c, size_t i, bool transposed, double alpha) {
 }
 
 // Y = alpha * A' B' + beta * C: dense(A', weight), then C as a bias along the columns
-// when it is a vector [N] (or [1, N]), else added with broadcasting.
-void gemm(Context &c) {
+// when it is a vector [N] (or [1, N]), else added with broadcasting. Before opset 7 C is
+// required, and is [M, N] unless the broadcast attribute is set.
+void gemm(Context &c, bool legacy) {
   need_float32(c, 0);
   need_float32(c, 1);
   TIR_USER_CHECK(c.rank(0) == 2 && c.rank(1) == 2) << "Gemm takes 2-D A and B";
@@ -34,10 +35,16 @@ void gemm(Context &c) {
   if (a.i("transA", 0)) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}});
   graph::NodeRef w = weight(c, 1, a.i("transB", 0) != 0, a.f("alpha", 1.0f));
   const double beta = a.f("beta", 1.0f);
+  TIR_USER_CHECK(!legacy || c.has_input(2)) << "C is missing (Gemm requires it before opset 11)";
   if (!c.has_input(2) || beta == 0.0) return void(c.output(0, "dense", {x, w}));
   need_float32(c, 2);
   graph::NodeRef y = c.make("dense", {x, w});
   const int64_t n = c.graph_node(y).shape[1];
+  if (legacy && a.i("broadcast", 0) == 0) {
+    TIR_USER_CHECK(c.shape(2) == c.graph_node(y).shape)
+        << "C " << shape_str(c.shape(2)) << " is not the result's shape " << shape_str(c.graph_node(y).shape)
+        << " and broadcast is not set";
+  }
   const std::vector<int64_t> &cs = c.shape(2);
   const bool vector = cs == std::vector<int64_t>{n} || cs == std::vector<int64_t>{1, n};
   graph::NodeRef bias;
@@ -110,7 +117,8 @@ void matmul(Context &c) {
 }
 
 const bool registered = [] {
-  register_converter({"Gemm", kMinOpset, kLatest, nullptr, gemm});
+  register_converter({"Gemm", kMinOpset, 6, nullptr, [](Context &c) { gemm(c, true); }});
+  register_converter({"Gemm", 7, kLatest, nullptr, [](Context &c) { gemm(c, false); }});
   register_converter({"MatMul", kMinOpset, kLatest, nullptr, matmul});
   return true;
 }();

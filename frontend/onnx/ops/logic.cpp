@@ -62,7 +62,7 @@ void compare(const std::string &onnx_op, int since, const std::string &op, Predi
     if (c.dtype(0).is_bool() && op != "equal") unsupported("bool inputs");
     c.output(0, op, {c.node(0), c.node(1)});
   };
-  register_converter({onnx_op, since, kLatest, nullptr, convert});
+  register_binary(onnx_op, since, convert);
 }
 
 void need_bool(const Context &c, size_t i) {
@@ -76,7 +76,7 @@ void logic(const std::string &onnx_op, const std::string &op, Predicate host) {
     if (c.all_known()) return fold_bool(c, {0, 1}, host);
     c.output(0, op, {c.node(0), c.node(1)});
   };
-  register_converter({onnx_op, kMinOpset, kLatest, nullptr, convert});
+  register_binary(onnx_op, kMinOpset, convert);
 }
 
 void where(Context &c) {

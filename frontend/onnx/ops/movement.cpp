@@ -3,6 +3,7 @@
 // becomes the graph's transpose, concatenate, slice and pad (edge and reflect padding:
 // slices concatenated around the input).
 #include <algorithm>
+#include <cmath>
 
 #include "frontend/onnx/ops/ops_util.h"
 
@@ -27,8 +28,9 @@ void transpose(Context &c) {
   c.output(0, "transpose", {c.node(0)}, {{"axes", perm}});
 }
 
-void concat(Context &c) {
-  const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
+// Concat: axis is required from opset 4; before, it defaults to 1.
+void concat(Context &c, int64_t default_axis) {
+  const int axis = normalize_axis(c.attrs().i("axis", default_axis), c.rank(0));
   for (size_t i = 1; i < c.num_inputs(); ++i) {
     Shape a = c.shape(0), b = c.shape(i);
     TIR_USER_CHECK(a.size() == b.size() && c.dtype(i) == c.dtype(0))
@@ -154,15 +156,37 @@ void slice(Context &c, bool inputs) {
   c.output(0, "slice", {c.node(0)}, {{"begin", begin}, {"end", end}, {"strides", step}});
 }
 
+// A known input of whole numbers: an integer tensor, or a float one (opset 1's Split and
+// Tile type their sizes and counts as the data).
+Shape whole_numbers(Context &c, size_t i, const std::string &what) {
+  if (!c.value(i, what).dtype().is_float()) return c.ints(i, what);
+  Shape out;
+  for (double d : to_doubles(c.input(i).known)) {
+    TIR_USER_CHECK(std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 1e15)
+        << what << " '" << c.input_name(i) << "' holds " << d << ", which is not a whole number";
+    out.push_back(int64_t(d));
+  }
+  return out;
+}
+
 // Split into the outputs along axis: sizes from the attribute (to opset 12) or input
-// (13 on), else equal parts.
-void split(Context &c, bool input) {
+// (13 on; in opset 1 either, the input a float tensor), else equal parts (from opset 18
+// with num_outputs, the last part may be smaller).
+void split(Context &c, int version) {
   const Shape &in = c.shape(0);
   const int axis = normalize_axis(c.attrs().i("axis", 0), int(in.size()));
-  Shape sizes = input ? (c.has_input(1) ? c.ints(1, "split") : Shape{}) : c.attrs().ints("split");
+  Shape sizes = version >= 13 ? (c.has_input(1) ? c.ints(1, "split") : Shape{}) : c.attrs().ints("split");
+  if (version == 1 && c.has_input(1)) sizes = whole_numbers(c, 1, "split");
   const int64_t n = int64_t(c.num_outputs()), dim = in[size_t(axis)];
   TIR_USER_CHECK(n >= 1) << "Split has no outputs";
-  if (sizes.empty()) {
+  if (version >= 18 && c.attrs().has("num_outputs")) {
+    // Parts of ceil(dim / n), the last one what is left.
+    TIR_USER_CHECK(sizes.empty()) << "both split and num_outputs are given";
+    TIR_USER_CHECK(c.attrs().i("num_outputs", 0) == n)
+        << "num_outputs is " << c.attrs().i("num_outputs", 0) << " but the node has " << n << " outputs";
+    sizes.assign(size_t(n), (dim + n - 1) / n);
+    sizes.back() = dim - (n - 1) * sizes[0];
+  } else if (sizes.empty()) {
     TIR_USER_CHECK(dim % n == 0) << "dimension " << dim << " does not split into " << n << " equal parts";
     sizes.assign(size_t(n), dim / n);
   }
@@ -235,10 +259,28 @@ void pad_border(Context &c, const Shape &before, const Shape &after, bool reflec
   }
 }
 
-// Pad in constant mode: pads [begin of each dimension..., end of each...].
-void pad(Context &c, bool inputs) {
-  const Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints("pads");
+// Pad in constant mode: pads [begin of each dimension..., end of each...], an attribute
+// (named paddings in opset 1) up to opset 10, an input from 11; from 18 the optional input
+// axes names the dimensions pads gives.
+void pad(Context &c, int version) {
+  const bool inputs = version >= 11;
+  Shape pads = inputs ? c.ints(1, "pads") : c.attrs().ints(version == 1 ? "paddings" : "pads");
   const size_t r = c.shape(0).size();
+  if (version >= 18 && c.num_inputs() > 3 && c.has_input(3)) {
+    const Shape axes = c.ints(3, "axes");
+    TIR_USER_CHECK(pads.size() == 2 * axes.size()) << "pads has " << pads.size() << " values for " << axes.size()
+                                                   << " axes";
+    Shape all(2 * r, 0);
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const size_t a = size_t(normalize_axis(axes[i], int(r)));
+      TIR_USER_CHECK(!seen[a]) << "axis " << axes[i] << " is given twice";
+      seen[a] = true;
+      all[a] = pads[i];
+      all[r + a] = pads[axes.size() + i];
+    }
+    pads = all;
+  }
   TIR_USER_CHECK(pads.size() == 2 * r) << "pads has " << pads.size() << " values for rank " << r;
   for (int64_t p : pads)
     if (p < 0) unsupported("negative pads (cropping)");
@@ -255,9 +297,18 @@ void pad(Context &c, bool inputs) {
 }
 
 // Tile with known repeats: the input concatenated with itself along each repeated axis.
-void tile(Context &c) {
-  const Shape reps = c.ints(1, "repeats");
+// Before opset 6 the inputs are a number of tiles and the one axis they repeat along.
+void tile(Context &c, bool tiles_axis) {
   const Shape &in = c.shape(0);
+  Shape reps;
+  if (tiles_axis) {
+    const Shape tiles = whole_numbers(c, 1, "tiles"), axis = whole_numbers(c, 2, "axis");
+    TIR_USER_CHECK(tiles.size() == 1 && axis.size() == 1) << "tiles and axis must be scalars";
+    reps.assign(in.size(), 1);
+    reps[size_t(normalize_axis(axis[0], int(in.size())))] = tiles[0];
+  } else {
+    reps = c.ints(1, "repeats");
+  }
   TIR_USER_CHECK(reps.size() == in.size()) << "repeats has " << reps.size() << " values for rank " << in.size();
   for (int64_t r : reps) TIR_USER_CHECK(r >= 0) << "a negative repeat " << r;
   Shape out = in;
@@ -289,15 +340,21 @@ std::string pad_mode(const Attributes &a) {
 
 const bool registered = [] {
   register_converter({"Transpose", kMinOpset, kLatest, nullptr, transpose});
-  register_converter({"Concat", kMinOpset, kLatest, nullptr, concat});
+  register_converter({"Concat", kMinOpset, 3, nullptr, [](Context &c) { concat(c, 1); }});
+  register_converter({"Concat", 4, kLatest, nullptr, [](Context &c) { concat(c, 0); }});
   register_converter({"Gather", kMinOpset, kLatest, nullptr, gather});
   register_converter({"Slice", kMinOpset, 9, nullptr, [](Context &c) { slice(c, false); }});
   register_converter({"Slice", 10, kLatest, nullptr, [](Context &c) { slice(c, true); }});
-  register_converter({"Split", kMinOpset, 12, nullptr, [](Context &c) { split(c, false); }});
-  register_converter({"Split", 13, kLatest, nullptr, [](Context &c) { split(c, true); }});
-  register_converter({"Tile", kMinOpset, kLatest, nullptr, tile});
-  register_converter({"Pad", kMinOpset, 10, pad_mode, [](Context &c) { pad(c, false); }});
-  register_converter({"Pad", 11, kLatest, pad_mode, [](Context &c) { pad(c, true); }});
+  register_converter({"Split", kMinOpset, 1, nullptr, [](Context &c) { split(c, 1); }});
+  register_converter({"Split", 2, 12, nullptr, [](Context &c) { split(c, 2); }});
+  register_converter({"Split", 13, 17, nullptr, [](Context &c) { split(c, 13); }});
+  register_converter({"Split", 18, kLatest, nullptr, [](Context &c) { split(c, 18); }});
+  register_converter({"Tile", kMinOpset, 5, nullptr, [](Context &c) { tile(c, true); }});
+  register_converter({"Tile", 6, kLatest, nullptr, [](Context &c) { tile(c, false); }});
+  register_converter({"Pad", kMinOpset, 1, pad_mode, [](Context &c) { pad(c, 1); }});
+  register_converter({"Pad", 2, 10, pad_mode, [](Context &c) { pad(c, 2); }});
+  register_converter({"Pad", 11, 17, pad_mode, [](Context &c) { pad(c, 11); }});
+  register_converter({"Pad", 18, kLatest, pad_mode, [](Context &c) { pad(c, 18); }});
   return true;
 }();
 

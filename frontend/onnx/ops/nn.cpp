@@ -81,12 +81,34 @@ void batch_norm(Context &c) {
   c.output(0, "batch_norm", in, {{"eps", double(c.attrs().f("epsilon", 1e-5f))}});
 }
 
+// scale * (x - mean) / sqrt(var + epsilon) + B, the statistics per instance and channel:
+// layer_norm over the spatial dimensions, then the scale and bias per channel.
+void instance_norm(Context &c) {
+  if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)) + " (no spatial dimensions)");
+  for (size_t i = 0; i < 3; ++i) need_float32(c, i);
+  const std::vector<int64_t> channels = {c.shape(0)[1]};
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    TIR_USER_CHECK(c.shape(i) == channels) << "input '" << c.input_name(i) << "' " << shape_str(c.shape(i))
+                                           << " must be a vector of the " << channels[0] << " channels";
+  }
+  graph::NodeRef one = c.constant(scalar(1.0, Float(32)), "one"), zero = c.constant(scalar(0.0, Float(32)), "zero");
+  graph::NodeRef y = c.make("layer_norm", {c.node(0), one, zero},
+                            {{"axis", int64_t{2}}, {"eps", double(c.attrs().f("epsilon", 1e-5f))}});
+  y = c.make("multiply", {y, channel_vector(c, 1, c.rank(0))});
+  c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
+}
+
 std::string check_conv(const Attributes &a) { return check_window(a, true); }
 
 std::string check_batch_norm(const Attributes &a) {
   if (a.i("spatial", 1) != 1) return "spatial = 0 is not supported";
   if (a.i("training_mode", 0) != 0) return "training_mode is not supported";
   return "";
+}
+
+std::string check_batch_norm_6(const Attributes &a) {
+  const std::string r = check_is_test(a);
+  return r.empty() ? check_batch_norm(a) : r;
 }
 
 // ConvTranspose of 1-D (as 2-D with a unit height), 2-D or 3-D data. Explicit pads trim
@@ -157,27 +179,6 @@ void conv_transpose(Context &c) {
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
 }
 
-// (x - mean) / sqrt(var + epsilon) * scale + B, mean and variance over each instance's
-// spatial dimensions, scale and B per channel.
-void instance_norm(Context &c) {
-  if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)) + " (no spatial dimension)");
-  for (size_t i = 0; i < 3; ++i) need_float32(c, i);
-  const int64_t channels = c.shape(0)[1];
-  for (size_t i = 1; i < 3; ++i)
-    TIR_USER_CHECK(c.shape(i) == std::vector<int64_t>{channels})
-        << "input '" << c.input_name(i) << "' must have shape [" << channels << "], the input's channels";
-  const std::map<std::string, graph::AttrValue> stat = {{"axes", spatial_axes(c, 0)}, {"keepdims", int64_t{1}}};
-  graph::NodeRef x = c.node(0);
-  graph::NodeRef d = c.make("subtract", {x, c.make("reduce_mean", {x}, stat)});
-  graph::NodeRef var = c.make("reduce_mean", {c.make("multiply", {d, d})}, stat);
-  graph::NodeRef eps = c.constant(scalar(c.attrs().f("epsilon", 1e-5f), Float(32)), "epsilon");
-  graph::NodeRef norm = c.make("divide", {d, c.make("sqrt", {c.make("add", {var, eps})})});
-  std::vector<int64_t> per_channel(size_t(c.rank(0) - 1), 1);  // [C, 1, ...] broadcasts along axis 1
-  per_channel[0] = channels;
-  graph::NodeRef scale = c.make("reshape", {c.node(1)}, {{"shape", per_channel}});
-  c.output(0, "bias_add", {c.make("multiply", {norm, scale}), c.node(2)}, {{"axis", int64_t{1}}});
-}
-
 void lrn(Context &c) {
   need_float(c, 0);
   if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)));
@@ -193,8 +194,9 @@ const bool registered = [] {
   register_converter({"Conv", kMinOpset, kLatest, check_conv, conv});
   register_converter({"ConvTranspose", kMinOpset, kLatest, nullptr, conv_transpose});
   register_converter({"LRN", kMinOpset, kLatest, nullptr, lrn});
+  register_converter({"BatchNormalization", kMinOpset, 6, check_batch_norm_6, batch_norm});
+  register_converter({"BatchNormalization", 7, kLatest, check_batch_norm, batch_norm});
   register_converter({"InstanceNormalization", kMinOpset, kLatest, nullptr, instance_norm});
-  register_converter({"BatchNormalization", kMinOpset, kLatest, check_batch_norm, batch_norm});
   return true;
 }();
 

@@ -1,5 +1,6 @@
 // Helpers shared by the converter families in this folder.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,5 +47,24 @@ inline std::string all_equal(const std::vector<int64_t> &v, int64_t want, const 
     if (x != want) return attr + " other than " + std::to_string(want) + " is not supported";
   return "";
 }
+
+// Before opset 7 BatchNormalization and Dropout compute as at inference only in test mode.
+inline std::string check_is_test(const Attributes &a) {
+  return a.i("is_test", 0) != 0 ? "" : "is_test = 0 (training mode) is not supported";
+}
+
+// Before opset 7 the binary operators broadcast B (input 1) onto A (input 0) only with
+// broadcast = 1, B's dimensions matching A's from `axis` on (by default its last ones).
+// Checks the node against those rules and reshapes B so that NumPy's rules, which the
+// converters apply, give the same result.
+void legacy_broadcast(Context &c);
+
+// Registers the converter of a binary operator from opset `since` on: before opset 7 it
+// converts the node after legacy_broadcast.
+void register_binary(const std::string &onnx_op, int since, const std::function<void(Context &)> &convert);
+
+// Input i, a vector [C], shaped [C, 1, ...] to broadcast along dimension 1 of a tensor
+// of rank `rank` (a known one as a new constant).
+graph::NodeRef channel_vector(Context &c, size_t i, int rank);
 
 }  // namespace tensorir::onnx::detail

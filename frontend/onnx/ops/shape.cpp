@@ -71,8 +71,18 @@ void constant_of_shape(Context &c) {
   c.set_output(0, host_broadcast_to(host_reshape(fill, {}), shape));
 }
 
-void cast(Context &c) {
-  const Type to = onnx_dtype(c.attrs().i("to", 0), "cast to");
+// Cast: `to` is a type's name ("FLOAT") before opset 6, its number after.
+void cast(Context &c, bool named) {
+  int64_t code = 0;
+  if (named) {
+    ::onnx::TensorProto_DataType t;
+    const std::string name = c.attrs().s("to", "");
+    TIR_USER_CHECK(::onnx::TensorProto_DataType_Parse(name, &t)) << "to '" << name << "' is not a type";
+    code = t;
+  } else {
+    code = c.attrs().i("to", 0);
+  }
+  const Type to = onnx_dtype(code, "cast to");
   if (c.known(0)) return c.set_output(0, host_cast(c.input(0).known, to));
   if (to == c.dtype(0)) return c.forward(0, 0);
   c.output(0, "cast", {c.node(0)}, {{"dtype", to.str()}});
@@ -87,8 +97,10 @@ void cast_like(Context &c) {
 }
 
 // Reshape's target: 0 copies the input's dimension (unless allowzero), -1 is inferred.
-void reshape(Context &c) {
-  Shape target = c.ints(1, "shape");
+// Before opset 5 it is the attribute `shape`, from 5 the input.
+void reshape(Context &c, bool attr) {
+  TIR_USER_CHECK(!attr || c.attrs().has("shape")) << "the shape attribute is missing";
+  Shape target = attr ? c.attrs().ints("shape") : c.ints(1, "shape");
   const Shape &in = c.shape(0);
   const bool allow_zero = c.attrs().i("allowzero", 0) != 0;
   int infer = -1;
@@ -186,9 +198,11 @@ const bool registered = [] {
   register_converter({"Size", kMinOpset, kLatest, nullptr,
                       [](Context &c) { c.set_output(0, from_int64s({element_count(c.shape(0))}, {})); }});
   register_converter({"ConstantOfShape", 9, kLatest, nullptr, constant_of_shape});
-  register_converter({"Cast", kMinOpset, kLatest, nullptr, cast});
+  register_converter({"Cast", kMinOpset, 5, nullptr, [](Context &c) { cast(c, true); }});
+  register_converter({"Cast", 6, kLatest, nullptr, [](Context &c) { cast(c, false); }});
   register_converter({"CastLike", 15, kLatest, nullptr, cast_like});
-  register_converter({"Reshape", kMinOpset, kLatest, nullptr, reshape});
+  register_converter({"Reshape", kMinOpset, 4, nullptr, [](Context &c) { reshape(c, true); }});
+  register_converter({"Reshape", 5, kLatest, nullptr, [](Context &c) { reshape(c, false); }});
   register_converter({"Flatten", kMinOpset, kLatest, nullptr, flatten});
   register_converter({"Squeeze", kMinOpset, 12, nullptr, [](Context &c) { squeeze(c, false); }});
   register_converter({"Squeeze", 13, kLatest, nullptr, [](Context &c) { squeeze(c, true); }});
