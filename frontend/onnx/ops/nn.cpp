@@ -97,30 +97,40 @@ void need_4d(const Context &c, size_t i) {
                 "; only 2-D (NCHW) is supported");
 }
 
-void conv(Context &c) {
-  need_4d(c, 0);
-  need_float32(c, 0);
-  need_float32(c, 1);
-  TIR_USER_CHECK(c.rank(1) == 4) << "weight '" << c.input_name(1) << "' must have rank 4";
-  const std::vector<int64_t> k = {c.shape(1)[2], c.shape(1)[3]};
+}  // namespace
+
+graph::NodeRef conv2d(Context &c, graph::NodeRef x, const std::vector<int64_t> &xs, graph::NodeRef weight,
+                      const std::vector<int64_t> &ws) {
+  if (xs.size() != 4)
+    unsupported("the data has rank " + std::to_string(xs.size()) + "; only 2-D (NCHW) is supported");
+  TIR_USER_CHECK(ws.size() == 4) << "the weight must have rank 4, got " << shape_str(ws);
+  const std::vector<int64_t> k = {ws[2], ws[3]}, in = {xs[2], xs[3]};
   if (c.attrs().has("kernel_shape")) {
-    TIR_USER_CHECK(c.attrs().ints("kernel_shape") == k)
-        << "kernel_shape does not match the weight " << shape_str(c.shape(1));
+    TIR_USER_CHECK(c.attrs().ints("kernel_shape") == k) << "kernel_shape does not match the weight " << shape_str(ws);
   }
-  const Window w = window(c, spatial(c, 0), k, false);
-  graph::NodeRef x = c.node(0);
+  const Window w = window(c, in, k, false);
   std::vector<int64_t> padding = {w.begin[0], w.begin[1]};
   if (!w.even()) {
-    x = pad_input(c, x, w, spatial(c, 0), 0.0);
+    x = pad_input(c, x, w, in, 0.0);
     padding = {0, 0};
   }
-  std::map<std::string, graph::AttrValue> attrs = {{"strides", std::vector<int64_t>{w.stride[0], w.stride[1]}},
-                                                   {"padding", padding},
-                                                   {"dilation", std::vector<int64_t>{w.dilation[0], w.dilation[1]}},
-                                                   {"groups", c.attrs().i("group", 1)}};
-  if (!c.has_input(2)) return void(c.output(0, "conv2d", {x, c.node(1)}, attrs));
+  return c.make("conv2d", {x, weight},
+                {{"strides", std::vector<int64_t>{w.stride[0], w.stride[1]}},
+                 {"padding", padding},
+                 {"dilation", std::vector<int64_t>{w.dilation[0], w.dilation[1]}},
+                 {"groups", c.attrs().i("group", 1)}});
+}
+
+std::string check_conv(const Attributes &a) { return check_window(a, true); }
+
+namespace {
+
+void conv(Context &c) {
+  need_float32(c, 0);
+  need_float32(c, 1);
+  graph::NodeRef y = conv2d(c, c.node(0), c.shape(0), c.node(1), c.shape(1));
+  if (!c.has_input(2)) return void(c.set_output(0, y));
   need_float32(c, 2);
-  graph::NodeRef y = c.make("conv2d", {x, c.node(1)}, attrs);
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
 }
 
@@ -203,7 +213,6 @@ void batch_norm(Context &c) {
   c.output(0, "batch_norm", in, {{"eps", double(c.attrs().f("epsilon", 1e-5f))}});
 }
 
-std::string check_conv(const Attributes &a) { return check_window(a, true); }
 std::string check_avg_pool(const Attributes &a) { return check_window(a, false); }
 
 std::string check_max_pool(const Attributes &a) {

@@ -47,4 +47,11 @@ inline std::string all_equal(const std::vector<int64_t> &v, int64_t want, const 
   return "";
 }
 
+// A 2-D convolution of x (NCHW, shape xs) by weight (OIHW, shape ws) with the node's
+// Conv attributes (strides, pads, auto_pad, dilations, group); defined in nn.cpp.
+graph::NodeRef conv2d(Context &c, graph::NodeRef x, const std::vector<int64_t> &xs, graph::NodeRef weight,
+                      const std::vector<int64_t> &ws);
+// Why Conv's attributes rule a node out, or "".
+std::string check_conv(const Attributes &a);
+
 }  // namespace tensorir::onnx::detail
