@@ -270,51 +270,68 @@ TEST_CASE("converters: GRU with and without linear_before_reset, batch first, ag
   }
 }
 
-TEST_CASE("converters: RNN in reverse with HardSigmoid and a clip, and the sequence_lens it refuses",
-          "[onnx][converters][recurrent]") {
-  const int64_t seq = 4, batch = 2, in = 3, hs = 5;
+TEST_CASE("converters: bidirectional RNN with HardSigmoid, Tanh, a clip and sequence_lens", "[onnx][converters][recurrent]") {
+  const int64_t seq = 4, batch = 3, in = 3, hs = 5, dirs = 2;
   const NDArray x = NDArray::random({seq, batch, in}, Float(32), 21, -2, 2);
-  const NDArray w = NDArray::random({1, hs, in}, Float(32), 22, -1, 1);
-  const NDArray r = NDArray::random({1, hs, hs}, Float(32), 23, -1, 1);
-  auto model = [&](const std::vector<int32_t> &lens) {
+  const NDArray w = NDArray::random({dirs, hs, in}, Float(32), 22, -1, 1);
+  const NDArray r = NDArray::random({dirs, hs, hs}, Float(32), 23, -1, 1);
+  // Lengths known at import, or computed at run time (a graph input).
+  auto model = [&](const std::vector<int32_t> &lens, bool known) {
     ModelBuilder mb(13);
     mb.input("x", dims(x.shape()));
     mb.initializer("w", w);
     mb.initializer("r", r);
-    std::vector<std::string> inputs = {"x", "w", "r"};
-    if (!lens.empty()) {
+    if (known)
       mb.initializer("lens", NDArray::from_vector(lens, {batch}));
-      inputs.insert(inputs.end(), {"", "lens"});
-    }
-    auto &n = mb.node("RNN", inputs, {"", "yh"});
-    attr(n, "direction", std::string("reverse"));
+    else
+      mb.input("lens", {batch}, ::onnx::TensorProto::INT32);
+    auto &n = mb.node("RNN", {"x", "w", "r", "", "lens"}, {"y", "yh"});
+    attr(n, "direction", std::string("bidirectional"));
     attr(n, "clip", 0.8f);
     auto *acts = n.add_attribute();
     acts->set_name("activations");
     acts->set_type(::onnx::AttributeProto::STRINGS);
     acts->add_strings("HardSigmoid");
+    acts->add_strings("Tanh");
     auto *alphas = n.add_attribute();
     alphas->set_name("activation_alpha");
     alphas->set_type(::onnx::AttributeProto::FLOATS);
     alphas->add_floats(0.3f);
+    mb.output("y");
     mb.output("yh");
     return mb;
   };
-  const NDArray yh = run(model({int32_t(seq), int32_t(seq)}), {{"x", x}}).at(0);
-  const std::vector<float> xv = x.to_vector<float>();
-  Weights ws{w.to_vector<float>(), r.to_vector<float>(), {}, {}, 0, 0, 0, 0, size_t(hs)};
-  std::vector<double> want;
-  for (int64_t bi = 0; bi < batch; ++bi) {
-    Vec h(size_t(hs), 0.0);
-    for (int64_t t = seq - 1; t >= 0; --t) {
-      const Vec xt(xv.begin() + (t * batch + bi) * in, xv.begin() + (t * batch + bi + 1) * in);
-      const Vec v = pre(ws, 1, 0, xt, h, true);
-      for (size_t j = 0; j < size_t(hs); ++j) h[j] = std::clamp(0.3 * std::clamp(v[j], -0.8, 0.8) + 0.5, 0.0, 1.0);
+  const std::vector<float> xv = x.to_vector<float>(), wv = w.to_vector<float>(), rv = r.to_vector<float>();
+  for (const std::vector<int32_t> &lens : {std::vector<int32_t>{4, 4, 4}, std::vector<int32_t>{4, 2, 0}}) {
+    std::vector<double> y(size_t(seq * dirs * batch * hs), 0.0), yh;
+    for (int64_t d = 0; d < dirs; ++d) {
+      Weights ws{wv, rv, {}, {}, size_t(d * hs * in), size_t(d * hs * hs), 0, 0, size_t(hs)};
+      for (int64_t bi = 0; bi < batch; ++bi) {
+        Vec h(size_t(hs), 0.0);
+        const int64_t len = lens[size_t(bi)];
+        for (int64_t k = 0; k < len; ++k) {
+          const int64_t t = d ? len - 1 - k : k;
+          const Vec xt(xv.begin() + (t * batch + bi) * in, xv.begin() + (t * batch + bi + 1) * in);
+          const Vec v = pre(ws, 1, 0, xt, h, true);
+          for (size_t j = 0; j < size_t(hs); ++j) {
+            const double c = std::clamp(v[j], -0.8, 0.8);
+            h[j] = d ? std::tanh(c) : std::clamp(0.3 * c + 0.5, 0.0, 1.0);
+            y[size_t(((t * dirs + d) * batch + bi) * hs) + j] = h[j];
+          }
+        }
+        yh.insert(yh.end(), h.begin(), h.end());
+      }
     }
-    want.insert(want.end(), h.begin(), h.end());
+    for (bool known : {true, false}) {
+      INFO("lengths " << lens[1] << ", " << (known ? "known" : "at run time"));
+      std::map<std::string, NDArray> feed = {{"x", x}};
+      if (!known) feed["lens"] = NDArray::from_vector(lens, {batch});
+      const graph::Outputs got = run(model(lens, known), feed);
+      check_close(got.at(0), y, 1e-4, 1e-5);
+      check_close(got.at(1), yh, 1e-4, 1e-5);
+    }
   }
-  check_close(yh, want, 1e-4, 1e-5);
-  REQUIRE_THROWS_WITH(tonnx::import_bytes(model({int32_t(seq), 2}).bytes()), Contains("sequence_lens other than"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(model({5, 1, 1}, true).bytes()), Contains("beyond the sequence length 4"));
 }
 
 namespace {

@@ -1,7 +1,8 @@
 // RNN, GRU and LSTM, unrolled over the sequence length known at import. One skeleton
 // serves the three cells: per direction, X times W (and the biases that simply add) for
 // all steps at once as one dense, then one step per time through the cell's own
-// function, which adds H times R and applies the gates. The sequence runs as
+// function, which adds H times R and applies the gates; sequence_lens masks the
+// steps past each batch's length. The sequence runs as
 // [seq, batch, ...] inside; layout 1 is transposed on the way in and out.
 #include <algorithm>
 #include <cctype>
@@ -228,15 +229,28 @@ void recurrent(Context &c, Cell kind) {
   TIR_USER_CHECK(!a.has("hidden_size") || a.i("hidden_size", 0) == hs)
       << "hidden_size " << a.i("hidden_size", 0) << " differs from R's " << hs;
   TIR_USER_CHECK(seq > 0) << "an empty sequence";
+  // Lengths other than seq (or computed at run time) hold each batch's state past its
+  // end and give zeros there; the reverse direction then reads each sequence reversed
+  // within its length.
+  graph::NodeRef lens;
   if (c.has_input(4)) {
-    for (int64_t n : c.ints(4, "sequence_lens"))
-      if (n != seq) unsupported("sequence_lens other than the sequence length " + std::to_string(seq));
+    TIR_USER_CHECK(c.dtype(4) == Int(32) && c.shape(4) == std::vector<int64_t>{batch})
+        << "sequence_lens must be " << batch << " int32 values";
+    bool full = c.known(4);
+    for (int64_t n : c.known(4) ? to_int64s(c.input(4).known) : std::vector<int64_t>{}) {
+      TIR_USER_CHECK(n >= 0 && n <= seq) << "sequence_lens holds " << n << ", beyond the sequence length " << seq;
+      full = full && n == seq;
+    }
+    if (!full) lens = c.node(4);
   }
+  const bool masked = lens.id >= 0;
   Unroll u{c, kind, seq, batch, hs, a.f("clip", 0.0f), a.i("linear_before_reset", 0) != 0};
   std::vector<std::vector<Activation>> acts = activations(a, kind, dirs);
-  graph::NodeRef x = c.node(0);
-  if (batch_first) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
-  x = c.make("reshape", {x}, {{"shape", std::vector<int64_t>{seq * batch, in}}});
+  graph::NodeRef x3 = c.node(0);
+  if (batch_first) x3 = c.make("transpose", {x3}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
+  const std::vector<int64_t> rows = {seq * batch, in};
+  const graph::NodeRef x = c.make("reshape", {x3}, {{"shape", rows}});
+  const std::map<std::string, graph::AttrValue> time_batch = {{"time_axis", int64_t{0}}, {"batch_axis", int64_t{1}}};
   std::vector<std::vector<graph::NodeRef>> ys(static_cast<size_t>(dirs));
   std::vector<Direction> ds(static_cast<size_t>(dirs));
   for (int d = 0; d < dirs; ++d) {
@@ -244,7 +258,10 @@ void recurrent(Context &c, Cell kind) {
     s.f = acts[size_t(d)];
     s.r = pick(c, c.node(2), rs, d);
     // The biases that add: Wb + Rb, less GRU's Rbh when it goes inside the reset.
-    graph::NodeRef xw = c.make("dense", {x, pick(c, c.node(1), ws, d)});
+    const bool reverse = dir == "reverse" || d == 1;
+    graph::NodeRef xd = x;
+    if (masked && reverse) xd = c.make("reshape", {c.make("reverse_sequence", {x3, lens}, time_batch)}, {{"shape", rows}});
+    graph::NodeRef xw = c.make("dense", {xd, pick(c, c.node(1), ws, d)});
     if (c.has_input(3)) {
       need_float32(c, 3);
       TIR_USER_CHECK(c.shape(3) == (std::vector<int64_t>{dirs, 2 * g * hs}))
@@ -272,14 +289,21 @@ void recurrent(Context &c, Cell kind) {
     if (kind == Cell::kLstm) s.cell = initial(c, 6, d, dirs, u, batch_first);
     // The steps, in time order or reversed; ys[d][t] is H after step t.
     ys[size_t(d)].resize(size_t(seq));
-    const bool reverse = dir == "reverse" || d == 1;
     for (int64_t k = 0; k < seq; ++k) {
-      const int64_t t = reverse ? seq - 1 - k : k;
+      const int64_t t = reverse && !masked ? seq - 1 - k : k;
       graph::NodeRef xt = pick(c, s.xw, {seq, batch, g * hs}, t);
+      const graph::NodeRef h = s.h, cell = s.cell;
       if (kind == Cell::kRnn) rnn_step(u, s, xt);
       if (kind == Cell::kGru) gru_step(u, s, xt);
       if (kind == Cell::kLstm) lstm_step(u, s, xt);
       ys[size_t(d)][size_t(t)] = s.h;
+      if (!masked) continue;
+      // Step t counts for the batches whose length exceeds t.
+      graph::NodeRef live = c.make("less", {c.constant(scalar(double(t), Int(32)), "step"), lens});
+      live = c.make("reshape", {live}, {{"shape", std::vector<int64_t>{batch, 1}}});
+      ys[size_t(d)][size_t(t)] = c.make("where", {live, s.h, constant(u, 0)});
+      s.h = c.make("where", {live, s.h, h});
+      if (kind == Cell::kLstm) s.cell = c.make("where", {live, s.cell, cell});
     }
   }
   // Y [seq, dirs, batch, hidden]; Y_h and Y_c [dirs, batch, hidden] (batch first in layout 1).
@@ -296,7 +320,11 @@ void recurrent(Context &c, Cell kind) {
   };
   if (c.wants_output(0)) {
     std::vector<graph::NodeRef> per_dir;
-    for (int d = 0; d < dirs; ++d) per_dir.push_back(stack(ys[size_t(d)], {1, 1, batch, hs}, 0));
+    for (int d = 0; d < dirs; ++d) {
+      graph::NodeRef y = stack(ys[size_t(d)], {1, batch, hs}, 0);
+      if (masked && (dir == "reverse" || d == 1)) y = c.make("reverse_sequence", {y, lens}, time_batch);
+      per_dir.push_back(y);
+    }
     finish(0, stack(per_dir, {seq, 1, batch, hs}, 1), {2, 0, 1, 3});
   }
   std::vector<graph::NodeRef> hs_last, cs_last;
