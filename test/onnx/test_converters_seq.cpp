@@ -115,7 +115,8 @@ Vec pre(const Weights &ws, size_t gates, size_t g, const Vec &x, const Vec &h, b
     for (size_t j = 0; j < hs; ++j) y[j] += rh[j];
   }
   if (!ws.b.empty())
-    for (size_t j = 0; j < hs; ++j) y[j] += ws.b[ws.bo + g * hs + j] + (with_r ? ws.b[ws.bo + (gates + g) * hs + j] : 0);
+    for (size_t j = 0; j < hs; ++j)
+      y[j] += ws.b[ws.bo + g * hs + j] + (with_r ? ws.b[ws.bo + (gates + g) * hs + j] : 0);
   return y;
 }
 
@@ -193,8 +194,9 @@ TEST_CASE("converters: LSTM, bidirectional with peepholes and initial states, ag
   const std::vector<float> xv = x.to_vector<float>(), h0v = h0.to_vector<float>(), c0v = c0.to_vector<float>();
   std::vector<double> y(size_t(seq * dirs * batch * hs)), yh, yc;
   for (int64_t d = 0; d < dirs; ++d) {
-    Weights ws{w.to_vector<float>(), r.to_vector<float>(), b.to_vector<float>(), p.to_vector<float>(),
-               size_t(d * 4 * hs * in), size_t(d * 4 * hs * hs), size_t(d * 8 * hs), size_t(d * 3 * hs), size_t(hs)};
+    Weights ws{w.to_vector<float>(), r.to_vector<float>(),    b.to_vector<float>(),
+               p.to_vector<float>(), size_t(d * 4 * hs * in), size_t(d * 4 * hs * hs),
+               size_t(d * 8 * hs),   size_t(d * 3 * hs),      size_t(hs)};
     for (int64_t bi = 0; bi < batch; ++bi) {
       Vec h(h0v.begin() + (d * batch + bi) * hs, h0v.begin() + (d * batch + bi + 1) * hs);
       Vec cell(c0v.begin() + (d * batch + bi) * hs, c0v.begin() + (d * batch + bi + 1) * hs);
@@ -233,7 +235,8 @@ TEST_CASE("converters: GRU with and without linear_before_reset, batch first, ag
   for (int64_t lbr : {0, 1}) {
     INFO("linear_before_reset " << lbr);
     ModelBuilder mb(14);
-    for (auto [name, a] : std::vector<std::pair<std::string, NDArray>>{{"x", x}, {"w", w}, {"r", r}, {"b", b}, {"h0", h0}})
+    for (auto [name, a] :
+         std::vector<std::pair<std::string, NDArray>>{{"x", x}, {"w", w}, {"r", r}, {"b", b}, {"h0", h0}})
       mb.input(name, dims(a.shape()));
     auto &n = mb.node("GRU", {"x", "w", "r", "b", "", "h0"}, {"y", "yh"});
     attr(n, "linear_before_reset", lbr);
@@ -270,7 +273,8 @@ TEST_CASE("converters: GRU with and without linear_before_reset, batch first, ag
   }
 }
 
-TEST_CASE("converters: bidirectional RNN with HardSigmoid, Tanh, a clip and sequence_lens", "[onnx][converters][recurrent]") {
+TEST_CASE("converters: bidirectional RNN with HardSigmoid, Tanh, a clip and sequence_lens",
+          "[onnx][converters][recurrent]") {
   const int64_t seq = 4, batch = 3, in = 3, hs = 5, dirs = 2;
   const NDArray x = NDArray::random({seq, batch, in}, Float(32), 21, -2, 2);
   const NDArray w = NDArray::random({dirs, hs, in}, Float(32), 22, -1, 1);
@@ -377,7 +381,8 @@ TEST_CASE("converters: QuantizeLinear per axis to int8 and back, halves to even"
   mb.node("DequantizeLinear", {"q", "s", "zp"}, {"y"});
   mb.output("q", dims(shape), ::onnx::TensorProto::INT8);
   mb.output("y", dims(shape));
-  const graph::Outputs got = run(mb, {{"x", x}, {"s", NDArray::from_vector(scales, {3})}, {"zp", NDArray::from_vector(zps, {3})}});
+  const graph::Outputs got =
+      run(mb, {{"x", x}, {"s", NDArray::from_vector(scales, {3})}, {"zp", NDArray::from_vector(zps, {3})}});
   std::vector<double> q, y;
   for (size_t i = 0; i < xv.size(); ++i) {
     const size_t ch = i / 4 % 3;

@@ -172,8 +172,8 @@ Term contract(Context &c, Term a, Term b, const std::set<int> &keep) {
   }
   transpose(c, b, concat(batch, inner, cols));
   for (size_t i = 0; i < nb; ++i)
-    TIR_USER_CHECK(a.shape[i] == b.shape[i]) << "label '" << char(batch[i]) << "' has sizes " << a.shape[i]
-                                             << " and " << b.shape[i];
+    TIR_USER_CHECK(a.shape[i] == b.shape[i])
+        << "label '" << char(batch[i]) << "' has sizes " << a.shape[i] << " and " << b.shape[i];
   const int64_t n = product(b.shape, nb + inner.size(), b.shape.size());
   out.shape.insert(out.shape.end(), b.shape.begin() + long(nb + inner.size()), b.shape.end());
   out.node = c.make("batch_matmul", {reshape(c, a, {bt, m, k}), reshape(c, b, {bt, k, n})});
@@ -231,8 +231,8 @@ void einsum(Context &c) {
   if (arrow != std::string::npos) {
     out = expand(parse_term(eq.substr(arrow + 2), eq), width, width);
     for (size_t i = 0; i < out.size(); ++i) {
-      TIR_USER_CHECK(sizes.count(out[i])) << "equation '" << eq << "': output label '" << char(out[i])
-                                          << "' is in no operand";
+      TIR_USER_CHECK(sizes.count(out[i]))
+          << "equation '" << eq << "': output label '" << char(out[i]) << "' is in no operand";
       TIR_USER_CHECK(std::count(out.begin(), out.end(), out[i]) == 1)
           << "equation '" << eq << "': output label '" << char(out[i]) << "' repeats";
     }
@@ -260,9 +260,7 @@ void einsum(Context &c) {
   c.set_output(0, r.node);
 }
 
-std::string check_einsum(const Attributes &a) {
-  return a.has("equation") ? "" : "the equation attribute is missing";
-}
+std::string check_einsum(const Attributes &a) { return a.has("equation") ? "" : "the equation attribute is missing"; }
 
 const bool registered = [] {
   register_converter({"Einsum", 12, kLatest, check_einsum, einsum});

@@ -53,8 +53,8 @@ graph::NodeRef centered(Context &c, size_t i, size_t zp_index, int axis) {
   need_8bit(c, i);
   graph::NodeRef x = cast(c, c.node(i), Int(32));
   if (!c.has_input(zp_index)) return x;
-  TIR_USER_CHECK(c.dtype(zp_index) == c.dtype(i)) << "zero point '" << c.input_name(zp_index) << "' is "
-                                                  << c.dtype(zp_index) << " but its input is " << c.dtype(i);
+  TIR_USER_CHECK(c.dtype(zp_index) == c.dtype(i))
+      << "zero point '" << c.input_name(zp_index) << "' is " << c.dtype(zp_index) << " but its input is " << c.dtype(i);
   if (axis < 0 || c.rank(i) == 0) return c.make("subtract", {x, scalar_param(c, zp_index, Int(32))});
   return c.make("subtract", {x, param(c, zp_index, axis, c.rank(i), c.shape(i)[size_t(axis)], Int(32))});
 }

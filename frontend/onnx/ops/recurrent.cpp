@@ -71,8 +71,8 @@ std::vector<std::vector<Activation>> activations(const Attributes &a, Cell k, in
 }
 
 std::string check_activation(const std::string &n) {
-  static const char *known[] = {"relu",       "tanh", "sigmoid", "affine",   "leakyrelu", "thresholdedrelu",
-                                "scaledtanh", "hardsigmoid", "elu", "softsign", "softplus"};
+  static const char *known[] = {"relu",       "tanh",        "sigmoid", "affine",   "leakyrelu", "thresholdedrelu",
+                                "scaledtanh", "hardsigmoid", "elu",     "softsign", "softplus"};
   for (const char *k : known)
     if (n == k) return "";
   return "activation '" + n + "' is not supported";
@@ -90,13 +90,15 @@ std::string check(const Attributes &a, Cell k) {
   return "";
 }
 
-// What the steps share.
+// The node's sizes and attributes, which every step reads.
 struct Unroll {
   Context &c;
   Cell kind;
-  int64_t seq, batch, hidden;
+  int dirs;
+  int64_t seq, batch, input, hidden, gates;
+  bool batch_first, linear_before_reset;
   double clip;
-  bool linear_before_reset;
+  graph::NodeRef lens;  // sequence_lens, when it masks steps (id -1: every length is seq)
 };
 
 graph::NodeRef constant(Unroll &u, double v) { return u.c.constant(scalar(v, Float(32)), "const"); }
@@ -132,8 +134,7 @@ graph::NodeRef activate(Unroll &u, const Activation &f, graph::NodeRef x) {
   if (n == "relu" || n == "tanh" || n == "sigmoid") return c.make(n, {x});
   if (n == "affine") return add(mul(x, f.alpha), f.beta);
   if (n == "leakyrelu") return c.make("add", {c.make("relu", {x}), mul(neg_part(x), f.alpha)});
-  if (n == "thresholdedrelu")
-    return c.make("where", {c.make("greater", {x, constant(u, f.alpha)}), x, constant(u, 0)});
+  if (n == "thresholdedrelu") return c.make("where", {c.make("greater", {x, constant(u, f.alpha)}), x, constant(u, 0)});
   if (n == "scaledtanh") return mul(c.make("tanh", {mul(x, f.beta)}), f.alpha);
   if (n == "hardsigmoid") return c.make("clip", {add(mul(x, f.alpha), f.beta)}, {{"lo", 0.0}, {"hi", 1.0}});
   if (n == "elu") {
@@ -147,11 +148,11 @@ graph::NodeRef activate(Unroll &u, const Activation &f, graph::NodeRef x) {
 // One direction's weights and state.
 struct Direction {
   std::vector<Activation> f;
-  graph::NodeRef xw;      // [seq, batch, gates * hidden]: X W^T plus the biases that add
-  graph::NodeRef r;       // R [gates * hidden, hidden], dense's weight
-  graph::NodeRef r_bias;  // GRU with linear_before_reset: Rbh [hidden]
-  graph::NodeRef peep[3]; // LSTM: P's i, o, f [hidden]
-  graph::NodeRef h, cell; // the state
+  graph::NodeRef xw;       // [seq, batch, gates * hidden]: X W^T plus the biases that add
+  graph::NodeRef r;        // R [gates * hidden, hidden], dense's weight
+  graph::NodeRef r_bias;   // GRU with linear_before_reset: Rbh [hidden]
+  graph::NodeRef peep[3];  // LSTM: P's i, o, f [hidden]
+  graph::NodeRef h, cell;  // the state
 };
 
 graph::NodeRef hidden_times(Unroll &u, graph::NodeRef h, graph::NodeRef r) { return u.c.make("dense", {h, r}); }
@@ -200,140 +201,170 @@ void lstm_step(Unroll &u, Direction &d, graph::NodeRef x) {
   d.h = c.make("multiply", {o, activate(u, d.f[2], d.cell)});
 }
 
-// Input i ([dirs, ...] in the graph's order) for direction d, or zeros [batch, hidden].
-graph::NodeRef initial(Context &c, size_t i, int d, int dirs, const Unroll &u, bool batch_first) {
-  if (!c.has_input(i)) return c.constant(from_doubles(std::vector<double>(size_t(u.batch * u.hidden), 0.0), {u.batch, u.hidden}, Float(32)), "zeros");
+// Input i ([dirs, batch, hidden], or [batch, dirs, hidden] in layout 1) for direction
+// d, or zeros [batch, hidden].
+graph::NodeRef initial(Unroll &u, size_t i, int d) {
+  Context &c = u.c;
+  if (!c.has_input(i)) {
+    const std::vector<double> zeros(size_t(u.batch * u.hidden), 0.0);
+    return c.constant(from_doubles(zeros, {u.batch, u.hidden}, Float(32)), "zeros");
+  }
   need_float32(c, i);
-  const std::vector<int64_t> want =
-      batch_first ? std::vector<int64_t>{u.batch, dirs, u.hidden} : std::vector<int64_t>{dirs, u.batch, u.hidden};
-  TIR_USER_CHECK(c.shape(i) == want) << "'" << c.input_name(i) << "' has shape " << shape_str(c.shape(i))
-                                     << "; " << shape_str(want) << " was expected";
+  const std::vector<int64_t> want = {u.dirs, u.batch, u.hidden};
+  const std::vector<int64_t> given = u.batch_first ? std::vector<int64_t>{u.batch, u.dirs, u.hidden} : want;
+  TIR_USER_CHECK(c.shape(i) == given) << "'" << c.input_name(i) << "' has shape " << shape_str(c.shape(i)) << "; "
+                                      << shape_str(given) << " was expected";
   graph::NodeRef x = c.node(i);
-  if (batch_first) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
-  return pick(c, x, {dirs, u.batch, u.hidden}, d);
+  if (u.batch_first) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
+  return pick(c, x, want, d);
+}
+
+// Input i of `what`, whose shape must be [dirs, per], for direction d.
+graph::NodeRef per_direction(Unroll &u, size_t i, int64_t per, int d, const std::string &what) {
+  need_float32(u.c, i);
+  TIR_USER_CHECK(u.c.shape(i) == (std::vector<int64_t>{u.dirs, per}))
+      << what << " has shape " << shape_str(u.c.shape(i)) << "; " << shape_str({u.dirs, per}) << " was expected";
+  return pick(u.c, u.c.node(i), {u.dirs, per}, d);
+}
+
+// The sizes and attributes, checked; sequence_lens masks only when some length differs
+// from seq or it is computed at run time.
+Unroll read(Context &c, Cell kind) {
+  const Attributes &a = c.attrs();
+  for (size_t i : {0, 1, 2}) need_float32(c, i);
+  TIR_USER_CHECK(c.rank(0) == 3 && c.rank(1) == 3 && c.rank(2) == 3) << "X, W and R must have rank 3";
+  const bool batch_first = a.i("layout", 0) == 1;
+  const std::vector<int64_t> &xs = c.shape(0), &ws = c.shape(1), &rs = c.shape(2);
+  Unroll u{c,
+           kind,
+           a.s("direction", "forward") == "bidirectional" ? 2 : 1,
+           xs[batch_first ? 1 : 0],
+           xs[batch_first ? 0 : 1],
+           xs[2],
+           rs[2],
+           gates(kind),
+           batch_first,
+           a.i("linear_before_reset", 0) != 0,
+           a.f("clip", 0.0f),
+           {}};
+  const int64_t gh = u.gates * u.hidden;
+  TIR_USER_CHECK(ws == (std::vector<int64_t>{u.dirs, gh, u.input}) &&
+                 rs == (std::vector<int64_t>{u.dirs, gh, u.hidden}))
+      << "W " << shape_str(ws) << " and R " << shape_str(rs) << " do not fit X " << shape_str(xs) << " with " << u.dirs
+      << " direction(s) of " << u.gates << " gate(s)";
+  TIR_USER_CHECK(!a.has("hidden_size") || a.i("hidden_size", 0) == u.hidden)
+      << "hidden_size " << a.i("hidden_size", 0) << " differs from R's " << u.hidden;
+  TIR_USER_CHECK(u.seq > 0) << "an empty sequence";
+  if (c.has_input(4)) {
+    TIR_USER_CHECK(c.dtype(4) == Int(32) && c.shape(4) == std::vector<int64_t>{u.batch})
+        << "sequence_lens must be " << u.batch << " int32 values";
+    bool full = c.known(4);
+    for (int64_t n : c.known(4) ? to_int64s(c.input(4).known) : std::vector<int64_t>{}) {
+      TIR_USER_CHECK(n >= 0 && n <= u.seq) << "sequence_lens holds " << n << ", beyond the sequence length " << u.seq;
+      full = full && n == u.seq;
+    }
+    if (!full) u.lens = c.node(4);
+  }
+  return u;
+}
+
+const std::map<std::string, graph::AttrValue> kTimeBatch = {{"time_axis", int64_t{0}}, {"batch_axis", int64_t{1}}};
+
+// Direction d's weights, and X W^T plus the biases that simply add (Wb + Rb, less GRU's
+// Rbh when it goes inside the reset) for every step: x is X as [seq, batch, input]. A
+// masked reverse direction reads each sequence reversed within its length.
+Direction prepare(Unroll &u, int d, graph::NodeRef x, const std::vector<Activation> &f, bool reverse) {
+  Context &c = u.c;
+  const int64_t hs = u.hidden, gh = u.gates * hs;
+  Direction s;
+  s.f = f;
+  s.r = pick(c, c.node(2), c.shape(2), d);
+  if (u.lens.id >= 0 && reverse) x = c.make("reverse_sequence", {x, u.lens}, kTimeBatch);
+  x = c.make("reshape", {x}, {{"shape", std::vector<int64_t>{u.seq * u.batch, u.input}}});
+  graph::NodeRef xw = c.make("dense", {x, pick(c, c.node(1), c.shape(1), d)});
+  if (c.has_input(3)) {
+    graph::NodeRef b = per_direction(u, 3, 2 * gh, d, "B");
+    graph::NodeRef rb = slice(c, b, {2 * gh}, 0, gh, 2 * gh);
+    if (u.kind == Cell::kGru && u.linear_before_reset) {
+      s.r_bias = slice(c, rb, {gh}, 0, 2 * hs, 3 * hs);
+      rb = c.make("pad", {slice(c, rb, {gh}, 0, 0, 2 * hs)},
+                  {{"before", std::vector<int64_t>{0}}, {"after", std::vector<int64_t>{hs}}});
+    }
+    graph::NodeRef bias = c.make("add", {slice(c, b, {2 * gh}, 0, 0, gh), rb});
+    xw = c.make("bias_add", {xw, bias}, {{"axis", int64_t{1}}});
+  } else if (u.kind == Cell::kGru && u.linear_before_reset) {
+    s.r_bias = constant(u, 0);
+  }
+  s.xw = c.make("reshape", {xw}, {{"shape", std::vector<int64_t>{u.seq, u.batch, gh}}});
+  if (u.kind == Cell::kLstm && c.has_input(7)) {
+    graph::NodeRef p = per_direction(u, 7, 3 * hs, d, "P");
+    for (int k = 0; k < 3; ++k) s.peep[k] = slice(c, p, {3 * hs}, 0, k * hs, (k + 1) * hs);
+  }
+  s.h = initial(u, 5, d);
+  if (u.kind == Cell::kLstm) s.cell = initial(u, 6, d);
+  return s;
+}
+
+// The steps of one direction, in time order or reversed: H after each step, by time.
+// Masked, a step past a batch's length keeps its state and gives zeros.
+std::vector<graph::NodeRef> unroll(Unroll &u, Direction &s, bool reverse) {
+  Context &c = u.c;
+  const bool masked = u.lens.id >= 0;
+  std::vector<graph::NodeRef> ys(size_t(u.seq));
+  for (int64_t k = 0; k < u.seq; ++k) {
+    const int64_t t = reverse && !masked ? u.seq - 1 - k : k;
+    graph::NodeRef xt = pick(c, s.xw, {u.seq, u.batch, u.gates * u.hidden}, t);
+    const graph::NodeRef h = s.h, cell = s.cell;
+    if (u.kind == Cell::kRnn) rnn_step(u, s, xt);
+    if (u.kind == Cell::kGru) gru_step(u, s, xt);
+    if (u.kind == Cell::kLstm) lstm_step(u, s, xt);
+    ys[size_t(t)] = s.h;
+    if (!masked) continue;
+    graph::NodeRef live = c.make("less", {c.constant(scalar(double(t), Int(32)), "step"), u.lens});
+    live = c.make("reshape", {live}, {{"shape", std::vector<int64_t>{u.batch, 1}}});
+    ys[size_t(t)] = c.make("where", {live, s.h, constant(u, 0)});
+    s.h = c.make("where", {live, s.h, h});
+    if (u.kind == Cell::kLstm) s.cell = c.make("where", {live, s.cell, cell});
+  }
+  return ys;
+}
+
+// parts, each reshaped to `each`, joined along `axis`.
+graph::NodeRef stack(Context &c, const std::vector<graph::NodeRef> &parts, const std::vector<int64_t> &each, int axis) {
+  std::vector<graph::NodeRef> r;
+  for (graph::NodeRef p : parts) r.push_back(c.make("reshape", {p}, {{"shape", each}}));
+  return r.size() == 1 ? r[0] : c.make("concatenate", r, {{"axis", int64_t(axis)}});
+}
+
+// Output i from v, its axes permuted by `batch_first` in layout 1.
+void finish(Unroll &u, size_t i, graph::NodeRef v, const std::vector<int64_t> &batch_first) {
+  if (u.batch_first)
+    u.c.output(i, "transpose", {v}, {{"axes", batch_first}});
+  else
+    u.c.set_output(i, v);
 }
 
 void recurrent(Context &c, Cell kind) {
-  const Attributes &a = c.attrs();
-  for (size_t i : {0, 1, 2}) need_float32(c, i);
-  const bool batch_first = a.i("layout", 0) == 1;
-  const std::string dir = a.s("direction", "forward");
-  const int dirs = dir == "bidirectional" ? 2 : 1;
-  const int64_t g = gates(kind);
-  TIR_USER_CHECK(c.rank(0) == 3 && c.rank(1) == 3 && c.rank(2) == 3) << "X, W and R must have rank 3";
-  const std::vector<int64_t> xs = c.shape(0), ws = c.shape(1), rs = c.shape(2);
-  const int64_t seq = xs[batch_first ? 1 : 0], batch = xs[batch_first ? 0 : 1], in = xs[2], hs = rs[2];
-  TIR_USER_CHECK(ws == (std::vector<int64_t>{dirs, g * hs, in}) && rs == (std::vector<int64_t>{dirs, g * hs, hs}))
-      << "W " << shape_str(ws) << " and R " << shape_str(rs) << " do not fit X " << shape_str(xs) << " with "
-      << dirs << " direction(s) of " << g << " gate(s)";
-  TIR_USER_CHECK(!a.has("hidden_size") || a.i("hidden_size", 0) == hs)
-      << "hidden_size " << a.i("hidden_size", 0) << " differs from R's " << hs;
-  TIR_USER_CHECK(seq > 0) << "an empty sequence";
-  // Lengths other than seq (or computed at run time) hold each batch's state past its
-  // end and give zeros there; the reverse direction then reads each sequence reversed
-  // within its length.
-  graph::NodeRef lens;
-  if (c.has_input(4)) {
-    TIR_USER_CHECK(c.dtype(4) == Int(32) && c.shape(4) == std::vector<int64_t>{batch})
-        << "sequence_lens must be " << batch << " int32 values";
-    bool full = c.known(4);
-    for (int64_t n : c.known(4) ? to_int64s(c.input(4).known) : std::vector<int64_t>{}) {
-      TIR_USER_CHECK(n >= 0 && n <= seq) << "sequence_lens holds " << n << ", beyond the sequence length " << seq;
-      full = full && n == seq;
-    }
-    if (!full) lens = c.node(4);
-  }
-  const bool masked = lens.id >= 0;
-  Unroll u{c, kind, seq, batch, hs, a.f("clip", 0.0f), a.i("linear_before_reset", 0) != 0};
-  std::vector<std::vector<Activation>> acts = activations(a, kind, dirs);
-  graph::NodeRef x3 = c.node(0);
-  if (batch_first) x3 = c.make("transpose", {x3}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
-  const std::vector<int64_t> rows = {seq * batch, in};
-  const graph::NodeRef x = c.make("reshape", {x3}, {{"shape", rows}});
-  const std::map<std::string, graph::AttrValue> time_batch = {{"time_axis", int64_t{0}}, {"batch_axis", int64_t{1}}};
-  std::vector<std::vector<graph::NodeRef>> ys(static_cast<size_t>(dirs));
-  std::vector<Direction> ds(static_cast<size_t>(dirs));
-  for (int d = 0; d < dirs; ++d) {
-    Direction &s = ds[size_t(d)];
-    s.f = acts[size_t(d)];
-    s.r = pick(c, c.node(2), rs, d);
-    // The biases that add: Wb + Rb, less GRU's Rbh when it goes inside the reset.
+  Unroll u = read(c, kind);
+  const std::string dir = c.attrs().s("direction", "forward");
+  const std::vector<std::vector<Activation>> acts = activations(c.attrs(), kind, u.dirs);
+  graph::NodeRef x = c.node(0);
+  if (u.batch_first) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0, 2}}});
+  const int64_t b = u.batch, hs = u.hidden;
+  std::vector<graph::NodeRef> ys, hs_last, cs_last;  // per direction
+  for (int d = 0; d < u.dirs; ++d) {
     const bool reverse = dir == "reverse" || d == 1;
-    graph::NodeRef xd = x;
-    if (masked && reverse) xd = c.make("reshape", {c.make("reverse_sequence", {x3, lens}, time_batch)}, {{"shape", rows}});
-    graph::NodeRef xw = c.make("dense", {xd, pick(c, c.node(1), ws, d)});
-    if (c.has_input(3)) {
-      need_float32(c, 3);
-      TIR_USER_CHECK(c.shape(3) == (std::vector<int64_t>{dirs, 2 * g * hs}))
-          << "B has shape " << shape_str(c.shape(3)) << "; " << shape_str({dirs, 2 * g * hs}) << " was expected";
-      graph::NodeRef b = pick(c, c.node(3), c.shape(3), d);
-      graph::NodeRef rb = slice(c, b, {2 * g * hs}, 0, g * hs, 2 * g * hs);
-      if (u.linear_before_reset) {
-        s.r_bias = slice(c, rb, {g * hs}, 0, 2 * hs, 3 * hs);
-        rb = c.make("pad", {slice(c, rb, {g * hs}, 0, 0, 2 * hs)},
-                    {{"before", std::vector<int64_t>{0}}, {"after", std::vector<int64_t>{hs}}});
-      }
-      xw = c.make("bias_add", {xw, c.make("add", {slice(c, b, {2 * g * hs}, 0, 0, g * hs), rb})}, {{"axis", int64_t{1}}});
-    } else if (u.linear_before_reset) {
-      s.r_bias = constant(u, 0);
-    }
-    s.xw = c.make("reshape", {xw}, {{"shape", std::vector<int64_t>{seq, batch, g * hs}}});
-    if (kind == Cell::kLstm && c.has_input(7)) {
-      need_float32(c, 7);
-      TIR_USER_CHECK(c.shape(7) == (std::vector<int64_t>{dirs, 3 * hs}))
-          << "P has shape " << shape_str(c.shape(7)) << "; " << shape_str({dirs, 3 * hs}) << " was expected";
-      graph::NodeRef p = pick(c, c.node(7), c.shape(7), d);
-      for (int k = 0; k < 3; ++k) s.peep[k] = slice(c, p, {3 * hs}, 0, k * hs, (k + 1) * hs);
-    }
-    s.h = initial(c, 5, d, dirs, u, batch_first);
-    if (kind == Cell::kLstm) s.cell = initial(c, 6, d, dirs, u, batch_first);
-    // The steps, in time order or reversed; ys[d][t] is H after step t.
-    ys[size_t(d)].resize(size_t(seq));
-    for (int64_t k = 0; k < seq; ++k) {
-      const int64_t t = reverse && !masked ? seq - 1 - k : k;
-      graph::NodeRef xt = pick(c, s.xw, {seq, batch, g * hs}, t);
-      const graph::NodeRef h = s.h, cell = s.cell;
-      if (kind == Cell::kRnn) rnn_step(u, s, xt);
-      if (kind == Cell::kGru) gru_step(u, s, xt);
-      if (kind == Cell::kLstm) lstm_step(u, s, xt);
-      ys[size_t(d)][size_t(t)] = s.h;
-      if (!masked) continue;
-      // Step t counts for the batches whose length exceeds t.
-      graph::NodeRef live = c.make("less", {c.constant(scalar(double(t), Int(32)), "step"), lens});
-      live = c.make("reshape", {live}, {{"shape", std::vector<int64_t>{batch, 1}}});
-      ys[size_t(d)][size_t(t)] = c.make("where", {live, s.h, constant(u, 0)});
-      s.h = c.make("where", {live, s.h, h});
-      if (kind == Cell::kLstm) s.cell = c.make("where", {live, s.cell, cell});
-    }
-  }
-  // Y [seq, dirs, batch, hidden]; Y_h and Y_c [dirs, batch, hidden] (batch first in layout 1).
-  auto stack = [&](const std::vector<graph::NodeRef> &parts, const std::vector<int64_t> &each, int axis) {
-    std::vector<graph::NodeRef> r;
-    for (graph::NodeRef p : parts) r.push_back(c.make("reshape", {p}, {{"shape", each}}));
-    return r.size() == 1 ? r[0] : c.make("concatenate", r, {{"axis", int64_t(axis)}});
-  };
-  auto finish = [&](size_t i, graph::NodeRef v, std::vector<int64_t> axes) {
-    if (batch_first)
-      c.output(i, "transpose", {v}, {{"axes", axes}});
-    else
-      c.set_output(i, v);
-  };
-  if (c.wants_output(0)) {
-    std::vector<graph::NodeRef> per_dir;
-    for (int d = 0; d < dirs; ++d) {
-      graph::NodeRef y = stack(ys[size_t(d)], {1, batch, hs}, 0);
-      if (masked && (dir == "reverse" || d == 1)) y = c.make("reverse_sequence", {y, lens}, time_batch);
-      per_dir.push_back(y);
-    }
-    finish(0, stack(per_dir, {seq, 1, batch, hs}, 1), {2, 0, 1, 3});
-  }
-  std::vector<graph::NodeRef> hs_last, cs_last;
-  for (const Direction &s : ds) {
+    Direction s = prepare(u, d, x, acts[size_t(d)], reverse);
+    graph::NodeRef y = stack(c, unroll(u, s, reverse), {1, b, hs}, 0);
+    if (u.lens.id >= 0 && reverse) y = c.make("reverse_sequence", {y, u.lens}, kTimeBatch);
+    ys.push_back(y);
     hs_last.push_back(s.h);
     cs_last.push_back(s.cell);
   }
-  if (c.wants_output(1)) finish(1, stack(hs_last, {1, batch, hs}, 0), {1, 0, 2});
-  if (kind == Cell::kLstm && c.wants_output(2)) finish(2, stack(cs_last, {1, batch, hs}, 0), {1, 0, 2});
+  // Y [seq, dirs, batch, hidden]; Y_h and Y_c [dirs, batch, hidden].
+  if (c.wants_output(0)) finish(u, 0, stack(c, ys, {u.seq, 1, b, hs}, 1), {2, 0, 1, 3});
+  if (c.wants_output(1)) finish(u, 1, stack(c, hs_last, {1, b, hs}, 0), {1, 0, 2});
+  if (kind == Cell::kLstm && c.wants_output(2)) finish(u, 2, stack(c, cs_last, {1, b, hs}, 0), {1, 0, 2});
 }
 
 const bool registered = [] {
