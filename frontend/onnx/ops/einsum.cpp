@@ -84,37 +84,30 @@ graph::NodeRef reshape(Context &c, const Term &t, const std::vector<int64_t> &sh
 // moved last and flattened, every (n + 1)-th element.
 void take_diagonals(Context &c, Term &t) {
   for (size_t i = 0; i < t.labels.size(); ++i) {
-    for (size_t j = i + 1; j < t.labels.size(); ++j) {
-      if (t.labels[j] != t.labels[i]) continue;
-      const int l = t.labels[i];
-      const int64_t n = t.shape[i];
-      TIR_USER_CHECK(t.shape[j] == n) << "label '" << char(l) << "' has sizes " << n << " and " << t.shape[j];
-      std::vector<int> order;
-      for (size_t k = 0; k < t.labels.size(); ++k)
-        if (k != i && k != j) order.push_back(int(k));
-      order.push_back(int(i));
-      order.push_back(int(j));
-      std::vector<int64_t> perm(order.begin(), order.end()), flat;
-      for (int k : order) flat.push_back(t.shape[size_t(k)]);
-      flat.pop_back();
-      flat.back() = n * n;
-      graph::NodeRef x = c.make("transpose", {t.node}, {{"axes", perm}});
-      x = c.make("reshape", {x}, {{"shape", flat}});
-      std::vector<int64_t> begin(flat.size(), 0), end = flat, strides(flat.size(), 1);
-      strides.back() = n + 1;
-      t.node = c.make("slice", {x}, {{"begin", begin}, {"end", end}, {"strides", strides}});
-      std::vector<int> labels;
-      std::vector<int64_t> shape;
-      for (size_t k = 0; k + 2 < order.size(); ++k) {
-        labels.push_back(t.labels[size_t(order[k])]);
-        shape.push_back(t.shape[size_t(order[k])]);
-      }
-      labels.push_back(l);
-      shape.push_back(n);
-      t.labels = labels;
-      t.shape = shape;
-      return take_diagonals(c, t);
+    const auto twin = std::find(t.labels.begin() + long(i) + 1, t.labels.end(), t.labels[i]);
+    if (twin == t.labels.end()) continue;
+    const size_t j = size_t(twin - t.labels.begin());
+    const int64_t n = t.shape[i];
+    TIR_USER_CHECK(t.shape[j] == n) << "label '" << char(t.labels[i]) << "' has sizes " << n << " and " << t.shape[j];
+    Term d;  // t's other dimensions, then the label once
+    std::vector<int64_t> perm;
+    for (size_t k = 0; k < t.labels.size(); ++k) {
+      if (k == i || k == j) continue;
+      perm.push_back(int64_t(k));
+      d.labels.push_back(t.labels[k]);
+      d.shape.push_back(t.shape[k]);
     }
+    perm.insert(perm.end(), {int64_t(i), int64_t(j)});
+    std::vector<int64_t> flat = d.shape, strides(d.shape.size() + 1, 1);
+    flat.push_back(n * n);
+    strides.back() = n + 1;
+    graph::NodeRef x = c.make("reshape", {c.make("transpose", {t.node}, {{"axes", perm}})}, {{"shape", flat}});
+    d.node =
+        c.make("slice", {x}, {{"begin", std::vector<int64_t>(flat.size(), 0)}, {"end", flat}, {"strides", strides}});
+    d.labels.push_back(t.labels[i]);
+    d.shape.push_back(n);
+    t = d;
+    return take_diagonals(c, t);
   }
 }
 
@@ -181,11 +174,13 @@ Term contract(Context &c, Term a, Term b, const std::set<int> &keep) {
   return out;
 }
 
-void einsum(Context &c) {
-  std::string eq;
-  for (char ch : c.attrs().s("equation", "")) {
-    if (ch != ' ') eq += ch;
-  }
+// The operands, each with a label per dimension, and the output's labels.
+struct Equation {
+  std::vector<Term> ops;
+  std::vector<int> out;
+};
+
+Equation parse(Context &c, const std::string &eq) {
   const size_t arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
   std::vector<std::vector<int>> terms;
@@ -212,7 +207,7 @@ void einsum(Context &c) {
   std::map<int, int64_t> sizes;
   std::map<int, int> uses;
   for (size_t i = 0; i < terms.size(); ++i) {
-    if (c.dtype(i) != c.dtype(0)) unsupported("operands of different types");
+    TIR_USER_CHECK(c.dtype(i) == c.dtype(0)) << "operands of different types";
     if (c.dtype(i).is_bool()) unsupported("bool operands");
     Term t{c.node(i), expand(terms[i], counts[i], width), c.shape(i)};
     for (size_t d = 0; d < t.labels.size(); ++d) {
@@ -241,6 +236,17 @@ void einsum(Context &c) {
     for (auto [l, n] : uses)
       if (l < kEllipsis && n == 1) out.push_back(l);
   }
+  return {ops, out};
+}
+
+void einsum(Context &c) {
+  std::string text;
+  for (char ch : c.attrs().s("equation", "")) {
+    if (ch != ' ') text += ch;
+  }
+  Equation eq = parse(c, text);
+  std::vector<Term> &ops = eq.ops;
+  const std::vector<int> &out = eq.out;
   // The labels read after operand i: the output's and those of the operands after it.
   auto later = [&](size_t i) {
     std::set<int> keep(out.begin(), out.end());
