@@ -138,6 +138,7 @@ TEST_CASE("converters: Einsum against a loop over its labels", "[onnx][converter
       {"i,j->ij", "", {{3}, {4}}},
       {"ab,ab->ba", "", {{3, 4}, {3, 4}}},
       {"ij,jk,kl->il", "", {{2, 3}, {3, 4}, {4, 2}}},
+      {"ij,k->k", "", {{2, 3}, {4}}},
       {"ij,kj", "ij,kj->ik", {{2, 3}, {4, 3}}},
       {"ba", "ba->ab", {{3, 2}}},
       {"...ij,...jk->...ik", "zij,zjk->zik", {{2, 3, 4}, {2, 4, 5}}},
