@@ -144,6 +144,15 @@ TEST_CASE("converters: Einsum against a loop over its labels", "[onnx][converter
       {"...ij,...jk->...ik", "zij,zjk->zik", {{2, 3, 4}, {2, 4, 5}}},
       {"i j k , i k l -> j l", "ijk,ikl->jl", {{2, 3, 4}, {2, 4, 3}}},
   };
+  // Ellipsis dimensions of 1 broadcast: the reference gets the operand repeated.
+  const std::vector<NDArray> xs = randoms({{2, 1, 3, 4}, {5, 4, 2}}, 7);
+  // x0 [2, 1, 3, 4] as [2, 5, 3, 4]: element (p, r) is x0's (p, 0).
+  std::vector<float> x0w;
+  const std::vector<float> v0 = xs[0].to_vector<float>();
+  for (int p = 0; p < 2; ++p)
+    for (int r = 0; r < 5; ++r) x0w.insert(x0w.end(), v0.begin() + p * 12, v0.begin() + (p + 1) * 12);
+  const std::vector<NDArray> wide_xs = {NDArray::from_vector(x0w, {2, 5, 3, 4}), xs[1]};
+  check_close(run_einsum("...ij,...jk->...ik", xs), einsum_ref("pqij,qjk->pqik", wide_xs), 1e-4, 1e-5);
   uint64_t seed = 1;
   for (const Case &c : cases) {
     INFO("equation " << c.eq);
@@ -168,7 +177,7 @@ TEST_CASE("converters: what Einsum refuses", "[onnx][converters][einsum]") {
   REQUIRE_THROWS_WITH(import("ij->iq", {{2, 3}}), Contains("output label 'q'"));
   REQUIRE_THROWS_WITH(import("ij,jk->ik", {{2, 3}, {4, 5}}), Contains("label 'j' has sizes 3 and 4"));
   REQUIRE_THROWS_WITH(import("i2->i", {{2, 3}}), Contains("not a letter"));
-  REQUIRE_THROWS_AS(import("...i,...i->...i", {{2, 3}, {1, 3}}), tonnx::UnsupportedError);
+  REQUIRE_THROWS_WITH(import("...i,...i->...i", {{2, 3}, {3, 3}}), Contains("of 2 and 3 do not broadcast"));
 }
 
 TEST_CASE("converters: LSTM, bidirectional with peepholes and initial states, against its cell",

@@ -2,7 +2,8 @@
 // its repeated labels (the diagonal, a strided slice of the two dimensions flattened) and
 // the labels no one else reads (summed); then the operands are contracted pairwise from
 // the left, each pair as one matrix product: [batch, rows, K] x [batch, K, columns], a
-// dense when there is no batch. Labels are ints: a letter's code, or kEllipsis + i for
+// dense when there is no batch. An ellipsis dimension of 1 facing a larger one
+// broadcasts: that operand drops it. Labels are ints: a letter's code, or kEllipsis + i for
 // the ellipsis's dimension i counted from the left of the widest one.
 #include <algorithm>
 #include <cctype>
@@ -164,9 +165,6 @@ Term contract(Context &c, Term a, Term b, const std::set<int> &keep) {
     return out;
   }
   transpose(c, b, concat(batch, inner, cols));
-  for (size_t i = 0; i < nb; ++i)
-    TIR_USER_CHECK(a.shape[i] == b.shape[i])
-        << "label '" << char(batch[i]) << "' has sizes " << a.shape[i] << " and " << b.shape[i];
   const int64_t n = product(b.shape, nb + inner.size(), b.shape.size());
   out.shape.insert(out.shape.end(), b.shape.begin() + long(nb + inner.size()), b.shape.end());
   out.node = c.make("batch_matmul", {reshape(c, a, {bt, m, k}), reshape(c, b, {bt, k, n})});
@@ -209,17 +207,30 @@ Equation parse(Context &c, const std::string &eq) {
   for (size_t i = 0; i < terms.size(); ++i) {
     TIR_USER_CHECK(c.dtype(i) == c.dtype(0)) << "operands of different types";
     if (c.dtype(i).is_bool()) unsupported("bool operands");
-    Term t{c.node(i), expand(terms[i], counts[i], width), c.shape(i)};
-    for (size_t d = 0; d < t.labels.size(); ++d) {
-      auto [it, fresh] = sizes.emplace(t.labels[d], t.shape[d]);
-      if (!fresh && it->second != t.shape[d]) {
-        if (t.labels[d] >= kEllipsis) unsupported("ellipsis dimensions that broadcast");
-        TIR_USER_CHECK(false) << "label '" << char(t.labels[d]) << "' has sizes " << it->second << " and "
-                              << t.shape[d];
-      }
-      ++uses[t.labels[d]];
+    ops.push_back(Term{c.node(i), expand(terms[i], counts[i], width), c.shape(i)});
+    for (size_t d = 0; d < ops[i].labels.size(); ++d) {
+      const int l = ops[i].labels[d];
+      const int64_t n = ops[i].shape[d];
+      ++uses[l];
+      auto [it, fresh] = sizes.emplace(l, n);
+      if (fresh || it->second == n) continue;
+      TIR_USER_CHECK(l >= kEllipsis) << "equation '" << eq << "': label '" << char(l) << "' has sizes " << it->second
+                                    << " and " << n;
+      TIR_USER_CHECK(n == 1 || it->second == 1)
+          << "equation '" << eq << "': ellipsis dimensions of " << it->second << " and " << n << " do not broadcast";
+      it->second = std::max(it->second, n);
     }
-    ops.push_back(t);
+  }
+  // An ellipsis dimension of 1 that broadcasts is dropped: the others carry its label.
+  for (Term &t : ops) {
+    Term kept{t.node, {}, {}};
+    for (size_t d = 0; d < t.labels.size(); ++d) {
+      if (t.shape[d] == 1 && sizes[t.labels[d]] > 1) continue;
+      kept.labels.push_back(t.labels[d]);
+      kept.shape.push_back(t.shape[d]);
+    }
+    kept.node = reshape(c, t, kept.shape);
+    t = kept;
   }
   // The output: explicit, or the ellipsis then the labels used once, in order.
   std::vector<int> out;
