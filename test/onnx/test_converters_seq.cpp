@@ -411,24 +411,27 @@ TEST_CASE("converters: QuantizeLinear per axis to int8 and back, halves to even"
 }
 
 TEST_CASE("converters: DynamicQuantizeLinear against its formula", "[onnx][converters][quantize]") {
-  const NDArray x = NDArray::random({3, 5}, Float(32), 41, -2, 5);
   ModelBuilder mb(13);
   mb.input("x", dims({3, 5}));
   mb.node("DynamicQuantizeLinear", {"x"}, {"y", "s", "zp"});
   mb.output("y", dims({3, 5}), ::onnx::TensorProto::UINT8);
   mb.output("s", {});
   mb.output("zp", {}, ::onnx::TensorProto::UINT8);
-  const graph::Outputs got = run(mb, {{"x", x}});
-  const std::vector<float> xv = x.to_vector<float>();
-  const float lo = std::min(0.0f, *std::min_element(xv.begin(), xv.end()));
-  const float hi = std::max(0.0f, *std::max_element(xv.begin(), xv.end()));
-  const float scale = (hi - lo) / 255.0f;
-  const double zp = quantize(-lo / scale, 0, 0, 255);
-  std::vector<double> y;
-  for (float v : xv) y.push_back(quantize(v / scale, zp, 0, 255));
-  check_close(got.at(1), std::vector<double>{scale});
-  CHECK(as_doubles<uint8_t>(got.at(2)) == std::vector<double>{zp});
-  CHECK(as_doubles<uint8_t>(got.at(0)) == y);
+  // Random values, and zeros, whose range of 0 gives the scale 1 / 255.
+  for (const NDArray &x :
+       {NDArray::random({3, 5}, Float(32), 41, -2, 5), NDArray::from_vector(std::vector<float>(15, 0.0f), {3, 5})}) {
+    const graph::Outputs got = run(mb, {{"x", x}});
+    const std::vector<float> xv = x.to_vector<float>();
+    const float lo = std::min(0.0f, *std::min_element(xv.begin(), xv.end()));
+    const float hi = std::max(0.0f, *std::max_element(xv.begin(), xv.end()));
+    const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
+    const double zp = quantize(-lo / scale, 0, 0, 255);
+    std::vector<double> y;
+    for (float v : xv) y.push_back(quantize(v / scale, zp, 0, 255));
+    check_close(got.at(1), std::vector<double>{scale});
+    CHECK(as_doubles<uint8_t>(got.at(2)) == std::vector<double>{zp});
+    CHECK(as_doubles<uint8_t>(got.at(0)) == y);
+  }
 }
 
 TEST_CASE("converters: MatMulInteger and QLinearMatMul against integer loops", "[onnx][converters][quantize]") {

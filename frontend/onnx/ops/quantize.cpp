@@ -111,15 +111,17 @@ void dequantize_linear(Context &c) {
   c.output(0, "multiply", {x, param(c, 1, axis, c.rank(0), dim, Float(32))});
 }
 
-// uint8 over [min(x, 0), max(x, 0)]: scale = (max - min) / 255, zero point
-// saturate(round(-min / scale)).
+// uint8 over [min(x, 0), max(x, 0)]: scale = (max - min) / 255 (1 / 255 when that is
+// 0), zero point saturate(round(-min / scale)).
 void dynamic_quantize_linear(Context &c) {
   need_float32(c, 0);
   auto constant = [&](double v, const std::string &name) { return c.constant(scalar(v, Float(32)), name); };
   const graph::NodeRef zero = constant(0, "zero");
   graph::NodeRef lo = c.make("minimum", {c.make("reduce_min", {c.node(0)}), zero});
   graph::NodeRef hi = c.make("maximum", {c.make("reduce_max", {c.node(0)}), zero});
-  graph::NodeRef scale = c.output(1, "divide", {c.make("subtract", {hi, lo}), constant(255, "range")});
+  graph::NodeRef range = c.make("subtract", {hi, lo});
+  range = c.make("where", {c.make("equal", {range, zero}), constant(1, "one"), range});  // all zeros: scale 1/255
+  graph::NodeRef scale = c.output(1, "divide", {range, constant(255, "levels")});
   graph::NodeRef zp = c.make("neg", {c.make("divide", {lo, scale})});
   zp = c.make("clip", {c.make("round", {zp})}, {{"lo", 0.0}, {"hi", 255.0}});
   c.output(2, "cast", {zp}, {{"dtype", UInt(8).str()}});
