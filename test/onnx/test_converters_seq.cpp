@@ -348,6 +348,35 @@ TEST_CASE("converters: bidirectional RNN with HardSigmoid, Tanh, a clip and sequ
   REQUIRE_THROWS_WITH(tonnx::import_bytes(model({5, 1, 1}, true).bytes()), Contains("beyond the sequence length 4"));
 }
 
+TEST_CASE("converters: what the recurrent converters refuse", "[onnx][converters][recurrent]") {
+  auto import = [](const std::string &op, int64_t gates, int64_t w_rows,
+                   const std::function<void(::onnx::NodeProto &)> &attrs) {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 1, 3}));
+    mb.initializer("w", NDArray::random({1, w_rows, 3}, Float(32), 1));
+    mb.initializer("r", NDArray::random({1, gates * 4, 4}, Float(32), 2));
+    attrs(mb.node(op, {"x", "w", "r"}, {"y"}));
+    mb.output("y");
+    return tonnx::import_bytes(mb.bytes());
+  };
+  auto none = [](::onnx::NodeProto &) {};
+  REQUIRE_THROWS_WITH(import("GRU", 3, 8, none), Contains("do not fit X"));
+  REQUIRE_THROWS_WITH(import("LSTM", 4, 16, [](auto &n) { attr(n, "input_forget", int64_t{1}); }),
+                      Contains("input_forget"));
+  REQUIRE_THROWS_WITH(import("RNN", 1, 4, [](auto &n) { attr(n, "direction", std::string("sideways")); }),
+                      Contains("direction 'sideways'"));
+  REQUIRE_THROWS_WITH(import("RNN", 1, 4, [](auto &n) { attr(n, "hidden_size", int64_t{5}); }),
+                      Contains("hidden_size 5 differs"));
+  REQUIRE_THROWS_AS(import("RNN", 1, 4,
+                           [](auto &n) {
+                             auto *a = n.add_attribute();
+                             a->set_name("activations");
+                             a->set_type(::onnx::AttributeProto::STRINGS);
+                             a->add_strings("Swish");
+                           }),
+                    tonnx::UnsupportedError);
+}
+
 namespace {
 
 // ---- quantization ----
