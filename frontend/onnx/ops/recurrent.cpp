@@ -1,9 +1,10 @@
 // RNN, GRU and LSTM, unrolled over the sequence length known at import. One skeleton
 // serves the three cells: per direction, X times W (and the biases that simply add) for
 // all steps at once as one dense, then one step per time through the cell's own
-// function, which adds H times R and applies the gates; sequence_lens masks the
-// steps past each batch's length. The sequence runs as
-// [seq, batch, ...] inside; layout 1 is transposed on the way in and out.
+// function, which adds H times R and applies the gates. sequence_lens, when some length
+// is not the whole sequence or it is computed at run time, masks the steps past each
+// batch's length. Inside, the sequence runs as [seq, batch, ...]; layout 1 is transposed
+// on the way in and out.
 #include <algorithm>
 #include <cctype>
 
