@@ -36,6 +36,24 @@ graph::NodeRef conv2d(Context &c, graph::NodeRef x, graph::NodeRef weight, const
                  {"groups", c.attrs().i("group", 1)}});
 }
 
+}  // namespace
+
+graph::NodeRef conv2d(Context &c, graph::NodeRef x, const std::vector<int64_t> &xs, graph::NodeRef weight,
+                      const std::vector<int64_t> &ws) {
+  if (xs.size() != 4)
+    unsupported("the data has rank " + std::to_string(xs.size()) + "; only 2-D (NCHW) is supported");
+  TIR_USER_CHECK(ws.size() == 4) << "the weight must have rank 4, got " << shape_str(ws);
+  const std::vector<int64_t> k = {ws[2], ws[3]};
+  if (c.attrs().has("kernel_shape")) {
+    TIR_USER_CHECK(c.attrs().ints("kernel_shape") == k) << "kernel_shape does not match the weight " << shape_str(ws);
+  }
+  return conv2d(c, x, weight, window(c, {xs[2], xs[3]}, k, false));
+}
+
+std::string check_conv(const Attributes &a) { return check_window(a, true); }
+
+namespace {
+
 // Conv over 1-D (as 2-D with a unit height), 2-D (conv2d) and 3-D (conv3d) data.
 void conv(Context &c) {
   need_spatial(c, 0);
@@ -97,8 +115,6 @@ void instance_norm(Context &c) {
   y = c.make("multiply", {y, channel_vector(c, 1, c.rank(0))});
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
 }
-
-std::string check_conv(const Attributes &a) { return check_window(a, true); }
 
 std::string check_batch_norm(const Attributes &a) {
   if (a.i("spatial", 1) != 1) return "spatial = 0 is not supported";

@@ -67,4 +67,11 @@ void register_binary(const std::string &onnx_op, int since, const std::function<
 // of rank `rank` (a known one as a new constant).
 graph::NodeRef channel_vector(Context &c, size_t i, int rank);
 
+// A 2-D convolution of x (NCHW, shape xs) by weight (OIHW, shape ws) with the node's
+// Conv attributes (strides, pads, auto_pad, dilations, group); defined in nn.cpp.
+graph::NodeRef conv2d(Context &c, graph::NodeRef x, const std::vector<int64_t> &xs, graph::NodeRef weight,
+                      const std::vector<int64_t> &ws);
+// Why Conv's attributes rule a node out, or "".
+std::string check_conv(const Attributes &a);
+
 }  // namespace tensorir::onnx::detail
