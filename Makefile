@@ -1,6 +1,6 @@
 # Entry points: `make demo` runs the matmul and ResNet-18 examples, `make test` builds and runs
 # every test (release, sanitizers, install). Both install missing packages first.
-.PHONY: all deps configure build test demo bench bench-web asan install-check fuzz fuzz-build clean
+.PHONY: all deps configure build test demo bench bench-web asan install-check fuzz fuzz-build check-models clean
 
 RELEASE := build/release
 ASAN    := build/asan
@@ -87,6 +87,20 @@ fuzz-build: build
 
 fuzz: fuzz-build
 	scripts/fuzz.sh $(FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Real networks exported from PyTorch (scripts/export_models.py, into MODELS_DIR) imported
+# and run on "llvm" (and MODELS_TARGETS), each compared with PyTorch and ONNX Runtime.
+# Installs PyTorch and onnxruntime-node first (bench/install-peers.sh).
+MODELS_DIR     ?= $(RELEASE)/models
+MODELS         ?= resnet18,resnet50,mobilenet_v2,squeezenet1_1,efficientnet_b0,vit_b_16,lraspp_mobilenet_v3_large,bert,gpt
+MODELS_OPSETS  ?= 13,17
+MODELS_TARGETS ?=
+check-models: build
+	bench/install-peers.sh
+	/usr/bin/python3 scripts/export_models.py --out $(MODELS_DIR) --models $(MODELS) --opsets $(MODELS_OPSETS)
+	NODE_PATH=bench/peers/node_modules node bench/peers/onnxruntime_run.cjs $(MODELS_DIR)
+	TENSORIR_MODELS_DIR=$(abspath $(MODELS_DIR)) TENSORIR_MODELS_TARGETS=$(MODELS_TARGETS) \
+	  ./$(RELEASE)/test/tensorir_onnx_tests "[.models]"
 
 install-check: build
 	scripts/install-check.sh $(RELEASE)

@@ -7,7 +7,8 @@ against PyTorch and ONNX Runtime (make check-models) and for bench_onnx.
 For each model and opset, DIR gets <case>.onnx (case = <model>_op<opset>), the inputs as
 <case>.in<K>.npy in the model's input order, and PyTorch's output as <case>.torch.npy.
 DIR/manifest.json lists the cases: name, model, opset, input names, files, output name;
-DIR/manifest.tsv the same, a case per line: name, output name, NAME=FILE per input.
+DIR/manifest.tsv the same, a case per line: name, output name, NAME=FILE per input. Cases
+exported into DIR before stay in the manifest unless exported again.
 Models (torchvision 0.14 with random weights, eval mode, batch 1):
   resnet18 resnet50 mobilenet_v2 squeezenet1_1 efficientnet_b0 vit_b_16 (1x3x224x224)
   lraspp_mobilenet_v3_large (segmentation, 1x3x224x224, output "out")
@@ -118,6 +119,11 @@ def main():
             net, inputs, in_names, out_names = gpt(torch, a.gpt_layers)
         else:
             net, inputs, in_names, out_names = image_model(torch, torchvision, name)
+        if name in ("bert", "gpt"):
+            # TransformerEncoder copies one layer: give each its own weights.
+            for prm in net.parameters():
+                if prm.dim() > 1:
+                    torch.nn.init.xavier_uniform_(prm)
         net.eval()
         with torch.no_grad():
             want = net(*inputs).numpy()
@@ -137,7 +143,13 @@ def main():
             cases.append({"name": case, "model": name, "opset": opset, "inputs": in_names, "input_files": files,
                           "output": out_names[0], "torch": case + ".torch.npy"})
             print("exported %s (%.1f MB)" % (case, os.path.getsize(path) / 1e6), flush=True)
-    with open(os.path.join(a.out, "manifest.json"), "w") as f:
+    # Cases exported earlier into DIR stay listed, unless exported again now.
+    manifest = os.path.join(a.out, "manifest.json")
+    if os.path.exists(manifest):
+        with open(manifest) as f:
+            names = {c["name"] for c in cases}
+            cases = [c for c in json.load(f)["cases"] if c["name"] not in names] + cases
+    with open(manifest, "w") as f:
         json.dump({"torch": torch.__version__, "torchvision": torchvision.__version__, "cases": cases}, f, indent=1)
     # The same for C++ readers, a case per line: name, output, then NAME=FILE per input.
     with open(os.path.join(a.out, "manifest.tsv"), "w") as f:

@@ -59,7 +59,7 @@ class UnsupportedError : public Error {
 
 // Reads an ONNX model (.onnx, protobuf) and converts it. Throws tensorir::Error for a
 // missing, truncated or corrupt file, a missing external-data file, or an input shape
-// that does not fit; UnsupportedError for an opset outside ai.onnx 7 to 17, another
+// that does not fit; UnsupportedError for an opset outside ai.onnx 1 to 18, another
 // domain, an unsupported element type, or operators that cannot be converted (every such
 // node named at once). Graph nodes are named after the ONNX values they compute, and
 // the graph's outputs after the model's outputs.
