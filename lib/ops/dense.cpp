@@ -31,7 +31,7 @@ Tensor dense_packed(const Tensor &data, const Tensor &packed, const std::string 
   IterVar k = reduce_axis({0, static_cast<int>(d[1])}, "k");
   return compute(
       to_exprs({d[0], w[0] * block}),
-      [&](Var i, Var j) { return sum(data(i, k) * packed(j / Expr(block), k, j % Expr(block)), {k}); }, name,
+      [&](Var i, Var j) { return sum(data(i, k) * packed(j / Expr(int(block)), k, j % Expr(int(block))), {k}); }, name,
       "dense_packed");
 }
 

@@ -93,18 +93,13 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out) {
   }
   // A register block: `bm` rows (each a broadcast of one data element per k) times the
   // panel's `block` columns (block / 16 vectors). 8 x 32 keeps 16 of 32 vector registers
-  // of accumulators. Rows split into blocks that divide them, so that the local tile
-  // never reads data past the last row.
-  int64_t bm = 1;
-  for (int64_t b = std::min<int64_t>(rows, 8); b > 1; --b)
-    if (rows % b == 0) {
-      bm = b;
-      break;
-    }
+  // of accumulators. The last block of rows may be partial (197 tokens): its rows past
+  // the end are guarded, which costs less than blocks of one row.
+  const int64_t bm = std::min<int64_t>(rows, 8);
   Tensor acc = dense;
   if (dense == out) acc = s.cache_write(out, "local");
   Stage st = s[out];
-  auto [io, jo, ii, ji] = st.tile(out.axis(0), out.axis(1), Expr(bm), Expr(block));
+  auto [io, jo, ii, ji] = st.tile(out.axis(0), out.axis(1), Expr(int(bm)), Expr(int(block)));
   st.reorder({jo, io, ii, ji});
   // Panels outer: consecutive blocks of rows read the same panel of the weight.
   IterVar blocks = st.fuse(jo, io);
@@ -123,34 +118,32 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out) {
 Schedule schedule_batch_matmul_llvm(const Tensor &out) {
   const auto *c = out.op().as<ComputeOpNode>();
   if (!c || c->tag != "batch_matmul") return schedule_reduce_llvm(out);
-  const int64_t n = *as_const_int(out.shape().back());
-  int vec = 0;
-  for (int v : {16, 8, 4})
-    if (n % v == 0) {
-      vec = v;
-      break;
-    }
-  if (!vec) return schedule_reduce_llvm(out);
+  const int nd = out.ndim();
+  const int64_t m = *as_const_int(out.shape()[size_t(nd - 2)]), n = *as_const_int(out.shape().back());
+  if (n < 8) return schedule_reduce_llvm(out);
+  // As dense_packed: register blocks of up to 8 rows x 32 columns, each row a broadcast
+  // of a per k and the columns contiguous vectors of b's row k, accumulated in a local
+  // tile across the whole reduction; the blocks of every batch in parallel. Partial
+  // blocks at the edges (197 tokens) are guarded.
+  const int bm = int(std::min<int64_t>(m, 8)), bn = n >= 32 ? 32 : n >= 16 ? 16 : 8;
   Schedule s = schedule_generic({out});
-  // As dense: blocks of `vec` output columns of every row of every batch in parallel,
-  // accumulated as vectors in a local tile, the reduction outside the vector.
   Stage st = s[out];
   Tensor acc = s.cache_write(out, "local");
-  const int nd = out.ndim();
-  auto [jo, ji] = st.split(out.axis(nd - 1), vec);
-  IterVar blocks = out.axis(0);
-  for (int i = 1; i < nd - 1; ++i) blocks = st.fuse(blocks, out.axis(i));
-  blocks = st.fuse(blocks, jo);
+  auto [io, jo, ii, ji] = st.tile(out.axis(nd - 2), out.axis(nd - 1), Expr(bm), Expr(bn));
+  IterVar blocks = st.fuse(io, jo);
+  for (int i = nd - 3; i >= 0; --i) blocks = st.fuse(out.axis(i), blocks);
   st.parallel(blocks);
   st.vectorize(ji);
   Stage a = s[acc];
   a.compute_at(st, blocks);
   const auto *ac = acc.op().as<ComputeOpNode>();
   std::vector<IterVar> order;
-  for (int i = 0; i < nd - 1; ++i) order.push_back(acc.axis(i));
+  for (int i = 0; i < nd - 2; ++i) order.push_back(acc.axis(i));
   order.push_back(ac->reduce_axis[0]);
+  order.push_back(acc.axis(nd - 2));
   order.push_back(acc.axis(nd - 1));
   a.reorder(order);
+  a.unroll(acc.axis(nd - 2));
   a.vectorize(acc.axis(nd - 1));
   return s;
 }

@@ -254,26 +254,28 @@ TEST_CASE("layer_norm matches a plain loop", "[graph][ops]") {
 }
 
 TEST_CASE("batch_matmul broadcasts its leading dimensions", "[graph][ops]") {
-  // 5 columns: the generic schedule; 16: blocks of vectors in a local tile.
-  for (int n : {5, 16}) {
-    INFO(n << " columns");
-    const NDArray a = NDArray::random({2, 1, 3, 4}, Float(32), 21), c = NDArray::random({3, 4, n}, Float(32), 22);
-    const std::vector<float> av = a.to_vector<float>(), cv = c.to_vector<float>();
-    graph::Builder b;
-    auto y = b.make("batch_matmul", {b.input("a", {2, 1, 3, 4}), b.input("c", {3, 4, n})}, {}, "y");
-    const NDArray out = graph::build(b.finish(y), "llvm").run({{"a", a}, {"c", c}});
-    CHECK(out.shape() == std::vector<int64_t>{2, 3, 3, n});
-    std::vector<float> want;
-    for (int p = 0; p < 2; ++p)
-      for (int q = 0; q < 3; ++q)
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < n; ++j) {
-            float s = 0;
-            for (int k = 0; k < 4; ++k) s += av[size_t((p * 3 + i) * 4 + k)] * cv[size_t((q * 4 + k) * n + j)];
-            want.push_back(s);
-          }
-    check_near(out.to_vector<float>(), want, 1e-5);
-  }
+  // 5 columns: the generic schedule; 16, 45: register blocks of up to 8 rows x 32
+  // columns, 13 rows and 45 columns leaving partial blocks at the edges.
+  for (int m : {3, 13})
+    for (int n : {5, 16, 45}) {
+      INFO(m << " rows, " << n << " columns");
+      const NDArray a = NDArray::random({2, 1, m, 4}, Float(32), 21), c = NDArray::random({3, 4, n}, Float(32), 22);
+      const std::vector<float> av = a.to_vector<float>(), cv = c.to_vector<float>();
+      graph::Builder b;
+      auto y = b.make("batch_matmul", {b.input("a", {2, 1, m, 4}), b.input("c", {3, 4, n})}, {}, "y");
+      const NDArray out = graph::build(b.finish(y), "llvm").run({{"a", a}, {"c", c}});
+      CHECK(out.shape() == std::vector<int64_t>{2, 3, m, n});
+      std::vector<float> want;
+      for (int p = 0; p < 2; ++p)
+        for (int q = 0; q < 3; ++q)
+          for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) {
+              float s = 0;
+              for (int k = 0; k < 4; ++k) s += av[size_t((p * m + i) * 4 + k)] * cv[size_t((q * 4 + k) * n + j)];
+              want.push_back(s);
+            }
+      check_near(out.to_vector<float>(), want, 1e-5);
+    }
 }
 
 TEST_CASE("reduction and logic operators check their inputs", "[graph][ops]") {
