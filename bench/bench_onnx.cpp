@@ -169,9 +169,11 @@ void export_model(const fs::path &dir, const std::string &model, int opset, bool
     std::fprintf(stderr, "bench_onnx: exporting %s failed (needs PyTorch: %s)\n", model.c_str(), kInstall);
 }
 
-// max |x - ref| / max |ref|, NaN counting as infinitely far; -1 when the shapes differ.
+// max |x - ref| / max |ref|, NaN counting as infinitely far; kShapeDiffers, or kRefZero
+// where the reference is all zero (then the error says nothing about tensorir's answer).
+constexpr double kShapeDiffers = -1, kRefZero = -3, kNotMeasured = -2;
 double rel_error(const NDArray &x, const NDArray &ref) {
-  if (x.shape() != ref.shape()) return -1;
+  if (x.shape() != ref.shape()) return kShapeDiffers;
   const std::vector<float> a = x.to_vector<float>(), b = ref.to_vector<float>();
   double diff = 0, scale = 0;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -179,10 +181,16 @@ double rel_error(const NDArray &x, const NDArray &ref) {
     diff = std::isnan(d) ? INFINITY : std::max(diff, d);
     scale = std::max(scale, std::fabs(double(b[i])));
   }
+  if (scale == 0 && diff == 0) return kRefZero;
   return diff / std::max(scale, 1e-30);
 }
 
-std::string fmt_err(double e) { return e < 0 ? "shape!" : bench::fmt_sci(e); }
+std::string fmt_err(double e) {
+  if (e == kNotMeasured) return "-";
+  if (e == kShapeDiffers) return "shape differs";
+  if (e == kRefZero) return "0 (ref all 0)";
+  return bench::fmt_sci(e);
+}
 
 struct Peer {
   double ms = -1;
@@ -199,7 +207,7 @@ Peer parse_peer(const std::string &line, const std::string &cmd) {
 struct Result {
   std::string model, case_name, note;  // note: why tensorir has no time
   size_t kernels = 0;
-  double import_s = -1, compile_s = -1, err_ort = -2, err_torch = -2;  // -2: not measured
+  double import_s = -1, compile_s = -1, err_ort = kNotMeasured, err_torch = kNotMeasured;
   std::map<int, double> ms;                                              // threads -> tensorir median
   std::map<int, Peer> ort, torch;
 };
@@ -305,10 +313,12 @@ int main(int argc, char **argv) {
         torch = parse_peer(last_line(cmd), cmd);
       }
     }
-    // onnxruntime_run.cjs wrote ORT's output next to the model; the export wrote PyTorch's.
+    // onnxruntime_run.cjs wrote ORT's output next to the model (this run's, when it ran); the
+    // export wrote PyTorch's.
     if (m) {
       const fs::path ort_file = dir / (c.name + ".ort.npy"), torch_file = dir / (c.name + ".torch.npy");
-      if (fs::exists(ort_file)) r.err_ort = rel_error(out, NDArray::load_npy(ort_file.string()));
+      const bool ort_ran = std::any_of(r.ort.begin(), r.ort.end(), [](const auto &p) { return p.second.ms >= 0; });
+      if (ort_ran && fs::exists(ort_file)) r.err_ort = rel_error(out, NDArray::load_npy(ort_file.string()));
       if (fs::exists(torch_file)) r.err_torch = rel_error(out, NDArray::load_npy(torch_file.string()));
     }
     results.push_back(r);
@@ -368,7 +378,7 @@ int main(int argc, char **argv) {
   for (const Result &r : results)
     times.add({r.model, r.case_name.empty() ? "-" : r.case_name, r.kernels ? std::to_string(r.kernels) : "-",
                r.import_s >= 0 ? bench::fmt(r.import_s, 2) : "-", r.compile_s >= 0 ? bench::fmt(r.compile_s, 2) : "-",
-               r.err_ort > -2 ? fmt_err(r.err_ort) : "-", r.err_torch > -2 ? fmt_err(r.err_torch) : "-"});
+               fmt_err(r.err_ort), fmt_err(r.err_torch)});
   times.print();
   bench::print_machine_load("after");
   return 0;
