@@ -5,6 +5,7 @@
 // same thread count, batch 1.
 //
 //   bench_onnx [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps N] [--json]
+//        [--quick] [--no-gpu]
 //
 // Without --models-dir the models are exported next to this executable (onnx_models/<model>,
 // once). Prints a table per thread count (medians after a warm-up, tensorir / ORT and the
@@ -69,18 +70,23 @@ Args parse_args(int argc, char **argv) {
     else if (o == "--opset") a.opset = std::atoi(value(i).c_str());
     else if (o == "--reps") a.reps = std::max(1, std::atoi(value(i).c_str()));
     else if (o == "--json") a.json = true;
+    else if (o == "--quick") a.reps = 3;
+    else if (o == "--no-gpu") continue;  // make bench passes the other benches' options; no GPU rows here
     else if (o == "--threads") {
       a.threads.clear();
       for (const std::string &t : split(value(i))) a.threads.push_back(std::max(1, std::atoi(t.c_str())));
     } else if (o == "--help" || o == "-h") {
       std::printf("usage: %s [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps 10] [--json]\n"
+                  "       [--quick] [--no-gpu]\n"
                   "  --models-dir  a directory written by scripts/export_models.py (default: export the\n"
                   "                models next to this program, once)\n"
                   "  --models      models to run (default %s)\n"
                   "  --opset       which export of each model (default 13)\n"
                   "  --threads     thread counts, one run each (default 1,2)\n"
                   "  --reps        timed runs per engine after the warm-up (default 10)\n"
-                  "  --json        one JSON object per result line instead of tables\n",
+                  "  --json        one JSON object per result line instead of tables\n"
+                  "  --quick       --reps 3\n"
+                  "  --no-gpu      accepted for make bench; this benchmark runs on the CPU only\n",
                   argv[0], kDefaultModels);
       std::exit(0);
     } else {
