@@ -3,9 +3,9 @@
 
   onnx_peers.py --model NAME --threads N [--reps 10] [--inputs a.npy,b.npy] [--json]
 
-Rebuilds the PyTorch model that export_models.py exported (its own constructors, the same
-seed, eval mode) and times it under torch.no_grad() with torch.set_num_threads(N): median
-of --reps runs after a warm-up. --inputs: the exported inputs (.npy, in the model's input
+Rebuilds the PyTorch model that export_models.py exported (its build_model: the same
+constructor, seed and weights, eval mode) and times it under torch.no_grad() with
+torch.set_num_threads(N): median of --reps runs after a warm-up. --inputs: the exported inputs (.npy, in the model's input
 order); without them the export's own inputs are rebuilt. Prints one line: a JSON object
 (--json) or plain text.
 """
@@ -17,19 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-
-
-def build(torch, torchvision, name, bert_layers, gpt_layers):
-    import export_models as em
-
-    torch.manual_seed(0)  # as export_models.main does before each model
-    if name == "bert":
-        return em.bert(torch, bert_layers)
-    if name == "gpt":
-        return em.gpt(torch, gpt_layers)
-    if name not in em.ALL:
-        raise ValueError("unknown model '%s' (known: %s)" % (name, ", ".join(em.ALL)))
-    return em.image_model(torch, torchvision, name)
+import export_models as em  # noqa: E402  (the constructors the export used)
 
 
 def bench_torch(a):
@@ -38,10 +26,11 @@ def bench_torch(a):
     import torchvision
 
     torch.set_num_threads(a.threads)
-    net, inputs, _, _ = build(torch, torchvision, a.model, a.bert_layers, a.gpt_layers)
+    if a.model not in em.ALL:
+        raise ValueError("unknown model '%s' (known: %s)" % (a.model, ", ".join(em.ALL)))
+    net, inputs, _, _ = em.build_model(torch, torchvision, a.model, a.bert_layers, a.gpt_layers)
     if a.inputs:
         inputs = tuple(torch.from_numpy(np.load(f)) for f in a.inputs.split(","))
-    net.eval()
     times = []
     with torch.no_grad():
         for _ in range(2):
