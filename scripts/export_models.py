@@ -90,6 +90,24 @@ def gpt(torch, layers):
     return Decoder(), (ids,), ["ids"], ["logits"]
 
 
+def build_model(torch, torchvision, name, bert_layers=12, gpt_layers=6):
+    """The seeded model `name` in eval mode, its inputs, input and output names (bench_onnx's
+    PyTorch rows rebuild it with this)."""
+    torch.manual_seed(0)
+    if name == "bert":
+        net, inputs, in_names, out_names = bert(torch, bert_layers)
+    elif name == "gpt":
+        net, inputs, in_names, out_names = gpt(torch, gpt_layers)
+    else:
+        net, inputs, in_names, out_names = image_model(torch, torchvision, name)
+    if name in ("bert", "gpt"):
+        # TransformerEncoder copies one layer: give each its own weights.
+        for prm in net.parameters():
+            if prm.dim() > 1:
+                torch.nn.init.xavier_uniform_(prm)
+    return net.eval(), inputs, in_names, out_names
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
@@ -112,19 +130,7 @@ def main():
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     cases = []
     for name in models:
-        torch.manual_seed(0)
-        if name == "bert":
-            net, inputs, in_names, out_names = bert(torch, a.bert_layers)
-        elif name == "gpt":
-            net, inputs, in_names, out_names = gpt(torch, a.gpt_layers)
-        else:
-            net, inputs, in_names, out_names = image_model(torch, torchvision, name)
-        if name in ("bert", "gpt"):
-            # TransformerEncoder copies one layer: give each its own weights.
-            for prm in net.parameters():
-                if prm.dim() > 1:
-                    torch.nn.init.xavier_uniform_(prm)
-        net.eval()
+        net, inputs, in_names, out_names = build_model(torch, torchvision, name, a.bert_layers, a.gpt_layers)
         with torch.no_grad():
             want = net(*inputs).numpy()
         for opset in [int(o) for o in a.opsets.split(",")]:
