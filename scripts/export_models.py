@@ -100,11 +100,11 @@ def build_model(torch, torchvision, name, bert_layers=12, gpt_layers=6):
         net, inputs, in_names, out_names = gpt(torch, gpt_layers)
     else:
         net, inputs, in_names, out_names = image_model(torch, torchvision, name)
-    if name in ("bert", "gpt"):
-        # TransformerEncoder copies one layer: give each its own weights.
-        for prm in net.parameters():
-            if prm.dim() > 1:
-                torch.nn.init.xavier_uniform_(prm)
+    for prm in net.parameters():
+        # TransformerEncoder copies one layer: give each its own weights. Weights that
+        # start at zero (ViT's classifier) get random ones, so that outputs are not zero.
+        if prm.dim() > 1 and (name in ("bert", "gpt") or not prm.detach().any()):
+            torch.nn.init.xavier_uniform_(prm)
     return net.eval(), inputs, in_names, out_names
 
 

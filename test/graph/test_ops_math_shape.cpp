@@ -36,6 +36,7 @@ TEST_CASE("unary math operators match plain loops", "[graph][ops]") {
       {"sqrt", [](float x) { return std::sqrt(x); }, 0, 3},
       {"reciprocal", [](float x) { return 1 / x; }, 0.5, 3},
       {"sigmoid", [](float x) { return 1 / (1 + std::exp(-x)); }},
+      {"silu", [](float x) { return x / (1 + std::exp(-x)); }, -6, 6},
       {"tanh", [](float x) { return std::tanh(x); }},
       {"floor", [](float x) { return std::floor(x); }},
       {"ceil", [](float x) { return std::ceil(x); }},

@@ -26,6 +26,22 @@ void unary(const std::string &onnx_op, const std::string &op, bool float_only, i
   register_converter({onnx_op, since, kLatest, nullptr, convert});
 }
 
+// x * Sigmoid(x), as PyTorch exports SiLU (EfficientNet's activation), as one silu node:
+// the multiply would otherwise read x and the sigmoid as two tensors, in a kernel apart
+// from the convolution that computes x.
+bool silu(Context &c) {
+  if (!c.dtype(0).is_float() || c.known(0) || c.known(1) || c.shape(0) != c.shape(1)) return false;
+  for (size_t s : {size_t{0}, size_t{1}}) {
+    const graph::Node &sig = c.graph_node(c.node(s));
+    const graph::NodeRef x = c.node(1 - s);
+    if (sig.op == "sigmoid" && sig.inputs.size() == 1 && sig.inputs[0] == x.id) {
+      c.output(0, "silu", {x});
+      return true;
+    }
+  }
+  return false;
+}
+
 // Add, Sub, Mul, Div: on the host when both sides are known. Before opset 7 they
 // broadcast the old way.
 void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
@@ -36,6 +52,7 @@ void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
     if (c.dtype(0).is_bool()) unsupported("bool inputs");
     // The graph's divide floors on integers; ONNX's truncates.
     if (op == "divide" && c.dtype(0).is_int()) unsupported("division of signed integers (" + c.dtype(0).str() + ")");
+    if (op == "multiply" && silu(c)) return;
     c.output(0, op, {c.node(0), c.node(1)});
   };
   register_binary(onnx_op, kMinOpset, convert);

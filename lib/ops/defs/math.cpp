@@ -72,6 +72,7 @@ const bool registered = [] {
   register_unary("sqrt", "the square root of x", true, [](Expr x) { return tensorir::sqrt(x); });
   register_unary("reciprocal", "1 / x", true, [](Expr x) { return make_const(x.type(), 1) / x; });
   register_unary("sigmoid", "1 / (1 + exp(-x))", true, [](Expr x) { return tensorir::sigmoid(x); });
+  register_unary("silu", "x * sigmoid(x) (swish)", true, [](Expr x) { return x * tensorir::sigmoid(x); });
   register_unary("tanh", "the hyperbolic tangent of x", true, [](Expr x) { return tensorir::tanh(x); });
   register_unary("floor", "the largest integer not above x", true, [](Expr x) { return tensorir::floor(x); });
   register_unary("ceil", "the smallest integer not below x", true, [](Expr x) { return tensorir::ceil(x); });
