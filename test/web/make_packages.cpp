@@ -118,6 +118,21 @@ graph::Graph custom_op() {
   return b.finish(b.make("test.swish_beta", {p}, {{"beta", -0.75}}, "swish2"));
 }
 
+// Every trigonometric and hyperbolic map, each on values in its domain, summed.
+graph::Graph trigonometry() {
+  graph::Builder b;
+  auto x = b.input("x", {2, 3, 17});
+  auto t = b.make("tanh", {x});  // in (-1, 1)
+  auto one = b.constant("one", NDArray::from_vector<float>({1.0f}, {1}));
+  std::vector<graph::NodeRef> terms;
+  for (const char *op : {"sin", "cos", "atan", "sinh", "cosh", "asinh"}) terms.push_back(b.make(op, {x}));
+  for (const char *op : {"tan", "asin", "acos", "atanh"}) terms.push_back(b.make(op, {b.make("multiply", {t, b.constant(std::string("k_") + op, NDArray::from_vector<float>({0.9f}, {1}))})}));
+  terms.push_back(b.make("acosh", {b.make("add", {b.make("cosh", {x}), one})}));
+  graph::NodeRef sum = terms[0];
+  for (size_t i = 1; i < terms.size(); ++i) sum = b.make("add", {sum, terms[i]}, {}, i + 1 == terms.size() ? "y" : "");
+  return b.finish(sum);
+}
+
 graph::Graph long_row() {
   graph::Builder b;
   auto x = b.input("x", {1, 50001});
@@ -142,6 +157,8 @@ const std::vector<Package> &packages() {
       {"custom_op", "an operator registered by the program (swish with a slope) after a convolution and "
                     "after a max pool, on [1,4,9,10]",
        "webgl", custom_op},
+      {"trigonometry", "sin, cos, tan, their inverses and the hyperbolic functions and theirs, summed, on [2,3,17]",
+       "webgl", trigonometry},
   };
   return all;
 }
