@@ -54,10 +54,10 @@ inline Expr round_even(Expr x) {
 
 // The weights of cubic convolution with coefficient a (-0.75 or -0.5, as in image
 // resizing) of the neighbours floor(p) - 1 ... floor(p) + 2 of a position p whose
-// fraction is t (float64): at distance x <= 1, (a + 2)x^3 - (a + 3)x^2 + 1; at
+// fraction is t, in t's type: at distance x <= 1, (a + 2)x^3 - (a + 3)x^2 + 1; at
 // 1 < x < 2, ax^3 - 5ax^2 + 8ax - 4a.
 inline void cubic_weights(Expr t, double a, Expr w[4]) {
-  auto c = [](double v) { return make_const(Float(64), v); };
+  auto c = [&](double v) { return make_const(t.type(), v); };
   auto near = [&](Expr x) { return (c(a + 2) * x - c(a + 3)) * x * x + c(1); };
   auto far = [&](Expr x) { return ((c(a) * x - c(5 * a)) * x + c(8 * a)) * x - c(4 * a); };
   w[0] = far(c(1) + t);

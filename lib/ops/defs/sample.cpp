@@ -8,19 +8,20 @@ namespace tensorir::ops::defs {
 
 namespace {
 
-Expr f64(double v) { return make_const(Float(64), v); }
+// Coordinates are computed in float32, which every target has (WebGL has no float64).
+Expr f32(double v) { return make_const(Float(32), v); }
 
 // Whether the float n is an even integer.
-Expr is_even(Expr n) { return n - f64(2) * floor(n / f64(2)) == f64(0); }
+Expr is_even(Expr n) { return n - f32(2) * floor(n / f32(2)) == f32(0); }
 
 // p reflected into [lo, hi] as many times as it takes.
 Expr reflect(Expr p, double lo, double hi) {
   const double range = hi - lo;
   auto fold = [&](Expr d, double from, double to) {  // d >= 0 past `from`, towards `to`
-    Expr n = floor(d / f64(range)), r = d - n * f64(range);
-    return select(is_even(n), f64(from) + (to > from ? r : -r), f64(to) + (to > from ? -r : r));
+    Expr n = floor(d / f32(range)), r = d - n * f32(range);
+    return select(is_even(n), f32(from) + (to > from ? r : -r), f32(to) + (to > from ? -r : r));
   };
-  return select(p < f64(lo), fold(f64(lo) - p, lo, hi), select(p > f64(hi), fold(p - f64(hi), hi, lo), p));
+  return select(p < f32(lo), fold(f32(lo) - p, lo, hi), select(p > f32(hi), fold(p - f32(hi), hi, lo), p));
 }
 
 struct Axis {
@@ -40,13 +41,13 @@ Tensor grid_sample(const Node &n, const Tensor &x, const Tensor &grid, const std
         // Pixel coordinates (y, x) of this output element.
         Expr pos[2];
         for (int a = 0; a < 2; ++a) {
-          Expr g = cast(Float(64), grid({v[0], v[2], v[3], Expr(1 - a)}));
+          Expr g = cast(Float(32), grid({v[0], v[2], v[3], Expr(1 - a)}));
           const double len = double(axes[a].len);
-          pos[a] = align ? (g + f64(1)) / f64(2) * f64(len - 1) : ((g + f64(1)) * f64(len) - f64(1)) / f64(2);
+          pos[a] = align ? (g + f32(1)) / f32(2) * f32(len - 1) : ((g + f32(1)) * f32(len) - f32(1)) / f32(2);
           if (mode == "nearest") pos[a] = round_even(pos[a]);
           // Outside the image (only), border moves to its edge pixel.
           if (padding == "border")
-            pos[a] = select(pos[a] < f64(axes[a].lo), f64(0), select(pos[a] > f64(axes[a].hi), f64(len - 1), pos[a]));
+            pos[a] = select(pos[a] < f32(axes[a].lo), f32(0), select(pos[a] > f32(axes[a].hi), f32(len - 1), pos[a]));
           if (padding == "reflection") pos[a] = reflect(pos[a], axes[a].lo, axes[a].hi);
         }
         // The pixel at integer coordinates (as floats) under the padding mode.
@@ -55,7 +56,7 @@ Tensor grid_sample(const Node &n, const Tensor &x, const Tensor &grid, const std
           Expr idx[2];
           for (int a = 0; a < 2; ++a) {
             const double len = double(axes[a].len);
-            if (padding == "zeros") inside = inside && p[a] >= f64(0) && p[a] <= f64(len - 1);
+            if (padding == "zeros") inside = inside && p[a] >= f32(0) && p[a] <= f32(len - 1);
             if (padding == "reflection") p[a] = reflect(p[a], axes[a].lo, axes[a].hi);
             idx[a] = detail::clamp_index(cast(Int(32), p[a]), axes[a].len);
           }
@@ -68,8 +69,8 @@ Tensor grid_sample(const Node &n, const Tensor &x, const Tensor &grid, const std
           Expr acc;
           for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 2; ++j) {
-              Expr w = (i ? t[0] : f64(1) - t[0]) * (j ? t[1] : f64(1) - t[1]);
-              Expr term = cast(x.dtype(), w) * pixel(f[0] + f64(i), f[1] + f64(j));
+              Expr w = (i ? t[0] : f32(1) - t[0]) * (j ? t[1] : f32(1) - t[1]);
+              Expr term = cast(x.dtype(), w) * pixel(f[0] + f32(i), f[1] + f32(j));
               acc = acc.defined() ? acc + term : term;
             }
           return acc;
@@ -79,7 +80,7 @@ Tensor grid_sample(const Node &n, const Tensor &x, const Tensor &grid, const std
         Expr acc;
         for (int i = 0; i < 4; ++i)
           for (int j = 0; j < 4; ++j) {
-            Expr term = cast(x.dtype(), w[0][i] * w[1][j]) * pixel(f[0] + f64(i - 1), f[1] + f64(j - 1));
+            Expr term = cast(x.dtype(), w[0][i] * w[1][j]) * pixel(f[0] + f32(i - 1), f[1] + f32(j - 1));
             acc = acc.defined() ? acc + term : term;
           }
         return acc;
