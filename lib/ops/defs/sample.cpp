@@ -45,9 +45,14 @@ Tensor grid_sample(const Node &n, const Tensor &x, const Tensor &grid, const std
           const double len = double(axes[a].len);
           pos[a] = align ? (g + f32(1)) / f32(2) * f32(len - 1) : ((g + f32(1)) * f32(len) - f32(1)) / f32(2);
           if (mode == "nearest") pos[a] = round_even(pos[a]);
-          // Outside the image (only), border moves to its edge pixel.
+        }
+        // A position outside the image has both coordinates clamped to the pixels' centres
+        // (border) or reflected into the image (reflection), as ONNX's reference does.
+        Expr outside = make_const(Bool(), 0);
+        for (int a = 0; a < 2; ++a) outside = outside || pos[a] < f32(axes[a].lo) || pos[a] > f32(axes[a].hi);
+        for (int a = 0; a < 2; ++a) {
           if (padding == "border")
-            pos[a] = select(pos[a] < f32(axes[a].lo), f32(0), select(pos[a] > f32(axes[a].hi), f32(len - 1), pos[a]));
+            pos[a] = select(outside, min(max(pos[a], f32(0)), f32(double(axes[a].len - 1))), pos[a]);
           if (padding == "reflection") pos[a] = reflect(pos[a], axes[a].lo, axes[a].hi);
         }
         // The pixel at integer coordinates (as floats) under the padding mode.
