@@ -50,7 +50,8 @@ TEST_CASE("trigonometric maps and grid_sample run on OpenGL as on llvm", "[graph
   std::vector<graph::NodeRef> outs;
   for (const char *mode : {"nearest", "bilinear", "bicubic"})
     for (const char *padding : {"zeros", "border", "reflection"})
-      outs.push_back(b.make("grid_sample", {t, g}, {{"mode", std::string(mode)}, {"padding_mode", std::string(padding)}}));
+      outs.push_back(
+          b.make("grid_sample", {t, g}, {{"mode", std::string(mode)}, {"padding_mode", std::string(padding)}}));
   graph::NodeRef all = outs[0];
   for (size_t i = 1; i < outs.size(); ++i) all = b.make("concatenate", {all, outs[i]}, {{"axis", int64_t{1}}});
   const graph::Graph graph = b.finish(all);
@@ -67,7 +68,8 @@ TEST_CASE("shifts run on OpenGL compute shaders as on llvm", "[graph][ops][openg
   graph::Builder b;
   auto x = b.input("x", {3, 8}, UInt(32));
   auto n = b.input("n", {8}, UInt(32));
-  const graph::Graph g = b.finish(b.make("add", {b.make("shift_left", {x, n}), b.make("shift_right", {x, n})}, {}, "y"));
+  const graph::Graph g =
+      b.finish(b.make("add", {b.make("shift_left", {x, n}), b.make("shift_right", {x, n})}, {}, "y"));
   const NDArray xa = NDArray::random({3, 8}, UInt(32), 23, 0, 1e9);
   const NDArray na = NDArray::from_vector<uint32_t>({0, 1, 5, 17, 31, 32, 40, 3}, {8});
   const std::vector<uint32_t> want = graph::build(g, "llvm").run({{"x", xa}, {"n", na}}).to_vector<uint32_t>();
@@ -80,7 +82,8 @@ TEST_CASE("grid_sample, resize2d and the shifts check their inputs", "[graph][op
   auto g = b.input("g", {1, 3, 3, 3});
   auto i = b.input("i", {4}, Int(32));
   auto f = b.input("f", {4});
-  REQUIRE_THROWS_WITH(b.make("grid_sample", {x, g}, {}, "gs"), Contains("node 'gs' (grid_sample): ") && Contains("[N, Ho, Wo, 2]"));
+  REQUIRE_THROWS_WITH(b.make("grid_sample", {x, g}, {}, "gs"),
+                      Contains("node 'gs' (grid_sample): ") && Contains("[N, Ho, Wo, 2]"));
   auto g2 = b.input("g2", {1, 3, 3, 2});
   REQUIRE_THROWS_WITH(b.make("grid_sample", {x, g2}, {{"mode", std::string("area")}}, "gs2"), Contains("mode 'area'"));
   REQUIRE_THROWS_WITH(b.make("grid_sample", {x, g2}, {{"padding_mode", std::string("wrap")}}, "gs3"),
@@ -88,6 +91,7 @@ TEST_CASE("grid_sample, resize2d and the shifts check their inputs", "[graph][op
   REQUIRE_THROWS_WITH(b.make("resize2d", {x}, {{"size", std::vector<int64_t>{2, 2}}, {"scale_h", 0.5}, {"scale_w", 0.5},
                                                 {"mode", std::string("lanczos")}}, "rs"),
                       Contains("mode 'lanczos'"));
-  REQUIRE_THROWS_WITH(b.make("shift_left", {f, f}, {}, "sh"), Contains("node 'sh' (shift_left): ") && Contains("integer"));
+  REQUIRE_THROWS_WITH(b.make("shift_left", {f, f}, {}, "sh"),
+                      Contains("node 'sh' (shift_left): ") && Contains("integer"));
   REQUIRE_THROWS_WITH(b.make("sin", {i}, {}, "s"), Contains("node 's' (sin): ") && Contains("float"));
 }

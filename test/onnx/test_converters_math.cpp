@@ -189,7 +189,8 @@ TEST_CASE("converters: Hann, Hamming and Blackman windows of a known size", "[on
   const struct {
     const char *op;
     double a0, a1, a2;
-  } windows[] = {{"HannWindow", 0.5, 0.5, 0}, {"HammingWindow", 25.0 / 46, 21.0 / 46, 0}, {"BlackmanWindow", 0.42, 0.5, 0.08}};
+  } windows[] = {
+      {"HannWindow", 0.5, 0.5, 0}, {"HammingWindow", 25.0 / 46, 21.0 / 46, 0}, {"BlackmanWindow", 0.42, 0.5, 0.08}};
   for (const auto &w : windows)
     for (int64_t periodic : {0, 1}) {
       INFO(w.op << " periodic " << periodic);

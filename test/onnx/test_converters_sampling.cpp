@@ -87,7 +87,8 @@ TEST_CASE("converters: Resize in cubic mode matches plain loops", "[onnx][conver
     attr(node, "cubic_coeff_a", cs.a);
     attr(node, "exclude_outside", cs.exclude);
     mb.output("y");
-    const int64_t oh = int64_t(std::floor(h * double(cs.scales[2]))), ow = int64_t(std::floor(w * double(cs.scales[3])));
+    const int64_t oh = int64_t(std::floor(h * double(cs.scales[2])));
+    const int64_t ow = int64_t(std::floor(w * double(cs.scales[3])));
     const NDArray y = run(mb, {{"x", x}}).at(0);
     REQUIRE(y.shape() == std::vector<int64_t>{2, 3, oh, ow});
     std::vector<double> want;

@@ -228,7 +228,8 @@ std::string ExprPrinter::let(const LetNode *op) {
 
 std::string ExprPrinter::supported_intrinsics() {
   return "exp, exp2, log, log2, log10, sqrt, rsqrt, fabs, abs, floor, ceil, trunc, round, nearbyint, sin, cos, "
-         "tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, pow, fma, sigmoid, tanh, erf, shift_left, shift_right";
+         "tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, pow, fma, sigmoid, tanh, erf, shift_left, "
+         "shift_right";
 }
 
 std::string ExprPrinter::call(const CallNode *op) {
@@ -259,7 +260,8 @@ std::string ExprPrinter::call(const CallNode *op) {
         << "double-precision " << name << "; cast the argument to float32";
   };
   static const std::map<std::string, std::string> same_name = {
-      {"exp", "exp"}, {"exp2", "exp2"}, {"log", "log"}, {"log2", "log2"}, {"sin", "sin"}, {"cos", "cos"}, {"tan", "tan"}};
+      {"exp", "exp"}, {"exp2", "exp2"}, {"log", "log"},
+      {"log2", "log2"}, {"sin", "sin"},   {"cos", "cos"}, {"tan", "tan"}};
   static const std::map<std::string, std::string> double_ok = {
       {"sqrt", "sqrt"}, {"rsqrt", "inversesqrt"}, {"fabs", "abs"}, {"floor", "floor"},
       {"ceil", "ceil"}, {"trunc", "trunc"}, {"nearbyint", "roundEven"}};

@@ -1,9 +1,9 @@
 // Indexed reads and writes, running sums and rearrangements: GatherElements, GatherND,
 // Scatter, ScatterElements, ScatterND, Resize (nearest, linear, cubic), Upsample
-// (nearest, linear), GridSample, TopK (known k), ReverseSequence, Trilu, CumSum, Hardmax, Round, Sign, Mod, Range (known inputs,
-// folded at import), DepthToSpace and SpaceToDepth (a reshape, a transpose and a
-// reshape), ThresholdedRelu, EyeLike (known at import) and OneHot (a comparison with the
-// positions along the new axis).
+// (nearest, linear), GridSample, TopK (known k), ReverseSequence, Trilu, CumSum,
+// Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
+// SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
+// at import) and OneHot (a comparison with the positions along the new axis).
 #include <cmath>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -246,7 +246,8 @@ void one_hot(Context &c) {
 // Resize and Upsample over the last two dimensions (the others keep their size): the
 // scales or sizes known at import.
 void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes_in, const std::string &mode,
-            const std::string &coord, const std::string &nearest, double cubic_a = -0.75, bool exclude_outside = false) {
+            const std::string &coord, const std::string &nearest, double cubic_a = -0.75,
+            bool exclude_outside = false) {
   need_float(c, 0);
   const Shape &in = c.shape(0);
   const size_t r = in.size();
