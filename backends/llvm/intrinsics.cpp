@@ -1,6 +1,7 @@
 // CodeGenLLVM: calls. Pure math intrinsics map to LLVM intrinsics (which work on vectors)
 // or to libm, lane by lane; extern calls become calls of C functions the JIT resolves.
 #include <map>
+#include <set>
 
 #include "backends/llvm/codegen_llvm.h"
 
@@ -23,10 +24,18 @@ const std::map<std::string, llvm::Intrinsic::ID> &unary_intrinsics() {
   return m;
 }
 
+// No LLVM intrinsic (or none that every target lowers): the C library's function.
+const std::set<std::string> &libm_functions() {
+  static const std::set<std::string> s = {"tan",  "asin", "acos",  "atan",  "sinh", "cosh",
+                                          "tanh", "asinh", "acosh", "atanh", "erf"};
+  return s;
+}
+
 std::string supported_list() {
   std::string s;
   for (const auto &[name, id] : unary_intrinsics()) s += name + ", ";
-  return s + "pow, fma, abs, rsqrt, sigmoid, tanh, erf";
+  for (const std::string &name : libm_functions()) s += name + ", ";
+  return s + "pow, fma, abs, rsqrt, sigmoid, shift_left, shift_right";
 }
 
 }  // namespace
@@ -77,6 +86,13 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
     llvm::Value *neg = builder_.CreateICmpSLT(x, llvm::Constant::getNullValue(x->getType()));
     return builder_.CreateSelect(neg, builder_.CreateNeg(x), x);
   }
+  if (name == "shift_left" || name == "shift_right") {
+    want_args(2);
+    TIR_USER_CHECK(t.is_int_or_uint()) << "intrinsic '" << name << "' needs integers, got " << t.str();
+    llvm::Value *x = emit(op->args[0]), *n = emit(op->args[1]);
+    if (name == "shift_left") return builder_.CreateShl(x, n);
+    return t.is_int() ? builder_.CreateAShr(x, n) : builder_.CreateLShr(x, n);
+  }
   if (name == "rsqrt") {
     want_args(1);
     want_float();
@@ -90,7 +106,7 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
     llvm::Value *e = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
     return builder_.CreateFDiv(one(), builder_.CreateFAdd(one(), e));
   }
-  if (name == "tanh" || name == "erf") {
+  if (libm_functions().count(name)) {
     want_args(1);
     want_float();
     return emit_libm_call(name, emit(op->args[0]), t);

@@ -159,6 +159,29 @@ NDArray host_cast(const NDArray &a, Type dtype) {
   return from_int64s(to_int64s(a), a.shape(), dtype);
 }
 
+NDArray host_round_to_half(const NDArray &a) {
+  TIR_ASSERT(a.dtype() == Float(32)) << a.dtype();
+  NDArray out = host_reshape(a, a.shape());
+  float *p = static_cast<float *>(out.data());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &p[i], 4);
+    const uint32_t sign = bits & 0x80000000u, mag = bits ^ sign;
+    if (mag >= 0x7f800000u) continue;  // infinities and NaN stay
+    float r;
+    if (mag >= 0x477ff000u) {  // 65520 and above round to infinity
+      r = std::numeric_limits<float>::infinity();
+    } else if (mag < 0x38800000u) {  // below 2^-14: multiples of 2^-24, ties to even
+      r = std::nearbyint(std::fabs(p[i]) * 16777216.0f) / 16777216.0f;
+    } else {  // 10 bits of significand, ties to even
+      const uint32_t m = (mag + 0xfffu + ((mag >> 13) & 1u)) & ~0x1fffu;
+      std::memcpy(&r, &m, 4);
+    }
+    p[i] = sign ? -r : r;
+  }
+  return out;
+}
+
 NDArray host_reshape(const NDArray &a, const std::vector<int64_t> &shape) {
   TIR_ASSERT(element_count(shape) == a.numel()) << shape_str(a.shape()) << " -> " << shape_str(shape);
   NDArray out = NDArray::empty(shape, a.dtype());

@@ -24,6 +24,9 @@ int64_t element_count(const std::vector<int64_t> &shape);
 
 // `a` converted to `dtype` (floats to integers round toward zero, to bool: != 0).
 NDArray host_cast(const NDArray &a, Type dtype);
+// `a` (float32) with each value rounded to the nearest float16 (ties to even; beyond
+// float16's range, infinity): float16 values are held in float32 (proto.h).
+NDArray host_round_to_half(const NDArray &a);
 // The same elements under another shape of as many.
 NDArray host_reshape(const NDArray &a, const std::vector<int64_t> &shape);
 NDArray host_transpose(const NDArray &a, const std::vector<int64_t> &perm);

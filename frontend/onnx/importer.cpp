@@ -19,7 +19,7 @@ std::string input_type_problem(const ::onnx::TypeProto &t) {
   if (!t.has_tensor_type()) return "is not a tensor (sequences, maps and optionals are not supported)";
   Type dtype;
   const int32_t et = t.tensor_type().elem_type();
-  if (!element_type(et, &dtype) || et == ::onnx::TensorProto::FLOAT16 || !supported_dtype(dtype))
+  if (!element_type(et, &dtype) || !supported_dtype(dtype))
     return "is " + element_type_name(et) + ", which graph inputs cannot be";
   return "";
 }
@@ -27,8 +27,7 @@ std::string input_type_problem(const ::onnx::TypeProto &t) {
 }  // namespace
 
 bool supported_dtype(Type t) {
-  return t == Float(32) || t == Float(64) || t == Int(8) || t == Int(16) || t == Int(32) || t == Int(64) ||
-         t == UInt(8) || t.is_bool();
+  return t == Float(32) || t == Float(64) || t.is_int() || t.is_uint();
 }
 
 std::string node_label(const ::onnx::NodeProto &n) {

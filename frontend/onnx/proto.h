@@ -21,6 +21,9 @@ std::string read_file(const std::string &path, const std::string &what);
 // The tensor type of an ONNX element type (TensorProto::DataType); float16 is read as
 // float32. Returns false for types without one (string, complex, bfloat16).
 bool element_type(int32_t onnx_type, Type *out);
+// Whether the ONNX element type is float16, whose values the graph holds in float32
+// rounded to float16 (graph inputs, Cast's results, graph outputs).
+inline bool is_float16(int32_t onnx_type) { return onnx_type == ::onnx::TensorProto::FLOAT16; }
 // "float32", "int64", ... and "string", "complex64", "bfloat16" for the others.
 std::string element_type_name(int32_t onnx_type);
 // The ONNX element type of `t`, or 0 (UNDEFINED).

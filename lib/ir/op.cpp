@@ -404,6 +404,17 @@ Expr erf(Expr x) { return unary_intrinsic("erf", x, [](double v) { return std::e
 Expr floor(Expr x) { return unary_intrinsic("floor", x, [](double v) { return std::floor(v); }); }
 Expr ceil(Expr x) { return unary_intrinsic("ceil", x, [](double v) { return std::ceil(v); }); }
 Expr fabs(Expr x) { return unary_intrinsic("fabs", x, [](double v) { return std::fabs(v); }); }
+Expr sin(Expr x) { return unary_intrinsic("sin", x, [](double v) { return std::sin(v); }); }
+Expr cos(Expr x) { return unary_intrinsic("cos", x, [](double v) { return std::cos(v); }); }
+Expr tan(Expr x) { return unary_intrinsic("tan", x, [](double v) { return std::tan(v); }); }
+Expr asin(Expr x) { return unary_intrinsic("asin", x, [](double v) { return std::asin(v); }); }
+Expr acos(Expr x) { return unary_intrinsic("acos", x, [](double v) { return std::acos(v); }); }
+Expr atan(Expr x) { return unary_intrinsic("atan", x, [](double v) { return std::atan(v); }); }
+Expr sinh(Expr x) { return unary_intrinsic("sinh", x, [](double v) { return std::sinh(v); }); }
+Expr cosh(Expr x) { return unary_intrinsic("cosh", x, [](double v) { return std::cosh(v); }); }
+Expr asinh(Expr x) { return unary_intrinsic("asinh", x, [](double v) { return std::asinh(v); }); }
+Expr acosh(Expr x) { return unary_intrinsic("acosh", x, [](double v) { return std::acosh(v); }); }
+Expr atanh(Expr x) { return unary_intrinsic("atanh", x, [](double v) { return std::atanh(v); }); }
 
 Expr pow(Expr x, Expr y) {
   x = to_float(x, "pow");
@@ -413,6 +424,20 @@ Expr pow(Expr x, Expr y) {
   if (a && b) return FloatImmNode::make(x.type(), std::pow(a->value, b->value));
   return CallNode::make(x.type(), "pow", {x, y}, CallNode::PureIntrinsic);
 }
+
+namespace {
+// x << n and x >> n on integers; n in [0, bits) (other amounts are the caller's to handle).
+Expr shift(const char *name, Expr x, Expr n) {
+  TIR_USER_CHECK(x.defined() && n.defined()) << name << "() of an undefined expression";
+  TIR_USER_CHECK(x.type().is_int_or_uint() && n.type().is_int_or_uint())
+      << name << "() takes integers, not " << x.type() << " and " << n.type();
+  match_types(x, n, name);
+  return CallNode::make(x.type(), name, {x, n}, CallNode::PureIntrinsic);
+}
+}  // namespace
+
+Expr shift_left(Expr x, Expr n) { return shift("shift_left", std::move(x), std::move(n)); }
+Expr shift_right(Expr x, Expr n) { return shift("shift_right", std::move(x), std::move(n)); }
 
 Expr abs(Expr x) {
   TIR_USER_CHECK(x.defined()) << "abs() of an undefined expression";
@@ -430,8 +455,10 @@ Expr call_extern(Type t, const std::string &name, std::vector<Expr> args) {
 }
 
 const std::vector<std::string> &intrinsic_names() {
-  static const std::vector<std::string> names = {"exp",   "log",   "sqrt", "rsqrt", "tanh", "sigmoid",
-                                                 "erf",   "floor", "ceil", "fabs",  "pow",  "abs"};
+  static const std::vector<std::string> names = {
+      "exp",  "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",  "floor", "ceil",  "fabs",  "pow",  "abs",
+      "sin",  "cos", "tan",  "asin",  "acos", "atan",    "sinh", "cosh",  "asinh", "acosh", "atanh",
+      "shift_left", "shift_right"};
   return names;
 }
 

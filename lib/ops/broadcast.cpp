@@ -74,6 +74,32 @@ Tensor power(const Tensor &a, const Tensor &b, const std::string &name) {
 
 namespace {
 
+Tensor shift(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name, bool left) {
+  TIR_USER_CHECK(a.dtype().is_int_or_uint()) << op << ": " << a.name() << " is " << a.dtype() << "; " << op
+                                             << " takes integers";
+  return binary(a, b, op, name, [left](Expr x, Expr n) {
+    const Type t = x.type();
+    const Expr bits = make_const(t, t.bits());
+    Expr in_range = n < bits;
+    if (t.is_int()) in_range = in_range && n >= make_const(t, 0);
+    if (left) return select(in_range, tensorir::shift_left(x, n), make_const(t, 0));
+    // Past the last bit a right shift leaves the sign bits.
+    const Expr all = t.is_int() ? select(x < make_const(t, 0), make_const(t, -1), make_const(t, 0)) : make_const(t, 0);
+    return select(in_range, tensorir::shift_right(x, n), all);
+  });
+}
+
+}  // namespace
+
+Tensor shift_left(const Tensor &a, const Tensor &b, const std::string &name) {
+  return shift(a, b, "shift_left", name, true);
+}
+Tensor shift_right(const Tensor &a, const Tensor &b, const std::string &name) {
+  return shift(a, b, "shift_right", name, false);
+}
+
+namespace {
+
 Tensor compare(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
                const std::function<Expr(Expr, Expr)> &f) {
   TIR_USER_CHECK(!a.dtype().is_bool() || op == "equal")

@@ -67,6 +67,37 @@ TEST_CASE("GLSL tanh, erf and sigmoid match the C library at their edges", "[ope
       [](float x) { return 1.0f / (1.0f + std::exp(-x)); }, xs, tol);
 }
 
+TEST_CASE("GLSL inverse and hyperbolic functions match the C library at their edges", "[opengl][fragment][intrinsic]") {
+  const std::string target = GLSL_TARGETS;
+  const Tolerance tol = tolerance_for<float>(target);
+  // Both sides of each switch of formula (asin 0.5, atan tan(pi/8) and tan(3pi/8), sinh 1,
+  // asinh 0.5 and 1500, acosh 1.5, atanh 0.5), the ends of the domains, and outside them.
+  std::vector<float> xs = unary_inputs({0.0f, 1e-8f, 1e-3f, 0.25f, 0.4142f, 0.4143f, 0.4999f, 0.5f, 0.5001f, 0.9f,
+                                        0.999f, 1.0f, 1.001f, 1.4999f, 1.5f, 1.5001f, 2.4142f, 2.4143f, 3.0f, 20.0f,
+                                        80.0f, 1499.0f, 1501.0f, 1e6f, 1e30f},
+                                       13);
+  using F = float (*)(float);
+  const struct {
+    const char *name;
+    Expr (*f)(Expr);
+    F ref;
+  } cases[] = {
+      {"tir_asin", [](Expr x) { return asin(x); }, [](float x) { return std::asin(x); }},
+      {"tir_acos", [](Expr x) { return acos(x); }, [](float x) { return std::acos(x); }},
+      {"tir_atan", [](Expr x) { return atan(x); }, [](float x) { return std::atan(x); }},
+      {"tir_asinh", [](Expr x) { return asinh(x); }, [](float x) { return std::asinh(x); }},
+      {"tir_acosh", [](Expr x) { return acosh(x); }, [](float x) { return std::acosh(x); }},
+      {"tir_atanh", [](Expr x) { return atanh(x); }, [](float x) { return std::atanh(x); }},
+  };
+  for (const auto &c : cases) check_unary(target, c.name, c.f, c.ref, xs, tol);
+  // sinh and cosh where exp does not overflow.
+  std::vector<float> small;
+  for (float x : xs)
+    if (std::fabs(x) < 80) small.push_back(x);
+  check_unary(target, "tir_sinh", [](Expr x) { return sinh(x); }, [](float x) { return std::sinh(x); }, small, tol);
+  check_unary(target, "tir_cosh", [](Expr x) { return cosh(x); }, [](float x) { return std::cosh(x); }, small, tol);
+}
+
 TEST_CASE("GLSL pow matches C's pow for zero and negative bases", "[opengl][fragment][intrinsic]") {
   const std::string target = GLSL_TARGETS;
   INFO("target " << target);

@@ -124,6 +124,19 @@ TEST_CASE("every target: math intrinsics match the C library", "[correctness][ta
       {"abs", [](Expr x, Expr) { return abs(x); }, [](double x, double) { return std::abs(x); }, {0, 0}},
       {"floor", [](Expr x, Expr) { return floor(x * 3.0f); }, [](double x, double) { return std::floor(double(float(x * 3))); }, {0, 0}},
       {"ceil", [](Expr x, Expr) { return ceil(x * 3.0f); }, [](double x, double) { return std::ceil(double(float(x * 3))); }, {0, 0}},
+      {"sin", [](Expr x, Expr) { return sin(x); }, [](double x, double) { return std::sin(x); }, t},
+      {"cos", [](Expr x, Expr) { return cos(x); }, [](double x, double) { return std::cos(x); }, t},
+      {"tan", [](Expr x, Expr) { return tan(x * 0.35f); },
+       [](double x, double) { return std::tan(double(float(x * 0.35f))); }, t},
+      {"asin", [](Expr x, Expr) { return asin(x * 0.25f); }, [](double x, double) { return std::asin(x / 4); }, t},
+      {"acos", [](Expr x, Expr) { return acos(x * 0.25f); }, [](double x, double) { return std::acos(x / 4); }, t},
+      {"atan", [](Expr x, Expr) { return atan(x * 2.0f); }, [](double x, double) { return std::atan(x * 2); }, t},
+      {"sinh", [](Expr x, Expr) { return sinh(x); }, [](double x, double) { return std::sinh(x); }, t},
+      {"cosh", [](Expr x, Expr) { return cosh(x); }, [](double x, double) { return std::cosh(x); }, t},
+      {"asinh", [](Expr x, Expr) { return asinh(x); }, [](double x, double) { return std::asinh(x); }, t},
+      {"acosh", [](Expr, Expr p) { return acosh(p + 1.0f); },
+       [](double, double p) { return std::acosh(double(float(p + 1))); }, t},
+      {"atanh", [](Expr x, Expr) { return atanh(x * 0.25f); }, [](double x, double) { return std::atanh(x / 4); }, t},
   };
   for (const Case &c : cases) {
     DYNAMIC_SECTION(c.name) {

@@ -87,6 +87,18 @@ TEST_CASE("wasm: a call the web runtime cannot provide is an error when linking"
   fs::remove_all(dir);
 }
 
+TEST_CASE("wasm: the trigonometric functions link against the web runtime's imports", "[wasm]") {
+  Module m = vector_add("wasm", [](Expr a, Expr b) {
+    return sin(a) + cos(b) + tan(a) + asin(a) + acos(b) + atan(a) + sinh(b) + cosh(a) + asinh(b) + acosh(a) +
+           atanh(b);
+  });
+  const fs::path dir = scratch_dir("trig");
+  fs::create_directories(dir);
+  m.node()->save((dir / "trig.wasm").string(), "wasm");
+  CHECK(fs::file_size(dir / "trig.wasm") > 8);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("wasm: target options", "[wasm][error]") {
   CHECK_THROWS_WITH(vector_add("wasm -mcpu=znver4", [](Expr a, Expr b) { return a + b; }),
                     Contains("unknown option '-mcpu'") && Contains("-mattr"));

@@ -1,4 +1,4 @@
-// The unary maps (neg ... erf, cast), the broadcasting binary maps (subtract, divide,
+// The unary maps (neg ... erf, sin ... atanh, cast), the broadcasting binary maps (subtract, divide,
 // maximum, minimum, pow), log_softmax, and the data movement operators with shapes as
 // attributes (reshape, transpose, concatenate with any number of inputs, pad, slice),
 // against plain loops on "llvm", one graph of them on OpenGL, and their checks.
@@ -41,6 +41,17 @@ TEST_CASE("unary math operators match plain loops", "[graph][ops]") {
       {"floor", [](float x) { return std::floor(x); }},
       {"ceil", [](float x) { return std::ceil(x); }},
       {"erf", [](float x) { return std::erf(x); }},
+      {"sin", [](float x) { return std::sin(x); }, -4, 4},
+      {"cos", [](float x) { return std::cos(x); }, -4, 4},
+      {"tan", [](float x) { return std::tan(x); }, -1.4, 1.4},
+      {"asin", [](float x) { return std::asin(x); }, -1, 1},
+      {"acos", [](float x) { return std::acos(x); }, -1, 1},
+      {"atan", [](float x) { return std::atan(x); }, -5, 5},
+      {"sinh", [](float x) { return std::sinh(x); }, -4, 4},
+      {"cosh", [](float x) { return std::cosh(x); }, -4, 4},
+      {"asinh", [](float x) { return std::asinh(x); }, -5, 5},
+      {"acosh", [](float x) { return std::acosh(x); }, 1, 5},
+      {"atanh", [](float x) { return std::atanh(x); }, -0.99, 0.99},
   };
   for (const Case &c : cases) {
     INFO("operator " << c.op);

@@ -25,6 +25,9 @@ inline int32_t onnx_type(Type t) {
   if (t == Int(64)) return ::onnx::TensorProto::INT64;
   if (t == Int(32)) return ::onnx::TensorProto::INT32;
   if (t == UInt(8)) return ::onnx::TensorProto::UINT8;
+  if (t == UInt(16)) return ::onnx::TensorProto::UINT16;
+  if (t == UInt(32)) return ::onnx::TensorProto::UINT32;
+  if (t == UInt(64)) return ::onnx::TensorProto::UINT64;
   if (t == Int(8)) return ::onnx::TensorProto::INT8;
   if (t.is_bool()) return ::onnx::TensorProto::BOOL;
   if (t == Float(64)) return ::onnx::TensorProto::DOUBLE;

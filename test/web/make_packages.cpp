@@ -118,6 +118,23 @@ graph::Graph custom_op() {
   return b.finish(b.make("test.swish_beta", {p}, {{"beta", -0.75}}, "swish2"));
 }
 
+// Every trigonometric and hyperbolic map, each on values in its domain, summed. No
+// weights: the error cases take the smallest package that has some.
+graph::Graph trigonometry() {
+  graph::Builder b;
+  auto x = b.input("x", {2, 3, 17});
+  auto t = b.make("tanh", {x});  // in (-1, 1)
+  auto c = b.make("cosh", {x});  // 1 and above
+  std::vector<graph::NodeRef> terms;
+  for (const char *op : {"sin", "cos", "atan", "sinh", "asinh"}) terms.push_back(b.make(op, {x}));
+  for (const char *op : {"tan", "asin", "acos", "atanh"}) terms.push_back(b.make(op, {t}));
+  terms.push_back(c);
+  terms.push_back(b.make("acosh", {b.make("add", {c, c})}));
+  graph::NodeRef sum = terms[0];
+  for (size_t i = 1; i < terms.size(); ++i) sum = b.make("add", {sum, terms[i]}, {}, i + 1 == terms.size() ? "y" : "");
+  return b.finish(sum);
+}
+
 graph::Graph long_row() {
   graph::Builder b;
   auto x = b.input("x", {1, 50001});
@@ -142,6 +159,8 @@ const std::vector<Package> &packages() {
       {"custom_op", "an operator registered by the program (swish with a slope) after a convolution and "
                     "after a max pool, on [1,4,9,10]",
        "webgl", custom_op},
+      {"trigonometry", "sin, cos, tan, their inverses and the hyperbolic functions and theirs, summed, on [2,3,17]",
+       "webgl", trigonometry},
   };
   return all;
 }

@@ -43,7 +43,9 @@ const floats = (file) => {
   const env = makeImports(null, {}).env;
   const cases = [['roundf(-2.5)', env.roundf(-2.5), -3], ['roundf(2.5)', env.roundf(2.5), 3],
                  ['roundf(-0.4)', env.roundf(-0.4), -0], ['expf(1)', env.expf(1), Math.fround(Math.E)],
-                 ['fmaf(3, 0.5, 1)', env.fmaf(3, 0.5, 1), 2.5], ['fmodf(-7, 3)', env.fmodf(-7, 3), -1]];
+                 ['fmaf(3, 0.5, 1)', env.fmaf(3, 0.5, 1), 2.5], ['fmodf(-7, 3)', env.fmodf(-7, 3), -1],
+                 ['asinhf(1)', env.asinhf(1), Math.fround(Math.asinh(1))], ['atan(1)', env.atan(1), Math.PI / 4],
+                 ['acoshf(0.5)', env.acoshf(0.5), NaN]];
   for (const [what, got, want] of cases) report(Object.is(got, want), `math import ${what}`, `${got}, expected ${want}`);
 }
 

@@ -8,6 +8,8 @@ const f32 = Math.fround;
 const unary = {
   exp: Math.exp, exp2: (x) => 2 ** x, log: Math.log, log2: Math.log2, log10: Math.log10,
   sin: Math.sin, cos: Math.cos, tan: Math.tan, tanh: Math.tanh,
+  asin: Math.asin, acos: Math.acos, atan: Math.atan, sinh: Math.sinh, cosh: Math.cosh,
+  asinh: Math.asinh, acosh: Math.acosh, atanh: Math.atanh,
 };
 const unaryC = {
   // C rounds halves away from zero; Math.round rounds them up.

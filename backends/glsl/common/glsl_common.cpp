@@ -228,7 +228,8 @@ std::string ExprPrinter::let(const LetNode *op) {
 
 std::string ExprPrinter::supported_intrinsics() {
   return "exp, exp2, log, log2, log10, sqrt, rsqrt, fabs, abs, floor, ceil, trunc, round, nearbyint, sin, cos, "
-         "pow, fma, sigmoid, tanh, erf";
+         "tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, pow, fma, sigmoid, tanh, erf, shift_left, "
+         "shift_right";
 }
 
 std::string ExprPrinter::call(const CallNode *op) {
@@ -259,7 +260,8 @@ std::string ExprPrinter::call(const CallNode *op) {
         << "double-precision " << name << "; cast the argument to float32";
   };
   static const std::map<std::string, std::string> same_name = {
-      {"exp", "exp"}, {"exp2", "exp2"}, {"log", "log"}, {"log2", "log2"}, {"sin", "sin"}, {"cos", "cos"}};
+      {"exp", "exp"}, {"exp2", "exp2"}, {"log", "log"},
+      {"log2", "log2"}, {"sin", "sin"},   {"cos", "cos"}, {"tan", "tan"}};
   static const std::map<std::string, std::string> double_ok = {
       {"sqrt", "sqrt"}, {"rsqrt", "inversesqrt"}, {"fabs", "abs"}, {"floor", "floor"},
       {"ceil", "ceil"}, {"trunc", "trunc"}, {"nearbyint", "roundEven"}};
@@ -283,6 +285,11 @@ std::string ExprPrinter::call(const CallNode *op) {
     if (t.is_uint() || t.is_bool()) return args[0];
     return wrap_narrow(t, "abs(" + args[0] + ")");
   }
+  if (name == "shift_left" || name == "shift_right") {
+    want_args(2);
+    TIR_USER_CHECK(t.is_int_or_uint()) << "intrinsic '" << name << "' needs integers, got " << t;
+    return wrap_narrow(t, "(" + args[0] + (name == "shift_left" ? " << " : " >> ") + args[1] + ")");
+  }
   if (name == "round") {
     want_args(1);
     need_float(true);
@@ -299,7 +306,9 @@ std::string ExprPrinter::call(const CallNode *op) {
     if (dialect_ == Dialect::ES300) return "(" + args[0] + " * " + args[1] + " + " + args[2] + ")";
     return "fma(" + joined() + ")";
   }
-  if (name == "sigmoid" || name == "tanh" || name == "erf") {
+  static const std::set<std::string> helpers = {"sigmoid", "tanh",  "erf",   "asin",  "acos",
+                                                "atan",    "sinh",  "cosh",  "asinh", "acosh", "atanh"};
+  if (helpers.count(name)) {
     want_args(1);
     need_float(false);
     return use_helper("tir_" + name) + "(" + args[0] + ")";

@@ -94,6 +94,97 @@ const char *kErf = R"(float tir_erf(float x) {
   return x < 0.0 ? -y : y;
 }
 )";
+// The inverse and hyperbolic functions: Cephes' single-precision reductions and minimax
+// polynomials (relative error a few 1e-7), so that no form cancels near 0 and the
+// drivers' own (often low-precision) asin, atan, sinh, ... are never called. Near zero
+// each uses its polynomial rather than log(1 + u), which a compiler may rewrite.
+const char *kAsin = R"(float tir_asin(float x) {
+  float a = abs(x);
+  if (a > 1.0) return uintBitsToFloat(0x7fc00000u);
+  bool big = a > 0.5;
+  float z = big ? 0.5 * (1.0 - a) : a * a;
+  float s = big ? sqrt(z) : a;
+  float r = ((((0.042163199048 * z + 0.024181311049) * z + 0.045470025998) * z + 0.074953002686) * z +
+      0.16666752422) * z * s + s;
+  if (big) r = 1.5707963267948966 - 2.0 * r;
+  return x < 0.0 ? -r : r;
+}
+)";
+const char *kAcos = R"(float tir_acos(float x) {
+  if (abs(x) > 1.0) return uintBitsToFloat(0x7fc00000u);
+  if (x < -0.5) return 3.141592653589793 - 2.0 * tir_asin(sqrt(0.5 * (1.0 + x)));
+  if (x > 0.5) return 2.0 * tir_asin(sqrt(0.5 * (1.0 - x)));
+  return 1.5707963267948966 - tir_asin(x);
+}
+)";
+const char *kAtan = R"(float tir_atan(float x) {
+  float a = abs(x), base = 0.0;
+  if (a > 2.414213562373095) {
+    base = 1.5707963267948966;
+    a = -1.0 / a;
+  } else if (a > 0.4142135623730950) {
+    base = 0.7853981633974483;
+    a = (a - 1.0) / (a + 1.0);
+  }
+  float z = a * a;
+  float r = base + ((((0.0805374449538 * z - 0.138776856032) * z + 0.199777106478) * z - 0.333329491539) * z * a + a);
+  return x < 0.0 ? -r : r;
+}
+)";
+const char *kSinh = R"(float tir_sinh(float x) {
+  float a = abs(x), r;
+  if (a > 1.0) {
+    float e = exp(a);
+    r = 0.5 * e - 0.5 / e;
+  } else {
+    float z = x * x;
+    r = ((0.000203721912945 * z + 0.00833028376239) * z + 0.166667160211) * z * a + a;
+  }
+  return x < 0.0 ? -r : r;
+}
+)";
+const char *kCosh = R"(float tir_cosh(float x) {
+  float e = exp(abs(x));
+  return 0.5 * e + 0.5 / e;
+}
+)";
+const char *kAsinh = R"(float tir_asinh(float x) {
+  float a = abs(x), r;
+  if (a > 1500.0) {
+    r = log(a) + 0.6931471805599453;
+  } else if (a >= 0.5) {
+    r = log(a + sqrt(a * a + 1.0));
+  } else {
+    float z = x * x;
+    r = (((0.020122003309 * z - 0.042699340972) * z + 0.074847586088) * z - 0.16666288134) * z * a + a;
+  }
+  return x < 0.0 ? -r : r;
+}
+)";
+const char *kAcosh = R"(float tir_acosh(float x) {
+  if (x < 1.0) return uintBitsToFloat(0x7fc00000u);
+  if (x > 1500.0) return log(x) + 0.6931471805599453;
+  float z = x - 1.0;
+  if (z >= 0.5) return log(x + sqrt(z * (x + 1.0)));
+  return ((((0.0017596881071 * z - 0.0075272886713) * z + 0.026454905019) * z - 0.11784741703) * z +
+      1.4142135263) * sqrt(z);
+}
+)";
+const char *kAtanh = R"(float tir_atanh(float x) {
+  float a = abs(x), r;
+  if (a > 1.0) return uintBitsToFloat(0x7fc00000u);
+  if (a == 1.0) {
+    r = uintBitsToFloat(0x7f800000u);
+  } else if (a >= 0.5) {
+    r = 0.5 * log((1.0 + a) / (1.0 - a));
+  } else {
+    float z = x * x;
+    r = ((((0.181740078349 * z + 0.0824370301058) * z + 0.146691431730) * z + 0.199782164500) * z +
+        0.333337300303) * z * a + a;
+  }
+  return x < 0.0 ? -r : r;
+}
+)";
 // A lane chosen at run time. Indexing a vector with a variable (v[i]) is legal GLSL ES,
 // but ANGLE's translation of it runs for minutes per draw on SwiftShader (Chromium's
 // software WebGL); selects are cheap on every driver.
@@ -118,6 +209,14 @@ const Helper kHelpers[] = {
     {"tir_sigmoid", "", kSigmoid, kSigmoid},
     {"tir_tanh", "", kTanh, kTanh},
     {"tir_erf", "", kErf, kErf},
+    {"tir_asin", "", kAsin, kAsin},
+    {"tir_acos", "tir_asin", kAcos, kAcos},
+    {"tir_atan", "", kAtan, kAtan},
+    {"tir_sinh", "", kSinh, kSinh},
+    {"tir_cosh", "", kCosh, kCosh},
+    {"tir_asinh", "", kAsinh, kAsinh},
+    {"tir_acosh", "", kAcosh, kAcosh},
+    {"tir_atanh", "", kAtanh, kAtanh},
     {"tir_lane", "", kLane, kLane},
 };
 

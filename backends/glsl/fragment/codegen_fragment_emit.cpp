@@ -713,12 +713,16 @@ class ShaderEmitter {
     }
     arity(1);
     const Expr &x = n->args[0];
-    if (f == "exp" || f == "log" || f == "sqrt" || f == "floor" || f == "ceil") return call(f.c_str(), x);
+    if (f == "exp" || f == "log" || f == "sqrt" || f == "floor" || f == "ceil" || f == "sin" || f == "cos" ||
+        f == "tan")
+      return call(f.c_str(), x);
     if (f == "fabs") return call("abs", x);
     if (f == "rsqrt") return "(1.0 / " + call("sqrt", x) + ")";  // more accurate than inversesqrt
     if (f == "tanh") return helper("tir_tanh", x);
     if (f == "sigmoid") return helper("tir_sigmoid", x);
     if (f == "erf") return helper("tir_erf", x);
+    for (const char *h : {"asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"})
+      if (f == h) return helper(("tir_" + f).c_str(), x);
     TIR_THROW() << where_ << ": the intrinsic " << f << " is not supported by WebGL/fragment targets";
   }
 

@@ -38,7 +38,10 @@ class GuardedClamps : public IRMutator {
       facts_.push_back({n->a, Expr(), n->b});
     }
   }
-  static bool equal(const Expr &a, const Expr &b) { return is_const_int(simplify(a - b), 0); }
+  // (Facts about floats, from a select on a float comparison, never match an int index.)
+  static bool equal(const Expr &a, const Expr &b) {
+    return a.type() == b.type() && is_const_int(simplify(a - b), 0);
+  }
   // lo <= v <= hi under the facts (an undefined bound needs no proof).
   bool proves(const Expr &v, const Expr &lo, const Expr &hi) const {
     bool has_lo = !lo.defined(), has_hi = !hi.defined();

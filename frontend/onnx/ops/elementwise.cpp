@@ -1,5 +1,5 @@
 // Element-wise operators: unary maps, broadcasting binary maps (folded on the host when
-// both sides are known), the variadic Max/Min/Sum/Mean, Clip, and Identity/Dropout.
+// both sides are known), the variadic Max/Min/Sum/Mean, Clip, BitShift and Identity/Dropout.
 #include <algorithm>
 #include <cctype>
 #include <cfloat>
@@ -58,7 +58,8 @@ void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
   register_binary(onnx_op, kMinOpset, convert);
 }
 
-// Pow: the exponent may have its own type (opset 12 on); a known one is cast to the base's.
+// Pow: the exponent may have its own type (opset 12 on), cast to the base's (at import
+// when it is known).
 // An integer base computes in float64.
 void pow_converter(Context &c) {
   if (c.dtype(0).is_int() || c.dtype(0).is_uint()) {  // in float64, the result cast back
@@ -75,7 +76,7 @@ void pow_converter(Context &c) {
   else if (c.known(1))
     exponent = c.constant(host_cast(c.input(1).known, c.dtype(0)), "exponent");
   else if (c.dtype(1).is_bool())
-    unsupported("a bool exponent");
+    unsupported("exponent '" + c.input_name(1) + "' is bool");
   else
     exponent = c.make("cast", {c.node(1)}, {{"dtype", c.dtype(0).str()}});
   c.output(0, "pow", {c.node(0), exponent});
@@ -159,6 +160,17 @@ void clip_inputs(Context &c) {
   }
 }
 
+// BitShift: X shifted by Y bits, LEFT or RIGHT (unsigned types; shifting out every bit gives 0).
+void bit_shift(Context &c) {
+  const std::string dir = c.attrs().s("direction", "");
+  TIR_USER_CHECK(dir == "LEFT" || dir == "RIGHT") << "direction is '" << dir << "'; it must be LEFT or RIGHT";
+  TIR_USER_CHECK(c.dtype(0) == c.dtype(1)) << "inputs '" << c.input_name(0) << "' (" << c.dtype(0) << ") and '"
+                                           << c.input_name(1) << "' (" << c.dtype(1) << ") differ in type";
+  if (!c.dtype(0).is_uint() || c.dtype(0).is_bool())
+    unsupported("input '" + c.input_name(0) + "' is " + c.dtype(0).str() + "; BitShift takes unsigned integers");
+  c.output(0, dir == "LEFT" ? "shift_left" : "shift_right", {c.node(0), c.node(1)});
+}
+
 // Dropout at inference is the identity, and its mask all true (ones of the input's type
 // before opset 10). Before opset 7 only test mode (is_test) is inference, and leaves the
 // mask unset.
@@ -181,7 +193,8 @@ const bool registered = [] {
   unary("Relu", "relu", false);
   unary("Neg", "neg", false);
   unary("Abs", "abs", false);
-  for (const char *op : {"Exp", "Log", "Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Floor", "Ceil", "Erf"}) {
+  for (const char *op : {"Exp", "Log", "Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Floor", "Ceil", "Erf", "Sin", "Cos",
+                         "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}) {
     std::string name = op;
     for (char &ch : name) ch = char(std::tolower(static_cast<unsigned char>(ch)));
     unary(op, name, true, name == "erf" ? 9 : kMinOpset);
@@ -200,6 +213,7 @@ const bool registered = [] {
   register_converter({"Identity", kMinOpset, kLatest, nullptr, [](Context &c) { c.forward(0, 0); }});
   register_converter({"Dropout", kMinOpset, 6, check_is_test, dropout});
   register_converter({"Dropout", 7, kLatest, nullptr, dropout});
+  register_converter({"BitShift", 11, kLatest, nullptr, bit_shift});
   return true;
 }();
 

@@ -1,9 +1,9 @@
 // Indexed reads and writes, running sums and rearrangements: GatherElements, GatherND,
-// Scatter, ScatterElements, ScatterND, Resize and Upsample (nearest, linear), TopK (known
-// k), ReverseSequence, Trilu, CumSum, Hardmax, Round, Sign, Mod, Range (known inputs,
-// folded at import), DepthToSpace and SpaceToDepth (a reshape, a transpose and a
-// reshape), ThresholdedRelu, EyeLike (known at import) and OneHot (a comparison with the
-// positions along the new axis).
+// Scatter, ScatterElements, ScatterND, Resize (nearest, linear, cubic), Upsample
+// (nearest, linear), GridSample, TopK (known k), ReverseSequence, Trilu, CumSum,
+// Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
+// SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
+// at import) and OneHot (a comparison with the positions along the new axis).
 #include <cmath>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -246,7 +246,8 @@ void one_hot(Context &c) {
 // Resize and Upsample over the last two dimensions (the others keep their size): the
 // scales or sizes known at import.
 void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes_in, const std::string &mode,
-            const std::string &coord, const std::string &nearest) {
+            const std::string &coord, const std::string &nearest, double cubic_a = -0.75,
+            bool exclude_outside = false) {
   need_float(c, 0);
   const Shape &in = c.shape(0);
   const size_t r = in.size();
@@ -270,7 +271,7 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
     if (out[i] != in[i]) unsupported("resizing dimension " + std::to_string(i) + " (only the last two)");
   if (out[r - 2] < 1 || out[r - 1] < 1) unsupported("an empty result " + shape_str(out));
   const std::string m = mode == "bilinear" ? "linear" : mode;
-  if (m != "nearest" && m != "linear") unsupported("mode '" + mode + "'");
+  if (m != "nearest" && m != "linear" && m != "cubic") unsupported("mode '" + mode + "'");
   // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity.
   if (out == in && coord != "tf_half_pixel_for_nn") return c.forward(0, 0);
   c.output(0, "resize2d", {c.node(0)},
@@ -279,7 +280,9 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
             {"scale_w", scales[r - 1]},
             {"mode", m},
             {"coordinate_transformation_mode", coord},
-            {"nearest_mode", nearest}});
+            {"nearest_mode", nearest},
+            {"cubic_coeff_a", cubic_a},
+            {"exclude_outside", int64_t{exclude_outside}}});
 }
 
 std::vector<double> known_floats(Context &c, size_t i, const std::string &what) {
@@ -295,7 +298,8 @@ void resize11(Context &c) {
   std::vector<double> scales;
   if (c.num_inputs() > 3 && c.has_input(3)) sizes = c.ints(3, "sizes");
   if (sizes.empty() && c.num_inputs() > 2 && c.has_input(2)) scales = known_floats(c, 2, "scales");
-  resize(c, scales, sizes, a.s("mode", "nearest"), coord, a.s("nearest_mode", "round_prefer_floor"));
+  resize(c, scales, sizes, a.s("mode", "nearest"), coord, a.s("nearest_mode", "round_prefer_floor"),
+         a.f("cubic_coeff_a", -0.75), a.i("exclude_outside", 0) != 0);
 }
 
 // Where Resize 10 and Upsample find their scales: Upsample's attributes height_scale and
@@ -323,9 +327,32 @@ std::string resize_mode(const Attributes &a) {
   return m == "nearest" || m == "linear" || m == "bilinear" ? "" : "mode '" + m + "' is not supported";
 }
 
+// From opset 11 Resize also interpolates cubically.
+std::string resize11_mode(const Attributes &a) { return a.s("mode", "nearest") == "cubic" ? "" : resize_mode(a); }
+
+// GridSample (opset 16): the graph's grid_sample, attributes as they are.
+void grid_sample(Context &c) {
+  need_float(c, 0);
+  const Attributes &a = c.attrs();
+  if (c.rank(0) != 4) unsupported("input of rank " + std::to_string(c.rank(0)) + " (only 4-D images)");
+  if (c.dtype(1) != c.dtype(0)) unsupported("grid '" + c.input_name(1) + "' is " + c.dtype(1).str());
+  if (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0) unsupported("an empty input");
+  c.output(0, "grid_sample", {c.node(0), c.node(1)},
+           {{"mode", a.s("mode", "bilinear")},
+            {"padding_mode", a.s("padding_mode", "zeros")},
+            {"align_corners", a.i("align_corners", 0)}});
+}
+
+std::string grid_sample_attrs(const Attributes &a) {
+  const std::string m = a.s("mode", "bilinear"), p = a.s("padding_mode", "zeros");
+  if (m != "nearest" && m != "bilinear" && m != "bicubic") return "mode '" + m + "' is not supported";
+  if (p != "zeros" && p != "border" && p != "reflection") return "padding_mode '" + p + "' is not supported";
+  return "";
+}
+
 // Resize 18's additions, where they change the result.
 std::string resize18_check(const Attributes &a) {
-  if (std::string r = resize_mode(a); !r.empty()) return r;
+  if (std::string r = resize11_mode(a); !r.empty()) return r;
   if (a.i("antialias", 0) != 0) return "antialias is not supported";
   if (a.has("axes")) return "axes is not supported";
   const std::string policy = a.s("keep_aspect_ratio_policy", "stretch");
@@ -388,8 +415,9 @@ const bool registered = [] {
   register_converter({"Upsample", 7, 8, resize_mode, [](Context &c) { resize_scales(c, Scales::kAttribute); }});
   register_converter({"Upsample", 9, 9, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
   register_converter({"Resize", 10, 10, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
-  register_converter({"Resize", 11, 17, resize_mode, resize11});
+  register_converter({"Resize", 11, 17, resize11_mode, resize11});
   register_converter({"Resize", 18, kLatest, resize18_check, resize11});
+  register_converter({"GridSample", 16, kLatest, grid_sample_attrs, grid_sample});
   register_converter({"TopK", kMinOpset, 9, nullptr, [](Context &c) { topk(c, false); }});
   register_converter({"TopK", 10, kLatest, nullptr, [](Context &c) { topk(c, true); }});
   register_converter({"ReverseSequence", 10, kLatest, nullptr, reverse_sequence});

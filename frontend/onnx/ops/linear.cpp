@@ -1,6 +1,7 @@
 // Gemm and MatMul onto dense, whose weight is [N, K] (the transpose of ONNX's [K, N]): a
 // known weight is transposed (and scaled by alpha) once, at import; a computed one by
-// a transpose node. A MatMul whose B has rank 3 or more is a batch_matmul.
+// a transpose node. A MatMul whose B has rank 3 or more is a batch_matmul. Det of small
+// matrices.
 #include <algorithm>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -116,10 +117,44 @@ void matmul(Context &c) {
   c.output(0, "reshape", {y}, {{"shape", out}});
 }
 
+// Det of [..., M, M] for M up to 3, written out from the matrices' elements (the
+// Leibniz formula: 1, 2 and 6 products).
+void det(Context &c) {
+  need_float(c, 0);
+  const std::vector<int64_t> s = c.shape(0);
+  const size_t r = s.size();
+  TIR_USER_CHECK(r >= 2 && s[r - 1] == s[r - 2]) << "Det takes square matrices [..., M, M], not " << shape_str(s);
+  const int64_t m = s[r - 1];
+  if (m > 3) unsupported("matrices of " + std::to_string(m) + "x" + std::to_string(m) + " (3x3 at most)");
+  const std::vector<int64_t> batch(s.begin(), s.end() - 2);
+  // Element (i, j) of every matrix, of shape batch.
+  auto at = [&](int64_t i, int64_t j) {
+    std::vector<int64_t> begin(r, 0), end = s;
+    begin[r - 2] = i;
+    begin[r - 1] = j;
+    end[r - 2] = i + 1;
+    end[r - 1] = j + 1;
+    graph::NodeRef e = c.make("slice", {c.node(0)}, {{"begin", begin}, {"end", end}});
+    return c.make("reshape", {e}, {{"shape", batch}});
+  };
+  auto mul = [&](graph::NodeRef a, graph::NodeRef b) { return c.make("multiply", {a, b}); };
+  if (m == 1) return void(c.output(0, "reshape", {c.node(0)}, {{"shape", batch}}));
+  if (m == 2) return void(c.output(0, "subtract", {mul(at(0, 0), at(1, 1)), mul(at(0, 1), at(1, 0))}));
+  // Even permutations of the columns add, odd ones subtract.
+  const int64_t perms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {1, 0, 2}, {2, 1, 0}};
+  graph::NodeRef sum[2];
+  for (int p = 0; p < 6; ++p) {
+    graph::NodeRef t = mul(mul(at(0, perms[p][0]), at(1, perms[p][1])), at(2, perms[p][2]));
+    sum[p / 3] = p % 3 == 0 ? t : c.make("add", {sum[p / 3], t});
+  }
+  c.output(0, "subtract", {sum[0], sum[1]});
+}
+
 const bool registered = [] {
   register_converter({"Gemm", kMinOpset, 6, nullptr, [](Context &c) { gemm(c, true); }});
   register_converter({"Gemm", 7, kLatest, nullptr, [](Context &c) { gemm(c, false); }});
   register_converter({"MatMul", kMinOpset, kLatest, nullptr, matmul});
+  register_converter({"Det", 11, kLatest, nullptr, det});
   return true;
 }();
 

@@ -23,11 +23,11 @@ inline void need_float(const Context &c, size_t i) {
     unsupported("input '" + c.input_name(i) + "' is " + c.dtype(i).str() + "; only float types are supported");
 }
 
-// The element type of ONNX type code `code` (a "to" or "dtype" attribute); Unsupported
-// for those the graph cannot hold, `what` naming the attribute.
+// The element type of ONNX type code `code` (a "to" or "dtype" attribute; float32 for
+// float16); Unsupported for those the graph cannot hold, `what` naming the attribute.
 inline Type onnx_dtype(int64_t code, const std::string &what) {
   Type t;
-  if (code == ::onnx::TensorProto::FLOAT16 || !element_type(int32_t(code), &t) || !supported_dtype(t))
+  if (!element_type(int32_t(code), &t) || !supported_dtype(t))
     unsupported(what + " " + element_type_name(int32_t(code)) + " is not supported");
   return t;
 }

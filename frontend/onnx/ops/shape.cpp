@@ -71,7 +71,8 @@ void constant_of_shape(Context &c) {
   c.set_output(0, host_broadcast_to(host_reshape(fill, {}), shape));
 }
 
-// Cast: `to` is a type's name ("FLOAT") before opset 6, its number after.
+// Cast: `to` is a type's name ("FLOAT") before opset 6, its number after; to float16:
+// float32 rounded to float16 (cast to float16 and back on the graph).
 void cast(Context &c, bool named) {
   int64_t code = 0;
   if (named) {
@@ -83,9 +84,15 @@ void cast(Context &c, bool named) {
     code = c.attrs().i("to", 0);
   }
   const Type to = onnx_dtype(code, "cast to");
-  if (c.known(0)) return c.set_output(0, host_cast(c.input(0).known, to));
-  if (to == c.dtype(0)) return c.forward(0, 0);
-  c.output(0, "cast", {c.node(0)}, {{"dtype", to.str()}});
+  const bool half = is_float16(int32_t(code));
+  if (c.known(0)) {
+    const NDArray v = host_cast(c.input(0).known, to);
+    return c.set_output(0, half ? host_round_to_half(v) : v);
+  }
+  if (!half && to == c.dtype(0)) return c.forward(0, 0);
+  graph::NodeRef x = c.node(0);
+  if (half) x = c.make("cast", {x}, {{"dtype", Float(16).str()}});
+  c.output(0, "cast", {x}, {{"dtype", to.str()}});
 }
 
 // CastLike: to the type of input 1.

@@ -47,7 +47,22 @@ Expr erf(Expr x);
 Expr floor(Expr x);
 Expr ceil(Expr x);
 Expr fabs(Expr x);
+// Trigonometric and hyperbolic functions and their inverses.
+Expr sin(Expr x);
+Expr cos(Expr x);
+Expr tan(Expr x);
+Expr asin(Expr x);
+Expr acos(Expr x);
+Expr atan(Expr x);
+Expr sinh(Expr x);
+Expr cosh(Expr x);
+Expr asinh(Expr x);
+Expr acosh(Expr x);
+Expr atanh(Expr x);
 Expr pow(Expr x, Expr y);
+// x << n and x >> n (arithmetic on signed types) on integers, for n in [0, bits).
+Expr shift_left(Expr x, Expr n);
+Expr shift_right(Expr x, Expr n);
 // |x| for ints and floats alike.
 Expr abs(Expr x);
 

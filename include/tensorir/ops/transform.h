@@ -19,6 +19,10 @@ Tensor maximum(const Tensor &a, const Tensor &b, const std::string &name = "maxi
 Tensor minimum(const Tensor &a, const Tensor &b, const std::string &name = "minimum");
 // a to the power b; float tensors only.
 Tensor power(const Tensor &a, const Tensor &b, const std::string &name = "power");
+// a << b and a >> b (arithmetic for signed a) on integers; shifts by b outside
+// [0, bits) give 0 (or -1 for a negative a shifted right).
+Tensor shift_left(const Tensor &a, const Tensor &b, const std::string &name = "shift_left");
+Tensor shift_right(const Tensor &a, const Tensor &b, const std::string &name = "shift_right");
 // Comparisons with NumPy broadcasting, giving bool tensors.
 Tensor equal(const Tensor &a, const Tensor &b, const std::string &name = "equal");
 Tensor less(const Tensor &a, const Tensor &b, const std::string &name = "less");

@@ -1,5 +1,5 @@
 // Broadcasting binary maps besides add and multiply: subtract, divide, maximum, minimum,
-// pow. Like add, each computes on channel-blocked data when both sides are blocked alike.
+// pow, shift_left, shift_right. Like add, each computes on channel-blocked data when both sides are blocked alike.
 #include "def_util.h"
 
 namespace tensorir::ops::defs {
@@ -14,7 +14,14 @@ void check_float(const Node &n, const std::vector<const Node *> &in) {
       << "input '" << in[0]->name << "' is " << in[0]->dtype << "; this operator takes float tensors";
 }
 
-void register_binary(const std::string &name, const std::string &doc, bool commutative, bool float_only, BinaryFn fn) {
+void check_int(const Node &n, const std::vector<const Node *> &in) {
+  check_same_dtypes(n, in);
+  TIR_USER_CHECK(in[0]->dtype.is_int_or_uint())
+      << "input '" << in[0]->name << "' is " << in[0]->dtype << "; this operator takes integer tensors";
+}
+
+void register_binary(const std::string &name, const std::string &doc, bool commutative, bool float_only, BinaryFn fn,
+                     decltype(OpDef::check) check = nullptr) {
   OpDef def;
   def.name = name;
   def.doc = doc;
@@ -22,7 +29,7 @@ void register_binary(const std::string &name, const std::string &doc, bool commu
   def.pattern = graph::OpPattern::kElementWise;
   def.layout = graph::LayoutRule::kBinary;
   def.commutative = commutative;
-  def.check = float_only ? check_float : check_same_dtypes;
+  def.check = check ? check : float_only ? check_float : check_same_dtypes;
   def.compute = [fn](const Node &, const std::vector<Tensor> &in, const std::string &out) {
     return fn(in[0], in[1], out);
   };
@@ -36,6 +43,10 @@ const bool registered = [] {
                   ops::divide);
   register_binary("maximum", "the larger of a and b, broadcasting as NumPy does", true, false, ops::maximum);
   register_binary("minimum", "the smaller of a and b, broadcasting as NumPy does", true, false, ops::minimum);
+  register_binary("shift_left", "a << b on integers, broadcasting (0 for b outside [0, bits))", false, false,
+                  ops::shift_left, check_int);
+  register_binary("shift_right", "a >> b on integers, broadcasting (arithmetic on signed types)", false, false,
+                  ops::shift_right, check_int);
   register_binary("pow", "a to the power b, broadcasting as NumPy does (float tensors)", false, true, ops::power);
   return true;
 }();

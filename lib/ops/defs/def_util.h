@@ -110,6 +110,27 @@ graph::ComputeFn unary(F fn) {
 
 namespace tensorir::ops::defs {
 
+// Round half to even: floor(x), plus 1 above the half, plus floor(x) mod 2 at it.
+inline Expr round_even(Expr x) {
+  Expr r = floor(x), d = x - r;
+  Expr one = make_const(x.type(), 1), half = make_const(x.type(), 0.5), two = make_const(x.type(), 2);
+  return select(d > half, r + one, select(d < half, r, r + (r - two * floor(r / two))));
+}
+
+// The weights of cubic convolution with coefficient a (-0.75 or -0.5, as in image
+// resizing) of the neighbours floor(p) - 1 ... floor(p) + 2 of a position p whose
+// fraction is t, in t's type: at distance x <= 1, (a + 2)x^3 - (a + 3)x^2 + 1; at
+// 1 < x < 2, ax^3 - 5ax^2 + 8ax - 4a.
+inline void cubic_weights(Expr t, double a, Expr w[4]) {
+  auto c = [&](double v) { return make_const(t.type(), v); };
+  auto near = [&](Expr x) { return (c(a + 2) * x - c(a + 3)) * x * x + c(1); };
+  auto far = [&](Expr x) { return ((c(a) * x - c(5 * a)) * x + c(8 * a)) * x - c(4 * a); };
+  w[0] = far(c(1) + t);
+  w[1] = near(t);
+  w[2] = near(c(1) - t);
+  w[3] = far(c(2) - t);
+}
+
 // Every input of `n` has the first input's dtype.
 inline void check_same_dtypes(const Node &, const std::vector<const Node *> &in) {
   for (size_t i = 1; i < in.size(); ++i)

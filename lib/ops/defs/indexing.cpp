@@ -1,8 +1,9 @@
 // Indexed reads and writes, running sums: take and gather_elements (data read at indices
 // along an axis), gather_nd, scatter_elements and scatter_nd (writes as gathers),
-// resize2d (nearest or linear), topk_indices, reverse_sequence, trilu (the upper or lower triangle of the last two
-// dimensions), cumsum (running sums along an axis), hardmax (1 at the first largest element along an axis, else 0), and
-// the element-wise round (half to even), sign and mod (floored, or truncated with fmod = 1).
+// resize2d (nearest, linear or cubic), topk_indices, reverse_sequence, trilu (the upper
+// or lower triangle of the last two dimensions), cumsum (running sums along an axis),
+// hardmax (1 at the first largest element along an axis, else 0), and the element-wise
+// round (half to even), sign and mod (floored, or truncated with fmod = 1).
 #include <cmath>
 
 #include "../op_util.h"
@@ -231,7 +232,24 @@ Expr nearest_index(Expr xo, const std::string &mode, int64_t in) {
   return detail::clamp_index(cast(Int(32), r), in);
 }
 
-// The last two dimensions resized to `size` by nearest or (bi)linear interpolation.
+// The four neighbours of source position p along an axis of length len (floor(p) - 1 to
+// floor(p) + 2, clamped to the edge) and their weights in cubic convolution with
+// coefficient a; with exclude_outside, those outside the axis weigh 0 and the others are
+// scaled to sum to 1.
+void cubic_taps(Expr p, int64_t len, double a, bool exclude_outside, Type t, Expr idx[4], Expr w[4]) {
+  auto c = [](double v) { return make_const(Float(64), v); };
+  Expr f = floor(p), ws[4], total = c(0);
+  cubic_weights(p - f, a, ws);
+  for (int k = 0; k < 4; ++k) {
+    Expr pos = f + c(k - 1);
+    idx[k] = detail::clamp_index(cast(Int(32), pos), len);
+    if (exclude_outside) ws[k] = select(pos >= c(0) && pos <= c(double(len - 1)), ws[k], c(0));
+    total = total + ws[k];
+  }
+  for (int k = 0; k < 4; ++k) w[k] = cast(t, exclude_outside ? ws[k] / total : ws[k]);
+}
+
+// The last two dimensions resized to `size` by nearest, (bi)linear or (bi)cubic interpolation.
 Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
   const std::vector<int64_t> xs = const_shape(x, "resize2d");
   const std::vector<int64_t> &size = n.attr_ints("size");
@@ -253,6 +271,25 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
           for (int a = 0; a < 2; ++a) base[r - 2 + size_t(a)] = nearest_index(pos[a], nearest, xs[r - 2 + size_t(a)]);
           return x(base);
         }
+        auto at = [&](Expr h, Expr w) {
+          std::vector<Expr> idx = base;
+          idx[r - 2] = h;
+          idx[r - 1] = w;
+          return x(idx);
+        };
+        if (mode == "cubic") {
+          Expr idx[2][4], w[2][4];
+          for (int a = 0; a < 2; ++a)
+            cubic_taps(pos[a], xs[r - 2 + size_t(a)], n.attr_double("cubic_coeff_a"),
+                       n.attr_int("exclude_outside") != 0, x.dtype(), idx[a], w[a]);
+          Expr acc;
+          for (int i = 0; i < 4; ++i) {
+            Expr row = at(idx[0][i], idx[1][0]) * w[1][0];
+            for (int j = 1; j < 4; ++j) row = row + at(idx[0][i], idx[1][j]) * w[1][j];
+            acc = i == 0 ? row * w[0][0] : acc + row * w[0][i];
+          }
+          return acc;
+        }
         Expr lo[2], hi[2], t[2];
         for (int a = 0; a < 2; ++a) {
           const int64_t len = xs[r - 2 + size_t(a)];
@@ -263,12 +300,6 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
           lo[a] = detail::clamp_index(cast(Int(32), f), len);
           hi[a] = detail::clamp_index(cast(Int(32), f + make_const(Float(64), 1)), len);
         }
-        auto at = [&](Expr h, Expr w) {
-          std::vector<Expr> idx = base;
-          idx[r - 2] = h;
-          idx[r - 1] = w;
-          return x(idx);
-        };
         Expr one = make_const(x.dtype(), 1);
         Expr top = at(lo[0], lo[1]) * (one - t[1]) + at(lo[0], hi[1]) * t[1];
         Expr bottom = at(hi[0], lo[1]) * (one - t[1]) + at(hi[0], hi[1]) * t[1];
@@ -354,13 +385,6 @@ Tensor hardmax(const Tensor &x, int axis, const std::string &name) {
         return select(am(idx) == cast(Int(64), v[size_t(axis)]), make_const(x.dtype(), 1), make_const(x.dtype(), 0));
       },
       name, kInjective);
-}
-
-// Round half to even: floor(x), plus 1 above the half, plus floor(x) mod 2 at it.
-Expr round_even(Expr x) {
-  Expr r = floor(x), d = x - r;
-  Expr one = make_const(x.type(), 1), half = make_const(x.type(), 0.5), two = make_const(x.type(), 2);
-  return select(d > half, r + one, select(d < half, r, r + (r - two * floor(r / two))));
 }
 
 Expr sign(Expr x) {
@@ -525,17 +549,20 @@ const bool registered = [] {
 
   OpDef rs;
   rs.name = "resize2d";
-  rs.doc = "the last two dimensions resized to `size` by nearest or linear interpolation; scale_h and scale_w "
-           "and coordinate_transformation_mode (half_pixel, pytorch_half_pixel, align_corners, asymmetric, "
+  rs.doc = "the last two dimensions resized to `size` by nearest, linear or cubic interpolation; scale_h and "
+           "scale_w and coordinate_transformation_mode (half_pixel, pytorch_half_pixel, align_corners, asymmetric, "
            "tf_half_pixel_for_nn) map output to input coordinates, nearest_mode (round_prefer_floor, "
-           "round_prefer_ceil, floor, ceil) rounds them";
+           "round_prefer_ceil, floor, ceil) rounds them; cubic_coeff_a and exclude_outside shape the cubic "
+           "kernel (ONNX's Resize)";
   rs.inputs = {"x"};
   rs.attrs = {{"size", AttrType::Ints},
               {"scale_h", AttrType::Real},
               {"scale_w", AttrType::Real},
               {"mode", AttrType::String, std::string("nearest")},
               {"coordinate_transformation_mode", AttrType::String, std::string("half_pixel")},
-              {"nearest_mode", AttrType::String, std::string("round_prefer_floor")}};
+              {"nearest_mode", AttrType::String, std::string("round_prefer_floor")},
+              {"cubic_coeff_a", AttrType::Real, -0.75},
+              {"exclude_outside", AttrType::Int, int64_t{0}}};
   rs.attrs[0].ints_size = 2;
   rs.pattern = graph::OpPattern::kInjective;
   rs.check = [](const Node &n, const std::vector<const Node *> &in) {
@@ -543,7 +570,8 @@ const bool registered = [] {
         << "input '" << in[0]->name << "' must be a float tensor of rank 2 or more";
     const std::string &m = n.attr_string("mode"), &c = n.attr_string("coordinate_transformation_mode"),
                       &r = n.attr_string("nearest_mode");
-    TIR_USER_CHECK(m == "nearest" || m == "linear") << "mode '" << m << "' is not nearest or linear";
+    TIR_USER_CHECK(m == "nearest" || m == "linear" || m == "cubic")
+        << "mode '" << m << "' is not nearest, linear or cubic";
     TIR_USER_CHECK(c == "half_pixel" || c == "pytorch_half_pixel" || c == "align_corners" || c == "asymmetric" ||
                    c == "tf_half_pixel_for_nn")
         << "coordinate_transformation_mode '" << c << "' is not supported";

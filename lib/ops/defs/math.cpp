@@ -1,5 +1,6 @@
 // Unary maps, element by element: neg, abs, exp, log, sqrt, reciprocal, sigmoid, tanh,
-// floor, ceil, erf, and cast. Each computes on channel-blocked data as it comes, as relu does.
+// floor, ceil, erf, the trigonometric and hyperbolic functions and their inverses, and
+// cast. Each computes on channel-blocked data as it comes, as relu does.
 #include <functional>
 
 #include "../op_util.h"
@@ -77,6 +78,19 @@ const bool registered = [] {
   register_unary("floor", "the largest integer not above x", true, [](Expr x) { return tensorir::floor(x); });
   register_unary("ceil", "the smallest integer not below x", true, [](Expr x) { return tensorir::ceil(x); });
   register_unary("erf", "the error function of x", true, [](Expr x) { return tensorir::erf(x); });
+  register_unary("sin", "the sine of x (radians)", true, [](Expr x) { return tensorir::sin(x); });
+  register_unary("cos", "the cosine of x (radians)", true, [](Expr x) { return tensorir::cos(x); });
+  register_unary("tan", "the tangent of x (radians)", true, [](Expr x) { return tensorir::tan(x); });
+  register_unary("asin", "the arcsine of x, in [-pi/2, pi/2]", true, [](Expr x) { return tensorir::asin(x); });
+  register_unary("acos", "the arccosine of x, in [0, pi]", true, [](Expr x) { return tensorir::acos(x); });
+  register_unary("atan", "the arctangent of x, in (-pi/2, pi/2)", true, [](Expr x) { return tensorir::atan(x); });
+  register_unary("sinh", "the hyperbolic sine of x", true, [](Expr x) { return tensorir::sinh(x); });
+  register_unary("cosh", "the hyperbolic cosine of x", true, [](Expr x) { return tensorir::cosh(x); });
+  register_unary("asinh", "the inverse hyperbolic sine of x", true, [](Expr x) { return tensorir::asinh(x); });
+  register_unary("acosh", "the inverse hyperbolic cosine of x (x >= 1)", true,
+                 [](Expr x) { return tensorir::acosh(x); });
+  register_unary("atanh", "the inverse hyperbolic tangent of x (|x| < 1)", true,
+                 [](Expr x) { return tensorir::atanh(x); });
   return true;
 }();
 

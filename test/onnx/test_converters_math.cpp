@@ -1,0 +1,261 @@
+// Converters of the trigonometric and hyperbolic functions and their inverses (against the
+// C++ standard library on random data in each one's domain), float16 and unsigned inputs,
+// Cast to float16, BitShift, the window functions and Det, on models built here.
+#include <tensorir/frontend/onnx.h>
+#include <tensorir/graph/executor.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "onnx/onnx_test_util.h"
+
+using namespace tensorir;
+using onnx_test::attr;
+using onnx_test::check_close;
+using onnx_test::dims;
+using onnx_test::ModelBuilder;
+using onnx_test::run;
+using Catch::Matchers::Contains;
+namespace tonnx = tensorir::onnx;
+
+namespace {
+
+// Unsigned values in an array of type t.
+NDArray unsigned_array(const std::vector<int64_t> &v, const std::vector<int64_t> &shape, Type t) {
+  NDArray a = NDArray::empty(shape, t);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const uint64_t x = uint64_t(v[i]);
+    std::memcpy(static_cast<char *>(a.data()) + i * size_t(t.bytes()), &x, size_t(t.bytes()));  // little-endian
+  }
+  return a;
+}
+
+// An unsigned array's values.
+std::vector<int64_t> unsigned_values(const NDArray &a) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    uint64_t x = 0;
+    std::memcpy(&x, static_cast<const char *>(a.data()) + i * a.dtype().bytes(), size_t(a.dtype().bytes()));
+    out.push_back(int64_t(x));
+  }
+  return out;
+}
+
+// y = op(x) for x of shape [3, 41] in [lo, hi), float32 or float64.
+void check_unary(const std::string &op, double (*ref)(double), double lo, double hi, Type t = Float(32)) {
+  INFO(op << " on " << t);
+  ModelBuilder mb(13);
+  mb.input("x", dims({3, 41}), onnx_test::onnx_type(t));
+  mb.node(op, {"x"}, {"y"});
+  mb.output("y", {}, onnx_test::onnx_type(t));
+  const NDArray x = NDArray::random({3, 41}, t, 7, lo, hi);
+  const NDArray y = run(mb, {{"x", x}}).at(0);
+  REQUIRE(y.dtype() == t);
+  std::vector<double> xv, got, want;
+  if (t == Float(64)) {
+    xv = x.to_vector<double>();
+    got = y.to_vector<double>();
+  } else {
+    for (float v : x.to_vector<float>()) xv.push_back(v);
+    for (float v : y.to_vector<float>()) got.push_back(v);
+  }
+  for (double v : xv) want.push_back(ref(v));
+  std::string why;
+  const bool ok = onnx_test::allclose(got, want, t == Float(64) ? 1e-12 : 2e-6, t == Float(64) ? 1e-14 : 1e-7, &why);
+  INFO(why);
+  CHECK(ok);
+}
+
+}  // namespace
+
+TEST_CASE("converters: Sin ... Atanh match the C library", "[onnx][converters][math]") {
+  const struct {
+    const char *op;
+    double (*ref)(double);
+    double lo, hi;
+  } cases[] = {
+      {"Sin", [](double x) { return std::sin(x); }, -6, 6},
+      {"Cos", [](double x) { return std::cos(x); }, -6, 6},
+      {"Tan", [](double x) { return std::tan(x); }, -1.5, 1.5},
+      {"Asin", [](double x) { return std::asin(x); }, -1, 1},
+      {"Acos", [](double x) { return std::acos(x); }, -1, 1},
+      {"Atan", [](double x) { return std::atan(x); }, -20, 20},
+      {"Sinh", [](double x) { return std::sinh(x); }, -5, 5},
+      {"Cosh", [](double x) { return std::cosh(x); }, -5, 5},
+      {"Asinh", [](double x) { return std::asinh(x); }, -50, 50},
+      {"Acosh", [](double x) { return std::acosh(x); }, 1, 50},
+      {"Atanh", [](double x) { return std::atanh(x); }, -0.999, 0.999},
+  };
+  for (const auto &c : cases) {
+    check_unary(c.op, c.ref, c.lo, c.hi);
+    check_unary(c.op, c.ref, c.lo, c.hi, Float(64));
+  }
+}
+
+TEST_CASE("converters: trigonometric functions outside their domain give NaN", "[onnx][converters][math]") {
+  ModelBuilder mb(13);
+  mb.input("x", dims({4}));
+  mb.node("Asin", {"x"}, {"a"});
+  mb.node("Acosh", {"x"}, {"b"});
+  mb.node("Atanh", {"x"}, {"c"});
+  for (const char *o : {"a", "b", "c"}) mb.output(o);
+  const graph::Outputs out = run(mb, {{"x", NDArray::from_vector<float>({-2.0f, 0.5f, 1.0f, 3.0f}, {4})}});
+  const std::vector<float> a = out.at(0).to_vector<float>(), b = out.at(1).to_vector<float>(),
+                           c = out.at(2).to_vector<float>();
+  CHECK((std::isnan(a[0]) && std::isnan(a[3]) && !std::isnan(a[1])));
+  CHECK((std::isnan(b[0]) && std::isnan(b[1]) && b[2] == 0.0f));
+  CHECK((std::isnan(c[0]) && std::isnan(c[3]) && std::isinf(c[2])));
+}
+
+TEST_CASE("converters: trigonometric functions refuse integer inputs", "[onnx][converters][math][error]") {
+  ModelBuilder mb(13);
+  mb.input("x", dims({4}), ::onnx::TensorProto::INT32);
+  mb.node("Sin", {"x"}, {"y"}, "sine");
+  mb.output("y", {}, ::onnx::TensorProto::INT32);
+  CHECK_THROWS_AS(tonnx::import_bytes(mb.bytes()), tonnx::UnsupportedError);
+}
+
+TEST_CASE("converters: float16 inputs and Cast to and from float16", "[onnx][converters][math]") {
+  // x is float16 in the model: the graph takes it in float32; Cast to float16 rounds to
+  // float16's precision (to nearest, ties to even) and range; Cast back is exact.
+  ModelBuilder mb(13);
+  mb.input("x", dims({64}), ::onnx::TensorProto::FLOAT16);
+  mb.input("f", dims({64}));
+  attr(mb.node("Cast", {"x"}, {"x32"}), "to", int64_t{::onnx::TensorProto::FLOAT});
+  attr(mb.node("Cast", {"f"}, {"h"}), "to", int64_t{::onnx::TensorProto::FLOAT16});
+  attr(mb.node("Cast", {"h"}, {"d"}), "to", int64_t{::onnx::TensorProto::DOUBLE});
+  mb.node("Max", {"x", "h"}, {"m"});
+  mb.output("x32");
+  mb.output("d", {}, ::onnx::TensorProto::DOUBLE);
+  mb.output("m", {}, ::onnx::TensorProto::FLOAT16);
+  std::vector<float> xv, fv = NDArray::random({64}, Float(32), 3, -3, 3).to_vector<float>();
+  for (int i = 0; i < 64; ++i) xv.push_back(float(i - 32) / 8);  // exact in float16
+  // Ties, subnormals, the largest float16 and beyond.
+  const std::vector<float> edges = {1 + 1.0f / 2048, 1 + 3.0f / 2048, 3e-7f, -1e-8f, 65504, 65519, 65520, -1e6f};
+  std::copy(edges.begin(), edges.end(), fv.begin());
+  const graph::Outputs out =
+      run(mb, {{"x", NDArray::from_vector<float>(xv, {64})}, {"f", NDArray::from_vector<float>(fv, {64})}});
+  CHECK(out.at(0).to_vector<float>() == xv);
+  const std::vector<double> d = out.at(1).to_vector<double>();
+  const std::vector<float> m = out.at(2).to_vector<float>();
+  for (size_t i = 0; i < 64; ++i) {
+    const float want = float(static_cast<_Float16>(fv[i]));
+    INFO("element " << i << ": " << fv[i]);
+    CHECK(d[i] == double(want));
+    CHECK(m[i] == std::max(xv[i], want));
+  }
+}
+
+TEST_CASE("converters: unsigned inputs and BitShift", "[onnx][converters][math]") {
+  for (const Type t : {UInt(8), UInt(16), UInt(32), UInt(64)}) {
+    INFO(t);
+    ModelBuilder mb(11);
+    mb.input("x", dims({2, 8}), onnx_test::onnx_type(t));
+    mb.input("n", dims({8}), onnx_test::onnx_type(t));
+    attr(mb.node("BitShift", {"x", "n"}, {"l"}), "direction", std::string("LEFT"));
+    attr(mb.node("BitShift", {"x", "n"}, {"r"}), "direction", std::string("RIGHT"));
+    mb.node("Max", {"l", "r"}, {"m"});
+    for (const char *o : {"l", "r", "m"}) mb.output(o, {}, onnx_test::onnx_type(t));
+    const int bits = t.bits();
+    const NDArray x = NDArray::random({2, 8}, t, 4, 0, 250);
+    // Shifts by 0, 1, ..., and by the width and more (every bit shifted out).
+    const std::vector<int64_t> nv = {0, 1, 3, 7, bits - 1, bits, bits + 1, 2};
+    const NDArray n = unsigned_array(nv, {8}, t);
+    const graph::Outputs out = run(mb, {{"x", x}, {"n", n}});
+    const std::vector<int64_t> xs = unsigned_values(x);
+    const std::vector<int64_t> l = unsigned_values(out.at(0)), r = unsigned_values(out.at(1)),
+                               m = unsigned_values(out.at(2));
+    REQUIRE(out.at(0).dtype() == t);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    for (size_t i = 0; i < 16; ++i) {
+      const uint64_t v = uint64_t(xs[i]), s = uint64_t(nv[i % 8]);
+      const uint64_t wl = s >= uint64_t(bits) ? 0 : (v << s) & mask, wr = s >= uint64_t(bits) ? 0 : v >> s;
+      INFO("element " << i << ": " << v << " shifted by " << s);
+      CHECK(uint64_t(l[i]) == wl);
+      CHECK(uint64_t(r[i]) == wr);
+      CHECK(uint64_t(m[i]) == std::max(wl, wr));
+    }
+  }
+  ModelBuilder mb(11);
+  mb.input("x", dims({4}), ::onnx::TensorProto::UINT8);
+  attr(mb.node("BitShift", {"x", "x"}, {"y"}, "shift"), "direction", std::string("UP"));
+  mb.output("y", {}, ::onnx::TensorProto::UINT8);
+  CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("shift") && Contains("LEFT or RIGHT"));
+}
+
+TEST_CASE("converters: Hann, Hamming and Blackman windows of a known size", "[onnx][converters][math]") {
+  const struct {
+    const char *op;
+    double a0, a1, a2;
+  } windows[] = {
+      {"HannWindow", 0.5, 0.5, 0}, {"HammingWindow", 25.0 / 46, 21.0 / 46, 0}, {"BlackmanWindow", 0.42, 0.5, 0.08}};
+  for (const auto &w : windows)
+    for (int64_t periodic : {0, 1}) {
+      INFO(w.op << " periodic " << periodic);
+      ModelBuilder mb(17);
+      mb.initializer("size", NDArray::from_vector<int64_t>({9}, {}));
+      mb.input("x", dims({9}));
+      auto &node = mb.node(w.op, {"size"}, {"w"});
+      attr(node, "periodic", periodic);
+      mb.node("Mul", {"x", "w"}, {"y"});
+      mb.output("y");
+      const NDArray x = NDArray::random({9}, Float(32), 5, 1, 2);
+      const std::vector<float> xv = x.to_vector<float>();
+      std::vector<double> want;
+      const double period = periodic ? 9 : 8;
+      for (int k = 0; k < 9; ++k) {
+        const double t = 2 * M_PI * k / period;
+        want.push_back(xv[size_t(k)] * (w.a0 - w.a1 * std::cos(t) + w.a2 * std::cos(2 * t)));
+      }
+      check_close(run(mb, {{"x", x}}).at(0), want, 1e-6, 1e-7);
+    }
+  // A size computed at run time is refused.
+  ModelBuilder mb(17);
+  mb.input("size", dims({}), ::onnx::TensorProto::INT64);
+  mb.node("HannWindow", {"size"}, {"w"});
+  mb.output("w");
+  CHECK_THROWS_AS(tonnx::import_bytes(mb.bytes()), tonnx::UnsupportedError);
+}
+
+TEST_CASE("converters: Det of 1x1, 2x2 and 3x3 matrices", "[onnx][converters][math]") {
+  for (int64_t m : {1, 2, 3}) {
+    INFO(m << "x" << m);
+    ModelBuilder mb(11);
+    mb.input("x", dims({2, 3, m, m}));
+    mb.node("Det", {"x"}, {"y"});
+    mb.output("y");
+    const NDArray x = NDArray::random({2, 3, m, m}, Float(32), 6, -2, 2);
+    const std::vector<float> xv = x.to_vector<float>();
+    std::vector<double> want;
+    for (int64_t b = 0; b < 6; ++b) {
+      // Gaussian elimination with partial pivoting, in double.
+      std::vector<double> a(xv.begin() + b * m * m, xv.begin() + (b + 1) * m * m);
+      double det = 1;
+      for (int64_t k = 0; k < m; ++k) {
+        int64_t p = k;
+        for (int64_t i = k + 1; i < m; ++i)
+          if (std::fabs(a[size_t(i * m + k)]) > std::fabs(a[size_t(p * m + k)])) p = i;
+        if (p != k) {
+          for (int64_t j = 0; j < m; ++j) std::swap(a[size_t(k * m + j)], a[size_t(p * m + j)]);
+          det = -det;
+        }
+        det *= a[size_t(k * m + k)];
+        for (int64_t i = k + 1; i < m; ++i) {
+          const double f = a[size_t(i * m + k)] / a[size_t(k * m + k)];
+          for (int64_t j = k; j < m; ++j) a[size_t(i * m + j)] -= f * a[size_t(k * m + j)];
+        }
+      }
+      want.push_back(det);
+    }
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    CHECK(y.shape() == std::vector<int64_t>{2, 3});
+    check_close(y, want, 1e-5, 1e-6);
+  }
+  ModelBuilder mb(11);
+  mb.input("x", dims({2, 3}));
+  mb.node("Det", {"x"}, {"y"}, "det");
+  mb.output("y");
+  CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("det") && Contains("square"));
+}
