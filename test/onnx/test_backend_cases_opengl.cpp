@@ -76,3 +76,7 @@ void run_target(const std::string &target, const std::string &summary) {
 TEST_CASE("ONNX backend float32 node cases on opengl", "[onnx][backend_gl][opengl]") {
   run_target("opengl", "onnx_backend_cases_opengl.json");
 }
+
+TEST_CASE("ONNX backend float32 node cases on opengl in fragment mode", "[onnx][backend_gl][opengl]") {
+  run_target("opengl -mode=fragment", "onnx_backend_cases_opengl_fragment.json");
+}
