@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "onnx/backend_cases.h"
@@ -68,7 +69,7 @@ void run_target(const std::string &target, const std::string &summary) {
   INFO("cases that give other numbers than ONNX's on \"" << target << "\":" << failed);
   CHECK(failed.empty());
   INFO(passed << " cases passed on \"" << target << "\", fewer than " << kMinPassed);
-  CHECK(passed >= kMinPassed);
+  CHECK((passed >= kMinPassed || std::getenv("TENSORIR_ONNX_CASES")));  // a chosen few need not reach it
 }
 
 }  // namespace

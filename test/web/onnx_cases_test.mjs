@@ -76,6 +76,19 @@ async function runPackage({ runtimeUrl, modelUrl, sets }) {
   }
 }
 
+// A case that does not finish within this many seconds stops the run (a hung page would
+// hang every case after it): the browser is closed rather than left behind.
+const CASE_TIMEOUT_S = 120;
+class Timeout extends Error {}
+function withTimeout(promise, what) {
+  let handle;
+  const timer = new Promise((_, reject) => {
+    handle = setTimeout(() => reject(new Timeout(`${what} did not finish within ${CASE_TIMEOUT_S} s`)),
+                        CASE_TIMEOUT_S * 1000);
+  });
+  return Promise.race([promise, timer]).finally(() => clearTimeout(handle));
+}
+
 const server = await startServer([['/cases/', resolve(dir)], ['/runtime/', join(repoRoot, 'web/runtime')]]);
 let session = null;
 const started = performance.now();
@@ -100,7 +113,8 @@ try {
       continue;
     }
     try {
-      const got = await run({ runtimeUrl, modelUrl: `${server.url}/cases/${c.name}/model.json`, sets: c.sets });
+      const got = await withTimeout(
+        run({ runtimeUrl, modelUrl: `${server.url}/cases/${c.name}/model.json`, sets: c.sets }), c.name);
       c.sets.forEach((set, k) => {
         if (r.reason) return;
         if (set.outputs.length !== 1) throw new Error(`${set.outputs.length} expected outputs, the package has 1`);
@@ -111,6 +125,7 @@ try {
       if (r.reason) r.status = 'failed';
     } catch (e) {
       Object.assign(r, { status: 'failed', reason: e.message.split('\n')[0] });
+      if (e instanceof Timeout) throw e;
     }
   }
 } catch (e) {
