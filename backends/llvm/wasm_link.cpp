@@ -33,9 +33,9 @@ std::string find_wasm_ld() {
 // code calls is a link error here rather than a failure when a page loads the model.
 const char *const kRuntimeImports[] = {
     "tensorir_parallel_for", "tensorir_set_last_error", "aligned_alloc", "free",
-    "expf", "exp2f", "logf", "log2f", "log10f", "powf", "sinf", "cosf", "tanf", "tanhf", "fmodf", "roundf", "fmaf",
-    "asinf", "acosf", "atanf", "sinhf", "coshf", "asinhf", "acoshf", "atanhf",
-    "exp", "exp2", "log", "log2", "log10", "pow", "sin", "cos", "tan", "tanh", "fmod", "round", "fma",
+    "expf", "exp2f", "logf", "log2f", "log10f", "powf", "sinf", "cosf", "tanf", "tanhf", "erff", "fmodf", "roundf",
+    "fmaf", "asinf", "acosf", "atanf", "sinhf", "coshf", "asinhf", "acoshf", "atanhf",
+    "exp", "exp2", "log", "log2", "log10", "pow", "sin", "cos", "tan", "tanh", "erf", "fmod", "round", "fma",
     "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
 
 }  // namespace

@@ -171,7 +171,8 @@ Tensor reduce(const Tensor &x, const std::string &reduction, const std::vector<i
   return Tensor();
 }
 
-Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bool is_max, const std::string &name) {
+Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bool is_max, const std::string &name,
+                  Type index_type) {
   const std::string op = is_max ? "argmax" : "argmin";
   const std::vector<int64_t> s = const_shape(x, op);
   const int nd = int(s.size());
@@ -204,10 +205,10 @@ Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bo
             midx.push_back(v[size_t(j++)]);
           }
         }
-        Expr at = cast(Int(64), k->var);
+        Expr at = cast(index_type, k->var);
         Expr hit = x(idx) == m(midx);
-        if (select_last) return max(select(hit, at, make_const(Int(64), -1)), {k});
-        return min(select(hit, at, make_const(Int(64), double(n))), {k});
+        if (select_last) return max(select(hit, at, make_const(index_type, -1)), {k});
+        return min(select(hit, at, make_const(index_type, double(n))), {k});
       },
       name, "arg_reduce");
 }

@@ -15,11 +15,12 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-NDArray run1(const std::string &op, const NDArray &x, std::map<std::string, graph::AttrValue> attrs = {}) {
+NDArray run1(const std::string &op, const NDArray &x, std::map<std::string, graph::AttrValue> attrs = {},
+             const std::string &target = "llvm") {
   graph::Builder b;
   auto in = b.input("x", x.shape(), x.dtype());
   const graph::Graph g = b.finish(b.make(op, {in}, std::move(attrs), "y"));
-  return graph::build(g, "llvm").run({{"x", x}});
+  return graph::build(g, target).run({{"x", x}});
 }
 
 }  // namespace
@@ -103,25 +104,36 @@ TEST_CASE("cumsum matches plain loops, exclusive and reverse", "[graph][ops]") {
   CHECK(out.to_vector<int64_t>() == std::vector<int64_t>{1, 3, 6, 10});
 }
 
-TEST_CASE("hardmax marks the first largest element along the axis", "[graph][ops]") {
-  // Values from {0, 1, 2}: ties, where the first one wins.
+TEST_CASE("hardmax marks the first largest element along the axis", "[graph][ops][opengl]") {
+  // Values from {0, 1, 2}: ties, where the first one wins. Float inputs also on the
+  // texture targets, which store no int64 index.
   const std::vector<int64_t> shape = {3, 4, 5};
   const NDArray x = NDArray::random(shape, Int(32), 4, 0, 3);
   const std::vector<int32_t> xv = x.to_vector<int32_t>();
+  const NDArray xf = NDArray::from_vector<float>(std::vector<float>(xv.begin(), xv.end()), shape);
+  auto as_ints = [](const NDArray &a) {
+    if (a.dtype() == Int(32)) return a.to_vector<int32_t>();
+    const std::vector<float> v = a.to_vector<float>();
+    return std::vector<int32_t>(v.begin(), v.end());
+  };
   const int64_t st[3] = {20, 5, 1};
-  for (int64_t axis : {0, 1, -1}) {
-    INFO("axis " << axis);
-    const size_t ax = size_t(axis < 0 ? axis + 3 : axis);
-    const NDArray out = run1("hardmax", x, {{"axis", axis}});
-    std::vector<int32_t> want(xv.size());
-    for (size_t e = 0; e < xv.size(); ++e) {
-      const int64_t i = int64_t(e) / st[ax] % shape[ax], base = int64_t(e) - i * st[ax];
-      int64_t best = 0;
-      for (int64_t r = 1; r < shape[ax]; ++r)
-        if (xv[size_t(base + r * st[ax])] > xv[size_t(base + best * st[ax])]) best = r;
-      want[e] = best == i ? 1 : 0;
+  const std::vector<std::pair<NDArray, std::string>> runs = {
+      {x, "llvm"}, {xf, "llvm"}, {xf, "opengl"}, {xf, "opengl -mode=fragment"}};
+  for (const auto &[input, target] : runs) {
+    for (int64_t axis : {0, 1, -1}) {
+      INFO(input.dtype() << " on " << target << ", axis " << axis);
+      const size_t ax = size_t(axis < 0 ? axis + 3 : axis);
+      const std::vector<int32_t> got = as_ints(run1("hardmax", input, {{"axis", axis}}, target));
+      std::vector<int32_t> want(xv.size());
+      for (size_t e = 0; e < xv.size(); ++e) {
+        const int64_t i = int64_t(e) / st[ax] % shape[ax], base = int64_t(e) - i * st[ax];
+        int64_t best = 0;
+        for (int64_t r = 1; r < shape[ax]; ++r)
+          if (xv[size_t(base + r * st[ax])] > xv[size_t(base + best * st[ax])]) best = r;
+        want[e] = best == i ? 1 : 0;
+      }
+      CHECK(got == want);
     }
-    CHECK(out.to_vector<int32_t>() == want);
   }
 }
 

@@ -45,7 +45,11 @@ const floats = (file) => {
                  ['roundf(-0.4)', env.roundf(-0.4), -0], ['expf(1)', env.expf(1), Math.fround(Math.E)],
                  ['fmaf(3, 0.5, 1)', env.fmaf(3, 0.5, 1), 2.5], ['fmodf(-7, 3)', env.fmodf(-7, 3), -1],
                  ['asinhf(1)', env.asinhf(1), Math.fround(Math.asinh(1))], ['atan(1)', env.atan(1), Math.PI / 4],
-                 ['acoshf(0.5)', env.acoshf(0.5), NaN]];
+                 ['acoshf(0.5)', env.acoshf(0.5), NaN],
+                 // Math has no erf: the runtime's own, against C's erf rounded to float.
+                 ['erff(0.5)', env.erff(0.5), Math.fround(0.5204998778130465)],
+                 ['erff(-1e-4)', env.erff(-1e-4), Math.fround(-1.1283791633342487e-4)],
+                 ['erff(3)', env.erff(3), Math.fround(0.9999779095030014)], ['erff(-9)', env.erff(-9), -1]];
   for (const [what, got, want] of cases) report(Object.is(got, want), `math import ${what}`, `${got}, expected ${want}`);
 }
 

@@ -174,6 +174,8 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
   }
   const Node &out_node = g.node(g.output());
   check_float32(out_node, "output");
+  TIR_USER_CHECK(out_node.op != "constant")
+      << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
   pk.values[size_t(pk.node_value(g, out_node.id))].last = kForever;
   if (out_node.op == "input") pk.values[size_t(pk.of_node[out_node.id])].def = -1;
   for (auto &[id, v] : pk.of_node) {

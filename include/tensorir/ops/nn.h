@@ -98,10 +98,10 @@ Tensor log_softmax(const Tensor &x, int axis = -1, const std::string &name = "lo
 // max)))). mean, l2, log_sum and log_sum_exp take float tensors.
 Tensor reduce(const Tensor &x, const std::string &reduction, const std::vector<int> &axes, bool keepdims,
               const std::string &name = "reduce");
-// The int64 index of the largest (is_max) or smallest element along `axis`: the first
-// one, or the last with `select_last`; the axis kept as 1 when `keepdims`.
+// The index (int64, or `index_type`) of the largest (is_max) or smallest element along
+// `axis`: the first one, or the last with `select_last`; the axis kept as 1 when `keepdims`.
 Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bool is_max,
-                  const std::string &name = "arg_reduce");
+                  const std::string &name = "arg_reduce", Type index_type = Int(64));
 // (x - mean) / sqrt(var + eps) * scale + bias, mean and variance over the dimensions from
 // `axis` on; scale and bias broadcast to those dimensions (aligned at the right).
 Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, int axis = -1, double eps = 1e-5,

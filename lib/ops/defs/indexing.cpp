@@ -374,15 +374,19 @@ Tensor cumsum(const Tensor &x, int axis, bool exclusive, bool reverse, const std
       name);
 }
 
-// 1 where x is the first largest element along `axis`, else 0.
+// 1 where x is the first largest element along `axis`, else 0. The index is kept in x's
+// float type where that holds it exactly (webgl stores only float32), else in int32 (an
+// axis is shorter than 2^31); never int64, which the texture targets do not store.
 Tensor hardmax(const Tensor &x, int axis, const std::string &name) {
-  Tensor am = ops::arg_reduce(x, axis, true, false, true, name + "_argmax");
+  const int64_t n = const_shape(x, "hardmax")[size_t(axis)];
+  const Type index = x.dtype().is_float() && x.dtype().bits() >= 32 && n <= (int64_t{1} << 24) ? x.dtype() : Int(32);
+  Tensor am = ops::arg_reduce(x, axis, true, false, true, name + "_argmax", index);
   return compute(
       x.shape(),
       [&](const std::vector<Var> &v) {
         std::vector<Expr> idx = exprs(v);
         idx[size_t(axis)] = 0;
-        return select(am(idx) == cast(Int(64), v[size_t(axis)]), make_const(x.dtype(), 1), make_const(x.dtype(), 0));
+        return select(am(idx) == cast(index, v[size_t(axis)]), make_const(x.dtype(), 1), make_const(x.dtype(), 0));
       },
       name, kInjective);
 }

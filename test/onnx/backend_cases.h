@@ -1,0 +1,79 @@
+// What the runners of ONNX's backend test cases (Debian libonnx-testdata) share: finding
+// the cases, reading their data sets, running them on a target and comparing with ONNX's
+// tolerances, the tables and the JSON summary written into the build tree.
+#pragma once
+#include <tensorir/frontend/onnx.h>
+#include <tensorir/graph/executor.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tensorir::onnx_cases {
+
+namespace fs = std::filesystem;
+
+constexpr double kRtol = 1e-3, kAtol = 1e-7;
+
+struct Case {
+  std::string category;  // node, simple, pytorch-converted, pytorch-operator
+  fs::path dir;          // holds model.onnx and test_data_set_N/
+};
+
+struct CaseResult {
+  std::string category, name, status, reason;  // status: passed, failed, unsupported
+  std::vector<std::string> ops;
+  std::vector<std::string> fixed;  // inputs fixed at import (ImportOptions::input_values)
+  double seconds = 0;
+};
+
+// Every case of the four folders, in order; TENSORIR_ONNX_CASES=substring keeps only the
+// cases whose name contains it. Fails the test when the data is not installed.
+std::vector<Case> list_cases();
+
+std::vector<fs::path> sorted_dirs(const fs::path &dir, const std::string &prefix);
+// "input_3.pb" files of a data set, in their numeric order.
+std::vector<fs::path> numbered(const fs::path &dir, const std::string &prefix);
+
+// Whether `got` matches `want` (exactly for integers, else within kRtol and kAtol);
+// `why` says how it does not.
+bool matches(const NDArray &got, const NDArray &want, std::string *why);
+
+// Whether every graph input and output of the case is a float32 tensor.
+bool all_float32(const onnx::ModelInfo &info);
+
+// Whether the case is in the float32 subset that the runners of the other targets run:
+// a node case whose graph inputs and outputs are all float32 tensors and that passes on
+// "llvm" as imported. Fills `info` and `sets` (its data sets) when it is.
+bool in_float32_subset(const Case &c, onnx::ModelInfo *info, std::vector<fs::path> *sets);
+
+// Runs model `m` on data set `set`, feeding the graph inputs of `info` except those at
+// `skip`; "" when every output matches, else why not.
+std::string run_data_set(const graph::CompiledModel &m, const onnx::ModelInfo &info, const fs::path &set,
+                         const std::vector<size_t> &skip = {});
+// Imports the case as it is, builds it for `target` and runs every data set; "" when
+// every output matches.
+std::string run_sets(const fs::path &dir, const onnx::ModelInfo &info, const std::vector<fs::path> &sets,
+                     const std::string &target = "llvm");
+
+// `s` with quotes, backslashes and control characters escaped for a JSON string.
+std::string json_escape(const std::string &s);
+
+// The first refused node and its reason, and how many more there are.
+std::string unsupported_reason(const onnx::UnsupportedError &e);
+
+struct Counts {
+  int passed = 0, fixed = 0, failed = 0, unsupported = 0;  // fixed: passed with inputs fixed at import
+  void add(const CaseResult &r);
+  int total() const { return passed + failed + unsupported; }
+  double percent() const { return total() ? 100.0 * passed / total() : 0; }
+};
+
+// Prints the tables (by category, by operator, the unsupported cases by reason when
+// `reasons`, the failed cases) and writes the JSON summary `summary` into the build tree
+// (with "target" when `target` is given). Returns the failures, one line each.
+std::string report(const std::vector<CaseResult> &results, const std::string &title, const std::string &summary,
+                   bool reasons, const std::string &target = "");
+
+}  // namespace tensorir::onnx_cases
