@@ -1,0 +1,314 @@
+// Sequences and optionals folded at import, BatchNormalization in training mode, If and
+// Loop decided at import: each against plain loops on random data, and what they refuse.
+#include "onnx_test_util.h"
+
+using namespace tensorir;
+using onnx_test::attr;
+using onnx_test::check_close;
+using onnx_test::dims;
+using onnx_test::ModelBuilder;
+using onnx_test::run;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// A graph attribute whose graph has `inputs` and `outputs` (float tensors of unknown shape
+// unless typed) and the nodes `build` adds.
+void graph_attr(::onnx::NodeProto &n, const std::string &name, const std::vector<std::pair<std::string, int32_t>> &inputs,
+                const std::vector<std::string> &outputs, const std::function<void(ModelBuilder &)> &build) {
+  ModelBuilder sub;
+  for (const auto &[in, type] : inputs) sub.input(in, {}, type);
+  for (const std::string &out : outputs) sub.graph().add_output()->set_name(out);
+  build(sub);
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = sub.graph();
+  a->mutable_g()->set_name(name);
+}
+
+NDArray int64_scalar(int64_t v) {
+  NDArray a = NDArray::empty({}, Int(64));
+  *static_cast<int64_t *>(a.data()) = v;
+  return a;
+}
+
+NDArray bool_scalar(bool v) {
+  NDArray a = NDArray::empty({}, Bool());
+  *static_cast<uint8_t *>(a.data()) = v ? 1 : 0;
+  return a;
+}
+
+// x[:, begin:end] of a row-major [rows, cols] matrix.
+std::vector<float> columns(const std::vector<float> &x, int64_t cols, int64_t begin, int64_t end) {
+  std::vector<float> out;
+  for (size_t r = 0; r < x.size() / size_t(cols); ++r)
+    for (int64_t k = begin; k < end; ++k) out.push_back(x[r * size_t(cols) + size_t(k)]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("converters: a sequence split, edited, read and joined at import", "[onnx][converters]") {
+  const NDArray x = NDArray::random({3, 4}, Float(32), 1), y = NDArray::random({3, 2}, Float(32), 2);
+  ModelBuilder mb(13);
+  mb.input("x", dims({3, 4}));
+  mb.input("y", dims({3, 2}));
+  mb.initializer("three", int64_scalar(3));
+  mb.initializer("one", int64_scalar(1));
+  mb.initializer("zero", int64_scalar(0));
+  mb.initializer("last", int64_scalar(-1));
+  attr(mb.node("SplitToSequence", {"x", "three"}, {"parts"}), "axis", int64_t{1});  // x[:, 0:3], x[:, 3:4]
+  mb.node("SequenceInsert", {"parts", "y", "one"}, {"s1"});                          // x[:, 0:3], y, x[:, 3:4]
+  mb.node("SequenceErase", {"s1", "zero"}, {"s2"});                                   // y, x[:, 3:4]
+  attr(mb.node("ConcatFromSequence", {"s2"}, {"joined"}), "axis", int64_t{1});
+  mb.node("SequenceAt", {"s2", "last"}, {"at"});
+  mb.node("SequenceLength", {"s1"}, {"len"});
+  mb.node("Identity", {"s2"}, {"s3"});
+  mb.node("SequenceAt", {"s3", "zero"}, {"first"});
+  mb.output("joined", dims({3, 3}));
+  mb.output("at", dims({3, 1}));
+  mb.output("len", {}, ::onnx::TensorProto::INT64);
+  mb.output("first", dims({3, 2}));
+  const graph::Outputs out = run(mb, {{"x", x}, {"y", y}});
+  const std::vector<float> xv = x.to_vector<float>(), yv = y.to_vector<float>();
+  std::vector<float> joined;
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < 2; ++k) joined.push_back(yv[size_t(r * 2 + k)]);
+    joined.push_back(xv[size_t(r * 4 + 3)]);
+  }
+  check_close(out.at(0), joined);
+  check_close(out.at(1), columns(xv, 4, 3, 4));
+  CHECK(out.at(2).to_vector<int64_t>() == std::vector<int64_t>{3});
+  check_close(out.at(3), yv);
+}
+
+TEST_CASE("converters: SplitToSequence without split drops the axis; ConcatFromSequence stacks", "[onnx][converters]") {
+  const NDArray x = NDArray::random({3, 4}, Float(32), 3);
+  ModelBuilder mb(13);
+  mb.input("x", dims({3, 4}));
+  mb.initializer("two", int64_scalar(2));
+  ::onnx::NodeProto &split = mb.node("SplitToSequence", {"x"}, {"rows"});
+  attr(split, "keepdims", int64_t{0});
+  mb.node("SequenceAt", {"rows", "two"}, {"row2"});
+  mb.node("SequenceConstruct", {"x", "x"}, {"pair"});
+  ::onnx::NodeProto &stack = mb.node("ConcatFromSequence", {"pair"}, {"stacked"});
+  attr(stack, "axis", int64_t{-1});
+  attr(stack, "new_axis", int64_t{1});
+  mb.output("row2", dims({4}));
+  mb.output("stacked", dims({3, 4, 2}));
+  const graph::Outputs out = run(mb, {{"x", x}});
+  const std::vector<float> xv = x.to_vector<float>();
+  CHECK(out.at(0).shape() == std::vector<int64_t>{4});
+  check_close(out.at(0), std::vector<float>(xv.begin() + 8, xv.end()));
+  std::vector<float> stacked;
+  for (float v : xv) stacked.insert(stacked.end(), {v, v});
+  CHECK(out.at(1).shape() == std::vector<int64_t>{3, 4, 2});
+  check_close(out.at(1), stacked);
+}
+
+TEST_CASE("converters: sequences refuse run-time positions, bad positions and graph outputs", "[onnx][converters]") {
+  auto model = [](const std::string &position, bool computed, bool output_sequence) {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2}));
+    if (computed)
+      mb.input("pos", {}, ::onnx::TensorProto::INT64);
+    else
+      mb.initializer("pos", int64_scalar(std::stoll(position)));
+    mb.node("SequenceConstruct", {"x", "x"}, {"s"});
+    mb.node("SequenceAt", {"s", "pos"}, {"y"});
+    mb.output(output_sequence ? "s" : "y", dims({2}));
+    return mb;
+  };
+  CHECK_NOTHROW(tensorir::onnx::import_bytes(model("-2", false, false).bytes()));
+  REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(model("2", false, false).bytes()), Contains("position 2 is out of range"));
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model("0", true, false).bytes()), tensorir::onnx::UnsupportedError);
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model("0", false, true).bytes()), tensorir::onnx::UnsupportedError);
+}
+
+TEST_CASE("converters: Optional, OptionalHasElement and OptionalGetElement at import", "[onnx][converters]") {
+  const NDArray x = NDArray::random({2, 3}, Float(32), 4);
+  ModelBuilder mb(15);
+  mb.input("x", dims({2, 3}));
+  mb.node("Optional", {"x"}, {"opt"});
+  mb.node("Optional", {}, {"none"});
+  mb.node("OptionalHasElement", {"opt"}, {"has"});
+  mb.node("OptionalHasElement", {"none"}, {"has_none"});
+  mb.node("OptionalGetElement", {"opt"}, {"got"});
+  mb.node("Neg", {"got"}, {"neg"});
+  mb.output("has", {}, ::onnx::TensorProto::BOOL);
+  mb.output("has_none", {}, ::onnx::TensorProto::BOOL);
+  mb.output("neg", dims({2, 3}));
+  const graph::Outputs out = run(mb, {{"x", x}});
+  CHECK(out.at(0).to_vector<uint8_t>() == std::vector<uint8_t>{1});
+  CHECK(out.at(1).to_vector<uint8_t>() == std::vector<uint8_t>{0});
+  std::vector<float> neg = x.to_vector<float>();
+  for (float &v : neg) v = -v;
+  check_close(out.at(2), neg);
+
+  ModelBuilder empty(15);
+  empty.input("x", dims({2}));
+  empty.node("Optional", {}, {"none"});
+  empty.node("OptionalGetElement", {"none"}, {"y"});
+  empty.output("y", dims({2}));
+  REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(empty.bytes()), Contains("is empty"));
+}
+
+TEST_CASE("converters: BatchNormalization in training mode", "[onnx][converters]") {
+  const int64_t n = 2, ch = 3, hw = 5;
+  const NDArray x = NDArray::random({n, ch, hw}, Float(32), 5), scale = NDArray::random({ch}, Float(32), 6),
+                bias = NDArray::random({ch}, Float(32), 7), mean = NDArray::random({ch}, Float(32), 8),
+                var = NDArray::random({ch}, Float(32), 9, 0.5, 2);
+  ModelBuilder mb(15);
+  for (const char *name : {"scale", "bias", "mean", "var"}) mb.input(name, dims({ch}));
+  mb.input("x", dims({n, ch, hw}));
+  ::onnx::NodeProto &bn = mb.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv"});
+  attr(bn, "training_mode", int64_t{1});
+  attr(bn, "momentum", 0.8f);
+  attr(bn, "epsilon", 1e-3f);
+  mb.output("y", dims({n, ch, hw}));
+  mb.output("rm", dims({ch}));
+  mb.output("rv", dims({ch}));
+  const graph::Outputs out =
+      run(mb, {{"x", x}, {"scale", scale}, {"bias", bias}, {"mean", mean}, {"var", var}});
+  const std::vector<float> xv = x.to_vector<float>(), sv = scale.to_vector<float>(), bv = bias.to_vector<float>(),
+                           mv = mean.to_vector<float>(), vv = var.to_vector<float>();
+  std::vector<double> y(xv.size()), rm, rv;
+  for (int64_t c = 0; c < ch; ++c) {
+    double s = 0, sq = 0;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t i = 0; i < hw; ++i) s += xv[size_t((b * ch + c) * hw + i)];
+    const double m = s / double(n * hw);
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t i = 0; i < hw; ++i) sq += std::pow(xv[size_t((b * ch + c) * hw + i)] - m, 2);
+    const double v = sq / double(n * hw);
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t i = 0; i < hw; ++i) {
+        const size_t k = size_t((b * ch + c) * hw + i);
+        y[k] = (xv[k] - m) / std::sqrt(v + 1e-3) * sv[size_t(c)] + bv[size_t(c)];
+      }
+    rm.push_back(mv[size_t(c)] * 0.8 + m * 0.2);
+    rv.push_back(vv[size_t(c)] * 0.8 + v * 0.2);
+  }
+  check_close(out.at(0), y, 1e-4, 1e-5);
+  check_close(out.at(1), rm, 1e-4, 1e-6);
+  check_close(out.at(2), rv, 1e-4, 1e-6);
+}
+
+TEST_CASE("converters: If converts the branch its known condition takes", "[onnx][converters]") {
+  const NDArray x = NDArray::random({2, 3}, Float(32), 10);
+  auto model = [](bool cond, bool computed) {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3}));
+    if (computed)
+      mb.input("cond", {}, ::onnx::TensorProto::BOOL);
+    else
+      mb.initializer("cond", bool_scalar(cond));
+    ::onnx::NodeProto &n = mb.node("If", {"cond"}, {"y"});
+    graph_attr(n, "then_branch", {}, {"t"}, [](ModelBuilder &g) { g.node("Add", {"x", "x"}, {"t"}); });
+    graph_attr(n, "else_branch", {}, {"e"}, [](ModelBuilder &g) { g.node("Mul", {"x", "x"}, {"e"}); });
+    mb.output("y", dims({2, 3}));
+    return mb;
+  };
+  const std::vector<float> xv = x.to_vector<float>();
+  std::vector<float> twice, square;
+  for (float v : xv) {
+    twice.push_back(v + v);
+    square.push_back(v * v);
+  }
+  check_close(run(model(true, false), {{"x", x}}).at(0), twice);
+  check_close(run(model(false, false), {{"x", x}}).at(0), square);
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model(true, true).bytes()), tensorir::onnx::UnsupportedError);
+}
+
+TEST_CASE("converters: Loop unrolled at import, with a scan output and an early exit", "[onnx][converters]") {
+  const NDArray x = NDArray::random({4}, Float(32), 11);
+  // v starts as x; each iteration adds x; the body goes on while the iteration < stop.
+  auto model = [](int64_t trips, int64_t stop) {
+    ModelBuilder mb(13);
+    mb.input("x", dims({4}));
+    mb.initializer("m", int64_scalar(trips));
+    mb.initializer("go", bool_scalar(true));
+    mb.initializer("stop", int64_scalar(stop));
+    ::onnx::NodeProto &n = mb.node("Loop", {"m", "go", "x"}, {"v_final", "scan"});
+    graph_attr(n, "body", {{"i", ::onnx::TensorProto::INT64}, {"c", ::onnx::TensorProto::BOOL}, {"v", 1}},
+               {"c_out", "v_out", "s_out"}, [](ModelBuilder &g) {
+                 g.node("Less", {"i", "stop"}, {"c_out"});
+                 g.node("Add", {"v", "x"}, {"v_out"});
+                 g.node("Identity", {"v_out"}, {"s_out"});
+               });
+    mb.output("v_final", dims({4}));
+    mb.output("scan", {});
+    return mb;
+  };
+  const std::vector<float> xv = x.to_vector<float>();
+  for (auto [trips, stop, iterations] : {std::tuple{3, 10, 3}, std::tuple{5, 1, 2}}) {
+    INFO("trip count " << trips << ", stop after iteration " << stop);
+    const graph::Outputs out = run(model(trips, stop), {{"x", x}});
+    std::vector<float> last, scan;
+    for (int it = 1; it <= iterations; ++it) {
+      last.clear();
+      for (float v : xv) last.push_back(v * float(it + 1));
+      scan.insert(scan.end(), last.begin(), last.end());
+    }
+    check_close(out.at(0), last);
+    CHECK(out.at(1).shape() == std::vector<int64_t>{iterations, 4});
+    check_close(out.at(1), scan);
+  }
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model(0, 1).bytes()), tensorir::onnx::UnsupportedError);  // an empty scan output
+}
+
+TEST_CASE("converters: DFT forward, one-sided, padded and inverse against the sums", "[onnx][converters]") {
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t axis, length;  // length 0: no dft_length input
+    bool onesided, inverse;
+  };
+  for (const Case &t : {Case{{2, 5, 2}, 1, 0, false, false}, Case{{2, 6, 1}, 1, 8, true, false},
+                        Case{{1, 3, 4, 2}, 2, 3, false, true}, Case{{2, 3, 4, 1}, -2, 0, false, false}}) {
+    INFO("shape " << shape_str(t.shape) << " axis " << t.axis << " length " << t.length);
+    const NDArray x = NDArray::random(t.shape, Float(32), 12);
+    const int rank = int(t.shape.size()), axis = int(t.axis < 0 ? t.axis + rank : t.axis);
+    const int64_t n = t.shape[size_t(axis)], parts = t.shape.back(), len = t.length ? t.length : n;
+    const int64_t bins = t.onesided ? len / 2 + 1 : len;
+    ModelBuilder mb(17);
+    mb.input("x", dims(t.shape));
+    std::vector<std::string> in = {"x"};
+    if (t.length) {
+      mb.initializer("len", int64_scalar(t.length));
+      in.push_back("len");
+    }
+    ::onnx::NodeProto &node = mb.node("DFT", in, {"y"});
+    attr(node, "axis", t.axis);
+    attr(node, "onesided", int64_t{t.onesided});
+    attr(node, "inverse", int64_t{t.inverse});
+    std::vector<int64_t> out_shape = t.shape;
+    out_shape[size_t(axis)] = bins;
+    out_shape.back() = 2;
+    mb.output("y", dims(out_shape));
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    REQUIRE(y.shape() == out_shape);
+    // Outer dimensions before the axis, inner ones between it and the last.
+    int64_t outer = 1, inner = 1;
+    for (int i = 0; i < axis; ++i) outer *= t.shape[size_t(i)];
+    for (int i = axis + 1; i < rank - 1; ++i) inner *= t.shape[size_t(i)];
+    const std::vector<float> xv = x.to_vector<float>();
+    std::vector<double> want;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t k = 0; k < bins; ++k)
+        for (int64_t m = 0; m < inner; ++m) {
+          double re = 0, im = 0;
+          for (int64_t s = 0; s < std::min(n, len); ++s) {
+            const size_t at = size_t(((o * n + s) * inner + m) * parts);
+            const double a = xv[at], b = parts == 2 ? xv[at + 1] : 0.0;
+            const double theta = (t.inverse ? 2 : -2) * M_PI * double(k * s) / double(len);
+            re += a * std::cos(theta) - b * std::sin(theta);
+            im += a * std::sin(theta) + b * std::cos(theta);
+          }
+          const double scale = t.inverse ? 1.0 / double(len) : 1.0;
+          want.push_back(re * scale);
+          want.push_back(im * scale);
+        }
+    check_close(y, want, 1e-4, 1e-5);
+  }
+}
