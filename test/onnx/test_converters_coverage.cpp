@@ -312,3 +312,56 @@ TEST_CASE("converters: DFT forward, one-sided, padded and inverse against the su
     check_close(y, want, 1e-4, 1e-5);
   }
 }
+
+TEST_CASE("converters: TfIdfVectorizer counts skip-grams of integer tokens, weighted by mode", "[onnx][converters]") {
+  const int64_t rows = 2, len = 9;
+  std::vector<int64_t> tokens;
+  uint32_t seed = 7;
+  for (int64_t i = 0; i < rows * len; ++i) tokens.push_back((seed = seed * 1103515245u + 12345u) >> 16 & 3);
+  // Unigrams 2, 3; bigrams (0 1), (1 1), (3 0); the trigram (1 2 0). Output positions shuffled.
+  const std::vector<int64_t> pool = {2, 3, 0, 1, 1, 1, 3, 0, 1, 2, 0}, counts = {0, 2, 8},
+                             indexes = {5, 0, 2, 4, 1, 3};
+  const std::vector<std::vector<int64_t>> grams = {{2}, {3}, {0, 1}, {1, 1}, {3, 0}, {1, 2, 0}};
+  const std::vector<float> weights = {0.5f, 2, 1.5f, 3, 0.25f, 4};
+  for (const std::string mode : {"TF", "IDF", "TFIDF"}) {
+    INFO("mode " << mode);
+    ModelBuilder mb(9);
+    mb.input("x", dims({rows, len}), ::onnx::TensorProto::INT64);
+    ::onnx::NodeProto &n = mb.node("TfIdfVectorizer", {"x"}, {"y"});
+    attr(n, "min_gram_length", int64_t{1});
+    attr(n, "max_gram_length", int64_t{3});
+    attr(n, "max_skip_count", int64_t{2});
+    attr(n, "mode", mode);
+    attr(n, "ngram_counts", counts);
+    attr(n, "ngram_indexes", indexes);
+    attr(n, "pool_int64s", pool);
+    auto *w = n.add_attribute();
+    w->set_name("weights");
+    w->set_type(::onnx::AttributeProto::FLOATS);
+    for (float v : weights) w->add_floats(v);
+    mb.output("y", dims({rows, 6}));
+    const NDArray y = run(mb, {{"x", NDArray::from_vector(tokens, {rows, len})}}).at(0);
+    std::vector<double> want(size_t(rows * 6), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (size_t g = 0; g < grams.size(); ++g) {
+        const int64_t size = int64_t(grams[g].size());
+        double count = 0;
+        for (int64_t skip = 0; skip <= (size == 1 ? 0 : 2); ++skip)
+          for (int64_t at = 0; at + (size - 1) * (skip + 1) < len; ++at) {
+            bool match = true;
+            for (int64_t t = 0; t < size; ++t) match = match && tokens[size_t(r * len + at + t * (skip + 1))] == grams[g][size_t(t)];
+            count += match;
+          }
+        const double v = mode == "TF" ? count : mode == "IDF" ? (count > 0) * weights[g] : count * weights[g];
+        want[size_t(r * 6 + indexes[g])] = v;
+      }
+    check_close(y, want);
+  }
+  ModelBuilder strings(9);
+  strings.input("x", dims({3}), ::onnx::TensorProto::INT64);
+  ::onnx::NodeProto &n = strings.node("TfIdfVectorizer", {"x"}, {"y"});
+  attr(n, "mode", std::string("TF"));
+  attr(n, "pool_strings", std::string("a"));
+  strings.output("y", dims({1}));
+  REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(strings.bytes()), Contains("pool_strings"));
+}
