@@ -365,3 +365,49 @@ TEST_CASE("converters: TfIdfVectorizer counts skip-grams of integer tokens, weig
   strings.output("y", dims({1}));
   REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(strings.bytes()), Contains("pool_strings"));
 }
+
+TEST_CASE("converters: STFT of real and complex signals, with a known or computed window", "[onnx][converters]") {
+  struct Case {
+    int64_t parts;
+    bool onesided, window, window_known;
+  };
+  const int64_t batch = 2, length = 17, step = 3, frame = 6, frames = (length - frame) / step + 1;
+  for (const Case &t : {Case{1, true, true, true}, Case{1, true, true, false}, Case{2, false, false, false}}) {
+    INFO("parts " << t.parts << (t.window ? t.window_known ? " known window" : " computed window" : " no window"));
+    const NDArray x = NDArray::random({batch, length, t.parts}, Float(32), 13),
+                  window = NDArray::random({frame}, Float(32), 14, 0, 1);
+    const int64_t bins = t.onesided ? frame / 2 + 1 : frame;
+    ModelBuilder mb(17);
+    mb.input("x", dims({batch, length, t.parts}));
+    mb.initializer("step", int64_scalar(step));
+    mb.initializer("frame", int64_scalar(frame));
+    std::map<std::string, NDArray> feed = {{"x", x}};
+    if (t.window && t.window_known) mb.initializer("window", window);
+    if (t.window && !t.window_known) {
+      mb.input("window", dims({frame}));
+      feed["window"] = window;
+    }
+    attr(mb.node("STFT", {"x", "step", t.window ? "window" : "", "frame"}, {"y"}), "onesided", int64_t{t.onesided});
+    mb.output("y", dims({batch, frames, bins, 2}));
+    const NDArray y = run(mb, feed).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{batch, frames, bins, 2});
+    const std::vector<float> xv = x.to_vector<float>(), wv = window.to_vector<float>();
+    std::vector<double> want;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t f = 0; f < frames; ++f)
+        for (int64_t k = 0; k < bins; ++k) {
+          double re = 0, im = 0;
+          for (int64_t s = 0; s < frame; ++s) {
+            const size_t at = size_t((b * length + f * step + s) * t.parts);
+            const double scale = t.window ? wv[size_t(s)] : 1.0;
+            const double a = xv[at] * scale, bi = t.parts == 2 ? xv[at + 1] * scale : 0.0;
+            const double theta = -2 * M_PI * double(k * s) / double(frame);
+            re += a * std::cos(theta) - bi * std::sin(theta);
+            im += a * std::sin(theta) + bi * std::cos(theta);
+          }
+          want.push_back(re);
+          want.push_back(im);
+        }
+    check_close(y, want, 1e-4, 1e-5);
+  }
+}

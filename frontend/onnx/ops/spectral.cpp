@@ -1,5 +1,5 @@
-// DFT as one matrix product: the signal axis moved next to the (real, imaginary) axis,
-// every (sample, part) pair of a row mapped onto every (frequency, part) pair by a
+// DFT and STFT as matrix products: the signal axis moved next to the (real, imaginary)
+// axis, every (sample, part) pair of a row mapped onto every (frequency, part) pair by a
 // constant matrix of cosines and sines computed at import.
 #include <cmath>
 
@@ -75,8 +75,53 @@ void dft(Context &c) {
   c.output(0, "transpose", {y}, {{"axes", back}});
 }
 
+// STFT: the frames of the signal [batch, length, 1 or 2], frame_step apart, stacked into
+// rows and transformed by one dense product whose matrix has a known window folded in.
+void stft(Context &c) {
+  need_float32(c, 0);
+  const Shape in = c.shape(0);
+  TIR_USER_CHECK(c.rank(0) == 3 && (in[2] == 1 || in[2] == 2))
+      << "signal " << shape_str(in) << " must be [batch, length, 1 or 2]";
+  const int64_t batch = in[0], length = in[1], parts = in[2];
+  const int64_t step = c.ints(1, "frame_step").at(0);
+  const bool windowed = c.has_input(2);
+  if (windowed) need_float32(c, 2);
+  TIR_USER_CHECK(!windowed || c.rank(2) == 1) << "window " << shape_str(c.shape(2)) << " must be a vector";
+  TIR_USER_CHECK(windowed || c.has_input(3)) << "STFT needs a window or a frame_length";
+  const int64_t frame = c.has_input(3) ? c.ints(3, "frame_length").at(0) : c.shape(2)[0];
+  TIR_USER_CHECK(step > 0 && frame > 0 && frame <= length)
+      << "frame_step " << step << " and frame_length " << frame << " do not fit a signal of " << length;
+  TIR_USER_CHECK(!windowed || c.shape(2)[0] == frame) << "the window's length differs from frame_length " << frame;
+  const bool onesided = c.attrs().i("onesided", 1) != 0;
+  if (onesided && parts == 2) unsupported("onesided with a complex signal");
+  const int64_t frames = (length - frame) / step + 1, bins = onesided ? frame / 2 + 1 : frame;
+  NDArray w = dft_weight(frame, parts, frame, bins, false);
+  if (windowed && c.known(2)) {  // every column of sample t times window[t]
+    const std::vector<double> win = to_doubles(c.value(2, "window"));
+    std::vector<double> wv = to_doubles(w);
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] *= win[(i % size_t(frame * parts)) / size_t(parts)];
+    w = from_doubles(wv, w.shape(), Float(32));
+  }
+  std::vector<graph::NodeRef> rows;
+  graph::NodeRef x = c.node(0);
+  for (int64_t f = 0; f < frames; ++f) {
+    graph::NodeRef r = c.make("slice", {x}, {{"begin", Shape{0, f * step, 0}}, {"end", Shape{batch, f * step + frame, parts}},
+                                             {"strides", Shape{1, 1, 1}}});
+    rows.push_back(c.make("reshape", {r}, {{"shape", Shape{batch, 1, frame * parts}}}));
+  }
+  graph::NodeRef all = rows.size() == 1 ? rows[0] : c.make("concatenate", rows, {{"axis", int64_t{1}}});
+  if (windowed && !c.known(2)) {  // a window computed at run time multiplies the frames
+    all = c.make("reshape", {all}, {{"shape", Shape{batch * frames, frame, parts}}});
+    all = c.make("multiply", {all, c.make("reshape", {c.node(2)}, {{"shape", Shape{frame, 1}}})});
+  }
+  all = c.make("reshape", {all}, {{"shape", Shape{batch * frames, frame * parts}}});
+  graph::NodeRef y = c.make("dense", {all, c.constant(w, "dft_matrix")});
+  c.output(0, "reshape", {y}, {{"shape", Shape{batch, frames, bins, 2}}});
+}
+
 const bool registered = [] {
   register_converter({"DFT", 17, kLatest, nullptr, dft});
+  register_converter({"STFT", 17, kLatest, nullptr, stft});
   return true;
 }();
 
