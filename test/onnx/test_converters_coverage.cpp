@@ -411,3 +411,36 @@ TEST_CASE("converters: STFT of real and complex signals, with a known or compute
     check_close(y, want, 1e-4, 1e-5);
   }
 }
+
+TEST_CASE("converters: MelWeightMatrix at import: triangles between points on the mel scale", "[onnx][converters]") {
+  auto model = [](double low, double high) {
+    ModelBuilder mb(17);
+    mb.initializer("mels", int64_scalar(5));
+    mb.initializer("length", int64_scalar(32));
+    mb.initializer("rate", int64_scalar(16000));
+    mb.initializer("low", NDArray::from_vector(std::vector<float>{float(low)}, {}));
+    mb.initializer("high", NDArray::from_vector(std::vector<float>{float(high)}, {}));
+    mb.node("MelWeightMatrix", {"mels", "length", "rate", "low", "high"}, {"w"});
+    mb.output("w", dims({17, 5}));
+    return mb;
+  };
+  const NDArray w = run(model(100, 6000), {}).at(0);
+  REQUIRE(w.shape() == std::vector<int64_t>{17, 5});
+  // Points spaced (mel(high) - mel(low)) / (5 + 2) apart, as bins of 33 / 16000 Hz.
+  auto mel = [](double f) { return 2595 * std::log10(1 + f / 700); };
+  std::vector<int64_t> p;
+  for (int i = 0; i < 7; ++i) {
+    const double m = mel(100) + i * (mel(6000) - mel(100)) / 7;
+    p.push_back(int64_t(33 * 700 * (std::pow(10, m / 2595) - 1) / 16000));
+  }
+  std::vector<double> want(17 * 5, 0.0);
+  for (int m = 0; m < 5; ++m)
+    for (int64_t b = 0; b < 17; ++b) {
+      double &v = want[size_t(b * 5 + m)];
+      if (b == p[size_t(m + 1)]) v = 1;
+      else if (b >= p[size_t(m)] && b < p[size_t(m + 1)]) v = double(b - p[size_t(m)]) / double(p[size_t(m + 1)] - p[size_t(m)]);
+      else if (b > p[size_t(m + 1)] && b < p[size_t(m + 2)]) v = double(p[size_t(m + 2)] - b) / double(p[size_t(m + 2)] - p[size_t(m + 1)]);
+    }
+  check_close(w, want);
+  REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(model(6000, 100).bytes()), Contains("do not fit"));
+}

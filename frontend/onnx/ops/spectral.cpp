@@ -119,8 +119,43 @@ void stft(Context &c) {
   c.output(0, "reshape", {y}, {{"shape", Shape{batch, frames, bins, 2}}});
 }
 
+// MelWeightMatrix, computed at import: triangles on the mel scale (2595 log10(1 + f / 700))
+// between num_mel_bins + 2 points from lower_edge_hertz on, spaced (upper - lower) /
+// (num_mel_bins + 2) on that scale as ONNX's reference does, each point f rounded down to
+// the bin (dft_length + 1) f / sample_rate; each triangle peaks at 1.
+void mel_weight_matrix(Context &c) {
+  const int64_t mels = c.ints(0, "num_mel_bins").at(0), length = c.ints(1, "dft_length").at(0),
+                rate = c.ints(2, "sample_rate").at(0);
+  const double low = to_doubles(c.value(3, "lower_edge_hertz")).at(0), high = to_doubles(c.value(4, "upper_edge_hertz")).at(0);
+  TIR_USER_CHECK(mels > 0 && length > 0 && rate > 0 && low >= 0 && low < high)
+      << "num_mel_bins " << mels << ", dft_length " << length << ", sample_rate " << rate << " and edges " << low
+      << " to " << high << " do not fit";
+  const Type dtype = onnx_dtype(c.attrs().i("output_datatype", ::onnx::TensorProto::FLOAT), "output_datatype");
+  const int64_t bins = length / 2 + 1;
+  auto mel = [](double f) { return 2595 * std::log10(1 + f / 700); };
+  const double mel_low = mel(low), step = (mel(high) - mel_low) / double(mels + 2);
+  std::vector<int64_t> point;
+  for (int64_t i = 0; i < mels + 2; ++i) {
+    const double hz = 700 * (std::pow(10.0, (mel_low + double(i) * step) / 2595) - 1);
+    point.push_back(int64_t(std::floor(double(length + 1) * hz / double(rate))));
+  }
+  std::vector<double> w(size_t(bins * mels), 0.0);
+  auto at = [&](int64_t bin, int64_t m) -> double & {
+    TIR_USER_CHECK(bin >= 0 && bin < bins) << "upper_edge_hertz " << high << " is past the DFT's last bin";
+    return w[size_t(bin * mels + m)];
+  };
+  for (int64_t m = 0; m < mels; ++m) {
+    const int64_t left = point[size_t(m)], center = point[size_t(m + 1)], right = point[size_t(m + 2)];
+    if (center == left) at(center, m) = 1;
+    for (int64_t b = left; b <= center && center > left; ++b) at(b, m) = double(b - left) / double(center - left);
+    for (int64_t b = center; b < right; ++b) at(b, m) = double(right - b) / double(right - center);
+  }
+  c.set_output(0, from_doubles(w, {bins, mels}, dtype));
+}
+
 const bool registered = [] {
   register_converter({"DFT", 17, kLatest, nullptr, dft});
+  register_converter({"MelWeightMatrix", 17, kLatest, nullptr, mel_weight_matrix});
   register_converter({"STFT", 17, kLatest, nullptr, stft});
   return true;
 }();
