@@ -444,3 +444,57 @@ TEST_CASE("converters: MelWeightMatrix at import: triangles between points on th
   check_close(w, want);
   REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(model(6000, 100).bytes()), Contains("do not fit"));
 }
+
+TEST_CASE("converters: Scan unrolled at import: running sums, backwards, and batched at opset 8", "[onnx][converters]") {
+  const int64_t steps = 4, width = 3;
+  const NDArray x = NDArray::random({2, steps, width}, Float(32), 15), s0 = NDArray::random({2, width}, Float(32), 16);
+  const std::vector<float> xv = x.to_vector<float>(), sv = s0.to_vector<float>();
+  auto body = [](::onnx::NodeProto &n) {
+    graph_attr(n, "body", {{"s", 1}, {"xt", 1}}, {"s_out", "y"}, [](ModelBuilder &g) {
+      g.node("Add", {"s", "xt"}, {"s_out"});
+      g.node("Identity", {"s_out"}, {"y"});
+    });
+    attr(n, "num_scan_inputs", int64_t{1});
+  };
+  // The running sums of batch b from s0[b], the steps taken backwards or not.
+  auto sums = [&](int64_t b, bool backwards) {
+    std::vector<float> out, s(sv.begin() + b * width, sv.begin() + (b + 1) * width);
+    for (int64_t t = 0; t < steps; ++t) {
+      const int64_t at = backwards ? steps - 1 - t : t;
+      for (int64_t k = 0; k < width; ++k) s[size_t(k)] += xv[size_t((b * steps + at) * width + k)];
+      out.insert(out.end(), s.begin(), s.end());
+    }
+    return out;
+  };
+  for (bool backwards : {false, true}) {
+    INFO((backwards ? "backwards" : "forwards"));
+    ModelBuilder mb(11);
+    mb.input("s0", dims({width}));
+    mb.input("x", dims({steps, width}));
+    ::onnx::NodeProto &n = mb.node("Scan", {"s0", "x"}, {"s", "ys"});
+    body(n);
+    attr(n, "scan_input_directions", std::vector<int64_t>{backwards});
+    mb.output("s", dims({width}));
+    mb.output("ys", dims({steps, width}));
+    const graph::Outputs out = run(mb, {{"s0", NDArray::from_vector(std::vector<float>(sv.begin(), sv.begin() + width), {width})},
+                                        {"x", NDArray::from_vector(std::vector<float>(xv.begin(), xv.begin() + steps * width), {steps, width})}});
+    const std::vector<float> want = sums(0, backwards);
+    check_close(out.at(0), std::vector<float>(want.end() - width, want.end()));
+    check_close(out.at(1), want);
+  }
+  ModelBuilder batched(8);
+  batched.input("s0", dims({2, width}));
+  batched.input("x", dims({2, steps, width}));
+  body(batched.node("Scan", {"", "s0", "x"}, {"s", "ys"}));
+  batched.output("s", dims({2, width}));
+  batched.output("ys", dims({2, steps, width}));
+  const graph::Outputs out = run(batched, {{"s0", s0}, {"x", x}});
+  std::vector<float> last, all;
+  for (int64_t b = 0; b < 2; ++b) {
+    const std::vector<float> s = sums(b, false);
+    last.insert(last.end(), s.end() - width, s.end());
+    all.insert(all.end(), s.begin(), s.end());
+  }
+  check_close(out.at(0), last);
+  check_close(out.at(1), all);
+}
