@@ -498,3 +498,65 @@ TEST_CASE("converters: Scan unrolled at import: running sums, backwards, and bat
   check_close(out.at(0), last);
   check_close(out.at(1), all);
 }
+
+TEST_CASE("converters: RoiAlign with known regions against bilinear samples", "[onnx][converters]") {
+  const int64_t n = 2, ch = 3, h = 6, w = 7, ph = 2, pw = 3;
+  const NDArray x = NDArray::random({n, ch, h, w}, Float(32), 17);
+  const std::vector<float> xv = x.to_vector<float>();
+  const std::vector<float> rois = {0.5f, 1.0f, 5.0f, 4.5f, 2.0f, 0.0f, 6.5f, 5.5f, -1.0f, 3.0f, 3.0f, 8.0f};
+  const std::vector<int64_t> batch = {1, 0, 1};
+  // The value of plane (b, c) at (y, x), interpolated; zero well outside.
+  auto sample = [&](int64_t b, int64_t c, double y, double xx) {
+    if (y < -1 || y > double(h) || xx < -1 || xx > double(w)) return 0.0;
+    y = std::max(y, 0.0);
+    xx = std::max(xx, 0.0);
+    auto at = [&](int64_t i, int64_t j) {
+      return double(xv[size_t(((b * ch + c) * h + std::min(i, h - 1)) * w + std::min(j, w - 1))]);
+    };
+    const int64_t i = std::min(int64_t(y), h - 1), j = std::min(int64_t(xx), w - 1);
+    const double ly = std::min(y, double(h - 1)) - double(i), lx = std::min(xx, double(w - 1)) - double(j);
+    return at(i, j) * (1 - ly) * (1 - lx) + at(i, j + 1) * (1 - ly) * lx + at(i + 1, j) * ly * (1 - lx) +
+           at(i + 1, j + 1) * ly * lx;
+  };
+  for (const std::string mode : {"half_pixel", "output_half_pixel"})
+    for (int64_t ratio : {0, 2}) {
+      INFO(mode << ", sampling_ratio " << ratio);
+      ModelBuilder mb(16);
+      mb.input("x", dims({n, ch, h, w}));
+      mb.initializer("rois", NDArray::from_vector(rois, {3, 4}));
+      mb.initializer("batch", NDArray::from_vector(batch, {3}));
+      ::onnx::NodeProto &node = mb.node("RoiAlign", {"x", "rois", "batch"}, {"y"});
+      attr(node, "output_height", ph);
+      attr(node, "output_width", pw);
+      attr(node, "sampling_ratio", ratio);
+      attr(node, "spatial_scale", 0.5f);
+      attr(node, "coordinate_transformation_mode", mode);
+      mb.output("y", dims({3, ch, ph, pw}));
+      const NDArray y = run(mb, {{"x", x}}).at(0);
+      std::vector<double> want;
+      const double off = mode == "half_pixel" ? 0.5 : 0.0;
+      for (int64_t r = 0; r < 3; ++r)
+        for (int64_t c = 0; c < ch; ++c)
+          for (int64_t i = 0; i < ph; ++i)
+            for (int64_t j = 0; j < pw; ++j) {
+              const double x0 = rois[size_t(r * 4)] * 0.5 - off, y0 = rois[size_t(r * 4 + 1)] * 0.5 - off;
+              double rw = rois[size_t(r * 4 + 2)] * 0.5 - off - x0, rh = rois[size_t(r * 4 + 3)] * 0.5 - off - y0;
+              if (off == 0) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+              const int64_t gh = ratio ? ratio : int64_t(std::ceil(rh / ph)), gw = ratio ? ratio : int64_t(std::ceil(rw / pw));
+              double sum = 0;
+              for (int64_t iy = 0; iy < gh; ++iy)
+                for (int64_t ix = 0; ix < gw; ++ix)
+                  sum += sample(batch[size_t(r)], c, y0 + (i + (iy + 0.5) / double(gh)) * rh / ph,
+                                x0 + (j + (ix + 0.5) / double(gw)) * rw / pw);
+              want.push_back(sum / double(std::max<int64_t>(gh * gw, 1)));
+            }
+      check_close(y, want, 1e-4, 1e-5);
+    }
+  ModelBuilder max(16);
+  max.input("x", dims({n, ch, h, w}));
+  max.initializer("rois", NDArray::from_vector(rois, {3, 4}));
+  max.initializer("batch", NDArray::from_vector(batch, {3}));
+  attr(max.node("RoiAlign", {"x", "rois", "batch"}, {"y"}), "mode", std::string("max"));
+  max.output("y", dims({3, ch, 1, 1}));
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(max.bytes()), tensorir::onnx::UnsupportedError);
+}
