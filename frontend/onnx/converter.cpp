@@ -31,7 +31,7 @@ std::string range_str(const Converter &c) {
 void unsupported(const std::string &reason) { throw Unsupported{reason, ""}; }
 
 const char *kind_name(ValueKind k) {
-  return k == ValueKind::kSequence ? "sequence" : k == ValueKind::kOptional ? "optional" : "tensor";
+  return k == ValueKind::kSequence ? "a sequence" : k == ValueKind::kOptional ? "an optional" : "a tensor";
 }
 
 void register_converter(Converter c) {
@@ -151,13 +151,13 @@ const Value &Context::any_input(size_t i) const {
 const Value &Context::input(size_t i) const {
   const Value &v = any_input(i);
   TIR_USER_CHECK(v.kind == ValueKind::kTensor)
-      << "input '" << input_name(i) << "' is a " << kind_name(v.kind) << " where a tensor is expected";
+      << "input '" << input_name(i) << "' is " << kind_name(v.kind) << " where a tensor is expected";
   return v;
 }
 
 const std::vector<Value> &Context::items(size_t i, ValueKind kind) const {
   const Value &v = any_input(i);
-  TIR_USER_CHECK(v.kind == kind) << "input '" << input_name(i) << "' is a " << kind_name(v.kind) << " where a "
+  TIR_USER_CHECK(v.kind == kind) << "input '" << input_name(i) << "' is " << kind_name(v.kind) << " where "
                                  << kind_name(kind) << " is expected";
   return v.items;
 }
@@ -227,7 +227,7 @@ void Context::set_output(size_t i, const Value &v) {
 }
 
 graph::NodeRef Context::node(const Value &v, const std::string &suffix) {
-  TIR_USER_CHECK(v.kind == ValueKind::kTensor) << "a " << kind_name(v.kind) << " where a tensor is expected";
+  TIR_USER_CHECK(v.kind == ValueKind::kTensor) << kind_name(v.kind) << " where a tensor is expected";
   if (v.node >= 0) return graph::NodeRef{v.node};
   if (v.known.numel() == 0) unsupported("an element is empty (a dimension of 0)");
   return constant(v.known, suffix);

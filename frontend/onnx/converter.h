@@ -69,7 +69,7 @@ struct Value {
   ValueKind kind = ValueKind::kTensor;
   std::vector<Value> items;  // a sequence's or optional's elements
 };
-// "tensor", "sequence" or "optional".
+// "a tensor", "a sequence" or "an optional".
 const char *kind_name(ValueKind k);
 
 class Importer;

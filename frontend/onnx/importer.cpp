@@ -137,7 +137,7 @@ std::string Importer::node_name(const std::string &base, bool own) {
 graph::NodeRef Importer::node_of(const std::string &name) {
   Value &v = value(name);
   if (v.kind != ValueKind::kTensor)
-    unsupported("value '" + name + "' is a " + kind_name(v.kind) + "; only tensors can be graph outputs or node inputs");
+    unsupported("value '" + name + "' is " + kind_name(v.kind) + "; graph outputs and operands must be tensors");
   if (v.node < 0) {
     TIR_ASSERT(v.known.defined()) << name;
     if (v.known.numel() == 0) unsupported("value '" + name + "' is empty (a dimension of 0)");
@@ -272,10 +272,20 @@ void Importer::convert_nodes() {
 
 std::vector<Value> Importer::run_subgraph(const ::onnx::GraphProto &g, const std::vector<Value> &inputs) {
   for (const UnsupportedNode &u : static_check(g, opset_))
-    if (u.op != "input") unsupported("subgraph '" + g.name() + "': " + (u.node.empty() ? "" : "node '" + u.node + "' (" + u.op + "): ") + u.reason);
+    if (u.op != "input")
+      unsupported("subgraph '" + g.name() + "': " + (u.node.empty() ? "" : "node '" + u.node + "' (" + u.op + "): ") +
+                  u.reason);
   TIR_USER_CHECK(size_t(g.input_size()) == inputs.size())
       << "subgraph '" << g.name() << "' has " << g.input_size() << " inputs; " << inputs.size() << " are given";
-  std::vector<std::string> own;
+  // The subgraph's own names, unbound when it is done (or refused).
+  struct Scope {
+    std::map<std::string, Value> &values;
+    std::vector<std::string> names;
+    ~Scope() {
+      for (const std::string &name : names) values.erase(name);
+    }
+  } scope{values_, {}};
+  std::vector<std::string> &own = scope.names;
   for (const auto &t : g.initializer()) {
     NDArray a = tensor_value(t, dir_);
     bind(t.name(), Value{-1, a, a.shape(), a.dtype()});
@@ -285,6 +295,7 @@ std::vector<Value> Importer::run_subgraph(const ::onnx::GraphProto &g, const std
     bind(g.input(i).name(), inputs[size_t(i)]);
     own.push_back(g.input(i).name());
   }
+  const std::string where = "in subgraph '" + g.name() + "', node '";
   for (const ::onnx::NodeProto &n : g.node()) {
     Context ctx(*this, n, opset_);
     try {
@@ -292,16 +303,15 @@ std::vector<Value> Importer::run_subgraph(const ::onnx::GraphProto &g, const std
         if (!in.empty()) value(in);
       find_converter(n.op_type(), opset_)->convert(ctx);  // static_check found one
     } catch (const Unsupported &u) {
-      throw Unsupported{"in subgraph '" + g.name() + "', node '" + ctx.label() + "' (" + n.op_type() + "): " + u.reason, u.input};
+      throw Unsupported{where + ctx.label() + "' (" + n.op_type() + "): " + u.reason, u.input};
     } catch (const Error &e) {
-      throw Error("in subgraph '" + g.name() + "', node '" + ctx.label() + "' (" + n.op_type() + "): " + e.what());
+      throw Error(where + ctx.label() + "' (" + n.op_type() + "): " + e.what());
     }
     for (const std::string &o : n.output())
       if (!o.empty()) own.push_back(o);
   }
   std::vector<Value> out;
   for (const auto &o : g.output()) out.push_back(value(o.name()));
-  for (const std::string &name : own) values_.erase(name);
   return out;
 }
 

@@ -3,19 +3,20 @@
 #include "onnx_test_util.h"
 
 using namespace tensorir;
+using Catch::Matchers::Contains;
 using onnx_test::attr;
 using onnx_test::check_close;
 using onnx_test::dims;
 using onnx_test::ModelBuilder;
 using onnx_test::run;
-using Catch::Matchers::Contains;
 
 namespace {
 
 // A graph attribute whose graph has `inputs` and `outputs` (float tensors of unknown shape
 // unless typed) and the nodes `build` adds.
-void graph_attr(::onnx::NodeProto &n, const std::string &name, const std::vector<std::pair<std::string, int32_t>> &inputs,
-                const std::vector<std::string> &outputs, const std::function<void(ModelBuilder &)> &build) {
+void graph_attr(::onnx::NodeProto &n, const std::string &name,
+                const std::vector<std::pair<std::string, int32_t>> &inputs, const std::vector<std::string> &outputs,
+                const std::function<void(ModelBuilder &)> &build) {
   ModelBuilder sub;
   for (const auto &[in, type] : inputs) sub.input(in, {}, type);
   for (const std::string &out : outputs) sub.graph().add_output()->set_name(out);
@@ -59,8 +60,8 @@ TEST_CASE("converters: a sequence split, edited, read and joined at import", "[o
   mb.initializer("zero", int64_scalar(0));
   mb.initializer("last", int64_scalar(-1));
   attr(mb.node("SplitToSequence", {"x", "three"}, {"parts"}), "axis", int64_t{1});  // x[:, 0:3], x[:, 3:4]
-  mb.node("SequenceInsert", {"parts", "y", "one"}, {"s1"});                          // x[:, 0:3], y, x[:, 3:4]
-  mb.node("SequenceErase", {"s1", "zero"}, {"s2"});                                   // y, x[:, 3:4]
+  mb.node("SequenceInsert", {"parts", "y", "one"}, {"s1"});                         // x[:, 0:3], y, x[:, 3:4]
+  mb.node("SequenceErase", {"s1", "zero"}, {"s2"});                                 // y, x[:, 3:4]
   attr(mb.node("ConcatFromSequence", {"s2"}, {"joined"}), "axis", int64_t{1});
   mb.node("SequenceAt", {"s2", "last"}, {"at"});
   mb.node("SequenceLength", {"s1"}, {"len"});
@@ -121,7 +122,8 @@ TEST_CASE("converters: sequences refuse run-time positions, bad positions and gr
     return mb;
   };
   CHECK_NOTHROW(tensorir::onnx::import_bytes(model("-2", false, false).bytes()));
-  REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(model("2", false, false).bytes()), Contains("position 2 is out of range"));
+  REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(model("2", false, false).bytes()),
+                      Contains("position 2 is out of range"));
   REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model("0", true, false).bytes()), tensorir::onnx::UnsupportedError);
   REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model("0", false, true).bytes()), tensorir::onnx::UnsupportedError);
 }
@@ -169,8 +171,7 @@ TEST_CASE("converters: BatchNormalization in training mode", "[onnx][converters]
   mb.output("y", dims({n, ch, hw}));
   mb.output("rm", dims({ch}));
   mb.output("rv", dims({ch}));
-  const graph::Outputs out =
-      run(mb, {{"x", x}, {"scale", scale}, {"bias", bias}, {"mean", mean}, {"var", var}});
+  const graph::Outputs out = run(mb, {{"x", x}, {"scale", scale}, {"bias", bias}, {"mean", mean}, {"var", var}});
   const std::vector<float> xv = x.to_vector<float>(), sv = scale.to_vector<float>(), bv = bias.to_vector<float>(),
                            mv = mean.to_vector<float>(), vv = var.to_vector<float>();
   std::vector<double> y(xv.size()), rm, rv;
@@ -255,7 +256,8 @@ TEST_CASE("converters: Loop unrolled at import, with a scan output and an early 
     CHECK(out.at(1).shape() == std::vector<int64_t>{iterations, 4});
     check_close(out.at(1), scan);
   }
-  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model(0, 1).bytes()), tensorir::onnx::UnsupportedError);  // an empty scan output
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(model(0, 1).bytes()),
+                    tensorir::onnx::UnsupportedError);  // an empty scan output
 }
 
 TEST_CASE("converters: DFT forward, one-sided, padded and inverse against the sums", "[onnx][converters]") {
@@ -319,8 +321,7 @@ TEST_CASE("converters: TfIdfVectorizer counts skip-grams of integer tokens, weig
   uint32_t seed = 7;
   for (int64_t i = 0; i < rows * len; ++i) tokens.push_back((seed = seed * 1103515245u + 12345u) >> 16 & 3);
   // Unigrams 2, 3; bigrams (0 1), (1 1), (3 0); the trigram (1 2 0). Output positions shuffled.
-  const std::vector<int64_t> pool = {2, 3, 0, 1, 1, 1, 3, 0, 1, 2, 0}, counts = {0, 2, 8},
-                             indexes = {5, 0, 2, 4, 1, 3};
+  const std::vector<int64_t> pool = {2, 3, 0, 1, 1, 1, 3, 0, 1, 2, 0}, counts = {0, 2, 8}, indexes = {5, 0, 2, 4, 1, 3};
   const std::vector<std::vector<int64_t>> grams = {{2}, {3}, {0, 1}, {1, 1}, {3, 0}, {1, 2, 0}};
   const std::vector<float> weights = {0.5f, 2, 1.5f, 3, 0.25f, 4};
   for (const std::string mode : {"TF", "IDF", "TFIDF"}) {
@@ -349,7 +350,8 @@ TEST_CASE("converters: TfIdfVectorizer counts skip-grams of integer tokens, weig
         for (int64_t skip = 0; skip <= (size == 1 ? 0 : 2); ++skip)
           for (int64_t at = 0; at + (size - 1) * (skip + 1) < len; ++at) {
             bool match = true;
-            for (int64_t t = 0; t < size; ++t) match = match && tokens[size_t(r * len + at + t * (skip + 1))] == grams[g][size_t(t)];
+            for (int64_t t = 0; t < size; ++t)
+              match = match && tokens[size_t(r * len + at + t * (skip + 1))] == grams[g][size_t(t)];
             count += match;
           }
         const double v = mode == "TF" ? count : mode == "IDF" ? (count > 0) * weights[g] : count * weights[g];
@@ -437,15 +439,19 @@ TEST_CASE("converters: MelWeightMatrix at import: triangles between points on th
   for (int m = 0; m < 5; ++m)
     for (int64_t b = 0; b < 17; ++b) {
       double &v = want[size_t(b * 5 + m)];
-      if (b == p[size_t(m + 1)]) v = 1;
-      else if (b >= p[size_t(m)] && b < p[size_t(m + 1)]) v = double(b - p[size_t(m)]) / double(p[size_t(m + 1)] - p[size_t(m)]);
-      else if (b > p[size_t(m + 1)] && b < p[size_t(m + 2)]) v = double(p[size_t(m + 2)] - b) / double(p[size_t(m + 2)] - p[size_t(m + 1)]);
+      if (b == p[size_t(m + 1)])
+        v = 1;
+      else if (b >= p[size_t(m)] && b < p[size_t(m + 1)])
+        v = double(b - p[size_t(m)]) / double(p[size_t(m + 1)] - p[size_t(m)]);
+      else if (b > p[size_t(m + 1)] && b < p[size_t(m + 2)])
+        v = double(p[size_t(m + 2)] - b) / double(p[size_t(m + 2)] - p[size_t(m + 1)]);
     }
   check_close(w, want);
   REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(model(6000, 100).bytes()), Contains("do not fit"));
 }
 
-TEST_CASE("converters: Scan unrolled at import: running sums, backwards, and batched at opset 8", "[onnx][converters]") {
+TEST_CASE("converters: Scan unrolled at import: running sums, backwards, and batched at opset 8",
+          "[onnx][converters]") {
   const int64_t steps = 4, width = 3;
   const NDArray x = NDArray::random({2, steps, width}, Float(32), 15), s0 = NDArray::random({2, width}, Float(32), 16);
   const std::vector<float> xv = x.to_vector<float>(), sv = s0.to_vector<float>();
@@ -476,8 +482,9 @@ TEST_CASE("converters: Scan unrolled at import: running sums, backwards, and bat
     attr(n, "scan_input_directions", std::vector<int64_t>{backwards});
     mb.output("s", dims({width}));
     mb.output("ys", dims({steps, width}));
-    const graph::Outputs out = run(mb, {{"s0", NDArray::from_vector(std::vector<float>(sv.begin(), sv.begin() + width), {width})},
-                                        {"x", NDArray::from_vector(std::vector<float>(xv.begin(), xv.begin() + steps * width), {steps, width})}});
+    const graph::Outputs out = run(
+        mb, {{"s0", NDArray::from_vector(std::vector<float>(sv.begin(), sv.begin() + width), {width})},
+             {"x", NDArray::from_vector(std::vector<float>(xv.begin(), xv.begin() + steps * width), {steps, width})}});
     const std::vector<float> want = sums(0, backwards);
     check_close(out.at(0), std::vector<float>(want.end() - width, want.end()));
     check_close(out.at(1), want);
@@ -542,7 +549,8 @@ TEST_CASE("converters: RoiAlign with known regions against bilinear samples", "[
               const double x0 = rois[size_t(r * 4)] * 0.5 - off, y0 = rois[size_t(r * 4 + 1)] * 0.5 - off;
               double rw = rois[size_t(r * 4 + 2)] * 0.5 - off - x0, rh = rois[size_t(r * 4 + 3)] * 0.5 - off - y0;
               if (off == 0) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
-              const int64_t gh = ratio ? ratio : int64_t(std::ceil(rh / ph)), gw = ratio ? ratio : int64_t(std::ceil(rw / pw));
+              const int64_t gh = ratio ? ratio : int64_t(std::ceil(rh / ph)),
+                            gw = ratio ? ratio : int64_t(std::ceil(rw / pw));
               double sum = 0;
               for (int64_t iy = 0; iy < gh; ++iy)
                 for (int64_t ix = 0; ix < gw; ++ix)

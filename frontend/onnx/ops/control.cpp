@@ -1,7 +1,7 @@
 // Control flow decided at import: If with a condition known at import converts only the
 // branch taken; Loop with a trip count and condition known at import is unrolled, its
-// body converted once per iteration, and Scan once per position of its scan inputs. A condition computed at run time would need the
-// graph to branch: unsupported.
+// body converted once per iteration, and Scan once per position of its scan inputs. A
+// condition computed at run time would need the graph to branch: unsupported.
 #include <algorithm>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -32,6 +32,7 @@ void if_(Context &c) {
 // Loop(M, cond, v...): the body maps (iteration, cond, v...) to (cond, v..., scans...);
 // the outputs are the final v... and each scan output's values stacked along a new axis 0.
 void loop(Context &c) {
+  TIR_USER_CHECK(c.num_inputs() >= 2) << "Loop needs its trip count and condition inputs (either may be \"\")";
   const int64_t trips = c.has_input(0) ? c.ints(0, "trip count").at(0) : -1;
   bool cond = c.has_input(1) ? known_condition(c, 1) : true;
   if (trips < 0 && !c.has_input(1)) unsupported("neither a trip count nor a condition: the loop does not end");
@@ -42,7 +43,8 @@ void loop(Context &c) {
   std::vector<std::vector<Value>> scans(c.num_outputs() - carried);
   for (int64_t it = 0; cond && (trips < 0 || it < trips); ++it) {
     if (it == kMaxIterations) unsupported("more than " + std::to_string(kMaxIterations) + " iterations to unroll");
-    std::vector<Value> in = {Value{-1, scalar(double(it), Int(64)), {}, Int(64)}, Value{-1, scalar(1, Bool()), {}, Bool()}};
+    std::vector<Value> in = {Value{-1, scalar(double(it), Int(64)), {}, Int(64)},
+                             Value{-1, scalar(1, Bool()), {}, Bool()}};
     in.insert(in.end(), v.begin(), v.end());
     const std::vector<Value> out = c.subgraph("body", in);
     TIR_USER_CHECK(out.size() == 1 + carried + scans.size())
@@ -62,7 +64,7 @@ void loop(Context &c) {
 
 // v[index] along `axis`, that dimension dropped.
 Value take(Context &c, const Value &v, int axis, int64_t index) {
-  TIR_USER_CHECK(v.kind == ValueKind::kTensor) << "a " << kind_name(v.kind) << " where a tensor is expected";
+  TIR_USER_CHECK(v.kind == ValueKind::kTensor) << kind_name(v.kind) << " where a tensor is expected";
   Shape begin(v.shape.size(), 0), step(v.shape.size(), 1), out = v.shape, end = v.shape;
   begin[size_t(axis)] = index;
   end[size_t(axis)] = index + 1;
@@ -121,7 +123,8 @@ std::vector<Value> scan_steps(Context &c, std::vector<Value> states, const std::
 
 void scan(Context &c) {
   const size_t m = size_t(c.attrs().i("num_scan_inputs", 0)), n = c.num_inputs() - m;
-  TIR_USER_CHECK(m >= 1 && m <= c.num_inputs()) << "num_scan_inputs " << m << " does not fit " << c.num_inputs() << " inputs";
+  TIR_USER_CHECK(m >= 1 && m <= c.num_inputs())
+      << "num_scan_inputs " << m << " does not fit " << c.num_inputs() << " inputs";
   std::vector<Value> states, scans;
   for (size_t i = 0; i < c.num_inputs(); ++i) (i < n ? states : scans).push_back(c.input(i));
   const std::vector<Value> out = scan_steps(c, states, scans, c.num_outputs());
@@ -132,7 +135,8 @@ void scan(Context &c) {
 // optional sequence_lens must be the full length.
 void scan_batched(Context &c) {
   const size_t m = size_t(c.attrs().i("num_scan_inputs", 0));
-  TIR_USER_CHECK(m >= 1 && m + 1 <= c.num_inputs()) << "num_scan_inputs " << m << " does not fit " << c.num_inputs() << " inputs";
+  TIR_USER_CHECK(m >= 1 && m + 1 <= c.num_inputs())
+      << "num_scan_inputs " << m << " does not fit " << c.num_inputs() << " inputs";
   const size_t n = c.num_inputs() - 1 - m;
   TIR_USER_CHECK(c.rank(1) >= 1) << "input '" << c.input_name(1) << "' has no batch axis";
   const int64_t batch = c.shape(1)[0];

@@ -14,7 +14,8 @@ using Shape = std::vector<int64_t>;
 std::string check_roi_align(const Attributes &a) {
   if (a.s("mode", "avg") != "avg") return "mode '" + a.s("mode", "avg") + "' is not supported (avg only)";
   const std::string t = a.s("coordinate_transformation_mode", "half_pixel");
-  if (t != "half_pixel" && t != "output_half_pixel") return "coordinate_transformation_mode '" + t + "' is not supported";
+  if (t != "half_pixel" && t != "output_half_pixel")
+    return "coordinate_transformation_mode '" + t + "' is not supported";
   return "";
 }
 
@@ -41,19 +42,21 @@ void roi_align(Context &c) {
   const std::vector<double> rois = to_doubles(c.value(1, "rois"));
   const std::vector<int64_t> batch = c.ints(2, "batch_indices");
   const int64_t count = int64_t(batch.size());
-  TIR_USER_CHECK(c.shape(1) == (Shape{count, 4})) << "rois " << shape_str(c.shape(1)) << " must be [" << count << ", 4]";
+  TIR_USER_CHECK(c.shape(1) == (Shape{count, 4}))
+      << "rois " << shape_str(c.shape(1)) << " must be [" << count << ", 4]";
   const Attributes &a = c.attrs();
   const int64_t ph = a.i("output_height", 1), pw = a.i("output_width", 1), ratio = a.i("sampling_ratio", 0);
   const double scale = a.f("spatial_scale", 1.0f);
   // Before opset 16 there is no attribute: the output_half_pixel behaviour.
   const bool half_pixel = c.opset() >= 16 && a.s("coordinate_transformation_mode", "half_pixel") == "half_pixel";
-  TIR_USER_CHECK(ph > 0 && pw > 0 && ratio >= 0) << "output size " << ph << " x " << pw << " or sampling_ratio " << ratio
-                                                 << " is not positive";
+  TIR_USER_CHECK(ph > 0 && pw > 0 && ratio >= 0)
+      << "output size " << ph << " x " << pw << " or sampling_ratio " << ratio << " is not positive";
   // [count * ph * pw, n * h * w]: output (roi, bin y, bin x) from input (batch, y, x).
   const int64_t plane = h * w;
   std::vector<double> m(size_t(count * ph * pw * n * plane), 0.0);
   for (int64_t r = 0; r < count; ++r) {
-    TIR_USER_CHECK(batch[size_t(r)] >= 0 && batch[size_t(r)] < n) << "batch index " << batch[size_t(r)] << " is out of range";
+    TIR_USER_CHECK(batch[size_t(r)] >= 0 && batch[size_t(r)] < n)
+        << "batch index " << batch[size_t(r)] << " is out of range";
     const double off = half_pixel ? 0.5 : 0.0;
     const double x0 = rois[size_t(r * 4)] * scale - off, y0 = rois[size_t(r * 4 + 1)] * scale - off;
     double rw = rois[size_t(r * 4 + 2)] * scale - off - x0, rh = rois[size_t(r * 4 + 3)] * scale - off - y0;

@@ -152,9 +152,8 @@ const bool registered = [] {
                         const std::vector<Value> &items = c.items(0);
                         c.set_output(0, items[position(c, 1, items.size(), false)]);
                       }});
-  register_converter({"SequenceLength", 11, kLatest, nullptr, [](Context &c) {
-                        c.set_output(0, scalar(double(c.items(0).size()), Int(64)));
-                      }});
+  register_converter({"SequenceLength", 11, kLatest, nullptr,
+                      [](Context &c) { c.set_output(0, scalar(double(c.items(0).size()), Int(64))); }});
   register_converter({"ConcatFromSequence", 11, kLatest, nullptr, concat_from_sequence});
   register_converter({"SplitToSequence", 11, kLatest, nullptr, split_to_sequence});
   register_converter({"Optional", 15, kLatest, nullptr, optional});

@@ -105,8 +105,10 @@ void stft(Context &c) {
   std::vector<graph::NodeRef> rows;
   graph::NodeRef x = c.node(0);
   for (int64_t f = 0; f < frames; ++f) {
-    graph::NodeRef r = c.make("slice", {x}, {{"begin", Shape{0, f * step, 0}}, {"end", Shape{batch, f * step + frame, parts}},
-                                             {"strides", Shape{1, 1, 1}}});
+    graph::NodeRef r = c.make("slice", {x},
+                              {{"begin", Shape{0, f * step, 0}},
+                               {"end", Shape{batch, f * step + frame, parts}},
+                               {"strides", Shape{1, 1, 1}}});
     rows.push_back(c.make("reshape", {r}, {{"shape", Shape{batch, 1, frame * parts}}}));
   }
   graph::NodeRef all = rows.size() == 1 ? rows[0] : c.make("concatenate", rows, {{"axis", int64_t{1}}});
@@ -126,7 +128,8 @@ void stft(Context &c) {
 void mel_weight_matrix(Context &c) {
   const int64_t mels = c.ints(0, "num_mel_bins").at(0), length = c.ints(1, "dft_length").at(0),
                 rate = c.ints(2, "sample_rate").at(0);
-  const double low = to_doubles(c.value(3, "lower_edge_hertz")).at(0), high = to_doubles(c.value(4, "upper_edge_hertz")).at(0);
+  const double low = to_doubles(c.value(3, "lower_edge_hertz")).at(0),
+               high = to_doubles(c.value(4, "upper_edge_hertz")).at(0);
   TIR_USER_CHECK(mels > 0 && length > 0 && rate > 0 && low >= 0 && low < high)
       << "num_mel_bins " << mels << ", dft_length " << length << ", sample_rate " << rate << " and edges " << low
       << " to " << high << " do not fit";

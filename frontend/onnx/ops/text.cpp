@@ -18,14 +18,14 @@ std::string check_tfidf(const Attributes &a) {
 
 // [N, G]: how often each of the G n-grams (`grams`, n tokens each, row by row) occurs in
 // the rows of x [N, C], the tokens of a match `skip` + 1 apart.
-graph::NodeRef count_ngrams(Context &c, graph::NodeRef x, const Shape &xs, const std::vector<int64_t> &grams,
-                            int64_t n, int64_t skip) {
+graph::NodeRef count_ngrams(Context &c, graph::NodeRef x, const Shape &xs, const std::vector<int64_t> &grams, int64_t n,
+                            int64_t skip) {
   const int64_t rows = xs[0], windows = xs[1] - (n - 1) * (skip + 1), g = int64_t(grams.size()) / n;
   graph::NodeRef match;
   for (int64_t t = 0; t < n; ++t) {
     const int64_t begin = t * (skip + 1);
-    graph::NodeRef part = c.make("slice", {x}, {{"begin", Shape{0, begin}}, {"end", Shape{rows, begin + windows}},
-                                                {"strides", Shape{1, 1}}});
+    graph::NodeRef part = c.make(
+        "slice", {x}, {{"begin", Shape{0, begin}}, {"end", Shape{rows, begin + windows}}, {"strides", Shape{1, 1}}});
     part = c.make("reshape", {part}, {{"shape", Shape{rows, 1, windows}}});
     std::vector<int64_t> column;
     for (int64_t j = 0; j < g; ++j) column.push_back(grams[size_t(j * n + t)]);
@@ -41,7 +41,8 @@ void tfidf(Context &c) {
   const Attributes &a = c.attrs();
   if (!c.dtype(0).is_int()) unsupported("input of " + c.dtype(0).str() + " (integer tokens only)");
   TIR_USER_CHECK(c.rank(0) == 1 || c.rank(0) == 2) << "input " << shape_str(c.shape(0)) << " must be [C] or [N, C]";
-  const int64_t min_n = a.i("min_gram_length", 0), max_n = a.i("max_gram_length", 0), max_skip = a.i("max_skip_count", 0);
+  const int64_t min_n = a.i("min_gram_length", 0), max_n = a.i("max_gram_length", 0),
+                max_skip = a.i("max_skip_count", 0);
   const std::vector<int64_t> counts = a.ints("ngram_counts"), indexes = a.ints("ngram_indexes"),
                              pool = a.ints("pool_int64s");
   std::vector<float> weights = a.floats("weights");
@@ -58,7 +59,8 @@ void tfidf(Context &c) {
   std::vector<int64_t> columns;  // the pool's index of each counted n-gram
   int64_t index = 0;
   for (int64_t n = 1; n <= max_n; ++n) {
-    const int64_t begin = counts[size_t(n - 1)], end = n < int64_t(counts.size()) ? counts[size_t(n)] : int64_t(pool.size());
+    const int64_t begin = counts[size_t(n - 1)],
+                  end = n < int64_t(counts.size()) ? counts[size_t(n)] : int64_t(pool.size());
     TIR_USER_CHECK(begin >= 0 && begin <= end && end <= int64_t(pool.size()) && (end - begin) % n == 0)
         << "ngram_counts " << shape_str(counts) << " do not fit the pool of " << pool.size();
     const int64_t g = (end - begin) / n;
@@ -83,7 +85,8 @@ void tfidf(Context &c) {
   TIR_USER_CHECK(weights.empty() || weights.size() == indexes.size())
       << weights.size() << " weights for " << indexes.size() << " n-grams";
   Shape out = c.rank(0) == 2 ? Shape{xs[0], width} : Shape{width};
-  if (parts.empty()) return c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, Float(32)));
+  if (parts.empty())
+    return c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, Float(32)));
   graph::NodeRef n_counts = parts.size() == 1 ? parts[0] : c.make("concatenate", parts, {{"axis", int64_t{1}}});
   if (mode == "IDF") n_counts = c.make("minimum", {n_counts, c.constant(scalar(1, Float(32)), "one")});
   // [width, counted]: each counted n-gram to its output position, with its weight.
