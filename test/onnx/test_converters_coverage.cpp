@@ -568,3 +568,43 @@ TEST_CASE("converters: RoiAlign with known regions against bilinear samples", "[
   max.output("y", dims({3, ch, 1, 1}));
   REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(max.bytes()), tensorir::onnx::UnsupportedError);
 }
+
+TEST_CASE("converters: Compress with a known condition", "[onnx][converters]") {
+  const NDArray x = NDArray::random({3, 4}, Float(32), 18);
+  const std::vector<float> xv = x.to_vector<float>();
+  struct Case {
+    std::vector<uint8_t> cond;
+    bool has_axis;
+    int64_t axis;
+  };
+  for (const Case &t : {Case{{1, 0, 1}, true, 0}, Case{{0, 1, 1}, true, -1}, Case{{0, 1, 0, 0, 1}, false, 0}}) {
+    INFO("axis " << (t.has_axis ? std::to_string(t.axis) : "none"));
+    ModelBuilder mb(11);
+    mb.input("x", dims({3, 4}));
+    NDArray cond = NDArray::empty({int64_t(t.cond.size())}, Bool());
+    std::copy(t.cond.begin(), t.cond.end(), static_cast<uint8_t *>(cond.data()));
+    mb.initializer("cond", cond);
+    ::onnx::NodeProto &n = mb.node("Compress", {"x", "cond"}, {"y"});
+    if (t.has_axis) attr(n, "axis", t.axis);
+    mb.output("y", {});
+    std::vector<float> want;
+    if (!t.has_axis) {
+      for (size_t i = 0; i < t.cond.size(); ++i)
+        if (t.cond[i]) want.push_back(xv[i]);
+    } else {
+      const int axis = int(t.axis < 0 ? t.axis + 2 : t.axis);
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 4; ++j) {
+          const size_t along = size_t(axis == 0 ? i : j);
+          if (along < t.cond.size() && t.cond[along]) want.push_back(xv[size_t(i * 4 + j)]);
+        }
+    }
+    check_close(run(mb, {{"x", x}}).at(0), want);
+  }
+  ModelBuilder computed(11);
+  computed.input("x", dims({3, 4}));
+  computed.input("cond", dims({3}), ::onnx::TensorProto::BOOL);
+  attr(computed.node("Compress", {"x", "cond"}, {"y"}), "axis", int64_t{0});
+  computed.output("y", {});
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(computed.bytes()), tensorir::onnx::UnsupportedError);
+}
