@@ -608,3 +608,54 @@ TEST_CASE("converters: Compress with a known condition", "[onnx][converters]") {
   computed.output("y", {});
   REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(computed.bytes()), tensorir::onnx::UnsupportedError);
 }
+
+TEST_CASE("converters: NonMaxSuppression of boxes known at import", "[onnx][converters]") {
+  const int64_t batches = 2, classes = 2, n = 8;
+  const NDArray corners = NDArray::random({batches, n, 4}, Float(32), 19, 0, 1);
+  const NDArray scores = NDArray::random({batches, classes, n}, Float(32), 20, 0, 1);
+  const std::vector<float> bv = corners.to_vector<float>(), sv = scores.to_vector<float>();
+  // Picks the best remaining box, drops those overlapping it by more than 0.3, repeats.
+  auto iou = [&](int64_t b, int64_t i, int64_t j) {
+    auto at = [&](int64_t k, int v) { return double(bv[size_t((b * n + k) * 4 + v)]); };
+    auto lo = [&](int64_t k, int v) { return std::min(at(k, v), at(k, v + 2)); };
+    auto hi = [&](int64_t k, int v) { return std::max(at(k, v), at(k, v + 2)); };
+    auto area = [&](int64_t k) { return (hi(k, 0) - lo(k, 0)) * (hi(k, 1) - lo(k, 1)); };
+    const double h = std::min(hi(i, 0), hi(j, 0)) - std::max(lo(i, 0), lo(j, 0)),
+                 w = std::min(hi(i, 1), hi(j, 1)) - std::max(lo(i, 1), lo(j, 1));
+    return h <= 0 || w <= 0 ? 0.0 : h * w / (area(i) + area(j) - h * w);
+  };
+  std::vector<int64_t> want;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t c = 0; c < classes; ++c) {
+      std::vector<bool> gone(size_t(n), false);
+      for (int picked = 0; picked < 3; ++picked) {
+        int64_t best = -1;
+        for (int64_t i = 0; i < n; ++i) {
+          const float s = sv[size_t((b * classes + c) * n + i)];
+          if (!gone[size_t(i)] && s > 0.2f && (best < 0 || s > sv[size_t((b * classes + c) * n + best)])) best = i;
+        }
+        if (best < 0) break;
+        want.insert(want.end(), {b, c, best});
+        for (int64_t i = 0; i < n; ++i) gone[size_t(i)] = gone[size_t(i)] || i == best || iou(b, best, i) > 0.3;
+      }
+    }
+  REQUIRE(want.size() > 6);  // boxes of several classes selected, and some suppressed
+  ModelBuilder mb(11);
+  mb.initializer("boxes", corners);
+  mb.initializer("scores", scores);
+  mb.initializer("max", int64_scalar(3));
+  mb.initializer("iou", NDArray::from_vector(std::vector<float>{0.3f}, {1}));
+  mb.initializer("min_score", NDArray::from_vector(std::vector<float>{0.2f}, {1}));
+  mb.node("NonMaxSuppression", {"boxes", "scores", "max", "iou", "min_score"}, {"selected"});
+  mb.output("selected", {}, ::onnx::TensorProto::INT64);
+  const NDArray got = run(mb, {}).at(0);
+  CHECK(got.shape() == std::vector<int64_t>{int64_t(want.size() / 3), 3});
+  CHECK(got.to_vector<int64_t>() == want);
+
+  ModelBuilder computed(11);
+  computed.input("boxes", dims({1, 2, 4}));
+  computed.input("scores", dims({1, 1, 2}));
+  computed.node("NonMaxSuppression", {"boxes", "scores"}, {"selected"});
+  computed.output("selected", {}, ::onnx::TensorProto::INT64);
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(computed.bytes()), tensorir::onnx::UnsupportedError);
+}
