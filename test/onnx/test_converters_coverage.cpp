@@ -639,7 +639,7 @@ TEST_CASE("converters: NonMaxSuppression of boxes known at import", "[onnx][conv
         for (int64_t i = 0; i < n; ++i) gone[size_t(i)] = gone[size_t(i)] || i == best || iou(b, best, i) > 0.3;
       }
     }
-  REQUIRE(want.size() > 6);  // boxes of several classes selected, and some suppressed
+  REQUIRE(want.size() > 6);  // more than two boxes selected
   ModelBuilder mb(11);
   mb.initializer("boxes", corners);
   mb.initializer("scores", scores);
@@ -657,5 +657,59 @@ TEST_CASE("converters: NonMaxSuppression of boxes known at import", "[onnx][conv
   computed.input("scores", dims({1, 1, 2}));
   computed.node("NonMaxSuppression", {"boxes", "scores"}, {"selected"});
   computed.output("selected", {}, ::onnx::TensorProto::INT64);
+  REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(computed.bytes()), tensorir::onnx::UnsupportedError);
+}
+
+TEST_CASE("converters: Unique of a tensor known at import, flat and along an axis", "[onnx][converters]") {
+  // Rows of two small integers: some repeat.
+  std::vector<float> xv;
+  uint32_t seed = 3;
+  for (int i = 0; i < 12; ++i) xv.push_back(float((seed = seed * 1103515245u + 12345u) >> 16 & 1));
+  const NDArray x = NDArray::from_vector(xv, {6, 2});
+  for (const bool sorted : {true, false})
+    for (const bool by_rows : {false, true}) {
+      INFO((sorted ? "sorted" : "not sorted") << (by_rows ? ", rows" : ", flat"));
+      const size_t width = by_rows ? 2 : 1, count = xv.size() / width;
+      auto item = [&](size_t k) {
+        return std::vector<float>(xv.begin() + long(k * width), xv.begin() + long((k + 1) * width));
+      };
+      // Distinct items in order of first appearance, sorted if asked; then where each goes.
+      std::vector<size_t> firsts;
+      for (size_t k = 0; k < count; ++k) {
+        bool seen = false;
+        for (size_t f : firsts) seen = seen || item(f) == item(k);
+        if (!seen) firsts.push_back(k);
+      }
+      if (sorted) std::sort(firsts.begin(), firsts.end(), [&](size_t a, size_t b) { return item(a) < item(b); });
+      std::vector<float> y;
+      std::vector<int64_t> indices, inverse, counts(firsts.size(), 0);
+      for (size_t f : firsts) {
+        const std::vector<float> it = item(f);
+        y.insert(y.end(), it.begin(), it.end());
+        indices.push_back(int64_t(f));
+      }
+      for (size_t k = 0; k < count; ++k)
+        for (size_t j = 0; j < firsts.size(); ++j)
+          if (item(firsts[j]) == item(k)) {
+            inverse.push_back(int64_t(j));
+            ++counts[j];
+          }
+      ModelBuilder mb(11);
+      mb.initializer("x", x);
+      ::onnx::NodeProto &n = mb.node("Unique", {"x"}, {"y", "indices", "inverse", "counts"});
+      attr(n, "sorted", int64_t{sorted});
+      if (by_rows) attr(n, "axis", int64_t{-2});
+      mb.output("y", {});
+      for (const char *name : {"indices", "inverse", "counts"}) mb.output(name, {}, ::onnx::TensorProto::INT64);
+      const graph::Outputs out = run(mb, {});
+      check_close(out.at(0), y);
+      CHECK(out.at(1).to_vector<int64_t>() == indices);
+      CHECK(out.at(2).to_vector<int64_t>() == inverse);
+      CHECK(out.at(3).to_vector<int64_t>() == counts);
+    }
+  ModelBuilder computed(11);
+  computed.input("x", dims({4}));
+  computed.node("Unique", {"x"}, {"y"});
+  computed.output("y", {});
   REQUIRE_THROWS_AS(tensorir::onnx::import_bytes(computed.bytes()), tensorir::onnx::UnsupportedError);
 }
