@@ -30,6 +30,10 @@ std::string range_str(const Converter &c) {
 
 void unsupported(const std::string &reason) { throw Unsupported{reason, ""}; }
 
+const char *kind_name(ValueKind k) {
+  return k == ValueKind::kSequence ? "a sequence" : k == ValueKind::kOptional ? "an optional" : "a tensor";
+}
+
 void register_converter(Converter c) {
   TIR_ASSERT(!c.op.empty() && c.convert && c.since <= c.until) << "register_converter: " << c.op;
   Registry &r = registry();
@@ -137,11 +141,25 @@ bool Context::has_input(size_t i) const { return i < num_inputs() && !node_.inpu
 
 const std::string &Context::input_name(size_t i) const { return node_.input(int(i)); }
 
-const Value &Context::input(size_t i) const {
+const Value &Context::any_input(size_t i) const {
   if (auto it = replaced_.find(i); it != replaced_.end()) return it->second;
   TIR_USER_CHECK(has_input(i)) << "input " << i << " is missing (the node has " << num_inputs()
                                 << "); the operator needs it";
   return imp_.value(input_name(i));
+}
+
+const Value &Context::input(size_t i) const {
+  const Value &v = any_input(i);
+  TIR_USER_CHECK(v.kind == ValueKind::kTensor)
+      << "input '" << input_name(i) << "' is " << kind_name(v.kind) << " where a tensor is expected";
+  return v;
+}
+
+const std::vector<Value> &Context::items(size_t i, ValueKind kind) const {
+  const Value &v = any_input(i);
+  TIR_USER_CHECK(v.kind == kind) << "input '" << input_name(i) << "' is " << kind_name(v.kind) << " where "
+                                 << kind_name(kind) << " is expected";
+  return v.items;
 }
 
 bool Context::all_known() const {
@@ -201,7 +219,18 @@ void Context::set_output(size_t i, const NDArray &known) {
 }
 
 void Context::forward(size_t i, size_t j) {
-  if (wants_output(i)) imp_.bind(node_.output(int(i)), input(j));
+  if (wants_output(i)) imp_.bind(node_.output(int(i)), any_input(j));
+}
+
+void Context::set_output(size_t i, const Value &v) {
+  if (wants_output(i)) imp_.bind(node_.output(int(i)), v);
+}
+
+graph::NodeRef Context::node(const Value &v, const std::string &suffix) {
+  TIR_USER_CHECK(v.kind == ValueKind::kTensor) << kind_name(v.kind) << " where a tensor is expected";
+  if (v.node >= 0) return graph::NodeRef{v.node};
+  if (v.known.numel() == 0) unsupported("an element is empty (a dimension of 0)");
+  return constant(v.known, suffix);
 }
 
 graph::NodeRef Context::make(const std::string &op, const std::vector<graph::NodeRef> &inputs,
@@ -224,6 +253,12 @@ graph::NodeRef Context::output(size_t i, const std::string &op, const std::vecto
 graph::NodeRef Context::constant(const NDArray &value, const std::string &suffix) {
   const std::string base = node_.output_size() ? node_.output(0) : label_;
   return imp_.builder().constant(imp_.node_name(base + "/" + suffix, false), value);
+}
+
+std::vector<Value> Context::subgraph(const std::string &attr, const std::vector<Value> &inputs) {
+  const ::onnx::AttributeProto *a = attrs_.get(attr);
+  TIR_USER_CHECK(a && a->has_g()) << "the node has no graph attribute '" << attr << "'";
+  return imp_.run_subgraph(a->g(), inputs);
 }
 
 const graph::Node &Context::graph_node(graph::NodeRef r) const { return imp_.builder().node(r); }

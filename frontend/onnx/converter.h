@@ -54,13 +54,23 @@ class Attributes {
 
 // A value of the ONNX graph during import: computed by a graph node, or known at import
 // (an initializer, a Constant, a folded shape computation), or both once a known value
-// has been placed in the graph as a constant node.
+// has been placed in the graph as a constant node. A sequence or an optional is known at
+// import as a list of tensor values (an optional: none or one); the tensors in it may be
+// computed at run time.
+enum class ValueKind { kTensor, kSequence, kOptional };
 struct Value {
+  Value() = default;
+  Value(int node, NDArray known, std::vector<int64_t> shape, Type dtype)
+      : node(node), known(std::move(known)), shape(std::move(shape)), dtype(dtype) {}
   int node = -1;  // graph node id; -1: not in the graph (yet)
   NDArray known;  // defined: the value, known now
   std::vector<int64_t> shape;
-  Type dtype;
+  Type dtype;  // a sequence's or optional's: its elements'
+  ValueKind kind = ValueKind::kTensor;
+  std::vector<Value> items;  // a sequence's or optional's elements
 };
+// "a tensor", "a sequence" or "an optional".
+const char *kind_name(ValueKind k);
 
 class Importer;
 
@@ -83,6 +93,10 @@ class Context {
   bool has_input(size_t i) const;
   const std::string &input_name(size_t i) const;
   const Value &input(size_t i) const;
+  // Input i of any kind; input() takes tensors only.
+  const Value &any_input(size_t i) const;
+  // The elements of input i, a sequence (or an optional with `kind`); an Error for another kind.
+  const std::vector<Value> &items(size_t i, ValueKind kind = ValueKind::kSequence) const;
   const std::vector<int64_t> &shape(size_t i) const { return input(i).shape; }
   Type dtype(size_t i) const { return input(i).dtype; }
   int rank(size_t i) const { return int(shape(i).size()); }
@@ -106,6 +120,13 @@ class Context {
   void set_output(size_t i, const NDArray &known);
   // Output i is input j, as it is (Identity).
   void forward(size_t i, size_t j);
+  // Output i is `v` (an element taken out of a sequence, a sequence built at import).
+  void set_output(size_t i, const Value &v);
+  // `v` (a tensor) as a graph node: a known one as a new constant named after `suffix`.
+  graph::NodeRef node(const Value &v, const std::string &suffix);
+  // The outputs of the graph attribute `attr` (a branch, a body) converted here with its
+  // inputs bound to `inputs` (Importer::run_subgraph).
+  std::vector<Value> subgraph(const std::string &attr, const std::vector<Value> &inputs);
 
   // Adds a graph node computing `op`, named after output 0 ("<output>/<op>").
   graph::NodeRef make(const std::string &op, const std::vector<graph::NodeRef> &inputs,

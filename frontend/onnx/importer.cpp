@@ -135,6 +135,8 @@ std::string Importer::node_name(const std::string &base, bool own) {
 
 graph::NodeRef Importer::node_of(const std::string &name) {
   Value &v = value(name);
+  if (v.kind != ValueKind::kTensor)
+    unsupported("value '" + name + "' is " + kind_name(v.kind) + "; graph outputs and operands must be tensors");
   if (v.node < 0) {
     TIR_ASSERT(v.known.defined()) << name;
     if (v.known.numel() == 0) unsupported("value '" + name + "' is empty (a dimension of 0)");
@@ -180,9 +182,13 @@ void Importer::add_inputs() {
         const auto &d = dims[i];
         const std::string sym = d.has_dim_param() && !d.dim_param().empty() ? "'" + d.dim_param() + "'" : "unnamed";
         if (bound == options_.input_shapes.end()) {
-          TIR_USER_CHECK(d.has_dim_value())
-              << what << ": dimension " << i << " (" << sym << ") is symbolic; bind it with "
-              << "ImportOptions::input_shapes[\"" << in.name() << "\"]";
+          if (!d.has_dim_value()) {  // the input's value, fixed at import, also binds it
+            unsupported_.push_back({in.name(), "input",
+                                    "input '" + in.name() + "': dimension " + std::to_string(i) + " (" + sym +
+                                        ") is symbolic; bind it with ImportOptions::input_shapes[\"" + in.name() + "\"]",
+                                    in.name()});
+            break;
+          }
           shape.push_back(d.dim_value());
         } else {
           TIR_USER_CHECK(!d.has_dim_value() || d.dim_value() == shape[size_t(i)])
@@ -261,6 +267,51 @@ void Importer::convert_nodes() {
       throw Error("onnx: node '" + ctx.label() + "' (" + n.op_type() + "): " + e.what());
     }
   }
+}
+
+std::vector<Value> Importer::run_subgraph(const ::onnx::GraphProto &g, const std::vector<Value> &inputs) {
+  for (const UnsupportedNode &u : static_check(g, opset_))
+    if (u.op != "input")
+      unsupported("subgraph '" + g.name() + "': " + (u.node.empty() ? "" : "node '" + u.node + "' (" + u.op + "): ") +
+                  u.reason);
+  TIR_USER_CHECK(size_t(g.input_size()) == inputs.size())
+      << "subgraph '" << g.name() << "' has " << g.input_size() << " inputs; " << inputs.size() << " are given";
+  // The subgraph's own names, unbound when it is done (or refused).
+  struct Scope {
+    std::map<std::string, Value> &values;
+    std::vector<std::string> names;
+    ~Scope() {
+      for (const std::string &name : names) values.erase(name);
+    }
+  } scope{values_, {}};
+  std::vector<std::string> &own = scope.names;
+  for (const auto &t : g.initializer()) {
+    NDArray a = tensor_value(t, dir_);
+    bind(t.name(), Value{-1, a, a.shape(), a.dtype()});
+    own.push_back(t.name());
+  }
+  for (int i = 0; i < g.input_size(); ++i) {
+    bind(g.input(i).name(), inputs[size_t(i)]);
+    own.push_back(g.input(i).name());
+  }
+  const std::string where = "in subgraph '" + g.name() + "', node '";
+  for (const ::onnx::NodeProto &n : g.node()) {
+    Context ctx(*this, n, opset_);
+    try {
+      for (const std::string &in : n.input())
+        if (!in.empty()) value(in);
+      find_converter(n.op_type(), opset_)->convert(ctx);  // static_check found one
+    } catch (const Unsupported &u) {
+      throw Unsupported{where + ctx.label() + "' (" + n.op_type() + "): " + u.reason, u.input};
+    } catch (const Error &e) {
+      throw Error(where + ctx.label() + "' (" + n.op_type() + "): " + e.what());
+    }
+    for (const std::string &o : n.output())
+      if (!o.empty()) own.push_back(o);
+  }
+  std::vector<Value> out;
+  for (const auto &o : g.output()) out.push_back(value(o.name()));
+  return out;
 }
 
 std::vector<graph::NodeRef> Importer::outputs() {

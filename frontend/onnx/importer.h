@@ -47,6 +47,10 @@ class Importer {
   // graph node has yet and `own` is set, else base/... made unique.
   std::string node_name(const std::string &base, bool own);
   graph::Builder &builder() { return builder_; }
+  // Converts subgraph `g` (an If branch, a Loop body) in the current scope, its inputs
+  // bound to `inputs`; the values of its outputs. Its own names are unbound afterwards,
+  // so that a body can be converted again for the next iteration.
+  std::vector<Value> run_subgraph(const ::onnx::GraphProto &g, const std::vector<Value> &inputs);
   const std::string &data_dir() const { return dir_; }
 
  private:

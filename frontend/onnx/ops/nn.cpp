@@ -89,13 +89,40 @@ void conv(Context &c) {
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
 }
 
+// Training mode (opset 14 on): normalizes by the batch's own mean and (population)
+// variance per channel, and outputs the running statistics moved towards them:
+// running = input * momentum + batch * (1 - momentum).
+void batch_norm_training(Context &c, std::vector<graph::NodeRef> in) {
+  const int rank = c.rank(0);
+  std::vector<int64_t> axes = {0};
+  for (int i = 2; i < rank; ++i) axes.push_back(i);
+  const std::vector<int64_t> channels = {c.shape(0)[1]};
+  const std::map<std::string, graph::AttrValue> stat = {{"axes", axes}, {"keepdims", int64_t{1}}};
+  graph::NodeRef mean = c.make("reduce_mean", {in[0]}, stat);
+  graph::NodeRef d = c.make("subtract", {in[0], mean});
+  graph::NodeRef var = c.make("reduce_mean", {c.make("multiply", {d, d})}, stat);
+  in[3] = c.make("reshape", {mean}, {{"shape", channels}});
+  in[4] = c.make("reshape", {var}, {{"shape", channels}});
+  c.output(0, "batch_norm", in, {{"eps", double(c.attrs().f("epsilon", 1e-5f))}});
+  const double momentum = c.attrs().f("momentum", 0.9f);
+  graph::NodeRef keep = c.constant(scalar(momentum, Float(32)), "momentum");
+  graph::NodeRef take = c.constant(scalar(1 - momentum, Float(32)), "one_minus_momentum");
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (!c.wants_output(i)) continue;
+    graph::NodeRef old = c.make("multiply", {c.node(i + 2), keep});
+    c.output(i, "add", {old, c.make("multiply", {in[i + 2], take})});
+  }
+}
+
 void batch_norm(Context &c) {
-  for (size_t i = 1; i < c.num_outputs(); ++i)
+  const bool training = c.opset() >= 14 && c.attrs().i("training_mode", 0) != 0;
+  for (size_t i = 1; i < c.num_outputs() && !training; ++i)
     if (c.wants_output(i)) unsupported("training outputs (running mean and variance) are not supported");
   if (c.rank(0) < 2) unsupported("input of rank " + std::to_string(c.rank(0)));
   for (size_t i = 0; i < 5; ++i) need_float32(c, i);
   std::vector<graph::NodeRef> in;
   for (size_t i = 0; i < 5; ++i) in.push_back(c.node(i));
+  if (training) return batch_norm_training(c, in);
   c.output(0, "batch_norm", in, {{"eps", double(c.attrs().f("epsilon", 1e-5f))}});
 }
 
@@ -118,7 +145,6 @@ void instance_norm(Context &c) {
 
 std::string check_batch_norm(const Attributes &a) {
   if (a.i("spatial", 1) != 1) return "spatial = 0 is not supported";
-  if (a.i("training_mode", 0) != 0) return "training_mode is not supported";
   return "";
 }
 

@@ -71,6 +71,9 @@ graph::NodeRef channel_vector(Context &c, size_t i, int rank);
 // Conv attributes (strides, pads, auto_pad, dilations, group); defined in nn.cpp.
 graph::NodeRef conv2d(Context &c, graph::NodeRef x, const std::vector<int64_t> &xs, graph::NodeRef weight,
                       const std::vector<int64_t> &ws);
+// The tensor values `items` (one shape but along `axis`, one type) concatenated along
+// `axis`, or with `new_axis` stacked along a new dimension `axis`; defined in sequence.cpp.
+Value join_values(Context &c, const std::vector<Value> &items, int axis, bool new_axis);
 // Why Conv's attributes rule a node out, or "".
 std::string check_conv(const Attributes &a);
 
