@@ -8,7 +8,7 @@ namespace tensorir::onnx::detail {
 namespace {
 
 void compress(Context &c) {
-  const std::vector<int64_t> cond = c.ints(1, "condition");
+  const std::vector<int64_t> cond = to_int64s(data_value(c, 1, "condition"));
   TIR_USER_CHECK(c.rank(1) == 1) << "condition " << shape_str(c.shape(1)) << " must be a vector";
   const bool flat = !c.attrs().has("axis");
   const std::vector<int64_t> shape = flat ? std::vector<int64_t>{element_count(c.shape(0))} : c.shape(0);

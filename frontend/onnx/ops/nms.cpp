@@ -29,7 +29,8 @@ double iou(const Box &a, const Box &b) {
 }
 
 void nms(Context &c) {
-  const std::vector<double> boxes = to_doubles(c.value(0, "boxes")), scores = to_doubles(c.value(1, "scores"));
+  const std::vector<double> boxes = to_doubles(data_value(c, 0, "boxes")),
+                            scores = to_doubles(data_value(c, 1, "scores"));
   TIR_USER_CHECK(c.rank(0) == 3 && c.shape(0)[2] == 4) << "boxes " << shape_str(c.shape(0)) << " must be [B, N, 4]";
   const int64_t batches = c.shape(0)[0], n = c.shape(0)[1];
   TIR_USER_CHECK(c.rank(1) == 3 && c.shape(1)[0] == batches && c.shape(1)[2] == n)

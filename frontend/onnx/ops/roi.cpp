@@ -39,8 +39,8 @@ void roi_align(Context &c) {
   TIR_USER_CHECK(c.rank(0) == 4) << "input " << shape_str(c.shape(0)) << " must be [N, C, H, W]";
   const Shape xs = c.shape(0);
   const int64_t n = xs[0], ch = xs[1], h = xs[2], w = xs[3];
-  const std::vector<double> rois = to_doubles(c.value(1, "rois"));
-  const std::vector<int64_t> batch = c.ints(2, "batch_indices");
+  const std::vector<double> rois = to_doubles(data_value(c, 1, "rois"));
+  const std::vector<int64_t> batch = to_int64s(data_value(c, 2, "batch_indices"));
   const int64_t count = int64_t(batch.size());
   TIR_USER_CHECK(c.shape(1) == (Shape{count, 4}))
       << "rois " << shape_str(c.shape(1)) << " must be [" << count << ", 4]";

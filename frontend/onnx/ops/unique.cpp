@@ -13,7 +13,7 @@ namespace tensorir::onnx::detail {
 namespace {
 
 void unique(Context &c) {
-  const NDArray &x = c.value(0, "X");
+  const NDArray &x = data_value(c, 0, "X");
   const bool flat = !c.attrs().has("axis");
   const NDArray data = flat ? host_reshape(x, {x.numel()}) : x;
   const int axis = flat ? 0 : normalize_axis(c.attrs().i("axis", 0), c.rank(0));
