@@ -106,29 +106,6 @@ std::string repo_file(const std::string &rel) {
 
 std::string quote(const std::string &s) { return "'" + s + "'"; }
 
-bool command_ok(const std::string &cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
-
-// Runs `cmd` and returns its last non-empty line of output (stdout and stderr).
-std::string last_line(const std::string &cmd) {
-  std::string out, line;
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return "";
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) {
-    line = buf.data();
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-    if (!line.empty()) out = line;
-  }
-  pclose(p);
-  return out;
-}
-
-// The number after "key": in a one-line JSON object, or -1.
-double json_field(const std::string &json, const std::string &key) {
-  auto at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return -1;
-  return std::strtod(json.c_str() + at + key.size() + 3, nullptr);
-}
 
 double seconds_since(bench::Clock::time_point t0) { return bench::ms_since(t0) / 1e3; }
 
@@ -205,7 +182,7 @@ struct Peer {
 
 Peer parse_peer(const std::string &line, const std::string &cmd) {
   Peer p;
-  p.ms = json_field(line, "median_ms");
+  p.ms = bench::json_field(line, "median_ms");
   if (p.ms < 0) p.note = "failed: " + (line.empty() ? "no output from " + cmd : line);
   return p;
 }
@@ -241,11 +218,11 @@ int main(int argc, char **argv) {
 
   // The peers, checked once; a missing one is named in every row it would have filled.
   std::string torch_missing, ort_missing;
-  if (!command_ok("/usr/bin/python3 -c 'import torch, torchvision, numpy'"))
+  if (!bench::command_ok("/usr/bin/python3 -c 'import torch, torchvision, numpy'"))
     torch_missing = std::string("PyTorch/torchvision not installed (") + kInstall + ")";
-  if (!command_ok("node --version"))
+  if (!bench::command_ok("node --version"))
     ort_missing = "node not installed (apt-get install nodejs npm, then bench/install-peers.sh)";
-  else if (!command_ok("node -e \"require('onnxruntime-node')\""))
+  else if (!bench::command_ok("node -e \"require('onnxruntime-node')\""))
     ort_missing = std::string("onnxruntime-node not installed in bench/peers/node_modules (") + kInstall + ")";
   if (!a.json) {
     std::printf("ONNX models from PyTorch, batch 1, opset %d, median of %d runs after warm-up\n", a.opset, a.reps);
@@ -308,7 +285,7 @@ int main(int argc, char **argv) {
         const std::string cmd = "node " + quote(repo_file("bench/peers/onnxruntime_run.cjs")) + " " +
                                 quote(dir.string()) + " --threads " + std::to_string(threads) + " --reps " +
                                 std::to_string(a.reps) + " --cases " + c.name;
-        ort = parse_peer(last_line(cmd), cmd);
+        ort = parse_peer(bench::last_line(cmd), cmd);
       }
       Peer &torch = r.torch[threads];
       if (!torch_missing.empty()) torch.note = torch_missing;
@@ -316,7 +293,7 @@ int main(int argc, char **argv) {
         const std::string cmd = "/usr/bin/python3 " + quote(repo_file("bench/onnx_peers.py")) + " --model " + model +
                                 " --threads " + std::to_string(threads) + " --reps " + std::to_string(a.reps) +
                                 " --inputs " + quote(inputs) + " --json";
-        torch = parse_peer(last_line(cmd), cmd);
+        torch = parse_peer(bench::last_line(cmd), cmd);
       }
     }
     // onnxruntime_run.cjs wrote ORT's output next to the model (this run's, when it ran); the

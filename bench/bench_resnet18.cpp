@@ -34,29 +34,6 @@ std::string bench_file(const std::string &name) {
   return "bench/" + name;
 }
 
-bool command_ok(const std::string &cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
-
-// Runs `cmd` and returns its last line of output.
-std::string last_line(const std::string &cmd) {
-  std::string out, line;
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return "";
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) {
-    line = buf.data();
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-    if (!line.empty()) out = line;
-  }
-  pclose(p);
-  return out;
-}
-
-// The number after "key": in a one-line JSON object, or -1.
-double json_field(const std::string &json, const std::string &key) {
-  auto at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return -1;
-  return std::strtod(json.c_str() + at + key.size() + 3, nullptr);
-}
 
 struct PeerResult {
   double ms = -1;
@@ -66,9 +43,9 @@ struct PeerResult {
 PeerResult run_peer(const std::string &engine, int threads, int reps) {
   const std::string cmd = "/usr/bin/python3 '" + bench_file("resnet18_peers.py") + "' --engine " + engine + " --threads " +
                           std::to_string(threads) + " --reps " + std::to_string(reps) + " --json";
-  const std::string line = last_line(cmd);
+  const std::string line = bench::last_line(cmd);
   PeerResult r;
-  r.ms = json_field(line, "median_ms");
+  r.ms = bench::json_field(line, "median_ms");
   if (r.ms < 0) r.note = "failed: " + (line.empty() ? std::string("no output from ") + cmd : line);
   return r;
 }
@@ -95,8 +72,8 @@ int main(int argc, char **argv) {
   const std::string modules = bench_file("peers/node_modules");
   const char *old_path = std::getenv("NODE_PATH");
   setenv("NODE_PATH", (modules + (old_path && *old_path ? ":" + std::string(old_path) : "")).c_str(), 1);
-  const bool have_torch = command_ok("/usr/bin/python3 -c 'import torch, torchvision'");
-  const bool have_ort = command_ok("node -e \"require('onnxruntime-node')\"");
+  const bool have_torch = bench::command_ok("/usr/bin/python3 -c 'import torch, torchvision'");
+  const bool have_ort = bench::command_ok("node -e \"require('onnxruntime-node')\"");
   const std::string not_installed = installed ? "" : " (bench/install-peers.sh failed: see above)";
 
   bench::Table table({"impl", "threads", "median ms", "GF/s", "tensorir / impl", "note"});

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -71,6 +72,32 @@ inline void reexec_with_env(char **argv, const std::vector<std::pair<std::string
   std::fflush(nullptr);
   execv("/proc/self/exe", argv);
   std::perror("re-exec failed; continuing with the environment as it was");
+}
+
+// Whether `cmd` exits with status 0 (its output discarded): is a peer installed?
+inline bool command_ok(const std::string &cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
+
+// Runs `cmd` and returns its last non-empty line of output (stdout and stderr): a peer's
+// one-line JSON result.
+inline std::string last_line(const std::string &cmd) {
+  std::string out, line;
+  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return "";
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) {
+    line = buf.data();
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (!line.empty()) out = line;
+  }
+  pclose(p);
+  return out;
+}
+
+// The number after "key": in a one-line JSON object, or -1.
+inline double json_field(const std::string &json, const std::string &key) {
+  auto at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return -1;
+  return std::strtod(json.c_str() + at + key.size() + 3, nullptr);
 }
 
 // How much of the last 10 s runnable threads waited for a CPU (Linux PSI "some avg10", in

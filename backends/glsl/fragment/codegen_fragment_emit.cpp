@@ -224,6 +224,10 @@ class ShaderEmitter {
         for (size_t d = 0; d < n; ++d)
           if (is_const_int(shape[d], 1)) axes[d] = IntImmNode::make(Int(32), 0);
         if (!ot.packed) return {axes};
+        if (axes.empty()) {  // a 0-d result (Det of one matrix): lane 0 holds it, the rest are never read
+          lanes.assign(4, axes);
+          continue;
+        }
         for (int l = 0; l < 4; ++l) {
           std::vector<Expr> ln = axes;
           ln.back() = simplify(axes.back() * 4 + l);
