@@ -38,14 +38,19 @@ Expr broadcast_read(const Tensor &t, const std::vector<Var> &v) {
 
 Tensor binary(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
               const std::function<Expr(Expr, Expr)> &f) {
+  return detail::broadcast_map(a, b, op, name, f);
+}
+
+}  // namespace
+
+Tensor detail::broadcast_map(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
+                             const std::function<Expr(Expr, Expr)> &f) {
   check_same_dtype(a, b, op);
   std::vector<int64_t> out = broadcast_shape(a, b, op);
   return compute(
       to_exprs(out), [&](const std::vector<Var> &v) { return f(broadcast_read(a, v), broadcast_read(b, v)); }, name,
       kInjective);
 }
-
-}  // namespace
 
 Tensor add(const Tensor &a, const Tensor &b, const std::string &name) {
   return binary(a, b, "add", name, [](Expr x, Expr y) { return x + y; });

@@ -1,6 +1,7 @@
 // Shared by the operator files: constant shapes, axis normalisation, safe padded reads.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,5 +62,10 @@ inline std::string shape_str(const std::vector<int64_t> &s) {
 // ops::pad with the padding value as an expression (e.g. min_value for max pooling).
 Tensor pad_with(const Tensor &x, const std::vector<int> &before, const std::vector<int> &after, Expr value,
                 const std::string &name);
+
+// f(a, b) element by element with NumPy broadcasting (shapes aligned at the right,
+// size-1 dimensions pinned); a and b must share a dtype. `op` names the operator in errors.
+Tensor broadcast_map(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
+                     const std::function<Expr(Expr, Expr)> &f);
 
 }  // namespace tensorir::ops::detail

@@ -24,6 +24,16 @@ int column_vector(const Tensor &out) {
   return 0;
 }
 
+// Inlines every element-wise stage of `s` other than `dense` and `out`: what reads the
+// inputs before the dense and the tail between it and `out` are computed where used.
+void inline_between(Schedule &s, const Tensor &dense, const Tensor &out) {
+  for (const Stage &st : s.stages()) {
+    const auto *sc = st.op().as<ComputeOpNode>();
+    const Operation &op = st.op();
+    if (sc && !op.same_as(out.op()) && !op.same_as(dense.op()) && sc->reduce_axis.empty()) Stage(st).compute_inline();
+  }
+}
+
 }  // namespace
 
 Schedule schedule_dense_llvm(const Tensor &out) {
@@ -53,11 +63,7 @@ Schedule schedule_dense_llvm(const Tensor &out) {
 Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
   const ComputeOpNode *c = dense_op(dense);
   Schedule s = create_schedule({out});
-  for (const Stage &st : s.stages()) {
-    const auto *sc = st.op().as<ComputeOpNode>();
-    const Operation &op = st.op();
-    if (sc && !op.same_as(out.op()) && !op.same_as(dense.op()) && sc->reduce_axis.empty()) Stage(st).compute_inline();
-  }
+  inline_between(s, dense, out);
   Stage st = s[out];
   Stage d = s[dense];
   const int vec = column_vector(out);
@@ -86,11 +92,7 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out) {
   const int64_t block = *as_const_int(in[1].shape()[2]);
   const int64_t rows = *as_const_int(out.shape()[0]);
   Schedule s = create_schedule({out});
-  for (const Stage &st : s.stages()) {
-    const auto *sc = st.op().as<ComputeOpNode>();
-    const Operation &op = st.op();
-    if (sc && !op.same_as(out.op()) && !op.same_as(dense.op()) && sc->reduce_axis.empty()) Stage(st).compute_inline();
-  }
+  inline_between(s, dense, out);
   // A register block: `bm` rows (each a broadcast of one data element per k) times the
   // panel's `block` columns (block / 16 vectors). 8 x 32 keeps 16 of 32 vector registers
   // of accumulators. The last block of rows may be partial (197 tokens): its rows past

@@ -100,6 +100,11 @@ inline OpStrategy blocked_cpu_strategy() {
   return s;
 }
 
+// Registers the element-wise unary operator `name` computing f(x) on each element (on
+// channel-blocked data as it comes); float_only: float inputs only, else any but bool.
+// Defined in math.cpp.
+void register_unary(const std::string &name, const std::string &doc, bool float_only, std::function<Expr(Expr)> f);
+
 // A one-input operator computed by `fn(x, name)`.
 template <typename F>
 graph::ComputeFn unary(F fn) {

@@ -411,30 +411,6 @@ Expr mod(Expr a, Expr b, bool fmod) {
   return select(r != zero && ((a < zero) != (safe_b < zero)), r - safe_b, r);
 }
 
-// a and b broadcast as NumPy does (aligned at the right, size-1 dimensions pinned).
-Tensor broadcast_binary(const Tensor &a, const Tensor &b, const std::string &name,
-                        const std::function<Expr(Expr, Expr)> &f) {
-  const std::vector<int64_t> sa = const_shape(a, name), sb = const_shape(b, name);
-  const size_t nd = std::max(sa.size(), sb.size());
-  std::vector<int64_t> out(nd);
-  for (size_t i = 0; i < nd; ++i) {
-    const int64_t da = i < nd - sa.size() ? 1 : sa[i - (nd - sa.size())];
-    const int64_t db = i < nd - sb.size() ? 1 : sb[i - (nd - sb.size())];
-    TIR_USER_CHECK(da == db || da == 1 || db == 1)
-        << "cannot broadcast " << detail::shape_str(sa) << " with " << detail::shape_str(sb);
-    out[i] = std::max(da, db);
-  }
-  auto read = [](const Tensor &t, const std::vector<int64_t> &s, const std::vector<Var> &v) {
-    const size_t skip = v.size() - s.size();
-    std::vector<Expr> idx;
-    for (size_t i = 0; i < s.size(); ++i) idx.push_back(s[i] == 1 ? Expr(0) : Expr(v[skip + i]));
-    return t(idx);
-  };
-  return compute(
-      detail::to_exprs(out), [&](const std::vector<Var> &v) { return f(read(a, sa, v), read(b, sb, v)); }, name,
-      kInjective);
-}
-
 const bool registered = [] {
   OpDef ge;
   ge.name = "gather_elements";
@@ -692,27 +668,8 @@ const bool registered = [] {
   on_cpu(hm, reduce_cpu_strategy());
   graph::register_op(std::move(hm));
 
-  auto unary = [](const std::string &name, const std::string &doc, bool float_only, Expr (*f)(Expr)) {
-    OpDef def;
-    def.name = name;
-    def.doc = doc;
-    def.inputs = {"x"};
-    def.pattern = graph::OpPattern::kElementWise;
-    def.layout = graph::LayoutRule::kElementWise;
-    def.check = [name, float_only](const Node &, const std::vector<const Node *> &in) {
-      TIR_USER_CHECK(float_only ? in[0]->dtype.is_float() : !in[0]->dtype.is_bool())
-          << "input '" << in[0]->name << "' is " << in[0]->dtype << "; " << name << " takes "
-          << (float_only ? "float tensors" : "numbers");
-    };
-    def.compute = [f](const Node &, const std::vector<Tensor> &in, const std::string &out) {
-      const Tensor &x = in[0];
-      return compute(x.shape(), [&](const std::vector<Var> &v) { return f(x(exprs(v))); }, out, kInjective);
-    };
-    on_cpu(def, blocked_cpu_strategy());
-    graph::register_op(std::move(def));
-  };
-  unary("round", "x rounded to the nearest integer, halves to the even one", true, round_even);
-  unary("sign", "1, 0 or -1 as x is positive, zero or negative", false, sign);
+  register_unary("round", "x rounded to the nearest integer, halves to the even one", true, round_even);
+  register_unary("sign", "1, 0 or -1 as x is positive, zero or negative", false, sign);
 
   OpDef md;
   md.name = "mod";
@@ -729,7 +686,7 @@ const bool registered = [] {
   };
   md.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     const bool fmod = n.attr_int("fmod") != 0;
-    return broadcast_binary(in[0], in[1], name, [fmod](Expr a, Expr b) { return mod(a, b, fmod); });
+    return detail::broadcast_map(in[0], in[1], "mod", name, [fmod](Expr a, Expr b) { return mod(a, b, fmod); });
   };
   on_cpu(md, blocked_cpu_strategy());
   graph::register_op(std::move(md));

@@ -20,6 +20,8 @@ void check_numeric(const Node &, const std::vector<const Node *> &in) {
   TIR_USER_CHECK(!in[0]->dtype.is_bool()) << "input '" << in[0]->name << "' is bool; this operator takes numbers";
 }
 
+}  // namespace
+
 void register_unary(const std::string &name, const std::string &doc, bool float_only, std::function<Expr(Expr)> f) {
   OpDef def;
   def.name = name;
@@ -37,6 +39,8 @@ void register_unary(const std::string &name, const std::string &doc, bool float_
   on_cpu(def, blocked_cpu_strategy());
   graph::register_op(std::move(def));
 }
+
+namespace {
 
 // cast: the element type named by "dtype" ("float32", "int64", ...); to bool is x != 0.
 void register_cast() {
