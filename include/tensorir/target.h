@@ -31,6 +31,12 @@ struct TargetCaps {
   int texture_channel_block = 0;
   // build() gives stages that bind no GPU loops the default GPU schedule first.
   bool default_gpu_schedule = false;
+  // The GPU compute schedules of the operator registry apply (strategies["gpu"]):
+  // work-groups, shared-memory tiles, register blocks.
+  bool gpu_schedules = false;
+  // The device's limits, for schedules that size tiles by them; 0 when not known.
+  int max_work_group_size = 0;       // invocations (work-items) in one work-group
+  int64_t max_shared_memory_bytes = 0;  // "shared" / __local memory of one work-group
 };
 
 struct Target {

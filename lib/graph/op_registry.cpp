@@ -90,7 +90,11 @@ const char *op_pattern_name(OpPattern p) {
 OpStrategy OpDef::strategy(const Target &target) const {
   OpStrategy s;
   auto it = strategies.find(target.kind);
-  if (it == strategies.end() && target.caps().cpu_schedules) it = strategies.find("cpu");
+  if (it == strategies.end()) {
+    const TargetCaps caps = target.caps();
+    if (caps.cpu_schedules) it = strategies.find("cpu");
+    else if (caps.gpu_schedules) it = strategies.find("gpu");
+  }
   if (it != strategies.end()) s = it->second;
   if (!s.compute) s.compute = compute;
   if (!s.schedule) s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_generic({ctx.out}); };

@@ -118,7 +118,8 @@ struct OpDef {
   ComputeFn compute;
   // By target kind ("llvm", "wasm", "opengl", ...), used with BuildOptions::tuned_schedules;
   // "cpu" stands for every kind whose capabilities say the CPU schedules apply
-  // (TargetCaps::cpu_schedules: "llvm", "wasm") and that has no entry of its own.
+  // (TargetCaps::cpu_schedules: "llvm", "wasm") and that has no entry of its own; "gpu"
+  // likewise for the GPU compute kinds (TargetCaps::gpu_schedules).
   std::map<std::string, OpStrategy> strategies;
   std::string doc;
 
