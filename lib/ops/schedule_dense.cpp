@@ -132,12 +132,15 @@ Schedule schedule_batch_matmul_llvm(const Tensor &out) {
   Stage st = s[out];
   Tensor acc = s.cache_write(out, "local");
   auto [io, jo, ii, ji] = st.tile(out.axis(nd - 2), out.axis(nd - 1), Expr(bm), Expr(bn));
-  IterVar blocks = st.fuse(io, jo);
+  // Row blocks of every batch in parallel, the column blocks a serial loop inside: a
+  // partial last column block (197 tokens) is then a peeled iteration of that loop, and
+  // the others stay vectors, where one fused loop would guard (and scalarize) them all.
+  IterVar blocks = io;
   for (int i = nd - 3; i >= 0; --i) blocks = st.fuse(out.axis(i), blocks);
   st.parallel(blocks);
   st.vectorize(ji);
   Stage a = s[acc];
-  a.compute_at(st, blocks);
+  a.compute_at(st, jo);
   const auto *ac = acc.op().as<ComputeOpNode>();
   std::vector<IterVar> order;
   for (int i = 0; i < nd - 2; ++i) order.push_back(acc.axis(i));
