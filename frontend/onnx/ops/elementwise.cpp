@@ -52,7 +52,8 @@ void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
     if (c.dtype(0).is_bool()) unsupported("bool inputs");
     // The graph's divide floors on integers; ONNX's truncates.
     if (op == "divide" && c.dtype(0).is_int()) unsupported("division of signed integers (" + c.dtype(0).str() + ")");
-    if (op == "multiply" && silu(c)) return;
+    if (op == "multiply" && (silu(c) || fuse_gelu(c))) return;
+    if (op == "add" && fuse_layer_norm(c)) return;
     c.output(0, op, {c.node(0), c.node(1)});
   };
   register_binary(onnx_op, kMinOpset, convert);

@@ -63,6 +63,11 @@ void legacy_broadcast(Context &c);
 // converts the node after legacy_broadcast.
 void register_binary(const std::string &onnx_op, int since, const std::function<void(Context &)> &convert);
 
+// Multi-node patterns onto one operator (fusion.cpp), tried by the converter of the
+// pattern's last node: false, converting nothing, when the node does not end one.
+bool fuse_layer_norm(Context &c);  // at an Add
+bool fuse_gelu(Context &c);        // at a Mul
+
 // Input i, a vector [C], shaped [C, 1, ...] to broadcast along dimension 1 of a tensor
 // of rank `rank` (a known one as a new constant).
 graph::NodeRef channel_vector(Context &c, size_t i, int rank);
