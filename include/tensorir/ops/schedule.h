@@ -36,6 +36,11 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
 // schedule_generic alone.
 Schedule schedule_blocked_llvm(const Tensor &out);
 
+// CPU schedule for softmax and log_softmax along the last axis: rows in parallel, each
+// row's maximum, exponentials and sum computed inside that loop, the exponentials and
+// results as vectors. Other axes get schedule_blocked_llvm.
+Schedule schedule_softmax_llvm(const Tensor &out);
+
 // CPU schedule for reductions (ops::reduce, arg_reduce, layer_norm, batch_matmul):
 // schedule_generic, then in every stage left that is not inlined the axes before the last
 // fused into one loop (the one axis of a 1-D result) run in parallel when it has more

@@ -6,6 +6,12 @@ namespace tensorir::ops::defs {
 
 namespace {
 
+OpStrategy softmax_cpu_strategy() {
+  OpStrategy s;
+  s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_softmax_llvm(ctx.out); };
+  return s;
+}
+
 const bool registered = [] {
   OpDef flatten;
   flatten.name = "flatten";
@@ -39,7 +45,7 @@ const bool registered = [] {
   softmax.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     return ops::softmax(in[0], static_cast<int>(n.attr_int("axis")), name);
   };
-  on_cpu(softmax, blocked_cpu_strategy());
+  on_cpu(softmax, softmax_cpu_strategy());
   graph::register_op(std::move(softmax));
 
   OpDef log_softmax;
@@ -51,7 +57,7 @@ const bool registered = [] {
   log_softmax.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     return ops::log_softmax(in[0], static_cast<int>(n.attr_int("axis")), name);
   };
-  on_cpu(log_softmax, blocked_cpu_strategy());
+  on_cpu(log_softmax, softmax_cpu_strategy());
   graph::register_op(std::move(log_softmax));
   return true;
 }();
