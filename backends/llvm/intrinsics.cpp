@@ -4,6 +4,7 @@
 #include <set>
 
 #include "backends/llvm/codegen_llvm.h"
+#include "backends/llvm/fast_exp.h"
 
 #include "tensorir/error.h"
 
@@ -59,6 +60,10 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
   };
   auto one = [&] { return llvm::ConstantFP::get(llvm_type(t), 1.0); };
 
+  if (name == "exp" && t.is_float() && t.bits() == 32) {
+    want_args(1);
+    return emit_exp_f32(builder_, emit(op->args[0]));
+  }
   if (auto it = unary_intrinsics().find(name); it != unary_intrinsics().end()) {
     want_args(1);
     want_float();
@@ -103,7 +108,9 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
     want_args(1);
     want_float();
     llvm::Value *x = emit(op->args[0]);
-    llvm::Value *e = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
+    llvm::Value *e = t.is_float() && t.bits() == 32
+                         ? emit_exp_f32(builder_, builder_.CreateFNeg(x))
+                         : builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
     return builder_.CreateFDiv(one(), builder_.CreateFAdd(one(), e));
   }
   if (libm_functions().count(name)) {
