@@ -1,5 +1,6 @@
 // CodeGenLLVM: calls. Pure math intrinsics map to LLVM intrinsics (which work on vectors)
-// or to libm, lane by lane; extern calls become calls of C functions the JIT resolves.
+// or to libm, lane by lane, except float32 exp, inline code (fast_exp.h); extern calls
+// become calls of C functions the JIT resolves.
 #include <map>
 #include <set>
 
