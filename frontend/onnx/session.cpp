@@ -48,8 +48,6 @@ namespace {
 
 void append(std::string &key, const std::string &part) { key += std::to_string(part.size()) + ":" + part; }
 
-std::string shape_key(const std::vector<int64_t> &shape) { return shape_str(shape); }
-
 }  // namespace
 
 void Session::Impl::list_inputs() {
@@ -72,8 +70,9 @@ void Session::Impl::list_inputs() {
 }
 
 // Adds the inputs that `e`'s nodes need known to shape_inputs; false when a node is
-// refused for another reason, or nothing new was learnt. Before the symbolic dimensions
-// are bound (`shapes_bound` false), the refusals of those inputs are theirs to bind.
+// refused for another reason, or (once the symbolic dimensions are bound) nothing new
+// was learnt. Before they are bound (`shapes_bound` false), the refusals of symbolic
+// inputs are left to their binding.
 bool Session::Impl::learn(const UnsupportedError &e, bool shapes_bound) {
   bool added = false;
   for (const UnsupportedNode &u : e.nodes()) {
@@ -109,10 +108,10 @@ std::string Session::Impl::key(const std::map<std::string, NDArray> &given) cons
   for (const SessionInput &in : inputs) {
     if (shape_inputs.count(in.name)) {
       const NDArray host = given.at(in.name).to(Device::cpu());
-      append(k, in.name + "=" + host.dtype().str() + shape_key(host.shape()));
+      append(k, in.name + "=" + host.dtype().str() + shape_str(host.shape()));
       append(k, std::string(static_cast<const char *>(host.data()), host.nbytes()));
     } else if (symbolic.count(in.name)) {
-      append(k, in.name + ":" + shape_key(given.at(in.name).shape()));
+      append(k, in.name + ":" + shape_str(given.at(in.name).shape()));
     }
   }
   return k;
