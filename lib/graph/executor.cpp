@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "compiled_model.h"
+#include "kernel_key.h"
 #include "runtime/input_check.h"
 #include "op_table.h"
 #include "tensorir/build.h"
@@ -149,6 +150,18 @@ OpStrategy group_strategy(const Node &lead, const Target &target, bool tuned) {
   return s;
 }
 
+// The arguments of the kernel of group `nodes`: the nodes it reads from outside, each
+// once, in the order its nodes read them, then its result.
+std::vector<int> group_args(const Graph &g, const std::vector<int> &nodes) {
+  std::vector<int> args;
+  for (int id : nodes)
+    for (int in : g.node(id).inputs)
+      if (std::find(nodes.begin(), nodes.end(), in) == nodes.end() && std::find(args.begin(), args.end(), in) == args.end())
+        args.push_back(in);
+  args.push_back(nodes.back());
+  return args;
+}
+
 // Compiles the chain `nodes` of `g` (the last one its result) into one kernel.
 Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, const Target &target, bool tuned) {
   // The anchor leads the group; without one, the group's result does.
@@ -164,24 +177,19 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   k.fname += identifier(res.name);
   // One placeholder per distinct node read from outside the group (add(x, x) reads one
   // buffer); the nodes inside become stages of one expression.
+  k.args = group_args(g, nodes);
   std::map<int, Tensor> tensors;
   std::vector<BuildArg> args;
+  for (size_t i = 0; i + 1 < k.args.size(); ++i) {
+    const Node &src = g.node(k.args[i]);
+    const Tensor t = placeholder(std::vector<Expr>(src.shape.begin(), src.shape.end()), src.dtype, identifier(src.name));
+    tensors.emplace(src.id, t);
+    args.emplace_back(t);
+  }
   for (int id : nodes) {
     const Node &n = g.node(id);
     std::vector<Tensor> ins;
-    for (int in : n.inputs) {
-      auto it = tensors.find(in);
-      if (it == tensors.end()) {
-        const Node &src = g.node(in);
-        it = tensors
-                 .emplace(in, placeholder(std::vector<Expr>(src.shape.begin(), src.shape.end()), src.dtype,
-                                          identifier(src.name)))
-                 .first;
-        k.args.push_back(in);
-        args.emplace_back(it->second);
-      }
-      ins.push_back(it->second);
-    }
+    for (int in : n.inputs) ins.push_back(tensors.at(in));
     // Each node computes by its own strategy; only the lead's decides the schedule.
     const ComputeFn compute = id == lead ? strategy.compute : group_strategy(n, target, tuned).compute;
     tensors[id] = detail::make_tensor(n, ins, identifier(n.name), compute);
@@ -194,7 +202,6 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
     throw Error(detail::node_prefix(g.node(lead)) + "scheduling the kernel failed: " + e.what());
   }
   args.emplace_back(out);
-  k.args.push_back(k.node);
   try {
     k.module = tensorir::build(s, args, target, k.fname);
   } catch (const Error &e) {
@@ -300,8 +307,20 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   impl->storage.resize(g.nodes().size());
   for (const Node &n : g.nodes())
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);
-  for (const FusedGroup &grp : kernel_groups(g, target, options.fuse_operators, strategies))
-    impl->kernels.push_back(compile_group(g, grp.nodes, grp.anchor, target, strategies));
+  // Identical groups (BERT's layers) compile once and share the module.
+  std::map<std::string, Kernel> compiled;
+  for (const FusedGroup &grp : kernel_groups(g, target, options.fuse_operators, strategies)) {
+    const int lead = grp.anchor >= 0 ? grp.anchor : grp.nodes.back();
+    const std::string key = kernel_key(g, grp.nodes, lead, target, strategies);
+    auto it = compiled.find(key);
+    if (it == compiled.end()) {
+      it = compiled.emplace(key, compile_group(g, grp.nodes, grp.anchor, target, strategies)).first;
+      impl->kernels.push_back(it->second);
+    } else {
+      impl->kernels.push_back(Kernel{grp.nodes.back(), grp.nodes, group_args(g, grp.nodes), it->second.module,
+                                     it->second.fname});
+    }
+  }
   impl->plan = kernel_storage_plan(g, impl->kernels, options.plan_memory);
   impl->planned_peak_bytes = impl->plan.peak_bytes;
   impl->runs_here = runs_here(target);

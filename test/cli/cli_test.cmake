@@ -40,10 +40,15 @@ expect(0 "PASS" test "${CASES}/test_relu/model.onnx" --data-dir "${CASES}/test_r
 expect(0 "every node can be imported" info "${CASES}/test_relu/model.onnx")
 expect(0 "wrote" run "${CASES}/test_relu/model.onnx" -i "x=${CASES}/test_relu/test_data_set_0/input_0.pb"
        -o "${WORK}/relu_out")
-# A target shape given as a graph input: refused with the fix, then fixed at import.
+# A target shape given as a graph input: run and test take it at run time, info lists it,
+# compile needs it fixed at import.
 set(RESHAPE "${CASES}/test_reshape_negative_dim")
-expect(1 "fix its value with ImportOptions::input_values" test "${RESHAPE}/model.onnx"
-       --data-dir "${RESHAPE}/test_data_set_0")
+expect(0 "PASS" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0")
+expect(0 "shape inputs [^\n]*: shape" info "${RESHAPE}/model.onnx")
+expect(0 "once per value of its shape inputs \\(shape\\).*output 'reshaped': \\[2, 6, 2\\]" run "${RESHAPE}/model.onnx"
+       -i "shape=${RESHAPE}/test_data_set_0/input_1.pb")
+expect(2 "input 'shape' decides shapes.*--input shape=FILE" run "${RESHAPE}/model.onnx")
+expect(1 "input 'shape' decides shapes.*--input-value" compile "${RESHAPE}/model.onnx" --target llvm -o "${WORK}/x")
 expect(0 "PASS" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0"
        --input-value "shape=${RESHAPE}/test_data_set_0/input_1.pb")
 expect(2 "expected NAME=FILE" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0" --input-value shape)

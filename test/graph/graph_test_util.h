@@ -1,12 +1,30 @@
 // Helpers shared by the graph tests.
 #pragma once
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 namespace tensorir::graph_test {
+
+// A fresh directory under the system's temporary one, removed with the object.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string &name)
+      : path(std::filesystem::temp_directory_path() / ("tensorir_save_" + std::to_string(getpid()) + "_" + name)) {
+    std::filesystem::remove_all(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string str(const std::string &file = "") const { return file.empty() ? path.string() : (path / file).string(); }
+};
 
 // Each element of `got` within tol * (1 + |want|) of `want`'s.
 inline void check_near(const std::vector<float> &got, const std::vector<float> &want, double tol = 1e-5) {

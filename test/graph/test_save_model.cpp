@@ -34,19 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// A fresh directory under the system's temporary one, removed with the object.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string &name)
-      : path(fs::temp_directory_path() / ("tensorir_save_" + std::to_string(getpid()) + "_" + name)) {
-    fs::remove_all(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string str(const std::string &file = "") const { return file.empty() ? path.string() : (path / file).string(); }
-};
+using graph_test::TempDir;
 
 // x -> relu -> 2x2 max pool (p) -> relu (q) -> add(q, p) + bias: 2 * maxpool2x2(relu(x)) + bias.
 graph::Graph pool_chain(const NDArray &bias) {

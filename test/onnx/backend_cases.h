@@ -24,7 +24,9 @@ struct Case {
 struct CaseResult {
   std::string category, name, status, reason;  // status: passed, failed, unsupported
   std::vector<std::string> ops;
-  std::vector<std::string> fixed;  // inputs fixed at import (ImportOptions::input_values)
+  // Inputs fixed at import: the shape inputs the session specialized each run for, or
+  // those a runner fixed up front (ImportOptions::input_values).
+  std::vector<std::string> specialized;
   double seconds = 0;
 };
 
@@ -48,6 +50,13 @@ bool all_float32(const onnx::ModelInfo &info);
 // "llvm" as imported. Fills `info` and `sets` (its data sets) when it is.
 bool in_float32_subset(const Case &c, onnx::ModelInfo *info, std::vector<fs::path> *sets);
 
+// The arrays of data set `set`, by the names of the graph inputs of `info`, except those
+// at `skip`.
+std::map<std::string, NDArray> read_inputs(const onnx::ModelInfo &info, const fs::path &set,
+                                           const std::vector<size_t> &skip = {});
+// "" when `out` matches the outputs of data set `set`, else why not.
+std::string compare_outputs(const graph::Outputs &out, const fs::path &set);
+
 // Runs model `m` on data set `set`, feeding the graph inputs of `info` except those at
 // `skip`; "" when every output matches, else why not.
 std::string run_data_set(const graph::CompiledModel &m, const onnx::ModelInfo &info, const fs::path &set,
@@ -64,7 +73,7 @@ std::string json_escape(const std::string &s);
 std::string unsupported_reason(const onnx::UnsupportedError &e);
 
 struct Counts {
-  int passed = 0, fixed = 0, failed = 0, unsupported = 0;  // fixed: passed with inputs fixed at import
+  int passed = 0, specialized = 0, failed = 0, unsupported = 0;  // specialized: passed with inputs fixed at import
   void add(const CaseResult &r);
   int total() const { return passed + failed + unsupported; }
   double percent() const { return total() ? 100.0 * passed / total() : 0; }

@@ -2,9 +2,10 @@
 // pytorch-converted/ and pytorch-operator/ is imported, built for "llvm" and run on its
 // test data sets. A case is "unsupported" when the importer says so (UnsupportedError,
 // with the reason), "passed" when every output matches within rtol 1e-3 and atol 1e-7,
-// else "failed". A case refused because a shape, axes or bound comes from a graph input
-// is run again with that input fixed at import, as `tensorir --input-value` does, and
-// counted as passed "with inputs fixed". A table by category and by operator is printed, and a JSON summary is
+// else "failed". Each case runs through onnx::Session, as a user runs a model: graph
+// inputs that give a shape, axes or a bound are given with each data set, and the
+// session compiles the model for their values; such cases count as passed and
+// "specialized". A table by category and by operator is printed, and a JSON summary is
 // written into the build tree (onnx_backend_cases.json). The test fails if any case the
 // importer accepted fails: what it accepts it must get right.
 #include <tensorir/frontend/onnx.h>
@@ -69,12 +70,40 @@ std::vector<size_t> needed_inputs(const tonnx::UnsupportedError &e, const tonnx:
   return out;
 }
 
-// Runs one case: import, build, then every test data set. A case the importer refuses
-// because nodes need a graph input's value at import (a shape, axes, a bound) is tried
-// again with those inputs fixed to each data set's values (ImportOptions::input_values),
-// as a user would compile it; `fixed` lists them. With `fix_all`, every integer or scalar
-// input is fixed, so that the converters' paths for known values are checked against
-// ONNX's outputs too; a case without such inputs gives nothing.
+// Runs every data set through one onnx::Session; "" when every output matches, else why
+// not. `specialized` gets the shape inputs the session fixed at import.
+std::string run_session(const fs::path &dir, const tonnx::ModelInfo &info, const std::vector<fs::path> &sets,
+                        std::vector<std::string> *specialized) {
+  tonnx::Session s = tonnx::Session::open((dir / "model.onnx").string(), "llvm");
+  std::string why;
+  for (size_t i = 0; i < sets.size() && why.empty(); ++i) why = compare_outputs(s.run(read_inputs(info, sets[i])), sets[i]);
+  *specialized = s.shape_inputs();
+  return why;
+}
+
+// Every integer or scalar input fixed up front, to each data set's values: rounds fix
+// what the last was refused for too (fixing one input can let the importer reach nodes
+// that need another).
+std::string run_all_fixed(const fs::path &dir, const tonnx::ModelInfo &info, const std::vector<fs::path> &sets,
+                          std::vector<size_t> fixed, std::vector<std::string> *specialized) {
+  for (int round = 0;; ++round) {
+    try {
+      const std::string why = run_fixed(dir, info, sets, fixed);
+      for (size_t i : fixed) specialized->push_back(info.inputs[i].name);
+      return why;
+    } catch (const tonnx::UnsupportedError &e) {
+      const size_t before = fixed.size();
+      for (size_t i : needed_inputs(e, info))
+        if (std::find(fixed.begin(), fixed.end(), i) == fixed.end()) fixed.push_back(i);
+      if (fixed.size() == before || round == 8) throw;
+    }
+  }
+}
+
+// Runs one case on its test data sets, through a session; with `fix_all`, every integer
+// or scalar input is fixed at import instead, so that the converters' paths for known
+// values are checked against ONNX's outputs too (a case without such inputs gives
+// nothing).
 std::optional<CaseResult> run_case(const std::string &category, const fs::path &dir, bool fix_all) {
   CaseResult r{category, dir.filename().string(), "passed", "", {}, {}, 0};
   const auto t0 = std::chrono::steady_clock::now();
@@ -84,25 +113,13 @@ std::optional<CaseResult> run_case(const std::string &category, const fs::path &
     for (const auto &[op, count] : info.operators) r.ops.push_back(op);
     const std::vector<fs::path> sets = sorted_dirs(dir, "test_data_set_");
     if (sets.empty()) throw Error("no test data sets");
-    std::vector<size_t> fixed;
     if (fix_all) {
-      fixed = foldable_inputs(info);
+      const std::vector<size_t> fixed = foldable_inputs(info);
       if (fixed.empty()) return std::nullopt;
+      r.reason = run_all_fixed(dir, info, sets, fixed, &r.specialized);
+    } else {
+      r.reason = run_session(dir, info, sets, &r.specialized);
     }
-    // Each round fixes what the last one was refused for (fixing one input can let the
-    // importer reach nodes that need another).
-    for (int round = 0;; ++round) {
-      try {
-        r.reason = fixed.empty() ? run_sets(dir, info, sets) : run_fixed(dir, info, sets, fixed);
-        break;
-      } catch (const tonnx::UnsupportedError &e) {
-        const size_t before = fixed.size();
-        for (size_t i : needed_inputs(e, info))
-          if (std::find(fixed.begin(), fixed.end(), i) == fixed.end()) fixed.push_back(i);
-        if (fixed.size() == before || round == 8) throw;
-      }
-    }
-    for (size_t i : fixed) r.fixed.push_back(info.inputs[i].name);
     if (!r.reason.empty()) r.status = "failed";
   } catch (const tonnx::UnsupportedError &e) {
     r.status = "unsupported";

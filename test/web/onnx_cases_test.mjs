@@ -182,7 +182,7 @@ for (const r of failed) console.log(`  ${r.category}/${r.name}: ${r.reason}`);
 
 const categories = {};
 for (const [cat, c] of Object.entries(byCategory)) {
-  categories[cat] = { passed: c.passed, passed_with_inputs_fixed: 0, failed: c.failed, unsupported: c.unsupported };
+  categories[cat] = { passed: c.passed, passed_specialized: 0, failed: c.failed, unsupported: c.unsupported };
 }
 const summary = join(summaryDir, `onnx_backend_cases_${target}.json`);
 writeFileSync(summary, JSON.stringify({

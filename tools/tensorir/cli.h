@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorir/frontend/onnx.h"
 #include "tensorir/graph/graph.h"
 #include "tensorir/runtime/ndarray.h"
 
@@ -27,6 +28,10 @@ struct ModelOptions {
   std::vector<std::string> input_values;                     // "name=FILE": fixed at import, ONNX only
 };
 graph::Graph load_graph(const std::string &model, const ModelOptions &options);
+// Whether MODEL names an ONNX file, and the import options its --input-shape and
+// --input-value give.
+bool is_onnx_file(const std::string &model);
+onnx::ImportOptions import_options(const ModelOptions &options);
 // The built-in networks, for messages: "resnet18, resnet50, mobilenet_v2".
 std::string zoo_names();
 // "name=d0,d1,..." as a name and a shape; a UsageError otherwise.

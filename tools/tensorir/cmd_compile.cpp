@@ -67,11 +67,30 @@ std::vector<Target> parse_targets(const CompileArgs &a, bool &web) {
   return parsed;
 }
 
+// The model as a graph; a model whose refused nodes all need an input's value says which
+// inputs to fix, since a saved model or a web package is compiled for fixed shapes.
+graph::Graph static_graph(const CompileArgs &a) {
+  try {
+    return load_graph(a.model, a.model_options);
+  } catch (const onnx::UnsupportedError &e) {
+    std::vector<std::string> names;
+    for (const onnx::UnsupportedNode &u : e.nodes()) {
+      if (u.input.empty()) throw;
+      if (std::find(names.begin(), names.end(), u.input) == names.end()) names.push_back(u.input);
+    }
+    const bool one = names.size() == 1;
+    throw Error("'" + a.model + "': " + (one ? "input '" : "inputs '") + joined(names, "', '") +
+                (one ? "' decides" : "' decide") + " shapes, and compile makes a model of fixed shapes: fix " +
+                (one ? "it" : "them") + " with --input-value NAME=FILE (tensorir run and test take " +
+                (one ? "it" : "them") + " at run time)\n" + e.what());
+  }
+}
+
 void compile(const CompileArgs &a) {
   bool web = false;
   const std::vector<Target> targets = parse_targets(a, web);
   auto t0 = std::chrono::steady_clock::now();
-  const graph::Graph g = load_graph(a.model, a.model_options);
+  const graph::Graph g = static_graph(a);
   const double import_ms = ms_since(t0);
   graph::BuildOptions options;
   options.alter_layout = !a.no_alter_layout;

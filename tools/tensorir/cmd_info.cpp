@@ -20,6 +20,34 @@ void print_values(const char *title, const std::vector<onnx::ValueInfo> &values)
   }
 }
 
+void print_unsupported(const std::vector<onnx::UnsupportedNode> &nodes) {
+  std::printf("%zu nodes cannot be imported:\n", nodes.size());
+  for (const onnx::UnsupportedNode &u : nodes) {
+    if (u.node.empty() && u.op.empty())
+      std::printf("  the model: %s\n", u.reason.c_str());
+    else
+      std::printf("  %s (%s): %s\n", u.node.empty() ? "<unnamed node>" : u.node.c_str(), u.op.c_str(),
+                  u.reason.c_str());
+  }
+  throw CLI::RuntimeError(1);
+}
+
+// What importing finds: the inputs whose values decide shapes (given at run time, or
+// fixed with --input-value to compile), or the nodes that cannot convert.
+void print_shape_inputs(const std::string &model) {
+  try {
+    const std::vector<std::string> shape = onnx::Session::open(model, "llvm").shape_inputs();
+    std::printf("every node can be imported\n");
+    if (shape.empty()) return;
+    std::string names;
+    for (const std::string &n : shape) names += (names.empty() ? "" : ", ") + n;
+    std::printf("shape inputs (the model is compiled for their values: given at run time by run and test, or "
+                "fixed with --input-value to compile): %s\n", names.c_str());
+  } catch (const onnx::UnsupportedError &e) {
+    print_unsupported(e.nodes());
+  }
+}
+
 void info(const std::string &model) {
   const onnx::ModelInfo m = onnx::inspect(model);
   std::printf("%s: produced by %s, IR version %lld, opsets:", model.c_str(),
@@ -35,18 +63,10 @@ void info(const std::string &model) {
   for (const auto &[op, n] : m.operators) std::printf("  %-28s %d\n", op.c_str(), n);
   std::printf("parameters: %lld\n", static_cast<long long>(m.parameters));
   if (m.unsupported.empty()) {
-    std::printf("every node can be imported\n");
+    print_shape_inputs(model);
     return;
   }
-  std::printf("%zu nodes cannot be imported:\n", m.unsupported.size());
-  for (const onnx::UnsupportedNode &u : m.unsupported) {
-    if (u.node.empty() && u.op.empty())
-      std::printf("  the model: %s\n", u.reason.c_str());
-    else
-      std::printf("  %s (%s): %s\n", u.node.empty() ? "<unnamed node>" : u.node.c_str(), u.op.c_str(),
-                  u.reason.c_str());
-  }
-  throw CLI::RuntimeError(1);
+  print_unsupported(m.unsupported);
 }
 
 }  // namespace

@@ -43,26 +43,31 @@ std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::stri
   return {text.substr(0, eq), shape};
 }
 
+bool is_onnx_file(const std::string &model) {
+  return ends_with(model, ".onnx") || std::filesystem::is_regular_file(model);
+}
+
+onnx::ImportOptions import_options(const ModelOptions &options) {
+  onnx::ImportOptions o;
+  for (const std::string &b : options.input_shapes) {
+    auto [name, shape] = parse_shape_binding(b);
+    if (!o.input_shapes.emplace(name, shape).second) throw UsageError{"--input-shape gives input '" + name + "' twice"};
+  }
+  for (const std::string &v : options.input_values) {
+    const size_t eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+      throw UsageError{"--input-value '" + v + "': expected NAME=FILE (a .npy or .pb file)"};
+    if (!o.input_values.emplace(v.substr(0, eq), read_array(v.substr(eq + 1))).second)
+      throw UsageError{"--input-value gives input '" + v.substr(0, eq) + "' twice"};
+  }
+  return o;
+}
+
 graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
   if (model == "resnet18") return graph::resnet18(options.seed);
   if (model == "resnet50") return graph::resnet50(options.seed);
   if (model == "mobilenet_v2") return graph::mobilenet_v2(options.seed);
-  if (ends_with(model, ".onnx") || std::filesystem::is_regular_file(model)) {
-    onnx::ImportOptions o;
-    for (const std::string &b : options.input_shapes) {
-      auto [name, shape] = parse_shape_binding(b);
-      if (!o.input_shapes.emplace(name, shape).second)
-        throw UsageError{"--input-shape gives input '" + name + "' twice"};
-    }
-    for (const std::string &v : options.input_values) {
-      const size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw UsageError{"--input-value '" + v + "': expected NAME=FILE (a .npy or .pb file)"};
-      if (!o.input_values.emplace(v.substr(0, eq), read_array(v.substr(eq + 1))).second)
-        throw UsageError{"--input-value gives input '" + v.substr(0, eq) + "' twice"};
-    }
-    return onnx::import(model, o);
-  }
+  if (is_onnx_file(model)) return onnx::import(model, import_options(options));
   throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};
 }
 
@@ -71,7 +76,8 @@ void add_model_options(CLI::App &cmd, ModelOptions &options) {
                  "NAME=D0,D1,...: binds an ONNX input's symbolic dimensions (repeatable)");
   cmd.add_option("--input-value", options.input_values,
                  "NAME=FILE: fixes an ONNX input to the array in FILE (.npy or .pb) at import, for inputs that "
-                 "give shapes, axes or bounds; the compiled model no longer takes it (repeatable)");
+                 "give shapes, axes or bounds; the compiled model no longer takes it (repeatable; run and test "
+                 "also take such inputs at run time)");
 }
 
 NDArray read_array(const std::string &path) {

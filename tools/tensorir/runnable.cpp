@@ -1,6 +1,7 @@
 // make_runnable and gather_inputs (runnable.h).
 #include "runnable.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -8,6 +9,55 @@
 #include "tensorir/runtime/model_loader.h"
 
 namespace tensorir::cli {
+
+namespace {
+
+std::map<std::string, NDArray> by_name(const graph::Outputs &out) {
+  std::map<std::string, NDArray> m;
+  for (size_t i = 0; i < out.size(); ++i) m[out.names()[i]] = out.at(i);
+  return m;
+}
+
+// The kernel times of a compiled or a saved model's profile.
+template <typename Profile>
+std::vector<KernelTime> kernel_times(const std::vector<Profile> &profile) {
+  std::vector<KernelTime> out;
+  for (const auto &k : profile) out.push_back({k.node, k.op, k.ms});
+  return out;
+}
+
+// An ONNX model: compiled at the first run, and again for each new value of its shape
+// inputs (onnx::Session).
+Runnable session_runnable(const std::string &model, const Target &t, const ModelOptions &options) {
+  onnx::SessionOptions so;
+  so.import = import_options(options);
+  auto s = std::make_shared<onnx::Session>(onnx::Session::open(model, t, so));
+  Runnable r;
+  r.description = model + " compiled for " + t.str();
+  const std::vector<std::string> shape_inputs = s->shape_inputs();
+  if (!shape_inputs.empty()) {
+    std::string names;
+    for (const std::string &n : shape_inputs) names += (names.empty() ? "" : ", ") + n;
+    r.description += ", once per value of its shape inputs (" + names + ")";
+  }
+  for (const onnx::SessionInput &in : s->inputs()) {
+    const bool shape = std::find(shape_inputs.begin(), shape_inputs.end(), in.name) != shape_inputs.end();
+    const bool symbolic = std::find(in.shape.begin(), in.shape.end(), -1) != in.shape.end();
+    r.inputs.push_back({in.name, in.shape, in.dtype,
+                        shape      ? "decides shapes (the model is compiled for its value)"
+                        : symbolic ? "has symbolic dimensions (bind them with --input-shape, or give the array)"
+                                   : ""});
+  }
+  for (const onnx::ValueInfo &out : onnx::inspect(model).outputs) r.output_names.push_back(out.name);
+  r.run = [s](const std::map<std::string, NDArray> &in) { return by_name(s->run(in)); };
+  r.profile = [s](const std::map<std::string, NDArray> &in, int repeats) {
+    const onnx::Session::Prepared p = s->prepare(in);
+    return kernel_times(p.model.profile(p.feed, repeats));
+  };
+  return r;
+}
+
+}  // namespace
 
 Runnable make_runnable(const std::string &model, const std::string &target, const ModelOptions &options) {
   namespace fs = std::filesystem;
@@ -22,35 +72,25 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
     if (!target.empty() && Target(target).kind != Target(m->target()).kind)
       throw UsageError{"'" + model + "' was saved for '" + m->target() + "', not for '" + target + "'"};
     r.description = "saved model " + model + " (" + m->target() + ")";
-    for (const auto &in : m->inputs()) r.inputs.push_back({in.name, in.shape, in.dtype});
+    for (const auto &in : m->inputs()) r.inputs.push_back({in.name, in.shape, in.dtype, ""});
     for (const auto &out : m->outputs()) r.output_names.push_back(out.name);
     r.run = [m](const std::map<std::string, NDArray> &in) { return m->run_all(in); };
     r.profile = [m](const std::map<std::string, NDArray> &in, int repeats) {
-      std::vector<KernelTime> out;
-      for (const auto &k : m->profile(in, repeats)) out.push_back({k.node, k.op, k.ms});
-      return out;
+      return kernel_times(m->profile(in, repeats));
     };
     return r;
   }
   const Target t(target.empty() ? "llvm" : target);
+  if (is_onnx_file(model)) return session_runnable(model, t, options);
   auto m = std::make_shared<graph::CompiledModel>(graph::build(load_graph(model, options), t));
   r.description = model + " compiled for " + t.str();
   for (int id : m->graph().input_ids()) {
     const graph::Node &n = m->graph().node(id);
-    r.inputs.push_back({n.name, n.shape, n.dtype});
+    r.inputs.push_back({n.name, n.shape, n.dtype, ""});
   }
   for (int id : m->graph().outputs()) r.output_names.push_back(m->graph().node(id).name);
-  r.run = [m](const std::map<std::string, NDArray> &in) {
-    const graph::Outputs out = m->run(in);
-    std::map<std::string, NDArray> by_name;
-    for (size_t i = 0; i < out.size(); ++i) by_name[out.names()[i]] = out.at(i);
-    return by_name;
-  };
-  r.profile = [m](const std::map<std::string, NDArray> &in, int repeats) {
-    std::vector<KernelTime> out;
-    for (const auto &k : m->profile(in, repeats)) out.push_back({k.node, k.op, k.ms});
-    return out;
-  };
+  r.run = [m](const std::map<std::string, NDArray> &in) { return by_name(m->run(in)); };
+  r.profile = [m](const std::map<std::string, NDArray> &in, int repeats) { return kernel_times(m->profile(in, repeats)); };
   return r;
 }
 
@@ -72,6 +112,9 @@ std::map<std::string, NDArray> gather_inputs(const Runnable &r, const std::vecto
   }
   // Each input its own seed (seed, seed + 1, ... in the model's order), so that inputs of
   // one shape differ.
+  for (const RunnableInput &in : r.inputs)
+    if (!given.count(in.name) && !in.needs_file.empty())
+      throw UsageError{"input '" + in.name + "' " + in.needs_file + ": give it with --input " + in.name + "=FILE"};
   for (size_t i = 0; i < r.inputs.size(); ++i) {
     const RunnableInput &in = r.inputs[i];
     if (given.count(in.name)) continue;

@@ -15,6 +15,9 @@ struct RunnableInput {
   std::string name;
   std::vector<int64_t> shape;
   Type dtype;
+  // Why the input cannot be seeded random (it decides shapes, or its shape is symbolic);
+  // empty when it can.
+  std::string needs_file;
 };
 
 struct KernelTime {
@@ -30,11 +33,12 @@ struct Runnable {
   std::vector<std::string> output_names;  // in the graph's order
 };
 
-// MODEL as a saved model's directory, else as a graph (load_graph) built for `target`.
+// MODEL as a saved model's directory; an ONNX file through an onnx::Session, which takes
+// the inputs that decide shapes at run time; else a built-in network built for `target`.
 Runnable make_runnable(const std::string &model, const std::string &target, const ModelOptions &options);
 
 // Every input of `r`: from `files` (NAME=FILE; a name the model lacks is a UsageError),
-// the rest seeded random (reported on stdout).
+// the rest seeded random (reported on stdout); a UsageError for one that needs a file.
 std::map<std::string, NDArray> gather_inputs(const Runnable &r, const std::vector<std::string> &files,
                                              uint64_t seed);
 

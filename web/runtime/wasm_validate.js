@@ -146,15 +146,13 @@ function kernelName(index, nodeName) {
   return `k${index}_${id}`;
 }
 
-// Without a graph (a package written by hand): kernel functions distinct, each argument a
-// kernel reads a weight, an input or the result of an earlier kernel, every output computed.
+// Without a graph (a package written by hand): each argument a kernel reads a weight, an
+// input or the result of an earlier kernel, every output computed. A kernel function may
+// be called more than once (identical groups share one).
 function checkOrder(model) {
   const inputs = new Set(model.inputs.map((t) => t.offset));
   const written = new Set();
-  const names = new Set();
   model.kernels.forEach((k, i) => {
-    check(!names.has(k.name), () => `model.json: kernel ${k.name} is listed twice; ${DAMAGED}`);
-    names.add(k.name);
     for (const a of k.args.slice(0, -1)) {
       check(a < model.params.bytes || inputs.has(a) || written.has(a),
             () => `model.json: kernel ${k.name} (kernels[${i}]) reads offset ${a} before any kernel writes there; ` +
@@ -237,8 +235,10 @@ function checkPlan(model) {
           () => `model.json: ${who} computes node ${JSON.stringify(k.node)}, but the last of its "fused" nodes is ` +
                 `"${result}"; ${DAMAGED}`);
     const resultNode = node(result, who);
+    // A group identical to an earlier one calls that group's kernel (graph::build
+    // compiles it once).
     const fname = kernelName(nodes.get(result)[0], result);
-    check(k.name === fname,
+    check(k.name === fname || model.kernels.slice(0, i).some((e) => e.name === k.name),
           () => `model.json: ${who} computes graph node "${result}" (#${nodes.get(result)[0]}), whose kernel is ` +
                 `${fname}; ${DAMAGED}`);
     // The tensors the group reads from outside, each once, in the order its nodes read them.

@@ -11,12 +11,15 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tensorir/error.h"
+#include "tensorir/graph/executor.h"
 #include "tensorir/graph/graph.h"
 #include "tensorir/runtime/ndarray.h"
+#include "tensorir/target.h"
 
 namespace tensorir::onnx {
 
@@ -84,6 +87,66 @@ struct ModelInfo {
   std::vector<UnsupportedNode> unsupported;
 };
 ModelInfo inspect(const std::string &path);
+
+// A model run with its shape inputs given at run time: graph inputs whose values decide
+// shapes (Reshape's shape, Slice's starts, TopK's k, ...), which tensorir needs known when
+// it compiles. Each run imports the model with those inputs fixed to the values given
+// (ImportOptions::input_values) and compiles it, unless a model compiled for the same
+// values is cached; the other inputs are fed to the compiled model. Inputs with symbolic
+// dimensions that input_shapes leaves unbound are bound by the shape of the array given.
+//
+//   tensorir::onnx::Session s = tensorir::onnx::Session::open("model.onnx", "llvm");
+//   s.shape_inputs();                               // {"shape"}
+//   graph::Outputs out = s.run({{"x", x}, {"shape", shape}});
+//
+// A model whose refused nodes do not all name a graph input throws the importer's
+// UnsupportedError when the session is made. Not thread-safe: run from one thread.
+struct SessionOptions {
+  ImportOptions import;      // input_values fixed here are fixed for every run
+  graph::BuildOptions build;
+  size_t cache_size = 8;     // compiled models kept, the least recently used dropped first
+};
+
+struct SessionInput {
+  std::string name;
+  Type dtype;
+  std::vector<int64_t> shape;  // -1 for a dimension bound by the array given at run time
+};
+
+class Session {
+ public:
+  static Session open(const std::string &path, const Target &target, const SessionOptions &options = {});
+  static Session from_bytes(const std::string &bytes, const Target &target, const SessionOptions &options = {});
+
+  // Every graph input run takes (those not fixed by options.import.input_values), in the
+  // model's order.
+  const std::vector<SessionInput> &inputs() const;
+  // The inputs whose values are fixed at import on each run, in the model's order. Found
+  // when the session is made; a run can find more (fixing one lets the importer reach
+  // nodes that need another).
+  std::vector<std::string> shape_inputs() const;
+
+  // The model compiled for `inputs`' shape values (now, unless cached) and what to feed
+  // it: the other inputs, less those the compiled graph no longer reads. A missing shape
+  // input or an unknown name is an Error naming it.
+  struct Prepared {
+    graph::CompiledModel model;
+    std::map<std::string, NDArray> feed;
+  };
+  Prepared prepare(const std::map<std::string, NDArray> &inputs);
+  // Runs the model: every output, by name, in the model's order.
+  graph::Outputs run(const std::map<std::string, NDArray> &inputs);
+
+  // Models compiled so far, and how many are cached now.
+  size_t compiles() const;
+  size_t cached() const;
+
+  struct Impl;
+
+ private:
+  explicit Session(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
 
 // An ONNX TensorProto file (.pb, as in ONNX's backend test data) as an NDArray.
 NDArray read_tensor(const std::string &path);
