@@ -25,4 +25,17 @@ const Runner &runner(const std::string &what) {
   return *r;
 }
 
+std::optional<DeviceFacts> available_device() {
+  static const std::optional<DeviceFacts> facts = []() -> std::optional<DeviceFacts> {
+    const Runner *r = registered().load();
+    if (!r) return std::nullopt;
+    try {
+      return r->device();
+    } catch (const Error &) {
+      return std::nullopt;
+    }
+  }();
+  return facts;
+}
+
 }  // namespace tensorir::glsl
