@@ -1,4 +1,5 @@
-# Entry points: `make demo` runs the matmul and ResNet-18 examples, `make test` builds and runs
+# Entry points: `make demo` runs the matmul and ResNet-18 examples and ResNet-18's latency on
+# every target (bench_targets, a few runs each), `make test` builds and runs
 # every test (release, sanitizers, install). Both install missing packages first.
 .PHONY: all deps configure build test demo bench bench-web asan install-check fuzz fuzz-build check-models clean
 
@@ -36,6 +37,7 @@ test: build
 demo: build
 	./$(RELEASE)/examples/matmul
 	./$(RELEASE)/examples/resnet18
+	./$(RELEASE)/bench/bench_targets --quick
 
 # OpenBLAS 0.3.21 does not know this CPU family and falls back to a generic
 # kernel; on AVX-512 machines point it at the SkylakeX kernels for benchmarks only.

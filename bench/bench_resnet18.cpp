@@ -25,23 +25,13 @@ const char *kCase = "1x3x224x224";
 // Multiply-adds of torchvision's resnet18 at 224x224, counted twice for GF/s.
 const double kFlops = 2 * 1.814e9;
 
-// The bench's scripts sit next to this source file; else the path from the repository root.
-std::string bench_file(const std::string &name) {
-  std::string here = __FILE__;
-  auto slash = here.rfind('/');
-  std::string path = (slash == std::string::npos ? std::string(".") : here.substr(0, slash)) + "/" + name;
-  if (access(path.c_str(), R_OK) == 0) return path;
-  return "bench/" + name;
-}
-
-
 struct PeerResult {
   double ms = -1;
   std::string note;  // why there is no time
 };
 
 PeerResult run_peer(const std::string &engine, int threads, int reps) {
-  const std::string cmd = "/usr/bin/python3 '" + bench_file("resnet18_peers.py") + "' --engine " + engine + " --threads " +
+  const std::string cmd = "/usr/bin/python3 '" + bench::bench_file("resnet18_peers.py") + "' --engine " + engine + " --threads " +
                           std::to_string(threads) + " --reps " + std::to_string(reps) + " --json";
   const std::string line = bench::last_line(cmd);
   PeerResult r;
@@ -67,9 +57,9 @@ int main(int argc, char **argv) {
   if (!o.json) std::printf("llvm: %zu kernels compiled in %.2f s\n\n", m.num_kernels(), m.compile_ms() / 1e3);
 
   // Install the peers where missing (a no-op when present), then let node find onnxruntime-node.
-  const std::string install = "'" + bench_file("install-peers.sh") + "'" + (o.json ? " >&2" : "");
+  const std::string install = "'" + bench::bench_file("install-peers.sh") + "'" + (o.json ? " >&2" : "");
   const bool installed = std::system(install.c_str()) == 0;
-  const std::string modules = bench_file("peers/node_modules");
+  const std::string modules = bench::bench_file("peers/node_modules");
   const char *old_path = std::getenv("NODE_PATH");
   setenv("NODE_PATH", (modules + (old_path && *old_path ? ":" + std::string(old_path) : "")).c_str(), 1);
   const bool have_torch = bench::command_ok("/usr/bin/python3 -c 'import torch, torchvision'");

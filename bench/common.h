@@ -93,6 +93,16 @@ inline std::string last_line(const std::string &cmd) {
   return out;
 }
 
+// A file next to the benchmarks' sources (their scripts, bench/web), else the path from
+// the repository root.
+inline std::string bench_file(const std::string &name) {
+  const std::string here = __FILE__;
+  const auto slash = here.rfind('/');
+  const std::string path = (slash == std::string::npos ? std::string(".") : here.substr(0, slash)) + "/" + name;
+  if (access(path.c_str(), R_OK) == 0) return path;
+  return "bench/" + name;
+}
+
 // The number after "key": in a one-line JSON object, or -1.
 inline double json_field(const std::string &json, const std::string &key) {
   auto at = json.find("\"" + key + "\":");

@@ -2,6 +2,7 @@
 #include "backends/glsl/common/glsl_runner.h"
 
 #include <atomic>
+#include <exception>
 
 #include "tensorir/error.h"
 
@@ -23,6 +24,19 @@ const Runner &runner(const std::string &what) {
                                           "source() and graph::export_web still work. Configure with "
                                           "-DTENSORIR_WITH_OPENGL=ON to run them";
   return *r;
+}
+
+std::optional<DeviceFacts> available_device() {
+  static const std::optional<DeviceFacts> facts = []() -> std::optional<DeviceFacts> {
+    const Runner *r = registered().load();
+    if (!r) return std::nullopt;
+    try {
+      return r->device();
+    } catch (const std::exception &) {  // no display, no EGL, a driver that refuses
+      return std::nullopt;
+    }
+  }();
+  return facts;
 }
 
 }  // namespace tensorir::glsl

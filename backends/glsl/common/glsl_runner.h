@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,8 @@ void register_runner(const Runner *runner);
 // The registered runner, or a tensorir::Error naming `what` (e.g. "building for target
 // 'opengl'") and saying that the OpenGL runtime is not built.
 const Runner &runner(const std::string &what);
+// The registered runner's device facts, or nothing when no runtime is built or no context
+// can be made (target capabilities then fall back to defaults); asked once per process.
+std::optional<DeviceFacts> available_device();
 
 }  // namespace tensorir::glsl

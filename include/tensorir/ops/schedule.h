@@ -1,7 +1,8 @@
 // Schedules for the operators of ops/nn.h and ops/transform.h.
 //
-// On "opengl" (both modes) schedule_generic is all that is needed: build() applies the
-// default GPU schedule to every stage that binds no loop to a thread.
+// On texture targets ("opengl -mode=fragment", "webgl") schedule_generic is all that is
+// needed; GPU compute targets (TargetCaps::gpu_schedules) have the *_gpu schedules below,
+// and build() gives any stage that binds no loop to a thread the default GPU schedule.
 #pragma once
 #include <vector>
 
@@ -63,5 +64,22 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out);
 // accumulate across the whole reduction (the block's columns one or more vectors, each
 // row a broadcast of data), panels of columns in parallel.
 Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out);
+
+// GPU compute schedules (TargetCaps::gpu_schedules), sized by the target's
+// max_work_group_size. Each takes the operator's result `op` and the end of the
+// element-wise tail fused after it, `out` (equal to `op` without a tail), and computes the
+// tail where the result leaves its registers.
+//
+// conv2d (NCHW, OIHW, any groups, strides, padding and dilation): each invocation
+// accumulates up to 8 output channels x 7 rows x 2 columns, copying per input channel the
+// window and weights it reads into registers first; a work-group covers a tile of output
+// pixels of the same channels.
+Schedule schedule_conv2d_gpu(const Tensor &op, const Tensor &out, const Target &target);
+// dense and batch_matmul: each invocation accumulates up to 4 rows x 4 columns; a
+// work-group covers up to 64 column tiles and as many rows as fit.
+Schedule schedule_matmul_gpu(const Tensor &op, const Tensor &out, const Target &target);
+// Pooling and other window reductions (no tail): one invocation per output element,
+// windows of up to 7 unrolled.
+Schedule schedule_pool_gpu(const Tensor &out, const Target &target);
 
 }  // namespace tensorir::ops

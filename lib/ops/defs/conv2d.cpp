@@ -94,6 +94,13 @@ const bool registered = [] {
   // Grouped convolutions keep the one-stage form, whose schedule takes no tail.
   cpu.takes_tail = [](const Node &n) { return n.attr_int("groups") == 1; };
   on_cpu(def, cpu);
+  // The packed layouts (which only the CPU and texture layout passes make) keep the
+  // default schedule.
+  OpStrategy gpu;
+  gpu.schedule = [](const ScheduleContext &ctx) {
+    return packed(ctx.node) ? ops::schedule_generic({ctx.out}) : ops::schedule_conv2d_gpu(ctx.op, ctx.out, ctx.target);
+  };
+  on_gpu(def, gpu);
   graph::register_op(std::move(def));
   return true;
 }();

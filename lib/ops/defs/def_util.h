@@ -91,6 +91,23 @@ inline NdWindow nd_window(const Node &n, const std::vector<int64_t> &kernel) {
 
 // `s` as the strategy of every kind the CPU schedules apply to (OpDef::strategies).
 inline void on_cpu(OpDef &def, const OpStrategy &s) { def.strategies["cpu"] = s; }
+// `s` as the strategy of every GPU compute kind (TargetCaps::gpu_schedules).
+inline void on_gpu(OpDef &def, const OpStrategy &s) { def.strategies["gpu"] = s; }
+
+// The GPU strategy of an out-fusable operator scheduled by `fn(op, out, target)`.
+template <typename F>
+OpStrategy gpu_strategy(F fn) {
+  OpStrategy s;
+  s.schedule = [fn](const ScheduleContext &ctx) { return fn(ctx.op, ctx.out, ctx.target); };
+  return s;
+}
+
+// The GPU strategy of pooling and other window reductions.
+inline OpStrategy pool_gpu_strategy() {
+  OpStrategy s;
+  s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_pool_gpu(ctx.out, ctx.target); };
+  return s;
+}
 
 // The CPU schedule of operators without one of their own: blocked results as vectors
 // of their channel block, in parallel.

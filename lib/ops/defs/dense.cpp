@@ -37,6 +37,7 @@ const bool registered = [] {
     return ctx.fused() ? ops::schedule_dense_llvm(ctx.op, ctx.out) : ops::schedule_dense_llvm(ctx.out);
   };
   on_cpu(def, cpu);
+  on_gpu(def, gpu_strategy(ops::schedule_matmul_gpu));
   graph::register_op(std::move(def));
 
   // What alter_dense_layout makes of a dense with a constant weight on the CPU.

@@ -15,6 +15,7 @@ OpDef pool(const std::string &name) {
   def.pattern = graph::OpPattern::kReduction;
   def.layout = graph::LayoutRule::kSpatial;
   on_cpu(def, blocked_cpu_strategy());
+  on_gpu(def, pool_gpu_strategy());
   return def;
 }
 
@@ -138,6 +139,7 @@ OpDef nd_pool(const std::string &name) {
   OpStrategy cpu;
   cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_reduce_llvm(ctx.out); };
   on_cpu(def, cpu);
+  on_gpu(def, pool_gpu_strategy());
   return def;
 }
 

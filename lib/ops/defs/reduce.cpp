@@ -101,6 +101,7 @@ const bool registered = [] {
   OpStrategy bmm_cpu;
   bmm_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_batch_matmul_llvm(ctx.out); };
   on_cpu(bmm, bmm_cpu);
+  on_gpu(bmm, gpu_strategy(ops::schedule_matmul_gpu));
   graph::register_op(std::move(bmm));
   return true;
 }();
