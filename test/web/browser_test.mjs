@@ -231,7 +231,8 @@ class Session {
       const { inputs, outputs } = pkg.model;
       if (r.tensors !== inputs.length + outputs.length) throw new Error(`the tensor table has ${r.tensors} rows`);
       if (r.outputs !== outputs.length) throw new Error(`${r.outputs} outputs shown of ${outputs.length}`);
-      const scores = outputs.filter((t) => t.shape.length === 2 && t.shape[0] === 1 && t.shape[1] >= 2);
+      const scores = outputs.filter((t) => t.dtype === 'float32' && t.shape.length === 2 && t.shape[0] === 1 &&
+                                           t.shape[1] >= 2);
       const want = scores.reduce((n, t) => n + Math.min(5, t.shape[1]), 0);
       if (r.top5 !== want) throw new Error(`the top-5 lists have ${r.top5} entries, want ${want}`);
       for (const t of outputs) {
