@@ -91,18 +91,26 @@ fuzz: fuzz-build
 	scripts/fuzz.sh $(FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Real networks exported from PyTorch (scripts/export_models.py, into MODELS_DIR) imported
-# and run on "llvm" (and MODELS_TARGETS), each compared with PyTorch and ONNX Runtime.
-# Installs PyTorch and onnxruntime-node first (bench/install-peers.sh).
+# and run on "llvm" (and MODELS_TARGETS, separated by spaces or commas), each compared with
+# PyTorch and ONNX Runtime. The native targets run in tensorir_onnx_tests; "wasm" and "webgl"
+# are compiled into web packages and run under Node and in headless Chromium
+# (test/web/real_models_test.mjs). Installs PyTorch and onnxruntime-node first
+# (bench/install-peers.sh).
 MODELS_DIR     ?= $(RELEASE)/models
 MODELS         ?= resnet18,resnet50,mobilenet_v2,squeezenet1_1,efficientnet_b0,vit_b_16,lraspp_mobilenet_v3_large,bert,gpt
 MODELS_OPSETS  ?= 13,17
 MODELS_TARGETS ?=
+comma := ,
+MODELS_WEB     := $(filter wasm webgl,$(subst $(comma), ,$(MODELS_TARGETS)))
+MODELS_NATIVE  := $(subst $() ,$(comma),$(strip $(filter-out llvm wasm webgl,$(subst $(comma), ,$(MODELS_TARGETS)))))
 check-models: build
 	bench/install-peers.sh
 	/usr/bin/python3 scripts/export_models.py --out $(MODELS_DIR) --models $(MODELS) --opsets $(MODELS_OPSETS)
 	NODE_PATH=bench/peers/node_modules node bench/peers/onnxruntime_run.cjs $(MODELS_DIR)
-	TENSORIR_MODELS_DIR=$(abspath $(MODELS_DIR)) TENSORIR_MODELS_TARGETS=$(MODELS_TARGETS) \
+	TENSORIR_MODELS_DIR=$(abspath $(MODELS_DIR)) TENSORIR_MODELS_TARGETS=$(MODELS_NATIVE) \
 	  ./$(RELEASE)/test/tensorir_onnx_tests "[.models]"
+	$(if $(MODELS_WEB),node test/web/real_models_test.mjs $(MODELS_DIR) --tensorir $(RELEASE)/tensorir \
+	  --targets $(subst $() ,$(comma),$(MODELS_WEB)))
 
 install-check: build
 	scripts/install-check.sh $(RELEASE)

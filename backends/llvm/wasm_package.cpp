@@ -93,7 +93,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
   param_bytes.resize(end);
   const std::vector<int> inputs = g.input_ids();
   for (int id : inputs) {
-    check_float32(g.node(id), "input");
+    check_io_dtype(g.node(id), "input");
     place(id, node_bytes(g.node(id)));
   }
   // Results: the storage plan's shared buffers, then the results with storage of their
@@ -112,10 +112,12 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
     if (p.storage == StoragePlan::Storage::Shared) offset_of[k.node] = buffer_offset[size_t(p.buffer)] + p.offset;
     else place(k.node, node_bytes(g.node(k.node)));
   }
-  const Node &out_node = g.node(g.output());
-  check_float32(out_node, "output");
-  TIR_USER_CHECK(offset_of.count(out_node.id))
-      << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
+  for (int id : g.outputs()) {
+    const Node &out_node = g.node(id);
+    check_io_dtype(out_node, "output");
+    TIR_USER_CHECK(offset_of.count(out_node.id))
+        << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
+  }
 
   // wasm32 addresses 4 GiB; the runtime's shared memory 2 GiB, with stacks and scratch.
   constexpr size_t kMaxRegion = size_t(1536) << 20;
@@ -144,7 +146,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
     Value t = Value::object();
     t.set("name", n.name);
     t.set("shape", shape_json(n.shape));
-    t.set("dtype", "float32");
+    t.set("dtype", n.dtype.str());
     t.set("offset", uint64_t(offset_of.at(id)));
     return t;
   };
@@ -165,7 +167,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
   for (int id : inputs) in_list.push(io(id));
   doc.set("inputs", std::move(in_list));
   Value out_list = Value::array();
-  out_list.push(io(out_node.id));
+  for (int id : g.outputs()) out_list.push(io(id));
   doc.set("outputs", std::move(out_list));
   Value pj = file_json("params.bin", param_bytes);
   pj.set("tensors", std::move(param_list));

@@ -43,10 +43,18 @@ std::vector<NDArray> CompiledModel::Impl::bind(const std::map<std::string, NDArr
   std::vector<NDArray> s = storage;
   const std::vector<int> ids = graph.input_ids();
   std::vector<runtime::ModelInput> expected;
-  for (int id : ids) expected.push_back({graph.node(id).name, graph.node(id).shape, graph.node(id).dtype});
+  for (int id : ids) {
+    const Node &n = graph.node(id);
+    // An input stored as float32 (store_as_float) takes the dtype the graph declared.
+    const auto declared = n.attrs.find(kDeclaredDtype);
+    const Type dtype = declared == n.attrs.end() ? n.dtype : Type::parse(std::get<std::string>(declared->second));
+    expected.push_back({n.name, n.shape, dtype});
+  }
   const std::vector<NDArray> values = runtime::checked_inputs(expected, inputs, "graph");
-  for (size_t i = 0; i < ids.size(); ++i)
-    s[size_t(ids[i])] = values[i].device() == device ? values[i] : values[i].to(device);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const NDArray v = stored_input_value(graph.node(ids[i]), values[i]);
+    s[size_t(ids[i])] = v.device() == device ? v : v.to(device);
+  }
   return s;
 }
 
@@ -162,6 +170,14 @@ std::vector<int> group_args(const Graph &g, const std::vector<int> &nodes) {
   return args;
 }
 
+// On the texture targets, a cast to bool or int64 of a float32 value (store_as_float's
+// casts back) is computed inside each kernel that reads it: no texture holds its result.
+bool computed_where_read(const Graph &g, bool textures, int id) {
+  const Node &n = g.node(id);
+  return textures && n.op == "cast" && (n.dtype.is_bool() || n.dtype == Int(64)) && !g.is_output(id) &&
+         g.node(n.inputs.at(0)).dtype == Float(32);
+}
+
 // Compiles the chain `nodes` of `g` (the last one its result) into one kernel.
 Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, const Target &target, bool tuned) {
   // The anchor leads the group; without one, the group's result does.
@@ -201,6 +217,9 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   } catch (const Error &e) {
     throw Error(detail::node_prefix(g.node(lead)) + "scheduling the kernel failed: " + e.what());
   }
+  const bool textures = target.caps().textures;
+  for (int id : nodes)
+    if (id != k.node && id != lead && computed_where_read(g, textures, id)) s[tensors.at(id)].compute_inline();
   args.emplace_back(out);
   try {
     k.module = tensorir::build(s, args, target, k.fname);
@@ -208,6 +227,28 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
     throw Error(detail::node_prefix(res) + "compiling the kernel failed: " + e.what());
   }
   return k;
+}
+
+// On the texture targets: a group never ends in a cast computed where it is read (it ends
+// before it, or goes), and every group reading one computes it first, from its float32
+// input.
+std::vector<FusedGroup> inline_casts_back(const Graph &g, const Target &target, const std::vector<FusedGroup> &groups) {
+  const bool textures = target.caps().textures;
+  if (!textures) return groups;
+  std::vector<FusedGroup> out;
+  for (FusedGroup grp : groups) {
+    if (computed_where_read(g, textures, grp.nodes.back()) && grp.anchor != grp.nodes.back()) grp.nodes.pop_back();
+    if (grp.nodes.empty()) continue;
+    std::vector<int> casts;
+    for (int id : grp.nodes)
+      for (int in : g.node(id).inputs)
+        if (computed_where_read(g, textures, in) && std::find(grp.nodes.begin(), grp.nodes.end(), in) == grp.nodes.end() &&
+            std::find(casts.begin(), casts.end(), in) == casts.end())
+          casts.push_back(in);
+    grp.nodes.insert(grp.nodes.begin(), casts.begin(), casts.end());
+    out.push_back(std::move(grp));
+  }
+  return out;
 }
 
 // The groups to compile: fuse_operators' or one per operator node. An anchor whose
@@ -223,7 +264,7 @@ std::vector<FusedGroup> kernel_groups(const Graph &g, const Target &target, bool
       if (op_pattern(op) == OpPattern::kOutFusable) grp.anchor = id;
       groups.push_back(grp);
     }
-    return groups;
+    return inline_casts_back(g, target, groups);
   }
   for (const FusedGroup &grp : fuse_operators(g)) {
     const bool splits = grp.anchor >= 0 && grp.nodes.size() > 1 &&
@@ -235,7 +276,7 @@ std::vector<FusedGroup> kernel_groups(const Graph &g, const Target &target, bool
     groups.push_back(FusedGroup{{grp.anchor}, grp.anchor});
     groups.push_back(FusedGroup{std::vector<int>(grp.nodes.begin() + 1, grp.nodes.end()), -1});
   }
-  return groups;
+  return inline_casts_back(g, target, groups);
 }
 
 // The storage plan over the kernels, in their order: a result lives from its kernel to
@@ -301,6 +342,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   }
   if (options.alter_layout && tuned) g = alter_dense_layout(g);
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
+  if (target.caps().textures) g = store_as_float(g);
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;
   impl->device = Device{target.caps().device, 0};

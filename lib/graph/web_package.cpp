@@ -65,6 +65,12 @@ void check_float32(const Node &n, const char *role) {
                                        << "; web packages hold float32 tensors only";
 }
 
+void check_io_dtype(const Node &n, const char *role) {
+  TIR_USER_CHECK(n.dtype == Float(32) || n.dtype == Int(32) || n.dtype == Int(64) || n.dtype == Bool())
+      << "export_web: " << role << " '" << n.name << "' is " << n.dtype
+      << "; web packages take and give float32, int32, int64 or bool tensors: cast it to one of those";
+}
+
 fs::path make_directory(const std::string &dir) {
   TIR_USER_CHECK(!dir.empty()) << "export_web: the package directory is an empty path";
   fs::path p(dir);

@@ -32,6 +32,9 @@ json::Value shape_json(const std::vector<int64_t> &shape);
 // Every node: name, op, inputs, shape, dtype and attributes, for inspection.
 json::Value graph_json(const Graph &g);
 void check_float32(const Node &n, const char *role);
+// An input or output of a package: float32, int32, int64 or bool (run() takes and gives
+// the typed array of each; web/runtime/dtypes.js).
+void check_io_dtype(const Node &n, const char *role);
 // A kernel's name, its result's node, its operator (the anchor's, if any) and the nodes
 // fused into it; the exporter adds how to run it.
 json::Value kernel_json(const Graph &g, const Kernel &k);

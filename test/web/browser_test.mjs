@@ -212,7 +212,10 @@ class Session {
       status: window.tensorirStatus,
       error: document.getElementById('error').hidden ? null
                                                      : document.getElementById('error').textContent,
-      top5: document.querySelectorAll('#top5 li').length,
+      top5: document.querySelectorAll('.top5 li').length,
+      outputs: document.querySelectorAll('#outputs .output').length,
+      tensors: document.querySelectorAll('#tensors tbody tr').length,
+      result: window.tensorirResult,
       kernels: document.querySelectorAll('#profile tbody tr').length,
       latency: window.tensorirLatency ? window.tensorirLatency.median : null,
     }));
@@ -223,8 +226,19 @@ class Session {
     return this.withPage(`demo page of ${pkg.name}`, async (page) => {
       const r = await this.openDemo(page, base, 5);
       if (r.status !== 'ready') throw new Error(`status ${r.status}: ${r.error}`);
-      const numel = pkg.model.outputs[0].shape.reduce((a, b) => a * b, 1);
-      if (r.top5 !== Math.min(5, numel)) throw new Error(`the top-5 list has ${r.top5} entries`);
+      // Every input and output listed; a [1, N] float output as its top five, any other as
+      // its first values and statistics.
+      const { inputs, outputs } = pkg.model;
+      if (r.tensors !== inputs.length + outputs.length) throw new Error(`the tensor table has ${r.tensors} rows`);
+      if (r.outputs !== outputs.length) throw new Error(`${r.outputs} outputs shown of ${outputs.length}`);
+      const scores = outputs.filter((t) => t.dtype === 'float32' && t.shape.length === 2 && t.shape[0] === 1 &&
+                                           t.shape[1] >= 2);
+      const want = scores.reduce((n, t) => n + Math.min(5, t.shape[1]), 0);
+      if (r.top5 !== want) throw new Error(`the top-5 lists have ${r.top5} entries, want ${want}`);
+      for (const t of outputs) {
+        const shown = r.result.outputs[t.name];
+        if (!shown || !Number.isFinite(shown.stats.mean)) throw new Error(`output ${t.name} not shown with its statistics`);
+      }
       if (r.kernels !== pkg.model.kernels.length) {
         throw new Error(`the profile table has ${r.kernels} rows for ${pkg.model.kernels.length} kernels`);
       }
@@ -250,7 +264,7 @@ class Session {
         image = ', image input ran';
       }
       if (this.o.screenshot) await page.screenshot({ path: this.o.screenshot, fullPage: true });
-      return `top-5 shown, ${r.kernels} kernels profiled, latency ${ms(r.latency)}${image}` +
+      return `${r.outputs} output(s) shown, ${r.kernels} kernels profiled, latency ${ms(r.latency)}${image}` +
              (this.o.screenshot ? `, screenshot ${this.o.screenshot}` : '');
     });
   }

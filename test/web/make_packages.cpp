@@ -3,16 +3,24 @@
 // convolutions in channel blocks with eight render targets per pass, a tensor spread
 // over many texture rows, and an operator registered by this program. Next to each package's model.json:
 //   test_input.bin     the single input, raw float32 (NDArray::random, seeded)
-//   test_expected.bin  the output of the same graph built for "llvm", raw float32
+//   test_expected.bin  the (last) output of the same graph built for "llvm", raw float32
 //   test.json          {"input", "output", "tolerance", "description"}
 //
 //   tensorir_web_packages [--target wasm|webgl+wasm] OUT_DIR [NAME...]    (no names: every package)
+//   tensorir_web_packages --demo OUT_DIR
 //
 // With --target wasm the same graphs are built for "wasm" instead of "webgl"; with
 // webgl+wasm for both, in one package whose model.json indexes the two builds
 // (graph::export_web_index).
+//
+// --demo writes OUT_DIR/masked_lookup, a package with both builds of a graph taking a
+// float32, a bool and an int64 input, for the demo page's test: demo_expected.json holds
+// its output for the page's seeded random inputs (seed 1: NDArray::random for float32,
+// floor(random in [0, 2)) for bool, floor(random in [0, 10)) for integers).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -135,6 +143,15 @@ graph::Graph trigonometry() {
   return b.finish(sum);
 }
 
+// Two outputs (a sum and the relu it adds): run() returns both by name; the test compares
+// the second, which is also read by the first's kernel.
+graph::Graph two_outputs() {
+  graph::Builder b;
+  auto x = b.input("x", {1, 4, 8, 8});
+  auto r = b.relu(x, "r");
+  return b.finish({b.add(r, x, "sum"), r});
+}
+
 graph::Graph long_row() {
   graph::Builder b;
   auto x = b.input("x", {1, 50001});
@@ -159,6 +176,8 @@ const std::vector<Package> &packages() {
       {"custom_op", "an operator registered by the program (swish with a slope) after a convolution and "
                     "after a max pool, on [1,4,9,10]",
        "webgl", custom_op},
+      {"two_outputs", "two outputs, x + relu(x) and relu(x), on [1,4,8,8]; the second is compared", "webgl",
+       two_outputs},
       {"trigonometry", "sin, cos, tan, their inverses and the hyperbolic functions and theirs, summed, on [2,3,17]",
        "webgl", trigonometry},
   };
@@ -181,6 +200,44 @@ std::string json_string(const std::string &s) {
   return out + "\"";
 }
 
+// y = where(mask, x, table[ids]): x where the mask is set, else the row of `table` the id
+// of its row names.
+graph::Graph masked_lookup() {
+  graph::Builder b;
+  auto x = b.input("x", {3, 8});
+  auto mask = b.input("mask", {3, 8}, Bool());
+  auto ids = b.input("ids", {3}, Int(64));
+  auto rows = b.make("take", {b.constant("table", weights({10, 8}, 41)), ids}, {{"axis", int64_t{0}}}, "rows");
+  return b.finish(b.make("where", {mask, x, rows}, {}, "y"));
+}
+
+// The page's seeded random input of `n` (web/runtime/model_base.js randomInputsFor).
+NDArray page_random_input(const graph::Node &n, uint64_t seed) {
+  if (n.dtype == Float(32)) return NDArray::random(n.shape, Float(32), seed);
+  const std::vector<float> u = NDArray::random(n.shape, Float(32), seed, 0, n.dtype.is_bool() ? 2 : 10).to_vector<float>();
+  NDArray out = NDArray::empty(n.shape, n.dtype);
+  for (size_t i = 0; i < u.size(); ++i) {
+    const auto v = int64_t(std::floor(u[i]));
+    if (n.dtype.is_bool()) static_cast<uint8_t *>(out.data())[i] = v != 0;
+    else static_cast<int64_t *>(out.data())[i] = v;
+  }
+  return out;
+}
+
+void make_demo_package(const fs::path &dir) {
+  const graph::Graph g = masked_lookup();
+  const graph::CompiledModel webgl = graph::build(g, "webgl"), wasm = graph::build(g, "wasm");
+  graph::export_web_index({&webgl, &wasm}, dir.string(), {.name = "masked_lookup"});
+  std::map<std::string, NDArray> inputs;
+  for (int id : g.input_ids()) inputs[g.node(id).name] = page_random_input(g.node(id), 1);
+  const std::vector<float> y = graph::build(g, "llvm").run(inputs).single().to_vector<float>();
+  std::string values;
+  for (float v : y) values += (values.empty() ? "" : ", ") + std::to_string(v);
+  const std::string expected = "{\"seed\": 1, \"output\": \"y\", \"values\": [" + values + "]}\n";
+  write_bytes(dir / "demo_expected.json", expected.data(), expected.size());
+  std::printf("masked_lookup  %s\n", dir.string().c_str());
+}
+
 enum class Mode { WebGL, Wasm, Both };
 
 void make_package(const Package &p, const fs::path &dir, Mode mode) {
@@ -196,11 +253,13 @@ void make_package(const Package &p, const fs::path &dir, Mode mode) {
   } else {
     info = graph::export_web(web, dir.string(), {.name = p.name});
   }
-  const NDArray expected = graph::build(g, "llvm").run({{in.name, input}});
+  // The last output is the one compared.
+  const graph::Node &out = g.node(g.outputs().back());
+  const NDArray expected = graph::build(g, "llvm").run({{in.name, input}})[out.name];
   write_bytes(dir / "test_input.bin", input.data(), input.nbytes());
   write_bytes(dir / "test_expected.bin", expected.data(), expected.nbytes());
   const std::string test = "{\"input\": " + json_string(in.name) + ", \"output\": " +
-                           json_string(g.node(g.output()).name) + ", \"tolerance\": 1e-3, \"description\": " +
+                           json_string(out.name) + ", \"tolerance\": 1e-3, \"description\": " +
                            json_string(p.description) + "}\n";
   write_bytes(dir / "test.json", test.data(), test.size());
   std::printf("%-12s %3zu kernels %4zu passes %3zu textures  %8zu bytes of params  %s\n", p.name.c_str(),
@@ -211,6 +270,15 @@ void make_package(const Package &p, const fs::path &dir, Mode mode) {
 
 int main(int argc, char **argv) {
   Mode mode = Mode::WebGL;
+  if (argc == 3 && std::string(argv[1]) == "--demo") {
+    try {
+      make_demo_package(fs::path(argv[2]) / "masked_lookup");
+      return 0;
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "tensorir_web_packages: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc > 2 && std::string(argv[1]) == "--target") {
     const std::string t = argv[2];
     if (t == "wasm") mode = Mode::Wasm;
@@ -223,7 +291,8 @@ int main(int argc, char **argv) {
     argv += 2;
   }
   if (argc < 2) {
-    std::fprintf(stderr, "usage: tensorir_web_packages [--target wasm|webgl+wasm] OUT_DIR [NAME...]\n");
+    std::fprintf(stderr, "usage: tensorir_web_packages [--target wasm|webgl+wasm] OUT_DIR [NAME...]\n"
+                         "       tensorir_web_packages --demo OUT_DIR\n");
     return 2;
   }
   try {

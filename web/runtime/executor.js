@@ -1,5 +1,6 @@
 // A loaded model: textures allocated and filled with the parameters, programs compiled, every
 // pass resolved to GL objects once, so that run() is only uploads, draws and readbacks.
+import { asFloat32 } from './dtypes.js';
 import { check } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
 import { ModelBase } from './model_base.js';
@@ -87,7 +88,7 @@ export class Model extends ModelBase {
 
   uploadInputs(inputs) {
     const data = checkInputs(this.json.inputs, inputs, this.name);
-    this.json.inputs.forEach((t, i) => this.textures.upload(t.texture, data[i]));
+    this.json.inputs.forEach((t, i) => this.textures.upload(t.texture, asFloat32(data[i], `input "${t.name}"`)));
     this.ctx.checkError('uploading the inputs');
   }
 

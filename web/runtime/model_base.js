@@ -1,6 +1,7 @@
 // What every loaded model has, whatever runs its kernels (WebGL2: executor.js, WebAssembly:
 // wasm_model.js): its name, inputs and outputs, run() over the backend's runSync(), seeded
 // inputs, and the per-kernel profile built from the backend's timing of one kernel.
+import { toIoArray } from './dtypes.js';
 import { check, fail } from './errors.js';
 import { numel } from './inputs.js';
 import { randomFloat32 } from './random.js';
@@ -15,11 +16,21 @@ function tensorInfo(t) {
   return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
 }
 
-// Seeded random inputs in [-1, 1) for `specs` ({name, shape}), the same values as
-// NDArray::random(shape, Float(32), seed).
+// Seeded random inputs for `specs` ({name, shape, dtype}): float32 in [-1, 1), the same
+// values as NDArray::random(shape, Float(32), seed); integers in [0, 10) (token ids, indices
+// that any table holds); bools false or true.
 export function randomInputsFor(specs, seed) {
   const inputs = {};
-  for (const t of specs) inputs[t.name] = randomFloat32(numel(t.shape), seed);
+  for (const t of specs) {
+    const dtype = t.dtype || 'float32';
+    if (dtype === 'float32') {
+      inputs[t.name] = randomFloat32(numel(t.shape), seed);
+      continue;
+    }
+    const high = dtype === 'bool' ? 2 : 10;
+    const ints = Array.from(randomFloat32(numel(t.shape), seed, 0, high), Math.floor);
+    inputs[t.name] = toIoArray(ints, dtype, `input "${t.name}"`);
+  }
   return inputs;
 }
 

@@ -1,5 +1,6 @@
 // Checks of model.json and params.bin before anything touches the GPU, so that a broken or
 // mismatched package fails with a message naming the field, not with a wrong answer.
+import { IO_DTYPES, isIoDtype } from './dtypes.js';
 import { check, fail } from './errors.js';
 import { numel } from './inputs.js';
 
@@ -44,9 +45,10 @@ function checkTensor(t, what, textures) {
   const name = `${what} "${t.name}"`;
   check(Array.isArray(t.shape) && t.shape.every((d) => isInt(d) && d >= 0),
         () => `model.json: ${name} has an invalid shape ${JSON.stringify(t.shape)}`);
-  check(t.dtype === 'float32',
+  // Textures hold float32; an input may declare another dtype, converted when uploaded.
+  check(t.dtype === 'float32' || (what === 'input' && isIoDtype(t.dtype)),
         () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; only float32 is ` +
-              `supported`);
+              `supported${what === 'input' ? ` (or, for an input, ${IO_DTYPES.join(', ')})` : ''}`);
   check(isIndex(t.texture, textures.length),
         () => `model.json: ${name} names texture ${t.texture}, but there are ${textures.length}`);
   const tex = textures[t.texture];

@@ -1,6 +1,7 @@
 // A model of a WebAssembly package: one instance of model.wasm over a memory laid out at
 // export time (parameters, inputs, results), so run() is copying the inputs in, calling
 // the kernels in order and copying the output out.
+import { ioArray } from './dtypes.js';
 import { TensorirError, check, fail } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
 import { ModelBase } from './model_base.js';
@@ -143,7 +144,9 @@ export class WasmModel extends ModelBase {
 
   setInputs(inputs) {
     const data = checkInputs(this.json.inputs, inputs, this.name);
-    this.json.inputs.forEach((t, i) => new Float32Array(this.memory.buffer, this.base + t.offset, data[i].length).set(data[i]));
+    this.json.inputs.forEach((t, i) => {
+      new (ioArray(t.dtype))(this.memory.buffer, this.base + t.offset, data[i].length).set(data[i]);
+    });
   }
 
   call(kernel) {
@@ -168,7 +171,7 @@ export class WasmModel extends ModelBase {
     for (const k of this.kernels) this.call(k);
     const out = {};
     for (const t of this.json.outputs) {
-      out[t.name] = new Float32Array(this.memory.buffer, this.base + t.offset, numel(t.shape)).slice();
+      out[t.name] = new (ioArray(t.dtype))(this.memory.buffer, this.base + t.offset, numel(t.shape)).slice();
     }
     return out;
   }

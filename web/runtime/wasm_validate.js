@@ -1,12 +1,13 @@
 // Checks of a WebAssembly package's model.json ("tensorir-wasm") before anything runs:
-// every offset inside the memory and aligned, every tensor float32 where run() hands out
-// arrays, and the regions apart: an input or output laid over the weights (params.bin)
+// every offset inside the memory and aligned, every input and output of a dtype run() has
+// typed arrays for, and the regions apart: an input or output laid over the weights (params.bin)
 // would overwrite them at the first run, and a misaligned offset would fail inside the
 // engine with a message about typed arrays. And the plan against itself and its graph: each
 // kernel is the function compiled for its graph node, given the tensors that node's group
 // reads, in order, at their offsets, none read before a kernel computes it or after another
 // has written over it (as the saved CPU model's loader checks, lib/runtime/plan_check.cpp),
 // so that an edited plan is refused rather than giving a wrong answer.
+import { IO_DTYPES, ioBytes, isIoDtype } from './dtypes.js';
 import { check } from './errors.js';
 import { numel } from './inputs.js';
 
@@ -25,18 +26,19 @@ function checkTensor(t, what, memoryBytes) {
   const name = `${what} "${t.name}"`;
   check(Array.isArray(t.shape) && t.shape.every((d) => isInt(d) && d >= 0),
         () => `model.json: ${name} has an invalid shape ${JSON.stringify(t.shape)}`);
-  check(t.dtype === 'float32',
-        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; inputs and outputs are float32`);
-  check(isInt(t.offset) && t.offset >= 0 && t.offset + numel(t.shape) * 4 <= memoryBytes,
+  check(isIoDtype(t.dtype),
+        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; inputs and outputs are ${IO_DTYPES.join(', ')}`);
+  const bytes = ioBytes(t.dtype);
+  check(isInt(t.offset) && t.offset >= 0 && t.offset + numel(t.shape) * bytes <= memoryBytes,
         () => `model.json: ${name} at offset ${t.offset} does not lie inside the model's ` +
               `${memoryBytes} bytes of memory; ${DAMAGED}`);
-  check(t.offset % 4 === 0,
-        () => `model.json: ${name} is at offset ${t.offset}, which is not a multiple of 4 as a float32 ` +
+  check(t.offset % bytes === 0,
+        () => `model.json: ${name} is at offset ${t.offset}, which is not a multiple of ${bytes} as a ${t.dtype} ` +
               `array needs; ${DAMAGED}`);
 }
 
 // [start, end) of a tensor in the memory.
-const span = (t) => [t.offset, t.offset + numel(t.shape) * 4];
+const span = (t) => [t.offset, t.offset + numel(t.shape) * ioBytes(t.dtype)];
 const overlap = ([a0, a1], [b0, b1]) => a0 < b1 && b0 < a1;
 
 // The weights (params.bin, at offset 0), the inputs and the outputs must not share bytes;
@@ -208,8 +210,10 @@ function checkPlan(model) {
     check(n.op === 'input', () => `model.json: input "${t.name}" is a graph node of op ${JSON.stringify(n.op)}, not ` +
                                   `an input; ${DAMAGED}`);
     checkShape(t, 'input', n);
+    check(t.dtype === n.dtype, () => `model.json: input "${t.name}" has dtype ${JSON.stringify(t.dtype)}, but the ` +
+                                     `graph's node has ${JSON.stringify(n.dtype)}; ${DAMAGED}`);
     check(!values.has(t.name), () => `model.json: input "${t.name}" is listed twice; ${DAMAGED}`);
-    values.set(t.name, { what: 'input', offset: t.offset, bytes: numel(t.shape) * 4 });
+    values.set(t.name, { what: 'input', offset: t.offset, bytes: bytesOf(n) });
   }
   for (const p of model.params.tensors || []) {
     const n = node(p.name, `weight "${p.name}"`);

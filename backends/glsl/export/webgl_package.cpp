@@ -11,6 +11,7 @@
 #include "graph/web_package.h"
 #include "runtime/json.h"
 #include "tensorir/graph/artifact.h"
+#include "tensorir/graph/passes.h"
 
 namespace tensorir::glsl {
 
@@ -172,12 +173,14 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
     v.def = -1;
     v.last = kForever;
   }
-  const Node &out_node = g.node(g.output());
-  check_float32(out_node, "output");
-  TIR_USER_CHECK(out_node.op != "constant")
-      << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
-  pk.values[size_t(pk.node_value(g, out_node.id))].last = kForever;
-  if (out_node.op == "input") pk.values[size_t(pk.of_node[out_node.id])].def = -1;
+  for (int id : g.outputs()) {
+    const Node &out_node = g.node(id);
+    check_float32(out_node, "output");
+    TIR_USER_CHECK(out_node.op != "constant")
+        << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
+    pk.values[size_t(pk.node_value(g, out_node.id))].last = kForever;
+    if (out_node.op == "input") pk.values[size_t(pk.of_node[out_node.id])].def = -1;
+  }
   for (auto &[id, v] : pk.of_node) {
     WebValue &x = pk.values[size_t(v)];
     if (x.width == 0) plain_layout(x, g.node(id).shape, max_size);
@@ -246,7 +249,10 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
     Value t = Value::object();
     t.set("name", n.name);
     t.set("shape", shape_json(n.shape));
-    t.set("dtype", "float32");
+    // The dtype run() takes; an input stored as float32 (store_as_float) keeps the
+    // graph's, and the runtime converts the user's array when uploading it.
+    const auto declared = n.attrs.find(kDeclaredDtype);
+    t.set("dtype", declared == n.attrs.end() ? std::string("float32") : std::get<std::string>(declared->second));
     t.set("texture", pk.values[size_t(pk.of_node.at(id))].texture);
     return t;
   };
@@ -263,7 +269,7 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
   for (int id : inputs) in_list.push(io(id));
   doc.set("inputs", std::move(in_list));
   Value out_list = Value::array();
-  out_list.push(io(out_node.id));
+  for (int id : g.outputs()) out_list.push(io(id));
   doc.set("outputs", std::move(out_list));
   Value pj = file_json("params.bin", param_bytes);
   pj.set("tensors", std::move(param_list));

@@ -26,6 +26,22 @@ Graph fold_constants(const Graph &g);
 // parameters are left in place for eliminate_dead_nodes.
 Graph fold_batch_norm(const Graph &g);
 
+// For targets that keep tensors in textures ("webgl", "opengl -mode=fragment"), which hold
+// float32 (and int32) texels: every bool or int64 tensor other than an output is stored as
+// float32 and read through a cast back to its dtype. An input becomes a float32 input
+// (attribute kDeclaredDtype keeps the dtype the graph declared; a run converts the user's
+// array), a constant a float32 constant (an Error when an integer is beyond 2^24), and a
+// computed node "<name>.computed" is followed by a cast to float32, "<name>.stored", which
+// fuses into its kernel. The casts back, "<input>.declared" or under the node's name, are
+// computed inside each kernel that reads them (graph::build does so on these targets).
+// Integers computed in float32 are exact up to 2^24.
+inline constexpr const char *kDeclaredDtype = "declared_dtype";
+Graph store_as_float(const Graph &g);
+// The value a run binds to input node `n` of such a graph: `value` (of the declared dtype)
+// converted to float32; an Error naming the input when an integer is too large for float32
+// to hold exactly (|v| > 2^24).
+NDArray stored_input_value(const Node &n, const NDArray &value);
+
 // Drops every node the output does not depend on. Input nodes are always kept, so a
 // compiled model takes the same inputs as the graph it came from.
 Graph eliminate_dead_nodes(const Graph &g);
