@@ -18,26 +18,6 @@ Tensor add_one(const Tensor &A) {
                  "B");
 }
 
-// C = A * B with A and B copied through tile x tile shared arrays per work-group.
-Schedule shared_tiles(const Tensor &A, const Tensor &B, const Tensor &C, int tile) {
-  Schedule s = create_schedule({C});
-  Tensor As = s.cache_read(A, "shared", {C});
-  Tensor Bs = s.cache_read(B, "shared", {C});
-  auto [bi, bj, ti, tj] = s[C].tile(C.axis(0), C.axis(1), tile, tile);
-  auto [ko, ki] = s[C].split(C.reduce_axis(0), tile);
-  s[C].reorder({bi, bj, ko, ti, tj, ki});
-  s[C].bind(bi, thread_axis("blockIdx.y"));
-  s[C].bind(bj, thread_axis("blockIdx.x"));
-  s[C].bind(ti, thread_axis("threadIdx.y"));
-  s[C].bind(tj, thread_axis("threadIdx.x"));
-  for (const Tensor &T : {As, Bs}) {
-    s[T].compute_at(s[C], ko);
-    s[T].bind(s[T]->leaf_iter_vars[0], thread_axis("threadIdx.y"));
-    s[T].bind(s[T]->leaf_iter_vars[1], thread_axis("threadIdx.x"));
-  }
-  return s;
-}
-
 std::string run_command(const std::string &cmd) {
   std::string out;
   FILE *p = popen(cmd.c_str(), "r");
@@ -73,14 +53,19 @@ TEST_CASE("opencl errors: a work-group larger than the device allows", "[error][
                         Contains("1 to " + std::to_string(limit)));
 }
 
-TEST_CASE("opencl errors: shared tiles larger than the local memory given", "[error][opencl]") {
+TEST_CASE("opencl errors: a shared array larger than the local memory given", "[error][opencl]") {
+  // Each work-group caches 4 rows of A (4 x 64 floats, 1024 bytes) in shared memory.
   Tensor A = placeholder({64, 64}, Float(32), "A");
-  Tensor B = placeholder({64, 64}, Float(32), "B");
-  IterVar k = reduce_axis({0, 64}, "k");
-  Tensor C = compute({64, 64}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
-  // Two 16 x 16 float tiles: 2048 bytes.
-  CHECK_THROWS_WITH(build(shared_tiles(A, B, C, 16), {A, B, C}, "opencl -max-local-memory=1024", "tiles"),
-                    Contains("bytes of shared memory") && Contains("allows 1024") && Contains("smaller tiles"));
+  Tensor B = add_one(A);
+  Schedule s = create_schedule({B});
+  Tensor As = s.cache_read(A, "shared", {B});
+  auto [rows, row] = s[B].split(B.axis(0), 4);
+  s[B].bind(rows, thread_axis("blockIdx.x"));
+  s[B].bind(B.axis(1), thread_axis("threadIdx.x"));
+  s[As].compute_at(s[B], rows);
+  s[As].bind(s[As]->leaf_iter_vars[1], thread_axis("threadIdx.x"));
+  CHECK_THROWS_WITH(build(s, {A, B}, "opencl -max-local-memory=512", "rows"),
+                    Contains("1024 bytes of shared memory") && Contains("allows 512") && Contains("smaller tiles"));
   CHECK(Target("opencl -max-local-memory=1024").caps().max_shared_memory_bytes == 1024);
   CHECK(Target("opencl -max-work-group-size=32").caps().max_work_group_size == 32);
 }
