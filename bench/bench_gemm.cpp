@@ -1,13 +1,16 @@
 // Square SGEMM C = A * B (row-major): tensorir's default and tuned schedules next to
 // OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and 2 threads; then the
 // same GEMM as OpenGL compute shaders (default schedule, shared-memory tiles) and as
-// fragment shaders, with the data already on the device. OpenBLAS and oneDNN are
-// optional (TENSORIR_HAVE_OPENBLAS, TENSORIR_HAVE_DNNL): without one, its rows are left out.
+// fragment shaders, with the data already on the device; then on the OpenCL device
+// ("opencl": a shared-memory tiled schedule) next to CLBlast's SGEMM on the same device.
+// OpenBLAS, oneDNN and CLBlast are optional (TENSORIR_HAVE_OPENBLAS, TENSORIR_HAVE_DNNL,
+// TENSORIR_HAVE_CLBLAST): without one, its rows are left out.
 //   bench_gemm            full run: naive at 256/512/1024, tuned at 512/1024/2048,
-//                         OpenGL at 256/512
+//                         OpenGL at 256/512, OpenCL at 1024
 //   bench_gemm --quick    256/512 only, few repetitions
 //   bench_gemm --json     one JSON object per result line
-//   bench_gemm --no-gpu   without the OpenGL rows
+//   bench_gemm --no-gpu   without the OpenGL and OpenCL rows
+//   bench_gemm --opencl   the OpenCL rows alone
 // GCC 12 reports Eigen's AVX-512 transposes as maybe-uninitialized (the intrinsics start
 // from an undefined vector on purpose); the warning says nothing about this file.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -19,12 +22,17 @@
 #if TENSORIR_HAVE_DNNL
 #include <dnnl.h>
 #endif
+#if TENSORIR_HAVE_CLBLAST
+#define CL_TARGET_OPENCL_VERSION 300
+#include <clblast_c.h>
+#endif
 #include <tensorir/runtime/parallel.h>
 #include <tensorir/tensorir.h>
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
@@ -215,7 +223,7 @@ Schedule schedule_shared(const Tensor &A, const Tensor &B, const Tensor &C, int 
   return s;
 }
 
-// One OpenGL variant of the GEMM, built and checked.
+// One device variant of the GEMM (OpenGL, OpenCL), built and checked.
 struct DeviceGemm {
   std::string impl, target;
   Function f;
@@ -223,7 +231,8 @@ struct DeviceGemm {
   double build_ms = 0, first_ms = 0, err = 0;
 };
 
-DeviceGemm make_device_gemm(const std::string &impl, const std::string &target, bool shared, int n) {
+DeviceGemm make_device_gemm(const std::string &impl, const std::string &target, bool shared, int n,
+                            Device dev = Device::opengl()) {
   Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
   IterVar k = reduce_axis({0, n}, "k");
   Tensor C = compute({n, n}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
@@ -232,7 +241,7 @@ DeviceGemm make_device_gemm(const std::string &impl, const std::string &target, 
   Schedule s = shared ? schedule_shared(A, B, C, 16) : create_schedule({C});
   auto t0 = bench::Clock::now();
   Module m = build(s, {A, B, C}, target, "gemm");
-  DeviceGemm g{impl, target, m("gemm"), NDArray::empty({n, n}, Float(32), Device::opengl())};
+  DeviceGemm g{impl, target, m("gemm"), NDArray::empty({n, n}, Float(32), dev)};
   g.build_ms = bench::ms_since(t0);
   return g;
 }
@@ -350,6 +359,139 @@ void run_opengl(const bench::Options &opt) {
   table.print();
 }
 
+#if TENSORIR_WITH_OPENCL
+// The OpenCL device tensorir's "opencl" target uses by default.
+int opencl_device_index() {
+  const char *env = std::getenv("TENSORIR_OPENCL_DEVICE");
+  return env && *env ? std::atoi(env) : 0;
+}
+
+#if TENSORIR_HAVE_CLBLAST
+// CLBlast's SGEMM on the same device (counted over all platforms, as tensorir counts),
+// in a context of its own, with A and B uploaded once.
+class ClBlastGemm {
+ public:
+  ClBlastGemm(const Operands &o, int device) : n_(o.n) {
+    cl_uint np = 0;
+    clGetPlatformIDs(0, nullptr, &np);
+    std::vector<cl_platform_id> platforms(np);
+    clGetPlatformIDs(np, platforms.data(), nullptr);
+    int seen = 0;
+    for (cl_platform_id p : platforms) {
+      cl_uint nd = 0;
+      if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS) continue;
+      std::vector<cl_device_id> ids(nd);
+      clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr);
+      for (cl_device_id d : ids)
+        if (seen++ == device) device_ = d;
+    }
+    if (!device_) return;
+    ctx_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, nullptr);
+    queue_ = clCreateCommandQueueWithProperties(ctx_, device_, nullptr, nullptr);
+    const size_t bytes = size_t(n_) * n_ * sizeof(float);
+    a_ = clCreateBuffer(ctx_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<float *>(o.pa()), nullptr);
+    b_ = clCreateBuffer(ctx_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<float *>(o.pb()), nullptr);
+    c_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, bytes, nullptr, nullptr);
+  }
+  ~ClBlastGemm() {
+    for (cl_mem m : {a_, b_, c_})
+      if (m) clReleaseMemObject(m);
+    if (queue_) clReleaseCommandQueue(queue_);
+    if (ctx_) clReleaseContext(ctx_);
+  }
+  bool ok() const { return c_ != nullptr; }
+  // One SGEMM, waited for.
+  bool run() {
+    const size_t n = size_t(n_);
+    CLBlastStatusCode st = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0f,
+                                        a_, 0, n, b_, 0, n, 0.0f, c_, 0, n, &queue_, nullptr);
+    clFinish(queue_);
+    return st == CLBlastSuccess;
+  }
+  std::vector<float> result() const {
+    std::vector<float> out(size_t(n_) * n_);
+    clEnqueueReadBuffer(queue_, c_, CL_TRUE, 0, out.size() * sizeof(float), out.data(), 0, nullptr, nullptr);
+    return out;
+  }
+
+ private:
+  int n_;
+  cl_device_id device_ = nullptr;
+  cl_context ctx_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_mem a_ = nullptr, b_ = nullptr, c_ = nullptr;
+};
+#endif
+
+// (d) The GEMM on the OpenCL device, data already there: tensorir's "opencl" target with
+// the shared-memory tiled schedule above, and CLBlast's SGEMM on the same device. Each
+// call waits for the device.
+void run_opencl(const bench::Options &opt) {
+  const int n = opt.quick ? 256 : 1024, device = opencl_device_index();
+  const Device dev = Device::opencl(device);
+  Operands o(n);
+  RowMat ce(n, n);
+  ce.noalias() = o.ea() * o.eb();
+  const size_t nn = size_t(n) * n;
+  const double flops = 2.0 * n * double(n) * n;
+  std::vector<DeviceGemm> built;  // empty when OpenCL is missing: the message says why
+  try {
+    built.push_back(make_device_gemm("tensorir-opencl", "opencl", true, n, dev));
+  } catch (const Error &e) {
+    std::fprintf(stderr, "gemm: no OpenCL rows: %s\n", e.what());
+    g_all_ok = false;
+    return;
+  }
+  DeviceGemm &g = built[0];
+  NDArray a = o.a.to(dev), b = o.b.to(dev);
+  auto t0 = bench::Clock::now();
+  g.f(a, b, g.c);
+  g.first_ms = bench::ms_since(t0);
+  g.err = bench::max_rel_error(g.c.to(Device::cpu()).data_as<float>(), ce.data(), nn);
+  std::vector<std::string> names = {g.impl};
+  std::vector<std::function<void()>> engines = {[&] { g.f(a, b, g.c); }};
+  std::vector<double> errs = {g.err};
+#if TENSORIR_HAVE_CLBLAST
+  ClBlastGemm blast(o, device);
+  if (blast.ok() && blast.run()) {
+    names.push_back("clblast");
+    engines.push_back([&] { blast.run(); });
+    errs.push_back(bench::max_rel_error(blast.result().data(), ce.data(), nn));
+  } else {
+    std::fprintf(stderr, "gemm: CLBlast's SGEMM failed on OpenCL device %d\n", device);
+  }
+#endif
+  const int rounds = opt.quick ? 1 : 3, reps = 3;
+  std::vector<bench::Timing> t = bench::interleaved_medians(engines, rounds, reps);
+  bench::Table table({"size", "impl", "median ms", "GFLOP/s", "x clblast", "build ms", "1st call ms", "max rel err"});
+  const double peer_g = engines.size() > 1 ? bench::gflops(flops, t[1].wall_ms) : 0;
+  for (size_t e = 0; e < engines.size(); ++e) {
+    if (!(errs[e] < 1e-4)) {
+      g_all_ok = false;
+      std::fprintf(stderr, "gemm %d: %s differs from the reference (max rel err %g)\n", n, names[e].c_str(), errs[e]);
+    }
+    const double gf = bench::gflops(flops, t[e].wall_ms);
+    const bool ours = e == 0;
+    if (opt.json)
+      bench::print_json("gemm", std::to_string(n), names[e], 0, t[e].wall_ms, gf,
+                        {{"part", bench::json_str("opencl")},
+                         {"device", std::to_string(device)},
+                         {"ratio_clblast", bench::json_num(peer_g > 0 ? gf / peer_g : 0)},
+                         {"max_rel_err", bench::json_num(errs[e])}});
+    else
+      table.add({std::to_string(n), names[e], bench::fmt(t[e].wall_ms, 3), bench::fmt(gf),
+                 peer_g > 0 ? bench::fmt_ratio(gf / peer_g) : "-", ours ? bench::fmt(g.build_ms, 1) : "-",
+                 ours ? bench::fmt(g.first_ms, 1) : "-", bench::fmt_sci(errs[e])});
+  }
+  if (opt.json) return;
+  std::printf("\n(d) OpenCL device %d (TENSORIR_OPENCL_DEVICE, else 0), data already on the device\n"
+              "    tensorir-opencl: \"opencl\", 16x16 work-groups staging 16x16 tiles of A and B in __local memory\n"
+              "    clblast: CLBlast's SGEMM (C API) on the same device; each call waits for the device\n",
+              device);
+  table.print();
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -358,6 +500,13 @@ int main(int argc, char **argv) {
   // cache off: build() times are those of a first compile.
   bench::reexec_with_env(argv, {{"OPENBLAS_CORETYPE", "SkylakeX"}, {"MESA_SHADER_CACHE_DISABLE", "true"}},
                          {"OPENBLAS_L2_SIZE"});
+#if TENSORIR_WITH_OPENCL
+  // --opencl: the OpenCL rows alone (tensorir-opencl and clblast at 1024).
+  if (argc == 2 && std::string(argv[1]) == "--opencl") {
+    run_opencl(bench::Options{});
+    return g_all_ok ? 0 : 1;
+  }
+#endif
   bench::Options opt = bench::parse_options(argc, argv);
   const double flop_scale = 2.0;
 
@@ -480,6 +629,9 @@ int main(int argc, char **argv) {
                 compile_ms);
   }
   if (opt.gpu) run_opengl(opt);
+#if TENSORIR_WITH_OPENCL
+  if (opt.gpu) run_opencl(opt);
+#endif
   if (!opt.json) bench::print_machine_load("at the end");
   return g_all_ok ? 0 : 1;
 }

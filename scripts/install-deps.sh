@@ -6,6 +6,9 @@ packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev
           libfmt-dev libopenblas-dev pkg-config
           # oneDNN (a benchmark peer): its CMake config requires OpenCL headers and the ICD loader
           libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
+          # the "opencl" target: the ICD loader and headers above, PoCL (OpenCL on the CPU) for
+          # the tests, clinfo to list the devices, CLBlast (the OpenCL GEMM peer)
+          pocl-opencl-icd clinfo libclblast-dev
           # wasm-ld-19 links the "wasm" target's modules (LLVM 19 objects)
           lld-19
           # OpenGL: the glad loader generator, headless EGL and Mesa's software driver

@@ -21,12 +21,7 @@ using glsl::ComputeFunction;
 using glsl::ComputeKernel;
 using glsl::ComputeLimits;
 
-int64_t evaluate(const Expr &e, const std::vector<std::pair<Var, Expr>> &values, const std::string &what) {
-  Expr v = simplify(substitute(e, values));
-  const int64_t *c = as_const_int(v);
-  TIR_USER_CHECK(c != nullptr) << "cannot compute " << what << " (" << e << ") from the call's arguments: got " << v;
-  return *c;
-}
+using glsl::evaluate_size;
 
 struct KernelProgram {
   unsigned program = 0;
@@ -63,23 +58,15 @@ class ComputeExecutable final : public glsl::Executable {
   void invoke(size_t index, const std::vector<ArgValue> &args, const std::vector<NDArray> &buffers) const override {
     const FuncSignature &sig = program_->sigs.at(index);
     const ComputeFunction &f = program_->funcs.at(index);
-    TIR_ASSERT(args.size() == f.values.size()) << sig.name << " expects " << f.values.size() << " packed values, got "
-                                               << args.size();
     // Scalars and shape variables by value, for the launch sizes and temporary sizes.
-    std::vector<std::pair<Var, Expr>> values;
-    for (size_t i = 0; i < f.values.size(); ++i) {
-      const Var &v = f.values[i];
-      if (v.type().is_handle()) continue;
-      values.emplace_back(v, v.type().is_float() ? make_const(v.type(), args[i].f64)
-                                                 : IntImmNode::make(v.type(), args[i].i64));
-    }
+    const glsl::ScalarValues values = glsl::scalar_values(f, args);
     check_loop_limit(sig, f, values);
     GLScope scope;
     while (glGetError() != GL_NO_ERROR) {  // report only what this call causes
     }
     std::vector<NDArray> temps;
     for (const TempBuffer &t : f.temps) {
-      int64_t n = evaluate(t.elements, values, "the size of buffer '" + t.handle.name() + "'");
+      int64_t n = evaluate_size(t.elements, values, "the size of buffer '" + t.handle.name() + "'");
       temps.push_back(NDArray::empty({std::max<int64_t>(n, 0)}, t.dtype, Device::opengl()));
     }
     for (size_t k = 0; k < f.kernels.size(); ++k)
@@ -104,7 +91,7 @@ class ComputeExecutable final : public glsl::Executable {
     if (limits.loop_limit <= 0) return;
     for (const ComputeKernel &k : f.kernels) {
       if (!k.shader.loop_passes.defined() || as_const_int(k.shader.loop_passes)) continue;  // constants: at build
-      int64_t n = evaluate(k.shader.loop_passes, values, "the loop passes of kernel '" + k.shader.name + "'");
+      int64_t n = evaluate_size(k.shader.loop_passes, values, "the loop passes of kernel '" + k.shader.name + "'");
       TIR_USER_CHECK(glsl::compute_detail::within_loop_limit(n, limits.loop_limit))
           << sig.name << " at these argument sizes: " << glsl::loop_limit_message(k.shader.name, n, limits);
     }
@@ -115,7 +102,7 @@ class ComputeExecutable final : public glsl::Executable {
                      const std::vector<NDArray> &temps, const std::vector<std::pair<Var, Expr>> &values) {
     int64_t groups[3];
     for (int d = 0; d < 3; ++d) {
-      groups[d] = evaluate(k.shader.group_count[d], values, "the work-group count of kernel '" + k.shader.name + "'");
+      groups[d] = evaluate_size(k.shader.group_count[d], values, "the work-group count of kernel '" + k.shader.name + "'");
       if (groups[d] <= 0) return;  // nothing to run (an empty tensor)
     }
     glUseProgram(kp.program);

@@ -7,6 +7,7 @@
 
 #include "compiled_model.h"
 #include "kernel_key.h"
+#include "runtime/device_api.h"
 #include "runtime/input_check.h"
 #include "op_table.h"
 #include "tensorir/build.h"
@@ -297,29 +298,31 @@ bool runs_here(const Target &target) {
 }
 
 // Storage for every kernel's result, as `plan` places it: shared results are views into
-// its buffers. Views exist on the CPU only, so on other devices (OpenGL) every result has
-// an array of its own. Returns the bytes allocated.
+// its buffers. A device whose storage has no view at a result's offset (OpenGL; OpenCL
+// at an offset its sub-buffers cannot start at) gives that result an array of its own.
+// Returns the bytes allocated.
 size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, const StoragePlan &plan, Device device,
                         std::vector<NDArray> &storage) {
-  const bool views = device == Device::cpu();
-  std::vector<NDArray> buffers;
+  std::vector<NDArray> buffers(plan.buffers.size());  // made on first use
+  std::vector<bool> viewed(plan.buffers.size(), false);
   size_t allocated = 0;
-  if (views)
-    for (size_t b : plan.buffers) {
-      buffers.push_back(NDArray::empty({int64_t(b)}, UInt(8), device));
-      allocated += b;
-    }
   for (const Kernel &k : kernels) {
     const Node &res = g.node(k.node);
     const StoragePlan::Place &p = plan.at(res.id);
-    if (views && p.storage == StoragePlan::Storage::Shared) {
-      storage[size_t(res.id)] = buffers[size_t(p.buffer)].view(res.shape, res.dtype, p.offset);
-    } else {
-      storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, device);
-      allocated += node_bytes(res);
+    if (p.storage == StoragePlan::Storage::Shared) {
+      const size_t b = size_t(p.buffer);
+      if (!buffers[b].defined()) buffers[b] = NDArray::empty({int64_t(plan.buffers[b])}, UInt(8), device);
+      if (has_view(device, buffers[b].data(), p.offset)) {
+        storage[size_t(res.id)] = buffers[b].view(res.shape, res.dtype, p.offset);
+        if (!viewed[b]) allocated += plan.buffers[b];
+        viewed[b] = true;
+        continue;
+      }
     }
+    storage[size_t(res.id)] = NDArray::empty(res.shape, res.dtype, device);
+    allocated += node_bytes(res);
   }
-  return allocated;
+  return allocated;  // buffers no result views are freed here
 }
 
 }  // namespace

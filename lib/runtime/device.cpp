@@ -15,6 +15,7 @@ std::string Device::str() const {
   switch (kind) {
     case CPU: name = "cpu"; break;
     case OpenGL: name = "opengl"; break;
+    case OpenCL: name = "opencl"; break;
     default: name = "device" + std::to_string(static_cast<int>(kind)); break;
   }
   return name + "(" + std::to_string(id) + ")";
@@ -77,6 +78,12 @@ DeviceAPI &device_api(Device dev) {
   DeviceAPI *api = find_device_api(dev.kind);
   TIR_USER_CHECK(api != nullptr) << "no device API for " << dev << " in this build";
   return *api;
+}
+
+bool has_view(Device dev, const void *data, size_t offset) {
+  if (dev.is_cpu()) return true;
+  const DeviceAPI *api = find_device_api(dev.kind);
+  return api && api->has_view(dev, data, offset);
 }
 
 void copy_between_devices(const void *src, Device src_dev, void *dst, Device dst_dev,

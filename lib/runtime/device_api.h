@@ -20,6 +20,12 @@ class DeviceAPI {
   // same kind or on the CPU (host memory).
   virtual void copy(const void *src, Device src_dev, void *dst, Device dst_dev,
                     size_t nbytes) = 0;
+  // Views (NDArray::view) off the CPU: whether storage `data` can be viewed from
+  // `offset` on, a handle for `nbytes` bytes there sharing its memory, and freeing such a
+  // handle (never the storage). By default a device has none.
+  virtual bool has_view(Device dev, const void *data, size_t offset) const { return false; }
+  virtual void *view(Device dev, void *data, size_t offset, size_t nbytes) { return nullptr; }
+  virtual void free_view(Device dev, void *view) noexcept {}
 };
 
 // `api` must live until the process ends; a later registration replaces an earlier one.
@@ -28,6 +34,9 @@ void register_device_api(Device::Kind kind, DeviceAPI *api);
 DeviceAPI *find_device_api(Device::Kind kind);
 // As find_device_api, but throws tensorir::Error naming the device when there is none.
 DeviceAPI &device_api(Device dev);
+// Whether NDArray::view can place an array at `offset` into storage `data` on `dev`:
+// always on the CPU, elsewhere as the device's API says.
+bool has_view(Device dev, const void *data, size_t offset);
 // Copies between any two devices, staging through host memory when neither is the CPU
 // and the two kinds differ.
 void copy_between_devices(const void *src, Device src_dev, void *dst, Device dst_dev,

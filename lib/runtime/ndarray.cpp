@@ -12,8 +12,13 @@
 namespace tensorir {
 
 NDArrayNode::~NDArrayNode() {
-  if (data == nullptr || base.defined()) return;  // a view's storage belongs to its base
-  if (DeviceAPI *api = find_device_api(device.kind)) api->free(device, data);
+  if (data == nullptr) return;
+  DeviceAPI *api = device.is_cpu() && base.defined() ? nullptr : find_device_api(device.kind);
+  if (!api) return;
+  if (base.defined())  // a view's storage belongs to its base; off the CPU it has a handle
+    api->free_view(device, data);
+  else
+    api->free(device, data);
 }
 
 std::string shape_str(const std::vector<int64_t> &shape) {
@@ -206,8 +211,9 @@ NDArray NDArray::to(Device dev) const {
 
 NDArray NDArray::view(const std::vector<int64_t> &shape, Type dtype, size_t byte_offset) const {
   const NDArrayNode &nd = node();
-  TIR_USER_CHECK(nd.device == Device::cpu())
-      << "NDArray::view: the array is on " << nd.device << "; views exist for CPU arrays only";
+  TIR_USER_CHECK(has_view(nd.device, nd.data, byte_offset))
+      << "NDArray::view: the array is on " << nd.device << ", whose storage has no view at offset " << byte_offset
+      << "; views exist for CPU arrays, and on OpenCL at offsets the device aligns sub-buffers to";
   TIR_USER_CHECK(is_storable(dtype)) << "NDArray::view: cannot store elements of type " << dtype;
   const int64_t n = checked_numel(shape, dtype);
   const size_t need = static_cast<size_t>(n) * static_cast<size_t>(dtype.bytes());
@@ -221,7 +227,12 @@ NDArray NDArray::view(const std::vector<int64_t> &shape, Type dtype, size_t byte
   v->shape = shape;
   v->dtype = dtype;
   v->device = nd.device;
-  v->data = static_cast<char *>(nd.data) + byte_offset;
+  if (nd.device.is_cpu()) {
+    v->data = static_cast<char *>(nd.data) + byte_offset;
+  } else {
+    v->data = device_api(nd.device).view(nd.device, nd.data, byte_offset, need);
+    TIR_ASSERT(v->data != nullptr) << "no view at offset " << byte_offset << " on " << nd.device;
+  }
   // Chain to the owner, not to another view, so views of views stay one hop away.
   v->base = nd.base.defined() ? nd.base : Ref<Object>(&nd);
   return a;

@@ -1,13 +1,13 @@
 // Runs one test body on several targets: build a schedule for a target string, move the
 // host arguments to that target's device, call, and bring every array back to the host.
 //
-//   const std::string target = GENERATE(as<std::string>{}, "llvm", "opengl");
+//   const std::string target = GENERATE(as<std::string>{}, "llvm", "opengl", "opencl");
 //   Program p = make();                               // a fresh schedule per target
 //   auto out = run_on_target(target, p.schedule, p.args, "f", {a, b, NDArray::empty(...)});
 //   check_close<float>(out[2], ref, tolerance_for<float>(target));
 //
-// Schedules are built fresh for each target: building for "opengl" applies the default
-// GPU schedule to stages that bind no loop, which changes the schedule.
+// Schedules are built fresh for each target: building for "opengl" or "opencl" applies the
+// default GPU schedule to stages that bind no loop, which changes the schedule.
 #pragma once
 #include <string>
 #include <vector>
@@ -18,7 +18,7 @@ namespace tensorir::testing {
 
 // Where arrays live for `target`.
 inline Device device_for(const std::string &target) {
-  return Target(target).kind == "opengl" ? Device::opengl() : Device::cpu();
+  return Device{Target(target).caps().device, 0};
 }
 
 // The arguments after the call, with every NDArray copied back to the host (scalars as
@@ -52,7 +52,7 @@ inline std::vector<NDArray> run_on_target(const std::string &target, const Sched
 template <typename T>
 Tolerance tolerance_for(const std::string &target) {
   Tolerance t = default_tolerance<T>();
-  if (device_for(target).kind == Device::OpenGL && std::is_floating_point_v<T>) {
+  if (!device_for(target).is_cpu() && std::is_floating_point_v<T>) {
     t.atol *= 4;
     t.rtol *= 4;
   }

@@ -20,7 +20,7 @@ using namespace tensorir::testing;
 
 namespace {
 
-#define GLSL_TARGETS GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment")
+#define GLSL_TARGETS GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment", "opencl")
 
 // Edge values of a unary float helper, both signs, plus random ones.
 std::vector<float> unary_inputs(std::vector<float> edges, uint64_t seed) {
@@ -52,7 +52,7 @@ void check_unary(const std::string &target, const std::string &name, const std::
 
 }  // namespace
 
-TEST_CASE("GLSL tanh, erf and sigmoid match the C library at their edges", "[opengl][fragment][intrinsic]") {
+TEST_CASE("GLSL tanh, erf and sigmoid match the C library at their edges", "[opengl][fragment][intrinsic][opencl]") {
   const std::string target = GLSL_TARGETS;
   const Tolerance tol = tolerance_for<float>(target);
   // 0; tiny; both sides of the switch from series to exponential form (tanh 0.4, erf
@@ -67,7 +67,7 @@ TEST_CASE("GLSL tanh, erf and sigmoid match the C library at their edges", "[ope
       [](float x) { return 1.0f / (1.0f + std::exp(-x)); }, xs, tol);
 }
 
-TEST_CASE("GLSL inverse and hyperbolic functions match the C library at their edges", "[opengl][fragment][intrinsic]") {
+TEST_CASE("GLSL inverse and hyperbolic functions match the C library at their edges", "[opengl][fragment][intrinsic][opencl]") {
   const std::string target = GLSL_TARGETS;
   const Tolerance tol = tolerance_for<float>(target);
   // Both sides of each switch of formula (asin 0.5, atan tan(pi/8) and tan(3pi/8), sinh 1,
@@ -98,7 +98,7 @@ TEST_CASE("GLSL inverse and hyperbolic functions match the C library at their ed
   check_unary(target, "tir_cosh", [](Expr x) { return cosh(x); }, [](float x) { return std::cosh(x); }, small, tol);
 }
 
-TEST_CASE("GLSL pow matches C's pow for zero and negative bases", "[opengl][fragment][intrinsic]") {
+TEST_CASE("GLSL pow matches C's pow for zero and negative bases", "[opengl][fragment][intrinsic][opencl]") {
   const std::string target = GLSL_TARGETS;
   INFO("target " << target);
   const std::vector<float> bases{0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f, 3.0f, -3.0f, 10.0f, 1e-3f};
@@ -131,7 +131,7 @@ TEST_CASE("GLSL pow matches C's pow for zero and negative bases", "[opengl][frag
   CHECK(bad_sign == 0);
 }
 
-TEST_CASE("GLSL floordiv and floormod round towards minus infinity on every int32", "[opengl][fragment]") {
+TEST_CASE("GLSL floordiv and floormod round towards minus infinity on every int32", "[opengl][fragment][opencl]") {
   const std::string target = GLSL_TARGETS;
   INFO("target " << target);
   const int32_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();

@@ -25,7 +25,19 @@ using Catch::Contains;
 namespace {
 
 // Not "opengl -mode=fragment": these cases need what only compute shaders have.
-#define TARGETS GENERATE(as<std::string>{}, "llvm", "opengl")
+#define TARGETS GENERATE(as<std::string>{}, "llvm", "opengl", "opencl")
+// The GPU compute targets alone: what they print is checked too.
+#define GPU_TARGETS GENERATE(as<std::string>{}, "opengl", "opencl")
+
+// The kernels' source, and what a shared array and a barrier look like in it.
+struct GpuSource {
+  std::string text, shared_float, barrier, group_16x16;
+};
+GpuSource gpu_source(const Module &m, const std::string &target) {
+  if (target == "opencl")
+    return {m.source("cl"), "__local float", "barrier(CLK_LOCAL_MEM_FENCE);", "reqd_work_group_size(16, 16, 1)"};
+  return {m.source("glsl"), "shared float", "barrier();", "local_size_x = 16, local_size_y = 16"};
+}
 
 template <typename T>
 std::vector<T> host(const NDArray &a) {
@@ -34,7 +46,7 @@ std::vector<T> host(const NDArray &a) {
 
 }  // namespace
 
-TEST_CASE("opengl: uint32 division and casts", "[correctness][opengl]") {
+TEST_CASE("opengl: uint32 division and casts", "[correctness][opengl][opencl]") {
   const std::string target = TARGETS;  // the fragment target stores float32 and int32 only
   INFO("target " << target);
   const int n = 301;
@@ -48,7 +60,7 @@ TEST_CASE("opengl: uint32 division and casts", "[correctness][opengl]") {
   check_close<uint32_t>(out[1], u);
 }
 
-TEST_CASE("opengl: float64 arithmetic", "[correctness][opengl]") {
+TEST_CASE("opengl: float64 arithmetic", "[correctness][opengl][opencl]") {
   const std::string target = TARGETS;
   INFO("target " << target);
   const int n = 300;
@@ -62,7 +74,7 @@ TEST_CASE("opengl: float64 arithmetic", "[correctness][opengl]") {
   check_close<double>(out[1], ref, {1e-12, 1e-12});
 }
 
-TEST_CASE("opengl: 8-bit, 16-bit and bool tensors", "[correctness][opengl]") {
+TEST_CASE("opengl: 8-bit, 16-bit and bool tensors", "[correctness][opengl][opencl]") {
   const std::string target = TARGETS;
   INFO("target " << target);
   const int n = 203;  // odd: the last word is partly used
@@ -169,7 +181,9 @@ Schedule shared_strip_matmul(const Tensor &A, const Tensor &B, const Tensor &C, 
 
 }  // namespace
 
-TEST_CASE("opengl: shared-memory strips cached at the block loop", "[correctness][opengl]") {
+TEST_CASE("opengl: shared-memory strips cached at the block loop", "[correctness][opengl][opencl]") {
+  const std::string target = GPU_TARGETS;
+  INFO("target " << target);
   for (auto [M, N, K] : {std::tuple{64, 64, 64}, std::tuple{48, 80, 96}}) {
     DYNAMIC_SECTION(M << "x" << N << "x" << K) {
       Tensor A = placeholder({M, K}, Float(32), "A");
@@ -178,12 +192,12 @@ TEST_CASE("opengl: shared-memory strips cached at the block loop", "[correctness
       Tensor C = compute({M, N}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
       Schedule s = shared_strip_matmul(A, B, C, 16);
       INFO("lowered:\n" << lower(s, {A, B, C}, "strips"));
-      Module m = build(s, {A, B, C}, "opengl", "strips");
-      std::string src = m.source("glsl");
-      INFO("glsl:\n" << src);
-      CHECK(src.find("shared float") != std::string::npos);
+      Module m = build(s, {A, B, C}, target, "strips");
+      const GpuSource src = gpu_source(m, target);
+      INFO("source:\n" << src.text);
+      CHECK(src.text.find(src.shared_float) != std::string::npos);
       NDArray a = random_array<float>({M, K}, 83), b = random_array<float>({K, N}, 84);
-      auto out = call_on_target(m, "opengl", "strips", {a, b, NDArray::empty({M, N}, Float(32))});
+      auto out = call_on_target(m, target, "strips", {a, b, NDArray::empty({M, N}, Float(32))});
       auto av = host<float>(a), bv = host<float>(b);
       std::vector<double> ref(M * N, 0.0);
       for (int i = 0; i < M; ++i)
@@ -194,7 +208,9 @@ TEST_CASE("opengl: shared-memory strips cached at the block loop", "[correctness
   }
 }
 
-TEST_CASE("opengl: bound thread indices and a shared-memory tiled matmul", "[correctness][opengl]") {
+TEST_CASE("opengl: bound thread indices and a shared-memory tiled matmul", "[correctness][opengl][opencl]") {
+  const std::string target = GPU_TARGETS;
+  INFO("target " << target);
   for (auto [M, N, K] : {std::tuple{64, 64, 64}, std::tuple{80, 48, 112}, std::tuple{50, 70, 40}})
   for (bool k_outer_inside : {false, true}) {
     DYNAMIC_SECTION(M << "x" << N << "x" << K << (k_outer_inside ? " chunks inside the thread loops" : "")) {
@@ -204,14 +220,14 @@ TEST_CASE("opengl: bound thread indices and a shared-memory tiled matmul", "[cor
       Tensor C = compute({M, N}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
       Schedule s = shared_tiled_matmul(A, B, C, 16, k_outer_inside);
       INFO("lowered:\n" << lower(s, {A, B, C}, "tiled"));
-      Module m = build(s, {A, B, C}, "opengl", "tiled");
-      std::string src = m.source("glsl");
-      INFO("glsl:\n" << src);
-      CHECK(src.find("shared float") != std::string::npos);
-      CHECK(src.find("barrier();") != std::string::npos);
-      CHECK(src.find("local_size_x = 16, local_size_y = 16") != std::string::npos);
+      Module m = build(s, {A, B, C}, target, "tiled");
+      const GpuSource src = gpu_source(m, target);
+      INFO("source:\n" << src.text);
+      CHECK(src.text.find(src.shared_float) != std::string::npos);
+      CHECK(src.text.find(src.barrier) != std::string::npos);
+      CHECK(src.text.find(src.group_16x16) != std::string::npos);
       NDArray a = random_array<float>({M, K}, 81), b = random_array<float>({K, N}, 82);
-      auto out = call_on_target(m, "opengl", "tiled", {a, b, NDArray::empty({M, N}, Float(32))});
+      auto out = call_on_target(m, target, "tiled", {a, b, NDArray::empty({M, N}, Float(32))});
       auto av = host<float>(a), bv = host<float>(b);
       std::vector<double> ref(M * N, 0.0);
       for (int i = 0; i < M; ++i)
@@ -222,7 +238,9 @@ TEST_CASE("opengl: bound thread indices and a shared-memory tiled matmul", "[cor
   }
 }
 
-TEST_CASE("opengl: a local accumulator per invocation (cache_write to local)", "[correctness][opengl]") {
+TEST_CASE("opengl: a local accumulator per invocation (cache_write to local)", "[correctness][opengl][opencl]") {
+  const std::string target = GPU_TARGETS;
+  INFO("target " << target);
   const int M = 64, N = 96, K = 50;
   Tensor A = placeholder({M, K}, Float(32), "A");
   Tensor B = placeholder({K, N}, Float(32), "B");
@@ -241,10 +259,10 @@ TEST_CASE("opengl: a local accumulator per invocation (cache_write to local)", "
   s[C].bind(jv, thread_axis("threadIdx.x"));
   s[CL].compute_at(s[C], jv);
   INFO("lowered:\n" << lower(s, {A, B, C}, "local_acc"));
-  Module m = build(s, {A, B, C}, "opengl", "local_acc");
-  INFO("glsl:\n" << m.source("glsl"));
+  Module m = build(s, {A, B, C}, target, "local_acc");
+  INFO("source:\n" << gpu_source(m, target).text);
   NDArray a = random_array<float>({M, K}, 91), b = random_array<float>({K, N}, 92);
-  auto out = call_on_target(m, "opengl", "local_acc", {a, b, NDArray::empty({M, N}, Float(32))});
+  auto out = call_on_target(m, target, "local_acc", {a, b, NDArray::empty({M, N}, Float(32))});
   auto av = host<float>(a), bv = host<float>(b);
   std::vector<double> ref(M * N, 0.0);
   for (int i = 0; i < M; ++i)
@@ -253,7 +271,9 @@ TEST_CASE("opengl: a local accumulator per invocation (cache_write to local)", "
   check_close<float>(out[2], ref, {2e-6 * K, 1e-5});
 }
 
-TEST_CASE("opengl: vectorized, unrolled and parallel loops run as plain loops", "[correctness][opengl]") {
+TEST_CASE("opengl: vectorized, unrolled and parallel loops run as plain loops", "[correctness][opengl][opencl]") {
+  const std::string target = GPU_TARGETS;
+  INFO("target " << target);
   const int R = 24, K = 64;
   Tensor A = placeholder({R, K}, Float(32), "A");
   Tensor B = compute({R, K}, [&](Var i, Var j) { return A(i, j) * 3.0f + 1.0f; }, "B");
@@ -264,13 +284,13 @@ TEST_CASE("opengl: vectorized, unrolled and parallel loops run as plain loops", 
   s[B].bind(jo2, thread_axis("threadIdx.x"));
   s[B].unroll(jm);
   s[B].vectorize(ji);
-  Module m = build(s, {A, B}, "opengl", "kinds");
+  Module m = build(s, {A, B}, target, "kinds");
   NDArray a = random_array<float>({R, K}, 95);
-  auto out = call_on_target(m, "opengl", "kinds", {a, NDArray::empty({R, K}, Float(32))});
+  auto out = call_on_target(m, target, "kinds", {a, NDArray::empty({R, K}, Float(32))});
   auto av = host<float>(a);
   std::vector<double> ref(R * K);
   for (int i = 0; i < R * K; ++i) ref[i] = av[i] * 3.0 + 1.0;
-  check_close<float>(out[1], ref, tolerance_for<float>("opengl"));
+  check_close<float>(out[1], ref, tolerance_for<float>(target));
 }
 
 namespace {

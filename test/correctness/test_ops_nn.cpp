@@ -261,8 +261,8 @@ TEST_CASE("ops softmax is stable and matches naive loops along any axis", "[corr
 }
 
 #if TENSORIR_WITH_OPENGL
-TEST_CASE("ops conv2d, pooling and softmax on OpenGL with the generic schedule", "[correctness][ops][opengl]") {
-  const std::string target = GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment");
+TEST_CASE("ops conv2d, pooling and softmax on OpenGL with the generic schedule", "[correctness][ops][opengl][opencl]") {
+  const std::string target = GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment", "opencl");
   INFO("target " << target);
   check_conv({1, 4, 9, 8, 6, 3, 3, attrs({2, 1}, {1, 1}, {1, 1}, 2)}, ConvKind::Generic, target);
   Tensor X = placeholder({2, 3, 7, 6}, Float(32), "x");

@@ -24,7 +24,7 @@ using namespace tensorir::testing;
 
 namespace {
 
-#define ALL_TARGETS GENERATE(as<std::string>{}, "llvm", "opengl", "opengl -mode=fragment")
+#define ALL_TARGETS GENERATE(as<std::string>{}, "llvm", "opengl", "opengl -mode=fragment", "opencl")
 
 template <typename T>
 std::vector<T> host(const NDArray &a) {
@@ -34,7 +34,7 @@ std::vector<T> host(const NDArray &a) {
 }  // namespace
 
 TEST_CASE("every target: element-wise float arithmetic, select, min and max",
-          "[correctness][targets][opengl][fragment]") {
+          "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int n = 1000;  // not a multiple of the work-group size
@@ -59,7 +59,7 @@ TEST_CASE("every target: element-wise float arithmetic, select, min and max",
 }
 
 TEST_CASE("every target: integer floor division and modulo, casts and comparisons",
-          "[correctness][targets][opengl][fragment]") {
+          "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int n = 777;
@@ -97,7 +97,7 @@ TEST_CASE("every target: integer floor division and modulo, casts and comparison
   check_close<int32_t>(out[5], l);
 }
 
-TEST_CASE("every target: math intrinsics match the C library", "[correctness][targets][opengl][fragment]") {
+TEST_CASE("every target: math intrinsics match the C library", "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int n = 1031;
@@ -151,7 +151,7 @@ TEST_CASE("every target: math intrinsics match the C library", "[correctness][ta
   }
 }
 
-TEST_CASE("every target: broadcasting with a scalar argument", "[correctness][targets][opengl][fragment]") {
+TEST_CASE("every target: broadcasting with a scalar argument", "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int R = 37, K = 53;
@@ -170,7 +170,7 @@ TEST_CASE("every target: broadcasting with a scalar argument", "[correctness][ta
   check_close<float>(out[4], ref, tolerance_for<float>(target));
 }
 
-TEST_CASE("every target: sum, max and argmax reductions", "[correctness][targets][opengl][fragment]") {
+TEST_CASE("every target: sum, max and argmax reductions", "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int R = 45, K = 129;
@@ -211,7 +211,7 @@ TEST_CASE("every target: sum, max and argmax reductions", "[correctness][targets
   check_close<float>(out[4], v, {0, 0});
 }
 
-TEST_CASE("every target: matmul with the default schedule", "[correctness][targets][opengl][fragment]") {
+TEST_CASE("every target: matmul with the default schedule", "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int M = 67, N = 45, K = 80;
@@ -229,7 +229,7 @@ TEST_CASE("every target: matmul with the default schedule", "[correctness][targe
   check_close<float>(out[2], ref, {2e-6 * K, 1e-5});
 }
 
-TEST_CASE("every target: conv2d with zero padding", "[correctness][targets][opengl][fragment]") {
+TEST_CASE("every target: conv2d with zero padding", "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int N = 2, C = 3, H = 11, W = 9, F = 4, KH = 3, KW = 3, pad = 1;
@@ -270,7 +270,7 @@ TEST_CASE("every target: conv2d with zero padding", "[correctness][targets][open
 }
 
 TEST_CASE("every target: a two-stage stencil pipeline runs as two kernels",
-          "[correctness][targets][opengl][fragment]") {
+          "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   const int H = 40, W = 70;
@@ -279,7 +279,13 @@ TEST_CASE("every target: a two-stage stencil pipeline runs as two kernels",
   Tensor By = compute({H - 2, W - 2}, [&](Var y, Var x) { return (Bx(y, x) + Bx(y + 1, x) + Bx(y + 2, x)) / 3.0f; }, "By");
   Schedule s = create_schedule({By});
   Module m = build(s, {A, By}, target, "blur");
-  if (target != "llvm") {  // each OpenGL mode prints its own shaders
+  if (target == "opencl") {  // one program of both kernels
+    std::string src = m.source("cl");
+    INFO(src);
+    CHECK(src.find("__kernel") != std::string::npos);
+    CHECK(src.find("blur_kernel0") != std::string::npos);
+    CHECK(src.find("blur_kernel1") != std::string::npos);
+  } else if (target != "llvm") {  // each OpenGL mode prints its own shaders
     std::string src = m.source("glsl");
     INFO(src);
     bool compute = target == "opengl";
@@ -301,7 +307,7 @@ TEST_CASE("every target: a two-stage stencil pipeline runs as two kernels",
   check_close<float>(out[1], ref, tolerance_for<float>(target));
 }
 
-TEST_CASE("every target: symbolic shapes, called at two sizes", "[correctness][targets][opengl][fragment]") {
+TEST_CASE("every target: symbolic shapes, called at two sizes", "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   Var n("n"), m("m");
@@ -320,7 +326,7 @@ TEST_CASE("every target: symbolic shapes, called at two sizes", "[correctness][t
   }
 }
 
-TEST_CASE("every target: a reduction over a symbolic extent", "[correctness][targets][opengl][fragment]") {
+TEST_CASE("every target: a reduction over a symbolic extent", "[correctness][targets][opengl][fragment][opencl]") {
   const std::string target = ALL_TARGETS;
   INFO("target " << target);
   Var n("n"), m("m");
@@ -342,7 +348,7 @@ TEST_CASE("every target: a reduction over a symbolic extent", "[correctness][tar
 }
 
 TEST_CASE("every target: reductions longer than a shader invocation's loop limit",
-          "[correctness][targets][opengl][fragment]") {
+          "[correctness][targets][opengl][fragment][opencl]") {
   // Mesa llvmpipe ends a shader invocation's loops after 65535 passes in all; the compute
   // target runs such loops with fewer passes and the fragment target splits the reduction.
   const std::string target = ALL_TARGETS;

@@ -164,8 +164,9 @@ TEST_CASE("a program's own operators run inside a graph on llvm", "[graph][custo
   CHECK(graph_test::max_rel_error(generic.run({{"x", xa}}).to_vector<float>(), want) < 1e-5);
 }
 
-TEST_CASE("a program's own operators run inside a graph on OpenGL", "[graph][custom_op][opengl]") {
+TEST_CASE("a program's own operators run inside a graph on OpenGL", "[graph][custom_op][opengl][opencl]") {
   check_custom_net("opengl");
+  check_custom_net("opencl");
   check_custom_net("opengl -mode=fragment");
   check_custom_net("webgl");  // the browser's shaders, run natively
 }
@@ -179,7 +180,7 @@ TEST_CASE("a program's own operator fuses into a convolution's kernel", "[graph]
   CHECK(fused);
 }
 
-TEST_CASE("graphs with several outputs return each by name", "[graph][outputs]") {
+TEST_CASE("graphs with several outputs return each by name", "[graph][outputs][opencl]") {
   graph::Builder b;
   auto x = b.input("x", {2, 3, 4, 5});
   auto y = b.input("y", {2, 3, 4, 5});
@@ -200,7 +201,7 @@ TEST_CASE("graphs with several outputs return each by name", "[graph][outputs]")
           for (int dj = 0; dj < 2; ++dj) m = std::max(m, rv[size_t((nc * 4 + i + di) * 5 + j + dj)]);
         pv.push_back(m);
       }
-  for (const char *target : {"llvm", "opengl"}) {
+  for (const char *target : {"llvm", "opengl", "opencl"}) {
     INFO(target);
     for (bool fuse : {true, false}) {
       graph::BuildOptions o;

@@ -62,6 +62,26 @@ TEST_CASE("executor storage: a reused slot gives the results of one buffer per t
   }
 }
 
+TEST_CASE("executor storage on opencl: shared slots as sub-buffers", "[graph][executor][opencl]") {
+  // q takes a's slot once a is dead, at offset 0 of that buffer: a sub-buffer.
+  const graph::Graph g = pool_chain();
+  graph::BuildOptions planned;
+  planned.fuse_operators = false;
+  graph::BuildOptions unplanned = planned;
+  unplanned.plan_memory = false;
+  graph::CompiledModel shared = graph::build(g, "opencl", planned);
+  graph::CompiledModel own = graph::build(g, "opencl", unplanned);
+  REQUIRE(shared.num_kernels() == 5);
+  INFO("planned " << shared.storage_bytes() << " bytes, unplanned " << own.storage_bytes());
+  CHECK(shared.storage_bytes() < own.storage_bytes());
+  for (uint64_t seed : {1, 2}) {
+    NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), seed);
+    const std::vector<float> got = shared.run({{"x", x}}).to_vector<float>();
+    CHECK(got == own.run({{"x", x}}).to_vector<float>());
+    CHECK(got == graph_test::double_pooled_relu_reference(x.to_vector<float>()));
+  }
+}
+
 TEST_CASE("executor storage: resnet18 on llvm in planned storage matches the reference", "[graph][executor][resnet18]") {
   const uint64_t seed = 11;
   graph::CompiledModel m = graph::build(graph::resnet18(seed), "llvm");

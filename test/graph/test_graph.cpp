@@ -216,8 +216,8 @@ TEST_CASE("graph executor runs a small network like plain loops", "[graph][execu
 }
 
 #if TENSORIR_WITH_OPENGL
-TEST_CASE("graph executor runs a small network on OpenGL", "[graph][executor][opengl]") {
-  const std::string target = GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment");
+TEST_CASE("graph executor runs a small network on OpenGL", "[graph][executor][opengl][opencl]") {
+  const std::string target = GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment", "opencl");
   INFO("target " << target);
   const SmallNet net;
   graph::CompiledModel m = graph::build(net.graph(), target);

@@ -104,7 +104,7 @@ TEST_CASE("cumsum matches plain loops, exclusive and reverse", "[graph][ops]") {
   CHECK(out.to_vector<int64_t>() == std::vector<int64_t>{1, 3, 6, 10});
 }
 
-TEST_CASE("hardmax marks the first largest element along the axis", "[graph][ops][opengl]") {
+TEST_CASE("hardmax marks the first largest element along the axis", "[graph][ops][opengl][opencl]") {
   // Values from {0, 1, 2}: ties, where the first one wins. Float inputs also on the
   // texture targets, which store no int64 index.
   const std::vector<int64_t> shape = {3, 4, 5};
@@ -118,7 +118,7 @@ TEST_CASE("hardmax marks the first largest element along the axis", "[graph][ops
   };
   const int64_t st[3] = {20, 5, 1};
   const std::vector<std::pair<NDArray, std::string>> runs = {
-      {x, "llvm"}, {xf, "llvm"}, {xf, "opengl"}, {xf, "opengl -mode=fragment"}};
+      {x, "llvm"}, {xf, "llvm"}, {xf, "opengl"}, {xf, "opengl -mode=fragment"}, {xf, "opencl"}, {x, "opencl"}};
   for (const auto &[input, target] : runs) {
     for (int64_t axis : {0, 1, -1}) {
       INFO(input.dtype() << " on " << target << ", axis " << axis);

@@ -32,7 +32,7 @@ graph::Graph window_graph(const std::string &op, const std::vector<int64_t> &xs,
 void check_targets(const graph::Graph &g, const std::map<std::string, NDArray> &feed, const std::vector<float> &want,
                    const std::vector<int64_t> &shape, bool gl = true) {
   std::vector<std::pair<std::string, bool>> runs = {{"llvm", true}, {"llvm", false}};
-  if (gl) runs.insert(runs.end(), {{"opengl", true}, {"webgl", true}});
+  if (gl) runs.insert(runs.end(), {{"opengl", true}, {"webgl", true}, {"opencl", true}});
   for (const auto &[target, tuned] : runs) {
     INFO("target " << target << (tuned ? "" : ", generic schedules"));
     graph::BuildOptions opts;
@@ -49,7 +49,7 @@ std::map<std::string, graph::AttrValue> window_attrs(const WindowParams &p) {
 
 }  // namespace
 
-TEST_CASE("conv3d matches plain loops on every target", "[graph][ops][opengl]") {
+TEST_CASE("conv3d matches plain loops on every target", "[graph][ops][opengl][opencl]") {
   struct Case {
     std::vector<int64_t> xs, ws;
     WindowParams p;
@@ -81,7 +81,7 @@ TEST_CASE("conv3d runs on the CPU in parallel on vectors of output columns", "[g
   CHECK_THAT(ll, Contains("<16 x float>"));
 }
 
-TEST_CASE("conv3d_transpose matches a plain scatter loop on every target", "[graph][ops][opengl]") {
+TEST_CASE("conv3d_transpose matches a plain scatter loop on every target", "[graph][ops][opengl][opencl]") {
   const std::vector<int64_t> xs = {1, 4, 3, 4, 3}, ws = {4, 2, 2, 3, 2};
   WindowParams p{{2, 1, 2}, {1, 2, 1}, {1, 0, 0, 0, 1, 1}, 2, {1, 0, 1}};
   const NDArray x = NDArray::random(xs, Float(32), 3), w = NDArray::random(ws, Float(32), 4);
@@ -94,7 +94,7 @@ TEST_CASE("conv3d_transpose matches a plain scatter loop on every target", "[gra
   check_targets(window_graph("conv3d_transpose", xs, ws, attrs), {{"x", x}, {"w", w}}, floats(want), shape);
 }
 
-TEST_CASE("pool_nd and max_pool_indices match plain loops", "[graph][ops][opengl]") {
+TEST_CASE("pool_nd and max_pool_indices match plain loops", "[graph][ops][opengl][opencl]") {
   struct Case {
     std::vector<int64_t> xs;
     PoolParams p;
@@ -127,7 +127,7 @@ TEST_CASE("pool_nd and max_pool_indices match plain loops", "[graph][ops][opengl
       auto index_attrs = attrs;
       index_attrs["storage_order"] = order;
       const graph::Graph g = window_graph("max_pool_indices", c.xs, {}, index_attrs);
-      for (const char *target : {"llvm", "opengl"}) {
+      for (const char *target : {"llvm", "opengl", "opencl"}) {
         INFO("target " << target);
         const NDArray got = graph::build(g, target).run({{"x", x}});
         REQUIRE(got.dtype() == Int(64));

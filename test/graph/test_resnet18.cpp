@@ -51,10 +51,11 @@ TEST_CASE("resnet18 on llvm matches the reference model", "[graph][resnet18]") {
 }
 
 #if TENSORIR_WITH_OPENGL
-// Generic schedules on the GLSL backends, one shader per fused group; results stay in
-// one buffer per kernel there (no storage views off the CPU).
-TEST_CASE("resnet18 on opengl matches the reference model", "[graph][resnet18][opengl]") {
-  const std::string target = GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment");
+// Generic schedules on the GPU backends, one shader or OpenCL kernel per fused group;
+// on OpenGL results stay in one buffer per kernel (no storage views there), on OpenCL
+// shared results are sub-buffers.
+TEST_CASE("resnet18 on opengl matches the reference model", "[graph][resnet18][opengl][opencl]") {
+  const std::string target = GENERATE(as<std::string>{}, "opengl", "opengl -mode=fragment", "opencl");
   INFO("target " << target);
   const uint64_t seed = 2024;
   graph::CompiledModel m = graph::build(graph::resnet18(seed), target);

@@ -35,7 +35,11 @@ bool is_reserved(const std::string &s) {
       "round", "sign", "clamp", "mix", "step", "fma", "tanh", "sin", "cos", "tan", "barrier", "length", "dot",
       "inversesqrt", "roundEven", "fract", "isnan", "isinf", "bitfieldExtract", "atomicAnd", "atomicOr",
       "uintBitsToFloat", "floatBitsToUint", "packDouble2x32", "memoryBarrierShared", "texelFetch", "textureSize",
-      "ivec2", "ivec3", "uvec2", "uvec3"};
+      "ivec2", "ivec3", "uvec2", "uvec3",
+      // OpenCL C's words and the built-ins its kernels call
+      "kernel", "global", "local", "constant", "private", "char", "uchar", "ushort", "ulong", "size_t", "signed",
+      "auto", "register", "rint", "fabs", "fmod", "erf", "rsqrt", "select", "get_group_id", "get_local_id",
+      "NAN", "INFINITY"};
   return words.count(s) != 0;
 }
 
@@ -77,14 +81,29 @@ std::string glsl_type(Type t, Dialect d, const std::string &what) {
   if (t.is_bool()) return "bool";
   if (t.code() == Type::Float && t.bits() == 32) return "float";
   if (t.is_int_or_uint() && t.bits() <= 32) return t.is_int() ? "int" : "uint";
-  if (d == Dialect::GLSL430) {
+  if (d != Dialect::ES300) {
     if (t.code() == Type::Float && t.bits() == 64) return "double";
-    if (t.is_int_or_uint() && t.bits() == 64) return t.is_int() ? "int64_t" : "uint64_t";
+    if (t.is_int_or_uint() && t.bits() == 64) {
+      if (d == Dialect::OpenCL) return t.is_int() ? "long" : "ulong";
+      return t.is_int() ? "int64_t" : "uint64_t";
+    }
   }
-  TIR_THROW() << what << " has type " << t << ", which "
-              << (d == Dialect::ES300 ? "GLSL ES 3.00 (the fragment and WebGL targets)" : "the opengl target")
+  const char *target = d == Dialect::ES300    ? "GLSL ES 3.00 (the fragment and WebGL targets)"
+                       : d == Dialect::OpenCL ? "the opencl target"
+                                              : "the opengl target";
+  TIR_THROW() << what << " has type " << t << ", which " << target
               << " does not support; use float32, int32, uint32 or bool"
-              << (d == Dialect::GLSL430 ? " (float64 and int64 work too)" : "");
+              << (d != Dialect::ES300 ? " (float64 and int64 work too)" : "");
+}
+
+std::string opencl_storage_type(Type t, const std::string &what) {
+  if (t.is_bool()) return "uchar";
+  if (is_narrow_int(t)) return std::string(t.is_uint() ? "u" : "") + (t.bits() == 8 ? "char" : "short");
+  return glsl_type(t, Dialect::OpenCL, what);
+}
+
+std::string convert_text(Dialect d, const std::string &reg, const std::string &value) {
+  return d == Dialect::OpenCL ? "((" + reg + ")" + value + ")" : reg + "(" + value + ")";
 }
 
 std::string int_literal(Type t, int64_t v) {
@@ -99,8 +118,12 @@ std::string int_literal(Type t, int64_t v) {
   return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
 }
 
-std::string float_literal(Type t, double v) {
+std::string float_literal(Type t, double v, Dialect d) {
   bool dbl = t.bits() == 64;
+  if (d == Dialect::OpenCL && (std::isnan(v) || std::isinf(v))) {
+    std::string f = dbl ? "((double)" : "((float)";
+    return std::isnan(v) ? f + "NAN)" : v > 0 ? f + "INFINITY)" : "(-" + f + "INFINITY))";
+  }
   if (std::isnan(v)) return dbl ? "packDouble2x32(uvec2(0u, 0x7ff80000u))" : "uintBitsToFloat(0x7fc00000u)";
   if (std::isinf(v)) {
     if (dbl) return v > 0 ? "packDouble2x32(uvec2(0u, 0x7ff00000u))" : "packDouble2x32(uvec2(0u, 0xfff00000u))";
@@ -113,7 +136,11 @@ std::string float_literal(Type t, double v) {
     std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v)));
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  if (dbl) s += "lf";
+  if (d == Dialect::OpenCL) {
+    if (!dbl) s += "f";  // an unsuffixed literal is a double in C
+  } else if (dbl) {
+    s += "lf";
+  }
   return s[0] == '-' ? "(" + s + ")" : s;
 }
 
@@ -144,6 +171,7 @@ std::string ExprPrinter::helper_functions() const { return glsl_helper_sources(h
 
 void ExprPrinter::note_type(Type t) {
   if (t.is_int_or_uint() && t.bits() == 64) uses_int64_ = true;
+  if (t.is_float() && t.bits() == 64) uses_float64_ = true;
 }
 
 std::string ExprPrinter::wrap_narrow(Type t, const std::string &v) {
@@ -167,6 +195,8 @@ int log2_exact(int64_t v) {
 std::string ExprPrinter::div_mod(bool is_div, const Expr &a, const Expr &b, Type t) {
   if (t.is_float()) {
     if (is_div) return "(" + print(a) + " / " + print(b) + ")";
+    if (dialect_ == Dialect::OpenCL)  // C's fmod truncates; the IR's % floors
+      return use_helper(t.bits() == 64 ? "tir_fmod_d" : "tir_fmod") + "(" + print(a) + ", " + print(b) + ")";
     return "mod(" + print(a) + ", " + print(b) + ")";
   }
   if (t.is_uint() || t.is_bool()) return wrap_narrow(t, "(" + print(a) + (is_div ? " / " : " % ") + print(b) + ")");
@@ -176,8 +206,29 @@ std::string ExprPrinter::div_mod(bool is_div, const Expr &a, const Expr &b, Type
     if (is_div) return "(" + print(a) + " >> " + std::to_string(k) + ")";
     return "(" + print(a) + " & " + int_literal(t.bits() == 64 ? t : Int(32), *c - 1) + ")";
   }
+  if (const int64_t *c = as_const_int(b); dialect_ == Dialect::OpenCL && c && *c > 0 && known_nonneg(a))
+    return wrap_narrow(t, "(" + print(a) + (is_div ? " / " : " % ") + print(b) + ")");
   std::string fn = t.bits() == 64 ? (is_div ? "tir_floordiv_l" : "tir_floormod_l") : (is_div ? "tir_floordiv" : "tir_floormod");
   return wrap_narrow(t, use_helper(fn) + "(" + print(a) + ", " + print(b) + ")");
+}
+
+bool ExprPrinter::known_nonneg(const Expr &e) const {
+  if (!e.type().is_int_or_uint()) return false;
+  auto positive_const = [](const Expr &x) {
+    const int64_t *c = as_const_int(x);
+    return c && *c > 0;
+  };
+  switch (e->kind) {
+    case IRKind::IntImm: return e.as<IntImmNode>()->value >= 0;
+    case IRKind::Variable: return nonneg_.count(e.as<VarNode>()) != 0;
+    case IRKind::Add: return known_nonneg(e.as<AddNode>()->a) && known_nonneg(e.as<AddNode>()->b);
+    case IRKind::Mul: return known_nonneg(e.as<MulNode>()->a) && known_nonneg(e.as<MulNode>()->b);
+    case IRKind::Div: return known_nonneg(e.as<DivNode>()->a) && positive_const(e.as<DivNode>()->b);
+    case IRKind::Mod: return positive_const(e.as<ModNode>()->b);  // floored: the divisor's sign
+    case IRKind::Max: return known_nonneg(e.as<MaxNode>()->a) || known_nonneg(e.as<MaxNode>()->b);
+    case IRKind::Min: return known_nonneg(e.as<MinNode>()->a) && known_nonneg(e.as<MinNode>()->b);
+    default: return false;
+  }
 }
 
 std::string ExprPrinter::cast(Type to, const Expr &value) {
@@ -185,14 +236,14 @@ std::string ExprPrinter::cast(Type to, const Expr &value) {
   std::string v = print(value);
   if (from == to) return v;
   if (to.is_bool()) {
-    if (from.is_float()) return "(" + v + " != " + float_literal(from, 0) + ")";
+    if (from.is_float()) return "(" + v + " != " + float_literal(from, 0, dialect_) + ")";
     return "(" + v + " != " + int_literal(from.is_bool() ? Int(32) : from, 0) + ")";
   }
   std::string reg = type(to, "a cast");
-  if (is_narrow_int(to)) return wrap_narrow(to, reg + "(" + v + ")");
+  if (is_narrow_int(to)) return wrap_narrow(to, convert_text(dialect_, reg, v));
   // Same register type (e.g. int8 -> int32): the value is already there.
   if (!from.is_bool() && type(from, "a cast") == reg) return v;
-  return reg + "(" + v + ")";
+  return convert_text(dialect_, reg, v);
 }
 
 std::string ExprPrinter::var(const VarNode *op) {
@@ -241,6 +292,7 @@ std::string ExprPrinter::call(const CallNode *op) {
     for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
     return s;
   };
+  if (dialect_ == Dialect::OpenCL && op->call_type != CallNode::Extern) return call_opencl(op, args);
   if (op->call_type == CallNode::Extern) {
     // Emitted as written: a GLSL built-in (sinh, atan, ...) works; anything else is
     // reported by the shader compiler with the line.
@@ -323,7 +375,9 @@ std::string ExprPrinter::print(const Expr &e) {
   note_type(t);
   switch (e->kind) {
     case IRKind::IntImm: type(t, "the constant " + to_string(e)); return int_literal(t, e.as<IntImmNode>()->value);
-    case IRKind::FloatImm: type(t, "the constant " + to_string(e)); return float_literal(t, e.as<FloatImmNode>()->value);
+    case IRKind::FloatImm:
+      type(t, "the constant " + to_string(e));
+      return float_literal(t, e.as<FloatImmNode>()->value, dialect_);
     case IRKind::StringImm: TIR_THROW() << "a string constant cannot appear in a shader: " << e;
     case IRKind::Variable: {
       const auto *v = e.as<VarNode>();

@@ -1,5 +1,6 @@
-// Pieces shared by the GLSL code generators (compute and fragment): identifiers, types,
-// literals and a printer for scalar expressions.
+// Pieces shared by the GLSL code generators (compute and fragment) and the OpenCL C one,
+// which prints the same compute kernels: identifiers, types, literals and a printer for
+// scalar expressions.
 //
 // Use: make a NameTable for the shader, an ExprPrinter over it (override load() to say
 // how buffers are read), print() each expression, then put helper_functions() above the
@@ -19,6 +20,7 @@ namespace tensorir::glsl {
 enum class Dialect {
   GLSL430,  // desktop compute shaders: double, int64 (with GL_ARB_gpu_shader_int64), fma
   ES300,    // GLSL ES 3.00 (WebGL2): 32-bit types only
+  OpenCL,   // OpenCL C 1.2 kernels: C syntax (casts, literals), the C math library built in
 };
 
 // Valid, unique GLSL identifiers for IR variables (IR names may repeat and contain '.').
@@ -36,14 +38,20 @@ class NameTable {
   std::unordered_set<std::string> used_;
 };
 
-// "float", "int", "uint", "bool", "double", "int64_t", "uint64_t". Narrow integers live in
-// int/uint registers. Throws tensorir::Error naming `what` for types the dialect lacks.
+// "float", "int", "uint", "bool", "double", "int64_t", "uint64_t" ("long", "ulong" in
+// OpenCL C). Narrow integers live in int/uint registers. Throws tensorir::Error naming
+// `what` for types the dialect lacks.
 std::string glsl_type(Type t, Dialect d, const std::string &what);
 // True for int8/int16/uint8/uint16, which are kept in 32-bit registers and wrapped.
 bool is_narrow_int(Type t);
 
 std::string int_literal(Type t, int64_t v);
-std::string float_literal(Type t, double v);
+std::string float_literal(Type t, double v, Dialect d = Dialect::GLSL430);
+// `value` converted to the register type named `reg`: "float(x)" in GLSL, "((float)x)" in C.
+std::string convert_text(Dialect d, const std::string &reg, const std::string &value);
+// The element type of a global buffer of `t` in OpenCL C (bool as uchar, narrow ints as
+// themselves: OpenCL addresses bytes).
+std::string opencl_storage_type(Type t, const std::string &what);
 
 // Prints scalar expressions. Vector expressions (Ramp, Broadcast, vector types) are
 // rejected: a code generator scalarises them first.
@@ -60,6 +68,7 @@ class ExprPrinter {
   // Definitions of the helper functions the printed code calls (floor division, erf, ...).
   std::string helper_functions() const;
   bool uses_int64() const { return uses_int64_; }
+  bool uses_float64() const { return uses_float64_; }
 
   // Where Let bindings go: with a prelude, each becomes "T name = value;" appended to it
   // (the caller emits the prelude before the statement); without one, the value is
@@ -75,11 +84,21 @@ class ExprPrinter {
   virtual std::string call(const CallNode *op);
   // Names of the pure intrinsics call() handles, for error messages.
   static std::string supported_intrinsics();
+  // call() in OpenCL C, whose built-ins follow C's math library (opencl_calls.cpp).
+  std::string call_opencl(const CallNode *op, const std::vector<std::string> &args);
+  // `v` in the register type of `t` (see convert_text).
+  std::string convert(Type t, const std::string &v) { return convert_text(dialect_, type(t, "a conversion"), v); }
 
   std::string use_helper(const std::string &name);  // records it, returns the name
   std::string wrap_narrow(Type t, const std::string &value);
   std::string cast(Type to, const Expr &value);
   void note_type(Type t);
+
+  // Integer variables known to be >= 0 (thread indices, loops from a non-negative start).
+  // OpenCL C divides them by positive constants with / and %, which agree with floor
+  // division there and compile to a multiply instead of a call with branches.
+  std::unordered_set<const VarNode *> nonneg_;
+  bool known_nonneg(const Expr &e) const;
 
   Dialect dialect_;
   NameTable &names_;
@@ -87,6 +106,7 @@ class ExprPrinter {
   std::unordered_map<const VarNode *, std::string> overrides_;
   std::set<std::string> helpers_;
   bool uses_int64_ = false;
+  bool uses_float64_ = false;
 
  private:
   std::string binary(const char *op, const Expr &a, const Expr &b, Type t);

@@ -13,6 +13,7 @@ struct Helper {
   const char *deps;    // the helper it calls, "" for none
   const char *glsl430; // the GLSL 4.30 source; nullptr where the dialect lacks its types
   const char *es300;   // the GLSL ES 3.00 source; nullptr where the dialect lacks its types
+  const char *opencl = nullptr;  // the OpenCL C source; nullptr where a built-in serves
 };
 
 // Divides magnitudes (as uint, so that abs(INT_MIN) divides too) and fixes the sign: the
@@ -37,6 +38,29 @@ const char *kFloorModL = R"(int64_t tir_floormod_l(int64_t a, int64_t b) { retur
 const char *kFMod = R"(float tir_fmod(float a, float b) {
   return a - b * floor(a / b);
 }
+)";
+// The same in OpenCL C, whose abs() of a signed integer gives its unsigned magnitude.
+const char *kFloorDivCL = R"(int tir_floordiv(int a, int b) {
+  int q = (int)(abs(a) / abs(b));
+  if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
+  return q;
+}
+)";
+const char *kFloorDivLCL = R"(long tir_floordiv_l(long a, long b) {
+  long q = (long)(abs(a) / abs(b));
+  if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
+  return q;
+}
+)";
+const char *kFloorModLCL = R"(long tir_floormod_l(long a, long b) { return a - tir_floordiv_l(a, b) * b; }
+)";
+const char *kFModDCL = R"(double tir_fmod_d(double a, double b) {
+  return a - b * floor(a / b);
+}
+)";
+const char *kSigmoidCL = R"(float tir_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+)";
+const char *kSigmoidDCL = R"(double tir_sigmoid_d(double x) { return 1.0 / (1.0 + exp(-x)); }
 )";
 // C's round(): halves away from zero (GLSL's round() leaves halves to the driver).
 const char *kRound = R"(float tir_round(float x) {
@@ -198,15 +222,17 @@ int tir_lane(ivec4 v, int i) {
 
 // In emission order: a helper after the one it calls.
 const Helper kHelpers[] = {
-    {"tir_floordiv", "", kFloorDiv, kFloorDiv},
-    {"tir_floormod", "tir_floordiv", kFloorMod, kFloorMod},
-    {"tir_floordiv_l", "", kFloorDivL, nullptr},
-    {"tir_floormod_l", "tir_floordiv_l", kFloorModL, nullptr},
-    {"tir_fmod", "", kFMod, kFMod},
+    {"tir_floordiv", "", kFloorDiv, kFloorDiv, kFloorDivCL},
+    {"tir_floormod", "tir_floordiv", kFloorMod, kFloorMod, kFloorMod},
+    {"tir_floordiv_l", "", kFloorDivL, nullptr, kFloorDivLCL},
+    {"tir_floormod_l", "tir_floordiv_l", kFloorModL, nullptr, kFloorModLCL},
+    {"tir_fmod", "", kFMod, kFMod, kFMod},
+    {"tir_fmod_d", "", nullptr, nullptr, kFModDCL},
+    {"tir_sigmoid_d", "", nullptr, nullptr, kSigmoidDCL},
     {"tir_round", "", kRound, kRound},
     {"tir_round_d", "", kRoundD, nullptr},
     {"tir_pow", "", kPow, kPow},
-    {"tir_sigmoid", "", kSigmoid, kSigmoid},
+    {"tir_sigmoid", "", kSigmoid, kSigmoid, kSigmoidCL},
     {"tir_tanh", "", kTanh, kTanh},
     {"tir_erf", "", kErf, kErf},
     {"tir_asin", "", kAsin, kAsin},
@@ -226,7 +252,9 @@ const Helper *find(const std::string &name) {
   return nullptr;
 }
 
-const char *source(const Helper &h, Dialect d) { return d == Dialect::ES300 ? h.es300 : h.glsl430; }
+const char *source(const Helper &h, Dialect d) {
+  return d == Dialect::ES300 ? h.es300 : d == Dialect::OpenCL ? h.opencl : h.glsl430;
+}
 
 }  // namespace
 
@@ -250,7 +278,7 @@ std::string glsl_helper_sources(const std::set<std::string> &used, Dialect d) {
   for (const Helper &h : kHelpers) {
     if (!need.count(h.name)) continue;
     const char *src = source(h, d);
-    TIR_ASSERT(src) << "GLSL helper " << h.name << " has no GLSL ES 3.00 version";
+    TIR_ASSERT(src) << "GLSL helper " << h.name << " has no version in this dialect";
     out += src;
   }
   return out;

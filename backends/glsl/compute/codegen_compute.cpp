@@ -83,7 +83,8 @@ class ComputeCodegen : public ExprPrinter {
  public:
   ComputeCodegen(const DeviceKernel &k, const std::unordered_map<const VarNode *, Type> &types,
                  const ComputeLimits &limits)
-      : ExprPrinter(Dialect::GLSL430, names_storage_), k_(k), types_(types), limits_(limits) {}
+      : ExprPrinter(limits.dialect, names_storage_), k_(k), types_(types), limits_(limits),
+        cl_(limits.dialect == Dialect::OpenCL) {}
 
   ComputeShader run() {
     ComputeShader out;
@@ -114,6 +115,7 @@ class ComputeCodegen : public ExprPrinter {
     for (const ThreadExtent &t : k_.threads) {
       int slot = thread_slot(t.tag);
       std::string name = names_.get(t.var.get());
+      nonneg_.insert(t.var.get());
       line(type(t.var.type(), "thread index " + t.tag) + " " + name + " = " + cast_index(t.var.type(), slot) + ";");
       if (slot >= 3) {
         varying_.insert(t.var.get());
@@ -121,6 +123,7 @@ class ComputeCodegen : public ExprPrinter {
       }
     }
     seq({k_.body}, true);
+    if (cl_) return opencl_kernel(shape, std::move(out));
 
     std::ostringstream src;
     src << "#version 430\n";
@@ -146,6 +149,27 @@ class ComputeCodegen : public ExprPrinter {
   }
 
  private:
+  // The kernel function in OpenCL C: buffers then scalars as arguments, the launch's
+  // work-group size required, __local arrays at the top of the body.
+  ComputeShader opencl_kernel(const LaunchShape &shape, ComputeShader out) {
+    TIR_USER_CHECK(!uses_float64() || limits_.float64)
+        << "kernel '" << k_.name << "' uses float64, which the OpenCL device '" << limits_.device_name
+        << "' does not support (no cl_khr_fp64); cast to float32, or choose another device with -device=N";
+    out.name = names_.fresh(k_.name);  // an identifier: the name the runtime looks the kernel up by
+    std::ostringstream src;
+    src << "// kernel " << k_.name << "\n";
+    src << "__kernel __attribute__((reqd_work_group_size(" << shape.local[0] << ", " << shape.local[1] << ", "
+        << shape.local[2] << ")))\nvoid " << out.name << "(";
+    for (size_t i = 0; i < cl_params_.size(); ++i) src << (i ? ",\n    " : "") << cl_params_[i];
+    src << ") {\n";
+    for (const VarNode *node : shared_order_) src << "  " << shared_decls_[node] << "\n";
+    src << body_.str() << "}\n";
+    out.source = src.str();
+    out.helpers = helpers_;
+    out.float64 = uses_float64();
+    return out;
+  }
+
   // ------------------------------------------------------------ declarations
   void declare_buffers(const std::vector<Var> &handles, ComputeShader &out) {
     TIR_USER_CHECK(static_cast<int>(handles.size()) <= limits_.max_storage_buffers)
@@ -159,9 +183,18 @@ class ComputeCodegen : public ExprPrinter {
       BufferInfo b;
       b.elem = it->second;
       b.name = names_.get(h.get());
-      b.packed = is_narrow_int(b.elem) || b.elem.is_bool();
-      std::string elem = b.packed ? "uint" : type(b.elem, "buffer '" + h.name() + "'");
+      b.packed = !cl_ && (is_narrow_int(b.elem) || b.elem.is_bool());
       int binding = static_cast<int>(out.buffers.size());
+      if (cl_) {
+        type(b.elem, "buffer '" + h.name() + "'");  // checks the type, notes float64 and int64
+        // restrict: arguments do not alias (as on the CPU).
+        cl_params_.push_back("__global " + opencl_storage_type(b.elem, "buffer '" + h.name() + "'") +
+                             " *restrict " + b.name);
+        buffers_[h.get()] = b;
+        out.buffers.push_back(h);
+        continue;
+      }
+      std::string elem = b.packed ? "uint" : type(b.elem, "buffer '" + h.name() + "'");
       // restrict: arguments do not alias (as on the CPU), so values can stay in registers.
       decls_ << "layout(std430, binding = " << binding << ") restrict buffer tir_buffer_" << binding << " { " << elem
              << " data[]; } " << b.name << ";\n";
@@ -173,7 +206,10 @@ class ComputeCodegen : public ExprPrinter {
   void declare_uniforms(const std::vector<Var> &scalars, ComputeShader &out) {
     for (const Var &v : scalars) {
       std::string name = names_.get(v.get());
-      decls_ << "uniform " << type(v.type(), "scalar '" + v.name() + "'") << " " << name << ";\n";
+      if (cl_)  // a kernel takes no bool: a byte, read as a truth value
+        cl_params_.push_back((v.type().is_bool() ? "uchar" : type(v.type(), "scalar '" + v.name() + "'")) + " " + name);
+      else
+        decls_ << "uniform " << type(v.type(), "scalar '" + v.name() + "'") << " " << name << ";\n";
       out.uniforms.push_back(v);
       out.uniform_names.push_back(name);
     }
@@ -182,13 +218,15 @@ class ComputeCodegen : public ExprPrinter {
   // gl_WorkGroupID (plus the launch's offset) or gl_LocalInvocationID as `t`.
   std::string cast_index(Type t, int slot) {
     std::string v;
-    if (slot < 3) {
+    if (cl_) {  // NDRanges take any number of groups: no offset
+      v = std::string("(int)") + (slot < 3 ? "get_group_id(" : "get_local_id(") + std::to_string(slot % 3) + ")";
+    } else if (slot < 3) {
       uses_group_offset_ = true;
       v = "(int(" + std::string(kGroupId[slot]) + ") + tir_group_offset." + kAxis[slot] + ")";
     } else {
       v = "int(" + std::string(kLocalId[slot - 3]) + ")";
     }
-    return t == Int(32) ? v : type(t, "a thread index") + "(" + v + ")";
+    return t == Int(32) ? v : convert(t, v);
   }
 
   // ------------------------------------------------------------ output
@@ -203,8 +241,12 @@ class ComputeCodegen : public ExprPrinter {
   }
   void barrier() {
     if (last_barrier_) return;
-    line("memoryBarrierShared();");
-    line("barrier();");
+    if (cl_) {
+      line("barrier(CLK_LOCAL_MEM_FENCE);");
+    } else {
+      line("memoryBarrierShared();");
+      line("barrier();");
+    }
     last_barrier_ = true;
   }
 
@@ -329,6 +371,7 @@ class ComputeCodegen : public ExprPrinter {
     Pre pre;
     std::string value = expr(op->value, pre);
     if (varying(op->value)) varying_.insert(op->var.get());
+    if (known_nonneg(op->value)) nonneg_.insert(op->var.get());
     open("");
     for (const std::string &l : pre.lines) line(l);
     std::string name = names_.get(op->var.get());
@@ -349,6 +392,7 @@ class ComputeCodegen : public ExprPrinter {
     std::string tname = type(t, "thread index " + iv->thread_tag);
     std::string name = names_.get(iv->var.get());
     std::string index = cast_index(t, slot);
+    nonneg_.insert(iv->var.get());
     if (slot >= 3) varying_.insert(iv->var.get());
     last_barrier_ = false;
     ScopedPush in_scope(threads_in_scope_, slot >= 3 ? iv->var.get() : nullptr);
@@ -390,6 +434,7 @@ class ComputeCodegen : public ExprPrinter {
     std::string v = names_.get(op->loop_var.get());
     std::string end;
     const int64_t *cmin = as_const_int(op->min), *cext = as_const_int(op->extent);
+    if (known_nonneg(op->min)) nonneg_.insert(op->loop_var.get());
     if (auto copies = loops_.copies.find(op); copies != loops_.copies.end() && cext) {
       unrolled_loop(op, min, *cext, copies->second, uniform && !vary);
       if (scoped) close();
@@ -504,7 +549,7 @@ class ComputeCodegen : public ExprPrinter {
       outer_threads_[op->buffer.get()] = threads_in_scope_;
       int64_t &size = shared_size_[op->buffer.get()];
       size = std::max(size, n);
-      shared_decls_[op->buffer.get()] = "shared " + elem + " " + buffers_[op->buffer.get()].name + "[" +
+      shared_decls_[op->buffer.get()] = (cl_ ? "__local " : "shared ") + elem + " " + buffers_[op->buffer.get()].name + "[" +
                                         std::to_string(size) + "];";
       int64_t total = 0;
       for (const auto &[node, count] : shared_size_) total += count * std::max(4, buffers_[node].elem.bytes());
@@ -571,8 +616,13 @@ class ComputeCodegen : public ExprPrinter {
   // Array indices are int in GLSL.
   std::string index_of(const Expr &index, Pre &pre) {
     std::string s = expr(index, pre);
-    if (index.type().bits() == 64) return "int(" + s + ")";
+    if (index.type().bits() == 64 && !cl_) return "int(" + s + ")";
     return s;
+  }
+
+  // Element `idx` of a buffer, as an lvalue.
+  std::string element(const BufferInfo &b, const std::string &idx) const {
+    return b.storage == Storage::SSBO && !cl_ ? b.name + ".data[" + idx + "]" : b.name + "[" + idx + "]";
   }
 
   void store(const StoreNode *op) {
@@ -606,9 +656,11 @@ class ComputeCodegen : public ExprPrinter {
       return;
     }
     bool scoped = open_pre(pre);
-    std::string target = b.storage == Storage::SSBO ? b.name + ".data[" + idx + "]" : b.name + "[" + idx + "]";
+    std::string target = element(b, idx);
     std::string elem = type(b.elem, "buffer '" + op->buffer.name() + "'");
-    if (op->value.type() != b.elem) value = elem + "(" + value + ")";
+    if (op->value.type() != b.elem) value = convert_text(dialect_, elem, value);
+    if (cl_ && b.storage == Storage::SSBO && (b.elem.is_bool() || is_narrow_int(b.elem)))
+      value = convert_text(dialect_, opencl_storage_type(b.elem, "a store"), value);
     line(target + " = " + value + ";");
     if (scoped) close();
   }
@@ -620,7 +672,7 @@ class ComputeCodegen : public ExprPrinter {
         << "'); remove s[T].vectorize(...) when building for opengl";
     const BufferInfo &b = buffer(op->buffer);
     std::string idx = print(op->index);
-    if (op->index.type().bits() == 64) idx = "int(" + idx + ")";
+    if (op->index.type().bits() == 64 && !cl_) idx = "int(" + idx + ")";
     std::string value;
     if (b.packed) {
       int bits = b.elem.is_bool() ? 8 : b.elem.bits();
@@ -638,7 +690,8 @@ class ComputeCodegen : public ExprPrinter {
         value = "bitfieldExtract(" + word + ", " + offset + ", " + std::to_string(bits) + ")";
       if (b.elem.is_bool()) value = "(" + value + " != 0u)";
     } else {
-      value = b.storage == Storage::SSBO ? b.name + ".data[" + idx + "]" : b.name + "[" + idx + "]";
+      value = element(b, idx);
+      if (cl_ && b.elem.is_bool() && b.storage == Storage::SSBO) value = "(" + value + " != 0)";
     }
     if (op->type != b.elem) value = cast_text(op->type, b.elem, value);
     return value;
@@ -646,14 +699,17 @@ class ComputeCodegen : public ExprPrinter {
 
  private:
   std::string cast_text(Type to, Type from, const std::string &v) {
-    if (to.is_bool()) return "(" + v + " != " + (from.is_float() ? float_literal(from, 0) : int_literal(from, 0)) + ")";
-    return type(to, "a load") + "(" + v + ")";
+    if (to.is_bool())
+      return "(" + v + " != " + (from.is_float() ? float_literal(from, 0, dialect_) : int_literal(from, 0)) + ")";
+    return convert_text(dialect_, type(to, "a load"), v);
   }
 
   NameTable names_storage_;
   const DeviceKernel &k_;
   const std::unordered_map<const VarNode *, Type> &types_;
   ComputeLimits limits_;
+  const bool cl_;                       // printing OpenCL C
+  std::vector<std::string> cl_params_;  // OpenCL: the kernel's parameters
   LaunchShape shape_;
   LoopPlan loops_;
   std::unordered_set<const VarNode *> shared_, varying_;

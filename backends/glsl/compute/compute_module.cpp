@@ -9,7 +9,11 @@
 
 #include "backends/glsl/common/glsl_runner.h"
 #include "backends/glsl/compute/codegen_compute_loops.h"
+#include "tensorir/arith/simplify.h"
 #include "tensorir/error.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/ir/printer.h"
+#include "tensorir/ir/visitor.h"
 #include "transforms/split_host_device.h"
 
 namespace tensorir::glsl {
@@ -65,7 +69,9 @@ void link_sources(const LoweredFunc &f, const ComputeFunction &fp, ComputeKernel
   }
 }
 
-ComputeFunction build_function(const LoweredFunc &f, const ComputeLimits &limits) {
+}  // namespace
+
+ComputeFunction build_compute_function(const LoweredFunc &f, const ComputeLimits &limits) {
   ComputeFunction fp;
   for (const LoweredArg &a : f->args) fp.values.push_back(a.var);
   for (const Var &s : f->symbols) fp.values.push_back(s);
@@ -84,7 +90,23 @@ ComputeFunction build_function(const LoweredFunc &f, const ComputeLimits &limits
   return fp;
 }
 
-}  // namespace
+ScalarValues scalar_values(const ComputeFunction &f, const std::vector<ArgValue> &args) {
+  TIR_ASSERT(args.size() == f.values.size()) << "expected " << f.values.size() << " packed values, got " << args.size();
+  ScalarValues values;
+  for (size_t i = 0; i < f.values.size(); ++i) {
+    const Var &v = f.values[i];
+    if (v.type().is_handle()) continue;
+    values.emplace_back(v, v.type().is_float() ? make_const(v.type(), args[i].f64) : IntImmNode::make(v.type(), args[i].i64));
+  }
+  return values;
+}
+
+int64_t evaluate_size(const Expr &e, const ScalarValues &values, const std::string &what) {
+  Expr v = simplify(substitute(e, values));
+  const int64_t *c = as_const_int(v);
+  TIR_USER_CHECK(c != nullptr) << "cannot compute " << what << " (" << e << ") from the call's arguments: got " << v;
+  return *c;
+}
 
 ComputeLimits compute_limits(const DeviceFacts &facts, const Target &target) {
   ComputeLimits l;
@@ -118,7 +140,7 @@ Module build_opengl_compute(const std::vector<LoweredFunc> &funcs, const Target 
   for (const LoweredFunc &f : funcs) {
     TIR_USER_CHECK(f.defined()) << "build() got an undefined LoweredFunc";
     program->sigs.push_back(make_signature(f, Device::OpenGL));
-    program->funcs.push_back(build_function(f, program->limits));
+    program->funcs.push_back(build_compute_function(f, program->limits));
   }
   std::unique_ptr<Executable> exec = r.compute(program);
   return Module(Ref<const ModuleNode>(new ComputeModuleNode(std::move(program), std::move(exec))));

@@ -34,6 +34,18 @@ struct ComputeProgram {
   ComputeLimits limits;
 };
 
+// One function's host plan and kernels, printed in `limits.dialect` (the OpenCL runtime
+// uses it too).
+ComputeFunction build_compute_function(const LoweredFunc &f, const ComputeLimits &limits);
+
+// A call's scalar arguments and shape variables by value (`args` as ModuleNode::invoke
+// gets them), to compute launch and temporary sizes from.
+using ScalarValues = std::vector<std::pair<Var, Expr>>;
+ScalarValues scalar_values(const ComputeFunction &f, const std::vector<ArgValue> &args);
+// `e` (a size, a work-group count) at those values; throws tensorir::Error naming `what`
+// when it is not a constant there.
+int64_t evaluate_size(const Expr &e, const ScalarValues &values, const std::string &what);
+
 // The limits code generation works within on a device with `facts`, lowered by the
 // target's -loop-limit=N.
 ComputeLimits compute_limits(const DeviceFacts &facts, const Target &target);

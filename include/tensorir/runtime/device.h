@@ -6,12 +6,14 @@
 namespace tensorir {
 
 struct Device {
-  enum Kind { CPU = 1, OpenGL = 11 };
+  enum Kind { CPU = 1, OpenCL = 4, OpenGL = 11 };
   Kind kind = CPU;
   int id = 0;
 
   static Device cpu(int id = 0) { return {CPU, id}; }
   static Device opengl(int id = 0) { return {OpenGL, id}; }
+  // The id-th OpenCL device, counted over all platforms in the order the ICD loader lists them.
+  static Device opencl(int id = 0) { return {OpenCL, id}; }
   bool is(Kind k) const { return kind == k; }
   bool is_cpu() const { return is(CPU); }
   bool operator==(const Device &o) const { return kind == o.kind && id == o.id; }

@@ -17,7 +17,7 @@ struct NDArrayNode : Object {
   Device device;
   void *data = nullptr;  // owned: freed with the node, unless `base` is set
   // Set on a view (NDArray::view): the array whose storage `data` points into, kept alive
-  // by the view; the view frees nothing.
+  // by the view; the view frees nothing but its own device handle (off the CPU).
   Ref<Object> base;
   ~NDArrayNode() override;
 };
@@ -59,7 +59,8 @@ class NDArray {
   NDArray to(Device dev) const;
   // An array of `shape` and `dtype` over this one's storage from `byte_offset` on (no
   // copy): writes through either are seen by both, and the view keeps this storage
-  // alive. The view must fit in nbytes(). CPU arrays only.
+  // alive. The view must fit in nbytes(). CPU arrays, and arrays on devices whose storage
+  // has views at that offset (OpenCL: sub-buffers, at offsets the device aligns them to).
   NDArray view(const std::vector<int64_t> &shape, Type dtype, size_t byte_offset = 0) const;
   // Copies from a host buffer of exactly nbytes() bytes.
   void copy_from_bytes(const void *src, size_t nbytes);
