@@ -11,7 +11,9 @@
 #   --mirror URL     the Debian mirror (default: the URIs: line of
 #                    /etc/apt/sources.list.d/debian.sources)
 #   --keep           keep the root afterwards (for debugging); it is unmounted either way
-#   --only-test      run `make test` only; --only-demo: `make demo` only
+#   --only-test      run `make test` only; --only-demo: `make demo` only; --only-deps:
+#                    `make deps` only (scripts/install-deps.sh), then list the OpenCL
+#                    devices it brought in (clinfo -l)
 #
 # Prints the time each phase took and exits non-zero when one fails. Everything it mounts
 # is unmounted and every process started inside the root is stopped on exit, failure
@@ -34,7 +36,8 @@ while [[ $# -gt 0 ]]; do
     --keep) keep=1; shift ;;
     --only-test) targets=(test); shift ;;
     --only-demo) targets=(demo); shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --only-deps) targets=(deps); shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fresh-machine-check: unknown option $1" >&2; exit 2 ;;
     *) repo=$1; shift ;;
   esac
@@ -227,5 +230,6 @@ in_root git -C "$src" log -1 --format='%h %s'
 for t in "${targets[@]}"; do
   phase "make $t"
   in_root bash -c "cd $src && make $t"
+  [[ $t == deps ]] && in_root clinfo -l
 done
 phase ""
