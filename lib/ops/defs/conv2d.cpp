@@ -1,6 +1,7 @@
 // conv2d: NCHW data and OIHW weights, or the packed layouts alter_conv_layout gives it
 // (data NCHW<ci>c, weight OIHW<ci>i<co>o, result NCHW<co>c). On the CPU the tuned
-// schedule computes the channel-blocked form (conv2d_nchwc) with its element-wise tail.
+// schedule computes the channel-blocked form (conv2d_nchwc), or for grouped convolutions
+// the one-stage form, with its element-wise tail.
 #include "def_util.h"
 
 namespace tensorir::ops::defs {
@@ -91,8 +92,6 @@ const bool registered = [] {
     return ctx.fused() ? ops::schedule_conv2d_llvm(ctx.op, ctx.out, ctx.target)
                        : ops::schedule_conv2d_llvm(ctx.out, ctx.target);
   };
-  // Grouped convolutions keep the one-stage form, whose schedule takes no tail.
-  cpu.takes_tail = [](const Node &n) { return n.attr_int("groups") == 1; };
   on_cpu(def, cpu);
   graph::register_op(std::move(def));
   return true;
