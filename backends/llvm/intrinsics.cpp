@@ -4,6 +4,7 @@
 #include <set>
 
 #include "backends/llvm/codegen_llvm.h"
+#include "backends/llvm/fast_exp.h"
 
 #include "tensorir/error.h"
 
@@ -59,6 +60,16 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
   };
   auto one = [&] { return llvm::ConstantFP::get(llvm_type(t), 1.0); };
 
+  // float32 exp inline: llvm.exp calls expf lane by lane.
+  auto exp = [&](llvm::Value *x) {
+    return t.element_of() == Float(32) ? emit_exp_f32(builder_, x)
+                                       : builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
+  };
+  if (name == "exp") {
+    want_args(1);
+    want_float();
+    return exp(emit(op->args[0]));
+  }
   if (auto it = unary_intrinsics().find(name); it != unary_intrinsics().end()) {
     want_args(1);
     want_float();
@@ -103,7 +114,7 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
     want_args(1);
     want_float();
     llvm::Value *x = emit(op->args[0]);
-    llvm::Value *e = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
+    llvm::Value *e = exp(builder_.CreateFNeg(x));
     return builder_.CreateFDiv(one(), builder_.CreateFAdd(one(), e));
   }
   if (libm_functions().count(name)) {
