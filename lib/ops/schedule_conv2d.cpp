@@ -62,8 +62,10 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   auto [obo, obi] = ob.split(OB.axis(1), oc_blocks);
   auto [xo, xi] = ob.split(OB.axis(3), x_tile);
   const ComputeOpNode *obc = compute_of(OB);
-  ob.reorder({OB.axis(0), obo, OB.axis(2), xo, obc->reduce_axis[0], obc->reduce_axis[1], obc->reduce_axis[2],
-              obc->reduce_axis[3], obi, xi, OB.axis(4)});
+  std::vector<IterVar> order = {OB.axis(0), obo, OB.axis(2), xo};
+  order.insert(order.end(), obc->reduce_axis.begin(), obc->reduce_axis.end());
+  order.insert(order.end(), {obi, xi, OB.axis(4)});
+  ob.reorder(order);
   ob.vectorize(OB.axis(4));
   ob.unroll(xi);
   ob.unroll(obi);

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "graph/graph_test_util.h"
@@ -46,25 +47,33 @@ std::vector<float> reference(const Case &p, Act act, const std::vector<float> &x
   return out;
 }
 
-// Builds x -> conv2d -> bias_add -> act, checks it against the loops and returns the
-// number of kernels the model compiled to.
-size_t check_case(const Case &p, Act act, uint64_t seed) {
+// Builds x -> conv2d -> bias_add -> act for each layer in turn, checks the model against
+// the loops and returns the number of kernels it compiled to.
+size_t check_chain(const std::vector<std::pair<Case, Act>> &layers, uint64_t seed) {
   graph::Builder b;
-  auto x = b.input("x", {1, p.C, p.H, p.W});
-  const NDArray w = NDArray::random({p.K, p.C / p.groups, p.R, p.R}, Float(32), seed, -0.5, 0.5);
-  const NDArray bias = NDArray::random({p.K}, Float(32), seed + 1, -0.5, 0.5);
-  ops::Conv2dAttrs a;
-  a.strides = {p.stride, p.stride};
-  a.padding = {p.pad, p.pad};
-  a.groups = p.groups;
-  auto y = b.bias_add(b.conv2d(x, b.constant("w", w), a, "conv"), b.constant("b", bias), 1, "bias");
-  auto out = act == Act::Relu ? b.relu(y, "act") : b.make("silu", {y}, {}, "act");
-  const graph::CompiledModel m = graph::build(b.finish(out), "llvm");
-  const NDArray in = NDArray::random({1, p.C, p.H, p.W}, Float(32), seed + 2, -1, 1);
-  const std::vector<float> want = reference(p, act, in.to_vector<float>(), w.to_vector<float>(), bias.to_vector<float>());
+  const Case &first = layers[0].first;
+  auto y = b.input("x", {1, first.C, first.H, first.W});
+  NDArray in = NDArray::random({1, first.C, first.H, first.W}, Float(32), seed, -1, 1);
+  std::vector<float> want = in.to_vector<float>();
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const auto &[p, act] = layers[i];
+    const std::string id = std::to_string(i);
+    const NDArray w = NDArray::random({p.K, p.C / p.groups, p.R, p.R}, Float(32), seed + 2 * i + 1, -0.5, 0.5);
+    const NDArray bias = NDArray::random({p.K}, Float(32), seed + 2 * i + 2, -0.5, 0.5);
+    ops::Conv2dAttrs a;
+    a.strides = {p.stride, p.stride};
+    a.padding = {p.pad, p.pad};
+    a.groups = p.groups;
+    y = b.bias_add(b.conv2d(y, b.constant("w" + id, w), a, "conv" + id), b.constant("b" + id, bias), 1, "bias" + id);
+    y = act == Act::Relu ? b.relu(y, "act" + id) : b.make("silu", {y}, {}, "act" + id);
+    want = reference(p, act, want, w.to_vector<float>(), bias.to_vector<float>());
+  }
+  const graph::CompiledModel m = graph::build(b.finish(y), "llvm");
   CHECK(graph_test::max_rel_error(m.run({{"x", in}}).single().to_vector<float>(), want) < 1e-5);
   return m.num_kernels();
 }
+
+size_t check_case(const Case &p, Act act, uint64_t seed) { return check_chain({{p, act}}, seed); }
 
 }  // namespace
 
@@ -98,6 +107,22 @@ TEST_CASE("blocked conv2d on rows that no register tile divides", "[graph][conv]
   }
 }
 
+TEST_CASE("depthwise conv2d between blocked convolutions stays in their channel blocks", "[graph][conv][layout]") {
+  // 1x1 expansion, depthwise (3x3 stride 1, 5x5 stride 2, odd sizes), 1x1 projection, as
+  // in MobileNet and EfficientNet: three kernels, with no layout change in between but
+  // the result's.
+  for (int stride : {1, 2}) {
+    const int C = 8, E = 48, H = 11, W = 13, R = stride == 1 ? 3 : 5, OH = (H - 1) / stride + 1,
+              OW = (W - 1) / stride + 1;
+    INFO("stride " << stride);
+    const size_t kernels = check_chain({{{C, H, W, E, 1, 1, 0, 1}, Act::Relu},
+                                        {{E, H, W, E, R, stride, R / 2, E}, Act::Silu},
+                                        {{E, OH, OW, 24, 1, 1, 0, 1}, Act::Relu}},
+                                       200 + stride);
+    CHECK(kernels == 3);
+  }
+}
+
 TEST_CASE("a fused convolution tail must keep the convolution's shape", "[graph][conv][error]") {
   Tensor x = placeholder({1, 4, 6, 6}, Float(32), "x");
   Tensor w = placeholder({4, 1, 3, 3}, Float(32), "w");
@@ -108,4 +133,29 @@ TEST_CASE("a fused convolution tail must keep the convolution's shape", "[graph]
   REQUIRE_THROWS_WITH(ops::schedule_conv2d_llvm(conv, flat), Contains("keeps the convolution's shape"));
   Tensor notconv = compute(std::vector<Expr>{1, 4, 6, 6}, [&](Var n, Var c, Var h, Var v) { return x(n, c, h, v); }, "copy");
   REQUIRE_THROWS_WITH(ops::schedule_conv2d_llvm(notconv, notconv), Contains("is not the output of"));
+
+  // Packed depthwise convolutions: the weight must fit the data's blocks, groups the channels.
+  Tensor xb = placeholder({1, 2, 6, 6, 8}, Float(32), "xb");
+  ops::Conv2dAttrs g16, g8;
+  g16.groups = 16;
+  g8.groups = 8;
+  REQUIRE_THROWS_WITH(ops::depthwise_conv2d_nchwc_packed(xb, placeholder({2, 1, 3, 3, 1, 4}, Float(32), "wp"), g16),
+                      Contains("does not fit data"));
+  REQUIRE_THROWS_WITH(ops::depthwise_conv2d_nchwc_packed(xb, placeholder({2, 1, 3, 3, 1, 8}, Float(32), "wp"), g8),
+                      Contains("needs groups = 16"));
+  graph::Builder b;
+  auto bx = b.input("x", {1, 2, 6, 6, 8});
+  auto attrs = [](int64_t groups) {
+    return std::map<std::string, graph::AttrValue>{{"groups", groups},
+                                                    {"data_layout", std::string("NCHW8c")},
+                                                    {"kernel_layout", std::string("OIHW1i8o")}};
+  };
+  auto w1 = b.constant("w1", NDArray::random({2, 1, 3, 3, 1, 8}, Float(32), 1));
+  REQUIRE_THROWS_WITH(b.make("conv2d", {bx, w1}, attrs(8)), Contains("needs groups = 16"));
+  auto w2 = b.constant("w2", NDArray::random({2, 1, 3, 3, 2, 8}, Float(32), 1));
+  REQUIRE_THROWS_WITH(b.make("conv2d", {bx, w2}, attrs(16)), Contains("must be depthwise"));
+  auto w3 = b.constant("w3", NDArray::random({2, 1, 3, 3, 1, 8}, Float(32), 1));
+  auto bad_layout = attrs(16);
+  bad_layout["kernel_layout"] = std::string("OIHW1i4o");
+  REQUIRE_THROWS_WITH(b.make("conv2d", {bx, w3}, bad_layout), Contains("do not describe the depthwise weight"));
 }
