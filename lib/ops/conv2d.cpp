@@ -71,6 +71,19 @@ Tensor conv2d(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, co
 
 namespace {
 
+// The copy of the blocked result OB [N][K/co][OH][OW][co] as NCHW or, with
+// `blocked_out`, as it is: the stage schedule_conv2d_llvm parallelises and fuses the
+// element-wise tail into.
+Tensor blocked_result(const Tensor &OB, const ConvShape &s, int co, bool blocked_out, const std::string &name) {
+  if (blocked_out)
+    return compute(
+        OB.shape(), [&](const std::vector<Var> &v) { return OB(v[0], v[1], v[2], v[3], v[4]); }, name,
+        "conv2d_nchwc");
+  return compute(
+      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return OB(n, k / co, y, x, k % co); },
+      name, "conv2d_nchwc");
+}
+
 // The blocked convolution from the padded blocked input IP [N][C/ci][H + 2ph][W + 2pw][ci]
 // (or the unpadded input when there is no padding) and the packed weights WP
 // [K/co][C/ci][R][S][ci][co]: OB [N][K/co][OH][OW][co], then a copy of it as NCHW or, with
@@ -89,13 +102,7 @@ Tensor blocked_conv(const Tensor &IP, const Tensor &WP, const ConvShape &s, int 
                    {icb, ry, rx, ici});
       },
       name + "_nchwc", "conv2d_nchwc_block");
-  if (blocked_out)
-    return compute(
-        OB.shape(), [&](const std::vector<Var> &v) { return OB(v[0], v[1], v[2], v[3], v[4]); }, name,
-        "conv2d_nchwc");
-  return compute(
-      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return OB(n, k / co, y, x, k % co); },
-      name, "conv2d_nchwc");
+  return blocked_result(OB, s, co, blocked_out, name);
 }
 
 // The input padded and in blocks of ci channels: from NCHW `data` (`blocked` false) or
@@ -173,6 +180,33 @@ Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2
   const PackedShape p = check_packed(data, weight, a, "conv2d_nchwc_packed");
   Tensor IP = pack_input(data, p.blocked, p.s, p.ci, a, name);
   return blocked_conv(IP, weight, p.s, p.co, a, blocked_out, name);
+}
+
+Tensor depthwise_conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,
+                                     const std::string &name) {
+  const std::string op = "depthwise_conv2d_nchwc_packed";
+  check_ndim(data, 5, op, "NCHW<c>c, [N][C/c][H][W][c]");
+  check_ndim(weight, 6, op, "OIHW1i<c>o, [C/c][1][R][S][1][c]");
+  const std::vector<int64_t> d = const_shape(data, op), w = const_shape(weight, op);
+  TIR_USER_CHECK(w[0] == d[1] && w[1] == 1 && w[4] == 1 && w[5] == d[4])
+      << op << ": weight " << weight.name() << " " << shape_str(w) << " does not fit data " << data.name() << " "
+      << shape_str(d) << " (it needs [" << d[1] << "][1][R][S][1][" << d[4] << "])";
+  const int c = static_cast<int>(d[4]);
+  TIR_USER_CHECK(a.groups == d[1] * c) << op << ": groups = " << a.groups << " but a depthwise convolution of "
+                                       << d[1] * c << " channels needs groups = " << d[1] * c;
+  const Tensor data4 = placeholder(to_exprs({d[0], d[1] * c, d[2], d[3]}), data.dtype(), data.name());
+  const Tensor weight4 = placeholder(to_exprs({d[1] * c, 1, w[2], w[3]}), weight.dtype(), weight.name());
+  const ConvShape s = check_conv(data4, weight4, a, op);
+  Tensor IP = pack_input(data, true, s, c, a, name);
+  const int sh = a.strides[0], sw = a.strides[1], dh = a.dilation[0], dw = a.dilation[1];
+  IterVar ry = reduce_axis({0, static_cast<int>(s.R)}, "ry"), rx = reduce_axis({0, static_cast<int>(s.S)}, "rx");
+  Tensor OB = compute(
+      to_exprs({s.N, s.K / c, s.OH, s.OW, c}),
+      [&](Var n, Var cb, Var y, Var x, Var o) {
+        return sum(IP(n, cb, y * sh + ry * dh, x * sw + rx * dw, o) * weight(cb, 0, ry, rx, 0, o), {ry, rx});
+      },
+      name + "_nchwc", "conv2d_nchwc_block");
+  return blocked_result(OB, s, c, blocked_out, name);
 }
 
 Tensor conv2d_packed_direct(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,

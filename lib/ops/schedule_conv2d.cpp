@@ -1,5 +1,7 @@
 // CPU schedules for conv2d_nchwc (register-blocked, vectorized over output channels) and
 // for plain conv2d and conv3d (vectorized over output columns).
+#include <algorithm>
+
 #include "op_util.h"
 #include "tensorir/ops/schedule.h"
 
@@ -18,6 +20,19 @@ int first_divisor(int64_t n, std::initializer_list<int> candidates) {
   return 0;
 }
 
+// The output columns of one register tile, at most `most`: a divisor of the row from 4 up,
+// else the whole row when it fits, else the tile from 4 to 8 that leaves the shortest
+// tail (it gets a loop of its own). Tiles of 1 to 3 columns would feed each weight
+// vector load 1 to 3 FMAs only (SqueezeNet's rows of 13 and 27).
+int column_tile(int64_t width, int most) {
+  if (const int d = first_divisor(width, {7, 8, 6, 5, 4})) return d;
+  if (width <= most) return static_cast<int>(width);
+  int best = 8;
+  for (int t = 8; t >= 4; --t)
+    if ((width + t - 1) / t * t - width < (width + best - 1) / best * best - width) best = t;
+  return best;
+}
+
 // OB[n][ob][y][x][o] accumulates a tile of (2 channel blocks) x (up to 8 columns) vectors
 // in registers (on "wasm" 1 x 2: engines map its 128-bit vectors to 16 registers, and a
 // larger tile spills every accumulator on every step), one output row at a time, inside O's parallel loop over
@@ -34,7 +49,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   // On wasm 2 columns even where they do not divide the row (7 in ResNet's last stage):
   // the tail gets a loop of its own, and 4 accumulators alone wait on each other's adds.
   const int x_tile = small_registers ? (extent_of(OB.axis(3)) >= 2 ? 2 : 1)
-                                     : first_divisor(extent_of(OB.axis(3)), {7, 8, 6, 5, 4, 3, 2, 1});
+                                     : column_tile(extent_of(OB.axis(3)), 16 / oc_blocks);
 
   Schedule s = create_schedule({out});
   for (const Stage &st : s.stages()) {
@@ -47,8 +62,10 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   auto [obo, obi] = ob.split(OB.axis(1), oc_blocks);
   auto [xo, xi] = ob.split(OB.axis(3), x_tile);
   const ComputeOpNode *obc = compute_of(OB);
-  ob.reorder({OB.axis(0), obo, OB.axis(2), xo, obc->reduce_axis[0], obc->reduce_axis[1], obc->reduce_axis[2],
-              obc->reduce_axis[3], obi, xi, OB.axis(4)});
+  std::vector<IterVar> order = {OB.axis(0), obo, OB.axis(2), xo};
+  order.insert(order.end(), obc->reduce_axis.begin(), obc->reduce_axis.end());
+  order.insert(order.end(), {obi, xi, OB.axis(4)});
+  ob.reorder(order);
   ob.vectorize(OB.axis(4));
   ob.unroll(xi);
   ob.unroll(obi);
@@ -82,16 +99,30 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
 
 // Plain NCHW (or NCDHW): the padding computed once; a local tile of (up to 8 channels) x
 // (a vector of output columns) accumulates with the reduction outside it, one tile per
-// iteration of a parallel loop over (batch, channel group, rows).
-Schedule schedule_direct(const Tensor &out) {
+// iteration of a parallel loop over (batch, channel group, rows). Rows of at most 16
+// columns that no vector width divides (14 and 7 in MobileNet's depthwise stages) are
+// one vector. `out` is `conv` or the end of an element-wise tail after it: the tail is
+// inlined and `out` computes from `conv`'s tile, which takes the local copy's place.
+Schedule schedule_direct(const Tensor &conv, const Tensor &out) {
   Schedule s = create_schedule({out});
-  const ComputeOpNode *c = compute_of(out);
-  for (const Tensor &in : c->input_tensors()) {
+  const ComputeOpNode *c = compute_of(conv);
+  const bool fused = !conv.op().same_as(out.op());
+  const std::vector<Tensor> inputs = c->input_tensors();
+  for (const Tensor &in : inputs) {
     const ComputeOpNode *p = compute_of(in);
     if (p && p->tag == detail::kInjective) s[in].parallel(s[in].fuse(in.axis(0), in.axis(1)));
   }
+  if (fused)
+    for (const Stage &st : s.stages()) {
+      const ComputeOpNode *t = st.op().as<ComputeOpNode>();
+      const bool input =
+          std::any_of(inputs.begin(), inputs.end(), [&](const Tensor &in) { return in.op().same_as(st.op()); });
+      if (t && t->reduce_axis.empty() && !input && !st.op().same_as(out.op())) Stage(st).compute_inline();
+    }
   const int last = out.ndim() - 1;
-  const int vec = first_divisor(extent_of(out.axis(last)), {16, 8, 4});
+  const int64_t width = extent_of(out.axis(last));
+  int vec = first_divisor(width, {16, 8, 4});
+  if (!vec && width > 1 && width <= 16) vec = static_cast<int>(width);
   const int kb = first_divisor(extent_of(out.axis(1)), {8, 4, 2, 1});
   Stage o = s[out];
   // The axes between the channels and the columns (the output's rows, and depths).
@@ -100,10 +131,12 @@ Schedule schedule_direct(const Tensor &out) {
     return outer;
   };
   if (!vec) {
-    o.parallel(fuse_rows(o.fuse(out.axis(0), out.axis(1)), out));
+    const IterVar rows = fuse_rows(o.fuse(out.axis(0), out.axis(1)), out);
+    o.parallel(rows);
+    if (fused) s[conv].compute_at(o, rows);
     return s;
   }
-  Tensor acc = s.cache_write(out, "local");
+  Tensor acc = fused ? conv : s.cache_write(out, "local");
   auto [ko, ki] = o.split(out.axis(1), kb);
   auto [xo, xi] = o.split(out.axis(last), vec);
   std::vector<IterVar> order = {out.axis(0), ko};
@@ -132,15 +165,18 @@ Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target) {
   const ComputeOpNode *c = compute_of(out);
   TIR_USER_CHECK(c && (c->tag == "conv2d" || c->tag == "conv2d_nchwc" || c->tag == "conv3d"))
       << "schedule_conv2d_llvm: tensor " << out.name() << " is not the output of conv2d, conv2d_nchwc or conv3d";
-  return c->tag == "conv2d_nchwc" ? schedule_nchwc(out, out, target) : schedule_direct(out);
+  return c->tag == "conv2d_nchwc" ? schedule_nchwc(out, out, target) : schedule_direct(out, out);
 }
 
 Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target) {
   const ComputeOpNode *c = compute_of(conv);
-  TIR_USER_CHECK(c && c->tag == "conv2d_nchwc")
-      << "schedule_conv2d_llvm: tensor " << conv.name()
-      << " is not the output of conv2d_nchwc (only the blocked convolution takes a fused tail)";
-  return schedule_nchwc(conv, out, target);
+  TIR_USER_CHECK(c && (c->tag == "conv2d_nchwc" || c->tag == "conv2d"))
+      << "schedule_conv2d_llvm: tensor " << conv.name() << " is not the output of conv2d_nchwc or conv2d";
+  TIR_USER_CHECK(conv.ndim() == out.ndim())
+      << "schedule_conv2d_llvm: the tail's result " << out.name() << " has " << out.ndim()
+      << " dimensions but the convolution " << conv.name() << " has " << conv.ndim()
+      << " (a fused tail keeps the convolution's shape)";
+  return c->tag == "conv2d_nchwc" ? schedule_nchwc(conv, out, target) : schedule_direct(conv, out);
 }
 
 }  // namespace tensorir::ops

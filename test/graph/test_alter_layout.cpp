@@ -244,14 +244,15 @@ TEST_CASE("alter_conv_layout blocks convolutions and converts only at the edges"
   const graph::Graph g = small_net(20, 11, 13);
   const graph::Graph a = graph::alter_conv_layout(g);
   // Weights packed through layout_transform (blocks of 4 input and 8 output channels for
-  // c1: 20 and 24 channels), biases as broadcast adds, the depthwise conv and flatten
-  // reading NCHW, c3 (6 channels, one block of 6) after the blocked pool.
+  // c1: 20 and 24 channels), biases as broadcast adds, the depthwise conv in the pool's
+  // blocks of 8 (its weight as [3][1][3][3][1][8]), flatten reading NCHW, c3 (6
+  // channels, one block of 6) after the blocked pool.
   CHECK(op_list(a) ==
         "layout_transform:c1.w.OIHW4i8o conv2d:c1 add:c1.bias relu:r1 "
         "layout_transform:c2.w.OIHW8i8o conv2d:c2 add:c2.bias add:add relu:r2 "
-        "max_pool2d:pool layout_transform:c3.w.OIHW8i6o conv2d:c3 relu:r3 layout_transform:pool.to_NCHW conv2d:dw "
+        "max_pool2d:pool layout_transform:c3.w.OIHW8i6o conv2d:c3 relu:r3 layout_transform:dw.w.OIHW1i8o conv2d:dw "
         "avg_pool2d:avg3 global_avg_pool2d:gap3 layout_transform:gap3.to_NCHW flatten:flat3 global_avg_pool2d:gapd "
-        "flatten:flatd dense:fc add:out ");
+        "layout_transform:gapd.to_NCHW flatten:flatd dense:fc add:out ");
   CHECK(a.node("c1").shape == std::vector<int64_t>{1, 3, 6, 7, 8});
   CHECK(a.node("c1.b.NCHW8c").op == "constant");  // the bias, viewed in blocks
   CHECK(a.node("c1.b.NCHW8c").shape == std::vector<int64_t>{1, 3, 1, 1, 8});
@@ -262,7 +263,9 @@ TEST_CASE("alter_conv_layout blocks convolutions and converts only at the edges"
   CHECK(a.node("c1").attrs.at("kernel_layout") == str("OIHW4i8o"));
   CHECK(a.node("c1").attrs.at("out_layout") == str("NCHW8c"));
   CHECK(a.node("c2").attrs.at("data_layout") == str("NCHW8c"));
-  CHECK(a.node("dw").attrs.at("kernel_layout") == str("OIHW"));
+  CHECK(a.node("dw").attrs.at("kernel_layout") == str("OIHW1i8o"));
+  CHECK(a.node("dw").attrs.at("data_layout") == str("NCHW8c"));
+  CHECK(a.node("dw").shape == std::vector<int64_t>{1, 3, 3, 4, 8});
   // Altered once is enough: the pass leaves its own result alone.
   CHECK(graph::alter_conv_layout(a).str() == a.str());
   CHECK(a.node("out").shape == g.node("out").shape);

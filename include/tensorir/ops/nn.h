@@ -42,6 +42,13 @@ int conv2d_channel_block(int64_t channels);
 Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &packed_weight, const Conv2dAttrs &a,
                            bool blocked_out = false, const std::string &name = "conv2d");
 
+// A depthwise convolution (groups = channels) of blocked data NCHW<c>c [N][C/c][H][W][c]
+// with weights packed as [C/c][1][R][S][1][c] (layout_transform(weight, "OIHW",
+// "OIHW1i<c>o")): the stages of conv2d_nchwc_packed, each tap a vector of c channels.
+// The result is NCHW, or with `blocked_out` NCHW<c>c. Use it with schedule_conv2d_llvm.
+Tensor depthwise_conv2d_nchwc_packed(const Tensor &data, const Tensor &packed_weight, const Conv2dAttrs &a,
+                                     bool blocked_out = false, const std::string &name = "conv2d");
+
 // The convolution of conv2d_nchwc_packed (the same tensors and layouts) as one reduction
 // stage that writes the result's layout directly, NCHW or with `blocked_out`
 // NCHW<co>c, its padding an injective stage that schedule_generic inlines. For targets

@@ -24,10 +24,10 @@ Schedule schedule_generic(const std::vector<Tensor> &outs);
 // fits `target`: on "wasm" (128-bit vectors, 16 registers in browser engines) one
 // channel block times 2 columns, elsewhere up to 2 blocks times 8 columns.
 Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"));
-// The same for conv2d_nchwc's output `conv` followed by an element-wise tail ending in
-// `out` (bias, batch norm, residual add, relu): the tail is inlined into the stage that
-// copies the blocked result back to NCHW (or out of the register tile, for a blocked
-// result), so it costs no extra pass over memory.
+// The same for conv2d_nchwc's (or conv2d's) output `conv` followed by an element-wise
+// tail ending in `out` (bias, batch norm, residual add, relu): the tail is inlined into
+// the stage that copies the blocked result back to NCHW (or out of the register tile),
+// so it costs no extra pass over memory.
 Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"));
 
 // CPU schedule for an operator whose result is channel-blocked (NCHW<c>c, 5-D), such as

@@ -35,6 +35,16 @@ bool packable_conv(const Graph &g, const Node &n, int fixed) {
          (!fixed || w.shape[0] % fixed == 0);
 }
 
+// A depthwise convolution (groups = input channels = output channels) with a constant
+// OIHW weight.
+bool depthwise_conv(const Graph &g, const Node &n) {
+  if (layout_rule(n) != LayoutRule::kConvolution || packed(n) || n.attr_int("groups") == 1) return false;
+  const Node &w = g.node(n.inputs[1]);
+  const std::vector<int64_t> &d = g.node(n.inputs[0]).shape;
+  return w.op == "constant" && w.shape.size() == 4 && d.size() == 4 && w.shape[1] == 1 &&
+         w.shape[0] == n.attr_int("groups") && d[1] == w.shape[0];
+}
+
 // One rewrite of the graph. Convolutions in `nchw_out` write NCHW even when activations
 // are blocked; `run` reports in `want_nchw` those whose blocked result (through its
 // element-wise tail) would need a layout_transform: to NCHW for a reader that wants NCHW
@@ -134,6 +144,10 @@ class Rewriter {
     const bool four_d = old.shape.size() == 4;
     const int data_conv = conv_of_[size_t(n.inputs[0])];
     const LayoutRule rule = layout_rule(old);
+    if (!fixed_ && block_[size_t(n.inputs[0])] && depthwise_conv(g_, old)) {
+      conv = old.id;
+      return rewrite_depthwise(old, n);
+    }
     if (b && four_d && rule == LayoutRule::kElementWise) {
       conv = data_conv;
       return b;
@@ -170,6 +184,19 @@ class Rewriter {
     }
     for (int &in : n.inputs) in = to_layout(in, 0);
     return 0;
+  }
+
+  // A depthwise convolution of blocked data stays in its blocks (as far as its readers
+  // let it): its weight packed as [C/b][1][R][S][1][b], a vector of b channels per tap.
+  int rewrite_depthwise(const Node &old, Node &n) {
+    const int b = block_[size_t(n.inputs[0])];
+    const std::string wl = "OIHW1i" + std::to_string(b) + "o";
+    n.inputs[1] = memo_transform(n.inputs[1], "OIHW", wl, 0, g_.node(old.inputs[1]).name + "." + wl);
+    const int out = nchw_out_.count(old.id) ? 0 : b;
+    n.attrs["data_layout"] = blocked_layout(b);
+    n.attrs["kernel_layout"] = wl;
+    n.attrs["out_layout"] = blocked_layout(out);
+    return out;
   }
 
   // Per-channel vector `id` as [1, C/b, 1, 1, b]. In that order its elements stay where

@@ -1,6 +1,7 @@
 // conv2d: NCHW data and OIHW weights, or the packed layouts alter_conv_layout gives it
 // (data NCHW<ci>c, weight OIHW<ci>i<co>o, result NCHW<co>c). On the CPU the tuned
-// schedule computes the channel-blocked form (conv2d_nchwc) with its element-wise tail.
+// schedule computes the channel-blocked form (conv2d_nchwc), or for grouped convolutions
+// the one-stage form, with its element-wise tail.
 #include "def_util.h"
 
 namespace tensorir::ops::defs {
@@ -39,8 +40,29 @@ void check_packed_layouts(const Node &n, const std::vector<int64_t> &data, const
       << "out_layout '" << out << "' must be NCHW or NCHW" << co << "c (the weight's block of output channels)";
 }
 
+// A packed depthwise convolution: blocked data NCHW<c>c and weight OIHW1i<c>o.
+void check_depthwise_layouts(const Node &n, const std::vector<int64_t> &data, const std::vector<int64_t> &weight) {
+  TIR_USER_CHECK(data.size() == 5 && weight.size() == 6 && weight[1] == 1 && weight[4] == 1 &&
+                 weight[0] == data[1] && weight[5] == data[4])
+      << "a packed grouped convolution must be depthwise: data NCHW<c>c [N][C/c][H][W][c] and weight "
+         "[C/c][1][R][S][1][c], but they have shapes "
+      << shape_str(data) << " and " << shape_str(weight);
+  const std::string c = std::to_string(data[4]);
+  TIR_USER_CHECK(n.attr_int("groups") == data[1] * data[4])
+      << "groups = " << n.attr_int("groups") << " but a packed depthwise convolution of " << data[1] * data[4]
+      << " channels needs groups = " << data[1] * data[4];
+  TIR_USER_CHECK(n.attr_string("kernel_layout") == "OIHW1i" + c + "o" && n.attr_string("data_layout") == "NCHW" + c + "c")
+      << "kernel_layout '" << n.attr_string("kernel_layout") << "' and data_layout '" << n.attr_string("data_layout")
+      << "' do not describe the depthwise weight " << shape_str(weight) << " and data " << shape_str(data)
+      << " (OIHW1i" << c << "o and NCHW" << c << "c)";
+  const std::string &out = n.attr_string("out_layout");
+  TIR_USER_CHECK(out == "NCHW" || out == "NCHW" + c + "c")
+      << "out_layout '" << out << "' must be NCHW or NCHW" << c << "c (the data's block of channels)";
+}
+
 void check(const Node &n, const std::vector<const Node *> &in) {
   check_same_dtypes(n, in);
+  if (packed(n) && n.attr_int("groups") > 1) return check_depthwise_layouts(n, in[0]->shape, in[1]->shape);
   if (packed(n)) return check_packed_layouts(n, in[0]->shape, in[1]->shape);
   TIR_USER_CHECK(in[0]->shape.size() == 4)
       << "input '" << in[0]->name << "' must be NCHW (4 dimensions) but has shape " << shape_str(in[0]->shape);
@@ -57,6 +79,7 @@ void check(const Node &n, const std::vector<const Node *> &in) {
 // The one-stage forms, for every target.
 Tensor compute(const Node &n, const std::vector<Tensor> &in, const std::string &name) {
   const ops::Conv2dAttrs a = conv_attrs(n);
+  if (packed(n) && a.groups > 1) return ops::depthwise_conv2d_nchwc_packed(in[0], in[1], a, blocked_out(n), name);
   if (packed(n)) return ops::conv2d_packed_direct(in[0], in[1], a, blocked_out(n), name);
   return ops::conv2d(in[0], in[1], a, name);
 }
@@ -64,6 +87,7 @@ Tensor compute(const Node &n, const std::vector<Tensor> &in, const std::string &
 // The stages of conv2d_nchwc, which the tuned CPU schedule expects.
 Tensor compute_cpu(const Node &n, const std::vector<Tensor> &in, const std::string &name) {
   const ops::Conv2dAttrs a = conv_attrs(n);
+  if (packed(n) && a.groups > 1) return ops::depthwise_conv2d_nchwc_packed(in[0], in[1], a, blocked_out(n), name);
   if (packed(n)) return ops::conv2d_nchwc_packed(in[0], in[1], a, blocked_out(n), name);
   return a.groups == 1 ? ops::conv2d_nchwc(in[0], in[1], a, name) : ops::conv2d(in[0], in[1], a, name);
 }
@@ -91,8 +115,6 @@ const bool registered = [] {
     return ctx.fused() ? ops::schedule_conv2d_llvm(ctx.op, ctx.out, ctx.target)
                        : ops::schedule_conv2d_llvm(ctx.out, ctx.target);
   };
-  // Grouped convolutions keep the one-stage form, whose schedule takes no tail.
-  cpu.takes_tail = [](const Node &n) { return n.attr_int("groups") == 1; };
   on_cpu(def, cpu);
   // The packed layouts (which only the CPU and texture layout passes make) keep the
   // default schedule.
