@@ -51,7 +51,9 @@ DeviceInfo describe(cl_platform_id p, int platform_index, cl_device_id d) {
                         info.max_work_item_sizes, nullptr),
         "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
   info.local_mem_bytes = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
-  info.fp64 = device_value<cl_ulong>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  // Devices of OpenCL 1.0/1.1 without fp64 may refuse the query: no fp64 then.
+  cl_device_fp_config fp64 = 0;
+  info.fp64 = clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, nullptr) == CL_SUCCESS && fp64 != 0;
   info.base_addr_align_bits = device_value<cl_uint>(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
   return info;
 }
@@ -111,8 +113,14 @@ const Context &context(int index) {
     cl_device_id id = fresh->info->id;
     fresh->context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
     check(err, "clCreateContext on " + fresh->info->name);
-    fresh->queue = clCreateCommandQueueWithProperties(fresh->context, id, nullptr, &err);
-    check(err, "clCreateCommandQueueWithProperties on " + fresh->info->name);
+    // clCreateCommandQueueWithProperties is OpenCL 2.0; 1.2 platforms have only the older call.
+    const std::string version = device_string(id, CL_DEVICE_VERSION);  // "OpenCL <major>.<minor> ..."
+    if (version.compare(0, 9, "OpenCL 1.") == 0)
+      fresh->queue = clCreateCommandQueue(fresh->context, id, 0, &err);
+    else
+      fresh->queue = clCreateCommandQueueWithProperties(fresh->context, id, nullptr, &err);
+    if (err != CL_SUCCESS) clReleaseContext(fresh->context);
+    check(err, "creating a command queue on " + fresh->info->name);
     // Never released: arrays in static storage may outlive any destructor here.
     c = std::move(fresh);
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS  // clCreateCommandQueue, for OpenCL 1.2 platforms
 #include <CL/cl.h>
 
 #include "tensorir/runtime/ndarray.h"

@@ -46,10 +46,13 @@ glsl::ComputeLimits compute_limits(const Target &t) {
   glsl::ComputeLimits l;
   l.dialect = glsl::Dialect::OpenCL;
   l.device_name = d.name;
-  l.max_invocations = static_cast<int>(given.work_group_size ? given.work_group_size : d.max_work_group_size);
+  // A limit given in the target may lower the device's, never raise it.
+  l.max_invocations = static_cast<int>(given.work_group_size ? std::min<size_t>(size_t(given.work_group_size), d.max_work_group_size)
+                                                             : d.max_work_group_size);
   for (int i = 0; i < 3; ++i)
     l.max_group_size[i] = static_cast<int>(std::min<size_t>(d.max_work_item_sizes[i], size_t(l.max_invocations)));
-  l.max_shared_bytes = static_cast<int>(given.local_memory ? given.local_memory : int64_t(d.local_mem_bytes));
+  l.max_shared_bytes = static_cast<int>(given.local_memory ? std::min<int64_t>(given.local_memory, int64_t(d.local_mem_bytes))
+                                                           : int64_t(d.local_mem_bytes));
   l.max_storage_buffers = 1 << 20;  // kernel arguments: bounded by the device's parameter size only
   l.int64 = true;                   // long is core OpenCL C
   l.float64 = d.fp64;

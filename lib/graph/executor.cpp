@@ -305,14 +305,21 @@ size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, cons
                         std::vector<NDArray> &storage) {
   std::vector<NDArray> buffers(plan.buffers.size());  // made on first use
   std::vector<bool> viewed(plan.buffers.size(), false);
+  std::vector<bool> viewless(plan.buffers.size(), false);  // no view even at offset 0: freed at once
   size_t allocated = 0;
   for (const Kernel &k : kernels) {
     const Node &res = g.node(k.node);
     const StoragePlan::Place &p = plan.at(res.id);
     if (p.storage == StoragePlan::Storage::Shared) {
       const size_t b = size_t(p.buffer);
-      if (!buffers[b].defined()) buffers[b] = NDArray::empty({int64_t(plan.buffers[b])}, UInt(8), device);
-      if (has_view(device, buffers[b].data(), p.offset)) {
+      if (!buffers[b].defined() && !viewless[b]) {
+        buffers[b] = NDArray::empty({int64_t(plan.buffers[b])}, UInt(8), device);
+        if (!has_view(device, buffers[b].data(), 0)) {
+          buffers[b] = NDArray();
+          viewless[b] = true;
+        }
+      }
+      if (!viewless[b] && has_view(device, buffers[b].data(), p.offset)) {
         storage[size_t(res.id)] = buffers[b].view(res.shape, res.dtype, p.offset);
         if (!viewed[b]) allocated += plan.buffers[b];
         viewed[b] = true;

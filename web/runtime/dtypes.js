@@ -32,6 +32,13 @@ export function toIoArray(data, dtype, what) {
       return BigInt(v);
     });
   }
+  if (dtype === 'int32') {
+    return Int32Array.from(values, (v) => {
+      const n = Number(v);
+      check(Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31, `${what} holds ${v}, which is not an int32`);
+      return n;
+    });
+  }
   return Array_.from(values, (v) => (dtype === 'bool' ? (v ? 1 : 0) : Number(v)));
 }
 

@@ -37,7 +37,7 @@ NDArray to_float(const NDArray &value, const std::string &what) {
   } else {
     const std::vector<int64_t> v = host.to_vector<int64_t>();
     for (size_t i = 0; i < v.size(); ++i) {
-      TIR_USER_CHECK(std::llabs(v[i]) <= kExactInFloat)
+      TIR_USER_CHECK(v[i] >= -kExactInFloat && v[i] <= kExactInFloat)
           << what << " holds " << v[i] << " at element " << i << "; this target stores " << host.dtype()
           << " tensors as float32, which holds integers up to " << kExactInFloat << " exactly: give values within +-"
           << kExactInFloat << " or build for another target";
