@@ -11,9 +11,10 @@ llvm::Value *emit_exp_f32(llvm::IRBuilder<> &b, llvm::Value *x) {
                        : static_cast<llvm::Type *>(b.getInt32Ty());
   auto f = [&](double v) { return llvm::ConstantFP::get(ft, v); };
   auto i = [&](int64_t v) { return llvm::ConstantInt::get(it, uint64_t(v), true); };
-  // Beyond [-104, 89] the result is 0 or inf anyway; the clamp keeps n in int range.
-  llvm::Value *xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, f(-104.0));
-  xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, xc, f(89.0));
+  // Beyond [-104, 89] the result is 0 or inf anyway; the clamp keeps n in int range. It
+  // compares and selects: maxnum/minnum become fmaxf/fminf calls on WebAssembly.
+  llvm::Value *xc = b.CreateSelect(b.CreateFCmpOLT(x, f(-104.0)), f(-104.0), x);
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, f(89.0)), f(89.0), xc);
   llvm::Value *n = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFAdd(b.CreateFMul(xc, f(1.44269504088896341)), f(0.5)));
   // r = x - n ln2, with ln2 in two parts so that n * hi is exact.
   llvm::Value *r = b.CreateFSub(xc, b.CreateFMul(n, f(0.693359375)));

@@ -52,14 +52,12 @@ function mismatch(got, want, shape, gotShape) {
   return '';
 }
 
-// Runs a package on every data set (in Node or, serialised, in the page): the output of
-// each, with its name and shape.
+// Runs a package on every data set (in Node or, serialised, in the page): every output of
+// each, in the model's order, with their names and shapes.
 async function runPackage({ runtimeUrl, modelUrl, sets }) {
   const tensorir = await import(runtimeUrl);
   const model = await tensorir.load(modelUrl);
   try {
-    if (model.outputs.length !== 1) throw new Error(`${model.outputs.length} outputs`);
-    const out = model.outputs[0];
     const results = [];
     for (const set of sets) {
       const feed = {};
@@ -68,9 +66,10 @@ async function runPackage({ runtimeUrl, modelUrl, sets }) {
         if (!r.ok) throw new Error(`input ${input.name}: HTTP ${r.status}`);
         feed[input.name] = new Float32Array(await r.arrayBuffer());
       }
-      results.push(Array.from((await model.run(feed))[out.name]));
+      const out = await model.run(feed);
+      results.push(model.outputs.map((o) => Array.from(out[o.name])));
     }
-    return { name: out.name, shape: [...out.shape], results };
+    return { outputs: model.outputs.map((o) => ({ name: o.name, shape: [...o.shape] })), results };
   } finally {
     model.dispose();
   }
@@ -130,10 +129,14 @@ try {
         run({ runtimeUrl, modelUrl: `${server.url}/cases/${c.name}/model.json`, sets: c.sets }), c.name);
       c.sets.forEach((set, k) => {
         if (r.reason) return;
-        if (set.outputs.length !== 1) throw new Error(`${set.outputs.length} expected outputs, the package has 1`);
-        const why = mismatch(got.results[k], floats(join(dir, c.name, set.outputs[0].file)), set.outputs[0].shape,
-                             got.shape);
-        if (why) r.reason = `test_data_set_${k} output ${got.name}: ${why}`;
+        if (set.outputs.length !== got.outputs.length) {
+          throw new Error(`${set.outputs.length} expected outputs, the package has ${got.outputs.length}`);
+        }
+        set.outputs.forEach((want, j) => {
+          if (r.reason) return;
+          const why = mismatch(got.results[k][j], floats(join(dir, c.name, want.file)), want.shape, got.outputs[j].shape);
+          if (why) r.reason = `test_data_set_${k} output ${got.outputs[j].name}: ${why}`;
+        });
       });
       if (r.reason) r.status = 'failed';
     } catch (e) {
@@ -187,7 +190,7 @@ for (const [cat, c] of Object.entries(byCategory)) {
 const summary = join(summaryDir, `onnx_backend_cases_${target}.json`);
 writeFileSync(summary, JSON.stringify({
   target, rtol, atol, categories,
-  cases: results.map((r) => ({ ...r, fixed_inputs: [] })),
+  cases: results.map((r) => ({ ...r, specialized_inputs: [] })),
 }, null, 2) + '\n');
 console.log(`summary: ${summary}`);
 console.log(`${all.passed} of ${results.length} cases passed on "${target}" in ${seconds.toFixed(1)} s`);
