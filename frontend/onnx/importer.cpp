@@ -197,13 +197,13 @@ void Importer::add_inputs() {
         }
       }
     }
-    // An empty integer input is a list (of axes, say): fixed at import, it can convert.
-    const bool list = dtype.is_int() || dtype.is_uint();
+    // An empty input holds no values, only its shape (an empty list of axes, an empty
+    // sequence element): fixed at import, it is a constant the importer folds.
     if (std::find(shape.begin(), shape.end(), 0) != shape.end())
       unsupported_.push_back({in.name(), "input",
                               "graph input '" + in.name() + "' is empty " + shape_str(shape) +
-                                  (list ? "; fix its value with ImportOptions::input_values" : ""),
-                              list ? in.name() : ""});
+                                  "; fix its value with ImportOptions::input_values",
+                              in.name()});
     if (!unsupported_.empty()) continue;
     for (int64_t d : shape) TIR_USER_CHECK(d > 0) << what << ": shape " << shape_str(shape) << " must be positive";
     graph::NodeRef r = builder_.input(node_name(in.name(), true), shape, dtype);
