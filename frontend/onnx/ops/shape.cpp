@@ -109,6 +109,7 @@ void reshape(Context &c, bool attr) {
   TIR_USER_CHECK(!attr || c.attrs().has("shape")) << "the shape attribute is missing";
   Shape target = attr ? c.attrs().ints("shape") : c.ints(1, "shape");
   const Shape &in = c.shape(0);
+  if (element_count(in) == 0) unsupported("the data " + shape_str(in) + " is empty (a dimension of 0)");
   const bool allow_zero = c.attrs().i("allowzero", 0) != 0;
   int infer = -1;
   int64_t known = 1;
