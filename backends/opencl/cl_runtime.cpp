@@ -10,23 +10,19 @@ namespace tensorir::opencl {
 
 namespace {
 
-std::string platform_string(cl_platform_id p, cl_platform_info what) {
+// A string query of clGetPlatformInfo or clGetDeviceInfo; "" when the query fails.
+template <typename Id, typename Info>
+std::string info_string(cl_int(CL_API_CALL *get)(Id, Info, size_t, void *, size_t *), Id id, Info what) {
   size_t n = 0;
-  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  if (get(id, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
   std::string s(n, '\0');
-  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  get(id, what, n, s.data(), nullptr);
   s.resize(std::char_traits<char>::length(s.c_str()));
   return s;
 }
 
-std::string device_string(cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
-  std::string s(n, '\0');
-  clGetDeviceInfo(d, what, n, s.data(), nullptr);
-  s.resize(std::char_traits<char>::length(s.c_str()));
-  return s;
-}
+std::string platform_string(cl_platform_id p, cl_platform_info what) { return info_string(clGetPlatformInfo, p, what); }
+std::string device_string(cl_device_id d, cl_device_info what) { return info_string(clGetDeviceInfo, d, what); }
 
 template <typename T>
 T device_value(cl_device_id d, cl_device_info what) {

@@ -4,6 +4,8 @@
 #include <tensorir/graph/models.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
 #include <catch2/catch.hpp>
 
 #include "graph/graph_test_util.h"
@@ -34,17 +36,34 @@ graph::Graph pool_chain() {
   return b.finish(b.add(r, p, "out"));
 }
 
-}  // namespace
-
-TEST_CASE("executor storage: a reused slot gives the results of one buffer per tensor", "[graph][executor]") {
-  const graph::Graph g = pool_chain();
+// pool_chain built for `target` one kernel per node, with the memory plan and without:
+// five kernels each.
+std::pair<graph::CompiledModel, graph::CompiledModel> planned_and_unplanned(const std::string &target) {
   graph::BuildOptions planned;
   planned.fuse_operators = false;
   graph::BuildOptions unplanned = planned;
   unplanned.plan_memory = false;
-  graph::CompiledModel a = graph::build(g, "llvm", planned);
-  graph::CompiledModel b = graph::build(g, "llvm", unplanned);
+  graph::CompiledModel a = graph::build(pool_chain(), target, planned);
+  graph::CompiledModel b = graph::build(pool_chain(), target, unplanned);
   REQUIRE(a.num_kernels() == 5);
+  REQUIRE(b.num_kernels() == 5);
+  return {a, b};
+}
+
+// Both give the same answer as each other and as the plain reference, on two inputs.
+void check_same_results(graph::CompiledModel &planned, graph::CompiledModel &unplanned) {
+  for (uint64_t seed : {1, 2}) {
+    NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), seed);
+    const std::vector<float> got = planned.run({{"x", x}}).to_vector<float>();
+    CHECK(got == unplanned.run({{"x", x}}).to_vector<float>());
+    CHECK(got == graph_test::double_pooled_relu_reference(x.to_vector<float>()));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("executor storage: a reused slot gives the results of one buffer per tensor", "[graph][executor]") {
+  auto [a, b] = planned_and_unplanned("llvm");
 
   // One buffer each: a 4 KiB, p q r 1 KiB, the output 1 KiB. Planned: a's slot is free
   // after p and takes q, r needs a slot of its own while p and q are live.
@@ -54,32 +73,15 @@ TEST_CASE("executor storage: a reused slot gives the results of one buffer per t
   CHECK(a.storage_bytes() == a.planned_peak_bytes() + 1024);
   CHECK(a.storage_bytes() < b.storage_bytes());
 
-  for (uint64_t seed : {1, 2}) {
-    NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), seed);
-    const std::vector<float> got = a.run({{"x", x}}).to_vector<float>();
-    CHECK(got == b.run({{"x", x}}).to_vector<float>());
-    CHECK(got == graph_test::double_pooled_relu_reference(x.to_vector<float>()));
-  }
+  check_same_results(a, b);
 }
 
 TEST_CASE("executor storage on opencl: shared slots as sub-buffers", "[graph][executor][opencl]") {
   // q takes a's slot once a is dead, at offset 0 of that buffer: a sub-buffer.
-  const graph::Graph g = pool_chain();
-  graph::BuildOptions planned;
-  planned.fuse_operators = false;
-  graph::BuildOptions unplanned = planned;
-  unplanned.plan_memory = false;
-  graph::CompiledModel shared = graph::build(g, "opencl", planned);
-  graph::CompiledModel own = graph::build(g, "opencl", unplanned);
-  REQUIRE(shared.num_kernels() == 5);
+  auto [shared, own] = planned_and_unplanned("opencl");
   INFO("planned " << shared.storage_bytes() << " bytes, unplanned " << own.storage_bytes());
   CHECK(shared.storage_bytes() < own.storage_bytes());
-  for (uint64_t seed : {1, 2}) {
-    NDArray x = NDArray::random({1, 4, 16, 16}, Float(32), seed);
-    const std::vector<float> got = shared.run({{"x", x}}).to_vector<float>();
-    CHECK(got == own.run({{"x", x}}).to_vector<float>());
-    CHECK(got == graph_test::double_pooled_relu_reference(x.to_vector<float>()));
-  }
+  check_same_results(shared, own);
 }
 
 TEST_CASE("executor storage: resnet18 on llvm in planned storage matches the reference", "[graph][executor][resnet18]") {
