@@ -16,6 +16,7 @@ std::string Device::str() const {
     case CPU: name = "cpu"; break;
     case OpenGL: name = "opengl"; break;
     case OpenCL: name = "opencl"; break;
+    case Remote: name = "remote"; break;
     default: name = "device" + std::to_string(static_cast<int>(kind)); break;
   }
   return name + "(" + std::to_string(id) + ")";

@@ -2,6 +2,8 @@
 // function's signature before any compiled code runs.
 #include "tensorir/runtime/module.h"
 
+#include <algorithm>
+#include <chrono>
 #include <sstream>
 
 namespace tensorir {
@@ -166,13 +168,14 @@ const FuncSignature &Function::signature() const {
   return sigs[index_];
 }
 
-void Function::call(const std::vector<Arg> &args) const {
+void Function::pack(const std::vector<Arg> &args, std::vector<ArgValue> &values,
+                    std::vector<NDArray> &buffers) const {
   const FuncSignature &sig = signature();
   CallChecker check(sig);
   check.check_count(args.size());
 
-  std::vector<ArgValue> values(args.size() + sig.symbols.size());
-  std::vector<NDArray> buffers(args.size());
+  values.assign(args.size() + sig.symbols.size(), ArgValue{});
+  buffers.assign(args.size(), NDArray());
   for (size_t i = 0; i < args.size(); ++i) {
     if (sig.args[i].is_buffer()) {
       check.check_buffer(i, args[i]);
@@ -185,7 +188,60 @@ void Function::call(const std::vector<Arg> &args) const {
   check.check_all_bound();
   for (size_t s = 0; s < sig.symbols.size(); ++s)
     values[args.size() + s].i64 = check.symbol_value(s);
+}
+
+void Function::call(const std::vector<Arg> &args) const {
+  std::vector<ArgValue> values;
+  std::vector<NDArray> buffers;
+  pack(args, values, buffers);
   m_->invoke(index_, values, buffers);
+}
+
+TimeResult TimeResult::of(std::vector<double> times_ms) {
+  TimeResult r;
+  r.times_ms = std::move(times_ms);
+  if (r.times_ms.empty()) return r;
+  std::vector<double> sorted = r.times_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  r.median_ms = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  r.min_ms = sorted.front();
+  double sum = 0;
+  for (double t : sorted) sum += t;
+  r.mean_ms = sum / double(n);
+  return r;
+}
+
+TimeResult TimeEvaluator::call(const std::vector<Arg> &args) const {
+  TIR_USER_CHECK(options_.number >= 1 && options_.repeat >= 1 && options_.min_repeat_ms >= 0)
+      << "time_evaluator('" << f_.signature().name << "'): number and repeat must be at least 1 and "
+      << "min_repeat_ms not negative (got number=" << options_.number << ", repeat=" << options_.repeat
+      << ", min_repeat_ms=" << options_.min_repeat_ms << ")";
+  std::vector<ArgValue> values;
+  std::vector<NDArray> buffers;
+  f_.pack(args, values, buffers);
+  return TimeResult::of(f_.m_->time(f_.index_, values, buffers, options_));
+}
+
+std::vector<double> ModuleNode::time(size_t index, const std::vector<ArgValue> &args,
+                                     const std::vector<NDArray> &buffers, const TimeOptions &options) const {
+  using Clock = std::chrono::steady_clock;
+  invoke(index, args, buffers);  // warm-up: first-call costs stay out of the figures
+  std::vector<double> times;
+  for (int r = 0; r < options.repeat; ++r) {
+    int number = options.number;
+    for (;;) {
+      const auto start = Clock::now();
+      for (int i = 0; i < number; ++i) invoke(index, args, buffers);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      if (ms >= options.min_repeat_ms || number > (1 << 24)) {
+        times.push_back(ms / number);
+        break;
+      }
+      number *= 2;
+    }
+  }
+  return times;
 }
 
 void ModuleNode::save(const std::string &path, const std::string &format) const {

@@ -6,7 +6,9 @@
 namespace tensorir {
 
 struct Device {
-  enum Kind { CPU = 1, OpenCL = 4, OpenGL = 11 };
+  // Remote: storage on the far side of an RPC session (rpc::Session::device); its id
+  // names the session and the remote device, and means nothing outside that session.
+  enum Kind { CPU = 1, OpenCL = 4, OpenGL = 11, Remote = 64 };
   Kind kind = CPU;
   int id = 0;
 

@@ -62,9 +62,30 @@ struct ModuleNode : Object {
   // a shared library, for the llvm backend). The default throws an Error naming the
   // backend: not every backend's code can leave the process.
   virtual void save(const std::string &path, const std::string &format) const;
+  // Times function `index` on checked, packed arguments as TimeOptions says: each repeat's
+  // mean milliseconds per call. The default calls invoke() under a steady clock; a
+  // backend whose calls return before the device is done, or that runs elsewhere (RPC),
+  // overrides it.
+  virtual std::vector<double> time(size_t index, const std::vector<ArgValue> &args,
+                                   const std::vector<NDArray> &buffers, const TimeOptions &options) const;
 };
 
 using Arg = std::variant<NDArray, int64_t, double>;
+
+// How Module::time_evaluator times a function: after one untimed call, `repeat` runs of
+// `number` calls each; a run shorter than `min_repeat_ms` is done again with more calls.
+struct TimeOptions {
+  int number = 10;
+  int repeat = 3;
+  double min_repeat_ms = 0;
+};
+
+// Each repeat's mean time per call, and their summary.
+struct TimeResult {
+  std::vector<double> times_ms;
+  double median_ms = 0, mean_ms = 0, min_ms = 0;
+  static TimeResult of(std::vector<double> times_ms);
+};
 
 class Function {
  public:
@@ -77,6 +98,9 @@ class Function {
   const FuncSignature &signature() const;
 
  private:
+  friend class TimeEvaluator;
+  // Checks `args` against the signature and packs them as ModuleNode::invoke takes them.
+  void pack(const std::vector<Arg> &args, std::vector<ArgValue> &values, std::vector<NDArray> &buffers) const;
   static Arg to_arg(const NDArray &a) { return a; }
   static Arg to_arg(int v) { return int64_t(v); }
   static Arg to_arg(int64_t v) { return v; }
@@ -86,6 +110,26 @@ class Function {
   size_t index_;
 };
 
+// Module::time_evaluator("f", {.number = 10})(a, b, c).median_ms
+class TimeEvaluator {
+ public:
+  TimeEvaluator(Function f, TimeOptions options) : f_(std::move(f)), options_(options) {}
+  template <typename... Args>
+  TimeResult operator()(const Args &...args) const {
+    return call({to_arg(args)...});
+  }
+  TimeResult call(const std::vector<Arg> &args) const;
+
+ private:
+  static Arg to_arg(const NDArray &a) { return a; }
+  static Arg to_arg(int v) { return int64_t(v); }
+  static Arg to_arg(int64_t v) { return v; }
+  static Arg to_arg(float v) { return double(v); }
+  static Arg to_arg(double v) { return v; }
+  Function f_;
+  TimeOptions options_;
+};
+
 class Module {
  public:
   Module() = default;
@@ -93,6 +137,11 @@ class Module {
   // The function called `name`; a clear error lists the names there are.
   Function operator()(const std::string &name) const;
   Function get_function(const std::string &name) const { return (*this)(name); }
+  // Times function `name` where the module runs (on the remote, for a module loaded
+  // through RPC); see TimeOptions.
+  TimeEvaluator time_evaluator(const std::string &name, TimeOptions options = {}) const {
+    return TimeEvaluator((*this)(name), options);
+  }
   std::string source(const std::string &format) const;
   // Writes the compiled functions to `path` in `format` (ModuleNode::save: "o" or "so" for
   // llvm, "wasm" for wasm); a backend whose code cannot leave the process throws an Error.
