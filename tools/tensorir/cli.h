@@ -47,5 +47,10 @@ void add_compile(CLI::App &app);
 void add_run(CLI::App &app);
 void add_test(CLI::App &app);
 void add_info(CLI::App &app);
+// `tensorir rpc proxy|server`: each adds itself to rpc_commands() from its own file
+// (cmd_rpc_proxy.cpp, cmd_rpc_server.cpp).
+void add_rpc(CLI::App &app);
+using AddCommand = void (*)(CLI::App &parent);
+std::vector<AddCommand> &rpc_commands();
 
 }  // namespace tensorir::cli

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   tensorir::cli::add_run(app);
   tensorir::cli::add_test(app);
   tensorir::cli::add_info(app);
+  tensorir::cli::add_rpc(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

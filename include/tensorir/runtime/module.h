@@ -48,6 +48,21 @@ union ArgValue {
 };
 using RawFunction = int32_t (*)(const ArgValue *args);
 
+// How Module::time_evaluator times a function: after one untimed call, `repeat` runs of
+// `number` calls each; a run shorter than `min_repeat_ms` is done again with more calls.
+struct TimeOptions {
+  int number = 10;
+  int repeat = 3;
+  double min_repeat_ms = 0;
+};
+
+// Each repeat's mean time per call, and their summary.
+struct TimeResult {
+  std::vector<double> times_ms;
+  double median_ms = 0, mean_ms = 0, min_ms = 0;
+  static TimeResult of(std::vector<double> times_ms);
+};
+
 // Implemented by each backend.
 struct ModuleNode : Object {
   virtual const std::vector<FuncSignature> &signatures() const = 0;
@@ -72,20 +87,6 @@ struct ModuleNode : Object {
 
 using Arg = std::variant<NDArray, int64_t, double>;
 
-// How Module::time_evaluator times a function: after one untimed call, `repeat` runs of
-// `number` calls each; a run shorter than `min_repeat_ms` is done again with more calls.
-struct TimeOptions {
-  int number = 10;
-  int repeat = 3;
-  double min_repeat_ms = 0;
-};
-
-// Each repeat's mean time per call, and their summary.
-struct TimeResult {
-  std::vector<double> times_ms;
-  double median_ms = 0, mean_ms = 0, min_ms = 0;
-  static TimeResult of(std::vector<double> times_ms);
-};
 
 class Function {
  public:

@@ -1,0 +1,219 @@
+// WebSocket connections and the listener (connection.h), on Boost.Beast's synchronous API:
+// every connection has a thread of its own, which keeps the proxy and server simple.
+#include "rpc/connection.h"
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "tensorir/error.h"
+
+namespace tensorir::rpc {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = net::ip::tcp;
+
+void split_address(const std::string &address, std::string &host, std::string &port) {
+  const size_t colon = address.rfind(':');
+  TIR_USER_CHECK(colon != std::string::npos && colon + 1 < address.size())
+      << "RPC address '" << address << "' has no port; write HOST:PORT, e.g. 127.0.0.1:9190";
+  host = address.substr(0, colon);
+  port = address.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) host = "127.0.0.1";
+}
+
+struct Connection::Impl {
+  net::io_context ioc;
+  websocket::stream<tcp::socket> ws{ioc};
+  std::mutex write_mu;
+  std::atomic<bool> closed{false};
+  std::string peer;
+  uint64_t max_frame_bytes = kDefaultMaxFrameBytes;
+
+  void configure() {
+    ws.binary(true);
+    ws.read_message_max(max_frame_bytes);
+    ws.auto_fragment(false);
+  }
+};
+
+Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Connection::~Connection() { close(); }
+
+std::unique_ptr<Connection> Connection::dial(const std::string &address, uint64_t max_frame_bytes) {
+  std::string host, port;
+  split_address(address, host, port);
+  auto impl = std::make_unique<Impl>();
+  impl->max_frame_bytes = max_frame_bytes;
+  impl->peer = address;
+  try {
+    tcp::resolver resolver(impl->ioc);
+    net::connect(impl->ws.next_layer(), resolver.resolve(host, port));
+    impl->configure();
+    impl->ws.handshake(host + ":" + port, "/");
+  } catch (const std::exception &e) {
+    TIR_THROW() << "RPC: cannot connect to " << address << ": " << e.what()
+                << " (is `tensorir rpc proxy` or `tensorir rpc server` running there?)";
+  }
+  return std::make_unique<Connection>(std::move(impl));
+}
+
+void Connection::send(const nlohmann::json &header, std::string_view payload) {
+  const std::string bytes = encode_frame(header, payload);
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  TIR_USER_CHECK(!impl_->closed) << "RPC: the connection to " << impl_->peer << " is closed";
+  try {
+    impl_->ws.write(net::buffer(bytes));
+  } catch (const std::exception &e) {
+    impl_->closed = true;
+    TIR_THROW() << "RPC: cannot send to " << impl_->peer << ": " << e.what();
+  }
+}
+
+Frame Connection::receive() {
+  beast::flat_buffer buffer;
+  try {
+    impl_->ws.read(buffer);
+  } catch (const beast::system_error &e) {
+    if (e.code() == websocket::error::message_too_big) {
+      // Say why before closing, where the connection still allows it.
+      try {
+        send(error_header(nullptr, "RPC: a frame larger than " + std::to_string(impl_->max_frame_bytes) +
+                                       " bytes was refused; the connection is closed"));
+      } catch (...) {
+      }
+      close();
+      TIR_THROW() << "RPC: " << impl_->peer << " sent a frame larger than the limit of " << impl_->max_frame_bytes
+                  << " bytes";
+    }
+    impl_->closed = true;
+    TIR_THROW() << "RPC: the connection to " << impl_->peer << " closed (" << e.code().message() << ")";
+  }
+  TIR_USER_CHECK(impl_->ws.got_binary()) << "RPC: " << impl_->peer
+                                         << " sent a text message; frames are binary messages (docs/rpc.md)";
+  const auto data = buffer.data();
+  return decode_frame(std::string_view(static_cast<const char *>(data.data()), data.size()));
+}
+
+void Connection::close() noexcept {
+  if (impl_->closed.exchange(true)) return;
+  boost::system::error_code ec;
+  {
+    std::lock_guard<std::mutex> lock(impl_->write_mu);
+    // A WebSocket close can block on a peer that stopped reading; shut the socket down
+    // first for reads blocked in other threads, then close it.
+    impl_->ws.next_layer().shutdown(tcp::socket::shutdown_both, ec);
+    impl_->ws.next_layer().close(ec);
+  }
+}
+
+bool Connection::closed() const { return impl_->closed; }
+const std::string &Connection::peer() const { return impl_->peer; }
+
+struct Listener::Impl {
+  net::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  std::atomic<bool> stopping{false};
+  uint64_t max_frame_bytes = kDefaultMaxFrameBytes;
+  std::string address;
+};
+
+Listener::Listener(const std::string &host, int port, uint64_t max_frame_bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->max_frame_bytes = max_frame_bytes;
+  impl_->address = host + ":" + std::to_string(port);
+  try {
+    tcp::resolver resolver(impl_->ioc);
+    const tcp::endpoint ep = *resolver.resolve(host, std::to_string(port)).begin();
+    impl_->acceptor.open(ep.protocol());
+    impl_->acceptor.set_option(net::socket_base::reuse_address(true));
+    impl_->acceptor.bind(ep);
+    impl_->acceptor.listen();
+  } catch (const std::exception &e) {
+    TIR_THROW() << "RPC: cannot listen on " << impl_->address << ": " << e.what()
+                << " (another process on that port? choose another with --port)";
+  }
+}
+
+Listener::~Listener() { stop(); }
+
+int Listener::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+namespace {
+
+void serve_one(tcp::socket socket, uint64_t max_frame_bytes, const Listener::HttpHandler &on_http,
+               const Listener::SocketHandler &on_socket) {
+  std::string peer;
+  try {
+    peer = socket.remote_endpoint().address().to_string() + ":" + std::to_string(socket.remote_endpoint().port());
+    beast::flat_buffer buffer;
+    http::request<http::string_body> req;
+    http::read(socket, buffer, req);
+    if (websocket::is_upgrade(req)) {
+      auto impl = std::make_unique<Connection::Impl>();
+      impl->max_frame_bytes = max_frame_bytes;
+      impl->peer = peer;
+      impl->ws.next_layer() = std::move(socket);
+      impl->configure();
+      impl->ws.accept(req);
+      on_socket(std::make_unique<Connection>(std::move(impl)));
+      return;
+    }
+    HttpResponse r;
+    if (req.method() != http::verb::get && req.method() != http::verb::head) {
+      r = {405, "text/plain; charset=utf-8", "only GET is served here\n"};
+    } else {
+      try {
+        r = on_http(std::string(req.target()));
+      } catch (const std::exception &e) {
+        r = {500, "text/plain; charset=utf-8", std::string(e.what()) + "\n"};
+      }
+    }
+    http::response<http::string_body> res{http::status(r.status), req.version()};
+    res.set(http::field::content_type, r.content_type);
+    res.set(http::field::cache_control, "no-store");
+    res.keep_alive(false);
+    res.body() = std::move(r.body);
+    res.prepare_payload();
+    http::write(socket, res);
+    boost::system::error_code ec;
+    socket.shutdown(tcp::socket::shutdown_send, ec);
+  } catch (const std::exception &) {
+    // A client that went away or spoke no HTTP ends only its own connection.
+  }
+}
+
+}  // namespace
+
+void Listener::serve(const HttpHandler &on_http, const SocketHandler &on_socket) {
+  while (!impl_->stopping) {
+    tcp::socket socket(impl_->ioc);
+    boost::system::error_code ec;
+    impl_->acceptor.accept(socket, ec);
+    if (ec) {
+      if (impl_->stopping) break;
+      continue;
+    }
+    // Detached: a connection ends when its peer goes or the process exits.
+    std::thread(serve_one, std::move(socket), impl_->max_frame_bytes, on_http, on_socket).detach();
+  }
+}
+
+void Listener::stop() noexcept {
+  if (impl_->stopping.exchange(true)) return;
+  // accept() blocked in serve() returns once the socket is shut down.
+  ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
+}
+
+}  // namespace tensorir::rpc

@@ -1,0 +1,72 @@
+// One WebSocket connection carrying RPC frames (docs/rpc.md), and the listener that
+// accepts them next to plain HTTP GETs on one port. Boost.Beast stays in connection.cpp.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "rpc/protocol.h"
+
+namespace tensorir::rpc {
+
+inline constexpr uint64_t kDefaultMaxFrameBytes = uint64_t(1) << 30;
+
+// "HOST:PORT" split; throws an Error naming the address when it has no port.
+void split_address(const std::string &address, std::string &host, std::string &port);
+
+class Connection {
+ public:
+  // Opens a WebSocket connection to ws://HOST:PORT/; throws an Error naming the address.
+  static std::unique_ptr<Connection> dial(const std::string &address, uint64_t max_frame_bytes = kDefaultMaxFrameBytes);
+  ~Connection();
+
+  // Safe to call from several threads (writes are serialised); one thread reads.
+  void send(const nlohmann::json &header, std::string_view payload = {});
+  // The next frame. Throws Error when the peer closed the connection (closed() is then
+  // true), when a message is text, larger than the limit, or not a frame.
+  Frame receive();
+  // Closes the connection (a WebSocket close, then the socket); never throws. A receive()
+  // blocked in another thread returns with an Error.
+  void close() noexcept;
+  bool closed() const;
+  // The peer's address, for logs and messages.
+  const std::string &peer() const;
+
+  struct Impl;
+  explicit Connection(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+};
+
+// Accepts connections on HOST:PORT until stop(); each one is served on a thread of its
+// own: a WebSocket upgrade goes to `on_socket`, any other GET to `on_http` (with the
+// request target, e.g. "/rpc.html?key=browser"). Exceptions of the handlers end only
+// their connection.
+class Listener {
+ public:
+  using HttpHandler = std::function<HttpResponse(const std::string &target)>;
+  using SocketHandler = std::function<void(std::unique_ptr<Connection>)>;
+
+  // Binds (port 0: any free port); throws an Error naming the address when it cannot.
+  Listener(const std::string &host, int port, uint64_t max_frame_bytes = kDefaultMaxFrameBytes);
+  ~Listener();
+  int port() const;
+  // Blocks, serving, until stop() is called from another thread or a signal handler's thread.
+  void serve(const HttpHandler &on_http, const SocketHandler &on_socket);
+  void stop() noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tensorir::rpc
