@@ -10,15 +10,10 @@
 #include "compiled_model.h"
 #include "runtime/json.h"
 #include "runtime/model_files.h"
+#include "graph/web_assets.h"
 #include "tensorir/graph/export_web.h"
 #include "tensorir/graph/graph.h"
 
-// The runtime files embedded at build time (cmake/TensorirWebAssets.cmake generates them).
-namespace tensorir::graph::web_assets {
-size_t count();
-const char *path(size_t i);  // in the package: "index.html", "tensorir/tensorir.js", ...
-std::string_view data(size_t i);
-}  // namespace tensorir::graph::web_assets
 
 namespace tensorir::graph::web_package {
 

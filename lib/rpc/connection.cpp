@@ -71,7 +71,10 @@ std::unique_ptr<Connection> Connection::dial(const std::string &address, uint64_
 }
 
 void Connection::send(const nlohmann::json &header, std::string_view payload) {
-  const std::string bytes = encode_frame(header, payload);
+  send_message(encode_frame(header, payload));
+}
+
+void Connection::send_message(std::string_view bytes) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   TIR_USER_CHECK(!impl_->closed) << "RPC: the connection to " << impl_->peer << " is closed";
   try {
@@ -82,7 +85,9 @@ void Connection::send(const nlohmann::json &header, std::string_view payload) {
   }
 }
 
-Frame Connection::receive() {
+Frame Connection::receive() { return decode_frame(receive_message()); }
+
+std::string Connection::receive_message() {
   beast::flat_buffer buffer;
   try {
     impl_->ws.read(buffer);
@@ -104,7 +109,7 @@ Frame Connection::receive() {
   TIR_USER_CHECK(impl_->ws.got_binary()) << "RPC: " << impl_->peer
                                          << " sent a text message; frames are binary messages (docs/rpc.md)";
   const auto data = buffer.data();
-  return decode_frame(std::string_view(static_cast<const char *>(data.data()), data.size()));
+  return std::string(static_cast<const char *>(data.data()), data.size());
 }
 
 void Connection::close() noexcept {
@@ -172,17 +177,18 @@ void serve_one(tcp::socket socket, uint64_t max_frame_bytes, const Listener::Htt
     }
     HttpResponse r;
     if (req.method() != http::verb::get && req.method() != http::verb::head) {
-      r = {405, "text/plain; charset=utf-8", "only GET is served here\n"};
+      r = {405, "text/plain; charset=utf-8", "only GET is served here\n", {}};
     } else {
       try {
         r = on_http(std::string(req.target()));
       } catch (const std::exception &e) {
-        r = {500, "text/plain; charset=utf-8", std::string(e.what()) + "\n"};
+        r = {500, "text/plain; charset=utf-8", std::string(e.what()) + "\n", {}};
       }
     }
     http::response<http::string_body> res{http::status(r.status), req.version()};
     res.set(http::field::content_type, r.content_type);
     res.set(http::field::cache_control, "no-store");
+    for (const auto &[name, value] : r.headers) res.set(name, value);
     res.keep_alive(false);
     res.body() = std::move(r.body);
     res.prepare_payload();

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "rpc/protocol.h"
 
@@ -27,6 +29,9 @@ class Connection {
   // The next frame. Throws Error when the peer closed the connection (closed() is then
   // true), when a message is text, larger than the limit, or not a frame.
   Frame receive();
+  // The same, as a message's bytes, for relaying (checked as a frame's header only).
+  void send_message(std::string_view bytes);
+  std::string receive_message();
   // Closes the connection (a WebSocket close, then the socket); never throws. A receive()
   // blocked in another thread returns with an Error.
   void close() noexcept;
@@ -45,6 +50,7 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // more fields
 };
 
 // Accepts connections on HOST:PORT until stop(); each one is served on a thread of its

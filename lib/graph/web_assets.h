@@ -1,0 +1,11 @@
+// The web runtime files embedded at build time (cmake/TensorirWebAssets.cmake generates
+// them): the exporters copy them into packages, the RPC proxy serves them.
+#pragma once
+#include <cstddef>
+#include <string_view>
+
+namespace tensorir::graph::web_assets {
+size_t count();
+const char *path(size_t i);  // in the package: "index.html", "tensorir/tensorir.js", ...
+std::string_view data(size_t i);
+}  // namespace tensorir::graph::web_assets
