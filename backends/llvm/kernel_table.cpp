@@ -88,7 +88,15 @@ void write_kernel_table(const std::vector<FuncSignature> &kernels, uint32_t plan
   for (const FuncSignature &s : kernels)
     if (seen.insert(s.name).second) unique.push_back(s);
   const bool open = std::string(symbol) == runtime::kModuleTableSymbol;
-  write_object(kernel_table_ir(unique, plan_fnv1a32, symbol, open), target, path);
+  std::string ir = kernel_table_ir(unique, plan_fnv1a32, symbol, open);
+  if (open) {
+    const ObjectMachine machine = object_machine(target);
+    std::string text = machine.cpu;
+    for (size_t i = 0; i < machine.features.size(); ++i) text += (i ? "," : " ") + machine.features[i];
+    ir += "@" + std::string(runtime::kModuleMachineSymbol) + " = constant [" + std::to_string(text.size() + 1) +
+          " x i8] c\"" + ir_escape(text) + "\\00\"\n";
+  }
+  write_object(ir, target, path);
 }
 
 }  // namespace tensorir::llvm_backend

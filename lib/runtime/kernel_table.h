@@ -17,6 +17,9 @@ namespace tensorir::runtime {
 
 inline constexpr const char *kKernelTableSymbol = "tensorir_model_kernels";
 inline constexpr const char *kModuleTableSymbol = "tensorir_module_kernels";
+// A module's library also says what it was compiled for: "CPU +feature,-feature,..." (LLVM
+// names, as a saved model's model.json records them), a NUL-terminated string.
+inline constexpr const char *kModuleMachineSymbol = "tensorir_module_machine";
 inline constexpr uint32_t kKernelTableMagic = 0x4b524954;  // "TIRK", little-endian
 // 2: the table carries the plan's fingerprint (runtime::plan_fingerprint).
 inline constexpr uint32_t kKernelTableVersion = 2;

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 
+#include "runtime/cpu_features.h"
 #include "runtime/kernel_table.h"
 #include "runtime/model_files.h"
 #include "tensorir/error.h"
@@ -189,7 +191,33 @@ std::vector<RawFunction> match_declared(const std::vector<TableEntry> &entries,
   return functions;
 }
 
+// `machine` is "CPU +feature,-feature,...": refuses code that may use features this CPU
+// lacks, before it runs (and dies of an illegal instruction).
+void check_machine(const std::string &machine, const std::string &path) {
+  const size_t space = machine.find(' ');
+  std::vector<std::string> features;
+  for (size_t at = space == std::string::npos ? machine.size() : space + 1; at < machine.size();) {
+    const size_t comma = std::min(machine.find(',', at), machine.size());
+    features.push_back(machine.substr(at, comma - at));
+    at = comma + 1;
+  }
+  const std::vector<std::string> missing = missing_cpu_features(features);
+  std::string list;
+  for (const std::string &f : missing) list += (list.empty() ? "" : ", ") + f;
+  TIR_USER_CHECK(missing.empty()) << "the kernel library " << path << " was compiled for the CPU '"
+                                  << machine.substr(0, space) << "' and may use " << list
+                                  << ", which this CPU lacks; build the module for this machine's CPU, or for an "
+                                  << "older one (\"llvm -mcpu=x86-64-v2\")";
+}
+
 }  // namespace
+
+const void *LibraryModuleNode::own_symbol(const char *name) const {
+  // dlsym also searches the libraries the library depends on.
+  const void *sym = dlsym(handle_, name);
+  Dl_info info{};
+  return sym && dladdr(sym, &info) && info.dli_fname && copy_ == info.dli_fname ? sym : nullptr;
+}
 
 const TirKernelTable &LibraryModuleNode::open(const std::string &path, const Verify &verify, const char *symbol,
                                               const char *missing) {
@@ -200,12 +228,9 @@ const TirKernelTable &LibraryModuleNode::open(const std::string &path, const Ver
       << (std::filesystem::exists(path, ec) ? "it is not a regular file" : "there is no such file");
   const std::vector<unsigned char> bytes = read_file_bytes(path, "kernel library");
   if (verify) verify(bytes);
-  std::string copy;
-  handle_ = open_private_copy(path, bytes, copy);
-  // dlsym also searches the libraries the library depends on: the table must be its own.
-  const void *sym = dlsym(handle_, symbol);
-  Dl_info info{};
-  if (!sym || !dladdr(sym, &info) || !info.dli_fname || copy != info.dli_fname) {
+  handle_ = open_private_copy(path, bytes, copy_);
+  const void *sym = own_symbol(symbol);
+  if (!sym) {
     dlclose(handle_);
     handle_ = nullptr;
     TIR_THROW() << "the kernel library " << path << " has no kernel table (" << symbol << "): " << missing;
@@ -237,6 +262,11 @@ LibraryModuleNode::LibraryModuleNode(const std::string &path, std::vector<FuncSi
            "module again");
   try {
     functions_ = match_declared(read_table(table, path, /*open=*/true), declared, path);
+    const char *machine = static_cast<const char *>(own_symbol(kModuleMachineSymbol));
+    TIR_USER_CHECK(machine && strnlen(machine, 1 << 16) < (1 << 16))
+        << "the kernel library " << path << " does not say which CPU it was compiled for (" << kModuleMachineSymbol
+        << "); save the module again";
+    check_machine(machine, path);
     sigs_ = std::move(declared);
     for (FuncSignature &s : sigs_) s.device = Device::CPU;
   } catch (...) {

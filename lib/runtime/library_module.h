@@ -26,7 +26,8 @@ class LibraryModuleNode final : public ModuleNode {
   // `declared` (its table cannot say how a symbolic extent depends on the symbols, so
   // calls are checked against these). Throws an Error naming the function and argument
   // where they and the table differ in names, arguments, dtypes, constant extents,
-  // which extents are symbolic, or the number of shape symbols.
+  // which extents are symbolic, or the number of shape symbols, and one naming the CPU
+  // features the code may use that this CPU lacks.
   LibraryModuleNode(const std::string &path, std::vector<FuncSignature> declared);
   ~LibraryModuleNode() override;
 
@@ -47,8 +48,10 @@ class LibraryModuleNode final : public ModuleNode {
   // dlopen of a private copy, and the table `symbol` it defines itself (else an Error
   // that ends with `missing`).
   const TirKernelTable &open(const std::string &path, const Verify &verify, const char *symbol, const char *missing);
+  // The library's own definition of `name` (dlsym also finds its dependencies'), or null.
+  const void *own_symbol(const char *name) const;
 
-  std::string path_;
+  std::string path_, copy_;
   void *handle_ = nullptr;
   std::vector<FuncSignature> sigs_;
   std::vector<RawFunction> functions_;

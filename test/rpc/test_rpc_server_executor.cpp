@@ -10,6 +10,7 @@
 
 #include "rpc/server/executor.h"
 #include "rpc_server_test_util.h"
+#include "runtime/cpu_features.h"
 
 using namespace tensorir;
 using namespace tensorir::rpc_test;
@@ -205,4 +206,20 @@ TEST_CASE("rpc server: close frees everything the session made", "[rpc][server]"
   CHECK(ok(ex, request(5, "info"))["info"]["live"] == nlohmann::json({{"arrays", 0}, {"modules", 0}, {"models", 0}}));
   // Handles can be used again.
   ok(ex, request(6, "alloc", {{"handle", 1}, {"device", "llvm"}, {"nbytes", 64}}));
+}
+
+TEST_CASE("rpc server: a library for CPU features this machine lacks is refused before it runs",
+          "[rpc][server][error][cpu]") {
+  // An AMD-only feature no current CPU has (neither Intel nor Zen has fma4 or xop).
+  std::string feature;
+  for (const char *f : {"fma4", "xop"})
+    if (feature.empty() && runtime::host_has_cpu_feature(f) == 0) feature = f;
+  REQUIRE(!feature.empty());
+  Tensor A = placeholder({16}, Float(32), "A");
+  Tensor C = compute({16}, [&](Var i) { return A(i) * 2.0f; }, "C");
+  const Module m = build(create_schedule({C}), {A, C}, "llvm -mattr=+" + feature, "twice");
+  rpc::server::Executor ex = make_executor();
+  CHECK_THAT(error_of(ex, load_module_request(1, 1, m)),
+             Contains("load_module") && Contains("may use " + feature) && Contains("which this CPU lacks"));
+  CHECK(live(ex, "modules") == 0);
 }

@@ -44,7 +44,12 @@ Executor::Reply Executor::load_module(const Request &r) {
   for (const nlohmann::json &s : r.array("functions")) sigs.push_back(signature_from_json(s));
   const TempDir dir;
   const std::string path = dir.write("module.so", r.payload().data(), r.payload().size());
-  Module m(Ref<const ModuleNode>(new runtime::LibraryModuleNode(path, sigs)));
+  Module m;
+  try {
+    m = Module(Ref<const ModuleNode>(new runtime::LibraryModuleNode(path, sigs)));
+  } catch (const Error &e) {
+    TIR_THROW() << "load_module of " << handle_str("module", handle) << ": " << e.what();
+  }
   modules_.emplace(handle, m);
   return {{{"functions", m.function_names()}}, {}};
 }
