@@ -10,6 +10,7 @@
 #include <string>
 
 #include "rpc/protocol.h"
+#include "rpc/server/executor.h"
 #include "rpc/server/signature_json.h"
 #include "tensorir/runtime/module.h"
 
@@ -58,6 +59,43 @@ inline rpc::Frame load_module_request(int64_t id, int64_t handle, const Module &
 // A buffer argument of call and time.
 inline nlohmann::json buffer_arg(int64_t handle, const std::vector<int64_t> &shape, const std::string &dtype) {
   return {{"handle", handle}, {"shape", shape}, {"dtype", dtype}};
+}
+
+// An executor with the host's device only, as every server has.
+inline rpc::server::Executor make_executor() {
+  const std::vector<rpc::server::ServerDevice> devices = {rpc::server::host_device()};
+  return rpc::server::Executor(devices, rpc::server::server_info(devices));
+}
+
+// The answer to `f` (which must have one); its payload in `payload`.
+inline nlohmann::json answer(rpc::server::Executor &ex, const rpc::Frame &f, std::string *payload = nullptr) {
+  const std::optional<rpc::Frame> a = ex.handle(f);
+  REQUIRE(a.has_value());
+  CHECK(a->header["id"] == f.header["id"]);
+  if (payload) *payload = a->payload;
+  return a->header;
+}
+
+// The answer to `f`, which must be a reply.
+inline nlohmann::json ok(rpc::server::Executor &ex, const rpc::Frame &f, std::string *payload = nullptr) {
+  const nlohmann::json a = answer(ex, f, payload);
+  INFO(a.dump());
+  REQUIRE(a["type"] == "reply");
+  return a;
+}
+
+// The message of the error that answers `f`.
+inline std::string error_of(rpc::server::Executor &ex, const rpc::Frame &f) {
+  const nlohmann::json a = answer(ex, f);
+  INFO(a.dump());
+  REQUIRE(a["type"] == "error");
+  return a["message"].get<std::string>();
+}
+
+inline std::string bytes_of(const NDArray &a) {
+  std::string s(a.nbytes(), '\0');
+  a.copy_to_bytes(s.data(), s.size());
+  return s;
 }
 
 }  // namespace tensorir::rpc_test

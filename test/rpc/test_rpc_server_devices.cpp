@@ -26,14 +26,6 @@ std::vector<std::string> built_devices() {
   return names;
 }
 
-nlohmann::json answer(rpc::server::Executor &ex, const rpc::Frame &f, std::string *payload = nullptr) {
-  const std::optional<rpc::Frame> a = ex.handle(f);
-  REQUIRE(a.has_value());
-  if (payload) *payload = a->payload;
-  INFO(a->header.dump());
-  return a->header;
-}
-
 }  // namespace
 
 TEST_CASE("rpc server: opencl and opengl arrays are written and read in parts", "[rpc][server][opencl][opengl]") {

@@ -19,39 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// An executor with the host's device only, as every server has.
-rpc::server::Executor make_executor() {
-  const std::vector<rpc::server::ServerDevice> devices = {rpc::server::host_device()};
-  return rpc::server::Executor(devices, rpc::server::server_info(devices));
-}
-
-// The answer to `f`, which must be a reply; its payload in `payload`.
-nlohmann::json ok(rpc::server::Executor &ex, const rpc::Frame &f, std::string *payload = nullptr) {
-  const std::optional<rpc::Frame> a = ex.handle(f);
-  REQUIRE(a.has_value());
-  INFO(a->header.dump());
-  REQUIRE(a->header["type"] == "reply");
-  CHECK(a->header["id"] == f.header["id"]);
-  if (payload) *payload = a->payload;
-  return a->header;
-}
-
-// The message of the error that answers `f`.
-std::string error_of(rpc::server::Executor &ex, const rpc::Frame &f) {
-  const std::optional<rpc::Frame> a = ex.handle(f);
-  REQUIRE(a.has_value());
-  INFO(a->header.dump());
-  REQUIRE(a->header["type"] == "error");
-  CHECK(a->header["id"] == f.header["id"]);
-  return a->header["message"].get<std::string>();
-}
-
-std::string bytes_of(const NDArray &a) {
-  std::string s(a.nbytes(), '\0');
-  a.copy_to_bytes(s.data(), s.size());
-  return s;
-}
-
 // B = A * alpha + 1 over a symbolic n x 4, alpha a float scalar.
 Module scale_module() {
   Var n("n"), alpha("alpha", Float(32));

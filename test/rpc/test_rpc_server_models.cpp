@@ -19,11 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-rpc::server::Executor make_executor() {
-  const std::vector<rpc::server::ServerDevice> devices = {rpc::server::host_device()};
-  return rpc::server::Executor(devices, rpc::server::server_info(devices));
-}
-
 // out = relu(x) + bias, x [2, 8], and a second output y = relu(x).
 graph::CompiledModel relu_bias(const NDArray &bias) {
   graph::Builder b;
@@ -42,19 +37,6 @@ rpc::Frame load_model_request(int64_t id, int64_t handle, const fs::path &dir) {
     payload += bytes;
   }
   return request(id, "load_model", {{"model", handle}, {"format", "saved-model"}, {"files", files}}, payload);
-}
-
-std::string bytes_of(const NDArray &a) {
-  std::string s(a.nbytes(), '\0');
-  a.copy_to_bytes(s.data(), s.size());
-  return s;
-}
-
-nlohmann::json answer(rpc::server::Executor &ex, const rpc::Frame &f, std::string *payload = nullptr) {
-  const std::optional<rpc::Frame> a = ex.handle(f);
-  REQUIRE(a.has_value());
-  if (payload) *payload = a->payload;
-  return a->header;
 }
 
 }  // namespace
@@ -109,12 +91,7 @@ TEST_CASE("rpc server: model errors name the model, input or file and the fix", 
   ScratchDir dir("model_errors");
   relu_bias(NDArray::random({2, 8}, Float(32), 1)).save(dir.str("saved"));
   rpc::server::Executor ex = make_executor();
-  const auto message = [&](const rpc::Frame &f) {
-    const nlohmann::json a = answer(ex, f);
-    INFO(a.dump());
-    REQUIRE(a["type"] == "error");
-    return a["message"].get<std::string>();
-  };
+  const auto message = [&](const rpc::Frame &f) { return error_of(ex, f); };
   rpc::Frame web = load_model_request(1, 4, dir.path / "saved");
   web.header["format"] = "web";
   CHECK_THAT(message(web), Contains("the format 'web' is not loaded by a server"));

@@ -11,6 +11,7 @@
 
 #include "rpc/protocol.h"
 #include "rpc/server/devices.h"
+#include "tensorir/error.h"
 #include "tensorir/runtime/model_loader.h"
 #include "tensorir/runtime/module.h"
 #include "tensorir/runtime/ndarray.h"
@@ -23,6 +24,9 @@ class Executor {
  public:
   // `devices`: what the server offers (probe_devices()); `info` what `info` answers.
   Executor(std::vector<ServerDevice> devices, nlohmann::json info);
+  // Arrays point at their device in `devices`.
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
 
   // The answer to a frame of type "request": a "reply", or an "error" that names the
   // handle, function or op and the fix. Nothing for ops without a reply (free,
@@ -50,7 +54,6 @@ class Executor {
   Reply free(const Request &r);
   Reply write(const Request &r);
   Reply read(const Request &r);
-  Array &array(int64_t handle);
   // executor_modules.cpp
   Reply load_module(const Request &r);
   Reply free_module(const Request &r);
@@ -63,7 +66,6 @@ class Executor {
   Reply run_model(const Request &r);
   Reply profile_model(const Request &r);
   Reply time_model(const Request &r);
-  const runtime::LoadedModel &model(int64_t handle) const;
   std::map<std::string, NDArray> model_inputs(const Request &r, const runtime::LoadedModel &m) const;
 
   std::vector<ServerDevice> devices_;
@@ -75,5 +77,21 @@ class Executor {
 
 // How messages name a handle: "array 7", "module 2".
 std::string handle_str(const char *kind, int64_t handle);
+
+// The object of `handle` in `objects`, else an Error saying to make it with the op `make`.
+template <typename Map>
+auto &find_handle(Map &objects, int64_t handle, const char *kind, const char *make) {
+  const auto it = objects.find(handle);
+  TIR_USER_CHECK(it != objects.end()) << "there is no " << handle_str(kind, handle)
+                                      << " in this session (never made, or freed); " << make << " it first";
+  return it->second;
+}
+
+// An Error unless `handle` is free in `objects`.
+template <typename Map>
+void check_new_handle(const Map &objects, int64_t handle, const char *kind) {
+  TIR_USER_CHECK(!objects.count(handle)) << handle_str(kind, handle)
+                                         << " is already in use in this session; choose a new handle";
+}
 
 }  // namespace tensorir::rpc::server

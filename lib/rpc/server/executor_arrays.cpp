@@ -19,19 +19,11 @@ std::string host_bytes(const NDArray &a) {
 
 }  // namespace
 
-Executor::Array &Executor::array(int64_t handle) {
-  const auto it = arrays_.find(handle);
-  TIR_USER_CHECK(it != arrays_.end()) << "there is no " << handle_str("array", handle)
-                                      << " in this session (never allocated, or freed); alloc it first";
-  return it->second;
-}
-
 Executor::Reply Executor::alloc(const Request &r) {
   const int64_t handle = r.integer("handle");
   const std::string name = r.string("device");
   const uint64_t nbytes = r.count("nbytes");
-  TIR_USER_CHECK(!arrays_.count(handle)) << handle_str("array", handle)
-                                         << " is already in use in this session; choose a new handle";
+  check_new_handle(arrays_, handle, "array");
   const ServerDevice *device = nullptr;
   std::string names;
   for (const ServerDevice &d : devices_) {
@@ -62,7 +54,7 @@ Executor::Reply Executor::free(const Request &r) {
 Executor::Reply Executor::write(const Request &r) {
   const int64_t handle = r.integer("handle");
   const uint64_t offset = r.count("offset");
-  Array &a = array(handle);
+  Array &a = find_handle(arrays_, handle, "array", "alloc");
   const std::string &bytes = r.payload();
   const uint64_t size = a.storage.nbytes();
   TIR_USER_CHECK(offset <= size && bytes.size() <= size - offset)
@@ -83,7 +75,7 @@ Executor::Reply Executor::write(const Request &r) {
 Executor::Reply Executor::read(const Request &r) {
   const int64_t handle = r.integer("handle");
   const uint64_t offset = r.count("offset"), nbytes = r.count("nbytes");
-  const Array &a = array(handle);
+  const Array &a = find_handle(arrays_, handle, "array", "alloc");
   const uint64_t size = a.storage.nbytes();
   TIR_USER_CHECK(offset <= size && nbytes <= size - offset)
       << "read of " << nbytes << " bytes at offset " << offset << " runs past the end of "

@@ -40,18 +40,10 @@ std::vector<std::pair<std::string, std::string_view>> parts(const nlohmann::json
 
 }  // namespace
 
-const runtime::LoadedModel &Executor::model(int64_t handle) const {
-  const auto it = models_.find(handle);
-  TIR_USER_CHECK(it != models_.end()) << "there is no " << handle_str("model", handle)
-                                      << " in this session (never loaded, or freed); load_model it first";
-  return it->second;
-}
-
 Executor::Reply Executor::load_model(const Request &r) {
   const int64_t handle = r.integer("model");
   const std::string format = r.string("format");
-  TIR_USER_CHECK(!models_.count(handle)) << handle_str("model", handle)
-                                         << " is already in use in this session; choose a new handle";
+  check_new_handle(models_, handle, "model");
   TIR_USER_CHECK(format == "saved-model")
       << "load_model of " << handle_str("model", handle) << ": the format '" << format
       << "' is not loaded by a server; it loads 'saved-model', the folder CompiledModel::save writes for \"llvm\" "
@@ -95,7 +87,7 @@ std::map<std::string, NDArray> Executor::model_inputs(const Request &r, const ru
 }
 
 Executor::Reply Executor::run_model(const Request &r) {
-  const runtime::LoadedModel &m = model(r.integer("model"));
+  const runtime::LoadedModel &m = find_handle(models_, r.integer("model"), "model", "load_model");
   const std::map<std::string, NDArray> results = m.run_all(model_inputs(r, m));
   Reply reply;
   nlohmann::json outputs = nlohmann::json::array();
@@ -111,7 +103,7 @@ Executor::Reply Executor::run_model(const Request &r) {
 }
 
 Executor::Reply Executor::profile_model(const Request &r) {
-  const runtime::LoadedModel &m = model(r.integer("model"));
+  const runtime::LoadedModel &m = find_handle(models_, r.integer("model"), "model", "load_model");
   const int repeats = r.positive("repeats");
   nlohmann::json kernels = nlohmann::json::array();
   for (const runtime::KernelProfile &k : m.profile(model_inputs(r, m), repeats))
@@ -120,7 +112,7 @@ Executor::Reply Executor::profile_model(const Request &r) {
 }
 
 Executor::Reply Executor::time_model(const Request &r) {
-  const runtime::LoadedModel &m = model(r.integer("model"));
+  const runtime::LoadedModel &m = find_handle(models_, r.integer("model"), "model", "load_model");
   TimeOptions options;
   options.number = r.positive("number");
   options.repeat = r.positive("repeat");

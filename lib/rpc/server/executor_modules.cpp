@@ -31,8 +31,7 @@ uint64_t bytes_needed(const std::vector<int64_t> &shape, Type dtype, uint64_t li
 Executor::Reply Executor::load_module(const Request &r) {
   const int64_t handle = r.integer("module");
   const std::string format = r.string("format"), target = r.string("target");
-  TIR_USER_CHECK(!modules_.count(handle)) << handle_str("module", handle)
-                                          << " is already in use in this session; choose a new handle";
+  check_new_handle(modules_, handle, "module");
   TIR_USER_CHECK(format == "so") << "load_module of " << handle_str("module", handle) << ": the format '" << format
                                  << "' is not loaded by a server; it loads 'so', an \"llvm\" module saved with "
                                  << "Module::save(path, \"so\") (\"wasm\" and \"webgl-json\" go to a page)";
@@ -64,10 +63,7 @@ Executor::Reply Executor::free_module(const Request &r) {
 Function Executor::function(const Request &r, std::vector<Arg> &args) {
   const int64_t handle = r.integer("module");
   const std::string name = r.string("function");
-  const auto it = modules_.find(handle);
-  TIR_USER_CHECK(it != modules_.end()) << r.op() << " of '" << name << "': there is no " << handle_str("module", handle)
-                                       << " in this session (never loaded, or freed); load_module it first";
-  const Module &m = it->second;
+  const Module &m = find_handle(modules_, handle, "module", "load_module");
   const std::vector<std::string> all = m.function_names();
   std::string names;
   for (const std::string &n : all) names += (names.empty() ? "" : ", ") + n;
@@ -94,7 +90,7 @@ Function Executor::function(const Request &r, std::vector<Arg> &args) {
                    a["shape"].is_array() && a.contains("dtype") && a["dtype"].is_string())
         << what << " is neither a buffer {\"handle\",\"shape\",\"dtype\"} nor a scalar {\"int\":N} or {\"float\":X}";
     const int64_t h = a["handle"].get<int64_t>();
-    const Array &arr = array(h);
+    const Array &arr = find_handle(arrays_, h, "array", "alloc");
     TIR_USER_CHECK(arr.storage.device() == Device::cpu())
         << what << ": " << handle_str("array", h) << " lives on '" << arr.device->name << "', but "
         << handle_str("module", handle) << " runs on 'llvm'; alloc the array on 'llvm'";
