@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "runtime/cpu_features.h"
 #include "runtime/kernel_table.h"
@@ -173,7 +174,9 @@ std::vector<RawFunction> match_declared(const std::vector<TableEntry> &entries,
     mismatch("its table has " + std::to_string(entries.size()) + " functions, the signatures " +
              std::to_string(declared.size()));
   std::vector<RawFunction> functions;
+  std::set<std::string> seen;
   for (const FuncSignature &sig : declared) {
+    if (!seen.insert(sig.name).second) mismatch("the signatures name '" + sig.name + "' twice");
     const TableEntry *e = nullptr;
     for (const TableEntry &x : entries)
       if (x.name == sig.name) e = &x;

@@ -146,6 +146,9 @@ TEST_CASE("rpc server: a library that does not match its signatures is refused",
              Contains("float32 [?, 4] in the library, float32 [?, 8]"));
   CHECK_THAT(refused([](nlohmann::json &s) { s["args"][1]["kind"] = "buffer"; }), Contains("argument 1 ('alpha')"));
   CHECK_THAT(refused([](nlohmann::json &s) { s["name"] = "other"; }), Contains("it has no function 'other'"));
+  rpc::Frame twice = load_module_request(1, 3, m);
+  twice.header["functions"].push_back(twice.header["functions"][0]);
+  CHECK_THAT(error_of(ex, twice), Contains("its table has 1 functions, the signatures 2"));
   CHECK_THAT(refused([](nlohmann::json &s) { s["symbols"].push_back("m"); }), Contains("1 shape symbols in the library"));
   CHECK_THAT(refused([](nlohmann::json &s) { s["args"][0]["shape"][0]["symbol"] = 3; }),
              Contains("names shape symbol 3"));
