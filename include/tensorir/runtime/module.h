@@ -48,6 +48,8 @@ union ArgValue {
 };
 using RawFunction = int32_t (*)(const ArgValue *args);
 
+struct TimeOptions;  // below, with Module::time_evaluator
+
 // Implemented by each backend.
 struct ModuleNode : Object {
   virtual const std::vector<FuncSignature> &signatures() const = 0;
