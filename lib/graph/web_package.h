@@ -18,6 +18,8 @@ namespace tensorir::graph::web_assets {
 size_t count();
 const char *path(size_t i);  // in the package: "index.html", "tensorir/tensorir.js", ...
 std::string_view data(size_t i);
+// The RPC page (web/rpc.html): `tensorir rpc proxy` serves it; packages do not get it.
+inline constexpr const char *kRpcPage = "rpc.html";
 }  // namespace tensorir::graph::web_assets
 
 namespace tensorir::graph::web_package {
@@ -46,7 +48,8 @@ std::string package_name(const std::filesystem::path &root, const WebExportOptio
 // Writes one file of the package and records it in `info`.
 void write_file(const std::filesystem::path &path, std::string_view bytes, WebExportInfo &info,
                 const std::string &rel);
-// index.html and tensorir/*.js, when the options ask for them.
+// index.html and tensorir/*.js (every embedded file but the RPC page), when the options
+// ask for them.
 void write_runtime(const std::filesystem::path &root, const WebExportOptions &options, WebExportInfo &info);
 
 }  // namespace tensorir::graph::web_package
