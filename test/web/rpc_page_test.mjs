@@ -217,18 +217,22 @@ async function runCase(page, c, device) {
   return { module, callArgs };
 }
 
-// A module that traps: memory imported, the exports the runtime wants, boom() = unreachable.
-function trapModule() {
+// A module that traps: memory imported, the exports the runtime wants, boom() = unreachable;
+// with `extraImport`, also a function env.<extraImport> that the page does not give.
+function trapModule(extraImport = null) {
   const str = (s) => [s.length, ...Buffer.from(s)];
   const section = (id, bytes) => [id, bytes.length, ...bytes];
+  const imports = [[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]];
+  if (extraImport) imports.push([...str('env'), ...str(extraImport), 0x00, 0]);
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, 1, 0x7f, 1, 0x7f]),
-    ...section(2, [1, ...str('env'), ...str('memory'), 0x02, 0x00, 0x01]),
+    ...section(2, [imports.length, ...imports.flat()]),
     ...section(3, [1, 0]),
     ...section(4, [1, 0x70, 0x00, 0x00]),
     ...section(6, [1, 0x7f, 0x00, 0x41, 0x80, 0x08, 0x0b]),
-    ...section(7, [3, ...str('boom'), 0, 0, ...str('__heap_base'), 3, 0, ...str('__indirect_function_table'), 1, 0]),
+    ...section(7, [3, ...str('boom'), 0, imports.length - 1, ...str('__heap_base'), 3, 0,
+                   ...str('__indirect_function_table'), 1, 0]),
     ...section(10, [1, 3, 0, 0x00, 0x0b]),
   ]);
 }
@@ -336,6 +340,9 @@ async function handlerTests(page) {
   await ok(page, { op: 'load_module', module: 94, format: 'wasm', target: 'wasm', functions: [boom] }, trapModule());
   await expectError(page, 'a wasm trap', { op: 'call', module: 94, function: 'boom', args: [] },
                     /kernel boom trapped: .*unreachable/);
+  await expectError(page, 'a module importing what the page lacks', { op: 'load_module', module: 95, format: 'wasm',
+                    target: 'wasm', functions: [boom] }, /imports env\.cudaMalloc, which the page does not provide/,
+                    trapModule('cudaMalloc'));
   await expectError(page, 'an unknown op', { op: 'explode' }, /unknown op "explode"/);
   const stray = await call(page, { type: 'hello' });
   report(stray && stray.header.type === 'error' && stray.header.id === null, 'error: a frame of an unknown type',

@@ -3,7 +3,7 @@
 // words of runtime/module.h (a buffer's address or a scalar as int64 or double, then
 // the symbols as int64), calls the function and copies every buffer back out.
 import { check, fail } from './errors.js';
-import { Scratch, checkExports, checkImports, checkInstanceExports, makeImports } from './wasm_imports.js';
+import { Scratch, checkInstanceExports, makeImports, missingExports, missingImports } from './wasm_imports.js';
 import { callKernel } from './wasm_model.js';
 
 const PAGE = 65536;
@@ -44,8 +44,10 @@ export class RpcWasmModule {
     const missing = signatures.map((s) => s.name).filter((n) => !exported.has(n));
     check(!missing.length, () => `${what} has no function ${missing.join(', ')}; it exports ` +
                                  `${[...exported].join(', ')}`);
-    checkImports(module, what);
-    checkExports(module, what, [], false);
+    const imports = missingImports(module), exports = missingExports(module, [], false);
+    check(!imports, () => `${what} imports ${imports}, which the page does not provide; build it with the tensorir ` +
+                          'that serves this page');
+    check(!exports, () => `${what} has ${exports}; send a module saved with Module::save(path, "wasm")`);
     const memory = new WebAssembly.Memory({ initial: (16 << 20) / PAGE });
     const state = { instance: null, scratch: null, error: '', pool: null, threadError: null };
     let instance;
