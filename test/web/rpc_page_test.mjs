@@ -343,6 +343,17 @@ async function handlerTests(page) {
   await expectError(page, 'a module importing what the page lacks', { op: 'load_module', module: 95, format: 'wasm',
                     target: 'wasm', functions: [boom] }, /imports env\.cudaMalloc, which the page does not provide/,
                     trapModule('cudaMalloc'));
+  // A lost WebGL2 context: its modules fail clearly, a module loaded afterwards runs.
+  if (onWebgl) {
+    await page.evaluate(() => window.tensorirRpc.handler.canvas.getContext('webgl2')
+      .getExtension('WEBGL_lose_context').loseContext());
+    await expectError(page, 'a module of a lost WebGL2 context', { op: 'call', module: onWebgl.module, function: 'add',
+                      args: onWebgl.callArgs }, /context was lost/);
+    await section('a module loaded after the context was lost', async () => {
+      const again = await runCase(page, add, 'webgl');
+      report(again.module > onWebgl.module, 'a webgl module loaded after the context was lost runs');
+    });
+  }
   await expectError(page, 'an unknown op', { op: 'explode' }, /unknown op "explode"/);
   const stray = await call(page, { type: 'hello' });
   report(stray && stray.header.type === 'error' && stray.header.id === null, 'error: a frame of an unknown type',

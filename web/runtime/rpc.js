@@ -58,23 +58,18 @@ export class RpcHandler {
     this.webglError = null;
   }
 
-  // The canvas whose WebGL2 context every module shares, made again when that was lost.
+  // The canvas whose WebGL2 context every module shares; a new one when that was lost.
   gpuCanvas() {
-    if (!this.canvas) this.canvas = makeCanvas();
-    let ctx = new Context(this.canvas);
-    if (ctx.gl.isContextLost()) {
-      ctx.dispose();
-      this.canvas = makeCanvas();
-      ctx = new Context(this.canvas);
-    }
-    ctx.dispose();  // the context stays with the canvas
+    const gl = this.canvas && this.canvas.getContext('webgl2');
+    if (!gl || gl.isContextLost()) this.canvas = makeCanvas();
+    new Context(this.canvas).dispose();  // WebGL2 and float render targets, or a clear error
     return this.canvas;
   }
 
   info() {
     const devices = [];
     try {
-      const ctx = new Context(this.gpuCanvas());
+      const ctx = new Context(this.gpuCanvas());  // the shared context, for its limits
       devices.push({ name: 'webgl', renderer: ctx.renderer, vendor: ctx.vendor,
                      max_texture_size: ctx.maxTextureSize, max_draw_buffers: ctx.maxDrawBuffers });
       ctx.dispose();
@@ -109,7 +104,9 @@ export class RpcHandler {
     const op = OPS[h.op];
     try {
       check(op, () => `unknown op ${JSON.stringify(h.op)}; the page serves ${Object.keys(OPS).join(', ')}`);
+      const t0 = performance.now();
       const out = await op.call(this, h, asBytes(frame.payload || new Uint8Array(0)));
+      this.log(`${h.op}${h.function ? ` ${h.function}` : ''} (${(performance.now() - t0).toFixed(1)} ms)`);
       if (NO_REPLY.has(h.op)) return null;
       return { header: { type: 'reply', id, ...(out && out.header) }, payload: out && out.payload };
     } catch (e) {
@@ -134,8 +131,11 @@ export class RpcHandler {
 
   lookup(map, handle, what) {
     const v = map.get(handle);
-    check(v !== undefined, () => `unknown ${what} handle ${JSON.stringify(handle)}` +
-                                 (map.size ? ` (the session has ${[...map.keys()].join(', ')})` : ''));
+    const some = () => {
+      const keys = [...map.keys()];
+      return ` (the session has ${keys.slice(0, 10).join(', ')}${keys.length > 10 ? `, ... ${keys.length} in all` : ''})`;
+    };
+    check(v !== undefined, () => `unknown ${what} handle ${JSON.stringify(handle)}${map.size ? some() : ''}`);
     return v;
   }
 
