@@ -41,7 +41,8 @@ std::string package_name(const std::filesystem::path &root, const WebExportOptio
 // Writes one file of the package and records it in `info`.
 void write_file(const std::filesystem::path &path, std::string_view bytes, WebExportInfo &info,
                 const std::string &rel);
-// index.html and tensorir/*.js, when the options ask for them.
+// index.html and tensorir/*.js (every embedded file but the RPC page), when the options
+// ask for them.
 void write_runtime(const std::filesystem::path &root, const WebExportOptions &options, WebExportInfo &info);
 
 }  // namespace tensorir::graph::web_package

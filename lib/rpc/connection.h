@@ -18,6 +18,9 @@ inline constexpr uint64_t kDefaultMaxFrameBytes = uint64_t(1) << 30;
 // "HOST:PORT" split; throws an Error naming the address when it has no port.
 void split_address(const std::string &address, std::string &host, std::string &port);
 
+// Whether `host` is 127.0.0.1 (or another 127.x address), ::1 or localhost.
+bool is_loopback(const std::string &host);
+
 class Connection {
  public:
   // Opens a WebSocket connection to ws://HOST:PORT/; throws an Error naming the address.
@@ -57,6 +60,12 @@ struct HttpResponse {
 // own: a WebSocket upgrade goes to `on_socket`, any other GET to `on_http` (with the
 // request target, e.g. "/rpc.html?key=browser"). Exceptions of the handlers end only
 // their connection.
+//
+// Browsers let any web site open WebSockets to any address, this machine's included, so
+// an upgrade that carries an Origin (only browsers send one) is refused unless it comes
+// from a page this listener served (Origin http://<Host>), and, on a loopback address,
+// unless that Host names the loopback (a site whose name was re-bound to 127.0.0.1 has
+// its own name there).
 class Listener {
  public:
   using HttpHandler = std::function<HttpResponse(const std::string &target)>;

@@ -5,15 +5,14 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "rpc/connection.h"
-#include "rpc_server_process.h"
+#include "rpc/rpc_process.h"
 #include "rpc_server_test_util.h"
 
 using namespace tensorir;
 using namespace tensorir::rpc_test;
+using tensorir::test::RpcProcess;
 using Catch::Contains;
 
 namespace {
@@ -23,7 +22,7 @@ nlohmann::json hello(const std::string &key = "server", int v = 1, const std::st
 }
 
 // A connection past its handshake.
-std::unique_ptr<rpc::Connection> session(const ServerProcess &server, uint64_t max_frame = rpc::kDefaultMaxFrameBytes) {
+std::unique_ptr<rpc::Connection> session(const RpcProcess &server, uint64_t max_frame = rpc::kDefaultMaxFrameBytes) {
   std::unique_ptr<rpc::Connection> c = rpc::Connection::dial(server.address(), max_frame);
   c->send(hello());
   const rpc::Frame f = c->receive();
@@ -51,20 +50,15 @@ std::string last_error(rpc::Connection &c) {
 }
 
 // The server still answers a new connection.
-void still_serves(const ServerProcess &server) {
+void still_serves(const RpcProcess &server) {
   auto c = session(server);
   CHECK(ask(*c, request(1, "info"))["type"] == "reply");
-}
-
-std::string file_text(const std::string &path) {
-  std::ifstream f(path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 }  // namespace
 
 TEST_CASE("rpc server process: a module runs over the connection", "[rpc][server][process]") {
-  ServerProcess server({"--port", "0"});
+  RpcProcess server({"server", "--port", "0"});
   auto c = session(server);
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
@@ -102,11 +96,11 @@ TEST_CASE("rpc server process: a module runs over the connection", "[rpc][server
   CHECK(ask(*c, request(10, "info"))["info"]["live"] == nlohmann::json({{"arrays", 2}, {"modules", 1}, {"models", 0}}));
   c->send({{"type", "close"}});
   CHECK(ask(*c, request(11, "info"))["info"]["live"] == nlohmann::json({{"arrays", 0}, {"modules", 0}, {"models", 0}}));
-  CHECK(server.stop(SIGTERM) == 0);
+  CHECK(server.stop() == 0);
 }
 
 TEST_CASE("rpc server process: a bad handshake or frame ends only its connection", "[rpc][server][process][error]") {
-  ServerProcess server({"--port", "0", "--max-frame-mb", "1"});
+  RpcProcess server({"server", "--port", "0", "--max-frame-mb", "1"});
   SECTION("version mismatch") {
     auto c = rpc::Connection::dial(server.address());
     c->send(hello("server", 2));
@@ -143,13 +137,10 @@ TEST_CASE("rpc server process: a bad handshake or frame ends only its connection
 }
 
 TEST_CASE("rpc server process: a token is required off loopback and checked", "[rpc][server][process][error]") {
-  ScratchDir dir("token");
-  {
-    ServerProcess refused(ServerProcess::Refused{}, {"--host", "0.0.0.0", "--port", "0"}, dir.str("log"));
-    CHECK(refused.stop(0) == 1);
-    CHECK_THAT(file_text(dir.str("log")), Contains("--token"));
-  }
-  ServerProcess server({"--port", "0", "--token", "s3cret"});
+  std::string err;
+  CHECK(test::run_rpc_command({"server", "--host", "0.0.0.0", "--port", "0"}, err) == 1);
+  CHECK_THAT(err, Contains("can be reached from other machines") && Contains("--token"));
+  RpcProcess server({"server", "--port", "0", "--token", "s3cret"});
   auto bad = rpc::Connection::dial(server.address());
   bad->send(hello("server", 1, "guess"));
   CHECK_THAT(last_error(*bad), Contains("wrong or missing token"));

@@ -9,11 +9,12 @@
 #include <thread>
 
 #include "rpc/connection.h"
-#include "rpc_server_process.h"
+#include "rpc/rpc_process.h"
 #include "rpc_server_test_util.h"
 
 using namespace tensorir;
 using namespace tensorir::rpc_test;
+using tensorir::test::RpcProcess;
 
 namespace {
 
@@ -61,7 +62,7 @@ nlohmann::json ask(rpc::Connection &c, const rpc::Frame &f) {
 
 TEST_CASE("rpc server: registers with a proxy and serves its sessions", "[rpc][server][process][proxy]") {
   StandInProxy proxy;
-  ServerProcess server({"--port", "0", "--key", "native", "--token", "t0k", "--proxy", proxy.address()});
+  RpcProcess server({"server", "--port", "0", "--key", "native", "--token", "t0k", "--proxy", proxy.address()});
   for (int round = 0; round < 2; ++round) {
     INFO("registration " << round);
     std::unique_ptr<rpc::Connection> c = proxy.next();
@@ -81,12 +82,12 @@ TEST_CASE("rpc server: registers with a proxy and serves its sessions", "[rpc][s
     // The proxy goes away: the server registers again.
     c->close();
   }
-  CHECK(server.stop(SIGTERM) == 0);
+  CHECK(server.stop() == 0);
 }
 
 TEST_CASE("rpc server: a proxy that refuses the registration is tried again", "[rpc][server][process][proxy]") {
   StandInProxy proxy;
-  ServerProcess server({"--port", "0", "--proxy", proxy.address()});
+  RpcProcess server({"server", "--port", "0", "--proxy", proxy.address()});
   std::unique_ptr<rpc::Connection> first = proxy.next();
   CHECK(first->receive().header["type"] == "register");
   first->send(rpc::error_header(nullptr, "the key 'server' is taken"));
@@ -96,5 +97,5 @@ TEST_CASE("rpc server: a proxy that refuses the registration is tried again", "[
   auto direct = rpc::Connection::dial(server.address());
   direct->send({{"type", "connect"}, {"v", 1}, {"key", "server"}});
   CHECK(direct->receive().header["type"] == "connected");
-  CHECK(server.stop(SIGTERM) == 0);
+  CHECK(server.stop() == 0);
 }
