@@ -7,12 +7,11 @@
 #include <cstring>
 
 #include "rpc/connection.h"
-#include "rpc/rpc_process.h"
+#include "rpc_server_process.h"
 #include "rpc_server_test_util.h"
 
 using namespace tensorir;
 using namespace tensorir::rpc_test;
-using tensorir::test::RpcProcess;
 using Catch::Contains;
 
 namespace {
@@ -22,7 +21,7 @@ nlohmann::json hello(const std::string &key = "server", int v = 1, const std::st
 }
 
 // A connection past its handshake.
-std::unique_ptr<rpc::Connection> session(const RpcProcess &server, uint64_t max_frame = rpc::kDefaultMaxFrameBytes) {
+std::unique_ptr<rpc::Connection> session(const ServerProcess &server, uint64_t max_frame = rpc::kDefaultMaxFrameBytes) {
   std::unique_ptr<rpc::Connection> c = rpc::Connection::dial(server.address(), max_frame);
   c->send(hello());
   const rpc::Frame f = c->receive();
@@ -50,7 +49,7 @@ std::string last_error(rpc::Connection &c) {
 }
 
 // The server still answers a new connection.
-void still_serves(const RpcProcess &server) {
+void still_serves(const ServerProcess &server) {
   auto c = session(server);
   CHECK(ask(*c, request(1, "info"))["type"] == "reply");
 }
@@ -58,7 +57,7 @@ void still_serves(const RpcProcess &server) {
 }  // namespace
 
 TEST_CASE("rpc server process: a module runs over the connection", "[rpc][server][process]") {
-  RpcProcess server({"server", "--port", "0"});
+  ServerProcess server({"--port", "0"});
   auto c = session(server);
   Var n("n");
   Tensor A = placeholder({n}, Float(32), "A");
@@ -100,7 +99,7 @@ TEST_CASE("rpc server process: a module runs over the connection", "[rpc][server
 }
 
 TEST_CASE("rpc server process: a bad handshake or frame ends only its connection", "[rpc][server][process][error]") {
-  RpcProcess server({"server", "--port", "0", "--max-frame-mb", "1"});
+  ServerProcess server({"--port", "0", "--max-frame-mb", "1"});
   SECTION("version mismatch") {
     auto c = rpc::Connection::dial(server.address());
     c->send(hello("server", 2));
@@ -140,7 +139,7 @@ TEST_CASE("rpc server process: a token is required off loopback and checked", "[
   std::string err;
   CHECK(test::run_rpc_command({"server", "--host", "0.0.0.0", "--port", "0"}, err) == 1);
   CHECK_THAT(err, Contains("can be reached from other machines") && Contains("--token"));
-  RpcProcess server({"server", "--port", "0", "--token", "s3cret"});
+  ServerProcess server({"--port", "0", "--token", "s3cret"});
   auto bad = rpc::Connection::dial(server.address());
   bad->send(hello("server", 1, "guess"));
   CHECK_THAT(last_error(*bad), Contains("wrong or missing token"));

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "rpc/connection.h"
-#include "rpc/rpc_process.h"
+#include "rpc_server_process.h"
 #include "rpc_server_test_util.h"
 
 using namespace tensorir;
@@ -63,7 +63,7 @@ nlohmann::json ask(rpc::Connection &c, const rpc::Frame &f) {
 
 TEST_CASE("rpc server: registers with a proxy and serves its sessions", "[rpc][server][process][proxy]") {
   StandInProxy proxy;
-  RpcProcess server({"server", "--port", "0", "--key", "native", "--token", "t0k", "--proxy", proxy.address()});
+  ServerProcess server({"--port", "0", "--key", "native", "--token", "t0k", "--proxy", proxy.address()});
   for (int round = 0; round < 2; ++round) {
     INFO("registration " << round);
     std::unique_ptr<rpc::Connection> c = proxy.next();
@@ -88,7 +88,7 @@ TEST_CASE("rpc server: registers with a proxy and serves its sessions", "[rpc][s
 
 TEST_CASE("rpc server: a proxy that refuses the registration is tried again", "[rpc][server][process][proxy]") {
   StandInProxy proxy;
-  RpcProcess server({"server", "--port", "0", "--proxy", proxy.address()});
+  ServerProcess server({"--port", "0", "--proxy", proxy.address()});
   std::unique_ptr<rpc::Connection> first = proxy.next();
   CHECK(first->receive().header["type"] == "register");
   first->send(rpc::error_header(nullptr, "the key 'server' is taken"));
@@ -103,7 +103,7 @@ TEST_CASE("rpc server: a proxy that refuses the registration is tried again", "[
 
 TEST_CASE("rpc server: serves clients through tensorir rpc proxy", "[rpc][server][process][proxy]") {
   RpcProcess proxy({"proxy", "--port", "0"});
-  RpcProcess server({"server", "--port", "0", "--key", "native", "--proxy", proxy.address()});
+  ServerProcess server({"--port", "0", "--key", "native", "--proxy", proxy.address()});
   for (int round = 0; round < 2; ++round) {
     INFO("client " << round);
     auto c = rpc::Connection::dial(proxy.address());
