@@ -127,7 +127,7 @@ TEST_CASE("rpc server process: a bad handshake or frame ends only its connection
   }
   SECTION("oversized frame") {
     auto c = session(server);
-    const rpc::Frame big = request(1, "write", {{"handle", 1}, {"offset", 0}}, std::string((1 << 20) + 1, 'x'));
+    const rpc::Frame big = request(1, "write", {{"handle", 1}, {"offset", 0}}, std::string(4 << 20, 'x'));
     c->send(big.header, big.payload);
     CHECK_THAT(last_error(*c), Contains("larger than 1048576 bytes"));
   }
