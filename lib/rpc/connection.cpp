@@ -51,9 +51,9 @@ struct Connection::Impl {
   void configure() {
     // A client masks what it sends in pieces of write_buffer_bytes: with Nagle's algorithm
     // each piece after the first waited for the peer's delayed ACK (40 ms per request).
+    // (Larger pieces, write_buffer_bytes(64 KiB), made the proxy's relay hang now and then.)
     boost::system::error_code ec;
     ws.next_layer().set_option(tcp::no_delay(true), ec);
-    ws.write_buffer_bytes(size_t(1) << 16);
     ws.binary(true);
     // The limit is checked in receive_message(): Beast's own would close the connection
     // before the error frame that says why could be sent.
