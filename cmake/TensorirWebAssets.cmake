@@ -1,5 +1,6 @@
-# The web runtime (web/runtime/*.js) and demo page (web/index.html), embedded into the
-# library so that graph::export_web can write complete packages without the source tree.
+# The web runtime (web/runtime/*.js), the demo page (web/index.html) and the RPC page
+# (web/rpc.html, which `tensorir rpc proxy` serves), embedded into the library so that
+# graph::export_web can write complete packages without the source tree.
 #
 # Included from the top-level CMakeLists.txt: tensorir_add_web_assets(<target>) adds a
 # generated source that is rebuilt when a file changes (DEPENDS) or one is added or
@@ -10,9 +11,11 @@ if(CMAKE_SCRIPT_MODE_FILE)
   file(GLOB js_files "${WEB_DIR}/runtime/*.js")
   list(SORT js_files)
   set(entries "")
-  if(EXISTS "${WEB_DIR}/index.html")
-    list(APPEND entries "index.html=${WEB_DIR}/index.html")
-  endif()
+  foreach(page index.html rpc.html)
+    if(EXISTS "${WEB_DIR}/${page}")
+      list(APPEND entries "${page}=${WEB_DIR}/${page}")
+    endif()
+  endforeach()
   foreach(f IN LISTS js_files)
     get_filename_component(name "${f}" NAME)
     list(APPEND entries "tensorir/${name}=${f}")
@@ -78,13 +81,13 @@ set(TENSORIR_WEB_ASSETS_SCRIPT "${CMAKE_CURRENT_LIST_FILE}")
 
 function(tensorir_add_web_assets target)
   set(web_dir "${PROJECT_SOURCE_DIR}/web")
-  file(GLOB web_files CONFIGURE_DEPENDS "${web_dir}/runtime/*.js" "${web_dir}/index.html")
+  file(GLOB web_files CONFIGURE_DEPENDS "${web_dir}/runtime/*.js" "${web_dir}/index.html" "${web_dir}/rpc.html")
   set(out "${PROJECT_BINARY_DIR}/generated/tensorir_web_assets.cpp")
   add_custom_command(
     OUTPUT "${out}"
     COMMAND "${CMAKE_COMMAND}" "-DWEB_DIR=${web_dir}" "-DOUT=${out}" -P "${TENSORIR_WEB_ASSETS_SCRIPT}"
     DEPENDS ${web_files} "${TENSORIR_WEB_ASSETS_SCRIPT}"
-    COMMENT "Embedding the web runtime (web/runtime/*.js, web/index.html)"
+    COMMENT "Embedding the web runtime (web/runtime/*.js, web/index.html, web/rpc.html)"
     VERBATIM)
   target_sources(${target} PRIVATE "${out}")
   list(LENGTH web_files n)

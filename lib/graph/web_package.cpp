@@ -104,15 +104,18 @@ void write_file(const fs::path &path, std::string_view bytes, WebExportInfo &inf
 
 void write_runtime(const fs::path &root, const WebExportOptions &options, WebExportInfo &info) {
   if (!options.copy_runtime) return;
+  size_t copied = 0;
   for (size_t i = 0; i < web_assets::count(); ++i) {
     const fs::path rel(web_assets::path(i));
+    if (rel == web_assets::kRpcPage) continue;
     std::error_code ec;
     if (rel.has_parent_path()) fs::create_directories(root / rel.parent_path(), ec);
     TIR_USER_CHECK(!ec) << "export_web: cannot create " << (root / rel.parent_path()).string() << ": "
                         << ec.message();
     write_file(root / rel, web_assets::data(i), info, rel.generic_string());
+    ++copied;
   }
-  info.runtime_files = web_assets::count();
+  info.runtime_files = copied;
 }
 
 }  // namespace tensorir::graph::web_package

@@ -10,15 +10,10 @@
 #include "compiled_model.h"
 #include "runtime/json.h"
 #include "runtime/model_files.h"
+#include "graph/web_assets.h"
 #include "tensorir/graph/export_web.h"
 #include "tensorir/graph/graph.h"
 
-// The runtime files embedded at build time (cmake/TensorirWebAssets.cmake generates them).
-namespace tensorir::graph::web_assets {
-size_t count();
-const char *path(size_t i);  // in the package: "index.html", "tensorir/tensorir.js", ...
-std::string_view data(size_t i);
-}  // namespace tensorir::graph::web_assets
 
 namespace tensorir::graph::web_package {
 
@@ -46,7 +41,8 @@ std::string package_name(const std::filesystem::path &root, const WebExportOptio
 // Writes one file of the package and records it in `info`.
 void write_file(const std::filesystem::path &path, std::string_view bytes, WebExportInfo &info,
                 const std::string &rel);
-// index.html and tensorir/*.js, when the options ask for them.
+// index.html and tensorir/*.js (every embedded file but the RPC page), when the options
+// ask for them.
 void write_runtime(const std::filesystem::path &root, const WebExportOptions &options, WebExportInfo &info);
 
 }  // namespace tensorir::graph::web_package

@@ -34,6 +34,10 @@ void split_address(const std::string &address, std::string &host, std::string &p
   if (host.empty()) host = "127.0.0.1";
 }
 
+bool is_loopback(const std::string &host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
 struct Connection::Impl {
   net::io_context ioc;
   websocket::stream<tcp::socket> ws{ioc};
@@ -71,7 +75,10 @@ std::unique_ptr<Connection> Connection::dial(const std::string &address, uint64_
 }
 
 void Connection::send(const nlohmann::json &header, std::string_view payload) {
-  const std::string bytes = encode_frame(header, payload);
+  send_message(encode_frame(header, payload));
+}
+
+void Connection::send_message(std::string_view bytes) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   TIR_USER_CHECK(!impl_->closed) << "RPC: the connection to " << impl_->peer << " is closed";
   try {
@@ -82,7 +89,9 @@ void Connection::send(const nlohmann::json &header, std::string_view payload) {
   }
 }
 
-Frame Connection::receive() {
+Frame Connection::receive() { return decode_frame(receive_message()); }
+
+std::string Connection::receive_message() {
   beast::flat_buffer buffer;
   try {
     impl_->ws.read(buffer);
@@ -99,12 +108,15 @@ Frame Connection::receive() {
                   << " bytes";
     }
     impl_->closed = true;
+    // Beast answers an oversized message itself, with close code 1009.
+    if (impl_->ws.reason().code == websocket::close_code::too_big)
+      TIR_THROW() << "RPC: " << impl_->peer << " refused a frame larger than its limit and closed the connection";
     TIR_THROW() << "RPC: the connection to " << impl_->peer << " closed (" << e.code().message() << ")";
   }
   TIR_USER_CHECK(impl_->ws.got_binary()) << "RPC: " << impl_->peer
                                          << " sent a text message; frames are binary messages (docs/rpc.md)";
   const auto data = buffer.data();
-  return decode_frame(std::string_view(static_cast<const char *>(data.data()), data.size()));
+  return std::string(static_cast<const char *>(data.data()), data.size());
 }
 
 void Connection::close() noexcept {
@@ -128,11 +140,13 @@ struct Listener::Impl {
   std::atomic<bool> stopping{false};
   uint64_t max_frame_bytes = kDefaultMaxFrameBytes;
   std::string address;
+  bool loopback = true;
 };
 
 Listener::Listener(const std::string &host, int port, uint64_t max_frame_bytes) : impl_(std::make_unique<Impl>()) {
   impl_->max_frame_bytes = max_frame_bytes;
   impl_->address = host + ":" + std::to_string(port);
+  impl_->loopback = is_loopback(host);
   try {
     tcp::resolver resolver(impl_->ioc);
     const tcp::endpoint ep = *resolver.resolve(host, std::to_string(port)).begin();
@@ -152,7 +166,20 @@ int Listener::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 namespace {
 
-void serve_one(tcp::socket socket, uint64_t max_frame_bytes, const Listener::HttpHandler &on_http,
+// Why a WebSocket upgrade from a browser page is refused (see connection.h), or "".
+std::string refuse_origin(const http::request<http::string_body> &req, bool loopback) {
+  const std::string origin(req[http::field::origin]);
+  if (origin.empty()) return "";  // not a browser: the C++ client, a server
+  const std::string host(req[http::field::host]);
+  if (origin != "http://" + host && origin != "https://" + host)
+    return "WebSocket connections from pages of another origin (" + origin + ") are refused";
+  const std::string name = host.substr(0, host.rfind(':'));
+  if (loopback && !is_loopback(name))
+    return "WebSocket connections through the name '" + name + "' are refused; open the page as http://127.0.0.1:PORT/";
+  return "";
+}
+
+void serve_one(tcp::socket socket, uint64_t max_frame_bytes, bool loopback, const Listener::HttpHandler &on_http,
                const Listener::SocketHandler &on_socket) {
   std::string peer;
   try {
@@ -160,7 +187,8 @@ void serve_one(tcp::socket socket, uint64_t max_frame_bytes, const Listener::Htt
     beast::flat_buffer buffer;
     http::request<http::string_body> req;
     http::read(socket, buffer, req);
-    if (websocket::is_upgrade(req)) {
+    std::string refused;
+    if (websocket::is_upgrade(req) && (refused = refuse_origin(req, loopback)).empty()) {
       auto impl = std::make_unique<Connection::Impl>();
       impl->max_frame_bytes = max_frame_bytes;
       impl->peer = peer;
@@ -171,18 +199,21 @@ void serve_one(tcp::socket socket, uint64_t max_frame_bytes, const Listener::Htt
       return;
     }
     HttpResponse r;
-    if (req.method() != http::verb::get && req.method() != http::verb::head) {
-      r = {405, "text/plain; charset=utf-8", "only GET is served here\n"};
+    if (!refused.empty()) {
+      r = {403, "text/plain; charset=utf-8", refused + "\n", {}};
+    } else if (req.method() != http::verb::get && req.method() != http::verb::head) {
+      r = {405, "text/plain; charset=utf-8", "only GET is served here\n", {}};
     } else {
       try {
         r = on_http(std::string(req.target()));
       } catch (const std::exception &e) {
-        r = {500, "text/plain; charset=utf-8", std::string(e.what()) + "\n"};
+        r = {500, "text/plain; charset=utf-8", std::string(e.what()) + "\n", {}};
       }
     }
     http::response<http::string_body> res{http::status(r.status), req.version()};
     res.set(http::field::content_type, r.content_type);
     res.set(http::field::cache_control, "no-store");
+    for (const auto &[name, value] : r.headers) res.set(name, value);
     res.keep_alive(false);
     res.body() = std::move(r.body);
     res.prepare_payload();
@@ -206,7 +237,7 @@ void Listener::serve(const HttpHandler &on_http, const SocketHandler &on_socket)
       continue;
     }
     // Detached: a connection ends when its peer goes or the process exits.
-    std::thread(serve_one, std::move(socket), impl_->max_frame_bytes, on_http, on_socket).detach();
+    std::thread(serve_one, std::move(socket), impl_->max_frame_bytes, impl_->loopback, on_http, on_socket).detach();
   }
 }
 

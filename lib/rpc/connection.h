@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "rpc/protocol.h"
 
@@ -15,6 +17,9 @@ inline constexpr uint64_t kDefaultMaxFrameBytes = uint64_t(1) << 30;
 
 // "HOST:PORT" split; throws an Error naming the address when it has no port.
 void split_address(const std::string &address, std::string &host, std::string &port);
+
+// Whether `host` is 127.0.0.1 (or another 127.x address), ::1 or localhost.
+bool is_loopback(const std::string &host);
 
 class Connection {
  public:
@@ -27,6 +32,9 @@ class Connection {
   // The next frame. Throws Error when the peer closed the connection (closed() is then
   // true), when a message is text, larger than the limit, or not a frame.
   Frame receive();
+  // The same, as a message's bytes, for relaying (checked as a frame's header only).
+  void send_message(std::string_view bytes);
+  std::string receive_message();
   // Closes the connection (a WebSocket close, then the socket); never throws. A receive()
   // blocked in another thread returns with an Error.
   void close() noexcept;
@@ -45,12 +53,19 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // more fields
 };
 
 // Accepts connections on HOST:PORT until stop(); each one is served on a thread of its
 // own: a WebSocket upgrade goes to `on_socket`, any other GET to `on_http` (with the
 // request target, e.g. "/rpc.html?key=browser"). Exceptions of the handlers end only
 // their connection.
+//
+// Browsers let any web site open WebSockets to any address, this machine's included, so
+// an upgrade that carries an Origin (only browsers send one) is refused unless it comes
+// from a page this listener served (Origin http://<Host>), and, on a loopback address,
+// unless that Host names the loopback (a site whose name was re-bound to 127.0.0.1 has
+// its own name there).
 class Listener {
  public:
   using HttpHandler = std::function<HttpResponse(const std::string &target)>;

@@ -19,7 +19,10 @@ std::string encode_frame(const nlohmann::json &header, std::string_view payload)
   return out;
 }
 
-Frame decode_frame(std::string_view message) {
+namespace {
+
+// The header's length, after checking that the message can hold it.
+uint32_t header_length(std::string_view message) {
   TIR_USER_CHECK(message.size() >= 8) << "RPC: a message of " << message.size()
                                       << " bytes is not a frame (a frame has at least 8: \"TRPC\" and a length)";
   TIR_USER_CHECK(std::memcmp(message.data(), kFrameMagic, 4) == 0)
@@ -29,12 +32,38 @@ Frame decode_frame(std::string_view message) {
   TIR_USER_CHECK(uint64_t(n) <= message.size() - 8)
       << "RPC: a frame's header length (" << n << " bytes) runs past the end of its " << message.size()
       << "-byte message";
-  Frame f;
-  f.header = nlohmann::json::parse(message.substr(8, n), nullptr, /*allow_exceptions=*/false);
-  TIR_USER_CHECK(f.header.is_object() && f.header.contains("type") && f.header["type"].is_string())
+  return n;
+}
+
+}  // namespace
+
+nlohmann::json decode_header(std::string_view message) {
+  const uint32_t n = header_length(message);
+  nlohmann::json header = nlohmann::json::parse(message.substr(8, n), nullptr, /*allow_exceptions=*/false);
+  TIR_USER_CHECK(header.is_object() && header.contains("type") && header["type"].is_string())
       << "RPC: a frame's header is not a JSON object with a string \"type\"";
-  f.payload.assign(message.substr(8 + size_t(n)));
+  return header;
+}
+
+Frame decode_frame(std::string_view message) {
+  Frame f;
+  f.header = decode_header(message);
+  f.payload.assign(message.substr(8 + size_t(header_length(message))));
   return f;
+}
+
+void check_hello(const nlohmann::json &header, const std::string &token) {
+  const auto v = header.find("v");
+  TIR_USER_CHECK(v != header.end() && v->is_number_integer())
+      << "RPC: the first frame (\"" << header["type"].get<std::string>()
+      << "\") has no protocol version \"v\"; this end speaks version " << kVersion;
+  TIR_USER_CHECK(v->get<int64_t>() == kVersion)
+      << "RPC: protocol version " << v->get<int64_t>() << " is not spoken here (this end speaks version " << kVersion
+      << "); use a client and remote of the same tensorir release";
+  if (token.empty()) return;
+  const auto t = header.find("token");
+  TIR_USER_CHECK(t != header.end() && t->is_string() && t->get<std::string>() == token)
+      << "RPC: wrong or missing token; this end was started with --token and accepts only peers that present it";
 }
 
 nlohmann::json error_header(const nlohmann::json &id, const std::string &message) {

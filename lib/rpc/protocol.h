@@ -22,6 +22,14 @@ std::string encode_frame(const nlohmann::json &header, std::string_view payload 
 // short message, another magic, a header length beyond the message, a header that is
 // not a JSON object with a string "type".
 Frame decode_frame(std::string_view message);
+// The header alone, with the same checks.
+nlohmann::json decode_header(std::string_view message);
+
+inline constexpr int kVersion = 1;
+
+// Checks a connection's first frame (`register` or `connect`): its "v" is kVersion and,
+// where `token` is not empty, its "token" is `token`. Throws an Error to send back.
+void check_hello(const nlohmann::json &header, const std::string &token);
 
 // {"type":"error","id":id,"message":message}; id null when no request is answered.
 nlohmann::json error_header(const nlohmann::json &id, const std::string &message);

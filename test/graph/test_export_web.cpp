@@ -332,6 +332,7 @@ void check_package(const fs::path &dir, const graph::Graph &g, const graph::WebE
   if (info.runtime_files > 0) {
     CHECK(fs::file_size(dir / "tensorir" / "tensorir.js") > 0);
     CHECK(fs::exists(dir / "index.html"));
+    CHECK(!fs::exists(dir / "rpc.html"));  // the RPC proxy's page, not a package's
   }
 }
 

@@ -24,7 +24,8 @@ function lookup(mounts, urlPath) {
 }
 
 // `isolated` (default true) sends COOP/COEP, making the pages cross-origin isolated.
-export function startServer(mounts, { isolated = true } = {}) {
+// `upgrade(req, socket)`, if given, takes WebSocket upgrades (a stand-in proxy).
+export function startServer(mounts, { isolated = true, upgrade = null } = {}) {
   const table = new Map(mounts);
   const server = createServer((req, res) => {
     let file = null;
@@ -49,6 +50,7 @@ export function startServer(mounts, { isolated = true } = {}) {
     });
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });
+  if (upgrade) server.on('upgrade', upgrade);
   return new Promise((resolve, reject) => {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {

@@ -2,6 +2,7 @@
 // test, info), each in its own file. Arguments are parsed with CLI11.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,5 +53,7 @@ void add_info(CLI::App &app);
 void add_rpc(CLI::App &app);
 using AddCommand = void (*)(CLI::App &parent);
 std::vector<AddCommand> &rpc_commands();
+// Runs `serve` (blocking) until SIGINT or SIGTERM, which call `stop` so that it returns.
+void serve_until_signal(const std::function<void()> &serve, const std::function<void()> &stop);
 
 }  // namespace tensorir::cli

@@ -1,6 +1,11 @@
 // tensorir rpc: the RPC proxy and server (docs/rpc.md), each a subcommand of its own file.
 #include <CLI/CLI.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <thread>
+
 #include "cli.h"
 
 namespace tensorir::cli {
@@ -8,6 +13,24 @@ namespace tensorir::cli {
 std::vector<AddCommand> &rpc_commands() {
   static std::vector<AddCommand> commands;
   return commands;
+}
+
+void serve_until_signal(const std::function<void()> &serve, const std::function<void()> &stop) {
+  // Blocked here, before any serving thread starts, so only the waiter below takes them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    stop();
+  });
+  serve();
+  // serve() may also have returned by itself: wake the waiter so it can be joined.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
 }
 
 void add_rpc(CLI::App &app) {

@@ -41,6 +41,24 @@ function defaultThreads() {
   return Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 8));
 }
 
+// Calls kernel {name, fn, args} (args: the address of its argument words) with fresh
+// scratch memory; a trap or a non-zero status is a TensorirError with the kernel's message.
+export function callKernel(state, kernel) {
+  state.scratch.reset();
+  state.error = '';
+  let rc;
+  try {
+    rc = kernel.fn(kernel.args);
+  } catch (e) {
+    fail(`kernel ${kernel.name} trapped: ${e && e.message ? e.message : e}`);
+  }
+  if (rc !== 0) {
+    const msg = state.error || (rc === TRAPPED ? 'it trapped in a worker thread' : `status ${rc}`);
+    state.error = '';
+    fail(`kernel ${kernel.name} failed: ${msg}`);
+  }
+}
+
 export class WasmModel extends ModelBase {
   // How many threads load() uses by default: every core (up to 8) in a cross-origin
   // isolated page, else 1.
@@ -150,19 +168,7 @@ export class WasmModel extends ModelBase {
   }
 
   call(kernel) {
-    this.state.scratch.reset();
-    this.state.error = '';
-    let rc;
-    try {
-      rc = kernel.fn(kernel.args);
-    } catch (e) {
-      fail(`kernel ${kernel.name} trapped: ${e && e.message ? e.message : e}`);
-    }
-    if (rc !== 0) {
-      const msg = this.state.error || (rc === TRAPPED ? 'it trapped in a worker thread' : `status ${rc}`);
-      this.state.error = '';
-      fail(`kernel ${kernel.name} failed: ${msg}`);
-    }
+    callKernel(this.state, kernel);
   }
 
   runSync(inputs) {

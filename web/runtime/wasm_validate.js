@@ -132,7 +132,7 @@ export function validateWasmModel(model, url = 'model.json') {
 }
 
 // Bytes per element of a dtype ("float32", "int8", "bool", ...), or NaN.
-function dtypeBytes(dtype) {
+export function dtypeBytes(dtype) {
   if (dtype === 'bool') return 1;
   const m = /^(?:float|bfloat|int|uint)(8|16|32|64)$/.exec(dtype);
   return m ? Number(m[1]) / 8 : NaN;

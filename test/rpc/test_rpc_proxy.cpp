@@ -1,0 +1,204 @@
+// The proxy as users run it (`tensorir rpc proxy`, a child process), spoken to with raw
+// frames: a stand-in remote registers, a client pairs with it by key, and frames travel
+// both ways unchanged; every broken peer gets an error and the proxy keeps serving.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "rpc/connection.h"
+#include "rpc/rpc_process.h"
+#include "tensorir/error.h"
+
+using namespace tensorir;
+using namespace tensorir::rpc;
+using nlohmann::json;
+using tensorir::test::RpcProcess;
+
+namespace {
+
+json hello(const std::string &type, const std::string &key, int version = 1) {
+  return {{"type", type}, {"v", version}, {"key", key}, {"timeout_ms", 500}};
+}
+
+// A remote of `key` registered with the proxy at `address`.
+std::unique_ptr<Connection> register_remote(const std::string &address, const std::string &key) {
+  auto remote = Connection::dial(address);
+  json h = hello("register", key);
+  h["info"] = {{"remote", "test"}, {"devices", json::array({{{"name", "llvm"}}})}};
+  remote->send(h);
+  REQUIRE(remote->receive().header["type"] == "registered");
+  return remote;
+}
+
+// The proxy still pairs a new client with a new remote and relays a request and its reply.
+void check_still_serving(const std::string &address, const std::string &key) {
+  auto remote = register_remote(address, key);
+  auto client = Connection::dial(address);
+  client->send(hello("connect", key));
+  Frame connected = client->receive();
+  REQUIRE(connected.header["type"] == "connected");
+  CHECK(connected.header["info"]["remote"] == "test");
+  CHECK(remote->receive().header["type"] == "open");
+  client->send({{"type", "request"}, {"id", 1}, {"op", "info"}}, "payload bytes");
+  Frame request = remote->receive();
+  CHECK(request.header["op"] == "info");
+  CHECK(request.payload == "payload bytes");
+  remote->send({{"type", "reply"}, {"id", 1}}, std::string(100000, 'x'));
+  Frame reply = client->receive();
+  CHECK(reply.header["id"] == 1);
+  CHECK(reply.payload.size() == 100000);
+  client->close();
+  CHECK(remote->receive().header["type"] == "close");
+}
+
+std::string error_of(Connection &c) {
+  Frame f = c.receive();
+  REQUIRE(f.header["type"] == "error");
+  return f.header["message"];
+}
+
+// An error frame's message, or why the connection closed.
+std::string failure_of(Connection &c) {
+  try {
+    return error_of(c);
+  } catch (const Error &e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("rpc proxy: pairs a client with a remote of its key and relays frames both ways", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  check_still_serving(proxy.address(), "browser");
+  // The remote is free again for the next client.
+  check_still_serving(proxy.address(), "browser");
+}
+
+TEST_CASE("rpc proxy: serves the page and the web runtime over HTTP, and its status", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  std::string body;
+  CHECK(test::http_get(proxy.port(), "/rpc.html?key=browser", body) == 200);
+  CHECK(body.find("<html") != std::string::npos);
+  CHECK(test::http_get(proxy.port(), "/tensorir/tensorir.js", body) == 200);
+  CHECK(body.find("export") != std::string::npos);
+  CHECK(test::http_get(proxy.port(), "/etc/passwd", body) == 404);
+  CHECK(test::http_get(proxy.port(), "/tensorir/../../etc/passwd", body) == 404);
+  auto remote = register_remote(proxy.address(), "k1");
+  CHECK(test::http_get(proxy.port(), "/status", body) == 200);
+  const json status = json::parse(body);
+  REQUIRE(status["remotes"].size() == 1);
+  CHECK(status["remotes"][0]["key"] == "k1");
+  CHECK(status["remotes"][0]["busy"] == false);
+}
+
+TEST_CASE("rpc proxy: a key with no free remote is an error after the client's timeout", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  auto client = Connection::dial(proxy.address());
+  client->send(hello("connect", "nobody"));
+  const std::string why = error_of(*client);
+  CHECK_THAT(why, Catch::Contains("no remote of key 'nobody'") && Catch::Contains("rpc.html?key=nobody"));
+  // A busy remote is not handed to a second client.
+  auto remote = register_remote(proxy.address(), "one");
+  auto first = Connection::dial(proxy.address());
+  first->send(hello("connect", "one"));
+  CHECK(first->receive().header["type"] == "connected");
+  auto second = Connection::dial(proxy.address());
+  second->send(hello("connect", "one"));
+  CHECK_THAT(error_of(*second), Catch::Contains("stayed busy"));
+  check_still_serving(proxy.address(), "other");
+}
+
+TEST_CASE("rpc proxy: a remote that goes away mid-session is an error for its client", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  auto remote = register_remote(proxy.address(), "tab");
+  auto client = Connection::dial(proxy.address());
+  client->send(hello("connect", "tab"));
+  REQUIRE(client->receive().header["type"] == "connected");
+  REQUIRE(remote->receive().header["type"] == "open");
+  client->send({{"type", "request"}, {"id", 1}, {"op", "call"}});
+  remote->receive();
+  remote->close();  // the tab closes before it answers
+  Frame f = client->receive();
+  CHECK(f.header["type"] == "error");
+  CHECK(f.header["id"].is_null());
+  CHECK_THAT(f.header["message"].get<std::string>(), Catch::Contains("'tab'") && Catch::Contains("went away"));
+  CHECK_THROWS_AS(client->receive(), Error);
+  check_still_serving(proxy.address(), "tab");
+}
+
+TEST_CASE("rpc proxy: malformed, oversized and other-version frames end only their connection", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet", "--max-frame-mb", "1"});
+  SECTION("another protocol version") {
+    auto c = Connection::dial(proxy.address());
+    c->send(hello("connect", "k", 2));
+    CHECK_THAT(error_of(*c), Catch::Contains("protocol version 2") && Catch::Contains("version 1"));
+  }
+  SECTION("not a frame") {
+    auto c = Connection::dial(proxy.address());
+    c->send_message("hello there");
+    CHECK_THAT(error_of(*c), Catch::Contains("TRPC"));
+  }
+  SECTION("a header that is not JSON") {
+    auto c = Connection::dial(proxy.address());
+    std::string bad = encode_frame({{"type", "connect"}});
+    bad[9] = '!';
+    c->send_message(bad);
+    CHECK_THAT(error_of(*c), Catch::Contains("JSON object"));
+  }
+  SECTION("an unknown first frame") {
+    auto c = Connection::dial(proxy.address());
+    c->send({{"type", "request"}, {"v", 1}, {"key", "k"}});
+    CHECK_THAT(error_of(*c), Catch::Contains("\"register\""));
+  }
+  SECTION("a frame over the limit, in a session") {
+    auto remote = register_remote(proxy.address(), "big");
+    auto c = Connection::dial(proxy.address());
+    c->send(hello("connect", "big"));
+    REQUIRE(c->receive().header["type"] == "connected");
+    REQUIRE(remote->receive().header["type"] == "open");
+    c->send({{"type", "request"}, {"id", 1}, {"op", "write"}}, std::string(2 << 20, 'x'));
+    CHECK_THAT(failure_of(*c), Catch::Contains("larger than"));
+    // The remote learns that the session ended.
+    CHECK(remote->receive().header["type"] == "close");
+  }
+  check_still_serving(proxy.address(), "after");
+  CHECK(proxy.alive());
+}
+
+TEST_CASE("rpc proxy: a token is required off the loopback address, and checked when given", "[rpc]") {
+  std::string err;
+  CHECK(test::run_rpc_command({"proxy", "--host", "0.0.0.0", "--port", "0"}, err) != 0);
+  CHECK_THAT(err, Catch::Contains("--token"));
+
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet", "--token", "s3cret"});
+  auto c = Connection::dial(proxy.address());
+  c->send(hello("connect", "k"));
+  CHECK_THAT(error_of(*c), Catch::Contains("token"));
+  auto remote = Connection::dial(proxy.address());
+  json h = hello("register", "k");
+  h["token"] = "s3cret";
+  remote->send(h);
+  CHECK(remote->receive().header["type"] == "registered");
+  auto client = Connection::dial(proxy.address());
+  json ch = hello("connect", "k");
+  ch["token"] = "s3cret";
+  client->send(ch);
+  CHECK(client->receive().header["type"] == "connected");
+}
+
+TEST_CASE("rpc proxy: browsers reach its WebSocket only from the pages it serves", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  const std::string port = std::to_string(proxy.port());
+  auto upgrade = [&](const std::string &host, const std::string &origin) {
+    std::string body;
+    return test::http_get(proxy.port(), "/", body,
+                          "Host: " + host + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                          "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                          "Origin: " + origin + "\r\n");
+  };
+  CHECK(upgrade("127.0.0.1:" + port, "http://127.0.0.1:" + port) == 101);
+  CHECK(upgrade("localhost:" + port, "http://localhost:" + port) == 101);
+  CHECK(upgrade("127.0.0.1:" + port, "http://evil.example") == 403);        // another site
+  CHECK(upgrade("evil.example:" + port, "http://evil.example:" + port) == 403);  // a re-bound name
+}
