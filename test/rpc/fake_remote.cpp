@@ -50,8 +50,13 @@ FakeRemote::FakeRemote(json info, Handler handler) : state_(std::make_shared<Sta
   listener_ = std::make_unique<rpc::Listener>("127.0.0.1", 0);
   port_ = listener_->port();
   std::shared_ptr<State> state = state_;  // connection threads may outlive this object
-  thread_ = std::thread([this, state] {
-    listener_->serve([](const std::string &) { return rpc::HttpResponse{404, "text/plain", "no pages here\n"}; },
+  const auto no_pages = [](const std::string &) {
+    rpc::HttpResponse r;
+    r.status = 404;
+    return r;
+  };
+  thread_ = std::thread([this, state, no_pages] {
+    listener_->serve(no_pages,
                      [state](std::unique_ptr<Connection> c) {
                        try {
                          state->serve(*c);
