@@ -57,14 +57,20 @@ class LLVMModuleNode : public ModuleNode {
     }
     TIR_USER_CHECK(format == "so") << "the llvm backend cannot save as '" << format
                                    << "'; formats: o (relocatable object), so (shared library)";
-    // The object goes next to the library and is removed whatever happens.
-    const std::string object = path + ".tmp.o";
+    // The objects go next to the library and are removed whatever happens. The table
+    // lets the runtime alone load the library (runtime::LibraryModuleNode); every
+    // function stays exported too.
+    const std::string object = path + ".tmp.o", table = path + ".table.tmp.o";
     struct Remove {
-      const std::string &p;
-      ~Remove() { std::remove(p.c_str()); }
-    } cleanup{object};
+      const std::string &a, &b;
+      ~Remove() {
+        std::remove(a.c_str());
+        std::remove(b.c_str());
+      }
+    } cleanup{object, table};
     write_object(code_.ll, target_, object);
-    link_shared_library({object}, path);
+    write_kernel_table(sigs_, 0, target_, table, runtime::kModuleTableSymbol);
+    link_shared_library({object, table}, path);
   }
 
  private:

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernel_table.h"
 #include "tensorir/runtime/module.h"
 #include "tensorir/target.h"
 
@@ -33,9 +34,10 @@ ObjectMachine object_machine(const Target &target);
 void link_shared_library(const std::vector<std::string> &objects, const std::string &output,
                          const std::vector<std::string> &exports = {});
 
-// An object defining runtime::kKernelTableSymbol over `kernels` and the fingerprint of
-// the plan saved with them (runtime/kernel_table.h).
+// An object defining `symbol` over `kernels` and the fingerprint of the plan saved with
+// them (runtime/kernel_table.h): runtime::kKernelTableSymbol for a saved model (constant
+// shapes only), runtime::kModuleTableSymbol for a module's library (fingerprint 0).
 void write_kernel_table(const std::vector<FuncSignature> &kernels, uint32_t plan_fnv1a32, const Target &target,
-                        const std::string &path);
+                        const std::string &path, const char *symbol = runtime::kKernelTableSymbol);
 
 }  // namespace tensorir::llvm_backend

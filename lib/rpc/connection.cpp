@@ -48,7 +48,9 @@ struct Connection::Impl {
 
   void configure() {
     ws.binary(true);
-    ws.read_message_max(max_frame_bytes);
+    // The limit is checked in receive_message(): Beast's own would close the connection
+    // before the error frame that says why could be sent.
+    ws.read_message_max(0);
     ws.auto_fragment(false);
   }
 };
@@ -93,25 +95,29 @@ Frame Connection::receive() { return decode_frame(receive_message()); }
 
 std::string Connection::receive_message() {
   beast::flat_buffer buffer;
+  bool too_big = false;
   try {
-    impl_->ws.read(buffer);
+    do {
+      impl_->ws.read_some(buffer, size_t(1) << 20);
+      too_big = buffer.size() > impl_->max_frame_bytes;
+    } while (!too_big && !impl_->ws.is_message_done());
   } catch (const beast::system_error &e) {
-    if (e.code() == websocket::error::message_too_big) {
-      // Say why before closing, where the connection still allows it.
-      try {
-        send(error_header(nullptr, "RPC: a frame larger than " + std::to_string(impl_->max_frame_bytes) +
-                                       " bytes was refused; the connection is closed"));
-      } catch (...) {
-      }
-      close();
-      TIR_THROW() << "RPC: " << impl_->peer << " sent a frame larger than the limit of " << impl_->max_frame_bytes
-                  << " bytes";
-    }
     impl_->closed = true;
     // Beast answers an oversized message itself, with close code 1009.
     if (impl_->ws.reason().code == websocket::close_code::too_big)
       TIR_THROW() << "RPC: " << impl_->peer << " refused a frame larger than its limit and closed the connection";
     TIR_THROW() << "RPC: the connection to " << impl_->peer << " closed (" << e.code().message() << ")";
+  }
+  if (too_big) {
+    // Say why before closing, where the connection still allows it.
+    try {
+      send(error_header(nullptr, "RPC: a frame larger than " + std::to_string(impl_->max_frame_bytes) +
+                                     " bytes was refused; the connection is closed"));
+    } catch (...) {
+    }
+    close();
+    TIR_THROW() << "RPC: " << impl_->peer << " sent a frame larger than the limit of " << impl_->max_frame_bytes
+                << " bytes";
   }
   TIR_USER_CHECK(impl_->ws.got_binary()) << "RPC: " << impl_->peer
                                          << " sent a text message; frames are binary messages (docs/rpc.md)";

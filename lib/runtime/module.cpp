@@ -3,8 +3,9 @@
 #include "tensorir/runtime/module.h"
 
 #include <algorithm>
-#include <chrono>
 #include <sstream>
+
+#include "runtime/time_calls.h"
 
 namespace tensorir {
 
@@ -225,23 +226,7 @@ TimeResult TimeEvaluator::call(const std::vector<Arg> &args) const {
 
 std::vector<double> ModuleNode::time(size_t index, const std::vector<ArgValue> &args,
                                      const std::vector<NDArray> &buffers, const TimeOptions &options) const {
-  using Clock = std::chrono::steady_clock;
-  invoke(index, args, buffers);  // warm-up: first-call costs stay out of the figures
-  std::vector<double> times;
-  for (int r = 0; r < options.repeat; ++r) {
-    int number = options.number;
-    for (;;) {
-      const auto start = Clock::now();
-      for (int i = 0; i < number; ++i) invoke(index, args, buffers);
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      if (ms >= options.min_repeat_ms || number > (1 << 24)) {
-        times.push_back(ms / number);
-        break;
-      }
-      number *= 2;
-    }
-  }
-  return times;
+  return runtime::time_calls([&] { invoke(index, args, buffers); }, options);
 }
 
 void ModuleNode::save(const std::string &path, const std::string &format) const {

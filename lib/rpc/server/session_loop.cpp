@@ -1,0 +1,58 @@
+// The frame loop of a session (session_loop.h).
+#include "rpc/server/session_loop.h"
+
+#include <cstdio>
+#include <mutex>
+
+#include "tensorir/error.h"
+
+namespace tensorir::rpc::server {
+
+void log_line(const std::string &what) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::fprintf(stderr, "tensorir rpc server: %s\n", what.c_str());
+  std::fflush(stderr);
+}
+
+std::optional<Frame> next_frame(Connection &conn, const std::string &log) {
+  try {
+    return conn.receive();
+  } catch (const std::exception &e) {
+    if (!conn.closed()) {
+      try {
+        conn.send(error_header(nullptr, std::string(e.what()) + "; the connection is closed"));
+      } catch (...) {
+      }
+      conn.close();
+    }
+    log_line(log + ": " + e.what());
+    return std::nullopt;
+  }
+}
+
+void serve_session(Connection &conn, Executor &executor, const std::string &log) {
+  while (std::optional<Frame> frame = next_frame(conn, log)) {
+    const std::string type = frame->header["type"].get<std::string>();
+    std::optional<Frame> answer;
+    if (type == "request") {
+      answer = executor.handle(*frame);
+    } else if (type == "close" || type == "open") {
+      executor.reset();
+    } else {
+      answer = Frame{error_header(frame->header.value("id", nlohmann::json()),
+                                  "a frame of type '" + type + "' was not expected during a session; send "
+                                  "\"request\" frames (docs/rpc.md)"),
+                     {}};
+    }
+    if (!answer) continue;
+    try {
+      conn.send(answer->header, answer->payload);
+    } catch (const std::exception &e) {
+      log_line(log + ": " + e.what());
+      return;
+    }
+  }
+}
+
+}  // namespace tensorir::rpc::server

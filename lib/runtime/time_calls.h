@@ -1,0 +1,16 @@
+// The timing loop of Module::time_evaluator, for anything that can be called: a kernel,
+// a whole model.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "tensorir/runtime/module.h"
+
+namespace tensorir::runtime {
+
+// One untimed call, then `options.repeat` runs of `options.number` calls, each run done
+// again with twice the calls while it is shorter than `options.min_repeat_ms`: each
+// run's mean milliseconds per call. `call` must have finished its work when it returns.
+std::vector<double> time_calls(const std::function<void()> &call, const TimeOptions &options);
+
+}  // namespace tensorir::runtime
