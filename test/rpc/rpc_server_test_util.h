@@ -11,7 +11,7 @@
 
 #include "rpc/protocol.h"
 #include "rpc/server/executor.h"
-#include "rpc/server/signature_json.h"
+#include "rpc/signature_json.h"
 #include "tensorir/runtime/module.h"
 
 namespace tensorir::rpc_test {

@@ -2,9 +2,10 @@
 // (load_model of docs/rpc.md); RemoteModel runs, profiles and times it there.
 #include <algorithm>
 
+#include "rpc/client/package_files.h"
 #include "rpc/client/session_impl.h"
-#include "rpc/client/temp_dir.h"
 #include "rpc/client/wire.h"
+#include "rpc/temp_dir.h"
 #include "tensorir/error.h"
 #include "tensorir/graph/artifact.h"
 

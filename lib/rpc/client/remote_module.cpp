@@ -4,11 +4,13 @@
 #include <functional>
 #include <map>
 
+#include "rpc/client/package_files.h"
 #include "rpc/client/remote_device.h"
 #include "rpc/client/session_impl.h"
 #include "rpc/client/session_table.h"
-#include "rpc/client/temp_dir.h"
 #include "rpc/client/wire.h"
+#include "rpc/signature_json.h"
+#include "rpc/temp_dir.h"
 #include "tensorir/error.h"
 
 namespace tensorir::rpc {
@@ -121,7 +123,7 @@ Module Session::load(const Module &module) const {
   const Device device = s.device(backend);
   const std::string bytes = it->second.bytes(local);
   json sigs = json::array();
-  for (const FuncSignature &sig : local.node()->signatures()) sigs.push_back(signature_json(sig));
+  for (const FuncSignature &sig : local.node()->signatures()) sigs.push_back(signature_to_json(sig));
   const int64_t handle = s.new_handle();
   const Frame reply = s.request(
       "load_module", {{"module", handle}, {"format", it->second.format}, {"target", backend}, {"functions", sigs}},

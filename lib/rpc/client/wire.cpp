@@ -7,19 +7,6 @@ namespace tensorir::rpc {
 
 using nlohmann::json;
 
-json signature_json(const FuncSignature &sig) {
-  json args = json::array();
-  for (const ArgSpec &a : sig.args) {
-    json shape = json::array();
-    for (const DimSpec &d : a.shape) shape.push_back({{"coeff", d.coeff}, {"symbol", d.symbol}, {"offset", d.offset}});
-    args.push_back({{"name", a.name},
-                    {"kind", a.is_buffer() ? "buffer" : "scalar"},
-                    {"dtype", a.dtype.str()},
-                    {"shape", shape}});
-  }
-  return {{"name", sig.name}, {"args", args}, {"symbols", sig.symbols}};
-}
-
 json buffer_arg_json(int64_t handle, const NDArray &a) {
   return {{"handle", handle}, {"shape", a.shape()}, {"dtype", a.dtype().str()}};
 }

@@ -1,5 +1,5 @@
-// The JSON of docs/rpc.md for tensorir's own types: signatures, call arguments, the
-// inputs and outputs of a model.
+// The JSON of docs/rpc.md for tensorir's own types that the client sends and reads: call
+// arguments, the inputs and outputs of a model, times (signatures: rpc/signature_json.h).
 #pragma once
 #include <string>
 #include <vector>
@@ -10,7 +10,6 @@
 
 namespace tensorir::rpc {
 
-nlohmann::json signature_json(const FuncSignature &sig);
 // {"handle","shape","dtype"} for a buffer on the remote, {"int"} or {"float"} for a scalar.
 nlohmann::json buffer_arg_json(int64_t handle, const NDArray &a);
 nlohmann::json scalar_arg_json(const ArgSpec &spec, ArgValue v);

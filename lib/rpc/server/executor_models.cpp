@@ -2,7 +2,7 @@
 // (CompiledModel::save's folder), received as files and loaded by the runtime alone.
 #include "rpc/server/executor.h"
 #include "rpc/server/request.h"
-#include "rpc/server/temp_dir.h"
+#include "rpc/temp_dir.h"
 #include "runtime/time_calls.h"
 #include "tensorir/error.h"
 

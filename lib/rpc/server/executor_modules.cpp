@@ -4,8 +4,8 @@
 
 #include "rpc/server/executor.h"
 #include "rpc/server/request.h"
-#include "rpc/server/signature_json.h"
-#include "rpc/server/temp_dir.h"
+#include "rpc/signature_json.h"
+#include "rpc/temp_dir.h"
 #include "runtime/library_module.h"
 #include "tensorir/error.h"
 #include "tensorir/target.h"

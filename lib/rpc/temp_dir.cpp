@@ -1,5 +1,5 @@
 // Private temporary folders (temp_dir.h).
-#include "rpc/server/temp_dir.h"
+#include "rpc/temp_dir.h"
 
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@
 
 #include "tensorir/error.h"
 
-namespace tensorir::rpc::server {
+namespace tensorir::rpc {
 
 namespace fs = std::filesystem;
 
@@ -18,7 +18,7 @@ TempDir::TempDir() {
   std::error_code ec;
   std::string templ = (fs::temp_directory_path(ec) / "tensorir-rpc-XXXXXX").string();
   TIR_USER_CHECK(mkdtemp(templ.data()) != nullptr)
-      << "RPC server: cannot make a temporary folder at " << templ << ": " << std::strerror(errno)
+      << "RPC: cannot make a temporary folder at " << templ << ": " << std::strerror(errno)
       << " (set TMPDIR to a writable folder)";
   path_ = templ;
 }
@@ -36,8 +36,8 @@ std::string TempDir::write(const std::string &name, const char *bytes, size_t si
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(bytes, std::streamsize(size));
   f.close();
-  TIR_USER_CHECK(f.good()) << "RPC server: cannot write " << path << " (disk full?)";
+  TIR_USER_CHECK(f.good()) << "RPC: cannot write " << path << " (disk full?)";
   return path;
 }
 
-}  // namespace tensorir::rpc::server
+}  // namespace tensorir::rpc

@@ -1,7 +1,5 @@
-// Temporary directories and reading their files (temp_dir.h).
-#include "rpc/client/temp_dir.h"
-
-#include <stdlib.h>
+// Reading a saved module's or model's files (package_files.h).
+#include "rpc/client/package_files.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,20 +13,6 @@
 namespace tensorir::rpc {
 
 namespace fs = std::filesystem;
-
-TempDir::TempDir() {
-  std::error_code ec;
-  std::string pattern = (fs::temp_directory_path(ec) / "tensorir-rpc-XXXXXX").string();
-  TIR_USER_CHECK(mkdtemp(pattern.data()) != nullptr)
-      << "RPC: cannot make a temporary directory at " << pattern << ": " << std::strerror(errno)
-      << " (set TMPDIR to a writable directory)";
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
 
 std::string read_file(const std::string &path) {
   std::ifstream in(path, std::ios::binary);

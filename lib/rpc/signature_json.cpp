@@ -1,5 +1,5 @@
 // FuncSignature to and from JSON (signature_json.h).
-#include "rpc/server/signature_json.h"
+#include "rpc/signature_json.h"
 
 #include "tensorir/error.h"
 

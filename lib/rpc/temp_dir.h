@@ -1,9 +1,9 @@
-// A private folder for the files a session receives (module libraries, saved models),
-// removed with everything in it when it goes.
+// A private folder for the files of a module or model that a session sends or receives
+// (module libraries, saved models, web packages), removed with everything in it when it goes.
 #pragma once
 #include <string>
 
-namespace tensorir::rpc::server {
+namespace tensorir::rpc {
 
 class TempDir {
  public:
@@ -21,4 +21,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace tensorir::rpc::server
+}  // namespace tensorir::rpc
