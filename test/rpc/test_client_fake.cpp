@@ -4,7 +4,9 @@
 #include <tensorir/rpc.h>
 #include <tensorir/tensorir.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "rpc/fake_remote.h"
 #include "rpc/rpc_test_util.h"
@@ -76,6 +78,47 @@ TEST_CASE("arrays go to the remote and back, and are freed there when they go", 
   for (const json &f : remote.requests("free")) freed.push_back(f["handles"].at(0).get<int64_t>());
   CHECK(std::find(freed.begin(), freed.end(), handle) != freed.end());
   CHECK(freed.size() >= 2);  // `there` and `moved`; frees are never answered
+}
+
+TEST_CASE("large arrays travel in parts that fit the frame limit", "[rpc]") {
+  FakeRemote remote;
+  rpc::Session s = rpc::connect(remote.address(), "native", {.timeout_ms = 1000, .token = "", .max_frame_bytes = 200 << 10});
+  const NDArray host = NDArray::random({300000}, Float(32), 5);  // 1.2 MB
+  NDArray there = host.to(s.device("llvm"));
+  CHECK(there.to(Device::cpu()).to_vector<float>() == host.to_vector<float>());
+  const std::vector<json> writes = remote.requests("write"), reads = remote.requests("read");
+  CHECK(writes.size() > 5);
+  REQUIRE(writes.size() == reads.size());
+  size_t offset = 0;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    CHECK(writes[i]["offset"] == offset);
+    CHECK(reads[i]["offset"] == offset);
+    CHECK(reads[i]["nbytes"] == writes[i]["payload_bytes"]);
+    CHECK(writes[i]["payload_bytes"].get<size_t>() < (200 << 10));
+    offset += writes[i]["payload_bytes"].get<size_t>();
+  }
+  CHECK(offset == host.nbytes());
+}
+
+TEST_CASE("threads share a session: one request at a time, each answer to its own", "[rpc]") {
+  FakeRemote remote;
+  rpc::Session s = rpc::connect(remote.address(), "native");
+  Module m = s.load(build_add(256));
+  const Device dev = s.device("llvm");
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const NDArray a = NDArray::random({256}, Float(32), uint64_t(100 * t + i)), b = NDArray::random({256}, Float(32), 7);
+        NDArray c = NDArray::empty({256}, Float(32), dev);
+        m("add")(a.to(dev), b.to(dev), c);
+        if (c.to(Device::cpu()).to_vector<float>() != plus(a.to_vector<float>(), b.to_vector<float>())) ++wrong;
+      }
+    });
+  for (std::thread &t : threads) t.join();
+  CHECK(wrong == 0);
+  CHECK(remote.requests("call").size() == 80);
 }
 
 TEST_CASE("request ids count up from 1, one request at a time", "[rpc]") {

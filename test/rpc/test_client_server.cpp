@@ -168,6 +168,10 @@ TEST_CASE("rpc server: arrays move between sessions and the host", "[rpc][server
   NDArray there = a.to(r.dev).to(other.device("llvm"));
   CHECK(there.device() == other.device("llvm"));
   CHECK(there.to(Device::cpu()).to_vector<int32_t>() == a.to_vector<int32_t>());
+  // An array larger than a frame goes in parts.
+  rpc::Session small = rpc::connect(r.server.address(), "server", {.timeout_ms = 1000, .token = "", .max_frame_bytes = 1 << 20});
+  const NDArray big = NDArray::random({1000, 1000}, Float(32), 9);
+  CHECK(big.to(small.device("llvm")).to(Device::cpu()).to_vector<float>() == big.to_vector<float>());
 }
 
 TEST_CASE("rpc server: the errors of unknown functions, foreign arrays and closed sessions", "[rpc][server][error]") {

@@ -69,7 +69,7 @@ Session connect(const std::string &address, const std::string &key, const Connec
   const json info = f.header.contains("info") ? f.header["info"] : json();
   std::vector<RemoteDeviceInfo> devices = parse_devices(info, who);
   Session s;
-  s.impl_ = SessionImpl::open(std::move(conn), address, key, info, std::move(devices));
+  s.impl_ = SessionImpl::open(std::move(conn), address, key, info, std::move(devices), options.max_frame_bytes);
   return s;
 }
 

@@ -2,6 +2,8 @@
 // docs/rpc.md on the session the Device names (session_table.h).
 #include "rpc/client/remote_device.h"
 
+#include <algorithm>
+
 #include "rpc/client/session_impl.h"
 #include "rpc/client/session_table.h"
 #include "runtime/device_api.h"
@@ -10,19 +12,26 @@ namespace tensorir::rpc {
 
 namespace {
 
+// Large arrays travel in parts, each well inside a frame (SessionImpl::chunk_bytes).
 void write(Device dev, void *dst, const void *src, size_t nbytes) {
   std::shared_ptr<SessionImpl> s = session_of(dev);
-  s->request("write", {{"handle", handle_of(dst)}, {"offset", 0}},
-             std::string_view(static_cast<const char *>(src), nbytes));
+  const char *bytes = static_cast<const char *>(src);
+  for (size_t at = 0; at < nbytes; at += s->chunk_bytes()) {
+    const size_t n = std::min(s->chunk_bytes(), nbytes - at);
+    s->request("write", {{"handle", handle_of(dst)}, {"offset", at}}, std::string_view(bytes + at, n));
+  }
 }
 
 void read(Device dev, const void *src, void *dst, size_t nbytes) {
   std::shared_ptr<SessionImpl> s = session_of(dev);
-  const Frame reply = s->request("read", {{"handle", handle_of(src)}, {"offset", 0}, {"nbytes", nbytes}});
-  TIR_USER_CHECK(reply.payload.size() == nbytes)
-      << "remote '" << s->key() << "': a read of " << nbytes << " bytes from " << describe_device(dev) << " returned "
-      << reply.payload.size();
-  std::copy(reply.payload.begin(), reply.payload.end(), static_cast<char *>(dst));
+  for (size_t at = 0; at < nbytes; at += s->chunk_bytes()) {
+    const size_t n = std::min(s->chunk_bytes(), nbytes - at);
+    const Frame reply = s->request("read", {{"handle", handle_of(src)}, {"offset", at}, {"nbytes", n}});
+    TIR_USER_CHECK(reply.payload.size() == n)
+        << "remote '" << s->key() << "': a read of " << n << " bytes from " << describe_device(dev) << " returned "
+        << reply.payload.size();
+    std::copy(reply.payload.begin(), reply.payload.end(), static_cast<char *>(dst) + at);
+  }
 }
 
 class RemoteDeviceAPI final : public DeviceAPI {

@@ -1,6 +1,8 @@
 // Requests and replies of one RPC session (session_impl.h).
 #include "rpc/client/session_impl.h"
 
+#include <algorithm>
+
 #include "rpc/client/session_table.h"
 #include "tensorir/error.h"
 
@@ -9,17 +11,19 @@ namespace tensorir::rpc {
 using nlohmann::json;
 
 SessionImpl::SessionImpl(std::unique_ptr<Connection> conn, std::string address, std::string key, json info,
-                         std::vector<RemoteDeviceInfo> devices)
+                         std::vector<RemoteDeviceInfo> devices, uint64_t max_frame_bytes)
     : conn_(std::move(conn)),
       address_(std::move(address)),
       key_(std::move(key)),
       info_(std::move(info)),
-      devices_(std::move(devices)) {}
+      devices_(std::move(devices)),
+      max_frame_bytes_(max_frame_bytes) {}
 
 std::shared_ptr<SessionImpl> SessionImpl::open(std::unique_ptr<Connection> conn, std::string address,
-                                               std::string key, json info, std::vector<RemoteDeviceInfo> devices) {
-  std::shared_ptr<SessionImpl> s(
-      new SessionImpl(std::move(conn), std::move(address), std::move(key), std::move(info), std::move(devices)));
+                                               std::string key, json info, std::vector<RemoteDeviceInfo> devices,
+                                               uint64_t max_frame_bytes) {
+  std::shared_ptr<SessionImpl> s(new SessionImpl(std::move(conn), std::move(address), std::move(key), std::move(info),
+                                                 std::move(devices), max_frame_bytes));
   std::vector<std::string> names;
   for (const RemoteDeviceInfo &d : s->devices_) names.push_back(d.name);
   s->serial_ = register_session(s, s->label(), names);
@@ -32,6 +36,13 @@ SessionImpl &SessionImpl::of(const std::shared_ptr<SessionImpl> &impl) {
 }
 
 SessionImpl::~SessionImpl() { close("its last handle went"); }
+
+size_t SessionImpl::chunk_bytes() const {
+  const uint64_t header_room = 64 << 10;
+  const uint64_t most = uint64_t(64) << 20;
+  return size_t(std::max<uint64_t>(1, std::min(most, max_frame_bytes_ > 2 * header_room ? max_frame_bytes_ - header_room
+                                                                                       : max_frame_bytes_ / 2)));
+}
 
 std::string SessionImpl::label() const { return "remote '" + key_ + "' at " + address_; }
 

@@ -20,7 +20,8 @@ class SessionImpl {
  public:
   // Registers the session in the table of live sessions (session_table.h).
   static std::shared_ptr<SessionImpl> open(std::unique_ptr<Connection> conn, std::string address, std::string key,
-                                           nlohmann::json info, std::vector<RemoteDeviceInfo> devices);
+                                           nlohmann::json info, std::vector<RemoteDeviceInfo> devices,
+                                           uint64_t max_frame_bytes);
   ~SessionImpl();
   // *impl, or an Error for a Session that was never connected.
   static SessionImpl &of(const std::shared_ptr<SessionImpl> &impl);
@@ -44,6 +45,9 @@ class SessionImpl {
   // An op the remote never answers (free, free_module, free_model): for destructors, so it
   // never throws and does nothing once the session is closed.
   void post(const std::string &op, nlohmann::json fields) noexcept;
+  // The most bytes of an array one write or read moves: whole frames stay far below the
+  // frame limits (ConnectOptions::max_frame_bytes here, the remote's own there).
+  size_t chunk_bytes() const;
   // A handle for an array, module or model, unique within the session.
   int64_t new_handle() { return next_handle_++; }
 
@@ -55,7 +59,7 @@ class SessionImpl {
 
  private:
   SessionImpl(std::unique_ptr<Connection> conn, std::string address, std::string key, nlohmann::json info,
-              std::vector<RemoteDeviceInfo> devices);
+              std::vector<RemoteDeviceInfo> devices, uint64_t max_frame_bytes);
   int64_t send(const std::string &op, nlohmann::json fields, std::string_view payload);
   [[noreturn]] void fail(const std::string &reason);
 
@@ -63,6 +67,7 @@ class SessionImpl {
   std::string address_, key_;
   nlohmann::json info_;
   std::vector<RemoteDeviceInfo> devices_;
+  uint64_t max_frame_bytes_;
   int serial_ = 0;  // in the table of live sessions; part of every Device id
   std::mutex request_mu_;  // one request at a time
   std::mutex send_mu_;     // ids go out in the order they are counted
