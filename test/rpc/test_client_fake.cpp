@@ -1,6 +1,8 @@
 // The RPC client against a remote written in the test (fake_remote.h): what it sends for
 // each call of the API, and how it meets errors, a remote that goes away and a closed
 // session.
+#include <tensorir/graph/executor.h>
+#include <tensorir/graph/graph.h>
 #include <tensorir/rpc.h>
 #include <tensorir/tensorir.h>
 
@@ -320,4 +322,43 @@ TEST_CASE("Session::load refuses modules it cannot send and devices the remote l
   CHECK_THROWS_WITH(s.load(build_add(4)), Contains("remote 'page'") && Contains("no device 'llvm'") &&
                                               Contains("its devices are: wasm"));
   CHECK_THROWS_WITH(s.load(Module()), Contains("undefined"));
+}
+
+TEST_CASE("a model goes up as the files of a saved model, and a malformed answer is an error", "[rpc][error]") {
+  const json io = {{{"name", "x"}, {"shape", {1, 4}}, {"dtype", "float32"}}};
+  FakeRemote remote(FakeRemote::default_info(), [io](Connection &c, const Frame &f, Store &store) {
+    const std::string op = f.header.value("op", "");
+    if (op == "load_model") FakeRemote::reply(c, f.header, {{"inputs", io}, {"outputs", io}});
+    else if (op == "run_model")  // 8 bytes for an output of 16
+      FakeRemote::reply(c, f.header, {{"outputs", {{{"name", "x"}, {"shape", {1, 4}}, {"dtype", "float32"}, {"bytes", 8}}}}},
+                        std::string(8, '\0'));
+    else if (op == "time_model") FakeRemote::reply(c, f.header, {{"times_ms", {1.5}}});
+    else return FakeRemote::serve_store(c, f, store);
+    return true;
+  });
+  rpc::Session s = rpc::connect(remote.address(), "native");
+  graph::Builder b;
+  graph::CompiledModel model = graph::build(b.finish(b.relu(b.input("x", {1, 4}), "y")), "llvm");
+  rpc::RemoteModel m = s.load(model);
+  const json load = remote.requests("load_model").at(0);
+  CHECK(load["format"] == "saved-model");
+  size_t total = 0;
+  std::vector<std::string> names;
+  for (const json &f : load["files"]) {
+    names.push_back(f["name"]);
+    total += f["bytes"].get<size_t>();
+  }
+  CHECK(std::find(names.begin(), names.end(), "model.json") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "model.so") != names.end());
+  CHECK(load["payload_bytes"] == total);
+  REQUIRE(m.inputs().size() == 1);
+  CHECK(m.inputs()[0].shape == std::vector<int64_t>{1, 4});
+
+  const std::map<std::string, NDArray> inputs = {{"x", NDArray::random({1, 4}, Float(32), 1)}};
+  CHECK_THROWS_WITH(m.run(inputs), Contains("answered run_model with 8 bytes for the output 'x'"));
+  const json run = remote.requests("run_model").at(0);
+  CHECK(run["inputs"] == json::array({{{"name", "x"}, {"bytes", 16}}}));
+  CHECK(run["payload_bytes"] == 16);
+  CHECK_THROWS_WITH(m.time(inputs, {.number = 1, .repeat = 2}), Contains("1 \"times_ms\" for 2 repeats"));
+  CHECK_THROWS_WITH(rpc::RemoteModel().run(inputs), Contains("undefined RemoteModel"));
 }
