@@ -2,13 +2,11 @@
 // a small network built here for "llvm", run and timed on the server, each compared with
 // the same build run in this process on the same random inputs; and the errors a user
 // meets (an unknown function, arrays of another device or session, a closed session).
-#include <tensorir/graph/graph.h>
 #include <tensorir/graph/executor.h>
 #include <tensorir/rpc.h>
 #include <tensorir/tensorir.h>
 
 #include <catch2/catch.hpp>
-#include <cmath>
 
 #include "rpc/rpc_test_util.h"
 #include "rpc_server_process.h"
@@ -26,15 +24,9 @@ struct Remote {
   Device dev = session.device("llvm");
 };
 
-void check_close(const NDArray &got, const NDArray &want, double tol = 1e-5) {
+void check_close(const NDArray &got, const NDArray &want) {
   REQUIRE(got.shape() == want.shape());
-  const std::vector<float> g = got.to_vector<float>(), w = want.to_vector<float>();
-  double scale = 0;
-  for (float v : w) scale = std::max(scale, double(std::fabs(v)));
-  for (size_t i = 0; i < g.size(); ++i) {
-    INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
-    REQUIRE(std::fabs(double(g[i]) - double(w[i])) <= tol * (1 + scale));
-  }
+  rpc_test::check_close(got.to_vector<float>(), want.to_vector<float>());
 }
 
 // Runs function `name` of `local` here on `args` (host arrays and scalars) and of its
@@ -62,20 +54,6 @@ void run_both(Remote &r, const Module &local, const std::string &name, const std
     CHECK(ms < 1000);
   }
   CHECK(t.min_ms <= t.median_ms);
-}
-
-// conv2d, bias, relu, max pool, dense and softmax: a small classifier of 16x16 images.
-graph::Graph small_convnet() {
-  graph::Builder b;
-  auto x = b.input("image", {1, 3, 16, 16});
-  ops::Conv2dAttrs attrs;
-  attrs.padding = {1, 1};
-  auto c = b.conv2d(x, b.constant("w", NDArray::random({8, 3, 3, 3}, Float(32), 11)), attrs, "conv");
-  auto r = b.relu(b.bias_add(c, b.constant("cb", NDArray::random({8}, Float(32), 12)), 1, "conv_bias"), "relu");
-  auto p = b.max_pool2d(r, {2, 2}, {2, 2}, {0, 0}, "pool");
-  auto d = b.dense(b.flatten(p, "flat"), b.constant("fw", NDArray::random({10, 512}, Float(32), 13)), "fc");
-  auto o = b.bias_add(d, b.constant("fb", NDArray::random({10}, Float(32), 14)), 1, "fc_bias");
-  return b.finish(b.softmax(o, -1, "prob"));
 }
 
 }  // namespace
@@ -133,7 +111,7 @@ TEST_CASE("rpc server: a tiled, vectorised, parallel matmul", "[rpc][server]") {
 
 TEST_CASE("rpc server: a small convolutional network as a saved model", "[rpc][server]") {
   Remote r;
-  graph::CompiledModel model = graph::build(small_convnet(), "llvm");
+  graph::CompiledModel model = graph::build(small_convnet(16, 8, 10), "llvm");
   rpc::RemoteModel remote = r.session.load(model);
   REQUIRE(remote.inputs().size() == 1);
   CHECK(remote.inputs()[0].name == "image");
