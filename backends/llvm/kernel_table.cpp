@@ -49,7 +49,8 @@ std::string kernel_table_ir(const std::vector<FuncSignature> &sigs, uint32_t pla
   std::ostringstream entries;
   for (size_t k = 0; k < sigs.size(); ++k) {
     const FuncSignature &s = sigs[k];
-    TIR_ASSERT(open || s.symbols.empty()) << "kernel " << s.name << " has shape symbols; saved kernels have constant shapes";
+    TIR_ASSERT(open || s.symbols.empty())
+        << "kernel " << s.name << " has shape symbols; saved kernels have constant shapes";
     const std::string id = std::to_string(k);
     ir << "declare i32 @\"" << ir_escape(s.name) << "\"(ptr)\n";
     ir << "@name." << id << " = private unnamed_addr constant [" << s.name.size() + 1 << " x i8] c\""

@@ -2,9 +2,11 @@
 // every connection has a thread of its own, which keeps the proxy and server simple.
 #include "rpc/connection.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -52,6 +54,26 @@ struct Connection::Impl {
     // before the error frame that says why could be sent.
     ws.read_message_max(0);
     ws.auto_fragment(false);
+  }
+
+  // After refusing a frame: ends the sending side (the error already went out), then reads
+  // and drops what the peer is still sending, for at most 5 s or 256 MiB, so that its
+  // send completes and it reads the error rather than a reset connection.
+  void drain() noexcept {
+    boost::system::error_code ec;
+    ws.next_layer().shutdown(tcp::socket::shutdown_send, ec);
+    const int fd = ws.next_layer().native_handle();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(5);
+    char buf[1 << 16];
+    for (uint64_t dropped = 0; dropped < (uint64_t(256) << 20);) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      pollfd p{fd, POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&p, 1, int(left.count())) <= 0) return;
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      dropped += uint64_t(n);
+    }
   }
 };
 
@@ -115,6 +137,7 @@ std::string Connection::receive_message() {
                                      " bytes was refused; the connection is closed"));
     } catch (...) {
     }
+    impl_->drain();
     close();
     TIR_THROW() << "RPC: " << impl_->peer << " sent a frame larger than the limit of " << impl_->max_frame_bytes
                 << " bytes";

@@ -146,15 +146,13 @@ FuncSignature constant_signature(const TableEntry &e) {
   return sig;
 }
 
-// How argument `a` of `sig` reads in a table: "float32 [?, 4]", "scalar int32".
-std::string declared_str(const ArgSpec &a) {
-  std::string s = a.is_buffer() ? a.dtype.str() + " [" : "scalar " + a.dtype.str();
-  for (size_t d = 0; a.is_buffer() && d < a.shape.size(); ++d) {
-    const bool symbolic = a.shape[d].symbol >= 0 && a.shape[d].coeff != 0;
-    s += (d ? ", " : "") + (symbolic ? std::string("?") : std::to_string(a.shape[d].offset));
-  }
-  return a.is_buffer() ? s + "]" : s;
+// How a table records an argument of a signature.
+TableArg table_arg(const ArgSpec &a) {
+  TableArg t{!a.is_buffer(), a.dtype, {}};
+  for (const DimSpec &d : a.shape) t.extents.push_back(d.symbol >= 0 && d.coeff != 0 ? -1 : d.offset);
+  return t;
 }
+// "float32 [?, 4]", "scalar int32".
 std::string table_str(const TableArg &a) {
   std::string s = a.scalar ? "scalar " + a.dtype.str() : a.dtype.str() + " [";
   for (size_t d = 0; !a.scalar && d < a.extents.size(); ++d)
@@ -186,9 +184,10 @@ std::vector<RawFunction> match_declared(const std::vector<TableEntry> &entries,
                std::to_string(e->num_symbols) + " shape symbols in the library, " + std::to_string(sig.args.size()) +
                " and " + std::to_string(sig.symbols.size()) + " in its signature");
     for (size_t a = 0; a < sig.args.size(); ++a)
-      if (declared_str(sig.args[a]) != table_str(e->args[a]))
+      if (table_str(table_arg(sig.args[a])) != table_str(e->args[a]))
         mismatch("argument " + std::to_string(a) + " ('" + sig.args[a].name + "') of '" + sig.name + "' is " +
-                 table_str(e->args[a]) + " in the library, " + declared_str(sig.args[a]) + " in its signature");
+                 table_str(e->args[a]) + " in the library, " + table_str(table_arg(sig.args[a])) +
+                 " in its signature");
     functions.push_back(e->fn);
   }
   return functions;

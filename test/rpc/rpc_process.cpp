@@ -84,20 +84,21 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv, const std::stri
 
 ChildProcess::~ChildProcess() { stop(); }
 
-void ChildProcess::stop(int grace_s) {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
+int ChildProcess::stop(int grace_s, int signal) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, signal);
   int status = 0;
   for (int i = 0; i < grace_s * 10; ++i) {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
     usleep(100 * 1000);
   }
   kill(pid_, SIGKILL);
   waitpid(pid_, &status, 0);
   pid_ = -1;
+  return -1;
 }
 
 bool ChildProcess::alive() {

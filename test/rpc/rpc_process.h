@@ -3,6 +3,7 @@
 // Chromium showing the RPC page. Each is stopped (SIGTERM, then SIGKILL) and waited for
 // when its object goes, so that no test leaves a process behind.
 #pragma once
+#include <signal.h>
 #include <sys/types.h>
 
 #include <string>
@@ -22,8 +23,9 @@ class ChildProcess {
 
   const std::string &ready_line() const { return ready_line_; }
   bool alive();
-  // SIGTERM, then SIGKILL after `grace_s`; waits for it.
-  void stop(int grace_s = 15);
+  // `signal`, then SIGKILL after `grace_s`; waits for it. Its exit status, or -1 when it
+  // did not exit by itself (or was already stopped).
+  int stop(int grace_s = 15, int signal = SIGTERM);
 
  private:
   pid_t pid_ = -1;
@@ -37,7 +39,8 @@ class RpcProcess {
   const std::string &address() const { return address_; }  // "127.0.0.1:PORT"
   int port() const;
   bool alive() { return child_.alive(); }
-  void stop() { child_.stop(); }
+  // SIGTERM (or `signal`): the exit status, as ChildProcess::stop.
+  int stop(int signal = SIGTERM) { return child_.stop(15, signal); }
 
  private:
   ChildProcess child_;

@@ -52,6 +52,7 @@ TEST_CASE("rpc server: opencl and opengl arrays are written and read in parts", 
     const nlohmann::json refused = answer(ex, request(6, "call", {{"module", 1}, {"function", "inc"}, {"args", args}}));
     REQUIRE(refused["type"] == "error");
     CHECK_THAT(refused["message"].get<std::string>(),
-               Contains("array " + std::to_string(h) + " lives on '" + name + "'") && Contains("alloc the array on 'llvm'"));
+               Contains("array " + std::to_string(h) + " lives on '" + name + "'") &&
+                   Contains("alloc the array on 'llvm'"));
   }
 }

@@ -149,7 +149,8 @@ TEST_CASE("rpc server: a library that does not match its signatures is refused",
   rpc::Frame twice = load_module_request(1, 3, m);
   twice.header["functions"].push_back(twice.header["functions"][0]);
   CHECK_THAT(error_of(ex, twice), Contains("its table has 1 functions, the signatures 2"));
-  CHECK_THAT(refused([](nlohmann::json &s) { s["symbols"].push_back("m"); }), Contains("1 shape symbols in the library"));
+  CHECK_THAT(refused([](nlohmann::json &s) { s["symbols"].push_back("m"); }),
+             Contains("1 shape symbols in the library"));
   CHECK_THAT(refused([](nlohmann::json &s) { s["args"][0]["shape"][0]["symbol"] = 3; }),
              Contains("names shape symbol 3"));
   rpc::Frame not_so = load_module_request(2, 3, m);

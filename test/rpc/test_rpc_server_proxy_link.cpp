@@ -1,6 +1,7 @@
-// A server registering with a proxy (--proxy), against a stand-in proxy made of the
-// library's Listener: register with the key, token and info, serve the sessions the
-// proxy opens and closes, and register again when the proxy drops the connection.
+// A server registering with a proxy (--proxy): against a stand-in proxy made of the
+// library's Listener (register with the key, token and info, serve the sessions the
+// proxy opens and closes, register again when the proxy drops the connection), and
+// behind `tensorir rpc proxy` with clients that connect to it.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -14,6 +15,7 @@
 
 using namespace tensorir;
 using namespace tensorir::rpc_test;
+using tensorir::test::RpcProcess;
 
 namespace {
 
@@ -81,7 +83,7 @@ TEST_CASE("rpc server: registers with a proxy and serves its sessions", "[rpc][s
     // The proxy goes away: the server registers again.
     c->close();
   }
-  CHECK(server.stop(SIGTERM) == 0);
+  CHECK(server.stop() == 0);
 }
 
 TEST_CASE("rpc server: a proxy that refuses the registration is tried again", "[rpc][server][process][proxy]") {
@@ -96,5 +98,25 @@ TEST_CASE("rpc server: a proxy that refuses the registration is tried again", "[
   auto direct = rpc::Connection::dial(server.address());
   direct->send({{"type", "connect"}, {"v", 1}, {"key", "server"}});
   CHECK(direct->receive().header["type"] == "connected");
-  CHECK(server.stop(SIGTERM) == 0);
+  CHECK(server.stop() == 0);
+}
+
+TEST_CASE("rpc server: serves clients through tensorir rpc proxy", "[rpc][server][process][proxy]") {
+  RpcProcess proxy({"proxy", "--port", "0"});
+  ServerProcess server({"--port", "0", "--key", "native", "--proxy", proxy.address()});
+  for (int round = 0; round < 2; ++round) {
+    INFO("client " << round);
+    auto c = rpc::Connection::dial(proxy.address());
+    c->send({{"type", "connect"}, {"v", 1}, {"key", "native"}, {"timeout_ms", 30000}});
+    const rpc::Frame connected = c->receive();
+    INFO(connected.header.dump());
+    REQUIRE(connected.header["type"] == "connected");
+    CHECK(connected.header["info"]["remote"] == "server");
+    // The previous client's array went with its session.
+    CHECK(ask(*c, request(1, "info"))["info"]["live"]["arrays"] == 0);
+    CHECK(ask(*c, request(2, "alloc", {{"handle", 1}, {"device", "llvm"}, {"nbytes", 8}}))["type"] == "reply");
+    CHECK(ask(*c, request(3, "info"))["info"]["live"]["arrays"] == 1);
+    c->close();
+  }
+  CHECK(server.stop() == 0);
 }

@@ -1,6 +1,8 @@
 // The `tensorir` command line: one executable, a subcommand per task (compile, run,
 // test, info), each in its own file. Arguments are parsed with CLI11.
 #pragma once
+#include <signal.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,5 +57,10 @@ using AddCommand = void (*)(CLI::App &parent);
 std::vector<AddCommand> &rpc_commands();
 // Runs `serve` (blocking) until SIGINT or SIGTERM, which call `stop` so that it returns.
 void serve_until_signal(const std::function<void()> &serve, const std::function<void()> &stop);
+// Blocks SIGINT and SIGTERM in this thread and the threads it starts from now on (what
+// serve_until_signal does first): call it before anything that may start threads.
+sigset_t block_stop_signals();
+// The log of the proxy and the server: "[HH:MM:SS] line" on stderr.
+void rpc_log_line(const std::string &line);
 
 }  // namespace tensorir::cli

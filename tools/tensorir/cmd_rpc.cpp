@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cstdio>
+#include <ctime>
 #include <thread>
 
 #include "cli.h"
@@ -15,13 +17,25 @@ std::vector<AddCommand> &rpc_commands() {
   return commands;
 }
 
-void serve_until_signal(const std::function<void()> &serve, const std::function<void()> &stop) {
-  // Blocked here, before any serving thread starts, so only the waiter below takes them.
+void rpc_log_line(const std::string &line) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%H:%M:%S", std::localtime(&now));
+  std::fprintf(stderr, "[%s] %s\n", stamp, line.c_str());
+}
+
+sigset_t block_stop_signals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+void serve_until_signal(const std::function<void()> &serve, const std::function<void()> &stop) {
+  // Blocked here, before any serving thread starts, so only the waiter below takes them.
+  const sigset_t signals = block_stop_signals();
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&signals, &sig);

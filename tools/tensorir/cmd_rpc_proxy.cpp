@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <ctime>
 
 #include "cli.h"
 #include "rpc/proxy/proxy.h"
@@ -22,13 +21,6 @@ struct ProxyArgs {
   bool quiet = false;
 };
 
-void log_line(const std::string &line) {
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", std::localtime(&now));
-  std::fprintf(stderr, "[%s] %s\n", stamp, line.c_str());
-}
-
 void run_proxy(const ProxyArgs &args) {
   rpc::ProxyOptions options;
   options.host = args.host;
@@ -36,7 +28,7 @@ void run_proxy(const ProxyArgs &args) {
   options.token = args.token;
   TIR_USER_CHECK(args.max_frame_mb > 0) << "--max-frame-mb must be positive";
   options.max_frame_bytes = uint64_t(args.max_frame_mb * 1024 * 1024);
-  if (!args.quiet) options.log = log_line;
+  if (!args.quiet) options.log = rpc_log_line;
   rpc::Proxy proxy(options);
   const std::string address = args.host + ":" + std::to_string(proxy.port());
   std::printf("tensorir rpc proxy: listening on %s; open http://%s/rpc.html?key=browser\n", address.c_str(),

@@ -1,8 +1,6 @@
 // Dispatching a session's requests (executor.h); the ops live in executor_*.cpp.
 #include "rpc/server/executor.h"
 
-#include <cstdio>
-
 #include "rpc/server/request.h"
 #include "tensorir/error.h"
 
@@ -10,8 +8,8 @@ namespace tensorir::rpc::server {
 
 std::string handle_str(const char *kind, int64_t handle) { return std::string(kind) + " " + std::to_string(handle); }
 
-Executor::Executor(std::vector<ServerDevice> devices, nlohmann::json info)
-    : devices_(std::move(devices)), info_(std::move(info)) {}
+Executor::Executor(std::vector<ServerDevice> devices, nlohmann::json info, Log log)
+    : devices_(std::move(devices)), info_(std::move(info)), log_(std::move(log)) {}
 
 std::optional<Frame> Executor::handle(const Frame &request) {
   const auto id_it = request.header.find("id");
@@ -32,8 +30,7 @@ std::optional<Frame> Executor::handle(const Frame &request) {
     message = e.what();
   }
   if (no_reply) {
-    std::fprintf(stderr, "tensorir rpc server: %s (request %s, which has no answer)\n", message.c_str(),
-                 id.dump().c_str());
+    if (log_) log_(message + " (request " + id.dump() + ", which has no answer)");
     return std::nullopt;
   }
   return Frame{error_header(id, message), {}};

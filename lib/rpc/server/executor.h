@@ -4,6 +4,7 @@
 // them go when the session closes (reset()) or the executor does (a dropped connection).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,17 +21,22 @@ namespace tensorir::rpc::server {
 
 class Request;
 
+// Where a server writes what its operator should know, a line at a time (no newline);
+// empty: nowhere. Called from any thread.
+using Log = std::function<void(const std::string &line)>;
+
 class Executor {
  public:
-  // `devices`: what the server offers (probe_devices()); `info` what `info` answers.
-  Executor(std::vector<ServerDevice> devices, nlohmann::json info);
+  // `devices`: what the server offers (probe_devices()); `info` what `info` answers;
+  // `log` takes the failures of requests that have no answer.
+  Executor(std::vector<ServerDevice> devices, nlohmann::json info, Log log = {});
   // Arrays point at their device in `devices`.
   Executor(const Executor &) = delete;
   Executor &operator=(const Executor &) = delete;
 
   // The answer to a frame of type "request": a "reply", or an "error" that names the
   // handle, function or op and the fix. Nothing for ops without a reply (free,
-  // free_module, free_model), whose failures are written to stderr. Never throws.
+  // free_module, free_model), whose failures go to the log. Never throws.
   std::optional<Frame> handle(const Frame &request);
   // Frees everything the session made (the "close" frame).
   void reset();
@@ -70,6 +76,7 @@ class Executor {
 
   std::vector<ServerDevice> devices_;
   nlohmann::json info_;
+  Log log_;
   std::map<int64_t, Array> arrays_;
   std::map<int64_t, Module> modules_;
   std::map<int64_t, runtime::LoadedModel> models_;

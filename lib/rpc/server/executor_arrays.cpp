@@ -35,8 +35,8 @@ Executor::Reply Executor::alloc(const Request &r) {
   try {
     arrays_.emplace(handle, Array{NDArray::empty({int64_t(nbytes)}, UInt(8), device->device), device});
   } catch (const std::bad_alloc &) {
-    TIR_THROW() << "alloc of " << handle_str("array", handle) << ": " << nbytes << " bytes do not fit in the memory of '"
-                << name << "'";
+    TIR_THROW() << "alloc of " << handle_str("array", handle) << ": " << nbytes
+                << " bytes do not fit in the memory of '" << name << "'";
   }
   return {};
 }

@@ -28,8 +28,9 @@ std::vector<std::pair<std::string, std::string_view>> parts(const nlohmann::json
                    p["bytes"].is_number_integer() && p["bytes"].get<int64_t>() >= 0)
         << what << ": an entry is not {\"name\",\"bytes\"}";
     const uint64_t n = p["bytes"].get<uint64_t>();
-    TIR_USER_CHECK(n <= payload.size() - at) << what << ": '" << p["name"].get<std::string>() << "' runs past the end of "
-                                             << "the payload (" << payload.size() << " bytes)";
+    TIR_USER_CHECK(n <= payload.size() - at)
+        << what << ": '" << p["name"].get<std::string>() << "' runs past the end of the payload (" << payload.size()
+        << " bytes)";
     out.emplace_back(p["name"].get<std::string>(), std::string_view(payload).substr(at, n));
     at += n;
   }

@@ -107,8 +107,8 @@ Function Executor::function(const Request &r, std::vector<Arg> &args) {
     }
     const uint64_t have = arr.storage.nbytes();
     const uint64_t need = bytes_needed(shape, dtype, have, what);
-    TIR_USER_CHECK(need <= have) << what << ": " << handle_str("array", h) << " holds " << have << " bytes, too few for "
-                                 << dtype << " " << shape_str(shape) << "; alloc a larger one";
+    TIR_USER_CHECK(need <= have) << what << ": " << handle_str("array", h) << " holds " << have
+                                 << " bytes, too few for " << dtype << " " << shape_str(shape) << "; alloc a larger one";
     args.emplace_back(arr.storage.view(shape, dtype));
   }
   return f;

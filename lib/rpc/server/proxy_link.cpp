@@ -10,13 +10,14 @@
 namespace tensorir::rpc::server {
 
 ProxyLink::ProxyLink(std::string proxy, std::string key, std::string token, uint64_t max_frame_bytes,
-                     std::vector<ServerDevice> devices, nlohmann::json info)
+                     std::vector<ServerDevice> devices, nlohmann::json info, Log log)
     : proxy_(std::move(proxy)),
       key_(std::move(key)),
       token_(std::move(token)),
       max_frame_bytes_(max_frame_bytes),
       devices_(std::move(devices)),
-      info_(std::move(info)) {}
+      info_(std::move(info)),
+      log_(std::move(log)) {}
 
 void ProxyLink::serve_once() {
   std::unique_ptr<Connection> conn = Connection::dial(proxy_, max_frame_bytes_);
@@ -33,15 +34,15 @@ void ProxyLink::serve_once() {
     }
   } unpublish{*this};
   conn->send({{"type", "register"}, {"v", kVersion}, {"key", key_}, {"token", token_}, {"info", info_}});
-  const std::string log = "proxy " + proxy_;
-  const std::optional<Frame> answer = next_frame(*conn, log);
+  const std::string peer = "proxy " + proxy_;
+  const std::optional<Frame> answer = next_frame(*conn, log_, peer);
   if (!answer) return;
   const std::string type = answer->header["type"].get<std::string>();
   TIR_USER_CHECK(type == "registered") << "the proxy at " << proxy_ << " refused to register the key '" << key_
                                        << "': " << answer->header.value("message", "it answered '" + type + "'");
-  log_line("registered with the proxy at " + proxy_ + " under the key '" + key_ + "'");
-  Executor executor(devices_, info_);
-  serve_session(*conn, executor, log);
+  if (log_) log_("registered with the proxy at " + proxy_ + " under the key '" + key_ + "'");
+  Executor executor(devices_, info_, log_);
+  serve_session(*conn, executor, log_, peer);
 }
 
 void ProxyLink::run() {
@@ -51,13 +52,13 @@ void ProxyLink::run() {
     try {
       serve_once();
     } catch (const std::exception &e) {
-      log_line(e.what());
+      if (log_) log_(e.what());
     }
     std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) return;
     // A registration that lasted resets the delay; a proxy that keeps refusing doubles it.
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) delay = std::chrono::milliseconds(250);
-    log_line("registering with the proxy at " + proxy_ + " again in " + std::to_string(delay.count()) + " ms");
+    if (log_) log_("registering with the proxy at " + proxy_ + " again in " + std::to_string(delay.count()) + " ms");
     wake_.wait_for(lock, delay, [&] { return stopping_; });
     if (stopping_) return;
     delay = std::min(delay * 2, std::chrono::milliseconds(10000));

@@ -10,13 +10,14 @@
 
 #include "rpc/connection.h"
 #include "rpc/server/devices.h"
+#include "rpc/server/executor.h"
 
 namespace tensorir::rpc::server {
 
 class ProxyLink {
  public:
   ProxyLink(std::string proxy, std::string key, std::string token, uint64_t max_frame_bytes,
-            std::vector<ServerDevice> devices, nlohmann::json info);
+            std::vector<ServerDevice> devices, nlohmann::json info, Log log);
   // Registers and serves until stop().
   void run();
   // From any thread: ends the connection to the proxy and run().
@@ -30,6 +31,7 @@ class ProxyLink {
   const uint64_t max_frame_bytes_;
   const std::vector<ServerDevice> devices_;
   const nlohmann::json info_;
+  const Log log_;
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;

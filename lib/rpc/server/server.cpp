@@ -37,7 +37,7 @@ struct Server::State {
 
   // The first frame of a direct connection: `connect` for this server's key.
   void hello(Connection &conn) const {
-    const std::optional<Frame> first = next_frame(conn, "client " + conn.peer());
+    const std::optional<Frame> first = next_frame(conn, options.log, "client " + conn.peer());
     if (!first) return;
     const nlohmann::json &h = first->header;
     TIR_USER_CHECK(h["type"] == "connect") << "the first frame to a server must be \"connect\", not \""
@@ -56,19 +56,19 @@ struct Server::State {
       if (stopping) return;
       conns.insert(conn.get());
     }
-    const std::string log = "client " + conn->peer();
+    const std::string peer = "client " + conn->peer();
     try {
       hello(*conn);
       if (!conn->closed()) {
-        Executor executor(devices, info);
-        serve_session(*conn, executor, log);
+        Executor executor(devices, info, options.log);
+        serve_session(*conn, executor, options.log, peer);
       }
     } catch (const std::exception &e) {
       try {
         conn->send(error_header(nullptr, e.what()));
       } catch (...) {
       }
-      log_line(log + ": " + e.what());
+      if (options.log) options.log(peer + ": " + e.what());
     }
     conn->close();
     std::lock_guard<std::mutex> lock(mu);
@@ -91,7 +91,7 @@ struct Server::State {
 Server::Server(ServerOptions options) : state_(std::make_shared<State>(options)) {
   if (!options.proxy.empty())
     state_->proxy = std::make_unique<ProxyLink>(options.proxy, options.key, options.token, options.max_frame_bytes,
-                                                state_->devices, state_->info);
+                                                state_->devices, state_->info, options.log);
 }
 
 Server::~Server() { stop(); }

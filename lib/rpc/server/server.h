@@ -8,6 +8,7 @@
 #include <string>
 
 #include "rpc/connection.h"
+#include "rpc/server/executor.h"
 
 namespace tensorir::rpc::server {
 
@@ -20,6 +21,8 @@ struct ServerOptions {
   // must present it.
   std::string token;
   uint64_t max_frame_bytes = kDefaultMaxFrameBytes;
+  // Connections that end badly, registrations, failures of requests without an answer.
+  Log log;
 };
 
 class Server {

@@ -1,21 +1,11 @@
 // The frame loop of a session (session_loop.h).
 #include "rpc/server/session_loop.h"
 
-#include <cstdio>
-#include <mutex>
-
 #include "tensorir/error.h"
 
 namespace tensorir::rpc::server {
 
-void log_line(const std::string &what) {
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  std::fprintf(stderr, "tensorir rpc server: %s\n", what.c_str());
-  std::fflush(stderr);
-}
-
-std::optional<Frame> next_frame(Connection &conn, const std::string &log) {
+std::optional<Frame> next_frame(Connection &conn, const Log &log, const std::string &peer) {
   try {
     return conn.receive();
   } catch (const std::exception &e) {
@@ -26,13 +16,13 @@ std::optional<Frame> next_frame(Connection &conn, const std::string &log) {
       }
       conn.close();
     }
-    log_line(log + ": " + e.what());
+    if (log) log(peer + ": " + e.what());
     return std::nullopt;
   }
 }
 
-void serve_session(Connection &conn, Executor &executor, const std::string &log) {
-  while (std::optional<Frame> frame = next_frame(conn, log)) {
+void serve_session(Connection &conn, Executor &executor, const Log &log, const std::string &peer) {
+  while (std::optional<Frame> frame = next_frame(conn, log, peer)) {
     const std::string type = frame->header["type"].get<std::string>();
     std::optional<Frame> answer;
     if (type == "request") {
@@ -49,7 +39,7 @@ void serve_session(Connection &conn, Executor &executor, const std::string &log)
     try {
       conn.send(answer->header, answer->payload);
     } catch (const std::exception &e) {
-      log_line(log + ": " + e.what());
+      if (log) log(peer + ": " + e.what());
       return;
     }
   }

@@ -11,15 +11,11 @@ namespace tensorir::rpc::server {
 
 // The next frame on `conn`, or nothing when the connection has ended: the peer went
 // away, or sent a message that is not a frame or is too large, which was answered with
-// an `error` before closing. Never throws.
-std::optional<Frame> next_frame(Connection &conn, const std::string &log);
+// an `error` before closing, and logged with `peer` ("client 127.0.0.1:5000"). Never throws.
+std::optional<Frame> next_frame(Connection &conn, const Log &log, const std::string &peer);
 
 // Returns when the connection ends: the peer went away, or sent a frame that is
 // malformed or too large (then it was answered with an `error` and closed). Never throws.
-// `log` names the peer in what is written to stderr.
-void serve_session(Connection &conn, Executor &executor, const std::string &log);
-
-// Writes "tensorir rpc server: <what>" to stderr, whole lines from any thread.
-void log_line(const std::string &what);
+void serve_session(Connection &conn, Executor &executor, const Log &log, const std::string &peer);
 
 }  // namespace tensorir::rpc::server
