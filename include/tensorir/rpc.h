@@ -99,7 +99,8 @@ class Session {
   // Uploads a compiled model: "webgl" and "wasm" builds to a page (as a web package),
   // "llvm" builds to a server (as a saved model).
   RemoteModel load(const graph::CompiledModel &model) const;
-  // The key this session was paired by, and what the remote says of itself (JSON).
+  // The key this session was paired by, and what the remote says of itself now (JSON,
+  // the `info` request: a server adds what the session holds there, "live").
   const std::string &key() const;
   std::string info_json() const;
   // Frees everything made on the remote and closes the connection; arrays and modules of

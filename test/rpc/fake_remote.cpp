@@ -135,6 +135,10 @@ bool FakeRemote::serve_store(Connection &c, const Frame &f, Store &store) {
     return true;
   }
   if (op == "free_module" || op == "free_model") return true;
+  if (op == "info") {
+    reply(c, h, {{"info", {{"remote", "fake"}, {"live", {{"arrays", store.arrays.size()}}}}}});
+    return true;
+  }
   if (op == "alloc") {
     const int64_t handle = h["handle"].get<int64_t>();
     store.arrays[handle] = std::string(h["nbytes"].get<size_t>(), '\0');

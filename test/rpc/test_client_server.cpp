@@ -7,6 +7,7 @@
 #include <tensorir/tensorir.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "rpc/rpc_test_util.h"
 #include "rpc_server_process.h"
@@ -170,6 +171,15 @@ TEST_CASE("rpc server: the errors of unknown functions, foreign arrays and close
   CHECK_THROWS_WITH(a.to(Device::cpu()), Contains("is closed"));
   CHECK_THROWS_WITH(NDArray::empty({1}, Float(32), r.dev), Contains("is closed"));
   CHECK_THROWS_WITH(r.session.load(build_add(16)), Contains("is closed"));
-  // The other session on the same server is untouched.
+  // The other session on the same server is untouched, and frees on the server what goes here.
+  const auto live = [&] { return nlohmann::json::parse(other.info_json())["live"]; };
+  CHECK(live()["arrays"] == 1);
+  Module on_other = other.load(build_add(16));
+  CHECK(live()["modules"] == 1);
+  on_other = Module();
+  NDArray more = foreign.to(other.device("llvm"));
+  CHECK(live() == nlohmann::json{{"arrays", 2}, {"modules", 0}, {"models", 0}});
+  more = NDArray();
+  CHECK(live()["arrays"] == 1);
   CHECK(foreign.to(Device::cpu()).to_vector<float>() == std::vector<float>(16, 0.0f));
 }

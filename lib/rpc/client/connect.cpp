@@ -79,8 +79,8 @@ const std::string &Session::key() const { return SessionImpl::of(impl_).key(); }
 
 std::string Session::info_json() const {
   SessionImpl &s = SessionImpl::of(impl_);
-  s.check_open();
-  return s.info().dump();
+  const Frame reply = s.request("info", json::object());
+  return reply.header.contains("info") ? reply.header["info"].dump() : s.info().dump();
 }
 
 void Session::close() {
