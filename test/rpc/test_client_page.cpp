@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rpc/rpc_process.h"
+#include "rpc/page_session.h"
 #include "rpc/rpc_test_util.h"
 
 using namespace tensorir;
@@ -15,13 +15,6 @@ using namespace tensorir::rpc_test;
 using Catch::Matchers::Contains;
 
 namespace {
-
-// A proxy, the page registered with it under "browser", and a session paired with it.
-struct Page {
-  test::RpcProcess proxy{{"proxy", "--port", "0", "--quiet"}};
-  test::BrowserPage page{proxy.address(), "browser"};
-  rpc::Session session = rpc::connect(proxy.address(), "browser", {.timeout_ms = 30000, .token = ""});
-};
 
 // A row sum with a bias, as function "rowsum" built for `target`.
 Module rowsum(const std::string &target, int R, int K) {
@@ -36,7 +29,7 @@ Module rowsum(const std::string &target, int R, int K) {
 }  // namespace
 
 TEST_CASE("rpc page: wasm and webgl modules run and are timed in the browser", "[rpc][page]") {
-  Page p;
+  PageSession p;
   const int R = 33, K = 70;
   const NDArray a = NDArray::random({R, K}, Float(32), 41), b = NDArray::random({R}, Float(32), 42);
   NDArray want = NDArray::empty({R}, Float(32));
@@ -60,7 +53,7 @@ TEST_CASE("rpc page: wasm and webgl modules run and are timed in the browser", "
 }
 
 TEST_CASE("rpc page: a small network as a web package, on wasm and webgl", "[rpc][page]") {
-  Page p;
+  PageSession p;
   const std::map<std::string, NDArray> inputs = {{"image", NDArray::random({1, 3, 12, 12}, Float(32), 43)}};
   const std::vector<float> want = graph::build(small_convnet(12, 4, 6), "llvm").run(inputs).to_vector<float>();
   for (const std::string target : {"wasm", "webgl"}) {
