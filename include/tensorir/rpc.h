@@ -12,8 +12,9 @@
 //   rpc::RemoteModel model = remote.load(graph::build(g, "wasm"));     // run(), profile()
 //
 // Arrays on a remote device are handles: NDArray::to, copy_from_bytes and copy_to_bytes
-// move their bytes over the connection, and the remote frees them when the last NDArray
-// goes. Closing the session (or its last handle going) frees everything it made there.
+// move their bytes over the connection (in parts well inside the frame limit), and the
+// remote frees them when the last NDArray goes. A session serves one request at a time;
+// threads may share it. Closing the session (or its last handle going) frees everything it made there.
 // Every failure, here or on the remote, is a tensorir::Error that names the remote's key.
 #pragma once
 #include <cstdint>
@@ -90,17 +91,21 @@ class Session {
   Device device(const std::string &name) const;
   const std::vector<RemoteDeviceInfo> &devices() const;
   // Uploads a compiled module; its functions run on the remote (Module::operator(),
-  // Module::time_evaluator). "webgl" and "wasm" modules go to a page; "llvm" (as a
-  // shared object), "opengl" and "opencl" modules to a server that has them.
+  // Module::time_evaluator), on arrays of the remote's device named after the module's
+  // backend (device("webgl") for a "webgl" module). "webgl" and "wasm" modules go to a
+  // page; "llvm" modules (as a shared object) to a server. Other backends, and a remote
+  // without that device, throw. The module is freed there when the last handle goes.
   Module load(const Module &module) const;
   // Uploads a compiled model: "webgl" and "wasm" builds to a page (as a web package),
   // "llvm" builds to a server (as a saved model).
   RemoteModel load(const graph::CompiledModel &model) const;
-  // The key this session was paired by, and what the remote says of itself (JSON).
+  // The key this session was paired by, and what the remote says of itself now (JSON,
+  // the `info` request: a server adds what the session holds there, "live").
   const std::string &key() const;
   std::string info_json() const;
   // Frees everything made on the remote and closes the connection; arrays and modules of
-  // the session then throw on use. Also done when the last handle goes.
+  // the session then throw on use. Also done when the last handle goes: the Session
+  // copies, and the modules and models it loaded (arrays do not keep it open).
   void close();
   bool defined() const { return impl_ != nullptr; }
 

@@ -226,7 +226,9 @@ void serve_one(tcp::socket socket, uint64_t max_frame_bytes, bool loopback, cons
       auto impl = std::make_unique<Connection::Impl>();
       impl->max_frame_bytes = max_frame_bytes;
       impl->peer = peer;
-      impl->ws.next_layer() = std::move(socket);
+      // The socket moves to the connection's own io_context: the listener's may go first.
+      const tcp::endpoint local = socket.local_endpoint();
+      impl->ws.next_layer().assign(local.protocol(), socket.release());
       impl->configure();
       impl->ws.accept(req);
       on_socket(std::make_unique<Connection>(std::move(impl)));

@@ -1,0 +1,155 @@
+// RPC to the page in headless Chromium beyond the basics of test_client_page.cpp:
+// element-wise and matmul kernels, ResNet-18 against the independent reference model,
+// time_evaluator against the page's own profile of the same kernel, and the failures a
+// user meets (another device, no page for a key, a trap, the page closing mid-run).
+#include <catch2/catch.hpp>
+
+#include <tensorir/graph/executor.h>
+#include <tensorir/graph/models.h>
+#include <tensorir/rpc.h>
+#include <tensorir/tensorir.h>
+
+#include <chrono>
+#include <thread>
+
+#include "graph/compiled_model.h"
+#include "reference/resnet18_reference.h"
+#include "rpc/page_session.h"
+#include "rpc/rpc_test_util.h"
+
+using namespace tensorir;
+using namespace tensorir::rpc_test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::vector<int64_t> const_shape(const Tensor &t) {
+  std::vector<int64_t> shape;
+  for (const Expr &e : t.shape()) shape.push_back(e.as<IntImmNode>()->value);
+  return shape;
+}
+
+// Runs `name` of the schedule built for `target` on the remote and for "llvm" here, on the
+// same random inputs (every argument but the last), and compares the last argument.
+void check_remote_vs_llvm(rpc::Session &remote, const std::string &target, const Schedule &s,
+                          const std::vector<Tensor> &args, const std::string &name, double tol) {
+  const std::vector<BuildArg> build_args(args.begin(), args.end());
+  Module local = build(s, build_args, "llvm", name);
+  Module rm = remote.load(build(s, build_args, target, name));
+  const Device dev = remote.device(target);
+  std::vector<Arg> here, there;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const bool input = i + 1 < args.size();
+    NDArray a = input ? NDArray::random(const_shape(args[i]), Float(32), 10 + i)
+                      : NDArray::empty(const_shape(args[i]), Float(32));
+    here.push_back(a);
+    there.push_back(a.to(dev));
+  }
+  local(name).call(here);
+  rm(name).call(there);
+  check_close(std::get<NDArray>(there.back()).to(Device::cpu()).to_vector<float>(),
+              std::get<NDArray>(here.back()).to_vector<float>(), tol);
+}
+
+}  // namespace
+
+TEST_CASE("rpc browser: element-wise and matmul kernels on the page's webgl and wasm match llvm", "[rpc][page]") {
+  PageSession p;
+  const int M = 24, N = 33, K = 40;
+  Tensor A = placeholder({M, K}, Float(32), "A"), B = placeholder({K, N}, Float(32), "B");
+  Tensor E = compute({M, K}, [&](Var i, Var j) { return max(A(i, j) * 2.0f + 1.0f, 0.0f); }, "E");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({M, N}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "C");
+  for (const std::string target : {"webgl", "wasm"}) {
+    INFO("target " << target);
+    check_remote_vs_llvm(p.session, target, create_schedule({E}), {A, E}, "affine_relu", 1e-6);
+    check_remote_vs_llvm(p.session, target, create_schedule({C}), {A, B, C}, "matmul", 1e-5);
+  }
+}
+
+TEST_CASE("rpc browser: ResNet-18 built here runs in the page and matches the reference", "[rpc][page]") {
+  PageSession p;
+  const uint64_t seed = 3;
+  graph::Graph g = graph::resnet18(seed);
+  const NDArray x = NDArray::random({1, 3, 224, 224}, Float(32), 5);
+  const std::vector<float> ref = reference::resnet18_forward(reference::resnet18_weights(seed), x.to_vector<float>());
+  for (const std::string target : {"webgl", "wasm"}) {
+    INFO("target " << target);
+    rpc::RemoteModel model = p.session.load(graph::build(g, target));
+    const std::map<std::string, NDArray> out = model.run({{"data", x}});
+    REQUIRE(out.size() == 1);
+    check_close(out.begin()->second.to_vector<float>(), ref, 1e-3);
+  }
+}
+
+TEST_CASE("rpc browser: time_evaluator agrees with the page's own profile of the same kernel", "[rpc][page]") {
+  PageSession p;
+  for (const std::string target : {"webgl", "wasm"}) {
+    INFO("target " << target);
+    graph::Builder b;
+    auto x = b.input("x", {128, 512});
+    graph::Graph g = b.finish(b.dense(x, b.constant("w", NDArray::random({512, 512}, Float(32), 1)), "fc"));
+    graph::CompiledModel m = graph::build(g, target);
+    REQUIRE(m.impl().kernels.size() == 1);
+    const graph::Kernel &k = m.impl().kernels[0];
+
+    // The page's profile of the model's only kernel, after a first profile that lets the
+    // browser compile it fully (WebAssembly starts on a baseline compiler) ...
+    rpc::RemoteModel model = p.session.load(m);
+    const std::map<std::string, NDArray> inputs = {{"x", NDArray::random({128, 512}, Float(32), 2)}};
+    model.profile(inputs, 10);
+    const std::vector<rpc::RemoteKernelProfile> profile = model.profile(inputs, 10);
+    REQUIRE(profile.size() == 1);
+
+    // ... and the same kernel's module, timed through time_evaluator.
+    Module rm = p.session.load(k.module);
+    std::vector<Arg> args;
+    for (const ArgSpec &a : rm(k.fname).signature().args) {
+      std::vector<int64_t> shape;
+      for (const DimSpec &d : a.shape) shape.push_back(d.offset);
+      args.push_back(NDArray::random(shape, a.dtype, 3).to(p.session.device(target)));
+    }
+    const TimeResult t = rm.time_evaluator(k.fname, {.number = 5, .repeat = 3}).call(args);
+    INFO("time_evaluator median " << t.median_ms << " ms, the page's profile " << profile[0].ms << " ms");
+    REQUIRE(t.times_ms.size() == 3);
+    CHECK(t.median_ms < 2 * profile[0].ms);
+    CHECK(profile[0].ms < 2 * t.median_ms);
+  }
+}
+
+TEST_CASE("rpc browser: failures are errors here, and the session goes on where it can", "[rpc][page]") {
+  PageSession p;
+  const int n = 1 << 20;
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor B = compute({n}, [&](Var i) { return exp(A(i)); }, "B");
+  SECTION("a device the page does not have") {
+    CHECK_THROWS_WITH(p.session.device("cuda"), Contains("webgl") && Contains("wasm"));
+  }
+  SECTION("a key with no page, after the client's timeout") {
+    CHECK_THROWS_WITH(rpc::connect(p.proxy.address(), "nobody", {.timeout_ms = 300, .token = ""}),
+                      Contains("nobody") && Contains("rpc.html?key=nobody"));
+  }
+  SECTION("a trap in a wasm kernel") {
+    Tensor X = placeholder({16}, Int(32), "X"), Y = placeholder({16}, Int(32), "Y");
+    Tensor Q = compute({16}, [&](Var i) { return X(i) / Y(i); }, "Q");
+    Module rm = p.session.load(build(create_schedule({Q}), {X, Y, Q}, "wasm", "divide"));
+    const Device dev = p.session.device("wasm");
+    NDArray zeros = NDArray::empty({16}, Int(32), dev), out = NDArray::empty({16}, Int(32), dev);
+    CHECK_THROWS_WITH(rm("divide")(zeros, zeros, out), Contains("remote 'browser'") && Contains("divide"));
+  }
+  SECTION("the page closes during a run") {
+    Module rm = p.session.load(build(create_schedule({B}), {A, B}, "wasm", "exp"));
+    const Device dev = p.session.device("wasm");
+    NDArray a = NDArray::random({n}, Float(32), 1).to(dev), out = NDArray::empty({n}, Float(32), dev);
+    std::thread closer([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      p.page.close();
+    });
+    CHECK_THROWS_WITH(rm.time_evaluator("exp", {.number = 100000, .repeat = 1})(a, out), Contains("went away"));
+    closer.join();
+    CHECK_THROWS_WITH(out.to(Device::cpu()), Contains("closed"));
+    return;
+  }
+  // The session still runs kernels after each of the others.
+  check_remote_vs_llvm(p.session, "wasm", create_schedule({B}), {A, B}, "exp", 1e-5);
+}
