@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -45,13 +47,43 @@ struct Connection::Impl {
   websocket::stream<tcp::socket> ws{ioc};
   std::mutex write_mu;
   std::atomic<bool> closed{false};
+  // pump(): from then on only the thread running `ioc` touches `ws`; sends from any thread
+  // are queued there, in order (Beast allows one read and one write at a time on a stream,
+  // but not two threads on it).
+  bool pumping = false;  // under write_mu
+  std::deque<std::string> outbox;
+  bool writing = false, close_when_sent = false, drain_when_sent = false;
+
+  void write_next() {
+    if (writing) return;
+    if (outbox.empty()) {
+      if (drain_when_sent) drain();
+      if (close_when_sent) shut_down();
+      return;
+    }
+    writing = true;
+    ws.async_write(net::buffer(outbox.front()), [this](boost::system::error_code ec, size_t) {
+      writing = false;
+      outbox.pop_front();
+      if (ec) {
+        shut_down();
+        return;
+      }
+      write_next();
+    });
+  }
+
+  void shut_down() {
+    closed = true;
+    boost::system::error_code ec;
+    ws.next_layer().shutdown(tcp::socket::shutdown_both, ec);
+  }
   std::string peer;
   uint64_t max_frame_bytes = kDefaultMaxFrameBytes;
 
   void configure() {
     // A client masks what it sends in pieces of write_buffer_bytes: with Nagle's algorithm
     // each piece after the first waited for the peer's delayed ACK (40 ms per request).
-    // (Larger pieces, write_buffer_bytes(64 KiB), made the proxy's relay hang now and then.)
     boost::system::error_code ec;
     ws.next_layer().set_option(tcp::no_delay(true), ec);
     ws.binary(true);
@@ -110,6 +142,13 @@ void Connection::send(const nlohmann::json &header, std::string_view payload) {
 void Connection::send_message(std::string_view bytes) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   TIR_USER_CHECK(!impl_->closed) << "RPC: the connection to " << impl_->peer << " is closed";
+  if (impl_->pumping) {
+    net::post(impl_->ioc, [impl = impl_.get(), message = std::string(bytes)]() mutable {
+      impl->outbox.push_back(std::move(message));
+      impl->write_next();
+    });
+    return;
+  }
   try {
     impl_->ws.write(net::buffer(bytes));
   } catch (const std::exception &e) {
@@ -154,15 +193,80 @@ std::string Connection::receive_message() {
 }
 
 void Connection::close() noexcept {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  if (impl_->pumping) {
+    // After what is queued has gone out (an error frame that says why, say).
+    if (!impl_->closed) net::post(impl_->ioc, [impl = impl_.get()] {
+      impl->close_when_sent = true;
+      impl->write_next();
+    });
+    return;
+  }
   if (impl_->closed.exchange(true)) return;
   boost::system::error_code ec;
   {
-    std::lock_guard<std::mutex> lock(impl_->write_mu);
     // A WebSocket close can block on a peer that stopped reading; shut the socket down
     // first for reads blocked in other threads, then close it.
     impl_->ws.next_layer().shutdown(tcp::socket::shutdown_both, ec);
     impl_->ws.next_layer().close(ec);
   }
+}
+
+std::string Connection::pump(const std::function<void(std::string)> &on_message,
+                             const std::function<void()> &on_started) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->write_mu);
+    TIR_USER_CHECK(!impl_->pumping) << "RPC: the connection to " << impl_->peer << " is already pumped";
+    impl_->pumping = true;
+  }
+  if (on_started) on_started();
+  Impl &c = *impl_;
+  std::string why;
+  beast::flat_buffer buffer;
+  // In pieces, as receive_message() reads, so that an oversized frame is refused with an
+  // error frame the peer gets to read.
+  std::function<void()> read_next = [&] {
+    c.ws.async_read_some(buffer, size_t(1) << 20, [&](boost::system::error_code ec, size_t) {
+      if (ec) {
+        why = "the connection closed (" + ec.message() + ")";
+        c.shut_down();
+        return;
+      }
+      if (buffer.size() > c.max_frame_bytes) {
+        why = "a frame larger than the limit of " + std::to_string(c.max_frame_bytes) + " bytes was refused";
+        c.outbox.push_back(encode_frame(error_header(nullptr, "RPC: " + why + "; the connection is closed")));
+        c.drain_when_sent = c.close_when_sent = true;
+        c.write_next();
+        return;
+      }
+      if (!c.ws.is_message_done()) return read_next();
+      if (!c.ws.got_binary()) {
+        why = "a text message; frames are binary messages (docs/rpc.md)";
+        c.shut_down();
+        return;
+      }
+      const auto data = buffer.data();
+      std::string message(static_cast<const char *>(data.data()), data.size());
+      buffer.consume(buffer.size());
+      try {
+        on_message(std::move(message));
+      } catch (const std::exception &e) {
+        why = e.what();
+        c.shut_down();
+        return;
+      }
+      if (!c.closed) read_next();
+    });
+  };
+  net::post(c.ioc, read_next);
+  c.ioc.run();
+  {
+    std::lock_guard<std::mutex> lock(impl_->write_mu);
+    impl_->closed = true;
+    boost::system::error_code ec;
+    impl_->ws.next_layer().close(ec);
+  }
+  return why.empty() ? "the connection closed" : why;
 }
 
 bool Connection::closed() const { return impl_->closed; }

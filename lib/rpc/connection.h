@@ -35,6 +35,14 @@ class Connection {
   // The same, as a message's bytes, for relaying (checked as a frame's header only).
   void send_message(std::string_view bytes);
   std::string receive_message();
+  // Serves the connection from this thread until it closes, and returns why it closed:
+  // each message goes to `on_message` (which may throw to end the connection), and from
+  // now on send() and close() from any thread are carried out here, in order (close()
+  // after what was sent before it). For relaying both ways at once, which Beast does not
+  // allow from two threads on one stream. receive() must not be called any more.
+  // `on_started` runs first, on this thread, once sends are queued: whatever it sends goes
+  // out before anything another thread sends after it.
+  std::string pump(const std::function<void(std::string)> &on_message, const std::function<void()> &on_started = {});
   // Closes the connection (a WebSocket close, then the socket); never throws. A receive()
   // blocked in another thread returns with an Error.
   void close() noexcept;

@@ -4,16 +4,15 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
-
-extern char **environ;
 
 namespace tensorir::test {
 
@@ -26,23 +25,28 @@ std::vector<char *> argv_of(std::vector<std::string> &args) {
   return argv;
 }
 
-// Starts argv[0] with `argv`, stdout or stderr (`fd_to_pipe`) into a pipe.
+// Starts argv[0] with `argv`, stdout or stderr (`fd_to_pipe`) into a pipe. The child gets
+// SIGTERM when this process ends, so that a test that crashes leaves nothing running
+// (a proxy or browser holding the test runner's output open would stall it).
 pid_t spawn(std::vector<std::string> argv_strings, int &read_end, int fd_to_pipe) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], fd_to_pipe);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  pid_t pid = -1;
   std::vector<char *> argv = argv_of(argv_strings);
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(1);  // the parent already went
+    dup2(fds[1], fd_to_pipe);
     close(fds[0]);
-    throw std::runtime_error("cannot start " + argv_strings[0] + ": " + std::strerror(rc));
+    close(fds[1]);
+    execvp(argv[0], argv.data());
+    const std::string why = "cannot start " + argv_strings[0] + ": " + std::strerror(errno) + "\n";
+    if (write(fd_to_pipe, why.data(), why.size()) < 0) _exit(127);
+    _exit(127);
   }
+  close(fds[1]);
   read_end = fds[0];
   return pid;
 }

@@ -10,10 +10,15 @@
 #include <tensorir/tensorir.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "graph/compiled_model.h"
 #include "reference/resnet18_reference.h"
+#include "rpc/connection.h"
+#include "rpc/signature_json.h"
+#include "rpc/temp_dir.h"
 #include "rpc/page_session.h"
 #include "rpc/rpc_test_util.h"
 
@@ -152,4 +157,69 @@ TEST_CASE("rpc browser: failures are errors here, and the session goes on where 
   }
   // The session still runs kernels after each of the others.
   check_remote_vs_llvm(p.session, "wasm", create_schedule({B}), {A, B}, "exp", 1e-5);
+}
+
+namespace {
+
+// Every string in `j` with `from` replaced by `to`.
+void replace_in_strings(nlohmann::json &j, const std::string &from, const std::string &to) {
+  if (j.is_string()) {
+    std::string s = j;
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    j = s;
+  } else if (j.is_structured()) {
+    for (auto &child : j) replace_in_strings(child, from, to);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("rpc browser: a shader that does not compile and an unknown function are errors with the page's words",
+          "[rpc][page]") {
+  // Raw frames through the proxy, as a client of another release or a broken one would send.
+  test::RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  test::BrowserPage page(proxy.address(), "browser");
+  auto c = rpc::Connection::dial(proxy.address());
+  c->send({{"type", "connect"}, {"v", 1}, {"key", "browser"}, {"timeout_ms", 30000}});
+  REQUIRE(c->receive().header["type"] == "connected");
+  int id = 0;
+  auto request = [&](nlohmann::json h, const std::string &payload = "") {
+    h["type"] = "request";
+    h["id"] = ++id;
+    c->send(h, payload);
+    rpc::Frame f = c->receive();
+    CHECK(f.header["id"] == id);
+    return f.header;
+  };
+
+  Module m = build_add(64, "webgl");
+  nlohmann::json plans = nlohmann::json::parse(m.source("webgl-json"));
+  nlohmann::json sigs = nlohmann::json::array();
+  for (const FuncSignature &sig : m.node()->signatures()) sigs.push_back(rpc::signature_to_json(sig));
+  replace_in_strings(plans, "void main", "void mian");
+  nlohmann::json reply = request({{"op", "load_module"}, {"module", 1}, {"format", "webgl-json"}, {"target", "webgl"},
+                                  {"functions", sigs}},
+                                 plans.dump());
+  // The page may compile when the module loads or when it first runs.
+  if (reply["type"] != "error") {
+    request({{"op", "alloc"}, {"handle", 1}, {"device", "webgl"}, {"nbytes", 256}});
+    const nlohmann::json arg = {{"handle", 1}, {"shape", {64}}, {"dtype", "float32"}};
+    reply = request({{"op", "call"}, {"module", 1}, {"function", "add"}, {"args", {arg, arg, arg}}});
+  }
+  REQUIRE(reply["type"] == "error");
+  CHECK_THAT(reply["message"].get<std::string>(), Contains("main"));
+
+  Module good = build_add(64, "wasm");
+  const rpc::TempDir dir;
+  good.save(dir.path() + "/add.wasm", "wasm");
+  std::ifstream in(dir.path() + "/add.wasm", std::ios::binary);
+  const std::string wasm((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  sigs = nlohmann::json::array({rpc::signature_to_json(good.node()->signatures()[0])});
+  REQUIRE(request({{"op", "load_module"}, {"module", 2}, {"format", "wasm"}, {"target", "wasm"}, {"functions", sigs}},
+                  wasm)["type"] == "reply");
+  reply = request({{"op", "call"}, {"module", 2}, {"function", "subtract"}, {"args", nlohmann::json::array()}});
+  REQUIRE(reply["type"] == "error");
+  CHECK_THAT(reply["message"].get<std::string>(), Contains("subtract") && Contains("add"));
+  // The page still answers.
+  CHECK(request({{"op", "info"}})["type"] == "reply");
 }

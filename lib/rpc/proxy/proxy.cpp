@@ -95,37 +95,32 @@ struct Proxy::State {
     entry->key = hello["key"];
     entry->conn = conn;
     entry->info = hello.value("info", json::object());
-    try {
-      conn->send({{"type", "registered"}});
-    } catch (...) {
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      remotes.push_back(entry);
-    }
-    changed.notify_all();
-    log("remote registered: key '" + entry->key + "' from " + conn->peer());
-    std::string why;
-    try {
-      for (;;) {
-        std::string message = conn->receive_message();
-        decode_header(message);
-        std::shared_ptr<Connection> client;
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          client = entry->client;
-        }
-        if (!client) continue;  // nothing to answer: the session it was for has ended
-        try {
-          client->send_message(message);
-        } catch (...) {
-          // The client went; its own thread ends the session.
-        }
-      }
-    } catch (const std::exception &e) {
-      why = e.what();
-    }
+    const std::string why = conn->pump(
+        [&](std::string message) {
+          decode_header(message);
+          std::shared_ptr<Connection> client;
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            client = entry->client;
+          }
+          if (!client) return;  // nothing to answer: the session it was for has ended
+          try {
+            client->send_message(message);
+          } catch (...) {
+            // The client went; its own thread ends the session.
+          }
+        },
+        [&] {
+          {
+            // Both under the lock: a client pairs (and sends "open") only after
+            // "registered" is queued, and /status lists the remote once it is answered.
+            std::lock_guard<std::mutex> lock(mu);
+            conn->send({{"type", "registered"}});
+            remotes.push_back(entry);
+          }
+          changed.notify_all();
+          log("remote registered: key '" + entry->key + "' from " + conn->peer());
+        });
     std::shared_ptr<Connection> client;
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -133,7 +128,6 @@ struct Proxy::State {
       client = std::move(entry->client);
     }
     changed.notify_all();
-    conn->close();
     log("remote of key '" + entry->key + "' from " + conn->peer() + " left: " + why);
     if (client) {
       refuse(*client, "RPC: the remote '" + entry->key + "' (" + conn->peer() +
@@ -175,33 +169,35 @@ struct Proxy::State {
   void serve_client(const std::shared_ptr<Connection> &conn, const json &hello) {
     const std::string key = hello["key"];
     const int timeout_ms = hello.value("timeout_ms", 60000);
-    std::shared_ptr<RemoteEntry> remote = pair(key, conn, std::chrono::milliseconds(std::max(timeout_ms, 0)));
-    if (!remote) {
-      refuse(*conn, no_remote_message(key, timeout_ms));
-      return;
-    }
-    log("client " + conn->peer() + " paired with the remote of key '" + key + "' from " + remote->conn->peer());
-    try {
-      remote->conn->send({{"type", "open"}});
-      conn->send({{"type", "connected"}, {"info", remote->info}});
-    } catch (...) {
-    }
-    std::string why = "the client closed the connection";
-    try {
-      for (;;) {
-        std::string message = conn->receive_message();
-        try {
-          decode_header(message);
-        } catch (const std::exception &e) {
-          refuse(*conn, e.what());
-          break;
-        }
-        remote->conn->send_message(message);
-      }
-    } catch (const std::exception &e) {
-      why = e.what();
-    }
-    conn->close();
+    std::shared_ptr<RemoteEntry> remote;
+    const std::string why = conn->pump(
+        [&](std::string message) {
+          if (!remote) return;
+          try {
+            decode_header(message);
+          } catch (const std::exception &e) {
+            refuse(*conn, e.what());
+            return;
+          }
+          remote->conn->send_message(message);
+        },
+        [&] {
+          // Paired only now that sends to this client are queued in order: "connected"
+          // goes out before anything the remote answers.
+          remote = pair(key, conn, std::chrono::milliseconds(std::max(timeout_ms, 0)));
+          if (!remote) {
+            refuse(*conn, no_remote_message(key, timeout_ms));
+            return;
+          }
+          log("client " + conn->peer() + " paired with the remote of key '" + key + "' from " +
+              remote->conn->peer());
+          conn->send({{"type", "connected"}, {"info", remote->info}});
+          try {
+            remote->conn->send({{"type", "open"}});
+          } catch (...) {
+          }
+        });
+    if (!remote) return;
     bool still_paired = false;
     {
       std::lock_guard<std::mutex> lock(mu);
