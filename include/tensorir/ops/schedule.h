@@ -75,6 +75,11 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out);
 // window and weights it reads into registers first; a work-group covers a tile of output
 // pixels of the same channels.
 Schedule schedule_conv2d_gpu(const Tensor &op, const Tensor &out, const Target &target);
+// conv2d of channel-blocked data to a blocked result (conv2d_packed_direct with
+// blocked_out) on a CPU driver (TargetCaps::work_item_vector_lanes, the channel block):
+// a work-item per group accumulates up to 16 output pixels, each a vector of the block's
+// output channels, from one vector load of weights per input channel and tap.
+Schedule schedule_conv2d_packed_gpu(const Tensor &op, const Tensor &out, const Target &target);
 // dense and batch_matmul: each invocation accumulates up to 4 rows x 4 columns; a
 // work-group covers up to 64 column tiles and as many rows as fit.
 Schedule schedule_matmul_gpu(const Tensor &op, const Tensor &out, const Target &target);
