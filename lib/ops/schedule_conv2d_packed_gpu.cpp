@@ -18,9 +18,12 @@ Schedule schedule_conv2d_packed_gpu(const Tensor &conv, const Tensor &out, const
   TIR_USER_CHECK(gpu::vector_lanes(target) > 0)
       << "schedule_conv2d_packed_gpu: target '" << target.str() << "' computes no vectors per work-item";
   const std::vector<int64_t> shape = detail::const_shape(conv, "schedule_conv2d_packed_gpu");
-  const int64_t OH = shape[2], OW = shape[3], block = shape[4];
-  // Up to 16 vector accumulators: up to 8 columns, and rows while they fit.
-  const int64_t vx = gpu::divisor_at_most(OW, 8), vy = gpu::divisor_at_most(OH, 16 / vx);
+  const int64_t blocks = shape[1], OH = shape[2], OW = shape[3], block = shape[4];
+  // Up to 16 vector accumulators: two blocks of output channels (each broadcast of the
+  // data serves two vectors of weights) when they split so, up to 8 columns, and rows
+  // while they fit.
+  const int64_t vk = blocks % 2 == 0 ? 2 : 1, vx = gpu::divisor_at_most(OW, 8);
+  const int64_t vy = gpu::divisor_at_most(OH, 16 / (vk * vx));
 
   Schedule s = create_schedule({out});
   // The padded data at root, a kernel of its own: reads in the reduction need no bounds.
@@ -29,7 +32,7 @@ Schedule schedule_conv2d_packed_gpu(const Tensor &conv, const Tensor &out, const
     gpu::inline_others(s, {conv, out, data});
   else
     gpu::inline_others(s, {conv, out});
-  Tensor acc = gpu::tile_into_registers(s, conv, out, {{1, 1}, {1, 1}, {1, vy}, {1, vx}, {1, block, block}});
+  Tensor acc = gpu::tile_into_registers(s, conv, out, {{1, 1}, {1, vk}, {1, vy}, {1, vx}, {1, block, block}});
   // Reduction: blocks of input channels, rows and columns of the window, then each
   // channel of the block unrolled (and the columns of small windows).
   const auto *ac = acc.op().as<ComputeOpNode>();
