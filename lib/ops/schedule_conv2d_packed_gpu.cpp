@@ -28,10 +28,9 @@ Schedule schedule_conv2d_packed_gpu(const Tensor &conv, const Tensor &out, const
   Schedule s = create_schedule({out});
   // The padded data at root, a kernel of its own: reads in the reduction need no bounds.
   const Tensor data = c->input_tensors()[0];
-  if (data.op().as<ComputeOpNode>())
-    gpu::inline_others(s, {conv, out, data});
-  else
-    gpu::inline_others(s, {conv, out});
+  const bool padded = data.op().as<ComputeOpNode>() != nullptr;
+  gpu::inline_others(s, padded ? std::vector<Tensor>{conv, out, data} : std::vector<Tensor>{conv, out});
+  if (padded) gpu::bind_flat(s, data, gpu::group_limit(target));
   Tensor acc = gpu::tile_into_registers(s, conv, out, {{1, 1}, {1, vk}, {1, vy}, {1, vx}, {1, block, block}});
   // Reduction: blocks of input channels, rows and columns of the window, then each
   // channel of the block unrolled (and the columns of small windows).

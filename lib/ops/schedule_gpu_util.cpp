@@ -32,6 +32,16 @@ void inline_others(Schedule &s, const std::vector<Tensor> &keep) {
   }
 }
 
+IterVar bind_flat(Schedule &s, const Tensor &t, int64_t threads) {
+  Stage o = s[t];
+  IterVar all = t.axis(0);
+  for (int i = 1; i < t.ndim(); ++i) all = o.fuse(all, t.axis(i));
+  auto [b, x] = o.split(all, static_cast<int>(threads));
+  o.bind(b, thread_axis("blockIdx.x"));
+  o.bind(x, thread_axis("threadIdx.x"));
+  return x;
+}
+
 Tensor tile_into_registers(Schedule &s, const Tensor &op, const Tensor &out, const std::vector<AxisTile> &tiles) {
   const bool fused = !(op == out);
   Tensor acc = s.cache_write(op, "local");

@@ -22,6 +22,10 @@ int64_t first_divisor(int64_t n, std::initializer_list<int64_t> candidates);
 // the anchor, the element-wise tail between the anchor and the group's result).
 void inline_others(Schedule &s, const std::vector<Tensor> &keep);
 
+// Fuses every axis of `t`'s stage and splits the result into work-groups of `threads`
+// invocations (blockIdx.x, threadIdx.x); returns the threadIdx.x axis.
+IterVar bind_flat(Schedule &s, const Tensor &t, int64_t threads);
+
 // How one output axis is tiled: `block` iterations over work-groups, `threads`
 // invocations, `reg` consecutive elements in each invocation's registers, of which the
 // innermost `vector` (a divisor of reg; the last axis only) are one vector.
