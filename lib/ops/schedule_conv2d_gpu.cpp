@@ -4,7 +4,10 @@
 // reduction the invocation first copies the input window its tile reads and the tile's
 // weights into registers ("local" stages), so every element it loads serves many
 // multiply-adds: loads are what cost most on a CPU driver (Mesa's llvmpipe loads storage
-// buffers lane by lane), and on a GPU they are what keeps the ALUs waiting.
+// buffers lane by lane), and on a GPU they are what keeps the ALUs waiting. On a CPU
+// driver (PoCL) a work-item per group computes vectors along the output columns instead;
+// convolutions whose channels split into the vector width take the blocked layout and
+// schedule_conv2d_packed_gpu there.
 #include <algorithm>
 
 #include "op_util.h"

@@ -1,6 +1,9 @@
 // GPU compute schedule for dense and batch_matmul: each invocation accumulates a register
 // tile of rows x consecutive columns; a work-group covers a tile of columns (and rows when
 // they are few), so the rows of the data it reads are the same for all its invocations.
+// On a CPU driver (PoCL) a work-item per group keeps a tile of vectors instead, as a CPU
+// micro-kernel does: the driver would otherwise vectorise across work-items, which it
+// cannot do around the reduction loop.
 #include "op_util.h"
 #include "schedule_gpu_util.h"
 #include "tensorir/ops/schedule.h"
