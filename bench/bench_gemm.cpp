@@ -2,7 +2,8 @@
 // OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and 2 threads; then the
 // same GEMM as OpenGL compute shaders (default schedule, shared-memory tiles) and as
 // fragment shaders, with the data already on the device; then on the OpenCL device
-// ("opencl": a shared-memory tiled schedule) next to CLBlast's SGEMM on the same device.
+// ("opencl": the operator library's GPU schedule of a matmul, which on a CPU device gives
+// each work-item a tile of vectors) next to CLBlast's SGEMM on the same device.
 // OpenBLAS, oneDNN and CLBlast are optional (TENSORIR_HAVE_OPENBLAS, TENSORIR_HAVE_DNNL,
 // TENSORIR_HAVE_CLBLAST): without one, its rows are left out.
 //   bench_gemm            full run: naive at 256/512/1024, tuned at 512/1024/2048,
@@ -26,6 +27,8 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <clblast_c.h>
 #endif
+#include <tensorir/ops/nn.h>
+#include <tensorir/ops/schedule.h>
 #include <tensorir/runtime/parallel.h>
 #include <tensorir/tensorir.h>
 
@@ -423,9 +426,22 @@ class ClBlastGemm {
 };
 #endif
 
+// The GEMM as the operator library's matmul with its GPU schedule (what a model's MatMul
+// gets on "opencl"), built for the OpenCL device.
+DeviceGemm make_opencl_gemm(int n, Device dev) {
+  Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
+  Tensor C = ops::batch_matmul(A, B, "C");
+  const Target target("opencl -device=" + std::to_string(dev.id));
+  auto t0 = bench::Clock::now();
+  Module m = build(ops::schedule_matmul_gpu(C, C, target), {A, B, C}, target, "gemm");
+  DeviceGemm g{"tensorir-opencl", target.str(), m("gemm"), NDArray::empty({n, n}, Float(32), dev)};
+  g.build_ms = bench::ms_since(t0);
+  return g;
+}
+
 // (d) The GEMM on the OpenCL device, data already there: tensorir's "opencl" target with
-// the shared-memory tiled schedule above, and CLBlast's SGEMM on the same device. Each
-// call waits for the device.
+// the operator library's GPU schedule, and CLBlast's SGEMM on the same device. Each call
+// waits for the device.
 void run_opencl(const bench::Options &opt) {
   const int n = opt.quick ? 256 : 1024, device = opencl_device_index();
   const Device dev = Device::opencl(device);
@@ -436,7 +452,7 @@ void run_opencl(const bench::Options &opt) {
   const double flops = 2.0 * n * double(n) * n;
   std::vector<DeviceGemm> built;  // empty when OpenCL is missing: the message says why
   try {
-    built.push_back(make_device_gemm("tensorir-opencl", "opencl", true, n, dev));
+    built.push_back(make_opencl_gemm(n, dev));
   } catch (const Error &e) {
     std::fprintf(stderr, "gemm: no OpenCL rows: %s\n", e.what());
     g_all_ok = false;
@@ -485,7 +501,8 @@ void run_opencl(const bench::Options &opt) {
   }
   if (opt.json) return;
   std::printf("\n(d) OpenCL device %d (TENSORIR_OPENCL_DEVICE, else 0), data already on the device\n"
-              "    tensorir-opencl: \"opencl\", 16x16 work-groups staging 16x16 tiles of A and B in __local memory\n"
+              "    tensorir-opencl: \"opencl\", ops::batch_matmul with ops::schedule_matmul_gpu (on a CPU device:\n"
+              "      a work-item per group, each an 8-row tile of vectors of columns)\n"
               "    clblast: CLBlast's SGEMM (C API) on the same device; each call waits for the device\n",
               device);
   table.print();

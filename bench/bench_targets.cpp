@@ -4,11 +4,13 @@
 // shaders ("opengl -mode=fragment"), the browser's shaders run natively ("webgl"), and in
 // headless Chromium the webgl and wasm web packages (bench/web/run_bench.mjs). Prints the
 // median latency and the ratio to "llvm" of each, and writes a bar chart of the
-// latencies, bench_targets.svg, next to this program.
+// latencies, bench_targets.svg, next to this program. `--targets llvm,opencl` runs only
+// the rows listed ("llvm" always runs: the reference; "chromium" names both browser rows).
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
 #include <tensorir/target_kind.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -132,9 +134,34 @@ std::string program_dir() {
   return p.substr(0, p.rfind('/'));
 }
 
+// Takes "--targets LIST" out of the arguments; an empty list (no option): every row.
+std::vector<std::string> take_targets(int &argc, char **argv) {
+  std::vector<std::string> list;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h")
+      std::printf("  --targets LIST  only these rows, e.g. llvm,opencl (also: opengl, fragment, webgl, chromium)\n");
+    if (a != "--targets" || i + 1 >= argc) continue;
+    std::string names = argv[i + 1];
+    for (size_t start = 0; start <= names.size();) {
+      const size_t end = std::min(names.find(',', start), names.size());
+      list.push_back(names.substr(start, end - start));
+      start = end + 1;
+    }
+    for (int j = i; j + 2 < argc; ++j) argv[j] = argv[j + 2];
+    argc -= 2;
+    break;
+  }
+  return list;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
+  const std::vector<std::string> only = take_targets(argc, argv);
+  auto wanted = [&](const std::string &name) {
+    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+  };
   const bench::Options o = bench::parse_options(argc, argv);
   const int reps = o.quick ? 3 : 10;
   if (!o.json) {
@@ -149,19 +176,25 @@ int main(int argc, char **argv) {
 
   std::vector<Row> rows;
   rows.push_back(run_native(g, "llvm", "llvm", {}, input, reps, llvm_out));
-  if (find_target_kind("opencl")) rows.push_back(run_native(g, "opencl", "opencl", {}, input, reps, llvm_out));
+  if (!wanted("opencl")) rows.push_back({"opencl", -1, -1, "not in --targets"});
+  else if (find_target_kind("opencl")) rows.push_back(run_native(g, "opencl", "opencl", {}, input, reps, llvm_out));
   else rows.push_back({"opencl", -1, -1, "not built (no \"opencl\" target kind in this build)"});
   std::string why;
-  if (o.gpu && bench::opengl_available(why)) {
-    rows.push_back(run_native(g, "opengl", "opengl", {}, input, reps, llvm_out));
-    rows.push_back(run_native(g, "opengl, generic schedules", "opengl", generic, input, reps, llvm_out));
-    rows.push_back(run_native(g, "opengl -mode=fragment", "opengl -mode=fragment", {}, input, reps, llvm_out));
-    rows.push_back(run_native(g, "webgl (native)", "webgl", {}, input, reps, llvm_out));
+  const bool gl = wanted("opengl") || wanted("fragment") || wanted("webgl");
+  if (o.gpu && gl && bench::opengl_available(why)) {
+    if (wanted("opengl")) {
+      rows.push_back(run_native(g, "opengl", "opengl", {}, input, reps, llvm_out));
+      rows.push_back(run_native(g, "opengl, generic schedules", "opengl", generic, input, reps, llvm_out));
+    }
+    if (wanted("fragment"))
+      rows.push_back(run_native(g, "opengl -mode=fragment", "opengl -mode=fragment", {}, input, reps, llvm_out));
+    if (wanted("webgl")) rows.push_back(run_native(g, "webgl (native)", "webgl", {}, input, reps, llvm_out));
   } else {
     for (const char *t : {"opengl", "opengl -mode=fragment", "webgl (native)"})
-      rows.push_back({t, -1, -1, o.gpu ? why : "--no-gpu"});
+      rows.push_back({t, -1, -1, !o.gpu ? "--no-gpu" : !gl ? "not in --targets" : why});
   }
-  for (Row &r : run_browser(reps)) rows.push_back(r);
+  if (wanted("chromium"))
+    for (Row &r : run_browser(reps)) rows.push_back(r);
 
   const double llvm_ms = rows[0].ms;
   if (o.json) {

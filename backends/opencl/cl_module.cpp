@@ -73,6 +73,7 @@ class OpenCLModuleNode final : public ModuleNode {
                   << log << "\nsource:\n"
                   << numbered(source_);
     }
+    temps_.resize(funcs_.size());
     for (const ComputeFunction &f : funcs_) {
       kernels_.emplace_back();
       for (const ComputeKernel &k : f.kernels) {
@@ -92,17 +93,22 @@ class OpenCLModuleNode final : public ModuleNode {
     const FuncSignature &sig = sigs_[index];
     const ComputeFunction &f = funcs_[index];
     const glsl::ScalarValues values = glsl::scalar_values(f, args);
-    std::vector<NDArray> temps;
-    for (const TempBuffer &t : f.temps) {
-      int64_t n = glsl::evaluate_size(t.elements, values, "the size of buffer '" + t.handle.name() + "'");
-      temps.push_back(NDArray::empty({std::max<int64_t>(n, 0)}, t.dtype, Device::opencl(device_)));
-    }
     const Context &c = context(device_);
     std::lock_guard<std::mutex> lock(mutex_);  // kernel arguments are state of the cl_kernel
+    // Temporaries (a convolution's padded data) are kept for the next call of the same
+    // sizes: allocating and clearing them each time costs as much as a small kernel.
+    std::vector<NDArray> &temps = temps_[index];
+    temps.resize(f.temps.size());
+    for (size_t i = 0; i < f.temps.size(); ++i) {
+      const TempBuffer &t = f.temps[i];
+      const int64_t n = std::max<int64_t>(
+          glsl::evaluate_size(t.elements, values, "the size of buffer '" + t.handle.name() + "'"), 0);
+      if (!temps[i].defined() || temps[i].numel() != n) temps[i] = NDArray::empty({n}, t.dtype, Device::opencl(device_));
+    }
     for (size_t k = 0; k < f.kernels.size(); ++k)
       launch(c, sig, f.kernels[k], kernels_[index][k], args, buffers, temps, values);
-    // Temporaries are released when this returns; finishing also makes the call's time
-    // the kernels' time.
+    // Finished before the next call may reuse the temporaries; this also makes the call's
+    // time the kernels' time.
     check(clFinish(c.queue), "running " + sig.name);
   }
 
@@ -176,6 +182,7 @@ class OpenCLModuleNode final : public ModuleNode {
   std::string source_;
   cl_program program_ = nullptr;
   std::vector<std::vector<cl_kernel>> kernels_;  // per function, per kernel
+  mutable std::vector<std::vector<NDArray>> temps_;  // per function, the last call's temporaries
   mutable std::mutex mutex_;
 };
 

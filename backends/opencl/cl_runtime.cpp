@@ -51,6 +51,8 @@ DeviceInfo describe(cl_platform_id p, int platform_index, cl_device_id d) {
   cl_device_fp_config fp64 = 0;
   info.fp64 = clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, nullptr) == CL_SUCCESS && fp64 != 0;
   info.base_addr_align_bits = device_value<cl_uint>(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+  info.cpu = (device_value<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+  info.float_vector_width = static_cast<int>(device_value<cl_uint>(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT));
   return info;
 }
 

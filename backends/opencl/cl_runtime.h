@@ -25,6 +25,8 @@ struct DeviceInfo {
   uint64_t local_mem_bytes = 0;
   bool fp64 = false;                  // cl_khr_fp64
   uint32_t base_addr_align_bits = 0;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: sub-buffer origins
+  bool cpu = false;                   // CL_DEVICE_TYPE_CPU (PoCL): work-items run as loops on cores
+  int float_vector_width = 1;         // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
 };
 
 // Every device of every platform, in the loader's order; throws tensorir::Error when no

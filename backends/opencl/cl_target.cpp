@@ -40,6 +40,16 @@ GivenLimits given_limits(const Target &t) {
   return g;
 }
 
+int vector_lanes(const Target &t) {
+  if (!t.option("vector-lanes").empty()) return std::stoi(t.option("vector-lanes"));  // one of the schema's
+  const DeviceInfo &d = *context(device_index(t)).info;
+  if (!d.cpu) return 0;
+  // A power of two that OpenCL C has a vector type of.
+  int lanes = 2;
+  while (lanes * 2 <= std::min(d.float_vector_width, 16)) lanes *= 2;
+  return d.float_vector_width >= 2 ? lanes : 0;
+}
+
 glsl::ComputeLimits compute_limits(const Target &t) {
   const DeviceInfo &d = *context(device_index(t)).info;
   const GivenLimits given = given_limits(t);

@@ -19,6 +19,11 @@ struct GivenLimits {
 };
 GivenLimits given_limits(const Target &t);
 
+// float32 lanes per work-item vector for the GPU schedules (TargetCaps::
+// work_item_vector_lanes): -vector-lanes=N, else the device's preferred width on a CPU
+// device and 0 on others.
+int vector_lanes(const Target &t);
+
 // The limits of code generation for the target's device (given limits win).
 glsl::ComputeLimits compute_limits(const Target &t);
 

@@ -25,6 +25,9 @@ tensorir::TargetKindInfo opencl_kind() {
       TargetOption::integer("max-work-group-size", 1, INT_MAX, "work-items per work-group, instead of the device's"),
       TargetOption::integer("max-local-memory", 1, INT_MAX, "bytes of __local memory per work-group, instead of the device's"),
       TargetOption::flag("no-default-schedule", "no default GPU schedule for stages that bind no loops"),
+      TargetOption::one_of("vector-lanes", {"0", "2", "4", "8", "16"},
+                           "float32 lanes of the vectors each work-item of the GPU schedules computes; default: "
+                           "the device's preferred width on a CPU device (PoCL), 0 (many work-items instead) on a GPU"),
   };
   k.caps = [](const tensorir::Target &t) {
     tensorir::TargetCaps c;
@@ -44,6 +47,10 @@ tensorir::TargetKindInfo opencl_kind() {
         c.max_shared_memory_bytes = l.max_shared_bytes;
       } catch (const tensorir::Error &) {
       }
+    }
+    try {
+      c.work_item_vector_lanes = tensorir::opencl::vector_lanes(t);
+    } catch (const tensorir::Error &) {  // no device: building says why
     }
     return c;
   };

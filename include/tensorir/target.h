@@ -37,6 +37,11 @@ struct TargetCaps {
   // The device's limits, for schedules that size tiles by them; 0 when not known.
   int max_work_group_size = 0;       // invocations (work-items) in one work-group
   int64_t max_shared_memory_bytes = 0;  // "shared" / __local memory of one work-group
+  // > 0: the device is a CPU whose driver runs a work-group's work-items as a loop on one
+  // core (PoCL). The GPU schedules then give each work-item a tile of vectors of this many
+  // float32 lanes (loops marked vectorize, printed as vector types) in work-groups of one,
+  // instead of relying on the driver to vectorise across work-items.
+  int work_item_vector_lanes = 0;
 };
 
 struct Target {

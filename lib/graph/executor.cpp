@@ -141,10 +141,15 @@ size_t CompiledModel::planned_peak_bytes() const { return impl_->planned_peak_by
 
 namespace {
 
-// Targets whose every tensor lies in RGBA textures, four elements per texel ("webgl").
-// "opengl -mode=fragment" packs only some results, and there ResNet-18's convolutions
-// run slower in blocks of 4 channels than in NCHW, so it keeps NCHW.
-bool packed_textures(const Target &t) { return t.caps().texture_channel_block > 0; }
+// The channel block of the GPU layouts, 0 for NCHW: the channels of a texel on targets
+// whose every tensor lies in RGBA textures ("webgl"; "opengl -mode=fragment" packs only
+// some results, and there ResNet-18's convolutions run slower in blocks of 4 channels
+// than in NCHW, so it keeps NCHW), or on a CPU driver the lanes of a work-item's vectors
+// (a convolution then reads a block of output channels' weights as one vector).
+int gpu_channel_block(const Target &t, bool strategies) {
+  const TargetCaps c = t.caps();
+  return c.texture_channel_block > 0 ? c.texture_channel_block : strategies ? c.work_item_vector_lanes : 0;
+}
 
 // The strategy compiling the group led by `lead`: the one its operator registers for
 // the target's kind (BuildOptions::tuned_schedules), else its compute with the generic
@@ -342,12 +347,13 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   if (options.fold_batch_norm) g = fold_batch_norm(g);
   const bool tuned = options.tuned_schedules && target.caps().cpu_schedules;
   const bool strategies = options.tuned_schedules;
-  if (options.alter_layout && options.fold_constants && (tuned || packed_textures(target))) {
+  const int block = gpu_channel_block(target, strategies);
+  if (options.alter_layout && options.fold_constants && (tuned || block > 0)) {
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
     // channels at one position, which share the reads of a convolution's data.
     g = tuned ? alter_conv_layout(g, options.fuse_operators)
-              : alter_conv_layout(g, options.fuse_operators, target.caps().texture_channel_block);
+              : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }
   if (options.alter_layout && tuned) g = alter_dense_layout(g);

@@ -4,7 +4,10 @@
 // reduction the invocation first copies the input window its tile reads and the tile's
 // weights into registers ("local" stages), so every element it loads serves many
 // multiply-adds: loads are what cost most on a CPU driver (Mesa's llvmpipe loads storage
-// buffers lane by lane), and on a GPU they are what keeps the ALUs waiting.
+// buffers lane by lane), and on a GPU they are what keeps the ALUs waiting. On a CPU
+// driver (PoCL) a work-item per group computes vectors along the output columns instead;
+// convolutions whose channels split into the vector width take the blocked layout and
+// schedule_conv2d_packed_gpu there.
 #include <algorithm>
 
 #include "op_util.h"
@@ -19,6 +22,13 @@ namespace {
 constexpr int64_t kMaxUnrolled = 1024;
 
 int64_t extent_of(const IterVar &iv) { return *as_const_int(iv->dom.extent); }
+
+// The lanes of vectors along `width` output columns: the largest power of two up to
+// `lanes` that divides it, when at least 4; else 0 (scalars).
+int64_t columns_vector(int64_t width, int64_t lanes) {
+  while (lanes >= 4 && width % lanes != 0) lanes /= 2;
+  return lanes >= 4 ? lanes : 0;
+}
 
 }  // namespace
 
@@ -38,14 +48,19 @@ Schedule schedule_conv2d_gpu(const Tensor &conv, const Tensor &out, const Target
   // at each step of the reduction are one.
   const std::vector<int64_t> in = detail::const_shape(c->input_tensors()[0], "schedule_conv2d_gpu");
   const int64_t groups = in[1] / extent_of(c->reduce_axis[0]);
-  const int64_t vk = gpu::first_divisor(K / groups, {8, 4, 2}), vx = OW % 2 == 0 ? 2 : 1;
-  const int64_t vy = gpu::divisor_at_most(OH, std::min<int64_t>(7, kMaxUnrolled / (vk * vx * window)));
-  const int64_t tx = gpu::divisor_at_most(OW / vx, limit);
-  const int64_t ty = gpu::divisor_at_most(OH / vy, limit / tx);
+  const int64_t vk = gpu::first_divisor(K / groups, {8, 4, 2});
+  // On a CPU driver (vector lanes given), a work-item per group computes vectors along
+  // the output columns: 8 channels x 2 vectors (of rows or columns) of accumulators.
+  const int64_t lanes = columns_vector(OW, gpu::vector_lanes(target));
+  const int64_t vx = lanes > 1 ? (OH % 2 == 0 ? lanes : gpu::first_divisor(OW, {2 * lanes, lanes})) : OW % 2 == 0 ? 2 : 1;
+  const int64_t vy = lanes > 1 ? (vx == lanes ? gpu::first_divisor(OH, {2}) : 1)
+                               : gpu::divisor_at_most(OH, std::min<int64_t>(7, kMaxUnrolled / (vk * vx * window)));
+  const int64_t tx = lanes > 1 ? 1 : gpu::divisor_at_most(OW / vx, limit);
+  const int64_t ty = lanes > 1 ? 1 : gpu::divisor_at_most(OH / vy, limit / tx);
 
   Schedule s = create_schedule({out});
   gpu::inline_others(s, {conv, out});
-  Tensor acc = gpu::tile_into_registers(s, conv, out, {{1, 1}, {1, vk}, {ty, vy}, {tx, vx}});
+  Tensor acc = gpu::tile_into_registers(s, conv, out, {{1, 1}, {1, vk}, {ty, vy}, {tx, vx, std::max<int64_t>(lanes, 1)}});
   Stage a = s[acc];
   const auto *ac = acc.op().as<ComputeOpNode>();
   if (unroll_rows) a.unroll(ac->reduce_axis[1]);

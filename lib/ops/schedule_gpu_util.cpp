@@ -10,6 +10,8 @@ int group_limit(const Target &target) {
   return limit > 0 ? std::min(limit, 256) : 256;
 }
 
+int vector_lanes(const Target &target) { return target.caps().work_item_vector_lanes; }
+
 int64_t divisor_at_most(int64_t n, int64_t cap) {
   for (int64_t d = std::min(n, cap); d > 1; --d)
     if (n % d == 0) return d;
@@ -30,16 +32,33 @@ void inline_others(Schedule &s, const std::vector<Tensor> &keep) {
   }
 }
 
+IterVar bind_flat(Schedule &s, const Tensor &t, int64_t threads) {
+  Stage o = s[t];
+  IterVar all = t.axis(0);
+  for (int i = 1; i < t.ndim(); ++i) all = o.fuse(all, t.axis(i));
+  auto [b, x] = o.split(all, static_cast<int>(threads));
+  o.bind(b, thread_axis("blockIdx.x"));
+  o.bind(x, thread_axis("threadIdx.x"));
+  return x;
+}
+
 Tensor tile_into_registers(Schedule &s, const Tensor &op, const Tensor &out, const std::vector<AxisTile> &tiles) {
   const bool fused = !(op == out);
   Tensor acc = s.cache_write(op, "local");
   if (fused) s[op].compute_inline();
   Stage o = s[out];
-  std::vector<IterVar> blocks, threads, regs;
+  std::vector<IterVar> blocks, threads, regs, vectors;
   for (size_t i = 0; i < tiles.size(); ++i) {
     IterVar axis = out.axis(static_cast<int>(i));
+    TIR_ASSERT(tiles[i].vector == 1 || (i + 1 == tiles.size() && tiles[i].reg % tiles[i].vector == 0))
+        << "a vector tile must divide the last axis' register tile";
     if (tiles[i].reg > 1) {
       auto [outer, inner] = o.split(axis, static_cast<int>(tiles[i].reg));
+      if (tiles[i].vector > 1) {
+        auto [lanes_outer, lanes] = o.split(inner, static_cast<int>(tiles[i].vector));
+        vectors.push_back(lanes);
+        inner = lanes_outer;
+      }
       regs.push_back(inner);
       axis = outer;
     }
@@ -53,6 +72,7 @@ Tensor tile_into_registers(Schedule &s, const Tensor &op, const Tensor &out, con
   std::vector<IterVar> order = blocks;
   order.insert(order.end(), threads.begin(), threads.end());
   order.insert(order.end(), regs.begin(), regs.end());
+  order.insert(order.end(), vectors.begin(), vectors.end());
   o.reorder(order);
   // The last block axis runs over blockIdx.x, the one before over y, all others over z.
   static const char *kBlock[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
@@ -66,6 +86,7 @@ Tensor tile_into_registers(Schedule &s, const Tensor &op, const Tensor &out, con
                                       << " axes to threads; a work-group has 3 dimensions";
   for (size_t i = 0; i < threads.size(); ++i) o.bind(threads[threads.size() - 1 - i], thread_axis(kThread[i]));
   for (const IterVar &r : regs) o.unroll(r);
+  for (const IterVar &v : vectors) o.vectorize(v);
 
   Stage a = s[acc];
   a.compute_at(o, threads.empty() ? blocks.back() : threads.back());
@@ -73,7 +94,16 @@ Tensor tile_into_registers(Schedule &s, const Tensor &op, const Tensor &out, con
   std::vector<IterVar> acc_order(ac->reduce_axis.begin(), ac->reduce_axis.end());
   for (int i = 0; i < acc.ndim(); ++i) acc_order.push_back(acc.axis(i));
   a.reorder(acc_order);
-  for (int i = 0; i < acc.ndim(); ++i) a.unroll(acc.axis(i));
+  for (int i = 0; i < acc.ndim(); ++i) {
+    const int64_t lanes = tiles[size_t(i)].vector;
+    if (lanes == 1) {
+      a.unroll(acc.axis(i));
+      continue;
+    }
+    auto [outer, inner] = a.split(acc.axis(i), static_cast<int>(lanes));
+    a.unroll(outer);
+    a.vectorize(inner);
+  }
   return acc;
 }
 

@@ -22,11 +22,19 @@ int64_t first_divisor(int64_t n, std::initializer_list<int64_t> candidates);
 // the anchor, the element-wise tail between the anchor and the group's result).
 void inline_others(Schedule &s, const std::vector<Tensor> &keep);
 
+// Fuses every axis of `t`'s stage and splits the result into work-groups of `threads`
+// invocations (blockIdx.x, threadIdx.x); returns the threadIdx.x axis.
+IterVar bind_flat(Schedule &s, const Tensor &t, int64_t threads);
+
 // How one output axis is tiled: `block` iterations over work-groups, `threads`
-// invocations, `reg` consecutive elements in each invocation's registers.
+// invocations, `reg` consecutive elements in each invocation's registers, of which the
+// innermost `vector` (a divisor of reg; the last axis only) are one vector.
 struct AxisTile {
-  int64_t threads = 1, reg = 1;
+  int64_t threads = 1, reg = 1, vector = 1;
 };
+// The float32 lanes of the vectors a work-item computes (TargetCaps::
+// work_item_vector_lanes), or 0 when the schedules use many work-items instead.
+int vector_lanes(const Target &target);
 // Computes the anchor `op` into a local register tile inside the loops of `out` (its
 // result or the end of an element-wise tail after it, which is inlined there). `tiles`
 // has one entry per axis of `out`: an axis with threads > 1 binds to threadIdx, the last

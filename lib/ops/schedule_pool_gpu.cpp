@@ -32,17 +32,13 @@ Schedule schedule_pool_gpu(const Tensor &out, const Target &target) {
   if (inner.size() > 1) return schedule_generic({out});
 
   Stage o = s[out];
-  IterVar all = out.axis(0);
-  for (int i = 1; i < out.ndim(); ++i) all = o.fuse(all, out.axis(i));
   int64_t elements = 1;
   for (int64_t d : detail::const_shape(out, "schedule_pool_gpu")) elements *= d;
   // An inner stage would read past the input in the iterations a guard skips, so with
   // one the work-group size divides the elements.
   const int limit = gpu::group_limit(target);
   const int64_t threads = inner.empty() ? std::min<int64_t>(limit, elements) : gpu::divisor_at_most(elements, limit);
-  auto [b, t] = o.split(all, static_cast<int>(threads));
-  o.bind(b, thread_axis("blockIdx.x"));
-  o.bind(t, thread_axis("threadIdx.x"));
+  const IterVar t = gpu::bind_flat(s, out, threads);
   if (!out.op().as<ComputeOpNode>()->reduce_axis.empty()) unroll_window(o);
   for (Stage &st : inner) {
     st.compute_at(o, t);

@@ -11,78 +11,20 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph_test_util.h"
+#include "graph/gpu_schedule_cases.h"
 
 using namespace tensorir;
 using Catch::Matchers::Contains;
 
 #if TENSORIR_WITH_OPENGL
 
-namespace {
-
-uint64_t next_seed() {
-  static uint64_t seed = 100;
-  return ++seed;
-}
-
-graph::NodeRef random_constant(graph::Builder &b, const std::string &name, const std::vector<int64_t> &shape) {
-  return b.constant(name, NDArray::random(shape, Float(32), next_seed()));
-}
-
-// Builds `g` for "opengl" (with `options`) and for "llvm", runs both on the same random
-// inputs and compares every output.
-void check_against_llvm(const graph::Graph &g, const std::string &options = "") {
-  std::map<std::string, NDArray> inputs;
-  for (const graph::Node &n : g.nodes())
-    if (n.op == "input") inputs[n.name] = NDArray::random(n.shape, Float(32), next_seed());
-  const graph::CompiledModel gl = graph::build(g, "opengl" + options), cpu = graph::build(g, "llvm");
-  const graph::Outputs got = gl.run(inputs), want = cpu.run(inputs);
-  for (int id : g.outputs()) {
-    const std::string &name = g.node(id).name;
-    INFO("output " << name);
-    const double err = graph_test::max_rel_error(got[name].to_vector<float>(), want[name].to_vector<float>());
-    INFO("max |a - b| / max |b| = " << err);
-    CHECK(err < 1e-5);
-  }
-}
-
-struct ConvCase {
-  std::vector<int64_t> data;  // N, C, H, W
-  int64_t K, R, S;
-  ops::Conv2dAttrs a;
-  bool tail;  // bias_add, add of a second input, relu
-};
-
-graph::Graph conv_graph(const ConvCase &c) {
-  graph::Builder b;
-  auto x = b.input("x", c.data);
-  auto w = random_constant(b, "w", {c.K, c.data[1] / c.a.groups, c.R, c.S});
-  auto y = b.conv2d(x, w, c.a, "conv");
-  if (c.tail) {
-    const graph::Node &conv = b.node(y);
-    y = b.bias_add(y, random_constant(b, "bias", {c.K}));
-    y = b.relu(b.add(y, b.input("residual", conv.shape)), "y");
-  }
-  return b.finish(y);
-}
-
-}  // namespace
+using namespace tensorir::graph_test;
 
 TEST_CASE("conv2d's GPU schedule on opengl matches llvm on odd shapes", "[graph][gpu_schedules][opengl]") {
-  const ConvCase c = GENERATE(values<ConvCase>({
-      {{1, 3, 17, 19}, 5, 3, 3, {{1, 1}, {1, 1}, {1, 1}, 1}, true},       // odd channels and sizes
-      {{2, 8, 15, 15}, 12, 3, 3, {{2, 2}, {1, 1}, {1, 1}, 1}, true},      // stride 2, batch 2
-      {{1, 16, 9, 9}, 24, 1, 1, {{1, 1}, {0, 0}, {1, 1}, 1}, false},      // 1x1
-      {{1, 20, 7, 7}, 36, 1, 1, {{2, 2}, {0, 0}, {1, 1}, 1}, true},       // 1x1, stride 2
-      {{1, 6, 11, 13}, 6, 3, 3, {{1, 1}, {1, 1}, {1, 1}, 6}, true},       // depthwise
-      {{1, 8, 10, 10}, 12, 3, 3, {{2, 2}, {1, 1}, {1, 1}, 4}, false},     // grouped, stride 2
-      {{1, 3, 23, 21}, 16, 7, 7, {{2, 2}, {3, 3}, {1, 1}, 1}, true},      // a 7x7 stem
-      {{1, 4, 13, 40}, 16, 3, 3, {{1, 1}, {2, 2}, {2, 2}, 1}, true},      // dilation, 2 columns a thread
-      {{1, 5, 3, 300}, 7, 1, 3, {{1, 1}, {0, 1}, {1, 1}, 1}, false},      // a row longer than a work-group
-  }));
+  const ConvCase c = GENERATE(from_range(odd_conv_cases()));
   INFO("data " << c.data[0] << "x" << c.data[1] << "x" << c.data[2] << "x" << c.data[3] << ", K " << c.K << ", "
                << c.R << "x" << c.S << ", groups " << c.a.groups);
-  check_against_llvm(conv_graph(c));
+  check_against_llvm(conv_graph(c), "opengl");
 }
 
 TEST_CASE("dense and batch_matmul GPU schedules on opengl match llvm", "[graph][gpu_schedules][opengl]") {
@@ -91,14 +33,14 @@ TEST_CASE("dense and batch_matmul GPU schedules on opengl match llvm", "[graph][
       INFO("M " << M << ", K " << K << ", N " << N);
       graph::Builder b;
       auto y = b.dense(b.input("x", {M, K}), random_constant(b, "w", {N, K}));
-      check_against_llvm(b.finish(b.relu(b.bias_add(y, random_constant(b, "bias", {N})), "y")));
+      check_against_llvm(b.finish(b.relu(b.bias_add(y, random_constant(b, "bias", {N})), "y")), "opengl");
     }
   }
   SECTION("batch_matmul, batched and broadcast") {
     for (auto [as, bs] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
              {{2, 3, 7, 9}, {2, 3, 9, 11}}, {{4, 5, 13}, {13, 6}}, {{1, 16, 8}, {1, 8, 12}}}) {
       graph::Builder b;
-      check_against_llvm(b.finish(b.make("batch_matmul", {b.input("a", as), b.input("b", bs)}, {}, "y")));
+      check_against_llvm(b.finish(b.make("batch_matmul", {b.input("a", as), b.input("b", bs)}, {}, "y")), "opengl");
     }
   }
 }
@@ -110,7 +52,7 @@ TEST_CASE("pooling GPU schedules on opengl match llvm", "[graph][gpu_schedules][
   auto avg = b.make("avg_pool2d", {x}, {{"pool_size", std::vector<int64_t>{3, 2}}, {"strides", std::vector<int64_t>{2, 1}},
                                         {"padding", std::vector<int64_t>{1, 1}}}, "avg");
   auto global = b.global_avg_pool2d(x, "global");
-  check_against_llvm(b.finish({mx, avg, global}));
+  check_against_llvm(b.finish({mx, avg, global}), "opengl");
 }
 
 TEST_CASE("GPU schedules stay within the target's work-group limit", "[graph][gpu_schedules][opengl]") {
@@ -136,7 +78,7 @@ TEST_CASE("GPU schedules stay within the target's work-group limit", "[graph][gp
     CHECK(std::stoi((*it)[1]) * std::stoi((*it)[2]) * std::stoi((*it)[3]) <= 32);
   CHECK(shaders > 0);
   ConvCase c{{1, 8, 30, 30}, 16, 3, 3, {{1, 1}, {1, 1}, {1, 1}, 1}, true};
-  check_against_llvm(conv_graph(c), " -max-work-group-size=32");
+  check_against_llvm(conv_graph(c), "opengl -max-work-group-size=32");
 }
 
 #endif

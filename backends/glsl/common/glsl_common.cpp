@@ -74,7 +74,15 @@ const std::string &NameTable::get(const VarNode *v) {
 
 bool is_narrow_int(Type t) { return t.is_int_or_uint() && !t.is_bool() && t.bits() < 32; }
 
+bool opencl_vector_type(Type t) {
+  const int n = t.lanes();
+  const bool lanes = n == 2 || n == 3 || n == 4 || n == 8 || n == 16;
+  return lanes && !t.is_bool() && (t.is_float() || t.is_int_or_uint()) && (t.bits() == 32 || t.bits() == 64);
+}
+
 std::string glsl_type(Type t, Dialect d, const std::string &what) {
+  if (d == Dialect::OpenCL && opencl_vector_type(t))
+    return glsl_type(t.element_of(), d, what) + std::to_string(t.lanes());
   TIR_USER_CHECK(t.is_scalar()) << what << " has the vector type " << t
                                 << "; vectorize is not supported by the opengl target for this loop: "
                                    "remove s[T].vectorize(...) when building for opengl";
@@ -256,6 +264,12 @@ std::string ExprPrinter::load(const LoadNode *op) {
   TIR_THROW() << "buffer '" << op->buffer.name() << "' cannot be read here";
 }
 
+std::string ExprPrinter::vector(const Expr &e) {
+  TIR_THROW() << "vectorize is not supported by the " << (dialect_ == Dialect::OpenCL ? "opencl" : "opengl")
+              << " target here (vector expression " << e << "); remove s[T].vectorize(...) when building for it"
+              << (dialect_ == Dialect::OpenCL ? ", or vectorize a loop of 2, 3, 4, 8 or 16 iterations" : "");
+}
+
 std::string ExprPrinter::let(const LetNode *op) {
   std::string value = print(op->value);
   std::string text;
@@ -373,6 +387,7 @@ std::string ExprPrinter::print(const Expr &e) {
   TIR_ASSERT(e.defined()) << "printing an undefined expression";
   Type t = e.type();
   note_type(t);
+  if (t.is_vector() && dialect_ == Dialect::OpenCL) return vector(e);
   switch (e->kind) {
     case IRKind::IntImm: type(t, "the constant " + to_string(e)); return int_literal(t, e.as<IntImmNode>()->value);
     case IRKind::FloatImm:

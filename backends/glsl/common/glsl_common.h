@@ -44,6 +44,9 @@ class NameTable {
 std::string glsl_type(Type t, Dialect d, const std::string &what);
 // True for int8/int16/uint8/uint16, which are kept in 32-bit registers and wrapped.
 bool is_narrow_int(Type t);
+// True when OpenCL C has a vector type of `t` ("float4", "int8", ...): 2, 3, 4, 8 or 16
+// lanes of float, double, int, uint, long or ulong.
+bool opencl_vector_type(Type t);
 
 std::string int_literal(Type t, int64_t v);
 std::string float_literal(Type t, double v, Dialect d = Dialect::GLSL430);
@@ -53,8 +56,8 @@ std::string convert_text(Dialect d, const std::string &reg, const std::string &v
 // themselves: OpenCL addresses bytes).
 std::string opencl_storage_type(Type t, const std::string &what);
 
-// Prints scalar expressions. Vector expressions (Ramp, Broadcast, vector types) are
-// rejected: a code generator scalarises them first.
+// Prints scalar expressions. Vector expressions (Ramp, Broadcast, vector types) go to
+// vector(), which rejects them unless a code generator prints them (OpenCL C).
 class ExprPrinter {
  public:
   ExprPrinter(Dialect d, NameTable &names) : dialect_(d), names_(names) {}
@@ -80,6 +83,8 @@ class ExprPrinter {
  protected:
   // How a buffer element is read; the default throws (no buffers).
   virtual std::string load(const LoadNode *op);
+  // An expression of a vector type in the OpenCL dialect; the default throws.
+  virtual std::string vector(const Expr &e);
   virtual std::string var(const VarNode *op);
   virtual std::string call(const CallNode *op);
   // Names of the pure intrinsics call() handles, for error messages.

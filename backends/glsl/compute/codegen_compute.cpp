@@ -8,7 +8,9 @@
 
 #include "backends/glsl/compute/codegen_compute_loops.h"
 #include "backends/glsl/compute/codegen_compute_scan.h"
+#include "backends/glsl/compute/codegen_compute_vector.h"
 #include "backends/glsl/common/glsl_common.h"
+#include "tensorir/arith/simplify.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/printer.h"
@@ -40,6 +42,7 @@ struct BufferInfo {
   Type elem;            // element type of the data
   std::string name;     // SSBO instance or array name
   bool packed = false;  // SSBO of 8/16-bit elements, stored in uint words
+  int lanes = 0;        // OpenCL: > 0 for a private array of vectors of this many elements
 };
 
 const char *kGroupId[3] = {"gl_WorkGroupID.x", "gl_WorkGroupID.y", "gl_WorkGroupID.z"};
@@ -562,6 +565,12 @@ class ComputeCodegen : public ExprPrinter {
     }
     // One array per invocation, in the scope of its body.
     b.name = names_.fresh(op->buffer.name());
+    const int lanes = cl_ ? whole_vector_lanes(op->body, op->buffer.get()) : 0;
+    if (lanes > 0 && n % lanes == 0 && opencl_vector_type(op->type.with_lanes(lanes))) {
+      b.lanes = lanes;
+      elem = type(op->type.with_lanes(lanes), "buffer '" + op->buffer.name() + "'");
+      n /= lanes;
+    }
     auto saved = buffers_.find(op->buffer.get());
     bool had = saved != buffers_.end();
     BufferInfo old = had ? saved->second : BufferInfo{};
@@ -621,11 +630,27 @@ class ComputeCodegen : public ExprPrinter {
   }
 
   // Element `idx` of a buffer, as an lvalue.
-  std::string element(const BufferInfo &b, const std::string &idx) const {
+  std::string element(const BufferInfo &b, const std::string &idx) {
+    if (b.lanes > 0) return "((" + type(b.elem, "an element") + " *)" + b.name + ")[" + idx + "]";
     return b.storage == Storage::SSBO && !cl_ ? b.name + ".data[" + idx + "]" : b.name + "[" + idx + "]";
   }
 
+  // N consecutive elements of `b` from `base` (a vector type's worth), as an rvalue or,
+  // with `value`, a statement storing it. Let bindings go to the current prelude.
+  std::string vector_access(const BufferInfo &b, const Expr &base, int lanes, const std::string &value = "") {
+    if (b.lanes > 0) {  // an array of vectors: base is a multiple of the lanes
+      std::string at = b.name + "[" + print(simplify(floordiv(base, make_const(base.type(), lanes)))) + "]";
+      return value.empty() ? at : at + " = " + value + ";";
+    }
+    std::string ptr = b.name + " + " + print(base), n = std::to_string(lanes);
+    return value.empty() ? "vload" + n + "(0, " + ptr + ")" : "vstore" + n + "(" + value + ", 0, " + ptr + ");";
+  }
+
   void store(const StoreNode *op) {
+    if (cl_ && opencl_vector_type(op->value.type()) && unit_ramp_base(op->index).defined()) {
+      const BufferInfo &b = buffer(op->buffer);
+      if (!b.packed && b.elem == op->value.type().element_of()) return vector_store(op, b);
+    }
     if (op->value.type().is_vector() || op->index.type().is_vector()) {
       int lanes = std::max(op->value.type().lanes(), op->index.type().lanes());
       for (int l = 0; l < lanes; ++l) {
@@ -665,7 +690,67 @@ class ComputeCodegen : public ExprPrinter {
     if (scoped) close();
   }
 
+  // OpenCL C: consecutive elements stored at once (vstoreN, or one element of an array of
+  // vectors).
+  void vector_store(const StoreNode *op, const BufferInfo &b) {
+    if (b.storage == Storage::Shared) check_shared_store(op);
+    Pre pre;
+    set_prelude(&pre.lines);
+    std::string value = print(op->value);
+    std::string s = vector_access(b, unit_ramp_base(op->index), op->value.type().lanes(), value);
+    set_prelude(nullptr);
+    last_barrier_ = false;
+    bool scoped = open_pre(pre);
+    line(s);
+    if (scoped) close();
+  }
+
  protected:
+  // OpenCL C: vector arithmetic, vloadN for consecutive elements, conversions and the
+  // built-ins as such; any other vector expression is built lane by lane.
+  std::string vector(const Expr &e) override {
+    const Type t = e.type();
+    if (!opencl_vector_type(t)) return ExprPrinter::vector(e);
+    const std::string vt = type(t, "a vector");
+    auto bin = [&](const char *op, const Expr &a, const Expr &b) { return "(" + print(a) + op + print(b) + ")"; };
+    switch (e->kind) {
+      case IRKind::Broadcast: return "((" + vt + ")(" + print(e.as<BroadcastNode>()->value) + "))";
+      case IRKind::Add: return bin(" + ", e.as<AddNode>()->a, e.as<AddNode>()->b);
+      case IRKind::Sub: return bin(" - ", e.as<SubNode>()->a, e.as<SubNode>()->b);
+      case IRKind::Mul: return bin(" * ", e.as<MulNode>()->a, e.as<MulNode>()->b);
+      case IRKind::Div:
+        if (t.is_float()) return bin(" / ", e.as<DivNode>()->a, e.as<DivNode>()->b);
+        break;  // floor division: lane by lane
+      case IRKind::Min: return "min(" + print(e.as<MinNode>()->a) + ", " + print(e.as<MinNode>()->b) + ")";
+      case IRKind::Max: return "max(" + print(e.as<MaxNode>()->a) + ", " + print(e.as<MaxNode>()->b) + ")";
+      case IRKind::Cast:
+        if (opencl_vector_type(e.as<CastNode>()->value.type()))
+          return "convert_" + vt + "(" + print(e.as<CastNode>()->value) + ")";
+        break;
+      case IRKind::Load: {
+        const auto *l = e.as<LoadNode>();
+        const BufferInfo &b = buffer(l->buffer);
+        const Expr base = unit_ramp_base(l->index);
+        if (base.defined() && !b.packed && b.elem == t.element_of()) return vector_access(b, base, t.lanes());
+        break;
+      }
+      case IRKind::Call: {
+        const auto *c = e.as<CallNode>();
+        static const std::set<std::string> overloaded = {"fma", "exp", "log", "sqrt", "fabs", "floor", "ceil", "tanh"};
+        if (t.is_float() && c->call_type != CallNode::Extern && overloaded.count(c->name)) {
+          std::vector<std::string> args;
+          for (const Expr &a : c->args) args.push_back(print(a));
+          return call_opencl(c, args);
+        }
+        break;
+      }
+      default: break;
+    }
+    std::string lanes;
+    for (int l = 0; l < t.lanes(); ++l) lanes += (l ? ", " : "") + print(lane_of(e, l));
+    return "((" + vt + ")(" + lanes + "))";
+  }
+
   std::string load(const LoadNode *op) override {
     TIR_USER_CHECK(op->index.type().is_scalar())
         << "vectorize is not supported by the opengl target here (vector load of '" << op->buffer.name()

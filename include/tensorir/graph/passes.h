@@ -68,7 +68,11 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations = true);
 // OIHW4i4o, one texel the 4 output channels' weights of one input channel. Convolutions
 // whose output channels do not split into such blocks are left as they are; input
 // channels that do not (an image's 3) are read from NCHW data, weights OIHW1i<b>o.
-Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block);
+// With blocked activations such input channels are padded with zeros to whole blocks
+// (one fetch of a texel per tap beats picking one channel of it), unless
+// `pad_input_channels` is false (a CPU driver, where padding 3 channels to 16 multiplies
+// the first convolution's work): then they stay NCHW, read in blocks of 1.
+Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels = true);
 
 // For the CPU's register-blocked dense (graph::build on "llvm"): every dense whose weight
 // is a float32 constant [M, K], M a multiple of 8, becomes a dense_packed reading the

@@ -73,10 +73,18 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out);
 // conv2d (NCHW, OIHW, any groups, strides, padding and dilation): each invocation
 // accumulates up to 8 output channels x 7 rows x 2 columns, copying per input channel the
 // window and weights it reads into registers first; a work-group covers a tile of output
-// pixels of the same channels.
+// pixels of the same channels. On a CPU driver (TargetCaps::work_item_vector_lanes) a
+// work-item per group computes vectors along output columns instead, when at least 4
+// lanes divide them.
 Schedule schedule_conv2d_gpu(const Tensor &op, const Tensor &out, const Target &target);
+// conv2d of channel-blocked data to a blocked result (conv2d_packed_direct with
+// blocked_out) on a CPU driver (TargetCaps::work_item_vector_lanes, the channel block):
+// a work-item per group accumulates up to 16 vectors (output pixels x one or two blocks
+// of output channels), from vector loads of weights and a broadcast of each data element.
+Schedule schedule_conv2d_packed_gpu(const Tensor &op, const Tensor &out, const Target &target);
 // dense and batch_matmul: each invocation accumulates up to 4 rows x 4 columns; a
-// work-group covers up to 64 column tiles and as many rows as fit.
+// work-group covers up to 64 column tiles and as many rows as fit. On a CPU driver a
+// work-item per group accumulates up to 8 rows x 2 vectors of columns.
 Schedule schedule_matmul_gpu(const Tensor &op, const Tensor &out, const Target &target);
 // Pooling and other window reductions (no tail): one invocation per output element,
 // windows of up to 7 unrolled.

@@ -52,8 +52,9 @@ bool depthwise_conv(const Graph &g, const Node &n) {
 // input, say). Writing NCHW there, in the fused kernel, saves that kernel.
 class Rewriter {
  public:
-  Rewriter(const Graph &g, bool blocked, int fixed, const std::set<int> &nchw_out)
-      : g_(g), blocked_(blocked), fixed_(fixed), nchw_out_(nchw_out), remap_(g.nodes().size(), -1) {
+  Rewriter(const Graph &g, bool blocked, int fixed, bool pad_channels, const std::set<int> &nchw_out)
+      : g_(g), blocked_(blocked), fixed_(fixed), pad_channels_(pad_channels), nchw_out_(nchw_out),
+        remap_(g.nodes().size(), -1) {
     for (const Node &n : g.nodes()) names_.insert(n.name);
   }
 
@@ -110,7 +111,7 @@ class Rewriter {
     const Node &w = g_.node(old.inputs[1]);
     int ci = ops::conv2d_channel_block(w.shape[1]), co = ops::conv2d_channel_block(w.shape[0]);
     // One fetch of a block per tap beats picking one channel of an NCHW texel per tap.
-    const bool pad = fixed_ && blocked_ && w.shape[1] % fixed_ != 0;
+    const bool pad = fixed_ && blocked_ && pad_channels_ && w.shape[1] % fixed_ != 0;
     if (fixed_) {
       ci = w.shape[1] % fixed_ == 0 || pad ? fixed_ : 1;
       co = fixed_;
@@ -279,6 +280,7 @@ class Rewriter {
   const Graph &g_;
   const bool blocked_;
   const int fixed_;  // the channel block of every rewritten convolution, 0: conv2d_channel_block's
+  const bool pad_channels_;  // input channels that do not split into fixed blocks are padded
   const std::set<int> &nchw_out_;
   std::set<int> *want_nchw_ = nullptr;
   Graph out_;
@@ -293,7 +295,7 @@ class Rewriter {
 
 Graph alter_conv_layout(const Graph &g, bool blocked_activations) { return alter_conv_layout(g, blocked_activations, 0); }
 
-Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block) {
+Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels) {
   TIR_USER_CHECK(channel_block >= 0) << "alter_conv_layout: channel_block must be 0 (the CPU blocks) or positive, got "
                                      << channel_block;
   g.validate();
@@ -303,7 +305,7 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_bl
   std::set<int> nchw_out;
   for (;;) {
     std::set<int> want = nchw_out;
-    Graph out = Rewriter(g, blocked_activations, channel_block, nchw_out).run(want);
+    Graph out = Rewriter(g, blocked_activations, channel_block, pad_input_channels, nchw_out).run(want);
     if (want == nchw_out) {
       out.validate();
       return out;

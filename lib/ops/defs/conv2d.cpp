@@ -116,11 +116,14 @@ const bool registered = [] {
                        : ops::schedule_conv2d_llvm(ctx.out, ctx.target);
   };
   on_cpu(def, cpu);
-  // The packed layouts (which only the CPU and texture layout passes make) keep the
-  // default schedule.
+  // The packed layouts (which only the CPU and GPU layout passes make) keep the default
+  // schedule, but for a blocked result on a CPU driver, whose blocks are its vectors.
   OpStrategy gpu;
   gpu.schedule = [](const ScheduleContext &ctx) {
-    return packed(ctx.node) ? ops::schedule_generic({ctx.out}) : ops::schedule_conv2d_gpu(ctx.op, ctx.out, ctx.target);
+    if (!packed(ctx.node)) return ops::schedule_conv2d_gpu(ctx.op, ctx.out, ctx.target);
+    const bool vectors = ctx.target.caps().work_item_vector_lanes > 0 && ctx.node.attr_int("groups") == 1 &&
+                         ctx.op.ndim() == 5;
+    return vectors ? ops::schedule_conv2d_packed_gpu(ctx.op, ctx.out, ctx.target) : ops::schedule_generic({ctx.out});
   };
   on_gpu(def, gpu);
   graph::register_op(std::move(def));
