@@ -62,6 +62,12 @@ struct ModelIO {
   Type dtype;
 };
 
+struct ModelLoadOptions {
+  // A "wasm" model runs on the page's worker threads where the page can (it is
+  // cross-origin isolated); false keeps it on one thread, as modules run there.
+  bool threads = true;
+};
+
 class SessionImpl;
 
 // A whole model, compiled here and loaded on the remote.
@@ -98,7 +104,7 @@ class Session {
   Module load(const Module &module) const;
   // Uploads a compiled model: "webgl" and "wasm" builds to a page (as a web package),
   // "llvm" builds to a server (as a saved model).
-  RemoteModel load(const graph::CompiledModel &model) const;
+  RemoteModel load(const graph::CompiledModel &model, const ModelLoadOptions &options = {}) const;
   // The key this session was paired by, and what the remote says of itself now (JSON,
   // the `info` request: a server adds what the session holds there, "live").
   const std::string &key() const;

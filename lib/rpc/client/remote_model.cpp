@@ -1,6 +1,7 @@
 // Models on a remote: Session::load(CompiledModel) uploads a saved model or a web package
 // (load_model of docs/rpc.md); RemoteModel runs, profiles and times it there.
 #include <algorithm>
+#include <filesystem>
 
 #include "rpc/client/package_files.h"
 #include "rpc/client/session_impl.h"
@@ -122,7 +123,7 @@ TimeResult RemoteModel::time(const std::map<std::string, NDArray> &inputs, TimeO
 const std::vector<ModelIO> &RemoteModel::inputs() const { return impl_of(impl_).inputs; }
 const std::vector<ModelIO> &RemoteModel::outputs() const { return impl_of(impl_).outputs; }
 
-RemoteModel Session::load(const graph::CompiledModel &model) const {
+RemoteModel Session::load(const graph::CompiledModel &model, const ModelLoadOptions &load_options) const {
   SessionImpl &s = SessionImpl::of(impl_);
   s.check_open();
   const Target &target = model.target();
@@ -141,6 +142,8 @@ RemoteModel Session::load(const graph::CompiledModel &model) const {
     graph::WebExportOptions options;
     options.copy_runtime = false;
     graph::export_web(model, dir.path(), options);
+    // Without the module over shared memory the page runs the model on one thread.
+    if (!load_options.threads) std::filesystem::remove(std::filesystem::path(dir.path()) / "model.threads.wasm");
   }
   std::string payload;
   json files = read_files(dir.path(), payload);
