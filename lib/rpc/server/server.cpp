@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "rpc/connection.h"
 #include "rpc/server/executor.h"
 #include "rpc/server/proxy_link.h"
 #include "rpc/server/session_loop.h"
@@ -15,8 +16,6 @@
 namespace tensorir::rpc::server {
 
 namespace {
-
-bool is_loopback(const std::string &host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
 
 const ServerOptions &checked(const ServerOptions &o) {
   TIR_USER_CHECK(is_loopback(o.host) || !o.token.empty())
