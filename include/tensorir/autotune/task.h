@@ -1,0 +1,47 @@
+// A tuning task: one distinct workload of a graph on one target, and its space of
+// configurations (include/tensorir/autotune.h has the whole picture).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tensorir/lower.h"
+#include "tensorir/target.h"
+
+namespace tensorir::graph {
+class Graph;
+}
+
+namespace tensorir::autotune {
+
+// One configuration of a task scheduled: the schedule and the kernel's arguments, ready
+// for tensorir::lower and tensorir::build.
+struct Instance {
+  Schedule schedule;
+  std::vector<BuildArg> args;
+  std::string name;  // the kernel's function name
+};
+
+struct Task {
+  std::string name;      // for people: "conv2d 1x64x56x56 k64 3x3 s1", ...
+  std::string workload;  // the key of its records: canonical JSON of op, shapes, dtypes, attributes
+  Target target;
+  double flops = 0;      // per call, for GFLOP/s
+  // The number of choices of each knob, in declaration order; a configuration's index is
+  // mixed-radix over them (knob 0 varies fastest).
+  std::vector<int64_t> knob_sizes;
+  std::vector<std::string> knob_names;
+  // The workload scheduled with configuration `index` in [0, space_size()); thread-safe.
+  std::function<Instance(int64_t index)> instantiate;
+  // The configuration's knob values as a JSON object (name -> value), for records.
+  std::function<std::string(int64_t index)> config_json;
+
+  int64_t space_size() const;
+};
+
+// One distinct workload per task, in the graph's order, for the target's tunable
+// operators (after the graph passes graph::build runs for that target).
+std::vector<Task> extract_tasks(const graph::Graph &g, const Target &target);
+
+}  // namespace tensorir::autotune
