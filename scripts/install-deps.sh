@@ -24,7 +24,9 @@ packages=(build-essential cmake ninja-build ccache lld llvm-19-dev libeigen3-dev
           # the command line (tools/tensorir): CLI11, header-only
           libcli11-dev
           # RPC (lib/rpc): WebSocket and HTTP through Boost.Beast, JSON headers; both header-only
-          libboost-dev nlohmann-json3-dev)
+          libboost-dev nlohmann-json3-dev
+          # the tuner's cost model (lib/autotune): XGBoost's C API, linked privately
+          libxgboost-dev)
 # Debian's npm only where no npm is present: a nodejs from elsewhere (e.g. NodeSource)
 # bundles its own npm, which the Debian package conflicts with.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)

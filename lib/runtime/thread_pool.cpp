@@ -11,6 +11,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -237,9 +238,25 @@ struct PoolState {
   std::atomic<int> nthreads{0};  // 0 until decided
 };
 
+PoolState *g_pool_state = nullptr;
+
+// A child of fork() has only the thread that forked: the pool's workers are gone and
+// another thread may have held `submit`. The child drops the pool without joining
+// (its memory is leaked) and builds a new one at its next parallel loop, so that code
+// timed in a child process (the tuner's measurements) may run multi-threaded.
+void reset_pool_in_child() {
+  PoolState &s = *g_pool_state;
+  (void)s.pool.release();
+  new (&s.submit) std::mutex();
+}
+
 // Never destroyed: worker threads may still be parked when the process exits.
 PoolState &pool_state() {
-  static PoolState *s = new PoolState;
+  static PoolState *s = [] {
+    g_pool_state = new PoolState;
+    pthread_atfork(nullptr, nullptr, reset_pool_in_child);
+    return g_pool_state;
+  }();
   return *s;
 }
 

@@ -1,11 +1,14 @@
 // Tuning: measuring configurations of tasks, guided by a cost model, into a log.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tensorir/autotune/record.h"
 #include "tensorir/autotune/task.h"
+#include "tensorir/runtime/module.h"
 
 namespace tensorir::autotune {
 
@@ -17,15 +20,58 @@ struct Progress {
   const Task *current = nullptr;
 };
 
+// How one built candidate is timed.
+struct MeasureOptions {
+  // After one untimed call, `repeat` runs of at least `min_repeat_ms` each.
+  TimeOptions time{.number = 1, .repeat = 3, .min_repeat_ms = 10};
+  double timeout_s = 10;  // for the whole measurement of one candidate
+  int threads = 0;        // threads the kernel runs on; 0: the runtime's default
+};
+
+// One candidate's measurement: each repeat's mean milliseconds per call, or why there is
+// none (a build error, a crash, a timeout, a wrong result).
+struct MeasureResult {
+  std::vector<double> times_ms;
+  std::string error;
+};
+
+// Where built candidates run and are timed. A runner gets the kernel's arguments as host
+// arrays (random inputs, the same for every candidate of a task) and, when correctness is
+// checked, the arrays after one call of the reference configuration: a candidate whose
+// arrays differ from them (checked with check_outputs) is an error.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual MeasureResult run(const Module &module, const std::string &function,
+                            const std::vector<NDArray> &args, const std::vector<NDArray> *expected,
+                            const MeasureOptions &options) = 0;
+};
+
+// Times each candidate here, in a child process of its own (fork), so that a kernel that
+// crashes or hangs costs one trial: the crash's signal or the timeout becomes its error.
+// Modules of kinds whose tensors are not in host memory (TargetCaps::device) run in this
+// process instead, as their contexts do not survive fork.
+std::shared_ptr<Runner> local_runner();
+
+// "" when `got` matches `expected` array by array (floats within 1e-3 relative and
+// absolute), else which array and element differ.
+std::string check_outputs(const std::vector<NDArray> &got, const std::vector<NDArray> &expected);
+
 struct TuneOptions {
   int trials = 200;             // measured configurations per task, at most
-  double time_budget_s = 0;     // > 0: stop when the whole run has taken this long
+  double time_budget_s = 0;     // > 0: stop when the whole run has taken this long; each
+                                // task gets a share by its FLOPs (unused time passes on)
   std::string log_file;         // records are appended here as they are measured
   std::string tuner = "xgb";    // "xgb" (cost-model guided), "random"
-  int threads = 0;              // threads the kernels run on; 0: the runtime's default
-  double timeout_s = 10;        // per candidate, build and run each
-  std::string rpc_address;      // measure on a remote ("HOST:PORT") instead of here
-  std::string rpc_key;
+  int batch_size = 8;           // configurations built together, then timed one by one
+  int build_threads = 0;        // threads that build a batch; 0: the cores, at most batch_size
+  uint64_t seed = 0;            // the search's random choices, and the inputs
+  MeasureOptions measure;       // threads, timeout and repeats of each measurement
+  // Compare every candidate's arrays after one call with those of configuration 0 (the
+  // template's default); a mismatch is recorded as an error.
+  bool check_correctness = false;
+  // Where candidates are timed; null: local_runner().
+  std::shared_ptr<Runner> runner;
   // Called after each batch: task k of n, trials done, best GFLOP/s so far.
   std::function<void(const Progress &)> on_progress;
 };

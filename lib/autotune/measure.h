@@ -1,0 +1,41 @@
+// Building a batch of candidates and preparing their arguments (measure.cpp); timing them
+// in child processes (measure_local.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensorir/autotune/task.h"
+#include "tensorir/runtime/module.h"
+
+namespace tensorir::autotune {
+
+// One configuration built, or why it could not be.
+struct BuiltCandidate {
+  int64_t index = 0;
+  Module module;
+  std::string function;
+  std::string error;
+  double build_s = 0;
+};
+
+// Instantiates and builds configurations `indices` of `task` on up to `threads` threads
+// (0: the cores). build() is safe to call from several threads for kinds whose tensors
+// are in host memory (every LLVM build has its own context); other kinds (an OpenGL
+// context is bound to one thread) build one at a time. A build slower than `timeout_s`
+// is an error, since a thread cannot be stopped midway.
+std::vector<BuiltCandidate> build_candidates(const Task &task, const std::vector<int64_t> &indices,
+                                             int threads, double timeout_s);
+
+// Host arrays for every argument of `sig`: seeded random values, the same for every
+// configuration of a task. A kernel with scalar arguments or symbolic shapes throws.
+std::vector<NDArray> make_arguments(const FuncSignature &sig, uint64_t seed);
+
+// `args` after one call of `function`: the expected arrays of a correctness check.
+std::vector<NDArray> reference_outputs(const Module &module, const std::string &function,
+                                       const std::vector<NDArray> &args);
+
+// The function's signature in a built module.
+const FuncSignature &signature_of(const Module &module, const std::string &function);
+
+}  // namespace tensorir::autotune

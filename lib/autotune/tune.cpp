@@ -1,0 +1,199 @@
+// tune(): each task in turn, batch by batch: the search proposes configurations, they are
+// built together, timed one at a time by the runner, logged, and fed back to the search.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <thread>
+
+#include "autotune/features.h"
+#include "autotune/measure.h"
+#include "autotune/search.h"
+#include "runtime/cpu_features.h"
+#include "tensorir/autotune/tuner.h"
+#include "tensorir/error.h"
+
+namespace tensorir::autotune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double epoch_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The host's vector features, for records of targets that run on this CPU.
+std::string host_cpu(const Target &target) {
+  if (target.caps().device != Device::CPU || !target.caps().runs_in_process) return "";
+  std::string out;
+  for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl",
+                        "avx512vnni", "avx512bf16"})
+    if (runtime::host_has_cpu_feature(f) == 1) out += (out.empty() ? "" : ",") + std::string(f);
+  return out;
+}
+
+int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// Features of configurations, lowered on up to `threads` threads; a configuration that
+// does not lower gets zeros (its measurement then records why).
+std::vector<std::vector<float>> task_features(const Task &task, const std::vector<int64_t> &indices, int threads) {
+  std::vector<std::vector<float>> out(indices.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < indices.size(); i = next++) {
+      try {
+        Instance inst = task.instantiate(indices[i]);
+        out[i] = extract_features(lower(inst.schedule, inst.args, inst.name));
+      } catch (const std::exception &) {
+        out[i].assign(kFeatureLength, 0.f);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min<int>(threads, static_cast<int>(indices.size())); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool) t.join();
+  return out;
+}
+
+double median_ms(const std::vector<double> &times) { return TimeResult::of(times).median_ms; }
+
+class TaskTuner {
+ public:
+  TaskTuner(const Task &task, const TuneOptions &o, Runner &runner) : task_(task), o_(o), runner_(runner) {
+    threads_ = o.build_threads > 0 ? o.build_threads : hardware_threads();
+    SearchSpace space;
+    space.knob_sizes = task.knob_sizes;
+    space.features = [this](const std::vector<int64_t> &idx) { return task_features(task_, idx, threads_); };
+    search_ = make_search(o.tuner, std::move(space), o.seed);
+    cpu_ = host_cpu(task.target);
+  }
+
+  // Measures batches until `trials` are done, the space runs out or `deadline` passes.
+  void run(int trials, Clock::time_point deadline, std::vector<Record> &records,
+           const std::function<void(int done, double best)> &after_batch) {
+    int done = 0;
+    while ((trials <= 0 || done < trials) && Clock::now() < deadline) {
+      const int n = trials <= 0 ? o_.batch_size : std::min(o_.batch_size, trials - done);
+      const std::vector<int64_t> batch = search_->next_batch(n);
+      if (batch.empty()) break;
+      std::vector<double> throughput;
+      for (const BuiltCandidate &c : build_candidates(task_, batch, threads_, o_.measure.timeout_s)) {
+        Record r = measure(c);
+        const double ms = r.times_ms.empty() ? 0 : median_ms(r.times_ms);
+        const double score = ms > 0 ? (task_.flops > 0 ? task_.flops / ms * 1e-6 : 1.0 / ms) : 0;
+        throughput.push_back(score);
+        if (task_.flops > 0) best_gflops_ = std::max(best_gflops_, score);
+        if (!o_.log_file.empty()) append_record(o_.log_file, r);
+        records.push_back(std::move(r));
+      }
+      search_->update(batch, throughput);
+      done += static_cast<int>(batch.size());
+      after_batch(done, best_gflops_);
+    }
+  }
+
+ private:
+  Record measure(const BuiltCandidate &c) {
+    Record r;
+    r.workload = task_.workload;
+    r.target = task_.target.str();
+    r.cpu = cpu_;
+    r.index = c.index;
+    r.config_json = task_.config_json ? task_.config_json(c.index) : "{}";
+    r.error = c.error;
+    if (r.error.empty()) {
+      try {
+        prepare(c);
+        MeasureResult m = runner_.run(c.module, c.function, args_, o_.check_correctness ? &expected_ : nullptr,
+                                      o_.measure);
+        r.times_ms = std::move(m.times_ms);
+        r.error = std::move(m.error);
+      } catch (const std::exception &e) {
+        r.error = std::string("run error: ") + e.what();
+      }
+    }
+    r.timestamp = epoch_seconds();
+    return r;
+  }
+
+  // The task's arguments, from the first candidate built, and with a correctness check
+  // the arrays configuration 0 leaves in them.
+  void prepare(const BuiltCandidate &c) {
+    if (!args_.empty()) return;
+    args_ = make_arguments(signature_of(c.module, c.function), o_.seed);
+    if (!o_.check_correctness) return;
+    const BuiltCandidate ref = build_candidates(task_, {0}, 1, 0)[0];
+    TIR_USER_CHECK(ref.error.empty()) << "tuning task '" << task_.name << "': configuration 0, the reference of the "
+                                      << "correctness check, does not build: " << ref.error;
+    expected_ = reference_outputs(ref.module, ref.function, args_);
+  }
+
+  const Task &task_;
+  const TuneOptions &o_;
+  Runner &runner_;
+  int threads_ = 1;
+  std::unique_ptr<Search> search_;
+  std::string cpu_;
+  std::vector<NDArray> args_, expected_;
+  double best_gflops_ = 0;
+};
+
+}  // namespace
+
+std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &options) {
+  TIR_USER_CHECK(options.trials > 0 || options.time_budget_s > 0)
+      << "tune: give a number of trials per task (trials > 0) or a time budget (time_budget_s > 0)";
+  TIR_USER_CHECK(options.batch_size >= 1) << "tune: batch_size must be at least 1, not " << options.batch_size;
+  TIR_USER_CHECK(options.measure.timeout_s > 0) << "tune: the timeout must be positive";
+  for (const Task &t : tasks)
+    TIR_USER_CHECK(t.instantiate) << "tune: task '" << t.name << "' has no instantiate function";
+  std::shared_ptr<Runner> runner = options.runner ? options.runner : local_runner();
+
+  const Clock::time_point start = Clock::now();
+  double total_flops = 0;
+  for (const Task &t : tasks) total_flops += std::max(t.flops, 0.0);
+  std::vector<Record> records;
+  double share_so_far = 0;
+  int trials_before = 0;  // in earlier tasks
+  for (size_t k = 0; k < tasks.size(); ++k) {
+    const Task &task = tasks[k];
+    Clock::time_point deadline = Clock::time_point::max();
+    if (options.time_budget_s > 0) {
+      // Unused time of earlier tasks passes on: each deadline is a share of the whole run.
+      share_so_far += total_flops > 0 ? std::max(task.flops, 0.0) / total_flops : 1.0 / double(tasks.size());
+      deadline = start + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(options.time_budget_s * share_so_far));
+    }
+    const int trials = options.trials > 0 ? static_cast<int>(std::min<int64_t>(options.trials, task.space_size())) : 0;
+    TaskTuner tuner(task, options, *runner);
+    const size_t before = records.size();
+    tuner.run(trials, deadline, records, [&](int done, double best) {
+      if (!options.on_progress) return;
+      Progress p;
+      p.task = static_cast<int>(k);
+      p.tasks = static_cast<int>(tasks.size());
+      p.trials_done = done;
+      p.trials = trials;
+      p.best_gflops = best;
+      p.elapsed_s = seconds_since(start);
+      p.current = &task;
+      if (options.time_budget_s > 0) {
+        p.estimated_left_s = std::max(0.0, options.time_budget_s - p.elapsed_s);
+      } else {
+        int left = trials - done;
+        for (size_t j = k + 1; j < tasks.size(); ++j)
+          left += static_cast<int>(std::min<int64_t>(options.trials, tasks[j].space_size()));
+        p.estimated_left_s = p.elapsed_s / double(trials_before + done) * left;
+      }
+      options.on_progress(p);
+    });
+    trials_before += static_cast<int>(records.size() - before);
+  }
+  return records;
+}
+
+}  // namespace tensorir::autotune
