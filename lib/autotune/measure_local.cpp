@@ -115,6 +115,9 @@ class LocalRunner : public Runner {
     }
     if (pid == 0) {
       ::close(fds[0]);
+      // A crash ends the child with its signal, whatever handlers the parent installed
+      // (a test framework's, a crash reporter's).
+      for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::signal(sig, SIG_DFL);
       if (options.threads > 0) set_num_threads(options.threads);
       write_all(fds[1], encode(measure_here(module, function, args, expected, options)));
       ::close(fds[1]);

@@ -81,7 +81,7 @@ class TaskTuner {
       const std::vector<int64_t> batch = search_->next_batch(n);
       if (batch.empty()) break;
       std::vector<double> throughput;
-      for (const BuiltCandidate &c : build_candidates(task_, batch, threads_, o_.measure.timeout_s)) {
+      for (const BuiltCandidate &c : build_candidates(task_, batch, threads_, o_.build_timeout_s)) {
         Record r = measure(c);
         const double ms = r.times_ms.empty() ? 0 : median_ms(r.times_ms);
         const double score = ms > 0 ? (task_.flops > 0 ? task_.flops / ms * 1e-6 : 1.0 / ms) : 0;

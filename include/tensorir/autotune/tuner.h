@@ -24,7 +24,7 @@ struct Progress {
 struct MeasureOptions {
   // After one untimed call, `repeat` runs of at least `min_repeat_ms` each.
   TimeOptions time{.number = 1, .repeat = 3, .min_repeat_ms = 10};
-  double timeout_s = 10;  // for the whole measurement of one candidate
+  double timeout_s = 10;  // for the whole measurement of one candidate (its run, not its build)
   int threads = 0;        // threads the kernel runs on; 0: the runtime's default
 };
 
@@ -65,6 +65,7 @@ struct TuneOptions {
   std::string tuner = "xgb";    // "xgb" (cost-model guided), "random"
   int batch_size = 8;           // configurations built together, then timed one by one
   int build_threads = 0;        // threads that build a batch; 0: the cores, at most batch_size
+  double build_timeout_s = 60;  // a build slower than this is recorded as an error
   uint64_t seed = 0;            // the search's random choices, and the inputs
   MeasureOptions measure;       // threads, timeout and repeats of each measurement
   // Compare every candidate's arrays after one call with those of configuration 0 (the

@@ -1,0 +1,191 @@
+// tune() end to end on a matmul task built by hand: candidates that crash, hang or
+// compute a wrong result are recorded as errors and tuning goes on; records reach the
+// log; the cost model's ranking of real measurements is printed (not asserted: timings).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "autotune/cost_model.h"
+#include "autotune/features.h"
+#include "matmul_task.h"
+#include "spearman.h"
+#include "tensorir/autotune.h"
+#include "tensorir/build.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/runtime/parallel.h"
+
+using namespace tensorir;
+using namespace tensorir::autotune;
+
+namespace {
+
+extern "C" float tir_autotune_test_segv(float x) {
+  raise(SIGSEGV);
+  return x;
+}
+
+extern "C" float tir_autotune_test_hang(float x) {
+  for (;;) pause();
+  return x;
+}
+
+// C = A x B + f(A[i, 0]) with an extern f: the same arguments as the matmul task's kernel.
+Instance extern_kernel(int64_t n, const std::string &fn) {
+  Tensor A = placeholder({n, n}, Float(32), "A");
+  Tensor B = placeholder({n, n}, Float(32), "B");
+  IterVar k = reduce_axis({0, n}, "k");
+  Tensor P = compute({n, n}, [&](Var i, Var j) { return sum(A(i, k) * B(k, j), {k}); }, "P");
+  Tensor C = compute({n, n}, [&](Var i, Var j) {
+    return fn.empty() ? P(i, j) + 1.0f : P(i, j) + call_extern(Float(32), fn, {A(i, 0)});
+  }, "C");
+  return {create_schedule({C}), {A, B, C}, "matmul"};
+}
+
+std::string temp_log(const char *name) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            (std::string(name) + "_" + std::to_string(::getpid()) + ".log")).string();
+  std::filesystem::remove(path);
+  return path;
+}
+
+TuneOptions quick_options() {
+  TuneOptions o;
+  o.measure.time = {.number = 1, .repeat = 2, .min_repeat_ms = 1};
+  o.measure.timeout_s = 2;
+  o.measure.threads = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("candidates that crash, hang or compute garbage are errors and tuning goes on", "[autotune]") {
+  register_extern_function("tir_autotune_test_segv", reinterpret_cast<void *>(&tir_autotune_test_segv));
+  register_extern_function("tir_autotune_test_hang", reinterpret_cast<void *>(&tir_autotune_test_hang));
+  Task task = test::matmul_task(32);
+  task.knob_sizes = {6, 4};  // 24 configurations: the tiles of i and j
+  const auto tiled = task.instantiate;
+  task.instantiate = [tiled](int64_t index) {
+    if (index == 5) return extern_kernel(32, "tir_autotune_test_segv");
+    if (index == 9) return extern_kernel(32, "tir_autotune_test_hang");
+    if (index == 14) return extern_kernel(32, "");  // off by one
+    return tiled(index);
+  };
+  TuneOptions o = quick_options();
+  o.tuner = "random";
+  o.trials = 24;
+  o.check_correctness = true;
+  o.log_file = temp_log("tir_autotune_errors");
+  std::vector<int> progress;
+  o.on_progress = [&](const Progress &p) {
+    REQUIRE(p.tasks == 1);
+    REQUIRE(p.current->workload == task.workload);
+    progress.push_back(p.trials_done);
+  };
+  // The parent's pool has threads when the children fork: they must not wait for them.
+  set_num_threads(2);
+  const std::vector<Record> records = tune({task}, o);
+  REQUIRE(records.size() == 24);
+  REQUIRE(progress == std::vector<int>{8, 16, 24});
+  std::set<int64_t> seen;
+  for (const Record &r : records) {
+    INFO("configuration " << r.index << ": " << r.error);
+    REQUIRE(seen.insert(r.index).second);
+    REQUIRE(r.workload == task.workload);
+    REQUIRE(r.target == Target("llvm").str());
+    if (r.index == 5) {
+      REQUIRE_THAT(r.error, Catch::Contains("SIGSEGV"));
+    } else if (r.index == 9) {
+      REQUIRE_THAT(r.error, Catch::Contains("timeout"));
+    } else if (r.index == 14) {
+      REQUIRE_THAT(r.error, Catch::Contains("wrong result"));
+    } else {
+      REQUIRE(r.error.empty());
+      REQUIRE(r.times_ms.size() == 2);
+      REQUIRE(r.times_ms[0] > 0);
+    }
+  }
+  std::ifstream log(o.log_file);
+  int lines = 0;
+  for (std::string line; std::getline(log, line);) ++lines;
+  REQUIRE(lines == 24);
+  std::filesystem::remove(o.log_file);
+}
+
+TEST_CASE("a kernel run multi-threaded in the measuring child", "[autotune]") {
+  Task task = test::matmul_task(64);
+  const auto tiled = task.instantiate;
+  task.instantiate = [tiled](int64_t index) {
+    Instance inst = tiled(index);
+    Tensor C = inst.args[2].tensor();
+    inst.schedule[C].parallel(inst.schedule[C]->leaf_iter_vars[0]);
+    return inst;
+  };
+  TuneOptions o = quick_options();
+  o.trials = 4;
+  o.tuner = "random";
+  o.check_correctness = true;
+  o.measure.threads = 2;
+  for (const Record &r : tune({task}, o)) {
+    INFO(r.error);
+    REQUIRE(r.error.empty());
+  }
+}
+
+TEST_CASE("bad tuning options are errors", "[autotune]") {
+  Task task = test::matmul_task(16);
+  TuneOptions o = quick_options();
+  o.trials = 0;
+  REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("trials > 0") && Catch::Contains("time_budget_s"));
+  o.trials = 2;
+  o.tuner = "grid";
+  REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("unknown tuner 'grid'"));
+  o.tuner = "random";
+  o.batch_size = 0;
+  REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("batch_size"));
+}
+
+TEST_CASE("a time budget stops tuning", "[autotune]") {
+  TuneOptions o = quick_options();
+  o.trials = 0;
+  o.time_budget_s = 1;
+  o.batch_size = 2;
+  const std::vector<Record> records = tune({test::matmul_task(32), test::matmul_task(16)}, o);
+  REQUIRE(!records.empty());
+  REQUIRE(records.size() < 2 * 288);
+}
+
+TEST_CASE("the cost model ranks real measurements of held-out matmul configurations", "[autotune]") {
+  Task task = test::matmul_task(128);
+  TuneOptions o = quick_options();
+  o.measure.time = {.number = 1, .repeat = 3, .min_repeat_ms = 5};
+  o.tuner = "random";
+  o.trials = 96;
+  o.seed = 21;
+  const std::vector<Record> records = tune({task}, o);
+  std::vector<float> x;
+  std::vector<double> y;
+  for (const Record &r : records) {
+    INFO(r.error);
+    REQUIRE(r.error.empty());
+    const Instance inst = task.instantiate(r.index);
+    const std::vector<float> f = extract_features(lower(inst.schedule, inst.args, inst.name));
+    x.insert(x.end(), f.begin(), f.end());
+    y.push_back(task.flops / TimeResult::of(r.times_ms).median_ms * 1e-6);
+  }
+  const size_t train = 64, cols = kFeatureLength;
+  CostModel m(kFeatureLength, 0);
+  m.fit({x.begin(), x.begin() + train * cols}, {y.begin(), y.begin() + train});
+  const std::vector<float> p = m.predict({x.begin() + train * cols, x.end()});
+  const std::vector<double> held_out(y.begin() + train, y.end());
+  const double rho = test::spearman(p, held_out);
+  std::printf("cost model on measured matmul 128 configurations: Spearman %.3f on %zu held out (trained on %zu), "
+              "GFLOP/s from %.2f to %.2f\n",
+              rho, held_out.size(), train, *std::min_element(y.begin(), y.end()), *std::max_element(y.begin(), y.end()));
+  REQUIRE(std::isfinite(rho));
+}
