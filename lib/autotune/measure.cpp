@@ -2,11 +2,9 @@
 #include "autotune/measure.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -46,15 +44,7 @@ std::vector<BuiltCandidate> build_candidates(const Task &task, const std::vector
   std::vector<BuiltCandidate> out(indices.size());
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (task.target.caps().device != Device::CPU) threads = 1;
-  threads = std::min<int>(threads, static_cast<int>(indices.size()));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < indices.size(); i = next++) out[i] = build_one(task, indices[i], timeout_s);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool) t.join();
+  for_each_index(indices.size(), threads, [&](size_t i) { out[i] = build_one(task, indices[i], timeout_s); });
   return out;
 }
 

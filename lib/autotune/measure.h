@@ -1,14 +1,29 @@
 // Building a batch of candidates and preparing their arguments (measure.cpp); timing them
 // in child processes (measure_local.cpp).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tensorir/autotune/task.h"
 #include "tensorir/runtime/module.h"
 
 namespace tensorir::autotune {
+
+// Calls fn(i) for every i in [0, n) on up to `threads` threads, the caller's among them.
+template <typename F>
+void for_each_index(size_t n, int threads, const F &fn) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && size_t(t) < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool) t.join();
+}
 
 // One configuration built, or why it could not be.
 struct BuiltCandidate {

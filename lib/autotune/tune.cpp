@@ -1,9 +1,7 @@
 // tune(): each task in turn, batch by batch: the search proposes configurations, they are
 // built together, timed one at a time by the runner, logged, and fed back to the search.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <limits>
 #include <thread>
 
 #include "autotune/features.h"
@@ -41,21 +39,14 @@ int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardw
 // does not lower gets zeros (its measurement then records why).
 std::vector<std::vector<float>> task_features(const Task &task, const std::vector<int64_t> &indices, int threads) {
   std::vector<std::vector<float>> out(indices.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < indices.size(); i = next++) {
-      try {
-        Instance inst = task.instantiate(indices[i]);
-        out[i] = extract_features(lower(inst.schedule, inst.args, inst.name));
-      } catch (const std::exception &) {
-        out[i].assign(kFeatureLength, 0.f);
-      }
+  for_each_index(indices.size(), threads, [&](size_t i) {
+    try {
+      Instance inst = task.instantiate(indices[i]);
+      out[i] = extract_features(lower(inst.schedule, inst.args, inst.name));
+    } catch (const std::exception &) {
+      out[i].assign(kFeatureLength, 0.f);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int>(threads, static_cast<int>(indices.size())); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool) t.join();
+  });
   return out;
 }
 
