@@ -7,8 +7,8 @@
 #include "autotune/features.h"
 #include "autotune/measure.h"
 #include "autotune/search.h"
-#include "runtime/cpu_features.h"
 #include "tensorir/autotune/tuner.h"
+#include "tensorir/build.h"
 #include "tensorir/error.h"
 
 namespace tensorir::autotune {
@@ -23,14 +23,11 @@ double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The host's vector features, for records of targets that run on this CPU.
-std::string host_cpu(const Target &target) {
-  if (target.caps().device != Device::CPU || !target.caps().runs_in_process) return "";
-  std::string out;
-  for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl",
-                        "avx512vnni", "avx512bf16"})
-    if (runtime::host_has_cpu_feature(f) == 1) out += (out.empty() ? "" : ",") + std::string(f);
-  return out;
+// The host's vector features, for records of CPU kernels timed here (a remote's CPU is
+// not known here: its records carry none).
+std::string measured_cpu(const Target &target, bool here) {
+  const TargetCaps caps = target.caps();
+  return here && caps.device == Device::CPU && caps.runs_in_process ? host_cpu_features() : "";
 }
 
 int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -50,6 +47,11 @@ std::vector<std::vector<float>> task_features(const Task &task, const std::vecto
   return out;
 }
 
+// The schedule the template gives without tuning (its fallbacks), else configuration 0.
+Instance reference_instance(const Task &task) {
+  return task.instantiate_json ? task.instantiate_json("{}") : task.instantiate(0);
+}
+
 double median_ms(const std::vector<double> &times) { return TimeResult::of(times).median_ms; }
 
 class TaskTuner {
@@ -60,7 +62,7 @@ class TaskTuner {
     space.knob_sizes = task.knob_sizes;
     space.features = [this](const std::vector<int64_t> &idx) { return task_features(task_, idx, threads_); };
     search_ = make_search(o.tuner, std::move(space), o.seed);
-    cpu_ = host_cpu(task.target);
+    cpu_ = measured_cpu(task.target, !o.runner);
   }
 
   // Measures batches until `trials` are done, the space runs out or `deadline` passes.
@@ -112,15 +114,22 @@ class TaskTuner {
   }
 
   // The task's arguments, from the first candidate built, and with a correctness check
-  // the arrays configuration 0 leaves in them.
+  // the arrays the reference configuration leaves in them.
   void prepare(const BuiltCandidate &c) {
     if (!args_.empty()) return;
     args_ = make_arguments(signature_of(c.module, c.function), o_.seed);
     if (!o_.check_correctness) return;
-    const BuiltCandidate ref = build_candidates(task_, {0}, 1, 0)[0];
-    TIR_USER_CHECK(ref.error.empty()) << "tuning task '" << task_.name << "': configuration 0, the reference of the "
-                                      << "correctness check, does not build: " << ref.error;
-    expected_ = reference_outputs(ref.module, ref.function, args_);
+    Module ref;
+    std::string function;
+    try {
+      Instance inst = reference_instance(task_);
+      ref = build(inst.schedule, inst.args, task_.target, inst.name);
+      function = inst.name;
+    } catch (const std::exception &e) {
+      TIR_USER_CHECK(false) << "tuning task '" << task_.name << "': the reference configuration of the correctness "
+                            << "check does not build: " << e.what();
+    }
+    expected_ = reference_outputs(ref, function, args_);
   }
 
   const Task &task_;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "autotune/workload.h"
+#include "build_passes.h"
 #include "compiled_model.h"
 #include "kernel_key.h"
 #include "runtime/device_api.h"
@@ -141,16 +143,6 @@ size_t CompiledModel::planned_peak_bytes() const { return impl_->planned_peak_by
 
 namespace {
 
-// The channel block of the GPU layouts, 0 for NCHW: the channels of a texel on targets
-// whose every tensor lies in RGBA textures ("webgl"; "opengl -mode=fragment" packs only
-// some results, and there ResNet-18's convolutions run slower in blocks of 4 channels
-// than in NCHW, so it keeps NCHW), or on a CPU driver the lanes of a work-item's vectors
-// (a convolution then reads a block of output channels' weights as one vector).
-int gpu_channel_block(const Target &t, bool strategies) {
-  const TargetCaps c = t.caps();
-  return c.texture_channel_block > 0 ? c.texture_channel_block : strategies ? c.work_item_vector_lanes : 0;
-}
-
 // The strategy compiling the group led by `lead`: the one its operator registers for
 // the target's kind (BuildOptions::tuned_schedules), else its compute with the generic
 // schedule.
@@ -185,7 +177,8 @@ bool computed_where_read(const Graph &g, bool textures, int id) {
 }
 
 // Compiles the chain `nodes` of `g` (the last one its result) into one kernel.
-Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, const Target &target, bool tuned) {
+Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, const Target &target, bool tuned,
+                     const autotune::ApplyHistoryBest *tuning) {
   // The anchor leads the group; without one, the group's result does.
   const int lead = anchor >= 0 ? anchor : nodes.back();
   const OpStrategy strategy = group_strategy(g.node(lead), target, tuned);
@@ -193,7 +186,7 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   k.node = nodes.back();
   k.nodes = nodes;
   const Node &res = g.node(k.node);
-  k.fname = "k";  // appended piecewise: GCC 12 warns falsely on one long concatenation
+  k.fname.push_back('k');  // appended piecewise: GCC 12 warns falsely on one long concatenation
   k.fname += std::to_string(k.node);
   k.fname += "_";
   k.fname += identifier(res.name);
@@ -219,7 +212,8 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   const Tensor out = tensors.at(k.node);
   Schedule s;
   try {
-    s = strategy.schedule(ScheduleContext{target, g.node(lead), tensors.at(lead), out});
+    autotune::Config config = autotune::config_for(tuning, g, g.node(lead), target);
+    s = strategy.schedule(ScheduleContext{target, g.node(lead), tensors.at(lead), out, &config});
   } catch (const Error &e) {
     throw Error(detail::node_prefix(g.node(lead)) + "scheduling the kernel failed: " + e.what());
   }
@@ -342,23 +336,14 @@ size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, cons
 CompiledModel build(const Graph &input_graph, const Target &target, const BuildOptions &options) {
   const auto t0 = Clock::now();
   input_graph.validate();
-  Graph g = input_graph;
-  if (options.fold_constants) g = fold_constants(g);
-  if (options.fold_batch_norm) g = fold_batch_norm(g);
-  const bool tuned = options.tuned_schedules && target.caps().cpu_schedules;
+  TIR_USER_CHECK(options.tuning_log.empty() || !options.tuning)
+      << "graph::build: BuildOptions has both a tuning_log and tuning records; set one";
+  const std::shared_ptr<const autotune::ApplyHistoryBest> tuning =
+      options.tuning_log.empty() ? options.tuning
+                                 : std::make_shared<autotune::ApplyHistoryBest>(
+                                       autotune::ApplyHistoryBest::load(options.tuning_log));
+  Graph g = build_passes(input_graph, target, options, tuning.get());
   const bool strategies = options.tuned_schedules;
-  const int block = gpu_channel_block(target, strategies);
-  if (options.alter_layout && options.fold_constants && (tuned || block > 0)) {
-    // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
-    // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
-    // channels at one position, which share the reads of a convolution's data.
-    g = tuned ? alter_conv_layout(g, options.fuse_operators)
-              : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
-    g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
-  }
-  if (options.alter_layout && tuned) g = alter_dense_layout(g);
-  if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
-  if (target.caps().textures) g = store_as_float(g);
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;
   impl->device = Device{target.caps().device, 0};
@@ -372,7 +357,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
     const std::string key = kernel_key(g, grp.nodes, lead, target, strategies);
     auto it = compiled.find(key);
     if (it == compiled.end()) {
-      it = compiled.emplace(key, compile_group(g, grp.nodes, grp.anchor, target, strategies)).first;
+      it = compiled.emplace(key, compile_group(g, grp.nodes, grp.anchor, target, strategies, tuning.get())).first;
       impl->kernels.push_back(it->second);
     } else {
       impl->kernels.push_back(Kernel{grp.nodes.back(), grp.nodes, group_args(g, grp.nodes), it->second.module,

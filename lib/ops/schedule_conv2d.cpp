@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "op_util.h"
+#include "tensorir/autotune/config.h"
 #include "tensorir/ops/schedule.h"
 
 namespace tensorir::ops {
@@ -33,23 +34,54 @@ int column_tile(int64_t width, int most) {
   return best;
 }
 
+// The largest divisor of n that is at most `most` (1 at least).
+int64_t divisor_at_most(int64_t n, int64_t most) {
+  for (int64_t d = std::max<int64_t>(1, std::min(n, most)); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+// The column tiles "tile_ow" offers for rows of `width`: the divisors up to 16, the
+// shortest-tail tile and 2 (the fallbacks of column_tile and of "wasm"), from the
+// width alone so that every configuration has the same choices.
+std::vector<int64_t> column_tiles(int64_t width) {
+  std::vector<int64_t> tiles;
+  for (int64_t d = 1; d <= std::min<int64_t>(width, 16); ++d)
+    if (width % d == 0) tiles.push_back(d);
+  for (int64_t t : {int64_t(column_tile(width, 0)), std::min<int64_t>(width, 2)})
+    if (std::find(tiles.begin(), tiles.end(), t) == tiles.end()) tiles.push_back(t);
+  return tiles;
+}
+
 // OB[n][ob][y][x][o] accumulates a tile of (2 channel blocks) x (up to 8 columns) vectors
 // in registers (on "wasm" 1 x 2: engines map its 128-bit vectors to 16 registers, and a
 // larger tile spills every accumulator on every step), one output row at a time, inside O's parallel loop over
 // (n, channel group, row); the copy back to NCHW follows while the row is in cache.
 // `out` is conv2d_nchwc's output or the end of an element-wise tail after it: the tail is
 // inlined and `out` takes the copy's place, loop for loop, so the tail costs no pass.
-Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &target) {
+// Those are the fallbacks of the knobs (schedule.h lists them).
+Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &target, autotune::Config &cfg) {
   const Tensor OB = compute_of(conv)->input_tensors()[0];
   const std::vector<Tensor> packed = compute_of(OB)->input_tensors();
   const Tensor IP = packed[0], WP = packed[1];
   const int co = static_cast<int>(*as_const_int(OB.shape()[4]));
   const bool small_registers = target.caps().small_vector_registers;
-  const int oc_blocks = !small_registers && extent_of(OB.axis(1)) % 2 == 0 ? 2 : 1;
+  const int64_t groups = extent_of(OB.axis(1)), width = extent_of(OB.axis(3));
+  // A knob's block count is a bound: the tile takes the largest divisor of the groups
+  // below it, so that no tile is partial whatever the channel block.
+  const int oc_blocks = static_cast<int>(
+      divisor_at_most(groups, cfg.define_knob("tile_oc", {1, 2, 4}, !small_registers && groups % 2 == 0 ? 2 : 1)));
   // On wasm 2 columns even where they do not divide the row (7 in ResNet's last stage):
   // the tail gets a loop of its own, and 4 accumulators alone wait on each other's adds.
-  const int x_tile = small_registers ? (extent_of(OB.axis(3)) >= 2 ? 2 : 1)
-                                     : column_tile(extent_of(OB.axis(3)), 16 / oc_blocks);
+  const int x_tile = static_cast<int>(cfg.define_knob(
+      "tile_ow", column_tiles(width), small_registers ? (width >= 2 ? 2 : 1) : column_tile(width, 16 / oc_blocks)));
+  const ComputeOpNode *obc = compute_of(OB);
+  std::vector<IterVar> reduce(obc->reduce_axis.begin(), obc->reduce_axis.end());
+  // Taps (ry, rx) outside the input-channel blocks, or inside them as declared.
+  if (reduce.size() >= 3 && cfg.define_knob("reduce_order", {0, 1}, 0))
+    std::rotate(reduce.begin(), reduce.begin() + 1, reduce.end() - 1);
+  const bool unroll_inner = cfg.define_knob("unroll_inner", {0, 1}, 0);
+  const bool rows_parallel = cfg.define_knob("parallel", {0, 1}, 0) == 0;
 
   Schedule s = create_schedule({out});
   for (const Stage &st : s.stages()) {
@@ -61,29 +93,31 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   Stage ob = s[OB];
   auto [obo, obi] = ob.split(OB.axis(1), oc_blocks);
   auto [xo, xi] = ob.split(OB.axis(3), x_tile);
-  const ComputeOpNode *obc = compute_of(OB);
   std::vector<IterVar> order = {OB.axis(0), obo, OB.axis(2), xo};
-  order.insert(order.end(), obc->reduce_axis.begin(), obc->reduce_axis.end());
+  order.insert(order.end(), reduce.begin(), reduce.end());
   order.insert(order.end(), {obi, xi, OB.axis(4)});
   ob.reorder(order);
   ob.vectorize(OB.axis(4));
   ob.unroll(xi);
   ob.unroll(obi);
+  // Only where the unrolled tile stays within what unrolling allows.
+  if (unroll_inner && extent_of(reduce.back()) * oc_blocks * x_tile <= 512) ob.unroll(reduce.back());
 
   Stage o = s[out];
-  IterVar rows;
+  IterVar groups_loop;
   if (out.ndim() == 5) {
     // Blocked result [N][K/co][OH][OW][co]: the copy runs on vectors of co channels.
     auto [cbo, cbi] = o.split(out.axis(1), oc_blocks);
     o.reorder({out.axis(0), cbo, out.axis(2), cbi, out.axis(3), out.axis(4)});
-    rows = o.fuse(o.fuse(out.axis(0), cbo), out.axis(2));
+    groups_loop = o.fuse(out.axis(0), cbo);
     o.vectorize(out.axis(4));
   } else {
     auto [cgo, cgi] = o.split(out.axis(1), co * oc_blocks);
     o.reorder({out.axis(0), cgo, out.axis(2), cgi, out.axis(3)});
-    rows = o.fuse(o.fuse(out.axis(0), cgo), out.axis(2));
+    groups_loop = o.fuse(out.axis(0), cgo);
   }
-  o.parallel(rows);
+  const IterVar rows = rows_parallel ? o.fuse(groups_loop, out.axis(2)) : out.axis(2);
+  o.parallel(rows_parallel ? rows : groups_loop);
   ob.compute_at(o, rows);
 
   // Packed beforehand (conv2d_nchwc_packed), the weights and an unpadded blocked input
@@ -103,7 +137,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
 // columns that no vector width divides (14 and 7 in MobileNet's depthwise stages) are
 // one vector. `out` is `conv` or the end of an element-wise tail after it: the tail is
 // inlined and `out` computes from `conv`'s tile, which takes the local copy's place.
-Schedule schedule_direct(const Tensor &conv, const Tensor &out) {
+Schedule schedule_direct(const Tensor &conv, const Tensor &out, autotune::Config &cfg) {
   Schedule s = create_schedule({out});
   const ComputeOpNode *c = compute_of(conv);
   const bool fused = !conv.op().same_as(out.op());
@@ -123,7 +157,13 @@ Schedule schedule_direct(const Tensor &conv, const Tensor &out) {
   const int64_t width = extent_of(out.axis(last));
   int vec = first_divisor(width, {16, 8, 4});
   if (!vec && width > 1 && width <= 16) vec = static_cast<int>(width);
-  const int kb = first_divisor(extent_of(out.axis(1)), {8, 4, 2, 1});
+  std::vector<int64_t> vectors;
+  for (int64_t v : {4, 8, 16})
+    if (vec && width % v == 0) vectors.push_back(v);
+  vec = static_cast<int>(cfg.define_knob("vector", vectors, vec));
+  const int64_t channels = extent_of(out.axis(1));
+  const int kb = static_cast<int>(
+      divisor_at_most(channels, cfg.define_knob("tile_k", {1, 2, 4, 8}, first_divisor(channels, {8, 4, 2, 1}))));
   Stage o = s[out];
   // The axes between the channels and the columns (the output's rows, and depths).
   auto fuse_rows = [&](IterVar outer, const Tensor &t) {
@@ -159,16 +199,25 @@ Schedule schedule_direct(const Tensor &conv, const Tensor &out) {
   return s;
 }
 
+// The schedule of `conv` and its tail `out` with `config`'s knobs, or the fallbacks.
+Schedule schedule_conv(const Tensor &conv, const Tensor &out, const Target &target, autotune::Config *config) {
+  autotune::Config fallback;
+  autotune::Config &cfg = config ? *config : fallback;
+  return compute_of(conv)->tag == "conv2d_nchwc" ? schedule_nchwc(conv, out, target, cfg)
+                                                 : schedule_direct(conv, out, cfg);
+}
+
 }  // namespace
 
-Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target) {
+Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target, autotune::Config *config) {
   const ComputeOpNode *c = compute_of(out);
   TIR_USER_CHECK(c && (c->tag == "conv2d" || c->tag == "conv2d_nchwc" || c->tag == "conv3d"))
       << "schedule_conv2d_llvm: tensor " << out.name() << " is not the output of conv2d, conv2d_nchwc or conv3d";
-  return c->tag == "conv2d_nchwc" ? schedule_nchwc(out, out, target) : schedule_direct(out, out);
+  return schedule_conv(out, out, target, config);
 }
 
-Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target) {
+Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target,
+                              autotune::Config *config) {
   const ComputeOpNode *c = compute_of(conv);
   TIR_USER_CHECK(c && (c->tag == "conv2d_nchwc" || c->tag == "conv2d"))
       << "schedule_conv2d_llvm: tensor " << conv.name() << " is not the output of conv2d_nchwc or conv2d";
@@ -176,7 +225,7 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
       << "schedule_conv2d_llvm: the tail's result " << out.name() << " has " << out.ndim()
       << " dimensions but the convolution " << conv.name() << " has " << conv.ndim()
       << " (a fused tail keeps the convolution's shape)";
-  return c->tag == "conv2d_nchwc" ? schedule_nchwc(conv, out, target) : schedule_direct(conv, out);
+  return schedule_conv(conv, out, target, config);
 }
 
 }  // namespace tensorir::ops

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "op_util.h"
+#include "tensorir/autotune/config.h"
 #include "tensorir/ops/schedule.h"
 
 namespace tensorir::ops {
@@ -15,13 +16,19 @@ const ComputeOpNode *dense_op(const Tensor &t) {
   return c;
 }
 
-// The vector of output columns a block computes: the widest of 16, 8, 4 that divides
-// the columns of `out`, or 0.
-int column_vector(const Tensor &out) {
+// The block of output columns ("tile_x"): one of 4, 8, 16, 32 that divides the columns
+// of `out`, by default the widest of 16, 8, 4, or 0 (none divides: rows in parallel).
+int column_vector(const Tensor &out, autotune::Config *config) {
+  autotune::Config fallback;
+  autotune::Config &cfg = config ? *config : fallback;
   const int64_t m = *as_const_int(out.shape()[1]);
+  std::vector<int64_t> blocks;
+  for (int v : {4, 8, 16, 32})
+    if (m % v == 0) blocks.push_back(v);
+  int widest = 0;
   for (int v : {16, 8, 4})
-    if (m % v == 0) return v;
-  return 0;
+    if (!widest && m % v == 0) widest = v;
+  return static_cast<int>(cfg.define_knob("tile_x", blocks, widest));
 }
 
 // Inlines every element-wise stage of `s` other than `dense` and `out`: what reads the
@@ -36,11 +43,11 @@ void inline_between(Schedule &s, const Tensor &dense, const Tensor &out) {
 
 }  // namespace
 
-Schedule schedule_dense_llvm(const Tensor &out) {
+Schedule schedule_dense_llvm(const Tensor &out, autotune::Config *config) {
   dense_op(out);
   Schedule s = create_schedule({out});
   Stage st = s[out];
-  const int vec = column_vector(out);
+  const int vec = column_vector(out, config);
   if (!vec) {
     st.parallel(out.axis(0));
     return s;
@@ -60,13 +67,13 @@ Schedule schedule_dense_llvm(const Tensor &out) {
   return s;
 }
 
-Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
+Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out, autotune::Config *config) {
   const ComputeOpNode *c = dense_op(dense);
   Schedule s = create_schedule({out});
   inline_between(s, dense, out);
   Stage st = s[out];
   Stage d = s[dense];
-  const int vec = column_vector(out);
+  const int vec = column_vector(out, config);
   if (!vec) {
     st.parallel(out.axis(0));
     d.compute_at(st, out.axis(0));
@@ -84,7 +91,9 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out) {
   return s;
 }
 
-Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out) {
+Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, autotune::Config *config) {
+  autotune::Config fallback;
+  autotune::Config &cfg = config ? *config : fallback;
   const auto *c = dense.op().as<ComputeOpNode>();
   TIR_USER_CHECK(c && c->tag == "dense_packed")
       << "schedule_dense_packed_llvm: tensor " << dense.name() << " is not the output of dense_packed";
@@ -97,7 +106,8 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out) {
   // panel's `block` columns (block / 16 vectors). 8 x 32 keeps 16 of 32 vector registers
   // of accumulators. The last block of rows may be partial (197 tokens): its rows past
   // the end are guarded, which costs less than blocks of one row.
-  const int64_t bm = std::min<int64_t>(rows, 8);
+  const int64_t bm = std::min<int64_t>(rows, cfg.define_knob("tile_y", {1, 2, 4, 8}, 8));
+  const bool unroll_k = cfg.define_knob("unroll_k", {0, 1}, 0);
   Tensor acc = dense;
   if (dense == out) acc = s.cache_write(out, "local");
   Stage st = s[out];
@@ -111,7 +121,13 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out) {
   a.compute_at(st, blocks);
   if (!(dense == out)) a->scope = "local";
   const auto *ac = acc.op().as<ComputeOpNode>();
-  a.reorder({ac->reduce_axis[0], acc.axis(0), acc.axis(1)});
+  if (unroll_k) {
+    auto [ko, ki] = a.split(ac->reduce_axis[0], 4);
+    a.reorder({ko, ki, acc.axis(0), acc.axis(1)});
+    a.unroll(ki);
+  } else {
+    a.reorder({ac->reduce_axis[0], acc.axis(0), acc.axis(1)});
+  }
   a.unroll(acc.axis(0));
   a.vectorize(acc.axis(1));
   return s;

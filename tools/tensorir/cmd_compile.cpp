@@ -23,6 +23,7 @@ struct CompileArgs {
   ModelOptions model_options;
   int64_t max_texture = 0;
   bool no_alter_layout = false;
+  std::string tuning_log;
 };
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -94,6 +95,7 @@ void compile(const CompileArgs &a) {
   const double import_ms = ms_since(t0);
   graph::BuildOptions options;
   options.alter_layout = !a.no_alter_layout;
+  options.tuning_log = a.tuning_log;
   t0 = std::chrono::steady_clock::now();
   std::vector<graph::CompiledModel> built;
   for (const Target &t : targets) built.push_back(graph::build(g, t, options));
@@ -148,6 +150,9 @@ void add_compile(CLI::App &app) {
   cmd->add_option("--max-texture-size", a->max_texture, "webgl: the largest texture width or height")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-alter-layout", a->no_alter_layout, "keep convolutions in NCHW");
+  cmd->add_option("--tuning-log", a->tuning_log,
+                  "a log of `tensorir tune`: each kernel scheduled by its workload's best configuration there")
+      ->check(CLI::ExistingFile);
   cmd->callback([a] { compile(*a); });
 }
 

@@ -2,8 +2,12 @@
 // concatenation.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "tensorir/target.h"
 
 namespace tensorir::autotune {
 
@@ -12,7 +16,7 @@ struct Record {
   int version = 1;
   std::string workload;
   std::string target;       // Target::str()
-  std::string cpu;          // the host's vector features where the target is a CPU kind
+  std::string cpu;          // the host's vector features where the target is a CPU kind (host_cpu_features())
   int64_t index = 0;
   std::string config_json;  // Task::config_json(index)
   std::vector<double> times_ms;  // empty when it failed
@@ -24,5 +28,33 @@ struct Record {
 void append_record(const std::string &path, const Record &r);
 // Every record of a log; a malformed line throws an Error naming the file and line.
 std::vector<Record> read_log(const std::string &path);
+
+// The vector features of this host's CPU as records carry them ("+avx2,+fma,..."), or
+// empty where this build cannot tell (not x86).
+std::string host_cpu_features();
+
+// The best configuration of each (workload, target) of some records: the lowest median
+// time among the records without error. Records whose CPU features are not this host's
+// are left out with a warning (tensorir/warning.h): kernels tuned for other vector units
+// are no guide here. graph::BuildOptions::tuning_log reads a log into one; pass one as
+// BuildOptions::tuning to build several models from a log read once.
+class ApplyHistoryBest {
+ public:
+  ApplyHistoryBest() = default;
+  explicit ApplyHistoryBest(const std::vector<Record> &records);
+  // read_log(path), then as above; the warning names the file.
+  static ApplyHistoryBest load(const std::string &path);
+
+  // The best record of `workload` on `target`, or nullptr.
+  const Record *best(const std::string &workload, const Target &target) const;
+  size_t size() const { return best_.size(); }
+  // Records left out for their CPU.
+  size_t foreign() const { return foreign_; }
+
+ private:
+  ApplyHistoryBest(const std::vector<Record> &records, const std::string &source);
+  std::map<std::pair<std::string, std::string>, Record> best_;  // (workload, target) -> record
+  size_t foreign_ = 0;
+};
 
 }  // namespace tensorir::autotune

@@ -68,8 +68,9 @@ struct TuneOptions {
   double build_timeout_s = 60;  // a build slower than this is recorded as an error
   uint64_t seed = 0;            // the search's random choices, and the inputs
   MeasureOptions measure;       // threads, timeout and repeats of each measurement
-  // Compare every candidate's arrays after one call with those of configuration 0 (the
-  // template's default); a mismatch is recorded as an error.
+  // Compare every candidate's arrays after one call with those of the template's fallback
+  // configuration (Task::instantiate_json("{}"); configuration 0 for a task without it);
+  // a mismatch is recorded as an error.
   bool check_correctness = false;
   // Where candidates are timed; null: local_runner().
   std::shared_ptr<Runner> runner;

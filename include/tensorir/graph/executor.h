@@ -28,6 +28,10 @@
 #include "tensorir/graph/graph.h"
 #include "tensorir/target.h"
 
+namespace tensorir::autotune {
+class ApplyHistoryBest;
+}
+
 namespace tensorir::graph {
 
 struct BuildOptions {
@@ -56,6 +60,14 @@ struct BuildOptions {
   // always have their own. OpenGL devices keep one buffer per result either way (views
   // of a buffer exist on the CPU only); the plan, and saved models, still share.
   bool plan_memory = true;
+  // A tuning log (autotune/record.h): each tunable kernel is scheduled, and its
+  // convolution or dense packed, by the best configuration the log holds for its
+  // workload on this target; workloads not in it keep the fallback schedules. Results
+  // do not change. Records measured on a CPU with other vector features are ignored
+  // with a warning (tensorir/warning.h).
+  std::string tuning_log;
+  // The same from records read already (autotune::ApplyHistoryBest); not with tuning_log.
+  std::shared_ptr<const autotune::ApplyHistoryBest> tuning;
 };
 
 struct KernelProfile {

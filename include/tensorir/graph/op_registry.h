@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorir/autotune/config.h"
 #include "tensorir/graph/graph.h"
 #include "tensorir/target.h"
 #include "tensorir/te/schedule.h"
@@ -80,12 +81,14 @@ using ComputeFn = std::function<Tensor(const Node &n, const std::vector<Tensor> 
 // out-fusable anchor, else the group's last node), that node's tensor, and the tensor
 // of the whole fused group: equal to `op` when nothing follows the node in the group
 // (nodes before it may be inlined into it), else an element-wise tail follows `op` and
-// ends in `out`. The references are valid during the call only.
+// ends in `out`. `config` chooses the values of the schedule's knobs (autotune/config.h);
+// null: every knob its fallback. The references are valid during the call only.
 struct ScheduleContext {
   const Target &target;
   const Node &node;
   Tensor op;
   Tensor out;
+  autotune::Config *config = nullptr;
   bool fused() const { return !(op == out); }
 };
 using ScheduleFn = std::function<Schedule(const ScheduleContext &ctx)>;

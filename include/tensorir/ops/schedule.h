@@ -9,6 +9,10 @@
 #include "tensorir/target.h"
 #include "tensorir/te/schedule.h"
 
+namespace tensorir::autotune {
+class Config;
+}
+
 namespace tensorir::ops {
 
 // create_schedule(outs), then every stage tagged "injective" (pads, broadcasts, layout
@@ -23,12 +27,22 @@ Schedule schedule_generic(const std::vector<Tensor> &outs);
 // channels in parallel. The register tile
 // fits `target`: on "wasm" (128-bit vectors, 16 registers in browser engines) one
 // channel block times 2 columns, elsewhere up to 2 blocks times 8 columns.
-Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"));
+//
+// Its knobs (autotune/config.h; `config` null: every knob its fallback, the schedule
+// described here): "tile_oc" output-channel blocks per register tile, "tile_ow" its
+// columns, "reduce_order" 1 puts the kernel's taps outside the input-channel blocks,
+// "unroll_inner" unrolls the innermost reduction (the input channels of a block) where
+// the unrolled tile stays under 512 copies, "parallel" 1 runs whole channel
+// groups per parallel iteration instead of single rows; the direct form has "tile_k"
+// (channels per tile) and "vector" (its columns' vector).
+Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"),
+                              autotune::Config *config = nullptr);
 // The same for conv2d_nchwc's (or conv2d's) output `conv` followed by an element-wise
 // tail ending in `out` (bias, batch norm, residual add, relu): the tail is inlined into
 // the stage that copies the blocked result back to NCHW (or out of the register tile),
 // so it costs no extra pass over memory.
-Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"));
+Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"),
+                              autotune::Config *config = nullptr);
 
 // CPU schedule for an operator whose result is channel-blocked (NCHW<c>c, 5-D), such as
 // pooling after blocked convolutions: schedule_generic, then the axes before the last
@@ -54,16 +68,18 @@ Schedule schedule_batch_matmul_llvm(const Tensor &out);
 
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.
-Schedule schedule_dense_llvm(const Tensor &out);
+Schedule schedule_dense_llvm(const Tensor &out, autotune::Config *config = nullptr);
 // The same for dense's output `dense` followed by an element-wise tail ending in `out`:
 // the dense stage is the local tile of a block of columns, computed inside the tail's
-// parallel block loop, and the tail reads it from there.
-Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out);
+// parallel block loop, and the tail reads it from there. Knob (autotune/config.h):
+// "tile_x", the block of columns.
+Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out, autotune::Config *config = nullptr);
 // CPU schedule for dense_packed (`dense`), alone (out == dense) or followed by an
 // element-wise tail ending in `out`: register blocks of `rows` x block output elements
 // accumulate across the whole reduction (the block's columns one or more vectors, each
 // row a broadcast of data), panels of columns in parallel.
-Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out);
+// Knobs: "tile_y" rows per register block, "unroll_k" the reduction unrolled by 4.
+Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, autotune::Config *config = nullptr);
 
 // GPU compute schedules (TargetCaps::gpu_schedules), sized by the target's
 // max_work_group_size. Each takes the operator's result `op` and the end of the

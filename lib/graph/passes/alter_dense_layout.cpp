@@ -31,6 +31,10 @@ NDArray pack(const NDArray &weight, int b) {
 }  // namespace
 
 Graph alter_dense_layout(const Graph &g) {
+  return alter_dense_layout(g, [](const Graph &, const Node &n) { return panel_width(n.shape[1]); });
+}
+
+Graph alter_dense_layout(const Graph &g, const DensePanelFn &panel) {
   g.validate();
   std::set<std::string> names;
   for (const Node &n : g.nodes()) names.insert(n.name);
@@ -40,7 +44,10 @@ Graph alter_dense_layout(const Graph &g) {
     Node n = g.node(id);
     for (int &in : n.inputs) in = remap[size_t(in)];
     const Node *w = n.op == "dense" ? &g.node(g.node(id).inputs[1]) : nullptr;
-    const int b = w && w->op == "constant" && w->dtype == Float(32) ? panel_width(w->shape[0]) : 0;
+    const int b = w && w->op == "constant" && w->dtype == Float(32) ? panel(g, g.node(id)) : 0;
+    TIR_USER_CHECK(b >= 0 && (!b || w->shape[0] % b == 0))
+        << "alter_dense_layout: a panel of " << b << " columns does not divide the " << (w ? w->shape[0] : 0)
+        << " output columns of " << g.node(id).name;
     if (b) {
       Node packed;
       packed.op = "constant";

@@ -112,8 +112,8 @@ const bool registered = [] {
   OpStrategy cpu;
   cpu.compute = compute_cpu;
   cpu.schedule = [](const ScheduleContext &ctx) {
-    return ctx.fused() ? ops::schedule_conv2d_llvm(ctx.op, ctx.out, ctx.target)
-                       : ops::schedule_conv2d_llvm(ctx.out, ctx.target);
+    return ctx.fused() ? ops::schedule_conv2d_llvm(ctx.op, ctx.out, ctx.target, ctx.config)
+                       : ops::schedule_conv2d_llvm(ctx.out, ctx.target, ctx.config);
   };
   on_cpu(def, cpu);
   // The packed layouts (which only the CPU and GPU layout passes make) keep the default

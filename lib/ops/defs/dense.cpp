@@ -34,7 +34,8 @@ const bool registered = [] {
   };
   OpStrategy cpu;
   cpu.schedule = [](const ScheduleContext &ctx) {
-    return ctx.fused() ? ops::schedule_dense_llvm(ctx.op, ctx.out) : ops::schedule_dense_llvm(ctx.out);
+    return ctx.fused() ? ops::schedule_dense_llvm(ctx.op, ctx.out, ctx.config)
+                       : ops::schedule_dense_llvm(ctx.out, ctx.config);
   };
   on_cpu(def, cpu);
   on_gpu(def, gpu_strategy(ops::schedule_matmul_gpu));
@@ -51,7 +52,9 @@ const bool registered = [] {
     return ops::dense_packed(in[0], in[1], name);
   };
   OpStrategy packed_cpu;
-  packed_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_dense_packed_llvm(ctx.op, ctx.out); };
+  packed_cpu.schedule = [](const ScheduleContext &ctx) {
+    return ops::schedule_dense_packed_llvm(ctx.op, ctx.out, ctx.config);
+  };
   on_cpu(packed, packed_cpu);
   graph::register_op(std::move(packed));
   return true;

@@ -1,0 +1,150 @@
+// Tuning logs: records as JSON lines, and the best record of each workload.
+#include "tensorir/autotune/record.h"
+
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "runtime/cpu_features.h"
+#include "tensorir/error.h"
+#include "tensorir/warning.h"
+
+namespace tensorir::autotune {
+
+namespace {
+
+// Ordered: a record keeps its configuration's knobs in the template's order.
+using json = nlohmann::ordered_json;
+
+// Appends from several threads (a tuner's workers) keep whole lines.
+std::mutex &append_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The field `key` of `j` as a T; a missing or mistyped field throws what is wrong.
+template <typename T>
+T field(const json &j, const char *key, const char *kind) {
+  auto it = j.find(key);
+  TIR_USER_CHECK(it != j.end()) << "the field '" << key << "' is missing";
+  try {
+    return it->template get<T>();
+  } catch (const json::exception &) {
+    TIR_THROW() << "the field '" << key << "' is not " << kind << " (it is " << it->dump() << ")";
+  }
+  return T{};
+}
+
+Record parse_record(const std::string &line) {
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::parse_error &e) {
+    TIR_THROW() << "not JSON (" << e.what() << ")";
+  }
+  TIR_USER_CHECK(j.is_object()) << "not a JSON object";
+  Record r;
+  r.version = field<int>(j, "version", "an integer");
+  TIR_USER_CHECK(r.version == 1) << "version " << r.version << " is not 1, the one this build reads";
+  r.workload = field<std::string>(j, "workload", "a string");
+  r.target = field<std::string>(j, "target", "a string");
+  r.cpu = field<std::string>(j, "cpu", "a string");
+  r.index = field<int64_t>(j, "index", "an integer");
+  const json config = field<json>(j, "config", "an object");
+  TIR_USER_CHECK(config.is_object()) << "the field 'config' is not an object (it is " << config.dump() << ")";
+  for (const auto &[name, value] : config.items())
+    TIR_USER_CHECK(value.is_number_integer()) << "the knob '" << name << "' of 'config' is not an integer";
+  r.config_json = config.dump();
+  r.times_ms = field<std::vector<double>>(j, "times_ms", "a list of numbers");
+  r.error = field<std::string>(j, "error", "a string");
+  r.timestamp = field<double>(j, "timestamp", "a number");
+  TIR_USER_CHECK(!r.times_ms.empty() || !r.error.empty()) << "the record has neither times nor an error";
+  return r;
+}
+
+}  // namespace
+
+void append_record(const std::string &path, const Record &r) {
+  json config;
+  try {
+    config = json::parse(r.config_json.empty() ? "{}" : r.config_json);
+  } catch (const json::parse_error &e) {
+    TIR_THROW() << "append_record: config_json is not JSON (" << e.what() << "): " << r.config_json;
+  }
+  const json j = {{"version", r.version}, {"workload", r.workload}, {"target", r.target},
+                  {"cpu", r.cpu},         {"index", r.index},       {"config", config},
+                  {"times_ms", r.times_ms}, {"error", r.error},     {"timestamp", r.timestamp}};
+  std::lock_guard<std::mutex> lock(append_mutex());
+  std::ofstream out(path, std::ios::app);
+  TIR_USER_CHECK(out) << "append_record: cannot open the tuning log '" << path << "' for appending";
+  out << j.dump() << "\n";
+  out.flush();
+  TIR_USER_CHECK(out) << "append_record: writing the tuning log '" << path << "' failed";
+}
+
+std::vector<Record> read_log(const std::string &path) {
+  std::ifstream in(path);
+  TIR_USER_CHECK(in) << "tuning log '" << path << "' cannot be opened";
+  std::vector<Record> records;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      records.push_back(parse_record(line));
+    } catch (const Error &e) {
+      TIR_THROW() << "tuning log '" << path << "' line " << number << ": " << e.what();
+    }
+  }
+  return records;
+}
+
+std::string host_cpu_features() {
+  std::string s;
+  for (const char *f : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni"})
+    if (runtime::host_has_cpu_feature(f) == 1) s += (s.empty() ? "+" : ",+") + std::string(f);
+  return s;
+}
+
+ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records) : ApplyHistoryBest(records, "tuning records") {}
+
+ApplyHistoryBest ApplyHistoryBest::load(const std::string &path) {
+  return ApplyHistoryBest(read_log(path), "tuning log '" + path + "'");
+}
+
+ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std::string &source) {
+  const std::string host = host_cpu_features();
+  std::string other;
+  std::map<std::pair<std::string, std::string>, double> best_ms;
+  for (const Record &r : records) {
+    if (!r.cpu.empty() && !host.empty() && r.cpu != host) {
+      ++foreign_;
+      other = r.cpu;
+      continue;
+    }
+    if (!r.error.empty() || r.times_ms.empty()) continue;
+    const auto key = std::make_pair(r.workload, r.target);
+    const double ms = median(r.times_ms);
+    auto it = best_ms.find(key);
+    if (it != best_ms.end() && it->second <= ms) continue;
+    best_ms[key] = ms;
+    best_[key] = r;
+  }
+  if (foreign_)
+    warn(source + ": " + std::to_string(foreign_) + " of its " + std::to_string(records.size()) +
+         " records were measured on a CPU with the vector features " + other + ", not this one's (" + host +
+         "); they are ignored");
+}
+
+const Record *ApplyHistoryBest::best(const std::string &workload, const Target &target) const {
+  auto it = best_.find({workload, target.str()});
+  return it == best_.end() ? nullptr : &it->second;
+}
+
+}  // namespace tensorir::autotune

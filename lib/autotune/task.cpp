@@ -1,0 +1,184 @@
+// Tasks: one per distinct tunable workload of a graph, as graph::build compiles it.
+#include "tensorir/autotune/task.h"
+
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "autotune/workload.h"
+#include "graph/build_passes.h"
+#include "graph/op_table.h"
+#include "tensorir/autotune/config.h"
+#include "tensorir/graph/op_registry.h"
+
+namespace tensorir::autotune {
+
+namespace {
+
+// A node as it runs in the model: its operator and attributes, and its inputs' shapes
+// and dtypes (input ids are positions in `inputs`).
+struct NodeForm {
+  graph::Node node;
+  std::vector<graph::Node> inputs;
+};
+
+NodeForm form_of(const graph::Graph &g, const graph::Node &n) {
+  NodeForm f{n, {}};
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    graph::Node in;
+    const graph::Node &src = g.node(n.inputs[i]);
+    in.name = src.name;
+    in.op = "input";
+    in.shape = src.shape;
+    in.dtype = src.dtype;
+    f.inputs.push_back(std::move(in));
+    f.node.inputs[i] = int(i);
+  }
+  return f;
+}
+
+std::string blocked(const std::string &layout, int64_t block) { return layout + std::to_string(block) + "c"; }
+
+// `f` with the layout knobs of `cfg` applied, as the CPU layout passes would have packed
+// it: a packed conv2d in the blocks (ci, co), a dense_packed in its panel.
+NodeForm relayout(NodeForm f, Config &cfg) {
+  graph::Node &n = f.node;
+  std::vector<int64_t> &data = f.inputs[0].shape;
+  if (n.op == "conv2d" && n.attr_string("kernel_layout") != "OIHW" && n.attr_int("groups") == 1) {
+    std::vector<int64_t> &w = f.inputs[1].shape;
+    const int64_t C = w[1] * w[4], K = w[0] * w[5];
+    const auto [ci, co] = conv2d_blocks(cfg, C, K);
+    if (data.size() == 5) data = {data[0], C / ci, data[2], data[3], ci};
+    w = {K / co, C / ci, w[2], w[3], ci, co};
+    n.attrs["data_layout"] = data.size() == 5 ? blocked("NCHW", ci) : std::string("NCHW");
+    n.attrs["kernel_layout"] = "OIHW" + std::to_string(ci) + "i" + std::to_string(co) + "o";
+    if (n.attr_string("out_layout") != "NCHW") n.attrs["out_layout"] = blocked("NCHW", co);
+  } else if (n.op == "dense_packed") {
+    std::vector<int64_t> &w = f.inputs[1].shape;
+    const int64_t M = w[0] * w[2];
+    const int b = dense_panel(cfg, M);
+    w = {M / b, w[1], b};
+  }
+  std::vector<const graph::Node *> in;
+  for (const graph::Node &i : f.inputs) in.push_back(&i);
+  graph::detail::infer_shape(n, in);
+  return f;
+}
+
+// The node scheduled with `cfg`: placeholders for its inputs, its CPU strategy's compute
+// and schedule.
+Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
+  const NodeForm f = relayout(form, cfg);
+  const graph::OpStrategy strategy = graph::detail::node_op(f.node).strategy(target);
+  std::vector<Tensor> ins;
+  Instance inst;
+  for (size_t i = 0; i < f.inputs.size(); ++i) {
+    const graph::Node &in = f.inputs[i];
+    ins.push_back(placeholder(std::vector<Expr>(in.shape.begin(), in.shape.end()), in.dtype, "in" + std::to_string(i)));
+    inst.args.emplace_back(ins.back());
+  }
+  const Tensor out = graph::detail::make_tensor(f.node, ins, "out", strategy.compute);
+  inst.schedule = strategy.schedule(graph::ScheduleContext{target, f.node, out, out, &cfg});
+  inst.args.emplace_back(out);
+  inst.name = "tuned_" + f.node.op;
+  return inst;
+}
+
+std::string shape_text(const std::vector<int64_t> &s) {
+  std::string t;
+  for (int64_t d : s) t += (t.empty() ? "" : "x") + std::to_string(d);
+  return t;
+}
+
+// "conv2d 1x64x56x56 k64 3x3 s1", "dense 1x512 m1000", "max_pool2d 1x64x112x112"; and
+// the multiply-adds times 2 of convolutions and dense.
+std::pair<std::string, double> describe(const graph::Graph &g, const graph::Node &n) {
+  const std::vector<int64_t> &d = g.node(n.inputs[0]).shape;
+  std::ostringstream name;
+  double flops = 1;
+  for (int64_t x : n.shape) flops *= double(x);
+  if (n.op == "conv2d") {
+    const std::vector<int64_t> &w = g.node(n.inputs[1]).shape;
+    const int64_t C = d.size() == 5 ? d[1] * d[4] : d[1];
+    const int64_t K = w.size() == 6 ? w[0] * w[5] : w[0], R = w[2], S = w[3];
+    const int64_t groups = n.attr_int("groups");
+    name << "conv2d " << shape_text({d[0], C, d[2], d[3]}) << " k" << K << " " << R << "x" << S << " s"
+         << n.attr_ints("strides")[0] << (groups > 1 ? " g" + std::to_string(groups) : "");
+    flops *= 2.0 * double(C / groups * R * S);
+  } else if (n.op == "dense" || n.op == "dense_packed") {
+    const std::vector<int64_t> &w = g.node(n.inputs[1]).shape;
+    const int64_t M = w.size() == 3 ? w[0] * w[2] : w[0];
+    name << "dense " << shape_text(d) << " m" << M;
+    flops *= 2.0 * double(d[1]);
+  } else {
+    name << n.op << " " << shape_text(d);
+  }
+  return {name.str(), flops};
+}
+
+int64_t product(const std::vector<int64_t> &v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+// The value of each knob in configuration `index`.
+std::vector<int64_t> decode(const std::vector<std::vector<int64_t>> &choices, int64_t index) {
+  std::vector<int64_t> values;
+  for (const std::vector<int64_t> &c : choices) {
+    values.push_back(c[size_t(index % int64_t(c.size()))]);
+    index /= int64_t(c.size());
+  }
+  return values;
+}
+
+}  // namespace
+
+int64_t Task::space_size() const { return product(knob_sizes); }
+
+std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target) {
+  input.validate();
+  const graph::Graph g = graph::build_passes(input, target, graph::BuildOptions{}, nullptr);
+  std::vector<Task> tasks;
+  std::set<std::string> seen;
+  for (int id : g.topological_order()) {
+    const graph::Node &n = g.node(id);
+    if (n.op == "input" || n.op == "constant" || !graph::find_op(n.op)) continue;
+    if (!graph::detail::node_op(n).strategy(target).schedule) continue;
+    std::string key = workload_key(g, n);
+    if (!seen.insert(key).second) continue;
+    auto form = std::make_shared<const NodeForm>(form_of(g, n));
+    Config space = Config::define();
+    instance(*form, target, space);
+    if (space.names().empty()) continue;  // nothing to tune
+    Task t;
+    std::tie(t.name, t.flops) = describe(g, n);
+    t.workload = std::move(key);
+    t.target = target;
+    t.knob_names = space.names();
+    for (const std::vector<int64_t> &c : space.choices()) t.knob_sizes.push_back(int64_t(c.size()));
+    const int64_t size = t.space_size();
+    const std::string name = t.name;
+    t.instantiate = [form, target, size, name, names = t.knob_names](int64_t index) {
+      TIR_USER_CHECK(index >= 0 && index < size)
+          << "task '" << name << "': configuration " << index << " is outside its space [0, " << size << ")";
+      Config cfg = Config::from_index(index);
+      Instance inst = instance(*form, target, cfg);
+      TIR_ASSERT(cfg.names() == names) << "task '" << name << "': the template asked other knobs than it declared";
+      return inst;
+    };
+    t.instantiate_json = [form, target](const std::string &json) {
+      Config cfg = Config::from_values(config_values(json));
+      return instance(*form, target, cfg);
+    };
+    t.config_json = [choices = space.choices(), names = t.knob_names, size, name](int64_t index) {
+      TIR_USER_CHECK(index >= 0 && index < size)
+          << "task '" << name << "': configuration " << index << " is outside its space [0, " << size << ")";
+      return autotune::config_json(names, decode(choices, index));
+    };
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
+}  // namespace tensorir::autotune

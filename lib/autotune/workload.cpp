@@ -1,0 +1,97 @@
+// Workload keys, the layout knobs and the configuration of a node (workload.h).
+#include "autotune/workload.h"
+
+#include <nlohmann/json.hpp>
+#include <variant>
+
+#include "tensorir/error.h"
+#include "tensorir/ops/nn.h"
+
+namespace tensorir::autotune {
+
+namespace {
+
+using nlohmann::json;
+
+json attr_json(const graph::AttrValue &v) {
+  return std::visit([](const auto &x) { return json(x); }, v);
+}
+
+// The shape of input `i` of `n` as the user wrote it: a packed conv2d's blocked data
+// [N][C/ci][H][W][ci] as [N, C, H, W] and its weight [K/co][C/ci][R][S][ci][co] as
+// [K, C, R, S]; a dense_packed weight [M/b][K][b] as [M, K].
+std::vector<int64_t> user_shape(const graph::Node &n, size_t i, const std::vector<int64_t> &s) {
+  if (n.op == "conv2d" && i == 0 && s.size() == 5) return {s[0], s[1] * s[4], s[2], s[3]};
+  if (n.op == "conv2d" && i == 1 && s.size() == 6) return {s[0] * s[5], s[1] * s[4], s[2], s[3]};
+  if (n.op == "dense_packed" && i == 1 && s.size() == 3) return {s[0] * s[2], s[1]};
+  return s;
+}
+
+bool layout_attr(const std::string &name) {
+  return name == "data_layout" || name == "kernel_layout" || name == "out_layout";
+}
+
+// `choices` that divide n, and the fallback.
+std::vector<int64_t> dividing(int64_t n, std::initializer_list<int64_t> choices) {
+  std::vector<int64_t> out;
+  for (int64_t c : choices)
+    if (n % c == 0) out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
+std::string workload_key(const graph::Graph &g, const graph::Node &n) {
+  json inputs = json::array();
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const graph::Node &in = g.node(n.inputs[i]);
+    inputs.push_back({{"shape", user_shape(n, i, in.shape)}, {"dtype", in.dtype.str()}});
+  }
+  json attrs = json::object();
+  for (const auto &[name, value] : n.attrs)
+    if (!(n.op == "conv2d" && layout_attr(name))) attrs[name] = attr_json(value);
+  const std::string op = n.op == "dense_packed" ? "dense" : n.op;
+  return json{{"op", op}, {"inputs", inputs}, {"attrs", attrs}}.dump();
+}
+
+std::pair<int, int> conv2d_blocks(Config &cfg, int64_t in_channels, int64_t out_channels) {
+  const int64_t ci =
+      cfg.define_knob("block_ci", dividing(in_channels, {1, 2, 4, 8, 16, 32}), ops::conv2d_channel_block(in_channels));
+  const int64_t co =
+      cfg.define_knob("block_co", dividing(out_channels, {4, 8, 16, 32}), ops::conv2d_channel_block(out_channels));
+  return {static_cast<int>(ci), static_cast<int>(co)};
+}
+
+int dense_panel(Config &cfg, int64_t columns) {
+  const std::vector<int64_t> panels = dividing(columns, {8, 16, 32, 64});
+  int64_t widest = 0;
+  for (int64_t b : {32, 16, 8})
+    if (!widest && columns % b == 0) widest = b;
+  return widest ? static_cast<int>(cfg.define_knob("panel", panels, widest)) : 0;
+}
+
+std::map<std::string, int64_t> config_values(const std::string &config_json) {
+  json j;
+  try {
+    j = json::parse(config_json);
+  } catch (const json::parse_error &e) {
+    TIR_THROW() << "autotune: the configuration is not JSON (" << e.what() << "): " << config_json;
+  }
+  TIR_USER_CHECK(j.is_object()) << "autotune: the configuration " << config_json << " is not a JSON object";
+  std::map<std::string, int64_t> values;
+  for (const auto &[name, value] : j.items()) {
+    TIR_USER_CHECK(value.is_number_integer())
+        << "autotune: knob '" << name << "' of the configuration " << config_json << " is not an integer";
+    values[name] = value.get<int64_t>();
+  }
+  return values;
+}
+
+Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const graph::Node &n, const Target &target) {
+  if (!tuning) return Config();
+  const Record *r = tuning->best(workload_key(g, n), target);
+  if (!r) return Config();
+  return Config::from_values(config_values(r->config_json));
+}
+
+}  // namespace tensorir::autotune

@@ -1,0 +1,35 @@
+// Workloads: the key of an operator node as its user wrote it, the knobs the CPU layout
+// passes ask (the channel blocks of a convolution, the panel of a dense), and the
+// configuration a tuning log gives a node.
+#pragma once
+#include <string>
+#include <utility>
+
+#include "tensorir/autotune/config.h"
+#include "tensorir/autotune/record.h"
+#include "tensorir/graph/graph.h"
+
+namespace tensorir::autotune {
+
+// Canonical JSON of node `n` of `g`: its operator, its inputs' shapes and dtypes and its
+// attributes, the same before and after the CPU layout passes: a packed conv2d is keyed
+// as the NCHW / OIHW conv2d it was (its layout attributes left out), a dense_packed as
+// its dense.
+std::string workload_key(const graph::Graph &g, const graph::Node &n);
+
+// The blocks (ci, co) a conv2d of `in_channels` and `out_channels` is packed in: knobs
+// "block_ci" and "block_co", by default ops::conv2d_channel_block's.
+std::pair<int, int> conv2d_blocks(Config &cfg, int64_t in_channels, int64_t out_channels);
+// The panel of output columns a dense is packed in: knob "panel", by default the widest
+// of 32, 16, 8 dividing `columns` (0, no knob: none does, the dense stays as it is).
+int dense_panel(Config &cfg, int64_t columns);
+
+// The knob values of a configuration's JSON object (a record's config_json); anything
+// else throws an Error saying what is wrong.
+std::map<std::string, int64_t> config_values(const std::string &config_json);
+
+// The configuration `tuning` holds for node `n` of `g` on `target`, else the fallback
+// (also when `tuning` is null).
+Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const graph::Node &n, const Target &target);
+
+}  // namespace tensorir::autotune

@@ -1,0 +1,118 @@
+// Helpers of the tuning tests: plain-loop references of convolution and dense, and the
+// packing of their operands into the layouts a task's kernel takes.
+#pragma once
+#include <tensorir/autotune.h>
+#include <tensorir/build.h>
+#include <tensorir/runtime/ndarray.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace tensorir::autotune_test {
+
+using nlohmann::json;
+
+struct ConvCase {
+  int64_t N, C, H, W, K, R, S, groups;
+  int sh, sw, ph, pw, dh, dw;
+  int64_t OH() const { return (H + 2 * ph - dh * (R - 1) - 1) / sh + 1; }
+  int64_t OW() const { return (W + 2 * pw - dw * (S - 1) - 1) / sw + 1; }
+};
+
+// The convolution a conv2d workload key describes.
+inline ConvCase conv_case(const std::string &workload) {
+  const json j = json::parse(workload);
+  const auto d = j["inputs"][0]["shape"].get<std::vector<int64_t>>();
+  const auto w = j["inputs"][1]["shape"].get<std::vector<int64_t>>();
+  const json &a = j["attrs"];
+  const auto st = a["strides"].get<std::vector<int>>(), pa = a["padding"].get<std::vector<int>>(),
+             di = a["dilation"].get<std::vector<int>>();
+  return {d[0], d[1], d[2], d[3], w[0], w[2], w[3], a["groups"].get<int64_t>(), st[0], st[1], pa[0], pa[1], di[0], di[1]};
+}
+
+// Plain loops: NCHW data, OIHW weight -> NCHW.
+inline std::vector<float> conv_reference(const ConvCase &c, const std::vector<float> &x, const std::vector<float> &w) {
+  const int64_t OH = c.OH(), OW = c.OW(), cg = c.C / c.groups, kg = c.K / c.groups;
+  std::vector<float> out(size_t(c.N * c.K * OH * OW), 0.f);
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t k = 0; k < c.K; ++k)
+      for (int64_t y = 0; y < OH; ++y)
+        for (int64_t xx = 0; xx < OW; ++xx) {
+          double acc = 0;
+          for (int64_t rc = 0; rc < cg; ++rc)
+            for (int64_t r = 0; r < c.R; ++r)
+              for (int64_t s = 0; s < c.S; ++s) {
+                const int64_t iy = y * c.sh + r * c.dh - c.ph, ix = xx * c.sw + s * c.dw - c.pw;
+                if (iy < 0 || iy >= c.H || ix < 0 || ix >= c.W) continue;
+                const int64_t ch = k / kg * cg + rc;
+                acc += double(x[size_t(((n * c.C + ch) * c.H + iy) * c.W + ix)]) *
+                       double(w[size_t(((k * cg + rc) * c.R + r) * c.S + s)]);
+              }
+          out[size_t(((n * c.K + k) * OH + y) * OW + xx)] = float(acc);
+        }
+  return out;
+}
+
+// NCHW [N][C][H][W] -> NCHW<b>c [N][C/b][H][W][b].
+inline std::vector<float> block_data(const std::vector<float> &x, int64_t N, int64_t C, int64_t HW, int64_t b) {
+  std::vector<float> out(x.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t p = 0; p < HW; ++p) out[size_t(((n * (C / b) + c / b) * HW + p) * b + c % b)] = x[size_t((n * C + c) * HW + p)];
+  return out;
+}
+
+// The inverse of block_data.
+inline std::vector<float> unblock_data(const std::vector<float> &x, int64_t N, int64_t C, int64_t HW, int64_t b) {
+  std::vector<float> out(x.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t p = 0; p < HW; ++p) out[size_t((n * C + c) * HW + p)] = x[size_t(((n * (C / b) + c / b) * HW + p) * b + c % b)];
+  return out;
+}
+
+// OIHW [K][Cg][R][S] -> [K/co][Cg/ci][R][S][ci][co].
+inline std::vector<float> pack_weight(const std::vector<float> &w, int64_t K, int64_t Cg, int64_t RS, int64_t ci,
+                                      int64_t co) {
+  std::vector<float> out(w.size());
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t c = 0; c < Cg; ++c)
+      for (int64_t p = 0; p < RS; ++p)
+        out[size_t((((k / co) * (Cg / ci) + c / ci) * RS + p) * ci * co + (c % ci) * co + k % co)] =
+            w[size_t((k * Cg + c) * RS + p)];
+  return out;
+}
+
+// Each element of `got` within tol * (1 + max |want|) of `want`'s; returns the largest error.
+inline double max_error(const std::vector<float> &got, const std::vector<float> &want) {
+  REQUIRE(got.size() == want.size());
+  double err = 0, scale = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    err = std::max(err, std::fabs(double(got[i]) - double(want[i])));
+    scale = std::max(scale, std::fabs(double(want[i])));
+  }
+  return err / (1 + scale);
+}
+
+inline std::vector<int64_t> shape_of(const BuildArg &a) {
+  std::vector<int64_t> s;
+  for (const Expr &e : a.tensor().shape()) s.push_back(*as_const_int(e));
+  return s;
+}
+
+// Builds `inst` for "llvm", runs it on `inputs` and returns its result.
+inline std::vector<float> run_instance(const autotune::Instance &inst, const std::vector<std::vector<float>> &inputs) {
+  Module m = build(inst.schedule, inst.args, "llvm", inst.name);
+  std::vector<NDArray> arrays;
+  for (size_t i = 0; i < inputs.size(); ++i) arrays.push_back(NDArray::from_vector(inputs[i], shape_of(inst.args[i])));
+  const std::vector<int64_t> out_shape = shape_of(inst.args.back());
+  NDArray out = NDArray::empty(out_shape, Float(32));
+  std::vector<Arg> args(arrays.begin(), arrays.end());
+  args.emplace_back(out);
+  m(inst.name).call(args);
+  return out.to_vector<float>();
+}
+
+}  // namespace tensorir::autotune_test

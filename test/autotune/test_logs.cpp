@@ -1,0 +1,277 @@
+// Tuning logs: records written and read back, the best record of a workload, malformed
+// lines and logs of another CPU; graph::build applying a log.
+#include <tensorir/graph/executor.h>
+#include <tensorir/graph/models.h>
+#include <tensorir/warning.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "autotune/autotune_test_util.h"
+#include "autotune/workload.h"
+#include "reference/resnet18_reference.h"
+
+using namespace tensorir;
+using namespace tensorir::autotune_test;
+
+namespace {
+
+// A log file under the temporary directory, removed with the object.
+struct TempLog {
+  std::string path;
+  explicit TempLog(const std::string &name)
+      : path((std::filesystem::temp_directory_path() /
+              ("tensorir_autotune_" + std::to_string(getpid()) + "_" + name + ".log"))
+                 .string()) {
+    std::filesystem::remove(path);
+  }
+  ~TempLog() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
+// data [1, 16, 12, 12] -> conv 3x3 to 32 channels -> bias -> relu.
+graph::Graph conv_graph() {
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 12, 12});
+  auto w = b.constant("w", NDArray::random({32, 16, 3, 3}, Float(32), 21));
+  auto bias = b.constant("bias", NDArray::random({32}, Float(32), 22));
+  ops::Conv2dAttrs a;
+  a.padding = {1, 1};
+  return b.finish(b.relu(b.bias_add(b.conv2d(x, w, a, "conv"), bias)));
+}
+
+autotune::Record record_of(const autotune::Task &t, int64_t index, std::vector<double> times) {
+  autotune::Record r;
+  r.workload = t.workload;
+  r.target = t.target.str();
+  r.cpu = autotune::host_cpu_features();
+  r.index = index;
+  r.config_json = t.config_json(index);
+  r.times_ms = std::move(times);
+  r.timestamp = 1.5e9;
+  return r;
+}
+
+// The first configuration of `t` whose JSON holds every one of `parts`.
+int64_t find_config(const autotune::Task &t, const std::vector<std::string> &parts) {
+  for (int64_t i = 0; i < t.space_size(); ++i) {
+    const std::string j = t.config_json(i);
+    bool all = true;
+    for (const std::string &p : parts) all = all && j.find(p) != std::string::npos;
+    if (all) return i;
+  }
+  FAIL("no configuration of " << t.name << " has all of the given values");
+  return -1;
+}
+
+std::string lowered_text(const autotune::Instance &inst) {
+  std::ostringstream os;
+  os << lower(inst.schedule, inst.args, inst.name);
+  return os.str();
+}
+
+}  // namespace
+
+TEST_CASE("records are written and read back field for field", "[autotune][log]") {
+  TempLog log("roundtrip");
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
+  REQUIRE(tasks.size() == 1);
+  autotune::Record failed = record_of(tasks[0], 1, {});
+  failed.error = "build failed: \"quoted\"\nsecond line";
+  autotune::append_record(log.path, record_of(tasks[0], 3, {2.0, 1.0, 3.0}));
+  autotune::append_record(log.path, failed);
+  const std::vector<autotune::Record> back = autotune::read_log(log.path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].workload == tasks[0].workload);
+  CHECK(back[0].target == "llvm");
+  CHECK(back[0].index == 3);
+  CHECK(back[0].config_json == tasks[0].config_json(3));
+  CHECK(back[0].times_ms == std::vector<double>{2.0, 1.0, 3.0});
+  CHECK(back[0].timestamp == 1.5e9);
+  CHECK(back[1].error == failed.error);
+  CHECK(back[1].times_ms.empty());
+}
+
+TEST_CASE("the best record of a workload has the lowest median among those without error", "[autotune][log]") {
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
+  const autotune::Task &t = tasks.at(0);
+  autotune::Record broken = record_of(t, 4, {0.1});
+  broken.error = "timeout";
+  // Medians 2, 1.5 (the best, though its minimum is not the lowest) and 3.
+  const autotune::ApplyHistoryBest best({record_of(t, 1, {0.5, 2, 9}), record_of(t, 2, {1, 1.5, 1.6}), broken,
+                                         record_of(t, 3, {3})});
+  REQUIRE(best.best(t.workload, t.target));
+  CHECK(best.best(t.workload, t.target)->index == 2);
+  CHECK(best.best(t.workload, Target("wasm")) == nullptr);
+  CHECK(best.best("{\"op\":\"other\"}", t.target) == nullptr);
+}
+
+TEST_CASE("a configuration read from a log schedules as its index does", "[autotune][log]") {
+  TempLog log("same_schedule");
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(1), "llvm");
+  for (const autotune::Task &t : {tasks[1], tasks[2]}) {
+    const int64_t index = t.space_size() * 2 / 3;
+    autotune::append_record(log.path, record_of(t, index, {1.0}));
+    const autotune::Record r = autotune::read_log(log.path).back();
+    const autotune::Instance a = t.instantiate(index), b = t.instantiate_json(r.config_json);
+    INFO(t.name << " " << r.config_json);
+    // The printed IR: structural_equal would tell the two instances' buffers apart.
+    CHECK(lowered_text(a) == lowered_text(b));
+    // Another configuration differs, so the comparison can fail.
+    CHECK(lowered_text(t.instantiate((index + 1) % t.space_size())) != lowered_text(a));
+  }
+}
+
+TEST_CASE("a malformed log line is an error naming the file and line", "[autotune][log][error]") {
+  TempLog log("corrupt");
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
+  autotune::append_record(log.path, record_of(tasks[0], 0, {1.0}));
+  const std::string good = [&] {
+    std::ifstream in(log.path);
+    std::string l;
+    std::getline(in, l);
+    return l;
+  }();
+  struct Case {
+    std::string line, message;
+  };
+  const std::vector<Case> cases = {
+      {"{\"version\": 1, \"workload\": ", "not JSON"},
+      {"[1, 2]", "not a JSON object"},
+      {good.substr(0, good.find("\"times_ms\"")) + "\"timesms\":[1]," + good.substr(good.find("\"timestamp\"")),
+       "the field 'times_ms' is missing"},
+      {std::string(good).replace(good.find("\"index\":0"), 9, "\"index\":\"zero\""), "the field 'index' is not an integer"},
+      {std::string(good).replace(good.find("\"version\":1"), 11, "\"version\":7"), "version 7"},
+  };
+  for (const Case &c : cases) {
+    INFO(c.line);
+    {
+      std::ofstream out(log.path);
+      out << good << "\n\n" << c.line << "\n" << good << "\n";
+    }
+    try {
+      autotune::read_log(log.path);
+      FAIL("read_log accepted " << c.line);
+    } catch (const Error &e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find(log.path) != std::string::npos);
+      CHECK(what.find("line 3") != std::string::npos);
+      CHECK(what.find(c.message) != std::string::npos);
+    }
+  }
+  CHECK_THROWS_WITH(autotune::read_log(log.path + ".missing"), Catch::Contains("cannot be opened"));
+}
+
+TEST_CASE("a log made on a CPU with other vector features is ignored with a warning", "[autotune][log]") {
+  TempLog log("foreign");
+  const graph::Graph g = conv_graph();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  autotune::Record r = record_of(tasks[0], find_config(tasks[0], {"\"block_co\":8"}), {1.0});
+  r.cpu = "+avx512f,+some_future_unit";
+  autotune::append_record(log.path, r);
+  std::vector<std::string> warnings;
+  const WarningHandler previous = set_warning_handler([&](const std::string &m) { warnings.push_back(m); });
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  const graph::CompiledModel m = graph::build(g, "llvm", o);
+  const autotune::ApplyHistoryBest best = autotune::ApplyHistoryBest::load(log.path);
+  set_warning_handler(previous);
+  CHECK(best.size() == 0);
+  CHECK(best.foreign() == 1);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].find(log.path) != std::string::npos);
+  CHECK(warnings[0].find("+some_future_unit") != std::string::npos);
+  CHECK(warnings[0].find("ignored") != std::string::npos);
+  // The fallback blocks: 16 input and 16 output channels.
+  CHECK(m.graph().node("conv").attr_string("kernel_layout") == "OIHW16i16o");
+}
+
+TEST_CASE("graph::build applies a log's configurations and computes the same", "[autotune][log][build]") {
+  TempLog log("apply");
+  const graph::Graph g = conv_graph();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  const autotune::Task &t = tasks.at(0);
+  // Blocks other than the fallback's 16 and 16, so that they show in the built graph.
+  const int64_t chosen = find_config(t, {"\"block_ci\":4", "\"block_co\":8", "\"tile_ow\":4"});
+  autotune::append_record(log.path, record_of(t, 0, {5.0}));
+  autotune::append_record(log.path, record_of(t, chosen, {1.0}));
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  const graph::CompiledModel tuned = graph::build(g, "llvm", o);
+  CHECK(tuned.graph().node("conv").attr_string("kernel_layout") == "OIHW4i8o");
+  const graph::CompiledModel plain = graph::build(g, "llvm");
+  CHECK(plain.graph().node("conv").attr_string("kernel_layout") == "OIHW16i16o");
+  const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), 23);
+  const std::vector<float> a = tuned.run({{"x", x}}).to_vector<float>(), b = plain.run({{"x", x}}).to_vector<float>();
+  CHECK(max_error(a, b) < 1e-5);
+  // Records read once serve several builds.
+  o.tuning_log.clear();
+  o.tuning = std::make_shared<autotune::ApplyHistoryBest>(autotune::read_log(log.path));
+  CHECK(graph::build(g, "llvm", o).graph().node("conv").attr_string("kernel_layout") == "OIHW4i8o");
+  o.tuning_log = log.path;
+  CHECK_THROWS_WITH(graph::build(g, "llvm", o), Catch::Contains("set one"));
+}
+
+TEST_CASE("ResNet-18 built with a log of sampled configurations matches the reference", "[autotune][log][build]") {
+  TempLog log("resnet18");
+  const uint64_t seed = 2024;
+  const graph::Graph g = graph::resnet18(seed);
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  std::mt19937_64 rng(17);
+  for (const autotune::Task &t : tasks)
+    autotune::append_record(log.path, record_of(t, int64_t(rng() % uint64_t(t.space_size())), {1.0}));
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  const graph::CompiledModel m = graph::build(g, "llvm", o);
+  const NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 99);
+  const std::vector<float> got = m.run({{"data", input}}).to_vector<float>();
+  const std::vector<float> ref = reference::resnet18_forward(reference::resnet18_weights(seed), input.to_vector<float>());
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    diff = std::max(diff, std::fabs(double(got[i]) - double(ref[i])));
+    scale = std::max(scale, std::fabs(double(ref[i])));
+  }
+  INFO("max |a - b| / max |b| = " << diff / scale);
+  CHECK(diff / scale < 1e-4);
+}
+
+TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense workload", "[autotune][tasks]") {
+  const graph::Graph g = graph::resnet18(5);
+  // Counted on the graph as written: the operator, its input shapes and its attributes.
+  std::set<std::string> workloads;
+  for (const graph::Node &n : g.nodes()) {
+    if (n.op != "conv2d" && n.op != "dense") continue;
+    std::ostringstream key;
+    key << n.op;
+    for (int in : n.inputs)
+      for (int64_t d : g.node(in).shape) key << " " << d;
+    if (n.op == "conv2d")
+      for (const char *a : {"strides", "padding", "dilation"})
+        for (int64_t v : n.attr_ints(a)) key << " " << a << v;
+    workloads.insert(key.str());
+  }
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  CHECK(tasks.size() == workloads.size());
+  CHECK(workloads.size() == 12);  // 11 convolutions (3 of them 1x1 downsamples) and the classifier
+  std::set<std::string> keys;
+  for (const autotune::Task &t : tasks) {
+    keys.insert(t.workload);
+    CHECK((t.name.rfind("conv2d", 0) == 0 || t.name.rfind("dense", 0) == 0));
+    CHECK(t.flops > 0);
+    CHECK(t.knob_names.size() == t.knob_sizes.size());
+    CHECK(t.target.str() == "llvm");
+  }
+  CHECK(keys.size() == tasks.size());
+  CHECK(tasks[0].name == "conv2d 1x3x224x224 k64 7x7 s2");
+  CHECK(tasks[0].flops == 2.0 * 64 * 112 * 112 * 3 * 7 * 7);
+  // The keys are those graph::build looks up, of the graph before its layout passes.
+  const graph::Node &conv1 = g.node("conv1");
+  CHECK(tasks[0].workload == autotune::workload_key(g, conv1));
+}

@@ -1,0 +1,135 @@
+// Every configuration of a task computes what the operator computes: sampled
+// configurations of ResNet-18's convolutions and dense, and of a depthwise convolution,
+// built for "llvm" and compared with plain loops on random data.
+#include <tensorir/graph/graph.h>
+#include <tensorir/graph/models.h>
+
+#include <random>
+#include <sstream>
+#include <set>
+#include <thread>
+
+#include "autotune/autotune_test_util.h"
+
+using namespace tensorir;
+using namespace tensorir::autotune_test;
+
+namespace {
+
+std::vector<float> random_vector(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float &x : v) x = u(rng);
+  return v;
+}
+
+// Configuration `index` of conv2d task `t` against plain loops.
+void check_conv(const autotune::Task &t, int64_t index) {
+  INFO("task " << t.name << ", configuration " << index << " " << t.config_json(index));
+  const ConvCase c = conv_case(t.workload);
+  const autotune::Instance inst = t.instantiate(index);
+  REQUIRE(inst.args.size() == 3);
+  const std::vector<int64_t> ds = shape_of(inst.args[0]), ws = shape_of(inst.args[1]), os = shape_of(inst.args[2]);
+  const std::vector<float> x = random_vector(size_t(c.N * c.C * c.H * c.W), 1 + uint64_t(index));
+  const std::vector<float> w = random_vector(size_t(c.K * (c.C / c.groups) * c.R * c.S), 2 + uint64_t(index));
+  const std::vector<float> data = ds.size() == 5 ? block_data(x, c.N, c.C, c.H * c.W, ds[4]) : x;
+  const std::vector<float> weight = ws.size() == 6 ? pack_weight(w, c.K, c.C / c.groups, c.R * c.S, ws[4], ws[5]) : w;
+  std::vector<float> got = run_instance(inst, {data, weight});
+  if (os.size() == 5) got = unblock_data(got, c.N, c.K, c.OH() * c.OW(), os[4]);
+  CHECK(max_error(got, conv_reference(c, x, w)) < 1e-5);
+}
+
+// Configuration `index` of a dense task against plain loops; its weight packed in
+// panels when the kernel takes it so.
+void check_dense(const autotune::Task &t, int64_t index) {
+  INFO("task " << t.name << ", configuration " << index << " " << t.config_json(index));
+  const autotune::Instance inst = t.instantiate(index);
+  const std::vector<int64_t> ds = shape_of(inst.args[0]), ws = shape_of(inst.args[1]);
+  const int64_t N = ds[0], K = ds[1], M = ws.size() == 3 ? ws[0] * ws[2] : ws[0];
+  const std::vector<float> x = random_vector(size_t(N * K), 3), w = random_vector(size_t(M * K), 4);
+  std::vector<float> weight = w;
+  if (ws.size() == 3) {
+    const int64_t b = ws[2];
+    for (int64_t j = 0; j < M; ++j)
+      for (int64_t k = 0; k < K; ++k) weight[size_t(((j / b) * K + k) * b + j % b)] = w[size_t(j * K + k)];
+  }
+  std::vector<float> want(size_t(N * M));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t j = 0; j < M; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += double(x[size_t(n * K + k)]) * double(w[size_t(j * K + k)]);
+      want[size_t(n * M + j)] = float(acc);
+    }
+  CHECK(max_error(run_instance(inst, {x, weight}), want) < 1e-5);
+}
+
+void check(const autotune::Task &t, int64_t index) {
+  if (t.name.rfind("conv2d", 0) == 0) return check_conv(t, index);
+  REQUIRE(t.name.rfind("dense", 0) == 0);
+  check_dense(t, index);
+}
+
+// The first and last configurations and `random` more, seeded.
+std::vector<int64_t> sample(const autotune::Task &t, int random, uint64_t seed) {
+  std::set<int64_t> picks = {0, t.space_size() - 1};
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < random; ++i) picks.insert(int64_t(rng() % uint64_t(t.space_size())));
+  return {picks.begin(), picks.end()};
+}
+
+}  // namespace
+
+TEST_CASE("sampled configurations of ResNet-18's tasks compute the reference", "[autotune][templates]") {
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
+  REQUIRE(!tasks.empty());
+  for (const autotune::Task &t : tasks) {
+    REQUIRE(t.space_size() > 1);
+    for (int64_t index : sample(t, 2, std::hash<std::string>()(t.workload))) check(t, index);
+  }
+}
+
+TEST_CASE("every configuration of a dense task computes the reference", "[autotune][templates]") {
+  graph::Builder b;
+  auto x = b.input("x", {3, 64});
+  auto w = b.constant("w", NDArray::random({48, 64}, Float(32), 5));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.dense(x, w)), "llvm");
+  REQUIRE(tasks.size() == 1);
+  CHECK(tasks[0].name == "dense 3x64 m48");
+  for (int64_t i = 0; i < tasks[0].space_size(); ++i) check(tasks[0], i);
+}
+
+TEST_CASE("sampled configurations of a depthwise convolution compute the reference", "[autotune][templates]") {
+  // After a convolution, as in MobileNetV2: the depthwise one reads blocked data.
+  graph::Builder b;
+  auto x = b.input("x", {1, 8, 14, 14});
+  auto w1 = b.constant("w1", NDArray::random({32, 8, 1, 1}, Float(32), 6));
+  auto w2 = b.constant("w2", NDArray::random({32, 1, 3, 3}, Float(32), 7));
+  ops::Conv2dAttrs dw;
+  dw.groups = 32;
+  dw.padding = {1, 1};
+  dw.strides = {2, 2};
+  const graph::Graph g = b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2, dw)));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  REQUIRE(tasks.size() == 2);
+  const autotune::Task &t = tasks[1];
+  CHECK(t.name == "conv2d 1x32x14x14 k32 3x3 s2 g32");
+  for (int64_t index : sample(t, 6, 11)) check(t, index);
+}
+
+TEST_CASE("a task instantiates from several threads at once", "[autotune][templates]") {
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
+  const autotune::Task &t = tasks[1];
+  std::vector<std::string> ir(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < ir.size(); ++i)
+    threads.emplace_back([&, i] {
+      const autotune::Instance inst = t.instantiate(t.space_size() / 2);
+      std::ostringstream os;
+      os << lower(inst.schedule, inst.args, inst.name);
+      ir[i] = os.str();
+    });
+  for (std::thread &th : threads) th.join();
+  for (const std::string &s : ir) CHECK(s == ir[0]);
+  check(t, t.space_size() / 2);
+}
