@@ -2,6 +2,8 @@
 // built together, timed one at a time by the runner, logged, and fed back to the search.
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include "autotune/features.h"
@@ -52,6 +54,17 @@ Instance reference_instance(const Task &task) {
   return task.instantiate_json ? task.instantiate_json("{}") : task.instantiate(0);
 }
 
+// The arguments' types and shapes.
+std::string signature_key(const FuncSignature &sig) {
+  std::ostringstream os;
+  for (const ArgSpec &a : sig.args) {
+    os << a.dtype << '[';
+    for (const DimSpec &d : a.shape) os << d.coeff << '*' << d.symbol << '+' << d.offset << ',';
+    os << ']';
+  }
+  return os.str();
+}
+
 double median_ms(const std::vector<double> &times) { return TimeResult::of(times).median_ms; }
 
 class TaskTuner {
@@ -100,8 +113,8 @@ class TaskTuner {
     r.error = c.error;
     if (r.error.empty()) {
       try {
-        prepare(c);
-        MeasureResult m = runner_.run(c.module, c.function, args_, o_.check_correctness ? &expected_ : nullptr,
+        const Arguments &a = arguments(signature_of(c.module, c.function));
+        MeasureResult m = runner_.run(c.module, c.function, a.args, a.expected.empty() ? nullptr : &a.expected,
                                       o_.measure);
         r.times_ms = std::move(m.times_ms);
         r.error = std::move(m.error);
@@ -113,12 +126,25 @@ class TaskTuner {
     return r;
   }
 
-  // The task's arguments, from the first candidate built, and with a correctness check
-  // the arrays the reference configuration leaves in them.
-  void prepare(const BuiltCandidate &c) {
-    if (!args_.empty()) return;
-    args_ = make_arguments(signature_of(c.module, c.function), o_.seed);
-    if (!o_.check_correctness) return;
+  // Arguments for a signature, and with a correctness check the arrays the reference
+  // configuration leaves in them.
+  struct Arguments {
+    std::vector<NDArray> args, expected;
+  };
+
+  // A template's knobs may change its kernel's arguments (blocked layouts), so arguments
+  // are made per signature. Only candidates with the reference's signature are checked:
+  // the results of another layout cannot be compared element by element.
+  const Arguments &arguments(const FuncSignature &sig) {
+    if (o_.check_correctness && !reference_built_) add_reference();
+    const std::string key = signature_key(sig);
+    auto it = arguments_.find(key);
+    if (it == arguments_.end()) it = arguments_.emplace(key, Arguments{make_arguments(sig, o_.seed), {}}).first;
+    return it->second;
+  }
+
+  void add_reference() {
+    reference_built_ = true;
     Module ref;
     std::string function;
     try {
@@ -129,7 +155,10 @@ class TaskTuner {
       TIR_USER_CHECK(false) << "tuning task '" << task_.name << "': the reference configuration of the correctness "
                             << "check does not build: " << e.what();
     }
-    expected_ = reference_outputs(ref, function, args_);
+    const FuncSignature &sig = signature_of(ref, function);
+    Arguments a{make_arguments(sig, o_.seed), {}};
+    a.expected = reference_outputs(ref, function, a.args);
+    arguments_[signature_key(sig)] = std::move(a);
   }
 
   const Task &task_;
@@ -138,7 +167,8 @@ class TaskTuner {
   int threads_ = 1;
   std::unique_ptr<Search> search_;
   std::string cpu_;
-  std::vector<NDArray> args_, expected_;
+  std::map<std::string, Arguments> arguments_;  // by signature_key
+  bool reference_built_ = false;
   double best_gflops_ = 0;
 };
 

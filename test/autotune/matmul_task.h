@@ -57,8 +57,8 @@ inline autotune::Task matmul_task(int64_t n, const Target &target = "llvm") {
   t.config_json = [](int64_t index) {
     const MatmulConfig c = MatmulConfig::of(index);
     return "{\"tile_i\":" + std::to_string(c.ti) + ",\"tile_j\":" + std::to_string(c.tj) +
-           ",\"tile_k\":" + std::to_string(c.tk) + ",\"k_inside\":" + (c.k_inside ? "true" : "false") +
-           ",\"vectorize\":" + (c.vectorize ? "true" : "false") + "}";
+           ",\"tile_k\":" + std::to_string(c.tk) + ",\"k_inside\":" + (c.k_inside ? "1" : "0") +
+           ",\"vectorize\":" + (c.vectorize ? "1" : "0") + "}";
   };
   return t;
 }

@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "autotune/cost_model.h"
@@ -110,10 +109,21 @@ TEST_CASE("candidates that crash, hang or compute garbage are errors and tuning 
       REQUIRE(r.times_ms[0] > 0);
     }
   }
-  std::ifstream log(o.log_file);
-  int lines = 0;
-  for (std::string line; std::getline(log, line);) ++lines;
-  REQUIRE(lines == 24);
+  // The log holds what tune() returned, in order.
+  const std::vector<Record> logged = read_log(o.log_file);
+  REQUIRE(logged.size() == records.size());
+  for (size_t i = 0; i < logged.size(); ++i) {
+    const Record &a = logged[i], &b = records[i];
+    REQUIRE(a.workload == b.workload);
+    REQUIRE(a.target == b.target);
+    REQUIRE(a.cpu == b.cpu);
+    REQUIRE(a.cpu == host_cpu_features());
+    REQUIRE(a.index == b.index);
+    REQUIRE(a.config_json == b.config_json);
+    REQUIRE(a.times_ms == b.times_ms);
+    REQUIRE(a.error == b.error);
+    REQUIRE(a.timestamp == Approx(b.timestamp));
+  }
   std::filesystem::remove(o.log_file);
 }
 

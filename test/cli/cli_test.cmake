@@ -5,18 +5,7 @@ cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-# Runs the command line with ARGN; expects exit status `want` and stdout+stderr matching `pattern`.
-function(expect want pattern)
-  execute_process(COMMAND "${TENSORIR}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  string(JOIN " " cmd ${ARGN})
-  if(NOT rc STREQUAL "${want}")
-    message(FATAL_ERROR "tensorir ${cmd}: exit status ${rc}, expected ${want}\n${out}${err}")
-  endif()
-  if(NOT "${out}${err}" MATCHES "${pattern}")
-    message(FATAL_ERROR "tensorir ${cmd}: output does not match '${pattern}':\n${out}${err}")
-  endif()
-  message(STATUS "ok: tensorir ${cmd}")
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/expect.cmake")
 
 # A built-in network saved for the CPU, run from its directory and compiled in place: the
 # same bits either way.

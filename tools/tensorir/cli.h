@@ -50,6 +50,7 @@ void add_compile(CLI::App &app);
 void add_run(CLI::App &app);
 void add_test(CLI::App &app);
 void add_info(CLI::App &app);
+void add_tune(CLI::App &app);
 // `tensorir rpc proxy|server`: each adds itself to rpc_commands() from its own file
 // (cmd_rpc_proxy.cpp, cmd_rpc_server.cpp).
 void add_rpc(CLI::App &app);

@@ -5,6 +5,7 @@
 //   tensorir run out/resnet18 --input data=image.npy --output-dir out --repeat 20
 //   tensorir test model.onnx --data-dir test_data_set_0
 //   tensorir info model.onnx
+//   tensorir tune resnet18 --target llvm --trials 200 -o resnet18.log
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   tensorir::cli::add_run(app);
   tensorir::cli::add_test(app);
   tensorir::cli::add_info(app);
+  tensorir::cli::add_tune(app);
   tensorir::cli::add_rpc(app);
   try {
     app.parse(argc, argv);

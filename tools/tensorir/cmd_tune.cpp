@@ -1,0 +1,155 @@
+// tensorir tune MODEL --target T [--trials N | --time 10m] -o LOG: the schedules of a
+// model's tunable kernels searched by measurement (include/tensorir/autotune.h), here or
+// on an RPC remote, into a log that `graph::BuildOptions::tuning_log` applies.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "cli.h"
+#include "rpc_runner.h"
+#include "tensorir/autotune.h"
+
+namespace tensorir::cli {
+
+namespace {
+
+struct TuneArgs {
+  std::string model, target, log, time, tuner = "xgb", rpc, key;
+  ModelOptions model_options;
+  int trials = 0, threads = 0, batch = 8;
+  double timeout = 10;
+  uint64_t seed = 0;
+  bool check = false;
+};
+
+// "90", "90s", "10m", "1.5h" as seconds.
+double parse_duration(const std::string &text) {
+  size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  const std::string unit = used ? text.substr(used) : "";
+  const std::map<std::string, double> scale = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}};
+  if (!used || !scale.count(unit) || !(v > 0))
+    throw UsageError{"--time '" + text + "': expected a positive duration such as 90s, 10m or 1.5h"};
+  return v * scale.at(unit);
+}
+
+std::string clock_text(double s) {
+  char buf[32];
+  const long t = static_cast<long>(s + 0.5);
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%02ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+
+// One line, rewritten in place on a terminal; one line per batch otherwise.
+void show_progress(const autotune::Progress &p) {
+  static const bool tty = ::isatty(2);
+  std::string name = p.current ? p.current->name : "";
+  if (name.size() > 40) name = name.substr(0, 37) + "...";
+  std::fprintf(stderr, "%s[task %d/%d] %-40s %4d", tty ? "\r\033[K" : "", p.task + 1, p.tasks, name.c_str(),
+               p.trials_done);
+  if (p.trials > 0) std::fprintf(stderr, "/%d", p.trials);
+  std::fprintf(stderr, " trials, best %.1f GFLOP/s, %s elapsed, ~%s left%s", p.best_gflops,
+               clock_text(p.elapsed_s).c_str(), clock_text(p.estimated_left_s).c_str(), tty ? "" : "\n");
+  std::fflush(stderr);
+}
+
+void print_summary(const std::vector<autotune::Task> &tasks, const std::vector<autotune::Record> &records) {
+  std::printf("%-44s %7s %7s %10s %9s\n", "task", "trials", "errors", "best ms", "GFLOP/s");
+  for (const autotune::Task &t : tasks) {
+    int trials = 0, errors = 0;
+    double best = 0;
+    for (const autotune::Record &r : records) {
+      if (r.workload != t.workload || r.target != t.target.str()) continue;
+      ++trials;
+      if (!r.error.empty()) {
+        ++errors;
+        continue;
+      }
+      const double ms = TimeResult::of(r.times_ms).median_ms;
+      if (best == 0 || ms < best) best = ms;
+    }
+    std::string name = t.name.size() > 44 ? t.name.substr(0, 41) + "..." : t.name;
+    if (best > 0)
+      std::printf("%-44s %7d %7d %10.4f %9.1f\n", name.c_str(), trials, errors, best, t.flops / best * 1e-6);
+    else
+      std::printf("%-44s %7d %7d %10s %9s\n", name.c_str(), trials, errors, "-", "-");
+  }
+}
+
+void tune(const TuneArgs &a) {
+  if (a.trials <= 0 && a.time.empty()) throw UsageError{"give --trials N or --time DURATION (e.g. --time 10m)"};
+  if (!a.key.empty() && a.rpc.empty()) throw UsageError{"--key names a remote of --rpc HOST:PORT; give --rpc too"};
+  if (!a.rpc.empty() && a.key.empty())
+    throw UsageError{"--rpc " + a.rpc + " needs --key K: the key of a remote at the proxy, or the server's --key"};
+  if (a.tuner != "xgb" && a.tuner != "random")
+    throw UsageError{"--tuner '" + a.tuner + "': expected xgb (cost-model guided) or random"};
+  const Target target(a.target);
+  if (a.rpc.empty() && !target.caps().runs_in_process)
+    throw UsageError{"--target " + a.target + ": its code runs elsewhere (a browser page); measure it there with "
+                     "--rpc HOST:PORT --key K (tensorir rpc proxy)"};
+  autotune::TuneOptions o;
+  o.trials = a.trials;
+  o.time_budget_s = a.time.empty() ? 0 : parse_duration(a.time);
+  o.log_file = a.log;
+  o.tuner = a.tuner;
+  o.batch_size = a.batch;
+  o.seed = a.seed;
+  o.measure.threads = a.threads;
+  o.measure.timeout_s = a.timeout;
+  o.check_correctness = a.check;
+  o.on_progress = show_progress;
+  if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key);
+
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(load_graph(a.model, a.model_options), target);
+  if (tasks.empty()) {
+    std::printf("%s has no tunable kernels for %s; nothing written\n", a.model.c_str(), target.str().c_str());
+    return;
+  }
+  std::printf("%s for %s: %zu tasks, measured %s, log %s\n", a.model.c_str(), target.str().c_str(), tasks.size(),
+              a.rpc.empty() ? "here" : ("on " + a.rpc).c_str(), a.log.c_str());
+  std::fflush(stdout);
+  const std::vector<autotune::Record> records = autotune::tune(tasks, o);
+  if (::isatty(2)) std::fprintf(stderr, "\n");
+  print_summary(tasks, records);
+  std::printf("appended %zu records to %s\n", records.size(), a.log.c_str());
+}
+
+}  // namespace
+
+void add_tune(CLI::App &app) {
+  auto a = std::make_shared<TuneArgs>();
+  CLI::App *cmd = app.add_subcommand("tune", "search the schedules of a model's kernels by measurement into a log");
+  cmd->add_option("MODEL", a->model, "an .onnx file, or a built-in network: " + zoo_names())->required();
+  cmd->add_option("--target,-t", a->target, "the target to tune for, e.g. llvm")->required();
+  cmd->add_option("-o,--output", a->log, "the log: one JSON line per measurement, appended")->required();
+  auto *trials = cmd->add_option("--trials", a->trials, "configurations measured per task, at most")
+                     ->check(CLI::PositiveNumber);
+  cmd->add_option("--time", a->time, "a budget for the whole run (90s, 10m, 1.5h), shared by the tasks by FLOPs")
+      ->excludes(trials);
+  cmd->add_option("--threads", a->threads, "threads each kernel runs on (default: the cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tuner", a->tuner, "xgb (a cost model guides the search) or random")->default_val("xgb");
+  cmd->add_option("--batch", a->batch, "configurations built together")->check(CLI::PositiveNumber)->default_val(8);
+  cmd->add_option("--timeout", a->timeout, "seconds one measurement may take")->check(CLI::PositiveNumber)
+      ->default_val(10);
+  cmd->add_option("--seed", a->seed, "the search's seed, and a built-in network's weights")->default_val(0);
+  cmd->add_flag("--check", a->check, "compare every candidate's result with the default schedule's");
+  cmd->add_option("--rpc", a->rpc, "measure on an RPC proxy or server, HOST:PORT");
+  cmd->add_option("--key", a->key, "the key of the remote to pair with at the proxy");
+  add_model_options(*cmd, a->model_options);
+  cmd->callback([a] {
+    a->model_options.seed = a->seed;
+    tune(*a);
+  });
+}
+
+}  // namespace tensorir::cli
