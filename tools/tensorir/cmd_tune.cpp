@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 
@@ -27,16 +29,11 @@ struct TuneArgs {
 
 // "90", "90s", "10m", "1.5h" as seconds.
 double parse_duration(const std::string &text) {
-  size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(text, &used);
-  } catch (...) {
-    used = 0;
-  }
-  const std::string unit = used ? text.substr(used) : "";
+  char *end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string unit = end;
   const std::map<std::string, double> scale = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}};
-  if (!used || !scale.count(unit) || !(v > 0))
+  if (end == text.c_str() || !scale.count(unit) || !(v > 0) || !std::isfinite(v))
     throw UsageError{"--time '" + text + "': expected a positive duration such as 90s, 10m or 1.5h"};
   return v * scale.at(unit);
 }
