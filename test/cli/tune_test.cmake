@@ -28,6 +28,9 @@ if(NOT m GREATER n)
   message(FATAL_ERROR "a second run appended nothing to the log (${n} records before, ${m} after)")
 endif()
 
+# The log applies: compile schedules each kernel by its workload's best configuration.
+expect(0 "saved in" compile "${MODEL}" --target llvm --tuning-log "${LOG}" -o "${WORK}/tuned")
+
 # Mistakes: each a message and exit status 2.
 expect(2 "give --trials N or --time" tune "${MODEL}" --target llvm -o "${LOG}")
 expect(2 "excludes" tune "${MODEL}" --target llvm --trials 2 --time 1m -o "${LOG}")
