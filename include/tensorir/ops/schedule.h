@@ -63,8 +63,9 @@ Schedule schedule_softmax_llvm(const Tensor &out);
 Schedule schedule_reduce_llvm(const Tensor &out);
 // CPU schedule for the output of batch_matmul, as schedule_dense_llvm's: blocks of output
 // columns of every row and batch in parallel, accumulated as vectors in a local tile
-// (schedule_reduce_llvm when no vector of 16, 8 or 4 divides the columns).
-Schedule schedule_batch_matmul_llvm(const Tensor &out);
+// (schedule_reduce_llvm when no vector of 16, 8 or 4 divides the columns). Knobs: "tile_y"
+// rows and "tile_x" columns of a register block.
+Schedule schedule_batch_matmul_llvm(const Tensor &out, autotune::Config *config = nullptr);
 
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.
