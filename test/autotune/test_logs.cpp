@@ -232,9 +232,9 @@ TEST_CASE("ResNet-18 built with a log of sampled configurations matches the refe
   CHECK(err < 1e-4);
 }
 
-TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense workload", "[autotune][tasks]") {
-  const graph::Graph g = graph::resnet18(5);
-  // Counted on the graph as written: the operator, its input shapes and its attributes.
+// The distinct conv2d and dense workloads of `g`, counted on the graph as written: the
+// operator, its input shapes and its attributes.
+size_t distinct_workloads(const graph::Graph &g) {
   std::set<std::string> workloads;
   for (const graph::Node &n : g.nodes()) {
     if (n.op != "conv2d" && n.op != "dense") continue;
@@ -242,14 +242,21 @@ TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense 
     key << n.op;
     for (int in : n.inputs)
       for (int64_t d : g.node(in).shape) key << " " << d;
-    if (n.op == "conv2d")
+    if (n.op == "conv2d") {
       for (const char *a : {"strides", "padding", "dilation"})
         for (int64_t v : n.attr_ints(a)) key << " " << a << v;
+      key << " groups" << n.attr_int("groups");
+    }
     workloads.insert(key.str());
   }
+  return workloads.size();
+}
+
+TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense workload", "[autotune][tasks]") {
+  const graph::Graph g = graph::resnet18(5);
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
-  CHECK(tasks.size() == workloads.size());
-  CHECK(workloads.size() == 12);  // 11 convolutions (3 of them 1x1 downsamples) and the classifier
+  CHECK(tasks.size() == distinct_workloads(g));
+  CHECK(tasks.size() == 12);  // 11 convolutions (3 of them 1x1 downsamples) and the classifier
   std::set<std::string> keys;
   for (const autotune::Task &t : tasks) {
     keys.insert(t.workload);
@@ -262,6 +269,14 @@ TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense 
   CHECK(tasks[0].name == "conv2d 1x3x224x224 k64 7x7 s2");
   CHECK(tasks[0].flops == 2.0 * 64 * 112 * 112 * 3 * 7 * 7);
   // The keys are those graph::build looks up, of the graph before its layout passes.
-  const graph::Node &conv1 = g.node("conv1");
-  CHECK(tasks[0].workload == autotune::workload_key(g, conv1));
+  CHECK(tasks[0].workload == autotune::workload_key(g, g.node("conv1")));
+}
+
+TEST_CASE("extract_tasks gives MobileNetV2 one task per distinct convolution and dense", "[autotune][tasks]") {
+  const graph::Graph g = graph::mobilenet_v2(5);
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  CHECK(tasks.size() == distinct_workloads(g));
+  size_t depthwise = 0;
+  for (const autotune::Task &t : tasks) depthwise += t.name.find(" g") != std::string::npos;
+  CHECK(depthwise > 0);
 }

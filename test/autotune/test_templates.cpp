@@ -175,3 +175,18 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
         "{\"block_ci\":3,\"block_co\":16,\"tile_oc\":2,\"tile_ow\":7,\"reduce_order\":0,\"unroll_inner\":0,"
         "\"parallel\":0}");
 }
+
+TEST_CASE("every configuration of a depthwise convolution of NCHW data computes the reference",
+          "[autotune][templates]") {
+  // Of the graph's input, not blocked: the direct schedule, vectors along the columns.
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 15, 16});
+  auto w = b.constant("w", NDArray::random({16, 1, 3, 3}, Float(32), 12));
+  ops::Conv2dAttrs dw;
+  dw.groups = 16;
+  dw.padding = {1, 1};
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.conv2d(x, w, dw)), "llvm");
+  REQUIRE(tasks.size() == 1);
+  CHECK(tasks[0].knob_names == std::vector<std::string>{"vector", "tile_k"});
+  for (int64_t i = 0; i < tasks[0].space_size(); ++i) check(tasks[0], i);
+}
