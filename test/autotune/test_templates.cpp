@@ -65,8 +65,32 @@ void check_dense(const autotune::Task &t, int64_t index) {
   CHECK(max_rel_error(run_instance(inst, {x, weight}), want) < 1e-5);
 }
 
+// Configuration `index` of a pooling task of blocked data (after a blocked convolution)
+// against the reference layers.
+void check_pool(const autotune::Task &t, int64_t index) {
+  INFO("task " << t.name << ", configuration " << index << " " << t.config_json(index));
+  const autotune::Instance inst = t.instantiate(index);
+  const std::vector<int64_t> ds = shape_of(inst.args[0]), os = shape_of(inst.args[1]);
+  REQUIRE((ds.size() == 5 && ds[0] == 1));
+  const int64_t C = ds[1] * ds[4], H = ds[2], W = ds[3];
+  const std::vector<float> x = random_vector(size_t(C * H * W), 5 + uint64_t(index));
+  const std::vector<float> got = unblock_data(run_instance(inst, {block_data(x, 1, C, H * W, ds[4])}), 1, C,
+                                              os[2] * os[3], os[4]);
+  const json attrs = json::parse(t.workload)["attrs"];
+  if (t.name.rfind("global_avg_pool2d", 0) == 0) {
+    CHECK(max_rel_error(got, reference::global_avg_pool({C, H, W, x})) < 1e-5);
+    return;
+  }
+  REQUIRE(t.name.rfind("max_pool2d", 0) == 0);
+  const auto pool = attrs["pool_size"].get<std::vector<int64_t>>(), st = attrs["strides"].get<std::vector<int64_t>>(),
+             pad = attrs["padding"].get<std::vector<int64_t>>();
+  REQUIRE((pool[0] == pool[1] && st[0] == st[1] && pad[0] == pad[1]));
+  CHECK(max_rel_error(got, reference::max_pool2d({C, H, W, x}, pool[0], st[0], pad[0]).data) < 1e-5);
+}
+
 void check(const autotune::Task &t, int64_t index) {
   if (t.name.rfind("conv2d", 0) == 0) return check_conv(t, index);
+  if (t.name.find("pool") != std::string::npos) return check_pool(t, index);
   REQUIRE(t.name.rfind("dense", 0) == 0);
   check_dense(t, index);
 }
@@ -120,7 +144,7 @@ TEST_CASE("sampled configurations of a depthwise convolution compute the referen
 
 TEST_CASE("a task instantiates from several threads at once", "[autotune][templates]") {
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
-  const autotune::Task &t = tasks[1];
+  const autotune::Task &t = tasks[2];
   std::vector<std::string> ir(4);
   std::vector<std::thread> threads;
   for (size_t i = 0; i < ir.size(); ++i)

@@ -48,8 +48,10 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
 // pooling after blocked convolutions: schedule_generic, then the axes before the last
 // fused into one parallel loop and the channel block computed as a vector, with any
 // reduction (a pooling window) moved outside that vector. Other results get
-// schedule_generic alone.
-Schedule schedule_blocked_llvm(const Tensor &out);
+// schedule_generic alone. Knobs (the pools pass `config`): "parallel" 1 runs whole
+// channel blocks per parallel iteration instead of rows, "unroll_window" unrolls a
+// window of at most 64 taps.
+Schedule schedule_blocked_llvm(const Tensor &out, autotune::Config *config = nullptr);
 
 // CPU schedule for softmax and log_softmax along the last axis: rows in parallel, each
 // row's maximum, exponentials and sum computed inside that loop, the exponentials and
