@@ -59,8 +59,10 @@ NodeForm relayout(NodeForm f, Config &cfg) {
     const int64_t M = w[0] * w[2];
     const int b = dense_panel(cfg, M);
     w = {M / b, w[1], b};
+  } else {
+    return f;
   }
-  std::vector<const graph::Node *> in;
+  std::vector<const graph::Node *> in;  // the result's shape in the new blocks
   for (const graph::Node &i : f.inputs) in.push_back(&i);
   graph::detail::infer_shape(n, in);
   return f;

@@ -290,3 +290,20 @@ TEST_CASE("extract_tasks gives MobileNetV2 one task per distinct convolution and
   for (const autotune::Task &t : tasks) depthwise += t.name.find(" g") != std::string::npos;
   CHECK(depthwise > 0);
 }
+
+TEST_CASE("a configuration that does not fit its workload's template is an error naming the knob",
+          "[autotune][log][error]") {
+  TempLog log("stale");
+  const graph::Graph g = conv_graph();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  autotune::Record r = record_of(tasks[0], 0, {1.0});
+  r.config_json = "{\"block_ci\":16,\"block_co\":16,\"tile_oc\":3}";  // no tile of 3 blocks
+  autotune::append_record(log.path, r);
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  CHECK_THROWS_WITH(graph::build(g, "llvm", o),
+                    Catch::Contains("conv") && Catch::Contains("knob 'tile_oc' = 3 is not one of its choices"));
+  CHECK_THROWS_WITH(tasks[0].instantiate_json("{\"tile_ow\":\"wide\"}"), Catch::Contains("'tile_ow'"));
+  CHECK_THROWS_WITH(tasks[0].instantiate(tasks[0].space_size()), Catch::Contains("outside its space"));
+  CHECK_THROWS_WITH(tasks[0].config_json(-1), Catch::Contains("outside its space"));
+}
