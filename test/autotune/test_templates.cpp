@@ -214,3 +214,18 @@ TEST_CASE("every configuration of a depthwise convolution of NCHW data computes 
   CHECK(tasks[0].knob_names == std::vector<std::string>{"vector", "tile_k"});
   for (int64_t i = 0; i < tasks[0].space_size(); ++i) check(tasks[0], i);
 }
+
+TEST_CASE("a task's default configuration is its target's untuned schedule", "[autotune][templates]") {
+  // On "wasm" (16 vector registers) one block of output channels by 2 columns; on "llvm"
+  // 2 blocks by 7 columns. The same knobs and choices either way.
+  const graph::Graph g = graph::resnet18(3);
+  const autotune::Task llvm = autotune::extract_tasks(g, "llvm")[2], wasm = autotune::extract_tasks(g, "wasm")[2];
+  CHECK(llvm.workload == wasm.workload);
+  CHECK(llvm.knob_sizes == wasm.knob_sizes);
+  CHECK(wasm.target.str() == "wasm");
+  const json l = json::parse(llvm.config_json(llvm.default_index)), w = json::parse(wasm.config_json(wasm.default_index));
+  CHECK(l["tile_oc"] == 2);
+  CHECK(l["tile_ow"] == 7);
+  CHECK(w["tile_oc"] == 1);
+  CHECK(w["tile_ow"] == 2);
+}
