@@ -1,6 +1,7 @@
 // Tasks: one per distinct tunable workload of a graph, as graph::build compiles it.
 #include "tensorir/autotune/task.h"
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -58,8 +59,10 @@ NodeForm relayout(NodeForm f, Config &cfg) {
     const int64_t M = w[0] * w[2];
     const int b = dense_panel(cfg, M);
     w = {M / b, w[1], b};
+  } else {
+    return f;
   }
-  std::vector<const graph::Node *> in;
+  std::vector<const graph::Node *> in;  // the result's shape in the new blocks
   for (const graph::Node &i : f.inputs) in.push_back(&i);
   graph::detail::infer_shape(n, in);
   return f;
@@ -90,8 +93,9 @@ std::string shape_text(const std::vector<int64_t> &s) {
   return t;
 }
 
-// "conv2d 1x64x56x56 k64 3x3 s1", "dense 1x512 m1000", "max_pool2d 1x64x112x112"; and
-// the multiply-adds times 2 of convolutions and dense.
+// "conv2d 1x64x56x56 k64 3x3 s1", "dense 1x512 m1000", "batch_matmul 12x197x64 12x64x197";
+// and the multiply-adds times 2 of convolutions and products (other operators: one per
+// result element).
 std::pair<std::string, double> describe(const graph::Graph &g, const graph::Node &n) {
   const std::vector<int64_t> &d = g.node(n.inputs[0]).shape;
   std::ostringstream name;
@@ -110,6 +114,9 @@ std::pair<std::string, double> describe(const graph::Graph &g, const graph::Node
     const int64_t M = w.size() == 3 ? w[0] * w[2] : w[0];
     name << "dense " << shape_text(d) << " m" << M;
     flops *= 2.0 * double(d[1]);
+  } else if (n.op == "batch_matmul") {
+    name << "batch_matmul " << shape_text(d) << " " << shape_text(g.node(n.inputs[1]).shape);
+    flops *= 2.0 * double(d.back());
   } else {
     name << n.op << " " << shape_text(d);
   }
@@ -120,6 +127,17 @@ int64_t product(const std::vector<int64_t> &v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
   return p;
+}
+
+// The index of the configuration choosing `values` (each one of its knob's `choices`).
+int64_t encode(const std::vector<std::vector<int64_t>> &choices, const std::vector<int64_t> &values) {
+  int64_t index = 0, stride = 1;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const auto at = std::find(choices[i].begin(), choices[i].end(), values[i]);
+    index += int64_t(at - choices[i].begin()) * stride;
+    stride *= int64_t(choices[i].size());
+  }
+  return index;
 }
 
 // The value of each knob in configuration `index`.
@@ -158,6 +176,7 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
     t.knob_names = space.names();
     for (const std::vector<int64_t> &c : space.choices()) t.knob_sizes.push_back(int64_t(c.size()));
     const int64_t size = t.space_size();
+    t.default_index = encode(space.choices(), space.values());
     const std::string name = t.name;
     t.instantiate = [form, target, size, name, names = t.knob_names](int64_t index) {
       TIR_USER_CHECK(index >= 0 && index < size)

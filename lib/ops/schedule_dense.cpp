@@ -133,7 +133,9 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, auto
   return s;
 }
 
-Schedule schedule_batch_matmul_llvm(const Tensor &out) {
+Schedule schedule_batch_matmul_llvm(const Tensor &out, autotune::Config *config) {
+  autotune::Config fallback;
+  autotune::Config &cfg = config ? *config : fallback;
   const auto *c = out.op().as<ComputeOpNode>();
   if (!c || c->tag != "batch_matmul") return schedule_reduce_llvm(out);
   const int nd = out.ndim();
@@ -143,7 +145,8 @@ Schedule schedule_batch_matmul_llvm(const Tensor &out) {
   // of a per k and the columns contiguous vectors of b's row k, accumulated in a local
   // tile across the whole reduction; the blocks of every batch in parallel. Partial
   // blocks at the edges (197 tokens) are guarded.
-  const int bm = int(std::min<int64_t>(m, 8)), bn = n >= 32 ? 32 : n >= 16 ? 16 : 8;
+  const int bm = int(std::min<int64_t>(m, cfg.define_knob("tile_y", {1, 2, 4, 8}, std::min<int64_t>(m, 8))));
+  const int bn = int(cfg.define_knob("tile_x", {8, 16, 32}, n >= 32 ? 32 : n >= 16 ? 16 : 8));
   Schedule s = schedule_generic({out});
   Stage st = s[out];
   Tensor acc = s.cache_write(out, "local");

@@ -1,5 +1,6 @@
 // The default operator schedule: every injective intermediate inlined into its readers.
 #include "op_util.h"
+#include "tensorir/autotune/config.h"
 #include "tensorir/ops/schedule.h"
 
 namespace tensorir::ops {
@@ -13,17 +14,28 @@ Schedule schedule_generic(const std::vector<Tensor> &outs) {
   return s;
 }
 
-Schedule schedule_blocked_llvm(const Tensor &out) {
+Schedule schedule_blocked_llvm(const Tensor &out, autotune::Config *config) {
   Schedule s = schedule_generic({out});
   const auto *c = out.op().as<ComputeOpNode>();
   if (!c || out.ndim() != 5) return s;
+  autotune::Config fallback;
+  autotune::Config &cfg = config ? *config : fallback;
+  const bool rows_parallel = cfg.define_knob("parallel", {0, 1}, 0) == 0;
+  // A pooling window unrolled, where it has at most 64 taps.
+  int64_t taps = 1;
+  for (const IterVar &r : c->reduce_axis) taps *= *as_const_int(r->dom.extent);
+  const bool unroll = !c->reduce_axis.empty() && cfg.define_knob("unroll_window", {0, 1}, 0) && taps <= 64;
   const auto block = as_const_int(out.shape()[4]);
   Stage st = s[out];
   std::vector<IterVar> order = {out.axis(0), out.axis(1), out.axis(2), out.axis(3)};
   for (const IterVar &r : c->reduce_axis) order.push_back(r);
   order.push_back(out.axis(4));
   st.reorder(order);
-  st.parallel(st.fuse(st.fuse(out.axis(0), out.axis(1)), out.axis(2)));
+  // Rows in parallel, or whole channel blocks.
+  const IterVar blocks = st.fuse(out.axis(0), out.axis(1));
+  st.parallel(rows_parallel ? st.fuse(blocks, out.axis(2)) : blocks);
+  if (unroll)
+    for (const IterVar &r : c->reduce_axis) st.unroll(r);
   if (block && *block % 4 == 0 && *block <= 64) st.vectorize(out.axis(4));
   return s;
 }

@@ -1,5 +1,5 @@
-// Helpers of the tuning tests: plain-loop references of convolution and dense, and the
-// packing of their operands into the layouts a task's kernel takes.
+// Helpers of the tuning tests: the reference convolution of a workload, the packing of
+// operands into the layouts a task's kernel takes, and running a task's kernel.
 #pragma once
 #include <tensorir/autotune.h>
 #include <tensorir/build.h>
@@ -10,15 +10,21 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "graph/graph_test_util.h"
+#include "reference/layers.h"
+
 namespace tensorir::autotune_test {
+
+using graph_test::max_rel_error;
 
 using nlohmann::json;
 
+// A batch-1 convolution of square kernels, strides and padding, as the reference layer
+// (test/reference) computes them.
 struct ConvCase {
-  int64_t N, C, H, W, K, R, S, groups;
-  int sh, sw, ph, pw, dh, dw;
-  int64_t OH() const { return (H + 2 * ph - dh * (R - 1) - 1) / sh + 1; }
-  int64_t OW() const { return (W + 2 * pw - dw * (S - 1) - 1) / sw + 1; }
+  int64_t N, C, H, W, K, R, S, groups, stride, pad;
+  int64_t OH() const { return (H + 2 * pad - R) / stride + 1; }
+  int64_t OW() const { return (W + 2 * pad - S) / stride + 1; }
 };
 
 // The convolution a conv2d workload key describes.
@@ -27,32 +33,16 @@ inline ConvCase conv_case(const std::string &workload) {
   const auto d = j["inputs"][0]["shape"].get<std::vector<int64_t>>();
   const auto w = j["inputs"][1]["shape"].get<std::vector<int64_t>>();
   const json &a = j["attrs"];
-  const auto st = a["strides"].get<std::vector<int>>(), pa = a["padding"].get<std::vector<int>>(),
-             di = a["dilation"].get<std::vector<int>>();
-  return {d[0], d[1], d[2], d[3], w[0], w[2], w[3], a["groups"].get<int64_t>(), st[0], st[1], pa[0], pa[1], di[0], di[1]};
+  const auto st = a["strides"].get<std::vector<int64_t>>(), pa = a["padding"].get<std::vector<int64_t>>(),
+             di = a["dilation"].get<std::vector<int64_t>>();
+  REQUIRE((d[0] == 1 && w[2] == w[3] && st[0] == st[1] && pa[0] == pa[1] && di == std::vector<int64_t>{1, 1}));
+  return {d[0], d[1], d[2], d[3], w[0], w[2], w[3], a["groups"].get<int64_t>(), st[0], pa[0]};
 }
 
-// Plain loops: NCHW data, OIHW weight -> NCHW.
+// NCHW data, OIHW weight -> NCHW, by the reference layer.
 inline std::vector<float> conv_reference(const ConvCase &c, const std::vector<float> &x, const std::vector<float> &w) {
-  const int64_t OH = c.OH(), OW = c.OW(), cg = c.C / c.groups, kg = c.K / c.groups;
-  std::vector<float> out(size_t(c.N * c.K * OH * OW), 0.f);
-  for (int64_t n = 0; n < c.N; ++n)
-    for (int64_t k = 0; k < c.K; ++k)
-      for (int64_t y = 0; y < OH; ++y)
-        for (int64_t xx = 0; xx < OW; ++xx) {
-          double acc = 0;
-          for (int64_t rc = 0; rc < cg; ++rc)
-            for (int64_t r = 0; r < c.R; ++r)
-              for (int64_t s = 0; s < c.S; ++s) {
-                const int64_t iy = y * c.sh + r * c.dh - c.ph, ix = xx * c.sw + s * c.dw - c.pw;
-                if (iy < 0 || iy >= c.H || ix < 0 || ix >= c.W) continue;
-                const int64_t ch = k / kg * cg + rc;
-                acc += double(x[size_t(((n * c.C + ch) * c.H + iy) * c.W + ix)]) *
-                       double(w[size_t(((k * cg + rc) * c.R + r) * c.S + s)]);
-              }
-          out[size_t(((n * c.K + k) * OH + y) * OW + xx)] = float(acc);
-        }
-  return out;
+  const reference::NamedTensor weight{"w", {c.K, c.C / c.groups, c.R, c.S}, w};
+  return reference::conv2d({c.C, c.H, c.W, x}, weight, c.stride, c.pad, c.groups).data;
 }
 
 // NCHW [N][C][H][W] -> NCHW<b>c [N][C/b][H][W][b].
@@ -83,17 +73,6 @@ inline std::vector<float> pack_weight(const std::vector<float> &w, int64_t K, in
         out[size_t((((k / co) * (Cg / ci) + c / ci) * RS + p) * ci * co + (c % ci) * co + k % co)] =
             w[size_t((k * Cg + c) * RS + p)];
   return out;
-}
-
-// Each element of `got` within tol * (1 + max |want|) of `want`'s; returns the largest error.
-inline double max_error(const std::vector<float> &got, const std::vector<float> &want) {
-  REQUIRE(got.size() == want.size());
-  double err = 0, scale = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    err = std::max(err, std::fabs(double(got[i]) - double(want[i])));
-    scale = std::max(scale, std::fabs(double(want[i])));
-  }
-  return err / (1 + scale);
 }
 
 inline std::vector<int64_t> shape_of(const BuildArg &a) {

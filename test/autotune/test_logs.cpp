@@ -9,7 +9,6 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 #include "autotune/autotune_test_util.h"
 #include "autotune/workload.h"
@@ -20,18 +19,13 @@ using namespace tensorir::autotune_test;
 
 namespace {
 
-// A log file under the temporary directory, removed with the object.
+// A log file in a fresh temporary directory, removed with the object.
 struct TempLog {
+  graph_test::TempDir dir;
   std::string path;
-  explicit TempLog(const std::string &name)
-      : path((std::filesystem::temp_directory_path() /
-              ("tensorir_autotune_" + std::to_string(getpid()) + "_" + name + ".log"))
-                 .string()) {
-    std::filesystem::remove(path);
-  }
-  ~TempLog() {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
+  explicit TempLog(const std::string &name) : dir("autotune_" + name) {
+    std::filesystem::create_directories(dir.path);
+    path = dir.str("tuning.log");
   }
 };
 
@@ -115,7 +109,7 @@ TEST_CASE("the best record of a workload has the lowest median among those witho
 TEST_CASE("a configuration read from a log schedules as its index does", "[autotune][log]") {
   TempLog log("same_schedule");
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(1), "llvm");
-  for (const autotune::Task &t : {tasks[1], tasks[2]}) {
+  for (const autotune::Task &t : {tasks[2], tasks[3]}) {
     const int64_t index = t.space_size() * 2 / 3;
     autotune::append_record(log.path, record_of(t, index, {1.0}));
     const autotune::Record r = autotune::read_log(log.path).back();
@@ -210,7 +204,7 @@ TEST_CASE("graph::build applies a log's configurations and computes the same", "
   CHECK(plain.graph().node("conv").attr_string("kernel_layout") == "OIHW16i16o");
   const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), 23);
   const std::vector<float> a = tuned.run({{"x", x}}).to_vector<float>(), b = plain.run({{"x", x}}).to_vector<float>();
-  CHECK(max_error(a, b) < 1e-5);
+  CHECK(max_rel_error(a, b) < 1e-5);
   // Records read once serve several builds.
   o.tuning_log.clear();
   o.tuning = std::make_shared<autotune::ApplyHistoryBest>(autotune::read_log(log.path));
@@ -233,18 +227,14 @@ TEST_CASE("ResNet-18 built with a log of sampled configurations matches the refe
   const NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 99);
   const std::vector<float> got = m.run({{"data", input}}).to_vector<float>();
   const std::vector<float> ref = reference::resnet18_forward(reference::resnet18_weights(seed), input.to_vector<float>());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    diff = std::max(diff, std::fabs(double(got[i]) - double(ref[i])));
-    scale = std::max(scale, std::fabs(double(ref[i])));
-  }
-  INFO("max |a - b| / max |b| = " << diff / scale);
-  CHECK(diff / scale < 1e-4);
+  const double err = max_rel_error(got, ref);
+  INFO("max |a - b| / max |b| = " << err);
+  CHECK(err < 1e-4);
 }
 
-TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense workload", "[autotune][tasks]") {
-  const graph::Graph g = graph::resnet18(5);
-  // Counted on the graph as written: the operator, its input shapes and its attributes.
+// The distinct conv2d and dense workloads of `g`, counted on the graph as written: the
+// operator, its input shapes and its attributes.
+size_t distinct_workloads(const graph::Graph &g) {
   std::set<std::string> workloads;
   for (const graph::Node &n : g.nodes()) {
     if (n.op != "conv2d" && n.op != "dense") continue;
@@ -252,18 +242,35 @@ TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense 
     key << n.op;
     for (int in : n.inputs)
       for (int64_t d : g.node(in).shape) key << " " << d;
-    if (n.op == "conv2d")
+    if (n.op == "conv2d") {
       for (const char *a : {"strides", "padding", "dilation"})
         for (int64_t v : n.attr_ints(a)) key << " " << a << v;
+      key << " groups" << n.attr_int("groups");
+    }
     workloads.insert(key.str());
   }
+  return workloads.size();
+}
+
+// The tasks of convolutions and dense among `tasks`.
+size_t products(const std::vector<autotune::Task> &tasks) {
+  size_t n = 0;
+  for (const autotune::Task &t : tasks) n += t.name.rfind("conv2d", 0) == 0 || t.name.rfind("dense", 0) == 0;
+  return n;
+}
+
+TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense workload", "[autotune][tasks]") {
+  const graph::Graph g = graph::resnet18(5);
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
-  CHECK(tasks.size() == workloads.size());
-  CHECK(workloads.size() == 12);  // 11 convolutions (3 of them 1x1 downsamples) and the classifier
+  CHECK(products(tasks) == distinct_workloads(g));
+  CHECK(products(tasks) == 12);  // 11 convolutions (3 of them 1x1 downsamples) and the classifier
+  // and the two pools, on blocked data.
+  REQUIRE(tasks.size() == 14);
+  CHECK(tasks[1].name == "max_pool2d 1x4x112x112x16");
+  CHECK(tasks[12].name == "global_avg_pool2d 1x32x7x7x16");
   std::set<std::string> keys;
   for (const autotune::Task &t : tasks) {
     keys.insert(t.workload);
-    CHECK((t.name.rfind("conv2d", 0) == 0 || t.name.rfind("dense", 0) == 0));
     CHECK(t.flops > 0);
     CHECK(t.knob_names.size() == t.knob_sizes.size());
     CHECK(t.target.str() == "llvm");
@@ -272,6 +279,31 @@ TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense 
   CHECK(tasks[0].name == "conv2d 1x3x224x224 k64 7x7 s2");
   CHECK(tasks[0].flops == 2.0 * 64 * 112 * 112 * 3 * 7 * 7);
   // The keys are those graph::build looks up, of the graph before its layout passes.
-  const graph::Node &conv1 = g.node("conv1");
-  CHECK(tasks[0].workload == autotune::workload_key(g, conv1));
+  CHECK(tasks[0].workload == autotune::workload_key(g, g.node("conv1")));
+}
+
+TEST_CASE("extract_tasks gives MobileNetV2 one task per distinct convolution and dense", "[autotune][tasks]") {
+  const graph::Graph g = graph::mobilenet_v2(5);
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  CHECK(products(tasks) == distinct_workloads(g));
+  size_t depthwise = 0;
+  for (const autotune::Task &t : tasks) depthwise += t.name.find(" g") != std::string::npos;
+  CHECK(depthwise > 0);
+}
+
+TEST_CASE("a configuration that does not fit its workload's template is an error naming the knob",
+          "[autotune][log][error]") {
+  TempLog log("stale");
+  const graph::Graph g = conv_graph();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  autotune::Record r = record_of(tasks[0], 0, {1.0});
+  r.config_json = "{\"block_ci\":16,\"block_co\":16,\"tile_oc\":3}";  // no tile of 3 blocks
+  autotune::append_record(log.path, r);
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  CHECK_THROWS_WITH(graph::build(g, "llvm", o),
+                    Catch::Contains("conv") && Catch::Contains("knob 'tile_oc' = 3 is not one of its choices"));
+  CHECK_THROWS_WITH(tasks[0].instantiate_json("{\"tile_ow\":\"wide\"}"), Catch::Contains("'tile_ow'"));
+  CHECK_THROWS_WITH(tasks[0].instantiate(tasks[0].space_size()), Catch::Contains("outside its space"));
+  CHECK_THROWS_WITH(tasks[0].config_json(-1), Catch::Contains("outside its space"));
 }

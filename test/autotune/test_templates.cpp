@@ -1,6 +1,7 @@
 // Every configuration of a task computes what the operator computes: sampled
-// configurations of ResNet-18's convolutions and dense, and of a depthwise convolution,
-// built for "llvm" and compared with plain loops on random data.
+// configurations of ResNet-18's convolutions and dense, of a depthwise convolution and of
+// a batch_matmul, built for "llvm" and compared on random data with the reference layers
+// of test/reference (convolutions) or plain loops.
 #include <tensorir/graph/graph.h>
 #include <tensorir/graph/models.h>
 
@@ -37,7 +38,7 @@ void check_conv(const autotune::Task &t, int64_t index) {
   const std::vector<float> weight = ws.size() == 6 ? pack_weight(w, c.K, c.C / c.groups, c.R * c.S, ws[4], ws[5]) : w;
   std::vector<float> got = run_instance(inst, {data, weight});
   if (os.size() == 5) got = unblock_data(got, c.N, c.K, c.OH() * c.OW(), os[4]);
-  CHECK(max_error(got, conv_reference(c, x, w)) < 1e-5);
+  CHECK(max_rel_error(got, conv_reference(c, x, w)) < 1e-5);
 }
 
 // Configuration `index` of a dense task against plain loops; its weight packed in
@@ -61,11 +62,35 @@ void check_dense(const autotune::Task &t, int64_t index) {
       for (int64_t k = 0; k < K; ++k) acc += double(x[size_t(n * K + k)]) * double(w[size_t(j * K + k)]);
       want[size_t(n * M + j)] = float(acc);
     }
-  CHECK(max_error(run_instance(inst, {x, weight}), want) < 1e-5);
+  CHECK(max_rel_error(run_instance(inst, {x, weight}), want) < 1e-5);
+}
+
+// Configuration `index` of a pooling task of blocked data (after a blocked convolution)
+// against the reference layers.
+void check_pool(const autotune::Task &t, int64_t index) {
+  INFO("task " << t.name << ", configuration " << index << " " << t.config_json(index));
+  const autotune::Instance inst = t.instantiate(index);
+  const std::vector<int64_t> ds = shape_of(inst.args[0]), os = shape_of(inst.args[1]);
+  REQUIRE((ds.size() == 5 && ds[0] == 1));
+  const int64_t C = ds[1] * ds[4], H = ds[2], W = ds[3];
+  const std::vector<float> x = random_vector(size_t(C * H * W), 5 + uint64_t(index));
+  const std::vector<float> got = unblock_data(run_instance(inst, {block_data(x, 1, C, H * W, ds[4])}), 1, C,
+                                              os[2] * os[3], os[4]);
+  const json attrs = json::parse(t.workload)["attrs"];
+  if (t.name.rfind("global_avg_pool2d", 0) == 0) {
+    CHECK(max_rel_error(got, reference::global_avg_pool({C, H, W, x})) < 1e-5);
+    return;
+  }
+  REQUIRE(t.name.rfind("max_pool2d", 0) == 0);
+  const auto pool = attrs["pool_size"].get<std::vector<int64_t>>(), st = attrs["strides"].get<std::vector<int64_t>>(),
+             pad = attrs["padding"].get<std::vector<int64_t>>();
+  REQUIRE((pool[0] == pool[1] && st[0] == st[1] && pad[0] == pad[1]));
+  CHECK(max_rel_error(got, reference::max_pool2d({C, H, W, x}, pool[0], st[0], pad[0]).data) < 1e-5);
 }
 
 void check(const autotune::Task &t, int64_t index) {
   if (t.name.rfind("conv2d", 0) == 0) return check_conv(t, index);
+  if (t.name.find("pool") != std::string::npos) return check_pool(t, index);
   REQUIRE(t.name.rfind("dense", 0) == 0);
   check_dense(t, index);
 }
@@ -119,7 +144,7 @@ TEST_CASE("sampled configurations of a depthwise convolution compute the referen
 
 TEST_CASE("a task instantiates from several threads at once", "[autotune][templates]") {
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
-  const autotune::Task &t = tasks[1];
+  const autotune::Task &t = tasks[2];
   std::vector<std::string> ir(4);
   std::vector<std::thread> threads;
   for (size_t i = 0; i < ir.size(); ++i)
@@ -132,4 +157,75 @@ TEST_CASE("a task instantiates from several threads at once", "[autotune][templa
   for (std::thread &th : threads) th.join();
   for (const std::string &s : ir) CHECK(s == ir[0]);
   check(t, t.space_size() / 2);
+}
+
+TEST_CASE("every configuration of a batch_matmul task computes the reference", "[autotune][templates]") {
+  graph::Builder b;
+  auto a = b.input("a", {2, 5, 16});
+  auto c = b.input("b", {2, 16, 24});
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.make("batch_matmul", {a, c})), "llvm");
+  REQUIRE(tasks.size() == 1);
+  const autotune::Task &t = tasks[0];
+  CHECK(t.name == "batch_matmul 2x5x16 2x16x24");
+  CHECK(t.flops == 2.0 * 2 * 5 * 24 * 16);
+  const std::vector<float> x = random_vector(2 * 5 * 16, 8), y = random_vector(2 * 16 * 24, 9);
+  std::vector<float> want(2 * 5 * 24);
+  for (int bt = 0; bt < 2; ++bt)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 24; ++j) {
+        double acc = 0;
+        for (int k = 0; k < 16; ++k) acc += double(x[size_t((bt * 5 + i) * 16 + k)]) * double(y[size_t((bt * 16 + k) * 24 + j)]);
+        want[size_t((bt * 5 + i) * 24 + j)] = float(acc);
+      }
+  for (int64_t i = 0; i < t.space_size(); ++i) {
+    INFO("configuration " << t.config_json(i));
+    CHECK(max_rel_error(run_instance(t.instantiate(i), {x, y}), want) < 1e-5);
+  }
+}
+
+TEST_CASE("a task's default configuration is the schedule of an untuned build", "[autotune][templates]") {
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
+  for (const autotune::Task &t : tasks) {
+    INFO(t.name << " " << t.config_json(t.default_index));
+    const autotune::Instance a = t.instantiate(t.default_index), b = t.instantiate_json("{}");
+    std::ostringstream sa, sb;
+    sa << lower(a.schedule, a.args, a.name);
+    sb << lower(b.schedule, b.args, b.name);
+    CHECK(sa.str() == sb.str());
+  }
+  // conv1: 3 input channels in one block, 16 output channels per vector, 2 blocks of them
+  // by 7 columns per register tile.
+  CHECK(tasks[0].config_json(tasks[0].default_index) ==
+        "{\"block_ci\":3,\"block_co\":16,\"tile_oc\":2,\"tile_ow\":7,\"reduce_order\":0,\"unroll_inner\":0,"
+        "\"parallel\":0}");
+}
+
+TEST_CASE("every configuration of a depthwise convolution of NCHW data computes the reference",
+          "[autotune][templates]") {
+  // Of the graph's input, not blocked: the direct schedule, vectors along the columns.
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 15, 16});
+  auto w = b.constant("w", NDArray::random({16, 1, 3, 3}, Float(32), 12));
+  ops::Conv2dAttrs dw;
+  dw.groups = 16;
+  dw.padding = {1, 1};
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.conv2d(x, w, dw)), "llvm");
+  REQUIRE(tasks.size() == 1);
+  CHECK(tasks[0].knob_names == std::vector<std::string>{"vector", "tile_k"});
+  for (int64_t i = 0; i < tasks[0].space_size(); ++i) check(tasks[0], i);
+}
+
+TEST_CASE("a task's default configuration is its target's untuned schedule", "[autotune][templates]") {
+  // On "wasm" (16 vector registers) one block of output channels by 2 columns; on "llvm"
+  // 2 blocks by 7 columns. The same knobs and choices either way.
+  const graph::Graph g = graph::resnet18(3);
+  const autotune::Task llvm = autotune::extract_tasks(g, "llvm")[2], wasm = autotune::extract_tasks(g, "wasm")[2];
+  CHECK(llvm.workload == wasm.workload);
+  CHECK(llvm.knob_sizes == wasm.knob_sizes);
+  CHECK(wasm.target.str() == "wasm");
+  const json l = json::parse(llvm.config_json(llvm.default_index)), w = json::parse(wasm.config_json(wasm.default_index));
+  CHECK(l["tile_oc"] == 2);
+  CHECK(l["tile_ow"] == 7);
+  CHECK(w["tile_oc"] == 1);
+  CHECK(w["tile_ow"] == 2);
 }

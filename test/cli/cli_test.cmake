@@ -56,3 +56,14 @@ expect(1 "unknown option '-nope'" compile resnet18 --target "llvm -nope=1" -o "$
 file(WRITE "${WORK}/broken.onnx" "not a model")
 expect(1 "broken.onnx" info "${WORK}/broken.onnx")
 expect(2 "required" compile resnet18)
+
+# Tuning logs: a malformed line is an error naming the file and line; a log measured on
+# a CPU with other vector features is ignored with a warning.
+file(WRITE "${WORK}/corrupt.log" "{\"version\": 1,\n")
+expect(1 "corrupt.log' line 1: not JSON" compile resnet18 --target llvm --tuning-log "${WORK}/corrupt.log"
+       -o "${WORK}/x")
+expect(2 "none.log" compile resnet18 --target llvm --tuning-log "${WORK}/none.log" -o "${WORK}/x")
+file(WRITE "${WORK}/foreign.log" "{\"version\":1,\"workload\":\"{}\",\"target\":\"llvm\",\"cpu\":\"+future\",\"index\":0,"
+           "\"config\":{},\"times_ms\":[1.0],\"error\":\"\",\"timestamp\":0}\n")
+expect(0 "saved in.*warning: tuning log '[^']*foreign.log': 1 of its 1 records.*ignored" compile resnet18
+       --target llvm --tuning-log "${WORK}/foreign.log" -o "${WORK}/tuned")

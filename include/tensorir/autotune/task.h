@@ -32,6 +32,9 @@ struct Task {
   // mixed-radix over them (knob 0 varies fastest).
   std::vector<int64_t> knob_sizes;
   std::vector<std::string> knob_names;
+  // The configuration of every knob's fallback: the schedule graph::build uses without a
+  // tuning log.
+  int64_t default_index = 0;
   // The workload scheduled with configuration `index` in [0, space_size()); thread-safe.
   std::function<Instance(int64_t index)> instantiate;
   // The workload scheduled with the configuration `config_json` describes (a record's, as

@@ -48,8 +48,10 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
 // pooling after blocked convolutions: schedule_generic, then the axes before the last
 // fused into one parallel loop and the channel block computed as a vector, with any
 // reduction (a pooling window) moved outside that vector. Other results get
-// schedule_generic alone.
-Schedule schedule_blocked_llvm(const Tensor &out);
+// schedule_generic alone. Knobs (the pools pass `config`): "parallel" 1 runs whole
+// channel blocks per parallel iteration instead of rows, "unroll_window" unrolls a
+// window of at most 64 taps.
+Schedule schedule_blocked_llvm(const Tensor &out, autotune::Config *config = nullptr);
 
 // CPU schedule for softmax and log_softmax along the last axis: rows in parallel, each
 // row's maximum, exponentials and sum computed inside that loop, the exponentials and
@@ -63,8 +65,9 @@ Schedule schedule_softmax_llvm(const Tensor &out);
 Schedule schedule_reduce_llvm(const Tensor &out);
 // CPU schedule for the output of batch_matmul, as schedule_dense_llvm's: blocks of output
 // columns of every row and batch in parallel, accumulated as vectors in a local tile
-// (schedule_reduce_llvm when no vector of 16, 8 or 4 divides the columns).
-Schedule schedule_batch_matmul_llvm(const Tensor &out);
+// (schedule_reduce_llvm when no vector of 16, 8 or 4 divides the columns). Knobs: "tile_y"
+// rows and "tile_x" columns of a register block.
+Schedule schedule_batch_matmul_llvm(const Tensor &out, autotune::Config *config = nullptr);
 
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.

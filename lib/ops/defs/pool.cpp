@@ -14,7 +14,10 @@ OpDef pool(const std::string &name) {
   def.inputs = {"x"};
   def.pattern = graph::OpPattern::kReduction;
   def.layout = graph::LayoutRule::kSpatial;
-  on_cpu(def, blocked_cpu_strategy());
+  // As blocked_cpu_strategy, with the schedule's knobs.
+  OpStrategy cpu;
+  cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_blocked_llvm(ctx.out, ctx.config); };
+  on_cpu(def, cpu);
   on_gpu(def, pool_gpu_strategy());
   return def;
 }
