@@ -49,11 +49,6 @@ std::vector<std::vector<float>> task_features(const Task &task, const std::vecto
   return out;
 }
 
-// The schedule the template gives without tuning (its fallbacks), else configuration 0.
-Instance reference_instance(const Task &task) {
-  return task.instantiate_json ? task.instantiate_json("{}") : task.instantiate(0);
-}
-
 // The arguments' types and shapes.
 std::string signature_key(const FuncSignature &sig) {
   std::ostringstream os;
@@ -148,7 +143,7 @@ class TaskTuner {
     Module ref;
     std::string function;
     try {
-      Instance inst = reference_instance(task_);
+      Instance inst = task_.instantiate(task_.default_index);
       ref = build(inst.schedule, inst.args, task_.target, inst.name);
       function = inst.name;
     } catch (const std::exception &e) {

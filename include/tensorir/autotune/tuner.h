@@ -68,9 +68,10 @@ struct TuneOptions {
   double build_timeout_s = 60;  // a build slower than this is recorded as an error
   uint64_t seed = 0;            // the search's random choices, and the inputs
   MeasureOptions measure;       // threads, timeout and repeats of each measurement
-  // Compare every candidate's arrays after one call with those of the template's fallback
-  // configuration (Task::instantiate_json("{}"); configuration 0 for a task without it);
-  // a mismatch is recorded as an error.
+  // Compare every candidate's arrays after one call with those of the task's default
+  // configuration (Task::default_index, the schedule built without a log); a mismatch is
+  // recorded as an error. Candidates whose arguments differ from the default's (knobs
+  // that block a layout) are timed unchecked.
   bool check_correctness = false;
   // Where candidates are timed; null: local_runner().
   std::shared_ptr<Runner> runner;
