@@ -42,6 +42,10 @@ struct ConnectOptions {
   std::string token;
   // Frames larger than this are refused (docs/rpc.md).
   uint64_t max_frame_bytes = uint64_t(1) << 30;
+  // How long a request may wait for its reply (a module's call or timing included); a
+  // later reply throws an Error naming the key and the request, and closes the session.
+  // 0: no limit.
+  int request_timeout_ms = 5 * 60 * 1000;
 };
 
 // One device of the remote, as it describes itself.
