@@ -1,6 +1,6 @@
 // Winograd F(m x m, 3 x 3): the transform matrices against the 1-D correlation, the
-// winograd_conv2d pass, and models built with every tile size against plain loops in
-// double: odd sizes (rows and columns no tile divides), 1 and many channels, padding 0
+// winograd_conv2d pass, and models built with every tile size against test/reference's
+// layers: odd sizes (rows and columns no tile divides), 1 and many channels, padding 0
 // and 1, batch 2, NCHW and channel-blocked neighbours, bias, relu and residual tails;
 // ResNet-18 against the reference model.
 #include <tensorir/graph/executor.h>
@@ -13,6 +13,7 @@
 #include <random>
 
 #include "graph/graph_test_util.h"
+#include "reference/layers.h"
 #include "reference/resnet18_reference.h"
 
 using namespace tensorir;
@@ -25,25 +26,16 @@ struct ConvCase {
   int pad;
 };
 
-// conv2d (3x3, stride 1) of x [N][C][H][W] with w [K][C][3][3] in double.
+// conv2d (3x3, stride 1) of x [N][C][H][W] with w [K][C][3][3], image by image.
 std::vector<double> conv_ref(const ConvCase &s, const std::vector<float> &x, const std::vector<float> &w) {
-  const int64_t oh = s.h + 2 * s.pad - 2, ow = s.w + 2 * s.pad - 2;
-  std::vector<double> out(size_t(s.n * s.k * oh * ow), 0.0);
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t k = 0; k < s.k; ++k)
-      for (int64_t y = 0; y < oh; ++y)
-        for (int64_t xo = 0; xo < ow; ++xo) {
-          double acc = 0;
-          for (int64_t c = 0; c < s.c; ++c)
-            for (int r = 0; r < 3; ++r)
-              for (int q = 0; q < 3; ++q) {
-                const int64_t iy = y + r - s.pad, ix = xo + q - s.pad;
-                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                acc += double(x[size_t(((n * s.c + c) * s.h + iy) * s.w + ix)]) *
-                       double(w[size_t(((k * s.c + c) * 3 + r) * 3 + q)]);
-              }
-          out[size_t(((n * s.k + k) * oh + y) * ow + xo)] = acc;
-        }
+  const reference::NamedTensor weight{"w", {s.k, s.c, 3, 3}, w};
+  const size_t image = size_t(s.c * s.h * s.w);
+  std::vector<double> out;
+  for (int64_t n = 0; n < s.n; ++n) {
+    reference::FeatureMap in{s.c, s.h, s.w, std::vector<float>(x.begin() + long(n * image), x.begin() + long((n + 1) * image))};
+    const reference::FeatureMap y = reference::conv2d(in, weight, 1, s.pad);
+    out.insert(out.end(), y.data.begin(), y.data.end());
+  }
   return out;
 }
 

@@ -56,15 +56,19 @@ struct WinogradSchedule {
   int gemm_rows = 0;       // tiles per register block of the product (broadcasts)
   int input_vector = 0;    // input channels per vector of the input transform
   int output_vector = 0;   // output channels per vector of the output transform (NCHW results)
+  // 1: the input transform and the product computed per row of tiles inside the output's
+  // parallel loop (their buffers stay in cache); -1: three parallel nests; 0: per row when
+  // the transformed weight is smaller than the transformed input.
+  int per_row = 0;
 };
 
 // CPU schedule ("llvm", "wasm") for conv2d_winograd's result `conv`, followed by an
 // element-wise tail ending in `out` (bias, residual add, relu; `out` == `conv` without
-// one), inlined into the output transform's copy to the result layout. Three parallel
-// loop nests in one kernel: the input transform (tiles x channel vectors, the tile's
-// window and the row transform in registers), the product (register blocks of
-// gemm_rows tiles x one panel of U's channels, positions and row blocks in parallel), and the
-// output transform with the tail (per tile and channel vector, rows in parallel).
+// one), computed with the output transform per tile and channel vector. The input
+// transform runs per tile and channel vector (the tile's window and the row transform in
+// registers), the product in register blocks of gemm_rows tiles x one panel of U's
+// channels. Either all three per row of tiles inside one parallel loop (per_row), or as
+// three parallel loop nests (positions and tile blocks in parallel for the product).
 Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"),
                                        const WinogradSchedule &knobs = {});
 
