@@ -6,7 +6,9 @@
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
 #include <tensorir/graph/passes.h>
+#include <tensorir/ops/schedule.h>
 #include <tensorir/ops/winograd.h>
+#include <tensorir/tensorir.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -208,4 +210,46 @@ TEST_CASE("Winograd operators and options refuse bad input", "[graph][winograd][
   BuildOptions f;
   f.winograd_tile_for = [](const Graph &, const Node &) { return 5; };
   CHECK_THROWS_WITH(build(g, "llvm", f), Catch::Contains("the tile chosen for 'conv' is 5"));
+}
+
+TEST_CASE("Winograd schedule knobs: per row of tiles or three nests, any register block", "[graph][winograd]") {
+  // conv2d_winograd and its schedule directly, blocked data and result, against the
+  // graph's direct convolution of the same data.
+  const ConvCase s{1, 32, 32, 11, 13, 1};
+  const NDArray x = NDArray::random({1, 32, 11, 13}, Float(32), 12);
+  const NDArray w = NDArray::random({32, 32, 3, 3}, Float(32), 13, -0.2, 0.2);
+  const std::vector<double> ref = conv_ref(s, x.to_vector<float>(), w.to_vector<float>());
+  const std::vector<float> xv = x.to_vector<float>();
+  NDArray xb = NDArray::empty({1, 2, 11, 13, 16}, Float(32));  // NCHW16c
+  float *xbp = xb.data_as<float>();
+  for (int c = 0; c < 32; ++c)
+    for (int p = 0; p < 11 * 13; ++p) xbp[((c / 16) * 11 * 13 + p) * 16 + c % 16] = xv[size_t(c * 11 * 13 + p)];
+  for (int m : {2, 4}) {
+    Tensor W = placeholder({32, 32, 3, 3}, Float(32), "W");
+    Tensor Ut = ops::winograd_weight_transform(W, m);
+    NDArray u = NDArray::empty({m + 2, m + 2, 1, 32, 32}, Float(32));
+    build(ops::schedule_generic({Ut}), {W, Ut}, "llvm", "transform")("transform")(w, u);
+    for (int per_row : {1, -1})
+      for (int rows : {0, 3}) {
+        Tensor D = placeholder({1, 2, 11, 13, 16}, Float(32), "D");
+        Tensor U = placeholder({m + 2, m + 2, 1, 32, 32}, Float(32), "U");
+        Tensor y = ops::conv2d_winograd(D, U, {1, 1}, m, 16, "y");
+        ops::WinogradSchedule k;
+        k.per_row = per_row;
+        k.gemm_rows = rows;
+        NDArray out = NDArray::empty({1, 2, 11, 13, 16}, Float(32));
+        build(ops::schedule_conv2d_winograd_llvm(y, y, Target("llvm"), k), {D, U, y}, "llvm", "y")("y")(xb, u, out);
+        std::vector<float> got(ref.size());
+        const float *o = out.data_as<float>();
+        for (int c = 0; c < 32; ++c)
+          for (int p = 0; p < 11 * 13; ++p) got[size_t(c * 11 * 13 + p)] = o[((c / 16) * 11 * 13 + p) * 16 + c % 16];
+        const double err = graph_test::max_rel_error(got, std::vector<float>(ref.begin(), ref.end()));
+        INFO("m = " << m << ", per_row " << per_row << ", gemm_rows " << rows << ": " << err);
+        CHECK(err < 1e-5);
+      }
+  }
+  Tensor D = placeholder({1, 32, 8, 8}, Float(32), "D");
+  CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_llvm(D, D), Catch::Contains("is not the output of conv2d_winograd"));
+  Tensor U4 = placeholder({6, 6, 32, 32}, Float(32), "U4");
+  CHECK_THROWS_WITH(ops::conv2d_winograd(D, U4, {1, 1}, 4), Catch::Contains("must have 5 dimensions"));
 }

@@ -57,7 +57,8 @@ struct BuildOptions {
   // graph::default_winograd_tile measured faster on "llvm" (direct everywhere on targets
   // with small vector registers, "wasm", where it is unmeasured); 0: never; 2, 4 or 6:
   // that tile for every eligible convolution. Larger tiles do fewer multiplications
-  // but round more (about 1e-6, 1e-5 and 1e-4 of the output's magnitude).
+  // but round more: on ResNet-18's layers max |error| / max |output| is about 2e-6 for
+  // m = 2, 1e-5 for m = 4 and 2e-5 for m = 6 (the direct convolution: about 1e-6).
   static constexpr int kWinogradAuto = -1;
   int winograd = kWinogradAuto;
   // When set, chooses the tile per convolution instead (0: direct; 2, 4, 6), e.g. from
