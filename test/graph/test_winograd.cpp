@@ -253,3 +253,15 @@ TEST_CASE("Winograd schedule knobs: per row of tiles or three nests, any registe
   Tensor U4 = placeholder({6, 6, 32, 32}, Float(32), "U4");
   CHECK_THROWS_WITH(ops::conv2d_winograd(D, U4, {1, 1}, 4), Catch::Contains("must have 5 dimensions"));
 }
+
+TEST_CASE("Winograd on wasm: off by default, compiled when forced", "[graph][winograd][wasm]") {
+  Builder b;
+  NodeRef x = b.input("x", {1, 16, 28, 28});
+  const Graph g = b.finish(b.relu(b.conv2d(x, b.constant("w", NDArray::random({16, 16, 3, 3}, Float(32), 1)),
+                                           {.padding = {1, 1}}, "conv")));
+  CHECK(count_op(build(g, "wasm").graph(), "conv2d_winograd") == 0);
+  CHECK(count_op(build(g, "llvm").graph(), "conv2d_winograd") == 1);
+  const CompiledModel forced = build(g, "wasm", with_tile(4));
+  CHECK(count_op(forced.graph(), "conv2d_winograd") == 1);
+  CHECK(forced.num_kernels() == 1);
+}
