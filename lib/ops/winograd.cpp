@@ -96,6 +96,13 @@ Expr combine(const double *row, int n, Type t, const std::function<Expr(int)> &t
   return acc.defined() ? acc : make_const(t, 0);
 }
 
+// Row `row` (a loop variable) of the rows x cols matrix `mat` times the vector term(0 ..
+// cols - 1).
+Expr times_row(const std::vector<double> &mat, int rows, int cols, const Expr &row, Type t,
+               const std::function<Expr(int)> &term) {
+  return by_index(row, rows, [&](int r) { return combine(&mat[size_t(r * cols)], cols, t, term); });
+}
+
 }  // namespace
 
 int winograd_panel(int64_t K) {
@@ -180,17 +187,13 @@ Tensor conv2d_winograd(const Tensor &data, const Tensor &U, std::array<int, 2> p
       to_exprs({alpha, alpha, T, C}),
       [&](Var i, Var b, Var tile, Var c) {
         Expr n = tile / (th * tw), y0 = tile / tw % th * m - ph, x0 = tile % tw * m - pw;
-        return by_index(i, alpha, [&](int ii) {
-          return combine(&w.BT[size_t(ii * alpha)], alpha, t, [&](int a) { return read(n, c, y0 + a, x0 + b); });
-        });
+        return times_row(w.BT, alpha, alpha, i, t, [&](int a) { return read(n, c, y0 + a, x0 + b); });
       },
       name + "_input_rows", "winograd_input_rows");
   Tensor V = compute(
       to_exprs({alpha, alpha, T, C}),
       [&](Var i, Var j, Var tile, Var c) {
-        return by_index(j, alpha, [&](int jj) {
-          return combine(&w.BT[size_t(jj * alpha)], alpha, t, [&](int b) { return W1(i, b, tile, c); });
-        });
+        return times_row(w.BT, alpha, alpha, j, t, [&](int b) { return W1(i, b, tile, c); });
       },
       name + "_input", "winograd_input");
   IterVar rc = reduce_axis({0, int(C)}, "rc");
@@ -203,17 +206,13 @@ Tensor conv2d_winograd(const Tensor &data, const Tensor &U, std::array<int, 2> p
   Tensor Z = compute(
       to_exprs({alpha, m, T, K}),
       [&](Var a, Var x, Var tile, Var k) {
-        return by_index(x, m, [&](int xx) {
-          return combine(&w.AT[size_t(xx * alpha)], alpha, t, [&](int b) { return M(a, b, tile, k); });
-        });
+        return times_row(w.AT, m, alpha, x, t, [&](int b) { return M(a, b, tile, k); });
       },
       name + "_output_cols", "winograd_output_cols");
   Tensor O = compute(
       to_exprs({m, m, T, K}),
       [&](Var y, Var x, Var tile, Var k) {
-        return by_index(y, m, [&](int yy) {
-          return combine(&w.AT[size_t(yy * alpha)], alpha, t, [&](int a) { return Z(a, x, tile, k); });
-        });
+        return times_row(w.AT, m, alpha, y, t, [&](int a) { return Z(a, x, tile, k); });
       },
       name + "_output", "winograd_output");
   auto result = [&](Expr n, Expr k, Expr y, Expr x) { return O(y % m, x % m, (n * th + y / m) * tw + x / m, k); };
