@@ -31,7 +31,7 @@ bool winograd_eligible(const Graph &g, const Node &n) {
 // Measured on ResNet-18's 3x3 layers (bench_conv's Winograd rows, batch 1): the
 // transformed weight is alpha^2 / 9 times the direct one's and each of its elements
 // serves one multiply-add per tile, so few tiles make the product a stream of weights.
-// F(4, 3) wins where there are many tiles (56x56, 28x28: 3-4x the direct convolution),
+// F(4, 3) wins where there are many tiles (56x56, 28x28: 1.7-3x the direct convolution),
 // F(2, 3) at 14x14 (its weight 16/9 of the direct one's, 49 tiles), and at 7x7 the
 // direct convolution does (512 channels: 17-38 MB of transformed weight for 4 to 16 tiles).
 int default_winograd_tile(const Graph &g, const Node &n) {
