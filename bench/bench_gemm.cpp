@@ -1,5 +1,9 @@
-// Square SGEMM C = A * B (row-major): tensorir's default and tuned schedules next to
-// OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and 2 threads; then the
+// Square SGEMM C = A * B (row-major): the operator library's SGEMM template
+// (ops::matmul_llvm, B packed inside the call as the peers do) with its default knobs
+// and with the best configuration of a short search of the tuning layer (autotune::tune
+// on a Task of the template; TENSORIR_GEMM_TUNE_S seconds per size, 20 by default, 0:
+// no tuned rows) next to OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and
+// 2 threads; the column "x best peer" is the ratio to the fastest peer. Then the
 // same GEMM as OpenGL compute shaders (default schedule, shared-memory tiles) and as
 // fragment shaders, with the data already on the device; then on the OpenCL device
 // ("opencl": the operator library's GPU schedule of a matmul, which on a CPU device gives
@@ -95,12 +99,15 @@ autotune::Task gemm_task(int n) {
     defaults.push_back(std::find(c.begin(), c.end(), space.values()[i]) - c.begin());
   }
   for (size_t i = defaults.size(); i-- > 0;) t.default_index = t.default_index * t.knob_sizes[i] + defaults[i];
-  auto inst = [n](autotune::Config cfg) {
+  auto inst = [n](autotune::Config &cfg) {
     Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
     ops::MatmulKernel k = ops::matmul_llvm(A, B, &cfg);
     return autotune::Instance{k.schedule, {A, B, k.out}, "gemm"};
   };
-  t.instantiate = [inst](int64_t index) { return inst(autotune::Config::from_index(index)); };
+  t.instantiate = [inst](int64_t index) {
+    autotune::Config cfg = autotune::Config::from_index(index);
+    return inst(cfg);
+  };
   t.config_json = [inst](int64_t index) {
     autotune::Config cfg = autotune::Config::from_index(index);
     inst(cfg);

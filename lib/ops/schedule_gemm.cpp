@@ -3,6 +3,7 @@
 // vectors accumulating across the reduction, and panels (or panels x row blocks) in
 // parallel.
 #include <algorithm>
+#include <tuple>
 
 #include "op_util.h"
 #include "tensorir/autotune/config.h"
@@ -46,6 +47,11 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   // 0: panels in parallel, each packed by the thread that uses it; 1: panels x blocks of
   // rows in parallel (more tasks for small N), B packed beforehand in parallel.
   const bool fused = cfg.define_knob("parallel_rows", {0, 1}, 0);
+  // K blocking: the whole product is done one block of `tile_k` steps at a time (C
+  // accumulating in memory between blocks), so that the rows of A a block reads stay in
+  // cache while every panel passes by. 0, or a block that does not divide K: none.
+  int64_t kc = cfg.define_knob("tile_k", {0, 128, 256, 512}, 0);
+  if (kc >= kk || kk % std::max<int64_t>(kc, 1) != 0) kc = 0;
 
   const int64_t panels = (n + bn - 1) / bn;
   const Expr w = Expr(int(bn));
@@ -65,16 +71,19 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   Schedule s = create_schedule({c});
   Stage st = s[c];
   auto [io, jo, ii, ji] = st.tile(c.axis(0), c.axis(1), Expr(int(bm)), w);
-  auto [ko, ki] = st.split(c.reduce_axis(0), Expr(int(ku)));
+  IterVar kb, k_in = c.reduce_axis(0);
+  if (kc) std::tie(kb, k_in) = st.split(k_in, Expr(int(kc)));
+  auto [ko, ki] = st.split(k_in, Expr(int(ku)));
   // The block of C stays in registers across k: rows unrolled, columns vectors.
-  st.reorder({jo, io, ko, ki, ii, ji});
+  if (kc) st.reorder({kb, jo, io, ko, ki, ii, ji});
+  else st.reorder({jo, io, ko, ki, ii, ji});
   st.vectorize(ji);
   st.unroll(ii);
   st.unroll(ki);
   Stage p = s[packed];
   p.vectorize(packed.axis(2));
-  if (fused) {
-    st.parallel(st.fuse(jo, io));
+  if (fused || kc) {
+    st.parallel(fused ? st.fuse(jo, io) : jo);
     p.parallel(packed.axis(0));
   } else {
     // Each thread packs its panel right before using it: hot in L2 while A streams by.

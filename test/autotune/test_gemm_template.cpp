@@ -1,6 +1,7 @@
 // The SGEMM template (ops::matmul_llvm): each value of each knob, on square and odd
-// shapes (1, 7, 33, 100, 513 rows, columns and reduction), computes what plain loops do
-// on random data; its bad operands are errors naming them.
+// shapes (1, 7, 33, 100, 513 rows, columns and reduction; K = 1024 so that every block
+// of K applies), computes what plain loops do on random data; its bad operands are
+// errors naming them.
 #include <tensorir/autotune/config.h>
 #include <tensorir/ops/gemm.h>
 
@@ -47,11 +48,11 @@ TEST_CASE("gemm template: default configuration on odd and square shapes", "[aut
 
 TEST_CASE("gemm template: every value of every knob", "[autotune][gemm]") {
   const autotune::Config space = knob_space(64, 64, 64);
-  REQUIRE(space.names() == std::vector<std::string>{"tile_x", "tile_y", "unroll_k", "parallel_rows"});
+  REQUIRE(space.names() == std::vector<std::string>{"tile_x", "tile_y", "unroll_k", "parallel_rows", "tile_k"});
   for (size_t knob = 0; knob < space.names().size(); ++knob)
     for (int64_t v : space.choices()[knob]) {
       const std::map<std::string, int64_t> values = {{space.names()[knob], v}};
-      for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{33, 100, 7}, {100, 33, 513}, {7, 1, 100}, {64, 64, 64}})
+      for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{33, 100, 7}, {100, 33, 513}, {7, 1, 100}, {64, 64, 64}, {13, 1024, 70}})
         check_gemm(m, k, n, autotune::Config::from_values(values));
     }
 }
