@@ -272,7 +272,7 @@ DeviceGemm make_device_gemm(const std::string &impl, const std::string &target, 
 
 // (c) The GEMM on the OpenGL device. A and B are uploaded once; each timed run is one
 // module call followed either by a wait for the device (bench::DeviceSync: "kernel") or
-// by copying C back to the CPU ("+ readback"). tensorir's tuned CPU schedule, on as many
+// by copying C back to the CPU ("+ readback"). tensorir's CPU SGEMM template, on as many
 // threads as llvmpipe runs shaders on, is timed in the same rounds for the ratio.
 void run_opengl(const bench::Options &opt) {
   std::string why;
@@ -361,7 +361,7 @@ void run_opengl(const bench::Options &opt) {
                            {"first_call_ms", bench::json_num(r.first_ms)},
                            {"max_rel_err", bench::json_num(r.err)}});
       } else {
-        table.add({std::to_string(n), std::to_string(r.threads), dev ? r.impl : "tensorir (cpu, tuned)",
+        table.add({std::to_string(n), std::to_string(r.threads), dev ? r.impl : "tensorir (cpu)",
                    bench::fmt(r.ms, 3), bench::fmt(g), bench::fmt_ratio(g / cpu_g), dev ? bench::fmt(r.readback_ms, 3) : "-",
                    dev ? bench::fmt(g_rb) : "-", dev ? bench::fmt(r.first_ms, 1) : "-", bench::fmt_sci(r.err)});
       }
