@@ -82,7 +82,10 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   st.unroll(ki);
   Stage p = s[packed];
   p.vectorize(packed.axis(2));
-  if (fused || kc) {
+  // A panel computed inside the parallel loop lives on the thread's stack: past 1 MB
+  // (K * tile_x floats) it is packed beforehand into a buffer of its own instead.
+  const bool big_panel = kk * bn * 4 > (int64_t(1) << 20);
+  if (fused || kc || big_panel) {
     st.parallel(fused ? st.fuse(jo, io) : jo);
     p.parallel(packed.axis(0));
   } else {

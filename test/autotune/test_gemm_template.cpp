@@ -57,6 +57,10 @@ TEST_CASE("gemm template: every value of every knob", "[autotune][gemm]") {
     }
 }
 
+TEST_CASE("gemm template: a panel of B too large for a thread's stack", "[autotune][gemm]") {
+  check_gemm(3, 20000, 64, {});
+}
+
 TEST_CASE("gemm template: configurations mixing knobs", "[autotune][gemm]") {
   const autotune::Config space = knob_space(100, 100, 100);
   int64_t size = 1;
