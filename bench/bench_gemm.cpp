@@ -1,5 +1,10 @@
-// Square SGEMM C = A * B (row-major): tensorir's default and tuned schedules next to
-// OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and 2 threads; then the
+// Square SGEMM C = A * B (row-major): the operator library's SGEMM template
+// (ops::matmul_llvm, B packed inside the call as the peers do) with its default knobs
+// and with the best configuration of a short search of the tuning layer (autotune::tune
+// on a Task of the template; TENSORIR_GEMM_TUNE_S seconds per size, 20 by default, 0:
+// no tuned rows; the default is kept when it times faster than the search's best) next
+// to OpenBLAS (cblas_sgemm), oneDNN (dnnl_sgemm) and Eigen, on 1 and
+// 2 threads; the column "x best peer" is the ratio to the fastest peer. Then the
 // same GEMM as OpenGL compute shaders (default schedule, shared-memory tiles) and as
 // fragment shaders, with the data already on the device; then on the OpenCL device
 // ("opencl": the operator library's GPU schedule of a matmul, which on a CPU device gives
@@ -27,6 +32,11 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <clblast_c.h>
 #endif
+#include <tensorir/autotune/config.h>
+#include <tensorir/autotune/record.h>
+#include <tensorir/autotune/task.h>
+#include <tensorir/autotune/tuner.h>
+#include <tensorir/ops/gemm.h>
 #include <tensorir/ops/nn.h>
 #include <tensorir/ops/schedule.h>
 #include <tensorir/runtime/parallel.h>
@@ -37,6 +47,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -52,10 +63,6 @@ namespace {
 
 using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-struct GemmCompute {
-  Tensor A, B, C;
-};
-
 // The default schedule: C[i, j] += A[i, k] * B[k, j] with k innermost, nothing else.
 Module build_naive(int n) {
   Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
@@ -65,49 +72,64 @@ Module build_naive(int n) {
   return build(s, {A, B, C}, "llvm", "gemm");
 }
 
-// Register-block sizes of the tuned schedule: a bm x bn block of C stays in registers
-// (bm * bn / 16 zmm accumulators) while k advances ku steps per unrolled iteration.
-struct Blocking {
-  int bm = 8, bn = 32, ku = 8;
-};
-
-// The tuned schedule.
-//  * B is packed into panels BP[j / bn][k][j % bn]: the bn columns a micro-kernel reads
-//    are contiguous for every k, so one k step loads bn / 16 full vectors.
-//  * Loops: j.outer (a panel; packed right there, so the panel is hot in L2 while all of
-//    A streams past it), i.outer, then k, and the bm x bn register block innermost:
-//    i.inner unrolled, j.inner vectorized, k unrolled by ku. LLVM keeps the block of C in
-//    zmm registers across the k loop and emits broadcast + fma.
-//  * j.outer runs in parallel: each thread packs and computes its own panels.
-Schedule schedule_tuned(int n, const Blocking &b, GemmCompute &g) {
-  TIR_USER_CHECK(n % b.bn == 0 && n % b.bm == 0 && n % b.ku == 0)
-      << "gemm size " << n << " must be a multiple of the block sizes " << b.bm << ", " << b.bn << ", " << b.ku;
-  const int bn = b.bn;
-  g.A = placeholder({n, n}, Float(32), "A");
-  g.B = placeholder({n, n}, Float(32), "B");
-  Tensor &A = g.A, &B = g.B;
-  Tensor BP = compute({n / bn, n, bn}, [&](Var x, Var y, Var z) { return B(y, x * bn + z); }, "BP");
-  IterVar k = reduce_axis({0, n}, "k");
-  g.C = compute({n, n}, [&](Var i, Var j) { return sum(A(i, k) * BP(j / bn, k, j % bn), {k}); }, "C");
-  Tensor &C = g.C;
-
-  Schedule s = create_schedule({C});
-  auto [io, jo, ii, ji] = s[C].tile(C.axis(0), C.axis(1), b.bm, bn);
-  auto [ko, ki] = s[C].split(C.reduce_axis(0), b.ku);
-  s[C].reorder({jo, io, ko, ki, ii, ji});
-  s[C].vectorize(ji);
-  s[C].unroll(ii);
-  s[C].unroll(ki);
-  s[C].parallel(jo);
-  s[BP].compute_at(s[C], jo);
-  s[BP].vectorize(BP.axis(2));
-  return s;
+// tensorir's rows use the operator library's SGEMM template (ops::matmul_llvm): "tensorir"
+// with every knob at its default, "tensorir-tuned" with the best configuration a short
+// search of the tuning layer found for that size (autotune::tune on a Task of the
+// template, TENSORIR_GEMM_TUNE_S seconds per size, 20 by default, 0 to skip; each
+// candidate timed in a child process on the runtime's threads and checked against the
+// default configuration).
+Module build_gemm(int n, autotune::Config *cfg = nullptr) {
+  Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
+  ops::MatmulKernel k = ops::matmul_llvm(A, B, cfg);
+  return build(k.schedule, {A, B, k.out}, "llvm", "gemm");
 }
 
-Module build_tuned(int n, const Blocking &b = {}) {
-  GemmCompute g;
-  Schedule s = schedule_tuned(n, b, g);
-  return build(s, {g.A, g.B, g.C}, "llvm", "gemm");
+autotune::Task gemm_task(int n) {
+  autotune::Config space = autotune::Config::define();
+  build_gemm(n, &space);
+  autotune::Task t;
+  t.name = "sgemm " + std::to_string(n);
+  t.workload = "{\"op\":\"bench_sgemm\",\"n\":" + std::to_string(n) + "}";
+  t.target = "llvm";
+  t.flops = 2.0 * n * double(n) * n;
+  t.knob_names = space.names();
+  std::vector<int64_t> defaults;
+  for (size_t i = 0; i < space.choices().size(); ++i) {
+    const std::vector<int64_t> &c = space.choices()[i];
+    t.knob_sizes.push_back(int64_t(c.size()));
+    defaults.push_back(std::find(c.begin(), c.end(), space.values()[i]) - c.begin());
+  }
+  for (size_t i = defaults.size(); i-- > 0;) t.default_index = t.default_index * t.knob_sizes[i] + defaults[i];
+  auto inst = [n](autotune::Config &cfg) {
+    Tensor A = placeholder({n, n}, Float(32), "A"), B = placeholder({n, n}, Float(32), "B");
+    ops::MatmulKernel k = ops::matmul_llvm(A, B, &cfg);
+    return autotune::Instance{k.schedule, {A, B, k.out}, "gemm"};
+  };
+  t.instantiate = [inst](int64_t index) {
+    autotune::Config cfg = autotune::Config::from_index(index);
+    return inst(cfg);
+  };
+  t.config_json = [inst](int64_t index) {
+    autotune::Config cfg = autotune::Config::from_index(index);
+    inst(cfg);
+    return cfg.json();
+  };
+  return t;
+}
+
+// The best configuration of a short search (a record, index and knob values), or none.
+std::optional<autotune::Record> tune_gemm(int n, double seconds) {
+  if (seconds <= 0) return std::nullopt;
+  autotune::TuneOptions o;
+  o.time_budget_s = seconds;
+  o.check_correctness = true;
+  o.build_threads = 1;  // the timed child runs beside at most one build
+  std::vector<autotune::Record> rs = autotune::tune({gemm_task(n)}, o);
+  const autotune::Record *best = nullptr;
+  for (const autotune::Record &r : rs)
+    if (r.error.empty() && (!best || bench::median(r.times_ms) < bench::median(best->times_ms))) best = &r;
+  if (!best) return std::nullopt;
+  return *best;
 }
 
 void set_peer_threads(int t) {
@@ -251,7 +273,7 @@ DeviceGemm make_device_gemm(const std::string &impl, const std::string &target, 
 
 // (c) The GEMM on the OpenGL device. A and B are uploaded once; each timed run is one
 // module call followed either by a wait for the device (bench::DeviceSync: "kernel") or
-// by copying C back to the CPU ("+ readback"). tensorir's tuned CPU schedule, on as many
+// by copying C back to the CPU ("+ readback"). tensorir's CPU SGEMM template, on as many
 // threads as llvmpipe runs shaders on, is timed in the same rounds for the ratio.
 void run_opengl(const bench::Options &opt) {
   std::string why;
@@ -288,7 +310,7 @@ void run_opengl(const bench::Options &opt) {
       NDArray back = g.c.to(Device::cpu());
       g.err = bench::max_rel_error(back.data_as<float>(), ce.data(), nn);
     }
-    Module cpu_m = build_tuned(n);
+    Module cpu_m = build_gemm(n);
     Function cpu_f = cpu_m("gemm");
     std::vector<std::function<void()>> engines = {[&] { cpu_f(o.a, o.b, o.c); }};
     for (DeviceGemm &g : gl) {
@@ -340,7 +362,7 @@ void run_opengl(const bench::Options &opt) {
                            {"first_call_ms", bench::json_num(r.first_ms)},
                            {"max_rel_err", bench::json_num(r.err)}});
       } else {
-        table.add({std::to_string(n), std::to_string(r.threads), dev ? r.impl : "tensorir (cpu, tuned)",
+        table.add({std::to_string(n), std::to_string(r.threads), dev ? r.impl : "tensorir (cpu)",
                    bench::fmt(r.ms, 3), bench::fmt(g), bench::fmt_ratio(g / cpu_g), dev ? bench::fmt(r.readback_ms, 3) : "-",
                    dev ? bench::fmt(g_rb) : "-", dev ? bench::fmt(r.first_ms, 1) : "-", bench::fmt_sci(r.err)});
       }
@@ -571,18 +593,41 @@ int main(int argc, char **argv) {
   bench::Table table({"size", "thr", "impl", "median ms", "GFLOP/s", "x best peer", "GF/s cpu", "max rel err"});
   std::vector<int> sizes = opt.quick ? std::vector<int>{256, 512} : std::vector<int>{512, 1024, 2048};
   double compile_ms = 0;
+  const char *tune_env = std::getenv("TENSORIR_GEMM_TUNE_S");
+  const double tune_s = tune_env ? std::atof(tune_env) : (opt.quick ? 5 : 20);
+  std::vector<std::string> tuned_configs;
   for (int n : sizes) {
     Operands o(n);
-    Module tuned = build_tuned(n);
-    Function f = tuned("gemm");
+    Module dflt = build_gemm(n);
+    Function f = dflt("gemm");
     if (n == 1024) {
       std::vector<double> t;
       for (int r = 0; r < 5; ++r) {
         auto t0 = bench::Clock::now();
-        Module m = build_tuned(n);
+        Module m = build_gemm(n);
         t.push_back(bench::ms_since(t0));
       }
       compile_ms = bench::median(t);
+    }
+    set_peer_threads(2);
+    std::optional<autotune::Record> best = tune_gemm(n, tune_s);
+    Module tuned_m = dflt;
+    if (best) {
+      autotune::Config cfg = autotune::Config::from_index(best->index);
+      tuned_m = build_gemm(n, &cfg);
+      tuned_configs.push_back(std::to_string(n) + ": " + best->config_json);
+    }
+    Function ft = tuned_m("gemm");
+    NDArray ct = NDArray::empty({n, n}, Float(32));
+    // The default configuration is a candidate too: a search on a busy machine can pick
+    // a configuration that was lucky once; the two are timed again side by side.
+    if (best) {
+      std::vector<bench::Timing> t =
+          bench::interleaved_medians({[&] { f(o.a, o.b, o.c); }, [&] { ft(o.a, o.b, ct); }}, 3, n >= 2048 ? 1 : 3);
+      if (t[0].wall_ms < t[1].wall_ms) {
+        ft = f;
+        tuned_configs.back() += " (slower than the default here: default kept)";
+      }
     }
     RowMat ce(n, n), cb(n, n), cd(n, n);
     // The engines timed, in order; an output of nullptr is Eigen's, the reference.
@@ -593,6 +638,7 @@ int main(int argc, char **argv) {
     };
     std::vector<Engine> engines;
     engines.push_back({"tensorir", [&] { f(o.a, o.b, o.c); }, o.c.data_as<float>()});
+    if (best) engines.push_back({"tensorir-tuned", [&] { ft(o.a, o.b, ct); }, ct.data_as<float>()});
 #if TENSORIR_HAVE_OPENBLAS
     engines.push_back({"openblas",
                        [&] {
@@ -636,11 +682,14 @@ int main(int argc, char **argv) {
     }
   }
   if (!opt.json) {
-    std::printf("\n(b) tuned schedule (packed B panels, 8x32 register block, parallel panels) vs peers\n"
+    std::printf("\n(b) ops::matmul_llvm (packed B panels, register blocks, parallel panels) vs peers;\n"
+                "    tensorir: default knobs, tensorir-tuned: the best of a %.0f s search per size\n", tune_s);
+    for (const std::string &c : tuned_configs) std::printf("    tuned %s\n", c.c_str());
+    std::printf(
                 "    x best peer: against the fastest of the peers (openblas, onednn, eigen) in the same case;\n"
                 "    GF/s cpu: from the thread's CPU time (1 thread), what the kernel does while it has the core\n");
     table.print();
-    if (compile_ms > 0) std::printf("\nJIT compile of the tuned 1024 GEMM (build(), median of 5): %.1f ms\n", compile_ms);
+    if (compile_ms > 0) std::printf("\nJIT compile of the default 1024 GEMM (build(), median of 5): %.1f ms\n", compile_ms);
   } else if (compile_ms > 0) {
     std::printf("{\"bench\":\"gemm\",\"case\":\"1024\",\"impl\":\"tensorir\",\"metric\":\"compile\",\"median_ms\":%.2f}\n",
                 compile_ms);

@@ -1,0 +1,99 @@
+// CPU SGEMM template: C = A x B (row-major, B [K, N]) with B packed into panels of
+// `tile_x` columns inside the call, a register block of `tile_y` rows x the panel's
+// vectors accumulating across the reduction, and panels (or panels x row blocks) in
+// parallel.
+#include <algorithm>
+#include <tuple>
+
+#include "op_util.h"
+#include "tensorir/autotune/config.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/ops/gemm.h"
+
+namespace tensorir::ops {
+
+namespace {
+
+// Panel widths that are whole vectors of 16 floats; the fallback is the widest of 64, 32
+// and 16 that divides N (no guarded last panel), else 64 with the last panel padded.
+int64_t panel_width(autotune::Config &cfg, int64_t n) {
+  int64_t fallback = 64;
+  for (int64_t w : {64, 32, 16})
+    if (n % w == 0) {
+      fallback = w;
+      break;
+    }
+  return cfg.define_knob("tile_x", {16, 32, 48, 64}, fallback);
+}
+
+}  // namespace
+
+MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *config) {
+  TIR_USER_CHECK(a.ndim() == 2 && b.ndim() == 2)
+      << "matmul_llvm: A " << a.name() << " and B " << b.name() << " must be matrices [M, K] and [K, N]";
+  const std::vector<int64_t> as = detail::const_shape(a, "matmul_llvm"), bs = detail::const_shape(b, "matmul_llvm");
+  TIR_USER_CHECK(as[1] == bs[0]) << "matmul_llvm: A " << a.name() << " has " << as[1] << " columns but B " << b.name()
+                                 << " has " << bs[0] << " rows; they must be equal";
+  detail::check_same_dtype(a, b, "matmul_llvm");
+  autotune::Config fallback;
+  autotune::Config &cfg = config ? *config : fallback;
+  const int64_t m = as[0], kk = as[1], n = bs[1];
+  // 6 x 64 by default: 24 of the 32 zmm registers accumulate, each k loads four vectors
+  // of B and broadcasts six elements of A for 24 FMAs. Narrower panels take more rows
+  // (at most 28 accumulators for 14 x 32).
+  const int64_t bn = panel_width(cfg, n);
+  const int64_t bm = std::min<int64_t>(m, cfg.define_knob("tile_y", {4, 6, 8, 10, 12, 14}, bn >= 64 ? 6 : bn == 32 ? 12 : 14));
+  const int64_t ku = cfg.define_knob("unroll_k", {1, 2, 4, 8}, 8);
+  // 0: panels in parallel, each packed by the thread that uses it; 1: panels x blocks of
+  // rows in parallel (more tasks for small N), B packed beforehand in parallel.
+  const bool fused = cfg.define_knob("parallel_rows", {0, 1}, 0);
+  // K blocking: the whole product is done one block of `tile_k` steps at a time (C
+  // accumulating in memory between blocks), so that the rows of A a block reads stay in
+  // cache while every panel passes by. 0, or a block that does not divide K: none.
+  int64_t kc = cfg.define_knob("tile_k", {0, 128, 256, 512}, 0);
+  if (kc >= kk || kk % std::max<int64_t>(kc, 1) != 0) kc = 0;
+
+  const int64_t panels = (n + bn - 1) / bn;
+  const Expr w = Expr(int(bn));
+  Tensor packed = compute(
+      detail::to_exprs({panels, kk, bn}),
+      [&](Var x, Var y, Var z) {
+        Expr j = x * w + z;
+        if (n % bn == 0) return b(y, j);
+        return if_then_else(j < Expr(int(n)), b(y, min(j, Expr(int(n - 1)))), make_zero(b.dtype()));
+      },
+      b.name() + "_packed");
+  IterVar k = reduce_axis({0, static_cast<int>(kk)}, "k");
+  Tensor c = compute(
+      detail::to_exprs({m, n}), [&](Var i, Var j) { return sum(a(i, k) * packed(j / w, k, j % w), {k}); }, "C",
+      "matmul_packed");
+
+  Schedule s = create_schedule({c});
+  Stage st = s[c];
+  auto [io, jo, ii, ji] = st.tile(c.axis(0), c.axis(1), Expr(int(bm)), w);
+  IterVar kb, k_in = c.reduce_axis(0);
+  if (kc) std::tie(kb, k_in) = st.split(k_in, Expr(int(kc)));
+  auto [ko, ki] = st.split(k_in, Expr(int(ku)));
+  // The block of C stays in registers across k: rows unrolled, columns vectors.
+  if (kc) st.reorder({kb, jo, io, ko, ki, ii, ji});
+  else st.reorder({jo, io, ko, ki, ii, ji});
+  st.vectorize(ji);
+  st.unroll(ii);
+  st.unroll(ki);
+  Stage p = s[packed];
+  p.vectorize(packed.axis(2));
+  // A panel computed inside the parallel loop lives on the thread's stack: past 1 MB
+  // (K * tile_x floats) it is packed beforehand into a buffer of its own instead.
+  const bool big_panel = kk * bn * 4 > (int64_t(1) << 20);
+  if (fused || kc || big_panel) {
+    st.parallel(fused ? st.fuse(jo, io) : jo);
+    p.parallel(packed.axis(0));
+  } else {
+    // Each thread packs its panel right before using it: hot in L2 while A streams by.
+    st.parallel(jo);
+    p.compute_at(st, jo);
+  }
+  return {s, c};
+}
+
+}  // namespace tensorir::ops
