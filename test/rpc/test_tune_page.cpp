@@ -3,6 +3,7 @@
 // candidate checked on the page against the default configuration run on the page; the
 // network built with the log runs there and matches "llvm" run here.
 #include <tensorir/autotune.h>
+#include <tensorir/graph/executor.h>
 #include <tensorir/rpc.h>
 
 #include <catch2/catch.hpp>
@@ -32,7 +33,7 @@ std::string temp_log(const std::string &target) {
 
 }  // namespace
 
-TEST_CASE("rpc page: tuning wasm and webgl kernels in the browser, the tuned network matches llvm",
+TEST_CASE("rpc page: wasm and webgl kernels tuned in the browser; the network built with the log matches llvm",
           "[rpc][page][autotune]") {
   Page p;
   // 8 channels: the convolution's channel blocks are knobs on both targets.
