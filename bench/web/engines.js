@@ -41,6 +41,15 @@ function tensorirWasm(cfg) {
   return tensorirPackage(cfg.wasmPkg, {threads: cfg.threads});
 }
 
+// The same network built with run_bench.mjs --tuning-log.
+function tensorirTuned(cfg) {
+  return tensorirPackage(cfg.tunedPkg, {});
+}
+
+function tensorirWasmTuned(cfg) {
+  return tensorirPackage(cfg.tunedWasmPkg, {threads: cfg.threads});
+}
+
 async function tfjsWebgl(cfg) {
   const tf = await import(`${NM}/@tensorflow/tfjs/dist/tf.fesm.min.js`);
   if (!(await tf.setBackend('webgl'))) throw new Error('TF.js could not start its webgl backend');
@@ -90,6 +99,8 @@ async function ortWebgl(cfg) {
 export const ENGINES = {
   'tensorir': tensorir,
   'tensorir-wasm': tensorirWasm,
+  'tensorir-tuned': tensorirTuned,
+  'tensorir-wasm-tuned': tensorirWasmTuned,
   'tfjs-webgl': tfjsWebgl,
   'onnxruntime-web-wasm': ortWasm,
   'onnxruntime-web-webgl': ortWebgl,

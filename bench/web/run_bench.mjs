@@ -5,8 +5,8 @@
 // params.bin, under the same browser flags. Each engine's output is checked against a CPU
 // reference; a wrong one is reported as WRONG. See README.md.
 //
-//   node bench/web/run_bench.mjs [--package DIR] [--wasm-package DIR] [--runs 20] [--warmup 3] [--json]
-//        [--swiftshader] [--engines a,b] [--threads N] [--profile] [--keep] [--verbose]
+//   node bench/web/run_bench.mjs [--package DIR] [--wasm-package DIR] [--tuning-log FILE] [--runs 20]
+//        [--warmup 3] [--json] [--swiftshader] [--engines a,b] [--threads N] [--profile] [--keep] [--verbose]
 import {spawnSync} from 'node:child_process';
 import {createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import http from 'node:http';
@@ -16,15 +16,16 @@ import {fileURLToPath} from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../..');
-const ALL_ENGINES = ['tensorir', 'tensorir-wasm', 'tfjs-webgl', 'onnxruntime-web-wasm', 'onnxruntime-web-webgl'];
-const BACKENDS = {'tensorir': 'webgl', 'tensorir-wasm': 'wasm', 'tfjs-webgl': 'webgl', 'onnxruntime-web-wasm': 'wasm',
+const ALL_ENGINES = ['tensorir', 'tensorir-wasm', 'tensorir-tuned', 'tensorir-wasm-tuned', 'tfjs-webgl', 'onnxruntime-web-wasm', 'onnxruntime-web-webgl'];
+const BACKENDS = {'tensorir': 'webgl', 'tensorir-wasm': 'wasm', 'tensorir-tuned': 'webgl', 'tensorir-wasm-tuned': 'wasm',
+                  'tfjs-webgl': 'webgl', 'onnxruntime-web-wasm': 'wasm',
                   'onnxruntime-web-webgl': 'webgl'};
 const TOLERANCE = 1e-3;  // max |out - ref| / max |ref|
 const log = (...a) => console.error('[bench/web]', ...a);
 
 function usage(msg) {
   if (msg) console.error(`run_bench.mjs: ${msg}`);
-  console.error('usage: node bench/web/run_bench.mjs [--package DIR] [--peer-package DIR] [--wasm-package DIR] [--runs N] [--warmup N] [--json] [--swiftshader]\n' +
+  console.error('usage: node bench/web/run_bench.mjs [--package DIR] [--peer-package DIR] [--wasm-package DIR] [--tuning-log FILE] [--runs N] [--warmup N] [--json] [--swiftshader]\n' +
                 `       [--engines ${ALL_ENGINES.join(',')}] [--threads N] [--chromium PATH] [--profile] [--keep] [--verbose]`);
   process.exit(2);
 }
@@ -39,6 +40,7 @@ function parseArgs(argv) {
     if (a === '--package') o.pkg = path.resolve(val());
     else if (a === '--peer-package') o.peerPkg = path.resolve(val());
     else if (a === '--wasm-package') o.wasmPkg = path.resolve(val());
+    else if (a === '--tuning-log') o.tuningLog = path.resolve(val());
     else if (a === '--runs') o.runs = int(val(), 1);
     else if (a === '--warmup') o.warmup = int(val(), 1);
     else if (a === '--threads') o.threads = int(val(), 1);
@@ -54,6 +56,10 @@ function parseArgs(argv) {
     } else if (a === '-h' || a === '--help') usage();
     else usage(`unknown argument '${a}'`);
   }
+  // The tuned engines run packages built with the log, next to the untuned ones.
+  const tuned = o.engines.filter(e => e.endsWith('-tuned'));
+  if (!o.tuningLog) o.engines = o.engines.filter(e => !tuned.includes(e));
+  else if (!existsSync(o.tuningLog)) usage(`--tuning-log ${o.tuningLog}: no such file`);
   return o;
 }
 
@@ -214,6 +220,15 @@ async function main() {
     log('exporting resnet18 for wasm');
     run(exporter, ['compile', 'resnet18', '--target', 'wasm', '-o', wasmDir], 'tensorir compile');
   }
+  // ResNet-18 compiled with --tuning-log for each tuned engine asked for.
+  const tunedDirs = {};
+  for (const [engine, target] of [['tensorir-tuned', 'webgl'], ['tensorir-wasm-tuned', 'wasm']]) {
+    if (!opt.engines.includes(engine)) continue;
+    tunedDirs[target] = path.join(state.work, `tuned-${target}-package`);
+    log(`exporting resnet18 for ${target} with the tuning log ${opt.tuningLog}`);
+    run(findExporter(), ['compile', 'resnet18', '--target', target, '--tuning-log', opt.tuningLog,
+                         '-o', tunedDirs[target]], 'tensorir compile');
+  }
   const meta = JSON.parse(readFileSync(path.join(pkgDir, 'model.json'), 'utf8'));
   // The peers are rebuilt from a graph in the network's own layouts: the package's when the
   // layout pass left it so, else a package exported without that pass (same weights).
@@ -243,7 +258,9 @@ async function main() {
 
   state.server = await startServer([['/bench/', HERE], ['/node_modules/', path.join(HERE, 'node_modules')],
                                     ['/pkg/', pkgDir], ['/peer/', peerDir], ['/data/', state.work],
-                                    ...(wasmDir ? [['/wasmpkg/', wasmDir]] : [])]);
+                                    ...(wasmDir ? [['/wasmpkg/', wasmDir]] : []),
+                                    ...(tunedDirs.webgl ? [['/tunedpkg/', tunedDirs.webgl]] : []),
+                                    ...(tunedDirs.wasm ? [['/tunedwasmpkg/', tunedDirs.wasm]] : [])]);
   const origin = `http://127.0.0.1:${state.server.address().port}`;
   const gpuFlags = opt.swiftshader ? ['--use-angle=swiftshader', '--enable-unsafe-swiftshader']
                                    : ['--use-angle=gl-egl', '--ignore-gpu-blocklist'];
@@ -259,7 +276,7 @@ async function main() {
 
   const servedInput = path.join(state.work, 'input.bin');  // the input may live outside the served folders
   if (ref.input !== servedInput) writeFileSync(servedInput, readFileSync(ref.input));
-  const cfg = {pkg: '/pkg', wasmPkg: '/wasmpkg', peerPkg: '/peer', onnx: '/data/model.onnx', input: '/data/input.bin', engines: opt.engines, onnxError,
+  const cfg = {pkg: '/pkg', wasmPkg: '/wasmpkg', tunedPkg: '/tunedpkg', tunedWasmPkg: '/tunedwasmpkg', peerPkg: '/peer', onnx: '/data/model.onnx', input: '/data/input.bin', engines: opt.engines, onnxError,
                threads: opt.threads, inputShape: meta.inputs[0].shape};
   log(`loading ${opt.engines.join(', ')}`);
   const setup = await page.evaluate(c => window.benchSetup(c), cfg);

@@ -85,6 +85,11 @@ std::vector<NDArray> reference_outputs(const Module &module, const std::string &
   return out;
 }
 
+std::vector<NDArray> Runner::outputs(const Module &module, const std::string &function,
+                                     const std::vector<NDArray> &args) {
+  return reference_outputs(module, function, args);
+}
+
 namespace {
 
 template <typename T>

@@ -138,8 +138,10 @@ class TaskTuner {
     return it->second;
   }
 
+  // Built and run by the runner, where candidates run (a browser page for "wasm" and
+  // "webgl"). Marked built only once it has outputs, so that a failure is every checked
+  // candidate's error rather than leaving the rest unchecked.
   void add_reference() {
-    reference_built_ = true;
     Module ref;
     std::string function;
     try {
@@ -152,8 +154,14 @@ class TaskTuner {
     }
     const FuncSignature &sig = signature_of(ref, function);
     Arguments a{make_arguments(sig, o_.seed), {}};
-    a.expected = reference_outputs(ref, function, a.args);
+    try {
+      a.expected = runner_.outputs(ref, function, a.args);
+    } catch (const std::exception &e) {
+      TIR_USER_CHECK(false) << "tuning task '" << task_.name << "': the reference configuration of the correctness "
+                            << "check does not run: " << e.what();
+    }
     arguments_[signature_key(sig)] = std::move(a);
+    reference_built_ = true;
   }
 
   const Task &task_;

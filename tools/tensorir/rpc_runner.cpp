@@ -7,6 +7,28 @@ namespace tensorir::cli {
 
 namespace {
 
+// A candidate uploaded with its arguments on the remote's device; the remote frees the
+// module and the arrays when this goes.
+struct OnRemote {
+  Module module;
+  std::vector<NDArray> arrays;
+  std::vector<Arg> args;
+
+  OnRemote(const rpc::Session &session, const Module &local, const std::vector<NDArray> &host) {
+    module = session.load(local);
+    const Device dev = session.device(local.node()->backend());
+    for (const NDArray &a : host) arrays.push_back(a.to(dev));
+    for (const NDArray &a : arrays) args.emplace_back(a);
+  }
+
+  std::vector<NDArray> call(const std::string &function) {
+    module(function).call(args);
+    std::vector<NDArray> got;
+    for (const NDArray &a : arrays) got.push_back(a.to(Device::cpu()));
+    return got;
+  }
+};
+
 class RpcRunner : public autotune::Runner {
  public:
   RpcRunner(std::string address, std::string key) : address_(std::move(address)), key_(std::move(key)) {
@@ -17,21 +39,12 @@ class RpcRunner : public autotune::Runner {
                               const std::vector<NDArray> *expected, const autotune::MeasureOptions &options) override {
     autotune::MeasureResult r;
     try {
-      if (!session_.defined()) session_ = rpc::connect(address_, key_);
-      const Module remote = session_.load(module);
-      const Device dev = session_.device(module.node()->backend());
-      std::vector<NDArray> on_remote;
-      std::vector<Arg> call_args;
-      for (const NDArray &a : args) on_remote.push_back(a.to(dev));
-      for (const NDArray &a : on_remote) call_args.emplace_back(a);
+      OnRemote remote(session(), module, args);
       if (expected) {
-        remote(function).call(call_args);
-        std::vector<NDArray> got;
-        for (const NDArray &a : on_remote) got.push_back(a.to(Device::cpu()));
-        r.error = autotune::check_outputs(got, *expected);
+        r.error = autotune::check_outputs(remote.call(function), *expected);
         if (!r.error.empty()) return r;
       }
-      r.times_ms = remote.time_evaluator(function, options.time).call(call_args).times_ms;
+      r.times_ms = remote.module.time_evaluator(function, options.time).call(remote.args).times_ms;
     } catch (const std::exception &e) {
       r.error = std::string("rpc error: ") + e.what();
       session_ = rpc::Session();  // connect again for the next candidate
@@ -39,7 +52,23 @@ class RpcRunner : public autotune::Runner {
     return r;
   }
 
+  // The reference runs on the remote too: "wasm" and "webgl" kernels do not run here.
+  std::vector<NDArray> outputs(const Module &module, const std::string &function,
+                               const std::vector<NDArray> &args) override {
+    try {
+      return OnRemote(session(), module, args).call(function);
+    } catch (const std::exception &) {
+      session_ = rpc::Session();
+      throw;
+    }
+  }
+
  private:
+  const rpc::Session &session() {
+    if (!session_.defined()) session_ = rpc::connect(address_, key_);
+    return session_;
+  }
+
   std::string address_, key_;
   rpc::Session session_;
 };

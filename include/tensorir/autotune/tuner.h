@@ -45,6 +45,11 @@ class Runner {
   virtual MeasureResult run(const Module &module, const std::string &function,
                             const std::vector<NDArray> &args, const std::vector<NDArray> *expected,
                             const MeasureOptions &options) = 0;
+  // Calls `function` once on copies of `args` where the runner runs kernels and returns
+  // the arrays after the call: the correctness check's reference. By default here, which
+  // suits only kinds that run in this process (TargetCaps::runs_in_process).
+  virtual std::vector<NDArray> outputs(const Module &module, const std::string &function,
+                                       const std::vector<NDArray> &args);
 };
 
 // Times each candidate here, in a child process of its own (fork), so that a kernel that
