@@ -196,7 +196,7 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
   // conv1: 3 input channels in one block, 16 output channels per vector, 2 blocks of them
   // by 7 columns per register tile.
   CHECK(tasks[0].config_json(tasks[0].default_index) ==
-        "{\"block_ci\":3,\"block_co\":16,\"tile_oc\":2,\"tile_ow\":7,\"reduce_order\":0,\"unroll_inner\":0,"
+        "{\"tile_oc\":2,\"tile_ow\":7,\"reduce_order\":0,\"unroll_inner\":0,"
         "\"parallel\":0}");
 }
 
