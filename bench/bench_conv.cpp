@@ -2,7 +2,8 @@
 // batch 1, NCHW in and out. tensorir's default schedule and a tuned one next to
 // im2col + OpenBLAS sgemm, on 1 and 2 threads, then the default schedule as OpenGL
 // compute shaders and as fragment shaders with the data already on the device, all
-// checked against plain C++ loops.
+// checked against plain C++ loops; then ResNet-18's 3x3 layers directly and by Winograd
+// (conv_winograd.h).
 //   bench_conv [--quick] [--json] [--no-gpu]
 #include <cblas.h>
 #include <tensorir/runtime/parallel.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "common.h"
+#include "conv_winograd.h"
 
 using namespace tensorir;
 
@@ -354,6 +356,7 @@ int main(int argc, char **argv) {
     table.print();
     std::printf("JIT compile of the tuned conv (build()): %.1f ms\n", compile_ms);
   }
+  ok = bench_winograd::run_layers(opt) && ok;
   if (opt.gpu) ok = run_opengl(opt, case_name, in, w, f_tuned, ref) && ok;
   if (!opt.json) {
     bench::print_machine_load("at the end");

@@ -3,8 +3,10 @@
 // Runtime through Node.js (onnxruntime-node, fed the same model exported to ONNX opset 13 by
 // that script), with the same thread count, in one run. bench/install-peers.sh installs the
 // peers first (Debian packages, npm ci into bench/peers); a peer that still cannot run gets
-// a row saying why. Each peer's row carries the ratio tensorir / peer. Ends with the ten
-// slowest kernels on "llvm".
+// a row saying why. Each peer's row carries the ratio tensorir / peer. tensorir runs as
+// graph::build makes it (Winograd for the 3x3 layers where it pays) and with every
+// convolution direct (BuildOptions::winograd = 0), alternating. Ends with the ten slowest
+// kernels on "llvm".
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
 #include <tensorir/runtime/parallel.h>
@@ -52,6 +54,10 @@ int main(int argc, char **argv) {
 
   const graph::Graph g = graph::resnet18(1);
   graph::CompiledModel m = graph::build(g, "llvm");
+  // The same without Winograd convolutions: every 3x3 layer direct, as before them.
+  graph::BuildOptions direct_options;
+  direct_options.winograd = 0;
+  graph::CompiledModel direct = graph::build(g, "llvm", direct_options);
   const NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 42);
   const std::map<std::string, NDArray> inputs{{"data", input}};
   if (!o.json) std::printf("llvm: %zu kernels compiled in %.2f s\n\n", m.num_kernels(), m.compile_ms() / 1e3);
@@ -70,12 +76,20 @@ int main(int argc, char **argv) {
   const int saved_threads = num_threads();
   for (int threads : {1, 2}) {
     set_num_threads(threads);
-    const double ms = bench::median_ms([&] { m.run(inputs); }, reps, 2);
-    if (o.json)
+    const std::vector<bench::Timing> ours =
+        bench::interleaved_medians({[&] { m.run(inputs); }, [&] { direct.run(inputs); }}, 2, reps / 2, 0, 2);
+    const double ms = ours[0].wall_ms, direct_ms = ours[1].wall_ms;
+    if (o.json) {
       bench::print_json("resnet18", kCase, "tensorir", threads, ms, bench::gflops(kFlops, ms));
-    else
+      bench::print_json("resnet18", kCase, "tensorir-direct", threads, direct_ms, bench::gflops(kFlops, direct_ms),
+                        {{"ratio", bench::json_num(ms / direct_ms)}});
+    } else {
       table.add({"tensorir (llvm)", std::to_string(threads), bench::fmt(ms, 2), bench::fmt(bench::gflops(kFlops, ms)),
-                 "1.00", ""});
+                 "1.00", "Winograd where it pays (BuildOptions::winograd)"});
+      table.add({"tensorir (llvm, direct)", std::to_string(threads), bench::fmt(direct_ms, 2),
+                 bench::fmt(bench::gflops(kFlops, direct_ms)), bench::fmt(ms / direct_ms, 2),
+                 "winograd = 0: every 3x3 layer direct"});
+    }
 
     for (const std::string engine : {"pytorch", "onnxruntime"}) {
       PeerResult r;

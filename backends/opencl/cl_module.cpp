@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backends/glsl/common/glsl_helpers.h"
+#include "backends/glsl/compute/compute_json.h"
 #include "backends/glsl/compute/compute_module.h"
 #include "backends/opencl/cl_module.h"
 #include "backends/opencl/cl_runtime.h"
@@ -120,6 +121,10 @@ class OpenCLModuleNode final : public ModuleNode {
 
   std::string backend() const override { return "opencl"; }
 
+  void save(const std::string &path, const std::string &format) const override {
+    glsl::save_gpu_json(path, format, backend(), sigs_, funcs_);
+  }
+
  private:
   void launch(const Context &c, const FuncSignature &sig, const ComputeKernel &k, cl_kernel kernel,
               const std::vector<ArgValue> &args, const std::vector<NDArray> &buffers,
@@ -203,6 +208,14 @@ Module build_opencl(const std::vector<LoweredFunc> &funcs, const Target &target)
   }
   TIR_USER_CHECK(!sigs.empty()) << "build() for target '" << target.str() << "' got no functions";
   return Module(Ref<const ModuleNode>(new OpenCLModuleNode(std::move(sigs), std::move(programs), device)));
+}
+
+Module load_opencl(const std::string &path, Device device) {
+  TIR_USER_CHECK(device.kind == Device::OpenCL) << "Module::load(\"" << path << "\"): an \"opencl\" module runs on an "
+                                                << "OpenCL device (Device::opencl(i)), not " << device;
+  glsl::GpuJsonModule m = glsl::read_gpu_json(path, "opencl", Device::OpenCL);
+  glsl::check_gpu_json_limits(path, m, compute_limits(Target("opencl -device=" + std::to_string(device.id))));
+  return Module(Ref<const ModuleNode>(new OpenCLModuleNode(std::move(m.sigs), std::move(m.funcs), device.id)));
 }
 
 }  // namespace tensorir::opencl

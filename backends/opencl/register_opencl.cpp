@@ -5,6 +5,7 @@
 #include "backends/opencl/cl_module.h"
 #include "backends/opencl/cl_runtime.h"
 #include "backends/opencl/cl_target.h"
+#include "runtime/module_loaders.h"
 #include "tensorir/build.h"
 #include "tensorir/error.h"
 #include "tensorir/target_kind.h"
@@ -60,6 +61,7 @@ tensorir::TargetKindInfo opencl_kind() {
 const bool registered = [] {
   tensorir::register_target_kind(opencl_kind());
   tensorir::register_backend("opencl", tensorir::opencl::build_opencl);
+  tensorir::runtime::register_module_loader("gpu-json", tensorir::Device::OpenCL, tensorir::opencl::load_opencl);
   return true;
 }();
 

@@ -77,6 +77,11 @@ class ComputeExecutable final : public glsl::Executable {
     check_gl_error("running " + sig.name);
   }
 
+  void finish() const override {
+    GLScope scope;
+    glFinish();
+  }
+
  private:
   void release() noexcept {
     for (auto &f : programs_)

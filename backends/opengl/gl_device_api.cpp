@@ -84,6 +84,15 @@ class OpenGLDeviceAPI final : public DeviceAPI {
     }
   }
 
+  // A view at offset 0 is the same buffer object read as another shape and dtype (the RPC
+  // server keeps arrays as bytes and calls modules on typed views); GL has no sub-buffers.
+  bool has_view(Device, const void *, size_t offset) const override { return offset == 0; }
+  void *view(Device, void *data, size_t offset, size_t nbytes) override {
+    if (offset != 0) return nullptr;
+    return new GLBuffer{static_cast<GLBuffer *>(data)->id, nbytes};
+  }
+  void free_view(Device, void *view) noexcept override { delete static_cast<GLBuffer *>(view); }
+
  private:
   static void check_device(Device dev) {
     TIR_USER_CHECK(dev.kind == Device::OpenGL && dev.id == 0)

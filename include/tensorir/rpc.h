@@ -42,6 +42,10 @@ struct ConnectOptions {
   std::string token;
   // Frames larger than this are refused (docs/rpc.md).
   uint64_t max_frame_bytes = uint64_t(1) << 30;
+  // How long a request may wait for its reply (a module's call or timing included); a
+  // later reply throws an Error naming the key and the request, and closes the session.
+  // 0: no limit.
+  int request_timeout_ms = 5 * 60 * 1000;
 };
 
 // One device of the remote, as it describes itself.
@@ -99,8 +103,9 @@ class Session {
   // Uploads a compiled module; its functions run on the remote (Module::operator(),
   // Module::time_evaluator), on arrays of the remote's device named after the module's
   // backend (device("webgl") for a "webgl" module). "webgl" and "wasm" modules go to a
-  // page; "llvm" modules (as a shared object) to a server. Other backends, and a remote
-  // without that device, throw. The module is freed there when the last handle goes.
+  // page; "llvm" modules (as a shared object) and "opengl" compute and "opencl" modules
+  // (as gpu-json, Module::save: every launch size constant) to a server. Other backends,
+  // and a remote without that device, throw. The module is freed there when the last handle goes.
   Module load(const Module &module) const;
   // Uploads a compiled model: "webgl" and "wasm" builds to a page (as a web package),
   // "llvm" builds to a server (as a saved model).

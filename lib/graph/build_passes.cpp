@@ -18,6 +18,17 @@ int gpu_channel_block(const Target &t, bool strategies) {
   return c.texture_channel_block > 0 ? c.texture_channel_block : strategies ? c.work_item_vector_lanes : 0;
 }
 
+// The tile of each eligible convolution: BuildOptions::winograd_tile_for, else the
+// forced tile, else the measured default where it was measured.
+std::function<int(const Graph &, const Node &)> winograd_policy(const BuildOptions &o, const Target &target) {
+  if (o.winograd_tile_for) return o.winograd_tile_for;
+  TIR_USER_CHECK(o.winograd == BuildOptions::kWinogradAuto || o.winograd == 0 || o.winograd == 2 ||
+                 o.winograd == 4 || o.winograd == 6)
+      << "BuildOptions::winograd = " << o.winograd << "; use kWinogradAuto (-1), 0 (off), 2, 4 or 6";
+  if (o.winograd != BuildOptions::kWinogradAuto) return [m = o.winograd](const Graph &, const Node &) { return m; };
+  if (target.caps().small_vector_registers) return [](const Graph &, const Node &) { return 0; };
+  return default_winograd_tile;
+}
 }  // namespace
 
 Graph build_passes(const Graph &input_graph, const Target &target, const BuildOptions &options,
@@ -38,6 +49,10 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
     g = tuned ? alter_conv_layout(g, options.fuse_operators, blocks)
               : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
+  }
+  if (tuned && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
+    g = winograd_conv2d(g, winograd_policy(options, target));
+    g = fold_constants(g);  // transforms the weights once, here
   }
   if (options.alter_layout && tuned)
     g = alter_dense_layout(g, [&](const Graph &graph, const Node &dense) {

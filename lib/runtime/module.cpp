@@ -231,7 +231,7 @@ std::vector<double> ModuleNode::time(size_t index, const std::vector<ArgValue> &
 
 void ModuleNode::save(const std::string &path, const std::string &format) const {
   TIR_THROW() << "the " << backend() << " backend cannot save its compiled code (asked for '" << format
-              << "' at " << path << "); only llvm modules can be saved";
+              << "' at " << path << "); llvm, wasm, \"opengl\" compute and opencl modules can be saved";
 }
 
 Function Module::operator()(const std::string &name) const {

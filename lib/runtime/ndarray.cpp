@@ -213,7 +213,7 @@ NDArray NDArray::view(const std::vector<int64_t> &shape, Type dtype, size_t byte
   const NDArrayNode &nd = node();
   TIR_USER_CHECK(has_view(nd.device, nd.data, byte_offset))
       << "NDArray::view: the array is on " << nd.device << ", whose storage has no view at offset " << byte_offset
-      << "; views exist for CPU arrays, and on OpenCL at offsets the device aligns sub-buffers to";
+      << "; views exist for CPU arrays, on OpenGL at offset 0, and on OpenCL at offsets the device aligns sub-buffers to";
   TIR_USER_CHECK(is_storable(dtype)) << "NDArray::view: cannot store elements of type " << dtype;
   const int64_t n = checked_numel(shape, dtype);
   const size_t need = static_cast<size_t>(n) * static_cast<size_t>(dtype.bytes());

@@ -1,7 +1,8 @@
 // Helpers shared by the RPC client tests: the kernels and network they send to remotes,
-// and how results are compared.
+// and how results are compared (with those of the same schedule built for "llvm").
 #pragma once
 #include <tensorir/graph/graph.h>
+#include <tensorir/rpc.h>
 #include <tensorir/tensorir.h>
 
 #include <algorithm>
@@ -46,6 +47,35 @@ inline void check_close(const std::vector<float> &got, const std::vector<float> 
     INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
     REQUIRE(std::fabs(double(got[i]) - double(want[i])) <= tol * (1 + scale));
   }
+}
+
+// The extents of a tensor of constant shape.
+inline std::vector<int64_t> const_shape(const Tensor &t) {
+  std::vector<int64_t> shape;
+  for (const Expr &e : t.shape()) shape.push_back(e.as<IntImmNode>()->value);
+  return shape;
+}
+
+// Runs `name` of the schedule built for `target` on the remote and for "llvm" here, on the
+// same random inputs (every argument but the last), and compares the last argument.
+inline void check_remote_vs_llvm(rpc::Session &remote, const std::string &target, const Schedule &s,
+                                 const std::vector<Tensor> &args, const std::string &name, double tol) {
+  const std::vector<BuildArg> build_args(args.begin(), args.end());
+  Module local = build(s, build_args, "llvm", name);
+  Module rm = remote.load(build(s, build_args, target, name));
+  const Device dev = remote.device(target);
+  std::vector<Arg> here, there;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const bool input = i + 1 < args.size();
+    NDArray a = input ? NDArray::random(const_shape(args[i]), Float(32), 10 + i)
+                      : NDArray::empty(const_shape(args[i]), Float(32));
+    here.push_back(a);
+    there.push_back(a.to(dev));
+  }
+  local(name).call(here);
+  rm(name).call(there);
+  check_close(std::get<NDArray>(there.back()).to(Device::cpu()).to_vector<float>(),
+              std::get<NDArray>(here.back()).to_vector<float>(), tol);
 }
 
 }  // namespace tensorir::rpc_test

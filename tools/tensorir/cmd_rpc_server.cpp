@@ -1,4 +1,4 @@
-// tensorir rpc server: runs and times "llvm" modules and saved models for RPC clients
+// tensorir rpc server: runs and times "llvm", "opengl" and "opencl" modules and saved models for RPC clients
 // (docs/rpc.md), directly and, with --proxy, through a proxy under its key.
 //
 //   tensorir rpc server --port 9091
@@ -54,7 +54,7 @@ void add_rpc_server(CLI::App &rpc) {
   auto args = std::make_shared<ServerArgs>();
   rpc::server::ServerOptions &o = args->options;
   CLI::App *cmd = rpc.add_subcommand(
-      "server", "run and time \"llvm\" modules and saved models for RPC clients, directly or through a proxy");
+      "server", "run and time \"llvm\", \"opengl\" and \"opencl\" modules and saved models for RPC clients, directly or through a proxy");
   cmd->add_option("--host", o.host, "address to listen on (another than 127.0.0.1 needs --token)")
       ->capture_default_str();
   cmd->add_option("--port", o.port, "port to listen on; 0: any free port")->capture_default_str();

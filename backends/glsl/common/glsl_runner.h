@@ -37,6 +37,8 @@ class Executable {
   virtual ~Executable() = default;
   // Runs function `index` of the program (arguments as ModuleNode::invoke gets them).
   virtual void invoke(size_t index, const std::vector<ArgValue> &args, const std::vector<NDArray> &buffers) const = 0;
+  // Waits until the device has done everything invoked so far (for timing calls).
+  virtual void finish() const {}
 };
 
 class Runner {

@@ -9,6 +9,9 @@
 
 #include "backends/glsl/common/glsl_runner.h"
 #include "backends/glsl/compute/codegen_compute_loops.h"
+#include "backends/glsl/compute/compute_json.h"
+#include "runtime/module_loaders.h"
+#include "runtime/time_calls.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
@@ -32,6 +35,17 @@ class ComputeModuleNode : public ModuleNode {
     exec_->invoke(index, args, buffers);
   }
 
+  // The clock stops once the GPU has run the calls, not when they are queued.
+  std::vector<double> time(size_t index, const std::vector<ArgValue> &args, const std::vector<NDArray> &buffers,
+                           const TimeOptions &options) const override {
+    return runtime::time_calls(
+        [&] {
+          invoke(index, args, buffers);
+          exec_->finish();
+        },
+        options);
+  }
+
   std::string source(const std::string &format) const override {
     TIR_USER_CHECK(format == "glsl") << "the opengl backend has no source format '" << format
                                      << "'; available formats: glsl";
@@ -42,6 +56,10 @@ class ComputeModuleNode : public ModuleNode {
   }
 
   std::string backend() const override { return "opengl"; }
+
+  void save(const std::string &path, const std::string &format) const override {
+    save_gpu_json(path, format, backend(), program_->sigs, program_->funcs);
+  }
 
  private:
   std::shared_ptr<const ComputeProgram> program_;
@@ -67,6 +85,12 @@ void link_sources(const LoweredFunc &f, const ComputeFunction &fp, ComputeKernel
         << "', which is neither an argument nor a shape variable; pass it in the argument list of build()";
     k.uniform_sources.push_back(static_cast<size_t>(it - fp.values.begin()));
   }
+}
+
+// The program's shaders compiled by the runtime, as a Module.
+Module compiled(std::shared_ptr<const ComputeProgram> program, const Runner &r) {
+  std::unique_ptr<Executable> exec = r.compute(program);
+  return Module(Ref<const ModuleNode>(new ComputeModuleNode(std::move(program), std::move(exec))));
 }
 
 }  // namespace
@@ -142,8 +166,30 @@ Module build_opengl_compute(const std::vector<LoweredFunc> &funcs, const Target 
     program->sigs.push_back(make_signature(f, Device::OpenGL));
     program->funcs.push_back(build_compute_function(f, program->limits));
   }
-  std::unique_ptr<Executable> exec = r.compute(program);
-  return Module(Ref<const ModuleNode>(new ComputeModuleNode(std::move(program), std::move(exec))));
+  return compiled(std::move(program), r);
 }
+
+namespace {
+
+// A gpu-json file of an "opengl" module (compute_json.h), compiled on this context.
+Module load_opengl_compute(const std::string &path, Device device) {
+  TIR_USER_CHECK(device == Device::opengl()) << "Module::load(\"" << path << "\"): an \"opengl\" module runs on "
+                                             << Device::opengl() << ", not " << device;
+  const Runner &r = runner("loading " + path);
+  GpuJsonModule m = read_gpu_json(path, "opengl", Device::OpenGL);
+  auto program = std::make_shared<ComputeProgram>();
+  program->limits = compute_limits(r.device(), Target("opengl"));
+  check_gpu_json_limits(path, m, program->limits);
+  program->sigs = std::move(m.sigs);
+  program->funcs = std::move(m.funcs);
+  return compiled(std::move(program), r);
+}
+
+const bool registered = [] {
+  runtime::register_module_loader(kGpuJsonFormat, Device::OpenGL, load_opengl_compute);
+  return true;
+}();
+
+}  // namespace
 
 }  // namespace tensorir::glsl

@@ -94,6 +94,22 @@ Graph alter_dense_layout(const Graph &g);
 using DensePanelFn = std::function<int(const Graph &g, const Node &dense)>;
 Graph alter_dense_layout(const Graph &g, const DensePanelFn &panel);
 
+// Winograd F(m x m, 3 x 3) for the CPU schedules (graph::build on "llvm" and "wasm",
+// BuildOptions::winograd): every conv2d that winograd_eligible accepts and for which
+// `tile_for(g, node)` returns m = 2, 4 or 6 becomes conv2d_winograd(x,
+// winograd_weight_transform(W)) with attributes tile, padding and out_layout (the
+// transform a new node "<weight>.winograd<m>"; run fold_constants afterwards to compute
+// it once). 0 leaves the node a direct convolution. Run after alter_conv_layout: the
+// data (NCHW or NCHW<c>c) and the result layout are kept, the packed weight is read as
+// it is.
+Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &g, const Node &conv)> &tile_for);
+// A conv2d Winograd computes: 3x3, strides and dilation 1, groups 1, a float32 constant
+// weight (OIHW or packed by alter_conv_layout).
+bool winograd_eligible(const Graph &g, const Node &conv);
+// The tile measured faster than the direct convolution for `conv`'s shape on the CPU,
+// or 0 (direct): BuildOptions::winograd's default.
+int default_winograd_tile(const Graph &g, const Node &conv);
+
 // Operator nodes computed by one kernel: a chain where every node but the last has the
 // next as its only reader.
 struct FusedGroup {

@@ -74,8 +74,9 @@ struct ModuleNode : Object {
   virtual std::string source(const std::string &format) const = 0;
   virtual std::string backend() const = 0;
   // Writes the compiled functions to `path` in `format` ("o": a relocatable object, "so":
-  // a shared library, for the llvm backend). The default throws an Error naming the
-  // backend: not every backend's code can leave the process.
+  // a shared library, for the llvm backend; "gpu-json" for "opengl" compute and "opencl").
+  // The default throws an Error naming the backend: not every backend's code can leave
+  // the process.
   virtual void save(const std::string &path, const std::string &format) const;
   // Times function `index` on checked, packed arguments as TimeOptions says: each repeat's
   // mean milliseconds per call. The default calls invoke() under a steady clock; a
@@ -145,8 +146,13 @@ class Module {
   }
   std::string source(const std::string &format) const;
   // Writes the compiled functions to `path` in `format` (ModuleNode::save: "o" or "so" for
-  // llvm, "wasm" for wasm); a backend whose code cannot leave the process throws an Error.
+  // llvm, "wasm" for wasm, "gpu-json" for "opengl" compute and "opencl", when every launch
+  // size is a constant); a backend whose code cannot leave the process throws an Error.
   void save(const std::string &path, const std::string &format) const;
+  // Reads a file that Module::save wrote in a format whose code runs on a device
+  // ("gpu-json": an "opengl" or "opencl" module, on Device::opengl() or Device::opencl(i));
+  // throws an Error naming the formats and devices this build reads.
+  static Module load(const std::string &path, const std::string &format, Device device);
   std::vector<std::string> function_names() const;
   bool defined() const { return n_.defined(); }
   const ModuleNode *node() const { return n_.get(); }

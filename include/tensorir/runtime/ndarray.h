@@ -60,7 +60,8 @@ class NDArray {
   // An array of `shape` and `dtype` over this one's storage from `byte_offset` on (no
   // copy): writes through either are seen by both, and the view keeps this storage
   // alive. The view must fit in nbytes(). CPU arrays, and arrays on devices whose storage
-  // has views at that offset (OpenCL: sub-buffers, at offsets the device aligns them to).
+  // has views at that offset (OpenGL: offset 0; OpenCL: sub-buffers, at offsets the
+  // device aligns them to).
   NDArray view(const std::vector<int64_t> &shape, Type dtype, size_t byte_offset = 0) const;
   // Copies from a host buffer of exactly nbytes() bytes.
   void copy_from_bytes(const void *src, size_t nbytes);

@@ -1,6 +1,11 @@
 // rpc::connect: the `connect` handshake (docs/rpc.md), and the Session's own methods.
+#include <algorithm>
+#include <atomic>
+#include <climits>
+
 #include "rpc/client/session_impl.h"
 #include "rpc/client/session_table.h"
+#include "rpc/client/watchdog.h"
 #include "tensorir/error.h"
 
 namespace tensorir::rpc {
@@ -46,9 +51,21 @@ Session connect(const std::string &address, const std::string &key, const Connec
   const std::string who = "rpc::connect(\"" + address + "\", key '" + key + "')";
   TIR_USER_CHECK(!key.empty()) << who << ": the key is empty; name the remote's key, e.g. \"browser\"";
   TIR_USER_CHECK(options.timeout_ms >= 0) << who << ": timeout_ms is negative (" << options.timeout_ms << ")";
+  TIR_USER_CHECK(options.request_timeout_ms >= 0)
+      << who << ": request_timeout_ms is negative (" << options.request_timeout_ms << "); 0 means no limit";
   std::unique_ptr<Connection> conn = Connection::dial(address, options.max_frame_bytes);
   Frame f;
+  // A peer that never answers `connect`: the proxy's wait for a remote, then a request's.
+  const int handshake_ms = options.request_timeout_ms == 0
+                               ? 0
+                               : int(std::min<int64_t>(INT_MAX, int64_t(options.timeout_ms) + options.request_timeout_ms));
+  std::atomic<bool> late{false};
+  Watchdog dog;
   try {
+    const ArmedWatchdog deadline(dog, handshake_ms, [&] {
+      late = true;
+      conn->close();
+    });
     conn->send({{"type", "connect"},
                 {"v", kProtocolVersion},
                 {"key", key},
@@ -56,6 +73,8 @@ Session connect(const std::string &address, const std::string &key, const Connec
                 {"timeout_ms", options.timeout_ms}});
     f = conn->receive();
   } catch (const Error &e) {
+    if (late) TIR_THROW() << who << ": no answer to `connect` came within " << handshake_ms
+                          << " ms (ConnectOptions::timeout_ms + request_timeout_ms); is it a tensorir rpc proxy or server?";
     TIR_THROW() << who << ": the handshake failed: " << e.what();
   }
   const std::string type = f.header["type"].get<std::string>();
@@ -69,7 +88,8 @@ Session connect(const std::string &address, const std::string &key, const Connec
   const json info = f.header.contains("info") ? f.header["info"] : json();
   std::vector<RemoteDeviceInfo> devices = parse_devices(info, who);
   Session s;
-  s.impl_ = SessionImpl::open(std::move(conn), address, key, info, std::move(devices), options.max_frame_bytes);
+  s.impl_ = SessionImpl::open(std::move(conn), address, key, info, std::move(devices), options.max_frame_bytes,
+                              options.request_timeout_ms);
   return s;
 }
 

@@ -37,6 +37,8 @@ const std::map<std::string, Upload> &uploads() {
       {"llvm", {"so", [](const Module &m) { return saved_as(m, "so"); }}},
       {"wasm", {"wasm", [](const Module &m) { return saved_as(m, "wasm"); }}},
       {"webgl", {"webgl-json", [](const Module &m) { return m.source("webgl-json"); }}},
+      {"opengl", {"gpu-json", [](const Module &m) { return saved_as(m, "gpu-json"); }}},
+      {"opencl", {"gpu-json", [](const Module &m) { return saved_as(m, "gpu-json"); }}},
   };
   return table;
 }

@@ -11,19 +11,20 @@ namespace tensorir::rpc {
 using nlohmann::json;
 
 SessionImpl::SessionImpl(std::unique_ptr<Connection> conn, std::string address, std::string key, json info,
-                         std::vector<RemoteDeviceInfo> devices, uint64_t max_frame_bytes)
+                         std::vector<RemoteDeviceInfo> devices, uint64_t max_frame_bytes, int request_timeout_ms)
     : conn_(std::move(conn)),
       address_(std::move(address)),
       key_(std::move(key)),
       info_(std::move(info)),
       devices_(std::move(devices)),
-      max_frame_bytes_(max_frame_bytes) {}
+      max_frame_bytes_(max_frame_bytes),
+      request_timeout_ms_(request_timeout_ms) {}
 
 std::shared_ptr<SessionImpl> SessionImpl::open(std::unique_ptr<Connection> conn, std::string address,
                                                std::string key, json info, std::vector<RemoteDeviceInfo> devices,
-                                               uint64_t max_frame_bytes) {
+                                               uint64_t max_frame_bytes, int request_timeout_ms) {
   std::shared_ptr<SessionImpl> s(new SessionImpl(std::move(conn), std::move(address), std::move(key), std::move(info),
-                                                 std::move(devices), max_frame_bytes));
+                                                 std::move(devices), max_frame_bytes, request_timeout_ms));
   std::vector<std::string> names;
   for (const RemoteDeviceInfo &d : s->devices_) names.push_back(d.name);
   s->serial_ = register_session(s, s->label(), names);
@@ -99,10 +100,19 @@ Frame SessionImpl::request(const std::string &op, json fields, std::string_view 
   check_open();
   Frame reply;
   int64_t id = 0;
+  std::atomic<bool> late{false};
+  std::string late_reason;
   try {
     id = send(op, std::move(fields), payload);
+    late_reason = "no reply to '" + op + "' (request " + std::to_string(id) + ") came within " +
+                  std::to_string(request_timeout_ms_) + " ms (ConnectOptions::request_timeout_ms)";
+    const ArmedWatchdog deadline(watchdog_, request_timeout_ms_, [&] {
+      late = true;
+      close(late_reason);
+    });
     reply = conn_->receive();
   } catch (const Error &e) {
+    if (late) TIR_THROW() << "remote '" << key_ << "': " << late_reason << "; the RPC session with " << label() << " is closed";
     check_open();  // closed here, by Session::close in another thread
     fail("the connection broke during '" + op + "' (" + e.what() + ")");
   }

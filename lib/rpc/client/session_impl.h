@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rpc/client/watchdog.h"
 #include "rpc/connection.h"
 #include "tensorir/rpc.h"
 
@@ -21,7 +22,7 @@ class SessionImpl {
   // Registers the session in the table of live sessions (session_table.h).
   static std::shared_ptr<SessionImpl> open(std::unique_ptr<Connection> conn, std::string address, std::string key,
                                            nlohmann::json info, std::vector<RemoteDeviceInfo> devices,
-                                           uint64_t max_frame_bytes);
+                                           uint64_t max_frame_bytes, int request_timeout_ms);
   ~SessionImpl();
   // *impl, or an Error for a Session that was never connected.
   static SessionImpl &of(const std::shared_ptr<SessionImpl> &impl);
@@ -40,7 +41,8 @@ class SessionImpl {
 
   // Sends request `op` and waits for its reply. An `error` reply throws an Error prefixed
   // "remote 'KEY': "; a remote that went away, a closed connection or a reply out of
-  // order closes the session and throws.
+  // order closes the session and throws; so does a request with no reply within the
+  // session's request timeout (ConnectOptions::request_timeout_ms).
   Frame request(const std::string &op, nlohmann::json fields, std::string_view payload = {});
   // An op the remote never answers (free, free_module, free_model): for destructors, so it
   // never throws and does nothing once the session is closed.
@@ -59,7 +61,7 @@ class SessionImpl {
 
  private:
   SessionImpl(std::unique_ptr<Connection> conn, std::string address, std::string key, nlohmann::json info,
-              std::vector<RemoteDeviceInfo> devices, uint64_t max_frame_bytes);
+              std::vector<RemoteDeviceInfo> devices, uint64_t max_frame_bytes, int request_timeout_ms);
   int64_t send(const std::string &op, nlohmann::json fields, std::string_view payload);
   [[noreturn]] void fail(const std::string &reason);
 
@@ -68,6 +70,8 @@ class SessionImpl {
   nlohmann::json info_;
   std::vector<RemoteDeviceInfo> devices_;
   uint64_t max_frame_bytes_;
+  int request_timeout_ms_;
+  Watchdog watchdog_;  // closes the session when a reply is late
   int serial_ = 0;  // in the table of live sessions; part of every Device id
   std::mutex request_mu_;  // one request at a time
   std::mutex send_mu_;     // ids go out in the order they are counted

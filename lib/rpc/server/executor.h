@@ -66,6 +66,8 @@ class Executor {
   Reply call(const Request &r);
   Reply time(const Request &r);
   Function function(const Request &r, std::vector<Arg> &args);
+  // The server's device called `name`, or an Error naming `what` and the devices there are.
+  const ServerDevice &device_named(const std::string &name, const std::string &what) const;
   // executor_models.cpp
   Reply load_model(const Request &r);
   Reply free_model(const Request &r);
@@ -78,7 +80,11 @@ class Executor {
   nlohmann::json info_;
   Log log_;
   std::map<int64_t, Array> arrays_;
-  std::map<int64_t, Module> modules_;
+  struct LoadedModule {
+    Module module;
+    const ServerDevice *device;  // where its arrays must live
+  };
+  std::map<int64_t, LoadedModule> modules_;
   std::map<int64_t, runtime::LoadedModel> models_;
 };
 

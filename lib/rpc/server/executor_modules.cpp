@@ -1,5 +1,7 @@
 // load_module, free_module, call and time: "llvm" modules sent as the shared library
-// Module::save(path, "so") writes, loaded by the runtime from its kernel table (no JIT).
+// Module::save(path, "so") writes, loaded by the runtime from its kernel table (no JIT),
+// and "opengl"/"opencl" modules sent as the gpu-json file Module::save writes, loaded by
+// their backend (Module::load) to run on the server's device of that name.
 #include <algorithm>
 
 #include "rpc/server/executor.h"
@@ -26,30 +28,70 @@ uint64_t bytes_needed(const std::vector<int64_t> &shape, Type dtype, uint64_t li
   return need;
 }
 
+// The functions of a module read from its own file must be those the request declares:
+// the client checks every call against the declared ones.
+void check_signatures(const Module &m, const std::vector<FuncSignature> &declared) {
+  const std::vector<FuncSignature> &have = m.node()->signatures();
+  TIR_USER_CHECK(have.size() == declared.size())
+      << "the module has " << have.size() << " functions, the request's signatures " << declared.size();
+  for (size_t i = 0; i < have.size(); ++i) {
+    const FuncSignature &a = have[i], &b = declared[i];
+    bool same = a.name == b.name && a.args.size() == b.args.size() && a.symbols.size() == b.symbols.size();
+    for (size_t j = 0; same && j < a.args.size(); ++j) {
+      const ArgSpec &x = a.args[j], &y = b.args[j];
+      same = x.name == y.name && x.is_buffer() == y.is_buffer() && x.dtype == y.dtype && x.shape.size() == y.shape.size();
+      for (size_t d = 0; same && d < x.shape.size(); ++d)
+        same = x.shape[d].coeff == y.shape[d].coeff && x.shape[d].symbol == y.shape[d].symbol &&
+               x.shape[d].offset == y.shape[d].offset;
+    }
+    TIR_USER_CHECK(same) << "function " << i << " is '" << a.name << "' in the module, with other arguments than the "
+                         << "request's signature of '" << b.name << "'; send the signatures of the module sent";
+  }
+}
+
 }  // namespace
+
+const ServerDevice &Executor::device_named(const std::string &name, const std::string &what) const {
+  std::string names;
+  for (const ServerDevice &d : devices_) {
+    if (d.name == name) return d;
+    names += (names.empty() ? "" : ", ") + d.name;
+  }
+  TIR_THROW() << what << ": this server has no device '" << name << "' (it has " << names
+              << "); start it on a machine with one";
+}
 
 Executor::Reply Executor::load_module(const Request &r) {
   const int64_t handle = r.integer("module");
   const std::string format = r.string("format"), target = r.string("target");
+  const std::string what = "load_module of " + handle_str("module", handle);
   check_new_handle(modules_, handle, "module");
-  TIR_USER_CHECK(format == "so") << "load_module of " << handle_str("module", handle) << ": the format '" << format
-                                 << "' is not loaded by a server; it loads 'so', an \"llvm\" module saved with "
-                                 << "Module::save(path, \"so\") (\"wasm\" and \"webgl-json\" go to a page)";
-  const TargetCaps caps = Target(target).caps();
-  TIR_USER_CHECK(caps.runs_in_process && caps.device == Device::CPU)
-      << "load_module of " << handle_str("module", handle) << ": a module built for '" << target
-      << "' does not run on this server's CPU; build it for \"llvm\"";
+  TIR_USER_CHECK(format == "so" || format == "gpu-json")
+      << what << ": the format '" << format << "' is not loaded by a server; it loads 'so', an \"llvm\" module saved "
+      << "with Module::save(path, \"so\"), and 'gpu-json', an \"opengl\" or \"opencl\" module saved with "
+      << "Module::save(path, \"gpu-json\") (\"wasm\" and \"webgl-json\" go to a page)";
   std::vector<FuncSignature> sigs;
   for (const nlohmann::json &s : r.array("functions")) sigs.push_back(signature_from_json(s));
   const TempDir dir;
-  const std::string path = dir.write("module.so", r.payload().data(), r.payload().size());
+  const std::string path = dir.write("module." + format, r.payload().data(), r.payload().size());
   Module m;
+  const ServerDevice *device = &devices_.front();
   try {
-    m = Module(Ref<const ModuleNode>(new runtime::LibraryModuleNode(path, sigs)));
+    if (format == "so") {
+      const TargetCaps caps = Target(target).caps();
+      TIR_USER_CHECK(caps.runs_in_process && caps.device == Device::CPU)
+          << "a module built for '" << target << "' does not run on this server's CPU; build it for \"llvm\"";
+      m = Module(Ref<const ModuleNode>(new runtime::LibraryModuleNode(path, sigs)));
+    } else {
+      // The module runs on the device named after its backend ("opengl", "opencl").
+      device = &device_named(target, "a gpu-json module for '" + target + "'");
+      m = Module::load(path, format, device->device);
+      check_signatures(m, sigs);
+    }
   } catch (const Error &e) {
-    TIR_THROW() << "load_module of " << handle_str("module", handle) << ": " << e.what();
+    TIR_THROW() << what << ": " << e.what();
   }
-  modules_.emplace(handle, m);
+  modules_.emplace(handle, LoadedModule{m, device});
   return {{{"functions", m.function_names()}}, {}};
 }
 
@@ -63,7 +105,8 @@ Executor::Reply Executor::free_module(const Request &r) {
 Function Executor::function(const Request &r, std::vector<Arg> &args) {
   const int64_t handle = r.integer("module");
   const std::string name = r.string("function");
-  const Module &m = find_handle(modules_, handle, "module", "load_module");
+  const LoadedModule &loaded = find_handle(modules_, handle, "module", "load_module");
+  const Module &m = loaded.module;
   const std::vector<std::string> all = m.function_names();
   std::string names;
   for (const std::string &n : all) names += (names.empty() ? "" : ", ") + n;
@@ -91,9 +134,10 @@ Function Executor::function(const Request &r, std::vector<Arg> &args) {
         << what << " is neither a buffer {\"handle\",\"shape\",\"dtype\"} nor a scalar {\"int\":N} or {\"float\":X}";
     const int64_t h = a["handle"].get<int64_t>();
     const Array &arr = find_handle(arrays_, h, "array", "alloc");
-    TIR_USER_CHECK(arr.storage.device() == Device::cpu())
+    TIR_USER_CHECK(arr.device == loaded.device)
         << what << ": " << handle_str("array", h) << " lives on '" << arr.device->name << "', but "
-        << handle_str("module", handle) << " runs on 'llvm'; alloc the array on 'llvm'";
+        << handle_str("module", handle) << " runs on '" << loaded.device->name << "'; alloc the array on '"
+        << loaded.device->name << "'";
     std::vector<int64_t> shape;
     for (const nlohmann::json &d : a["shape"]) {
       TIR_USER_CHECK(d.is_number_integer()) << what << " has an extent that is not an integer";

@@ -1,0 +1,75 @@
+// Winograd convolution F(m x m, 3 x 3) for 3x3, stride-1 convolutions (groups 1):
+//   Y = A^T [ (G g G^T) . (B^T d B) ] A
+// per tile of m x m outputs, which reads an alpha x alpha (alpha = m + 2) tile of the
+// input. The multiplications per output drop from 9 C K to alpha^2 / m^2 C K (4 for m = 2,
+// 2.25 for m = 4, 1.78 for m = 6) at the price of the two transforms and of rounding
+// error that grows with m.
+//
+//   Tensor U = winograd_weight_transform(weight, 4);     // once, on a constant weight
+//   Tensor Y = conv2d_winograd(data, U, {1, 1}, 4);      // [N][K][OH][OW]
+//   Schedule s = schedule_conv2d_winograd_llvm(Y, Y);
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tensorir/target.h"
+#include "tensorir/te/schedule.h"
+
+namespace tensorir::ops {
+
+// The transform matrices of F(m, 3) by the Cook-Toom construction, from the
+// interpolation points 0, 1, -1, 2, -2, 1/2, -1/2 (the first alpha - 1 of them) and
+// infinity: AT [m][alpha], G [alpha][3], BT [alpha][alpha], row-major. m is 2, 4 or 6.
+struct WinogradMatrices {
+  int m = 0, alpha = 0;
+  std::vector<double> AT, G, BT;
+};
+WinogradMatrices winograd_matrices(int m);
+
+// The tile sizes conv2d_winograd takes.
+bool winograd_tile_supported(int m);
+
+// The columns of a panel of the transformed weight: the widest of 32, 16, 8 dividing K,
+// else K.
+int winograd_panel(int64_t K);
+
+// The transformed weight U [alpha][alpha][K/b][C][b] (b = winograd_panel(K)), U[i][j][k/b]
+// [c][k%b] = (G g_kc G^T)[i][j], in panels of b output channels so that the product reads
+// each panel's rows contiguously, from weight OIHW [K][C][3][3] or packed OIHW<ci>i<co>o
+// [K/co][C/ci][3][3][ci][co] (alter_conv_layout's). Meant for constant weights, computed
+// once (constant folding).
+Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string &name = "winograd_weight");
+
+// The stride-1 3x3 convolution of `data` (NCHW [N][C][H][W], or channel-blocked
+// NCHW<ci>c [N][C/ci][H][W][ci]) with the transformed weight U [alpha][alpha][K/b][C][b],
+// zero `padding` (rows, columns) on both sides. Stages: the input transform per tile
+// (tagged "winograd_input"), a batched product over the alpha^2 positions
+// ("winograd_gemm", [alpha][alpha][tiles][K]), the output transform per tile
+// ("winograd_output", [m][m][tiles][K]) and the result ("conv2d_winograd"): NCHW
+// [N][K][OH][OW], or with `out_block` > 0 NCHW<out_block>c [N][K/out_block][OH][OW][out_block].
+Tensor conv2d_winograd(const Tensor &data, const Tensor &U, std::array<int, 2> padding, int m, int out_block = 0,
+                       const std::string &name = "conv2d_winograd");
+
+// The knobs of the CPU schedule; 0 picks the measured default.
+struct WinogradSchedule {
+  int gemm_rows = 0;       // tiles per register block of the product (broadcasts)
+  int input_vector = 0;    // input channels per vector of the input transform
+  int output_vector = 0;   // output channels per vector of the output transform (NCHW results)
+  // 1: the input transform and the product computed per row of tiles inside the output's
+  // parallel loop (their buffers stay in cache); -1: three parallel nests; 0: per row when
+  // the transformed weight is smaller than the transformed input.
+  int per_row = 0;
+};
+
+// CPU schedule ("llvm", "wasm") for conv2d_winograd's result `conv`, followed by an
+// element-wise tail ending in `out` (bias, residual add, relu; `out` == `conv` without
+// one), computed with the output transform per tile and channel vector. The input
+// transform runs per tile and channel vector (the tile's window and the row transform in
+// registers), the product in register blocks of gemm_rows tiles x one panel of U's
+// channels. Either all three per row of tiles inside one parallel loop (per_row), or as
+// three parallel loop nests (positions and tile blocks in parallel for the product).
+Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"),
+                                       const WinogradSchedule &knobs = {});
+
+}  // namespace tensorir::ops

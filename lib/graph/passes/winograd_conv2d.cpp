@@ -1,0 +1,86 @@
+// Winograd for the CPU's 3x3 stride-1 convolutions: conv2d(x, W) ->
+// conv2d_winograd(x, winograd_weight_transform(W)), the transform folded once by
+// fold_constants, the data and result layouts (NCHW or alter_conv_layout's blocks) kept.
+#include <set>
+
+#include "../op_table.h"
+#include "tensorir/graph/passes.h"
+#include "tensorir/ops/winograd.h"
+
+namespace tensorir::graph {
+
+namespace {
+
+bool ints_are(const Node &n, const std::string &key, int64_t v) {
+  for (int64_t x : n.attr_ints(key))
+    if (x != v) return false;
+  return true;
+}
+
+}  // namespace
+
+bool winograd_eligible(const Graph &g, const Node &n) {
+  if (n.op != "conv2d" || n.attr_int("groups") != 1 || !ints_are(n, "strides", 1) || !ints_are(n, "dilation", 1))
+    return false;
+  const Node &w = g.node(n.inputs[1]);
+  const std::vector<int64_t> &s = w.shape;
+  const bool kernel3 = (s.size() == 4 || s.size() == 6) && s[2] == 3 && s[3] == 3;
+  return w.op == "constant" && kernel3 && w.dtype == Float(32);
+}
+
+// Measured on ResNet-18's 3x3 layers (bench_conv's Winograd rows, batch 1): the
+// transformed weight is alpha^2 / 9 times the direct one's and each of its elements
+// serves one multiply-add per tile, so few tiles make the product a stream of weights.
+// F(4, 3) wins where there are many tiles (56x56, 28x28: 1.7-3x the direct convolution),
+// F(2, 3) at 14x14 (its weight 16/9 of the direct one's, 49 tiles), and at 7x7 the
+// direct convolution does (512 channels: 17-38 MB of transformed weight for 4 to 16 tiles).
+int default_winograd_tile(const Graph &g, const Node &n) {
+  if (!winograd_eligible(g, n)) return 0;
+  const std::vector<int64_t> &out = n.shape;
+  const int64_t pixels = out[2] * out[3];
+  const std::vector<int64_t> &w = g.node(n.inputs[1]).shape;
+  const int64_t C = w.size() == 6 ? w[1] * w[4] : w[1];
+  if (C < 16 || pixels < 14 * 14) return 0;
+  return pixels < 28 * 28 ? 2 : 4;
+}
+
+Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, const Node &)> &tile_for) {
+  g.validate();
+  std::set<std::string> names;
+  for (const Node &n : g.nodes()) names.insert(n.name);
+  Graph out;
+  std::vector<int> remap(g.nodes().size(), -1);
+  for (int id : g.topological_order()) {
+    const Node &old = g.node(id);
+    Node n = old;
+    for (int &in : n.inputs) in = remap[size_t(in)];
+    const int m = winograd_eligible(g, old) ? tile_for(g, old) : 0;
+    if (m) {
+      TIR_USER_CHECK(ops::winograd_tile_supported(m))
+          << "winograd_conv2d: the tile chosen for '" << old.name << "' is " << m << "; use 0 (direct), 2, 4 or 6";
+      Node t;
+      t.op = "winograd_weight_transform";
+      t.name = g.node(old.inputs[1]).name + ".winograd" + std::to_string(m);
+      for (int i = 1; names.count(t.name); ++i) t.name = g.node(old.inputs[1]).name + ".winograd" + std::to_string(m) + "_" + std::to_string(i);
+      names.insert(t.name);
+      t.attrs["tile"] = int64_t{m};
+      t.inputs = {n.inputs[1]};
+      detail::infer_shape(t, {&out.node(n.inputs[1])});
+      const auto layout = old.attrs.find("out_layout");
+      n.op = "conv2d_winograd";
+      n.attrs.clear();
+      n.attrs["tile"] = int64_t{m};
+      n.attrs["padding"] = old.attr_ints("padding");
+      n.attrs["out_layout"] = layout == old.attrs.end() ? AttrValue(std::string("NCHW")) : layout->second;
+      n.inputs[1] = out.add_node(std::move(t));
+      detail::infer_shape(n, {&out.node(n.inputs[0]), &out.node(n.inputs[1])});
+    }
+    remap[size_t(id)] = out.add_node(std::move(n));
+  }
+  std::vector<int> outputs;
+  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
+  out.set_outputs(outputs);
+  return out;
+}
+
+}  // namespace tensorir::graph
