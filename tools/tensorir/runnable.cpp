@@ -66,13 +66,13 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
   namespace fs = std::filesystem;
   Runnable r;
   if (fs::is_directory(model)) {
-    if (!tuning_log.empty())
-      throw UsageError{"'" + model + "' is a saved model, compiled already: pass --tuning-log to `tensorir compile`"};
     if (fs::exists(fs::path(model) / "index.html"))
       throw UsageError{"'" + model + "' is a web package, not a saved model: it runs in a browser (serve the "
                                      "directory and open index.html)"};
     if (!fs::exists(fs::path(model) / "model.json"))
       throw UsageError{"'" + model + "' is a directory but not a saved model (no model.json)"};
+    if (!tuning_log.empty())
+      throw UsageError{"'" + model + "' is a saved model, compiled already: pass --tuning-log to `tensorir compile`"};
     auto m = std::make_shared<runtime::LoadedModel>(runtime::load_model(model));
     if (!target.empty() && Target(target).kind != Target(m->target()).kind)
       throw UsageError{"'" + model + "' was saved for '" + m->target() + "', not for '" + target + "'"};
