@@ -1,7 +1,9 @@
 // Tuning logs in tests: temporary log files, records of a task's configurations.
 #pragma once
 #include <tensorir/autotune.h>
+#include <tensorir/graph/executor.h>
 #include <tensorir/graph/graph.h>
+#include <tensorir/warning.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -55,6 +57,20 @@ inline int64_t find_config(const autotune::Task &t, const std::vector<std::strin
   }
   FAIL("no configuration of " << t.name << " has all of the given values");
   return -1;
+}
+
+// graph::build of `g` for "llvm" with `o`, the warnings it gives in `warnings`.
+inline graph::CompiledModel build_warning(const graph::Graph &g, const graph::BuildOptions &o,
+                                          std::vector<std::string> &warnings) {
+  const WarningHandler previous = set_warning_handler([&](const std::string &m) { warnings.push_back(m); });
+  try {
+    graph::CompiledModel m = graph::build(g, "llvm", o);
+    set_warning_handler(previous);
+    return m;
+  } catch (...) {
+    set_warning_handler(previous);
+    throw;
+  }
 }
 
 }  // namespace tensorir::autotune_test

@@ -30,9 +30,7 @@ void check_same_layouts(const graph::Graph &g, const std::string &name, uint64_t
   graph::BuildOptions o;
   o.tuning_log = log.path;
   std::vector<std::string> warnings;
-  const WarningHandler previous = set_warning_handler([&](const std::string &m) { warnings.push_back(m); });
-  const graph::CompiledModel tuned = graph::build(g, "llvm", o);
-  set_warning_handler(previous);
+  const graph::CompiledModel tuned = build_warning(g, o, warnings);
   CHECK(warnings.empty());
   const graph::CompiledModel plain = graph::build(g, "llvm");
   INFO(name);

@@ -156,9 +156,7 @@ TEST_CASE("graph::build applies a log's configurations and computes the same", "
   graph::BuildOptions o;
   o.tuning_log = log.path;
   std::vector<std::string> warnings;
-  const WarningHandler previous = set_warning_handler([&](const std::string &m) { warnings.push_back(m); });
-  const graph::CompiledModel tuned = graph::build(g, "llvm", o);
-  set_warning_handler(previous);
+  const graph::CompiledModel tuned = build_warning(g, o, warnings);
   CHECK(warnings.empty());
   CHECK(tuned.graph().node("conv").attr_string("kernel_layout") == "OIHW16i16o");
   const graph::CompiledModel plain = graph::build(g, "llvm");
@@ -266,9 +264,7 @@ TEST_CASE("a configuration that does not fit its workload's template warns and b
   graph::BuildOptions o;
   o.tuning_log = log.path;
   std::vector<std::string> warnings;
-  const WarningHandler previous = set_warning_handler([&](const std::string &m) { warnings.push_back(m); });
-  const graph::CompiledModel stale = graph::build(g, "llvm", o);
-  set_warning_handler(previous);
+  const graph::CompiledModel stale = build_warning(g, o, warnings);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("'conv'") != std::string::npos);
   CHECK(warnings[0].find("knob 'tile_oc' = 3 is not one of its choices") != std::string::npos);
