@@ -5,7 +5,8 @@
 // peers first (Debian packages, npm ci into bench/peers); a peer that still cannot run gets
 // a row saying why. Each peer's row carries the ratio tensorir / peer. tensorir runs as
 // graph::build makes it (Winograd for the 3x3 layers where it pays) and with every
-// convolution direct (BuildOptions::winograd = 0), alternating. Ends with the ten slowest
+// convolution direct (BuildOptions::winograd = 0), alternating, and with --tuning-log FILE
+// also built with that log (`tensorir tune resnet18 -o FILE`). Ends with the ten slowest
 // kernels on "llvm".
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
@@ -14,7 +15,9 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "common.h"
@@ -58,6 +61,10 @@ int main(int argc, char **argv) {
   graph::BuildOptions direct_options;
   direct_options.winograd = 0;
   graph::CompiledModel direct = graph::build(g, "llvm", direct_options);
+  graph::BuildOptions tuned_options;
+  tuned_options.tuning_log = o.tuning_log;
+  std::optional<graph::CompiledModel> tuned;
+  if (!o.tuning_log.empty()) tuned = graph::build(g, "llvm", tuned_options);
   const NDArray input = NDArray::random({1, 3, 224, 224}, Float(32), 42);
   const std::map<std::string, NDArray> inputs{{"data", input}};
   if (!o.json) std::printf("llvm: %zu kernels compiled in %.2f s\n\n", m.num_kernels(), m.compile_ms() / 1e3);
@@ -76,9 +83,11 @@ int main(int argc, char **argv) {
   const int saved_threads = num_threads();
   for (int threads : {1, 2}) {
     set_num_threads(threads);
-    const std::vector<bench::Timing> ours =
-        bench::interleaved_medians({[&] { m.run(inputs); }, [&] { direct.run(inputs); }}, 2, reps / 2, 0, 2);
+    std::vector<std::function<void()>> runs = {[&] { m.run(inputs); }, [&] { direct.run(inputs); }};
+    if (!o.tuning_log.empty()) runs.push_back([&] { tuned->run(inputs); });
+    const std::vector<bench::Timing> ours = bench::interleaved_medians(runs, 2, reps / 2, 0, 2);
     const double ms = ours[0].wall_ms, direct_ms = ours[1].wall_ms;
+    const double tuned_ms = o.tuning_log.empty() ? -1 : ours[2].wall_ms;
     if (o.json) {
       bench::print_json("resnet18", kCase, "tensorir", threads, ms, bench::gflops(kFlops, ms));
       bench::print_json("resnet18", kCase, "tensorir-direct", threads, direct_ms, bench::gflops(kFlops, direct_ms),
@@ -90,6 +99,12 @@ int main(int argc, char **argv) {
                  bench::fmt(bench::gflops(kFlops, direct_ms)), bench::fmt(ms / direct_ms, 2),
                  "winograd = 0: every 3x3 layer direct"});
     }
+    if (tuned_ms >= 0 && o.json)
+      bench::print_json("resnet18", kCase, "tensorir-tuned", threads, tuned_ms, bench::gflops(kFlops, tuned_ms),
+                        {{"ratio", bench::json_num(ms / tuned_ms)}});
+    else if (tuned_ms >= 0)
+      table.add({"tensorir (llvm, tuned)", std::to_string(threads), bench::fmt(tuned_ms, 2),
+                 bench::fmt(bench::gflops(kFlops, tuned_ms)), bench::fmt(ms / tuned_ms, 2), "--tuning-log " + o.tuning_log});
 
     for (const std::string engine : {"pytorch", "onnxruntime"}) {
       PeerResult r;

@@ -25,6 +25,7 @@ struct Options {
   bool json = false;   // one JSON object per line instead of the table
   bool quick = false;  // small sizes, few repetitions
   bool gpu = true;     // the OpenGL rows (--no-gpu skips them)
+  std::string tuning_log;  // --tuning-log FILE: benches of models add a row built with it
 };
 
 inline Options parse_options(int argc, char **argv) {
@@ -34,11 +35,13 @@ inline Options parse_options(int argc, char **argv) {
     if (a == "--json") o.json = true;
     else if (a == "--quick") o.quick = true;
     else if (a == "--no-gpu") o.gpu = false;
+    else if (a == "--tuning-log" && i + 1 < argc) o.tuning_log = argv[++i];
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: %s [--quick] [--json] [--no-gpu]\n"
+      std::printf("usage: %s [--quick] [--json] [--no-gpu] [--tuning-log FILE]\n"
                   "  --quick   small sizes, few repetitions\n"
                   "  --json    one JSON object per result line instead of tables\n"
-                  "  --no-gpu  skip the OpenGL rows\n",
+                  "  --no-gpu  skip the OpenGL rows\n"
+                  "  --tuning-log FILE  models: a row built with this log (tensorir tune)\n",
                   argv[0]);
       std::exit(0);
     } else {

@@ -40,15 +40,15 @@ NodeForm form_of(const graph::Graph &g, const graph::Node &n) {
 
 std::string blocked(const std::string &layout, int64_t block) { return layout + std::to_string(block) + "c"; }
 
-// `f` with the layout knobs of `cfg` applied, as the CPU layout passes would have packed
-// it: a packed conv2d in the blocks (ci, co), a dense_packed in its panel.
+// `f` as the CPU layout passes would have packed it: a packed conv2d in the blocks (ci,
+// co), a dense_packed in the panel knob of `cfg`.
 NodeForm relayout(NodeForm f, Config &cfg) {
   graph::Node &n = f.node;
   std::vector<int64_t> &data = f.inputs[0].shape;
   if (n.op == "conv2d" && n.attr_string("kernel_layout") != "OIHW" && n.attr_int("groups") == 1) {
     std::vector<int64_t> &w = f.inputs[1].shape;
     const int64_t C = w[1] * w[4], K = w[0] * w[5];
-    const auto [ci, co] = conv2d_blocks(cfg, C, K);
+    const auto [ci, co] = conv2d_blocks(C, K);
     if (data.size() == 5) data = {data[0], C / ci, data[2], data[3], ci};
     w = {K / co, C / ci, w[2], w[3], ci, co};
     n.attrs["data_layout"] = data.size() == 5 ? blocked("NCHW", ci) : std::string("NCHW");

@@ -1,11 +1,13 @@
-// Workload keys, the layout knobs and the configuration of a node (workload.h).
+// Workload keys, the channel blocks, the layout knob and the configuration of a node (workload.h).
 #include "autotune/workload.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <variant>
 
 #include "tensorir/error.h"
 #include "tensorir/ops/nn.h"
+#include "tensorir/warning.h"
 
 namespace tensorir::autotune {
 
@@ -54,12 +56,8 @@ std::string workload_key(const graph::Graph &g, const graph::Node &n) {
   return json{{"op", op}, {"inputs", inputs}, {"attrs", attrs}}.dump();
 }
 
-std::pair<int, int> conv2d_blocks(Config &cfg, int64_t in_channels, int64_t out_channels) {
-  const int64_t ci =
-      cfg.define_knob("block_ci", dividing(in_channels, {1, 2, 4, 8, 16, 32}), ops::conv2d_channel_block(in_channels));
-  const int64_t co =
-      cfg.define_knob("block_co", dividing(out_channels, {4, 8, 16, 32}), ops::conv2d_channel_block(out_channels));
-  return {static_cast<int>(ci), static_cast<int>(co)};
+std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels) {
+  return {ops::conv2d_channel_block(in_channels), ops::conv2d_channel_block(out_channels)};
 }
 
 int dense_panel(Config &cfg, int64_t columns) {
@@ -87,11 +85,32 @@ std::map<std::string, int64_t> config_values(const std::string &config_json) {
   return values;
 }
 
-Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const graph::Node &n, const Target &target) {
+std::string misfit(const Config &defined, const std::map<std::string, int64_t> &values) {
+  for (size_t k = 0; k < defined.names().size(); ++k) {
+    const auto it = values.find(defined.names()[k]);
+    if (it == values.end()) continue;
+    const std::vector<int64_t> &c = defined.choices()[k];
+    if (std::find(c.begin(), c.end(), it->second) == c.end())
+      return "knob '" + it->first + "' = " + std::to_string(it->second) + " is not one of its choices";
+  }
+  return "";
+}
+
+Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const graph::Node &n, const Target &target,
+                  const std::function<void(Config &)> &define_template) {
   if (!tuning) return Config();
   const Record *r = tuning->best(workload_key(g, n), target);
   if (!r) return Config();
-  return Config::from_values(config_values(r->config_json));
+  std::map<std::string, int64_t> values = config_values(r->config_json);
+  Config defined = Config::define();
+  define_template(defined);
+  const std::string why = misfit(defined, values);
+  if (why.empty()) return Config::from_values(std::move(values));
+  // A log of another version of the templates: this workload keeps its untuned schedule
+  // rather than failing the whole build.
+  warn("tuning log: the configuration " + r->config_json + " of " + n.op + " '" + n.name +
+       "' does not fit its template (" + why + "); the untuned schedule is used");
+  return Config();
 }
 
 }  // namespace tensorir::autotune

@@ -1,7 +1,9 @@
-// Workloads: the key of an operator node as its user wrote it, the knobs the CPU layout
-// passes ask (the channel blocks of a convolution, the panel of a dense), and the
+// Workloads: the key of an operator node as its user wrote it, what the CPU layout passes
+// ask (the channel blocks of a convolution, the panel knob of a dense), and the
 // configuration a tuning log gives a node.
 #pragma once
+#include <functional>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -17,9 +19,13 @@ namespace tensorir::autotune {
 // its dense.
 std::string workload_key(const graph::Graph &g, const graph::Node &n);
 
-// The blocks (ci, co) a conv2d of `in_channels` and `out_channels` is packed in: knobs
-// "block_ci" and "block_co", by default ops::conv2d_channel_block's.
-std::pair<int, int> conv2d_blocks(Config &cfg, int64_t in_channels, int64_t out_channels);
+// The blocks (ci, co) a conv2d of `in_channels` and `out_channels` is packed in:
+// ops::conv2d_channel_block's, not knobs. A convolution's ci must be its producer's co,
+// or graph::build converts between them with layout_transform kernels; tasks are timed
+// alone, so a tuner choosing blocks per workload cannot see that cost (random blocks gave
+// ResNet-18 thirteen transforms and a slower model of faster kernels). Blocks follow the
+// channel counts, which neighbouring layers share.
+std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels);
 // The panel of output columns a dense is packed in: knob "panel", by default the widest
 // of 32, 16, 8 dividing `columns` (0, no knob: none does, the dense stays as it is).
 int dense_panel(Config &cfg, int64_t columns);
@@ -28,8 +34,16 @@ int dense_panel(Config &cfg, int64_t columns);
 // else throws an Error saying what is wrong.
 std::map<std::string, int64_t> config_values(const std::string &config_json);
 
+// The first of `values` that is not among the choices of its knob in `defined` (a Config
+// in define mode its template has run on), as "knob 'x' = 3 is not one of its choices";
+// "" when they all fit. Names the template does not ask are left out.
+std::string misfit(const Config &defined, const std::map<std::string, int64_t> &values);
+
 // The configuration `tuning` holds for node `n` of `g` on `target`, else the fallback
-// (also when `tuning` is null).
-Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const graph::Node &n, const Target &target);
+// (also when `tuning` is null). `define_template` runs the node's template on a Config in
+// define mode; a configuration that does not fit it (a log of other templates) gives a
+// warning and the fallback.
+Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const graph::Node &n, const Target &target,
+                  const std::function<void(Config &)> &define_template);
 
 }  // namespace tensorir::autotune

@@ -42,10 +42,9 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
     // channels at one position, which share the reads of a convolution's data.
-    const ConvBlocksFn blocks = [&](const Graph &graph, const Node &conv) {
-      autotune::Config cfg = autotune::config_for(tuning, graph, conv, target);
+    const ConvBlocksFn blocks = [](const Graph &graph, const Node &conv) {
       const std::vector<int64_t> &w = graph.node(conv.inputs[1]).shape;
-      return autotune::conv2d_blocks(cfg, w[1], w[0]);
+      return autotune::conv2d_blocks(w[1], w[0]);
     };
     g = tuned ? alter_conv_layout(g, options.fuse_operators, blocks)
               : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
@@ -57,8 +56,9 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
   }
   if (options.alter_layout && tuned)
     g = alter_dense_layout(g, [&](const Graph &graph, const Node &dense) {
-      autotune::Config cfg = autotune::config_for(tuning, graph, dense, target);
-      return autotune::dense_panel(cfg, dense.shape[1]);
+      const auto panel = [&](autotune::Config &c) { return autotune::dense_panel(c, dense.shape[1]); };
+      autotune::Config cfg = autotune::config_for(tuning, graph, dense, target, panel);
+      return panel(cfg);
     });
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
   if (target.caps().textures) g = store_as_float(g);

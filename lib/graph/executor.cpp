@@ -212,8 +212,11 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   const Tensor out = tensors.at(k.node);
   Schedule s;
   try {
-    autotune::Config config = autotune::config_for(tuning, g, g.node(lead), target);
-    s = strategy.schedule(ScheduleContext{target, g.node(lead), tensors.at(lead), out, &config});
+    const auto schedule = [&](autotune::Config &c) {
+      return strategy.schedule(ScheduleContext{target, g.node(lead), tensors.at(lead), out, &c});
+    };
+    autotune::Config config = autotune::config_for(tuning, g, g.node(lead), target, schedule);
+    s = schedule(config);
   } catch (const Error &e) {
     throw Error(detail::node_prefix(g.node(lead)) + "scheduling the kernel failed: " + e.what());
   }

@@ -54,7 +54,8 @@ TEST_CASE("rpc page: wasm and webgl kernels tuned in the browser; the network bu
       o.check_correctness = true;
       o.log_file = log;
       o.measure.time = {.number = 1, .repeat = 2, .min_repeat_ms = 1};
-      o.runner = cli::rpc_runner(p.proxy.address(), "browser");
+      o.measure.timeout_s = 60;  // a busy machine compiles shaders slowly
+      o.runner = cli::rpc_runner(p.proxy.address(), "browser", o.measure.timeout_s);
       autotune::tune(tasks, o);
     }  // the runner's session closes: the page is free again
     const std::vector<autotune::Record> records = autotune::read_log(log);

@@ -17,7 +17,7 @@ namespace tensorir::cli {
 namespace {
 
 struct RunArgs {
-  std::string model, target, output_dir;
+  std::string model, target, output_dir, tuning_log;
   std::vector<std::string> inputs;
   ModelOptions model_options;
   uint64_t input_seed = 1;
@@ -46,7 +46,7 @@ void summarise(const std::string &name, const NDArray &a) {
 }
 
 void run(const RunArgs &a) {
-  const Runnable r = make_runnable(a.model, a.target, a.model_options);
+  const Runnable r = make_runnable(a.model, a.target, a.model_options, a.tuning_log);
   std::printf("%s\n", r.description.c_str());
   const std::map<std::string, NDArray> inputs = gather_inputs(r, a.inputs, a.input_seed);
   const std::map<std::string, NDArray> outputs = r.run(inputs);
@@ -99,6 +99,7 @@ void add_run(CLI::App &app) {
   cmd->add_option("--output-dir,-o", a->output_dir, "write each output as DIR/<output name>.npy");
   cmd->add_option("--repeat", a->repeat, "time N more runs and print the median latency")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--profile", a->profile, "print each kernel's time");
+  cmd->add_option("--tuning-log", a->tuning_log, "apply the best configurations of this log (tensorir tune)");
   cmd->callback([a] { run(*a); });
 }
 

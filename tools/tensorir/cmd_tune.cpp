@@ -104,7 +104,7 @@ void tune(const TuneArgs &a) {
   o.measure.timeout_s = a.timeout;
   o.check_correctness = a.check;
   o.on_progress = show_progress;
-  if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key);
+  if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
 
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(load_graph(a.model, a.model_options), target);
   if (tasks.empty()) {

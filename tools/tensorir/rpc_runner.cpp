@@ -1,6 +1,10 @@
 // The RPC runner of `tensorir tune --rpc`.
 #include "rpc_runner.h"
 
+#include <algorithm>
+#include <climits>
+
+#include "tensorir/error.h"
 #include "tensorir/rpc.h"
 
 namespace tensorir::cli {
@@ -31,8 +35,12 @@ struct OnRemote {
 
 class RpcRunner : public autotune::Runner {
  public:
-  RpcRunner(std::string address, std::string key) : address_(std::move(address)), key_(std::move(key)) {
-    session_ = rpc::connect(address_, key_);  // a wrong address fails before any build
+  RpcRunner(std::string address, std::string key, double timeout_s)
+      : address_(std::move(address)), key_(std::move(key)) {
+    // No request of a measurement may outlast the whole measurement: a hanging candidate
+    // then fails with "no reply", closing the session, and the next one connects again.
+    connect_.request_timeout_ms = int(std::min(timeout_s * 1000.0, double(INT_MAX)));
+    session_ = rpc::connect(address_, key_, connect_);  // a wrong address fails before any build
   }
 
   autotune::MeasureResult run(const Module &module, const std::string &function, const std::vector<NDArray> &args,
@@ -65,18 +73,21 @@ class RpcRunner : public autotune::Runner {
 
  private:
   const rpc::Session &session() {
-    if (!session_.defined()) session_ = rpc::connect(address_, key_);
+    if (!session_.defined()) session_ = rpc::connect(address_, key_, connect_);
     return session_;
   }
 
   std::string address_, key_;
+  rpc::ConnectOptions connect_;
   rpc::Session session_;
 };
 
 }  // namespace
 
-std::shared_ptr<autotune::Runner> rpc_runner(const std::string &address, const std::string &key) {
-  return std::make_shared<RpcRunner>(address, key);
+std::shared_ptr<autotune::Runner> rpc_runner(const std::string &address, const std::string &key,
+                                             double timeout_s) {
+  TIR_USER_CHECK(timeout_s > 0) << "tune --rpc: the measurement timeout must be positive, not " << timeout_s;
+  return std::make_shared<RpcRunner>(address, key, timeout_s);
 }
 
 }  // namespace tensorir::cli

@@ -28,9 +28,11 @@ std::vector<KernelTime> kernel_times(const std::vector<Profile> &profile) {
 
 // An ONNX model: compiled at the first run, and again for each new value of its shape
 // inputs (onnx::Session).
-Runnable session_runnable(const std::string &model, const Target &t, const ModelOptions &options) {
+Runnable session_runnable(const std::string &model, const Target &t, const ModelOptions &options,
+                          const std::string &tuning_log) {
   onnx::SessionOptions so;
   so.import = import_options(options);
+  so.build.tuning_log = tuning_log;
   auto s = std::make_shared<onnx::Session>(onnx::Session::open(model, t, so));
   Runnable r;
   r.description = model + " compiled for " + t.str();
@@ -59,7 +61,8 @@ Runnable session_runnable(const std::string &model, const Target &t, const Model
 
 }  // namespace
 
-Runnable make_runnable(const std::string &model, const std::string &target, const ModelOptions &options) {
+Runnable make_runnable(const std::string &model, const std::string &target, const ModelOptions &options,
+                       const std::string &tuning_log) {
   namespace fs = std::filesystem;
   Runnable r;
   if (fs::is_directory(model)) {
@@ -68,6 +71,8 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
                                      "directory and open index.html)"};
     if (!fs::exists(fs::path(model) / "model.json"))
       throw UsageError{"'" + model + "' is a directory but not a saved model (no model.json)"};
+    if (!tuning_log.empty())
+      throw UsageError{"'" + model + "' is a saved model, compiled already: pass --tuning-log to `tensorir compile`"};
     auto m = std::make_shared<runtime::LoadedModel>(runtime::load_model(model));
     if (!target.empty() && Target(target).kind != Target(m->target()).kind)
       throw UsageError{"'" + model + "' was saved for '" + m->target() + "', not for '" + target + "'"};
@@ -81,8 +86,10 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
     return r;
   }
   const Target t(target.empty() ? "llvm" : target);
-  if (is_onnx_file(model)) return session_runnable(model, t, options);
-  auto m = std::make_shared<graph::CompiledModel>(graph::build(load_graph(model, options), t));
+  if (is_onnx_file(model)) return session_runnable(model, t, options, tuning_log);
+  graph::BuildOptions build;
+  build.tuning_log = tuning_log;
+  auto m = std::make_shared<graph::CompiledModel>(graph::build(load_graph(model, options), t, build));
   r.description = model + " compiled for " + t.str();
   for (int id : m->graph().input_ids()) {
     const graph::Node &n = m->graph().node(id);

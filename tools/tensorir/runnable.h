@@ -35,7 +35,10 @@ struct Runnable {
 
 // MODEL as a saved model's directory; an ONNX file through an onnx::Session, which takes
 // the inputs that decide shapes at run time; else a built-in network built for `target`.
-Runnable make_runnable(const std::string &model, const std::string &target, const ModelOptions &options);
+// A `tuning_log` applies to the models compiled here (a saved model is compiled already:
+// a UsageError).
+Runnable make_runnable(const std::string &model, const std::string &target, const ModelOptions &options,
+                       const std::string &tuning_log = "");
 
 // Every input of `r`: from `files` (NAME=FILE; a name the model lacks is a UsageError),
 // the rest seeded random (reported on stdout); a UsageError for one that needs a file.
