@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "tensorir/error.h"
+#include "tensorir/graph/passes.h"
 #include "tensorir/ops/nn.h"
 #include "tensorir/warning.h"
 
@@ -61,11 +62,8 @@ std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels) {
 }
 
 int dense_panel(Config &cfg, int64_t columns) {
-  const std::vector<int64_t> panels = dividing(columns, {8, 16, 32, 64});
-  int64_t widest = 0;
-  for (int64_t b : {32, 16, 8})
-    if (!widest && columns % b == 0) widest = b;
-  return widest ? static_cast<int>(cfg.define_knob("panel", panels, widest)) : 0;
+  const int widest = graph::dense_panel_width(columns);
+  return widest ? static_cast<int>(cfg.define_knob("panel", dividing(columns, {8, 16, 32, 64}), widest)) : 0;
 }
 
 std::map<std::string, int64_t> config_values(const std::string &config_json) {

@@ -42,11 +42,8 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
     // Blocked activations pay off inside fused kernels; one kernel per node keeps NCHW.
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
     // channels at one position, which share the reads of a convolution's data.
-    const ConvBlocksFn blocks = [](const Graph &graph, const Node &conv) {
-      const std::vector<int64_t> &w = graph.node(conv.inputs[1]).shape;
-      return autotune::conv2d_blocks(w[1], w[0]);
-    };
-    g = tuned ? alter_conv_layout(g, options.fuse_operators, blocks)
+    // The CPU blocks are ops::conv2d_channel_block's, not tuned (autotune/workload.h).
+    g = tuned ? alter_conv_layout(g, options.fuse_operators)
               : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }

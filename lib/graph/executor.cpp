@@ -334,7 +334,6 @@ size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, cons
   return allocated;  // buffers no result views are freed here
 }
 
-
 }  // namespace
 
 CompiledModel build(const Graph &input_graph, const Target &target, const BuildOptions &options) {

@@ -7,7 +7,6 @@
 // Every rewrite returns a new, valid Graph; input nodes and the output keep their names.
 #pragma once
 #include <functional>
-#include <utility>
 #include <string>
 #include <vector>
 
@@ -76,19 +75,14 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations = true);
 // the first convolution's work): then they stay NCHW, read in blocks of 1.
 Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels = true);
 
-// The blocks (ci, co) of input and output channels a convolution is packed in, chosen
-// for node `conv` of `g` as it is before the rewrite (NCHW data, OIHW weight); each
-// must divide its channels.
-using ConvBlocksFn = std::function<std::pair<int, int>(const Graph &g, const Node &conv)>;
-// The first rewrite with each convolution's blocks chosen by `blocks` (graph::build
-// asks the tuning log's configuration of the convolution's workload).
-Graph alter_conv_layout(const Graph &g, bool blocked_activations, const ConvBlocksFn &blocks);
-
 // For the CPU's register-blocked dense (graph::build on "llvm"): every dense whose weight
 // is a float32 constant [M, K], M a multiple of 8, becomes a dense_packed reading the
 // weight packed in panels of b = 32, 16 or 8 output columns, [M / b, K, b], a new
 // constant "<weight>.packed<b>". The old weight is left for eliminate_dead_nodes.
 Graph alter_dense_layout(const Graph &g);
+// The panel alter_dense_layout packs a dense of `columns` output columns in: the widest
+// of 32, 16 and 8 that divides them, or 0.
+int dense_panel_width(int64_t columns);
 // The same with the panel of each dense chosen by `panel` (0: left as it is), for node
 // `dense` of `g`; it must divide the dense's output columns.
 using DensePanelFn = std::function<int(const Graph &g, const Node &dense)>;

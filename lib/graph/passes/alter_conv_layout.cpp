@@ -4,7 +4,6 @@
 // meets an operator that wants NCHW.
 #include <map>
 #include <set>
-#include <tuple>
 
 #include "../op_table.h"
 #include "tensorir/graph/passes.h"
@@ -53,9 +52,8 @@ bool depthwise_conv(const Graph &g, const Node &n) {
 // input, say). Writing NCHW there, in the fused kernel, saves that kernel.
 class Rewriter {
  public:
-  Rewriter(const Graph &g, bool blocked, int fixed, bool pad_channels, const std::set<int> &nchw_out,
-           const ConvBlocksFn &blocks)
-      : g_(g), blocked_(blocked), fixed_(fixed), pad_channels_(pad_channels), nchw_out_(nchw_out), blocks_(blocks),
+  Rewriter(const Graph &g, bool blocked, int fixed, bool pad_channels, const std::set<int> &nchw_out)
+      : g_(g), blocked_(blocked), fixed_(fixed), pad_channels_(pad_channels), nchw_out_(nchw_out),
         remap_(g.nodes().size(), -1) {
     for (const Node &n : g.nodes()) names_.insert(n.name);
   }
@@ -112,12 +110,6 @@ class Rewriter {
   int rewrite_conv(const Node &old, Node &n) {
     const Node &w = g_.node(old.inputs[1]);
     int ci = ops::conv2d_channel_block(w.shape[1]), co = ops::conv2d_channel_block(w.shape[0]);
-    if (blocks_ && !fixed_) {
-      std::tie(ci, co) = blocks_(g_, old);
-      TIR_USER_CHECK(ci > 0 && co > 0 && w.shape[1] % ci == 0 && w.shape[0] % co == 0)
-          << "alter_conv_layout: blocks of " << ci << " input and " << co << " output channels do not divide the "
-          << w.shape[1] << " and " << w.shape[0] << " channels of " << old.name;
-    }
     // One fetch of a block per tap beats picking one channel of an NCHW texel per tap.
     const bool pad = fixed_ && blocked_ && pad_channels_ && w.shape[1] % fixed_ != 0;
     if (fixed_) {
@@ -290,7 +282,6 @@ class Rewriter {
   const int fixed_;  // the channel block of every rewritten convolution, 0: conv2d_channel_block's
   const bool pad_channels_;  // input channels that do not split into fixed blocks are padded
   const std::set<int> &nchw_out_;
-  const ConvBlocksFn &blocks_;  // chooses (ci, co) where set, with no fixed block
   std::set<int> *want_nchw_ = nullptr;
   Graph out_;
   std::vector<int> remap_;    // old id -> new id
@@ -302,10 +293,11 @@ class Rewriter {
 
 }  // namespace
 
-namespace {
+Graph alter_conv_layout(const Graph &g, bool blocked_activations) { return alter_conv_layout(g, blocked_activations, 0); }
 
-Graph rewrite(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels,
-              const ConvBlocksFn &blocks) {
+Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels) {
+  TIR_USER_CHECK(channel_block >= 0) << "alter_conv_layout: channel_block must be 0 (the CPU blocks) or positive, got "
+                                     << channel_block;
   g.validate();
   for (const Node &n : g.nodes())
     if (n.op == "layout_transform" || packed(n)) return g;  // altered already
@@ -313,27 +305,13 @@ Graph rewrite(const Graph &g, bool blocked_activations, int channel_block, bool 
   std::set<int> nchw_out;
   for (;;) {
     std::set<int> want = nchw_out;
-    Graph out = Rewriter(g, blocked_activations, channel_block, pad_input_channels, nchw_out, blocks).run(want);
+    Graph out = Rewriter(g, blocked_activations, channel_block, pad_input_channels, nchw_out).run(want);
     if (want == nchw_out) {
       out.validate();
       return out;
     }
     nchw_out = std::move(want);
   }
-}
-
-}  // namespace
-
-Graph alter_conv_layout(const Graph &g, bool blocked_activations) { return alter_conv_layout(g, blocked_activations, 0); }
-
-Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels) {
-  TIR_USER_CHECK(channel_block >= 0) << "alter_conv_layout: channel_block must be 0 (the CPU blocks) or positive, got "
-                                     << channel_block;
-  return rewrite(g, blocked_activations, channel_block, pad_input_channels, nullptr);
-}
-
-Graph alter_conv_layout(const Graph &g, bool blocked_activations, const ConvBlocksFn &blocks) {
-  return rewrite(g, blocked_activations, 0, true, blocks);
 }
 
 }  // namespace tensorir::graph

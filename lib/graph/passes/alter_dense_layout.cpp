@@ -10,13 +10,6 @@ namespace tensorir::graph {
 
 namespace {
 
-// The widest panel of 32, 16 or 8 columns that divides `m`, or 0.
-int panel_width(int64_t m) {
-  for (int b : {32, 16, 8})
-    if (m % b == 0) return b;
-  return 0;
-}
-
 // packed[j / b][k][j % b] = weight[j][k]
 NDArray pack(const NDArray &weight, int b) {
   const int64_t m = weight.shape()[0], k = weight.shape()[1];
@@ -30,8 +23,14 @@ NDArray pack(const NDArray &weight, int b) {
 
 }  // namespace
 
+int dense_panel_width(int64_t columns) {
+  for (int b : {32, 16, 8})
+    if (columns % b == 0) return b;
+  return 0;
+}
+
 Graph alter_dense_layout(const Graph &g) {
-  return alter_dense_layout(g, [](const Graph &, const Node &n) { return panel_width(n.shape[1]); });
+  return alter_dense_layout(g, [](const Graph &, const Node &n) { return dense_panel_width(n.shape[1]); });
 }
 
 Graph alter_dense_layout(const Graph &g, const DensePanelFn &panel) {
