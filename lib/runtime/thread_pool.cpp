@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -33,15 +34,29 @@ namespace tensorir {
 namespace {
 
 constexpr int kMaxThreads = 1024;
-// Pause iterations before a thread blocks (on the order of 100 microseconds): back-to-back
-// parallel loops find the workers awake.
-constexpr int kSpinIterations = 2000;
+// How long a thread spins before it blocks. Waking a blocked thread costs tens of
+// microseconds (about 60 in a virtual machine), more than many kernels take: a model's
+// parallel loops, separated by serial kernels of up to a millisecond, must find the
+// workers awake. Spinning yields every few steps, so an oversubscribed machine loses
+// little.
+constexpr std::chrono::microseconds kSpinTime{2000};
 
 // One step of a spin-wait. Every few steps it yields, so that on an oversubscribed machine
 // the thread being waited for can get the core.
 inline void spin_pause(int step) {
   if ((step & 15) == 15) std::this_thread::yield();
   else TENSORIR_CPU_PAUSE();
+}
+
+// Spins until `done()` or kSpinTime has passed; returns done().
+template <typename Done>
+bool spin_until(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (int step = 0;; ++step) {
+    if (done()) return true;
+    if ((step & 63) == 63 && std::chrono::steady_clock::now() >= deadline) return done();
+    spin_pause(step);
+  }
 }
 
 thread_local bool t_in_parallel = false;  // set on pool workers and inside a caller's chunk
@@ -172,11 +187,8 @@ class ThreadPool {
     t_in_parallel = true;  // a body's own parallel loops run serially on this thread
     uint64_t seen = 0;
     while (true) {
-      uint64_t g = generation_.load(std::memory_order_acquire);
-      for (int spin = 0; g == seen && spin < kSpinIterations; ++spin) {
-        spin_pause(spin);
-        g = generation_.load(std::memory_order_acquire);
-      }
+      uint64_t g = seen;
+      spin_until([&] { return (g = generation_.load(std::memory_order_acquire)) != seen; });
       if (g == seen) {
         std::unique_lock<std::mutex> lock(mu_);
         wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
@@ -194,10 +206,7 @@ class ThreadPool {
   }
 
   void wait_for_workers() {
-    for (int spin = 0; spin < kSpinIterations; ++spin) {
-      if (remaining_.load(std::memory_order_acquire) == 0) return;
-      spin_pause(spin);
-    }
+    if (spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; })) return;
     std::unique_lock<std::mutex> lock(done_mu_);
     done_.wait(lock, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
   }
