@@ -4,12 +4,14 @@
 // (bench/onnx_peers.py rebuilds the same torch model and times it under no_grad), with the
 // same thread count, batch 1.
 //
-//   bench_onnx [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps N] [--json]
-//        [--quick] [--no-gpu]
+//   bench_onnx [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps N] [--rounds N]
+//        [--json] [--quick] [--no-gpu]
 //
 // Without --models-dir the models are exported next to this executable (onnx_models/<model>,
-// once). Prints a table per thread count (medians after a warm-up, tensorir / ORT and the
-// geometric mean of it), then per model the import and compile times and tensorir's error
+// once). The engines take turns, --rounds times per model and thread count, so that a
+// passing burst of load on the machine falls on all of them alike; each round times --reps
+// runs after a warm-up. Prints a table per thread count (the median of the rounds' medians,
+// tensorir / ORT and the geometric mean of it), then per model the import and compile times and tensorir's error
 // against ORT's and PyTorch's outputs, max |x - ref| / max |ref|, so a fast wrong answer shows.
 // A peer that cannot run gets a note saying why and how to install it (bench/install-peers.sh).
 #include <tensorir/frontend/onnx.h>
@@ -42,6 +44,7 @@ struct Args {
   std::vector<int> threads{1, 2};
   int opset = 13;
   int reps = 10;
+  int rounds = 3;
   bool json = false;
 };
 
@@ -69,23 +72,26 @@ Args parse_args(int argc, char **argv) {
     else if (o == "--models") a.models = split(value(i));
     else if (o == "--opset") a.opset = std::atoi(value(i).c_str());
     else if (o == "--reps") a.reps = std::max(1, std::atoi(value(i).c_str()));
+    else if (o == "--rounds") a.rounds = std::max(1, std::atoi(value(i).c_str()));
     else if (o == "--json") a.json = true;
-    else if (o == "--quick") a.reps = 3;
+    else if (o == "--quick") a.reps = 3, a.rounds = 1;
     else if (o == "--no-gpu") continue;  // make bench passes the other benches' options; no GPU rows here
     else if (o == "--threads") {
       a.threads.clear();
       for (const std::string &t : split(value(i))) a.threads.push_back(std::max(1, std::atoi(t.c_str())));
     } else if (o == "--help" || o == "-h") {
-      std::printf("usage: %s [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps 10] [--json]\n"
-                  "       [--quick] [--no-gpu]\n"
+      std::printf("usage: %s [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps 10]\n"
+                  "       [--rounds 3] [--json] [--quick] [--no-gpu]\n"
                   "  --models-dir  a directory written by scripts/export_models.py (default: export the\n"
                   "                models next to this program, once)\n"
                   "  --models      models to run (default %s)\n"
                   "  --opset       which export of each model (default 13)\n"
                   "  --threads     thread counts, one run each (default 1,2)\n"
-                  "  --reps        timed runs per engine after the warm-up (default 10)\n"
+                  "  --reps        timed runs per engine and round after the warm-up (default 10)\n"
+                  "  --rounds      turns each engine takes per model and thread count; the figure is the\n"
+                  "                median of the rounds' medians (default 3)\n"
                   "  --json        one JSON object per result line instead of tables\n"
-                  "  --quick       --reps 3\n"
+                  "  --quick       --reps 3 --rounds 1\n"
                   "  --no-gpu      accepted for make bench; this benchmark runs on the CPU only\n",
                   argv[0], kDefaultModels);
       std::exit(0);
@@ -187,6 +193,16 @@ Peer parse_peer(const std::string &line, const std::string &cmd) {
   return p;
 }
 
+// The median of the rounds' medians; a round that failed makes the peer's row a failure.
+Peer combine_rounds(const std::vector<Peer> &rounds) {
+  std::vector<double> ms;
+  for (const Peer &p : rounds) {
+    if (p.ms < 0) return p;
+    ms.push_back(p.ms);
+  }
+  return ms.empty() ? Peer{-1, "not run"} : Peer{bench::median(ms), ""};
+}
+
 struct Result {
   std::string model, case_name, note;  // note: why tensorir has no time
   size_t kernels = 0;
@@ -225,7 +241,8 @@ int main(int argc, char **argv) {
   else if (!bench::command_ok("node -e \"require('onnxruntime-node')\""))
     ort_missing = std::string("onnxruntime-node not installed in bench/peers/node_modules (") + kInstall + ")";
   if (!a.json) {
-    std::printf("ONNX models from PyTorch, batch 1, opset %d, median of %d runs after warm-up\n", a.opset, a.reps);
+    std::printf("ONNX models from PyTorch, batch 1, opset %d, %d round%s of %d runs per engine (after a warm-up), "
+                "engines in turn\n", a.opset, a.rounds, a.rounds == 1 ? "" : "s", a.reps);
     if (!torch_missing.empty()) std::printf("PyTorch rows missing: %s\n", torch_missing.c_str());
     if (!ort_missing.empty()) std::printf("ONNX Runtime rows missing: %s\n", ort_missing.c_str());
     bench::print_machine_load("before");
@@ -274,27 +291,30 @@ int main(int argc, char **argv) {
     for (const auto &[name, file] : c.inputs) inputs += (inputs.empty() ? "" : ",") + (dir / file).string();
     for (int threads : a.threads) {
       if (!a.json) std::fprintf(stderr, "%s: %d threads\n", model.c_str(), threads);
-      if (m) {
-        set_num_threads(threads);
-        r.ms[threads] = bench::median_ms([&] { m->run(feed); }, a.reps, 2);
-        set_num_threads(saved_threads);
+      std::vector<double> ours;
+      std::vector<Peer> ort_rounds, torch_rounds;
+      for (int round = 0; round < a.rounds; ++round) {
+        if (m) {
+          set_num_threads(threads);
+          ours.push_back(bench::median_ms([&] { m->run(feed); }, a.reps, 2));
+          set_num_threads(saved_threads);
+        }
+        if (ort_missing.empty()) {
+          const std::string cmd = "node " + quote(repo_file("bench/peers/onnxruntime_run.cjs")) + " " +
+                                  quote(dir.string()) + " --threads " + std::to_string(threads) + " --reps " +
+                                  std::to_string(a.reps) + " --cases " + c.name;
+          ort_rounds.push_back(parse_peer(bench::last_line(cmd), cmd));
+        }
+        if (torch_missing.empty()) {
+          const std::string cmd = "/usr/bin/python3 " + quote(repo_file("bench/onnx_peers.py")) + " --model " +
+                                  model + " --threads " + std::to_string(threads) + " --reps " +
+                                  std::to_string(a.reps) + " --inputs " + quote(inputs) + " --json";
+          torch_rounds.push_back(parse_peer(bench::last_line(cmd), cmd));
+        }
       }
-      Peer &ort = r.ort[threads];
-      if (!ort_missing.empty()) ort.note = ort_missing;
-      else {
-        const std::string cmd = "node " + quote(repo_file("bench/peers/onnxruntime_run.cjs")) + " " +
-                                quote(dir.string()) + " --threads " + std::to_string(threads) + " --reps " +
-                                std::to_string(a.reps) + " --cases " + c.name;
-        ort = parse_peer(bench::last_line(cmd), cmd);
-      }
-      Peer &torch = r.torch[threads];
-      if (!torch_missing.empty()) torch.note = torch_missing;
-      else {
-        const std::string cmd = "/usr/bin/python3 " + quote(repo_file("bench/onnx_peers.py")) + " --model " + model +
-                                " --threads " + std::to_string(threads) + " --reps " + std::to_string(a.reps) +
-                                " --inputs " + quote(inputs) + " --json";
-        torch = parse_peer(bench::last_line(cmd), cmd);
-      }
+      if (!ours.empty()) r.ms[threads] = bench::median(ours);
+      r.ort[threads] = ort_missing.empty() ? combine_rounds(ort_rounds) : Peer{-1, ort_missing};
+      r.torch[threads] = torch_missing.empty() ? combine_rounds(torch_rounds) : Peer{-1, torch_missing};
     }
     // onnxruntime_run.cjs wrote ORT's output next to the model (this run's, when it ran); the
     // export wrote PyTorch's.
@@ -333,7 +353,8 @@ int main(int argc, char **argv) {
 
   auto ms_cell = [](const Peer &p) { return p.ms >= 0 ? bench::fmt(p.ms, 2) : "-"; };
   for (int t : a.threads) {
-    std::printf("\n%d thread%s (ms: median wall time of a run; tensorir / ORT: below 1 is faster)\n", t,
+    std::printf("\n%d thread%s (ms: median over the rounds of a round's median wall time of a run; tensorir / ORT: "
+                "below 1 is faster)\n", t,
                 t == 1 ? "" : "s");
     bench::Table table({"model", "tensorir ms", "onnxruntime ms", "pytorch ms", "tensorir / ORT", "note"});
     double log_sum = 0;
