@@ -19,6 +19,13 @@ namespace tensorir::ops {
 // changes, element-wise maps) that is not an output is inlined into its readers.
 Schedule schedule_generic(const std::vector<Tensor> &outs);
 
+// CPU schedule of an injective result (reshape, transpose, concatenate, an element-wise
+// map that no anchor took as its tail): schedule_generic, then, from 16384 elements on and
+// where `target` runs on this process's thread pool (TargetCaps::runs_in_process), its
+// axes before the last fused into one parallel loop (all of them, in chunks of 1024
+// elements, when those are too few to share). Other results get schedule_generic alone.
+Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
+
 // CPU schedule for the output of conv2d_nchwc (or conv2d_nchwc_packed): a register tile
 // of output-channel vectors times output columns, computed row by row inside a parallel
 // loop over (batch, channel group, row); a blocked result is written in vectors of its
