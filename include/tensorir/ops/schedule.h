@@ -60,6 +60,12 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
 // window of at most 64 taps.
 Schedule schedule_blocked_llvm(const Tensor &out, autotune::Config *config = nullptr);
 
+// CPU schedule for layer_norm over the last axis: the rows' sums, their squared
+// deviations and the result each a parallel pass over rows, the reductions as 16 partial
+// vectors, the result in vectors of 16. Over several axes, or with a tail:
+// schedule_reduce_llvm.
+Schedule schedule_layer_norm_llvm(const Tensor &out);
+
 // CPU schedule for softmax and log_softmax along the last axis: rows in parallel, each
 // row's maximum, exponentials and sum computed inside that loop, the exponentials and
 // results as vectors. Other axes get schedule_blocked_llvm.
