@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <vector>
 
 #include "graph/graph_test_util.h"
@@ -19,6 +20,15 @@ namespace tensorir::autotune_test {
 using graph_test::max_rel_error;
 
 using nlohmann::json;
+
+// n values uniform in [-1, 1).
+inline std::vector<float> random_vector(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float &x : v) x = u(rng);
+  return v;
+}
 
 // A batch-1 convolution of square kernels, strides and padding, as the reference layer
 // (test/reference) computes them.

@@ -18,14 +18,6 @@ using namespace tensorir::autotune_test;
 
 namespace {
 
-std::vector<float> random_vector(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(rng);
-  return v;
-}
-
 // Configuration `index` of conv2d task `t` against plain loops; within Winograd's
 // rounding (BuildOptions::winograd) where the configuration chooses it.
 void check_conv(const autotune::Task &t, int64_t index) {

@@ -71,14 +71,6 @@ int64_t random_with_tile(const autotune::Task &t, int64_t m, std::mt19937_64 &rn
   return -1;
 }
 
-std::vector<float> random_vector(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(rng);
-  return v;
-}
-
 // Times nothing: every candidate takes 1 ms.
 class FakeRunner : public autotune::Runner {
  public:
