@@ -2,7 +2,9 @@
 // in child processes (measure_local.cpp).
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,6 +13,8 @@
 #include "tensorir/runtime/module.h"
 
 namespace tensorir::autotune {
+
+struct MeasureOptions;  // tensorir/autotune/tuner.h
 
 // Calls fn(i) for every i in [0, n) on up to `threads` threads, the caller's among them.
 template <typename F>
@@ -49,6 +53,21 @@ std::vector<NDArray> make_arguments(const FuncSignature &sig, uint64_t seed);
 // `args` after one call of `function`: the expected arrays of a correctness check.
 std::vector<NDArray> reference_outputs(const Module &module, const std::string &function,
                                        const std::vector<NDArray> &args);
+
+// Evicts the `bytes` at `data` from every level of the CPU's caches (clflush per 64-byte
+// line, then a fence); does nothing on CPUs without clflush (non-x86 builds).
+void flush_from_caches(const void *data, size_t bytes);
+
+// Where time_kernel flushes a buffer; tests pass their own to see what is flushed.
+using FlushFn = std::function<void(const void *data, size_t bytes)>;
+
+// Each repeat's mean milliseconds per call of `function` on `args` (arrays where the
+// module runs), after one untimed call. With options.flush_cache and a CPU kernel, each
+// call is timed alone with `flush` applied to every argument, untimed, before it; a
+// repeat has `number` calls, doubled until their summed time reaches `min_repeat_ms`.
+// Otherwise Module::time_evaluator times it.
+std::vector<double> time_kernel(const Module &module, const std::string &function, const std::vector<NDArray> &args,
+                                const MeasureOptions &options, const FlushFn &flush = flush_from_caches);
 
 // The function's signature in a built module.
 const FuncSignature &signature_of(const Module &module, const std::string &function);

@@ -21,7 +21,8 @@ namespace tensorir::autotune {
 
 namespace {
 
-// Times the candidate in this process, and checks its arrays after one call.
+// Times the candidate in this process (cold, as MeasureOptions::flush_cache says), and
+// checks its arrays after one call.
 MeasureResult measure_here(const Module &module, const std::string &function, const std::vector<NDArray> &args,
                            const std::vector<NDArray> *expected, const MeasureOptions &options) {
   MeasureResult r;
@@ -32,10 +33,8 @@ MeasureResult measure_here(const Module &module, const std::string &function, co
     }
     const Device dev{signature_of(module, function).device, 0};
     std::vector<NDArray> on_device;
-    std::vector<Arg> call_args;
     for (const NDArray &a : args) on_device.push_back(a.to(dev));
-    for (const NDArray &a : on_device) call_args.emplace_back(a);
-    r.times_ms = module.time_evaluator(function, options.time).call(call_args).times_ms;
+    r.times_ms = time_kernel(module, function, on_device, options);
   } catch (const std::exception &e) {
     r.error = std::string("run error: ") + e.what();
   }

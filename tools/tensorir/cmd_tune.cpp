@@ -24,7 +24,7 @@ struct TuneArgs {
   int trials = 0, threads = 0, batch = 8;
   double timeout = 10;
   uint64_t seed = 0;
-  bool check = false;
+  bool check = false, no_cache_flush = false;
 };
 
 // "90", "90s", "10m", "1.5h" as seconds.
@@ -102,6 +102,7 @@ void tune(const TuneArgs &a) {
   o.seed = a.seed;
   o.measure.threads = a.threads;
   o.measure.timeout_s = a.timeout;
+  o.measure.flush_cache = !a.no_cache_flush;
   o.check_correctness = a.check;
   o.on_progress = show_progress;
   if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
@@ -140,6 +141,9 @@ void add_tune(CLI::App &app) {
       ->default_val(10);
   cmd->add_option("--seed", a->seed, "the search's seed, and a built-in network's weights")->default_val(0);
   cmd->add_flag("--check", a->check, "compare every candidate's result with the default schedule's");
+  cmd->add_flag("--no-cache-flush", a->no_cache_flush,
+               "time kernels hot, back to back, instead of flushing their arguments from the caches before "
+               "each call as a model's weights are (local CPU measurement only)");
   cmd->add_option("--rpc", a->rpc, "measure on an RPC proxy or server, HOST:PORT");
   cmd->add_option("--key", a->key, "the key of the remote to pair with at the proxy");
   add_model_options(*cmd, a->model_options);

@@ -26,6 +26,10 @@ struct MeasureOptions {
   TimeOptions time{.number = 1, .repeat = 3, .min_repeat_ms = 10};
   double timeout_s = 10;  // for the whole measurement of one candidate (its run, not its build)
   int threads = 0;        // threads the kernel runs on; 0: the runtime's default
+  // Time each call cold, as inside a model whose weights pass through the caches once per
+  // inference: before every timed call the kernel's buffer arguments are flushed from the
+  // CPU caches, untimed. Local runners on CPU kernels only; the RPC runner ignores it.
+  bool flush_cache = true;
 };
 
 // One candidate's measurement: each repeat's mean milliseconds per call, or why there is

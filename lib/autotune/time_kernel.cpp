@@ -1,0 +1,68 @@
+// Timing a candidate kernel, cold or hot. Run back to back, a kernel finds its weights in
+// the caches; inside a model they pass through the caches once per inference, and a
+// kernel with a large weight (a Winograd-transformed one) is slower there than hot
+// timings say. Flushing its buffers before each timed call measures it as the model runs it.
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TENSORIR_HAS_CLFLUSH 1
+#endif
+
+#include "autotune/measure.h"
+#include "tensorir/autotune/tuner.h"
+#include "tensorir/error.h"
+
+namespace tensorir::autotune {
+
+void flush_from_caches(const void *data, size_t bytes) {
+#ifdef TENSORIR_HAS_CLFLUSH
+  const char *p = static_cast<const char *>(data);
+  for (size_t off = 0; off < bytes; off += 64) _mm_clflush(p + off);
+  if (bytes > 0) _mm_clflush(p + bytes - 1);  // the last line when `data` is not line-aligned
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+namespace {
+
+// One repeat: `number` cold calls, each timed alone, doubled until their sum reaches
+// min_repeat_ms (as runtime::time_calls does for hot calls); the mean per call.
+double cold_repeat(const Function &f, const std::vector<Arg> &call_args, const std::vector<NDArray> &args,
+                   const TimeOptions &time, const FlushFn &flush) {
+  using Clock = std::chrono::steady_clock;
+  for (int number = time.number;; number *= 2) {
+    double ms = 0;
+    for (int i = 0; i < number; ++i) {
+      for (const NDArray &a : args) flush(a.data(), a.nbytes());
+      const auto start = Clock::now();
+      f.call(call_args);
+      ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    }
+    if (ms >= time.min_repeat_ms || number > (1 << 24)) return ms / number;
+  }
+}
+
+}  // namespace
+
+std::vector<double> time_kernel(const Module &module, const std::string &function, const std::vector<NDArray> &args,
+                                const MeasureOptions &options, const FlushFn &flush) {
+  std::vector<Arg> call_args(args.begin(), args.end());
+  if (!options.flush_cache || signature_of(module, function).device != Device::CPU)
+    return module.time_evaluator(function, options.time).call(call_args).times_ms;
+  const TimeOptions &time = options.time;
+  TIR_USER_CHECK(time.number >= 1 && time.repeat >= 1 && time.min_repeat_ms >= 0)
+      << "measuring '" << function << "': number and repeat must be at least 1 and min_repeat_ms not negative "
+      << "(got number=" << time.number << ", repeat=" << time.repeat << ", min_repeat_ms=" << time.min_repeat_ms
+      << ")";
+  const Function f = module(function);
+  f.call(call_args);  // warm-up: first-call costs (pages, the thread pool) stay out of the figures
+  std::vector<double> times;
+  for (int r = 0; r < time.repeat; ++r) times.push_back(cold_repeat(f, call_args, args, time, flush));
+  return times;
+}
+
+}  // namespace tensorir::autotune
