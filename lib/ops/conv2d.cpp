@@ -71,6 +71,24 @@ Tensor conv2d(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, co
 
 namespace {
 
+// The result [N][K][OH][OW] (`out_block` 0) or [N][K/out_block][OH][OW][out_block] of
+// `read`(n, block of co, y, x, channel in it): channels regrouped from blocks of co.
+template <typename Read>
+Tensor regrouped(const ConvShape &s, int co, int out_block, Read read, const std::string &name,
+                 const std::string &tag) {
+  if (out_block)
+    return compute(
+        to_exprs({s.N, s.K / out_block, s.OH, s.OW, out_block}),
+        [&](Var n, Var b, Var y, Var x, Var o) {
+          Expr k = b * out_block + o;
+          return read(n, k / co, y, x, k % co);
+        },
+        name, tag);
+  return compute(
+      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return read(n, k / co, y, x, k % co); },
+      name, tag);
+}
+
 // The copy of the blocked result OB [N][K'/co][OH][OW][co] (K' >= K: whole vectors of
 // output channels, the padding dropped here) as NCHW or, with `out_block`, as
 // NCHW<out_block>c, where out_block divides co: the stage schedule_conv2d_llvm
@@ -80,17 +98,8 @@ Tensor blocked_result(const Tensor &OB, const ConvShape &s, int co, int out_bloc
     return compute(
         OB.shape(), [&](const std::vector<Var> &v) { return OB(v[0], v[1], v[2], v[3], v[4]); }, name,
         "conv2d_nchwc");
-  if (out_block)
-    return compute(
-        to_exprs({s.N, s.K / out_block, s.OH, s.OW, out_block}),
-        [&](Var n, Var b, Var y, Var x, Var o) {
-          Expr k = b * out_block + o;
-          return OB(n, k / co, y, x, k % co);
-        },
-        name, "conv2d_nchwc");
-  return compute(
-      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return OB(n, k / co, y, x, k % co); },
-      name, "conv2d_nchwc");
+  return regrouped(
+      s, co, out_block, [&](Var n, Expr b, Var y, Var x, Expr o) { return OB(n, b, y, x, o); }, name, "conv2d_nchwc");
 }
 
 // The blocked convolution from the padded blocked input IP [N][C/ci][H + 2ph][W + 2pw][ci]
@@ -254,22 +263,11 @@ Tensor conv2d_packed_direct(const Tensor &data, const Tensor &weight, const Conv
   auto body = [&](Var n, Expr ob, Var y, Var x, Expr o) {
     return sum(in(n, y * sh + ry * dh, x * sw + rx * dw) * weight(ob, icb, ry, rx, ici, o), {icb, ry, rx, ici});
   };
-  const int ob = p.out_block;
-  if (blocked_out && ob == co)
+  if (blocked_out && p.out_block == co)
     return compute(
         to_exprs({s.N, s.K / co, s.OH, s.OW, co}), [&](Var n, Var b, Var y, Var x, Var o) { return body(n, b, y, x, o); },
         name, "conv2d_packed_direct");
-  if (blocked_out)
-    return compute(
-        to_exprs({s.N, s.K / ob, s.OH, s.OW, ob}),
-        [&](Var n, Var b, Var y, Var x, Var o) {
-          Expr k = b * ob + o;
-          return body(n, k / co, y, x, k % co);
-        },
-        name, "conv2d_packed_direct");
-  return compute(
-      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return body(n, k / co, y, x, k % co); },
-      name, "conv2d_packed_direct");
+  return regrouped(s, co, blocked_out ? p.out_block : 0, body, name, "conv2d_packed_direct");
 }
 
 }  // namespace tensorir::ops
