@@ -198,6 +198,10 @@ TEST_CASE("a packed conv2d's out_channels must fit its weight", "[graph][conv][w
     REQUIRE_THROWS_WITH(ops::conv2d_nchwc_packed(x, w, a, true), Contains("out_channels = " + std::to_string(k)));
     REQUIRE_THROWS_WITH(ops::conv2d_packed_direct(x, w, a, true), Contains("the rest zero padding"));
   }
+  // 12 channels in blocks of 6, of which 9 are used: blocks of 9 do not divide 6.
+  a.out_channels = 9;
+  REQUIRE_THROWS_WITH(ops::conv2d_nchwc_packed(x, placeholder({2, 2, 1, 1, 8, 6}, Float(32), "w6"), a),
+                      Contains("do not divide the weight's blocks of 6"));
   a.out_channels = 24;
   CHECK(ops::conv2d_nchwc_packed(x, w, a, true).ndim() == 5);
   CHECK(*as_const_int(ops::conv2d_nchwc_packed(x, w, a, true).shape()[1]) == 3);
