@@ -4,13 +4,17 @@
 // (bench/onnx_peers.py rebuilds the same torch model and times it under no_grad), with the
 // same thread count, batch 1.
 //
-//   bench_onnx [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps N] [--json]
-//        [--quick] [--no-gpu]
+//   bench_onnx [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps N] [--rounds N]
+//        [--tuning-log FILE] [--json] [--quick] [--no-gpu]
 //
 // Without --models-dir the models are exported next to this executable (onnx_models/<model>,
-// once). Prints a table per thread count (medians after a warm-up, tensorir / ORT and the
-// geometric mean of it), then per model the import and compile times and tensorir's error
+// once). The engines take turns, --rounds times per model and thread count, so that a
+// passing burst of load on the machine falls on all of them alike; each round times --reps
+// runs after a warm-up. Prints a table per thread count (the median of the rounds' medians,
+// tensorir / ORT and the geometric mean of it), then per model the import and compile times and tensorir's error
 // against ORT's and PyTorch's outputs, max |x - ref| / max |ref|, so a fast wrong answer shows.
+// With --tuning-log (tensorir tune), each model is built a second time with that log and
+// timed in the same rounds: a "tuned" column and its ratio to ORT.
 // A peer that cannot run gets a note saying why and how to install it (bench/install-peers.sh).
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
@@ -42,6 +46,8 @@ struct Args {
   std::vector<int> threads{1, 2};
   int opset = 13;
   int reps = 10;
+  int rounds = 3;
+  std::string tuning_log;  // empty: no tuned build
   bool json = false;
 };
 
@@ -69,23 +75,28 @@ Args parse_args(int argc, char **argv) {
     else if (o == "--models") a.models = split(value(i));
     else if (o == "--opset") a.opset = std::atoi(value(i).c_str());
     else if (o == "--reps") a.reps = std::max(1, std::atoi(value(i).c_str()));
+    else if (o == "--rounds") a.rounds = std::max(1, std::atoi(value(i).c_str()));
+    else if (o == "--tuning-log") a.tuning_log = value(i);
     else if (o == "--json") a.json = true;
-    else if (o == "--quick") a.reps = 3;
+    else if (o == "--quick") a.reps = 3, a.rounds = 1;
     else if (o == "--no-gpu") continue;  // make bench passes the other benches' options; no GPU rows here
     else if (o == "--threads") {
       a.threads.clear();
       for (const std::string &t : split(value(i))) a.threads.push_back(std::max(1, std::atoi(t.c_str())));
     } else if (o == "--help" || o == "-h") {
-      std::printf("usage: %s [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps 10] [--json]\n"
-                  "       [--quick] [--no-gpu]\n"
+      std::printf("usage: %s [--models-dir DIR] [--models a,b] [--opset 13] [--threads 1,2] [--reps 10]\n"
+                  "       [--rounds 3] [--tuning-log FILE] [--json] [--quick] [--no-gpu]\n"
                   "  --models-dir  a directory written by scripts/export_models.py (default: export the\n"
                   "                models next to this program, once)\n"
                   "  --models      models to run (default %s)\n"
                   "  --opset       which export of each model (default 13)\n"
                   "  --threads     thread counts, one run each (default 1,2)\n"
-                  "  --reps        timed runs per engine after the warm-up (default 10)\n"
+                  "  --reps        timed runs per engine and round after the warm-up (default 10)\n"
+                  "  --rounds      turns each engine takes per model and thread count; the figure is the\n"
+                  "                median of the rounds' medians (default 3)\n"
+                  "  --tuning-log  also build each model with this tuning log (tensorir tune) and time it\n"
                   "  --json        one JSON object per result line instead of tables\n"
-                  "  --quick       --reps 3\n"
+                  "  --quick       --reps 3 --rounds 1\n"
                   "  --no-gpu      accepted for make bench; this benchmark runs on the CPU only\n",
                   argv[0], kDefaultModels);
       std::exit(0);
@@ -187,11 +198,22 @@ Peer parse_peer(const std::string &line, const std::string &cmd) {
   return p;
 }
 
+// The median of the rounds' medians; a round that failed makes the peer's row a failure.
+Peer combine_rounds(const std::vector<Peer> &rounds) {
+  std::vector<double> ms;
+  for (const Peer &p : rounds) {
+    if (p.ms < 0) return p;
+    ms.push_back(p.ms);
+  }
+  return ms.empty() ? Peer{-1, "not run"} : Peer{bench::median(ms), ""};
+}
+
 struct Result {
   std::string model, case_name, note;  // note: why tensorir has no time
   size_t kernels = 0;
   double import_s = -1, compile_s = -1, err_ort = kNotMeasured, err_torch = kNotMeasured;
-  std::map<int, double> ms;                                              // threads -> tensorir median
+  std::map<int, double> ms, tuned_ms;                                    // threads -> tensorir median
+  double err_tuned = kNotMeasured;  // the tuned build against the untuned one
   std::map<int, Peer> ort, torch;
 };
 
@@ -225,7 +247,8 @@ int main(int argc, char **argv) {
   else if (!bench::command_ok("node -e \"require('onnxruntime-node')\""))
     ort_missing = std::string("onnxruntime-node not installed in bench/peers/node_modules (") + kInstall + ")";
   if (!a.json) {
-    std::printf("ONNX models from PyTorch, batch 1, opset %d, median of %d runs after warm-up\n", a.opset, a.reps);
+    std::printf("ONNX models from PyTorch, batch 1, opset %d, %d round%s of %d runs per engine (after a warm-up), "
+                "engines in turn\n", a.opset, a.rounds, a.rounds == 1 ? "" : "s", a.reps);
     if (!torch_missing.empty()) std::printf("PyTorch rows missing: %s\n", torch_missing.c_str());
     if (!ort_missing.empty()) std::printf("ONNX Runtime rows missing: %s\n", ort_missing.c_str());
     bench::print_machine_load("before");
@@ -252,7 +275,7 @@ int main(int argc, char **argv) {
     }
     if (!a.json) std::fprintf(stderr, "%s: importing and compiling %s\n", model.c_str(), c.name.c_str());
 
-    std::optional<graph::CompiledModel> m;
+    std::optional<graph::CompiledModel> m, tuned;
     std::map<std::string, NDArray> feed;
     NDArray out;
     try {
@@ -265,36 +288,48 @@ int main(int argc, char **argv) {
       r.compile_s = seconds_since(t0);
       r.kernels = m->num_kernels();
       out = m->run(feed)[c.output];
+      if (!a.tuning_log.empty()) {
+        graph::BuildOptions o;
+        o.tuning_log = a.tuning_log;
+        tuned = graph::build(g, "llvm", o);
+        r.err_tuned = rel_error(tuned->run(feed)[c.output], out);
+      }
     } catch (const std::exception &e) {
       r.note = e.what();
       m.reset();
+      tuned.reset();
     }
 
     std::string inputs;
     for (const auto &[name, file] : c.inputs) inputs += (inputs.empty() ? "" : ",") + (dir / file).string();
     for (int threads : a.threads) {
       if (!a.json) std::fprintf(stderr, "%s: %d threads\n", model.c_str(), threads);
-      if (m) {
-        set_num_threads(threads);
-        r.ms[threads] = bench::median_ms([&] { m->run(feed); }, a.reps, 2);
-        set_num_threads(saved_threads);
+      std::vector<double> ours, ours_tuned;
+      std::vector<Peer> ort_rounds, torch_rounds;
+      for (int round = 0; round < a.rounds; ++round) {
+        if (m) {
+          set_num_threads(threads);
+          ours.push_back(bench::median_ms([&] { m->run(feed); }, a.reps, 2));
+          if (tuned) ours_tuned.push_back(bench::median_ms([&] { tuned->run(feed); }, a.reps, 2));
+          set_num_threads(saved_threads);
+        }
+        if (ort_missing.empty()) {
+          const std::string cmd = "node " + quote(repo_file("bench/peers/onnxruntime_run.cjs")) + " " +
+                                  quote(dir.string()) + " --threads " + std::to_string(threads) + " --reps " +
+                                  std::to_string(a.reps) + " --cases " + c.name;
+          ort_rounds.push_back(parse_peer(bench::last_line(cmd), cmd));
+        }
+        if (torch_missing.empty()) {
+          const std::string cmd = "/usr/bin/python3 " + quote(repo_file("bench/onnx_peers.py")) + " --model " +
+                                  model + " --threads " + std::to_string(threads) + " --reps " +
+                                  std::to_string(a.reps) + " --inputs " + quote(inputs) + " --json";
+          torch_rounds.push_back(parse_peer(bench::last_line(cmd), cmd));
+        }
       }
-      Peer &ort = r.ort[threads];
-      if (!ort_missing.empty()) ort.note = ort_missing;
-      else {
-        const std::string cmd = "node " + quote(repo_file("bench/peers/onnxruntime_run.cjs")) + " " +
-                                quote(dir.string()) + " --threads " + std::to_string(threads) + " --reps " +
-                                std::to_string(a.reps) + " --cases " + c.name;
-        ort = parse_peer(bench::last_line(cmd), cmd);
-      }
-      Peer &torch = r.torch[threads];
-      if (!torch_missing.empty()) torch.note = torch_missing;
-      else {
-        const std::string cmd = "/usr/bin/python3 " + quote(repo_file("bench/onnx_peers.py")) + " --model " + model +
-                                " --threads " + std::to_string(threads) + " --reps " + std::to_string(a.reps) +
-                                " --inputs " + quote(inputs) + " --json";
-        torch = parse_peer(bench::last_line(cmd), cmd);
-      }
+      if (!ours.empty()) r.ms[threads] = bench::median(ours);
+      if (!ours_tuned.empty()) r.tuned_ms[threads] = bench::median(ours_tuned);
+      r.ort[threads] = ort_missing.empty() ? combine_rounds(ort_rounds) : Peer{-1, ort_missing};
+      r.torch[threads] = torch_missing.empty() ? combine_rounds(torch_rounds) : Peer{-1, torch_missing};
     }
     // onnxruntime_run.cjs wrote ORT's output next to the model (this run's, when it ran); the
     // export wrote PyTorch's.
@@ -320,6 +355,8 @@ int main(int argc, char **argv) {
           json_row(r.model, "tensorir", t, r.ms.at(t),
                    ",\"err_ort\":" + bench::json_num(r.err_ort) + ",\"err_torch\":" + bench::json_num(r.err_torch));
         else json_skip(r.model, "tensorir", t, r.note);
+        if (r.tuned_ms.count(t))
+          json_row(r.model, "tensorir-tuned", t, r.tuned_ms.at(t), ",\"err_untuned\":" + bench::json_num(r.err_tuned));
         for (const auto &[impl, peers] : {std::pair{"onnxruntime", &r.ort}, std::pair{"pytorch", &r.torch}}) {
           if (!peers->count(t)) continue;
           const Peer &p = peers->at(t);
@@ -332,36 +369,60 @@ int main(int argc, char **argv) {
   }
 
   auto ms_cell = [](const Peer &p) { return p.ms >= 0 ? bench::fmt(p.ms, 2) : "-"; };
+  const bool with_tuned = !a.tuning_log.empty();
   for (int t : a.threads) {
-    std::printf("\n%d thread%s (ms: median wall time of a run; tensorir / ORT: below 1 is faster)\n", t,
-                t == 1 ? "" : "s");
-    bench::Table table({"model", "tensorir ms", "onnxruntime ms", "pytorch ms", "tensorir / ORT", "note"});
-    double log_sum = 0;
-    int n = 0;
+    std::printf("\n%d thread%s (ms: median over the rounds of a round's median wall time of a run; tensorir / ORT: "
+                "below 1 is faster)\n",
+                t, t == 1 ? "" : "s");
+    std::vector<std::string> head = {"model", "tensorir ms", "onnxruntime ms", "pytorch ms", "tensorir / ORT"};
+    if (with_tuned) head.insert(head.end(), {"tuned ms", "tuned / ORT"});
+    head.push_back("note");
+    bench::Table table(head);
+    // Geometric means of tensorir / ORT: untuned, tuned.
+    std::array<double, 2> log_sum{0, 0};
+    std::array<int, 2> n{0, 0};
     for (const Result &r : results) {
       const Peer ort = r.ort.count(t) ? r.ort.at(t) : Peer{}, torch = r.torch.count(t) ? r.torch.at(t) : Peer{};
-      const double ms = r.ms.count(t) ? r.ms.at(t) : -1;
-      std::string ratio = "-";
-      if (ms > 0 && ort.ms > 0) {
-        ratio = bench::fmt_ratio(ms / ort.ms);
-        log_sum += std::log(ms / ort.ms);
-        ++n;
+      std::vector<std::string> row = {r.model};
+      for (int k = 0; k < (with_tuned ? 2 : 1); ++k) {
+        const std::map<int, double> &times = k ? r.tuned_ms : r.ms;
+        const double ms = times.count(t) ? times.at(t) : -1;
+        std::string ratio = "-";
+        if (ms > 0 && ort.ms > 0) {
+          ratio = bench::fmt_ratio(ms / ort.ms);
+          log_sum[size_t(k)] += std::log(ms / ort.ms);
+          ++n[size_t(k)];
+        }
+        const std::string ms_text = ms >= 0 ? bench::fmt(ms, 2) : "-";
+        if (k) row.insert(row.end(), {ms_text, ratio});
+        else row.insert(row.end(), {ms_text, ms_cell(ort), ms_cell(torch), ratio});
       }
       std::string note = r.note;
       for (const auto &[who, p] : {std::pair{"onnxruntime", &ort}, std::pair{"pytorch", &torch}})
         if (!p->note.empty()) note += (note.empty() ? "" : "; ") + std::string(who) + ": " + p->note;
-      table.add({r.model, ms >= 0 ? bench::fmt(ms, 2) : "-", ms_cell(ort), ms_cell(torch), ratio, note});
+      row.push_back(note);
+      table.add(row);
     }
     table.print();
-    if (n > 0) std::printf("geometric mean of tensorir / ORT over %d models: %.2f\n", n, std::exp(log_sum / n));
+    if (n[0] > 0) std::printf("geometric mean of tensorir / ORT over %d models: %.2f\n", n[0], std::exp(log_sum[0] / n[0]));
+    if (n[1] > 0)
+      std::printf("geometric mean of tuned tensorir / ORT over %d models: %.2f (--tuning-log %s)\n", n[1],
+                  std::exp(log_sum[1] / n[1]), a.tuning_log.c_str());
   }
 
   std::printf("\ntensorir import and compile (graph::build \"llvm\"); error = max |x - ref| / max |ref|\n");
-  bench::Table times({"model", "case", "kernels", "import s", "compile s", "err vs ORT", "err vs PyTorch"});
-  for (const Result &r : results)
-    times.add({r.model, r.case_name.empty() ? "-" : r.case_name, r.kernels ? std::to_string(r.kernels) : "-",
-               r.import_s >= 0 ? bench::fmt(r.import_s, 2) : "-", r.compile_s >= 0 ? bench::fmt(r.compile_s, 2) : "-",
-               fmt_err(r.err_ort), fmt_err(r.err_torch)});
+  std::vector<std::string> head = {"model", "case", "kernels", "import s", "compile s", "err vs ORT", "err vs PyTorch"};
+  if (with_tuned) head.push_back("tuned vs untuned");
+  bench::Table times(head);
+  for (const Result &r : results) {
+    std::vector<std::string> row = {r.model, r.case_name.empty() ? "-" : r.case_name,
+                                    r.kernels ? std::to_string(r.kernels) : "-",
+                                    r.import_s >= 0 ? bench::fmt(r.import_s, 2) : "-",
+                                    r.compile_s >= 0 ? bench::fmt(r.compile_s, 2) : "-", fmt_err(r.err_ort),
+                                    fmt_err(r.err_torch)};
+    if (with_tuned) row.push_back(fmt_err(r.err_tuned));
+    times.add(row);
+  }
   times.print();
   bench::print_machine_load("after");
   return 0;

@@ -1,8 +1,8 @@
-// The cost-model guided search (AutoTVM's XGBTuner): the first batch is random; after
-// each batch the model is retrained on everything measured, and the next batch is the
-// configurations it ranks highest among those not measured, found by simulated
-// annealing (a neighbour changes one knob), with an epsilon of random ones so that the
-// model keeps seeing parts of the space it ranks low.
+// The cost-model guided search (AutoTVM's XGBTuner): the first batch is random (after
+// SearchSpace::first); after each batch the model is retrained on everything measured,
+// and the next batch is the configurations it ranks highest among those not measured,
+// found by simulated annealing (a neighbour changes one knob), with an epsilon of random
+// ones so that the model keeps seeing parts of the space it ranks low.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -21,7 +21,7 @@ constexpr int kChains = 32, kSteps = 40;
 class ModelSearch : public Search {
  public:
   ModelSearch(SearchSpace space, uint64_t seed)
-      : space_(std::move(space)), sampler_(space_.size()), rng_(seed), seed_(seed) {}
+      : space_(std::move(space)), sampler_(space_.size(), space_.first), rng_(seed), seed_(seed) {}
 
   std::vector<int64_t> next_batch(int n) override {
     std::vector<int64_t> out;

@@ -1,6 +1,8 @@
 // The sampler without repeats, the random search, and the choice of a search by name.
 #include "autotune/search.h"
 
+#include <utility>
+
 #include "tensorir/error.h"
 
 namespace tensorir::autotune {
@@ -34,7 +36,12 @@ void UniqueSampler::take_at(int64_t p) {
   --left_;
 }
 
+UniqueSampler::UniqueSampler(int64_t n, int64_t first) : left_(n) {
+  if (first >= 0 && first < n && take(first)) first_ = first;
+}
+
 int64_t UniqueSampler::draw(std::mt19937_64 &rng) {
+  if (first_ >= 0) return std::exchange(first_, -1);
   if (left_ <= 0) return -1;
   const int64_t p = std::uniform_int_distribution<int64_t>(0, left_ - 1)(rng);
   const int64_t v = val_at(p);
@@ -53,7 +60,7 @@ namespace {
 
 class RandomSearch : public Search {
  public:
-  RandomSearch(SearchSpace space, uint64_t seed) : sampler_(space.size()), rng_(seed) {}
+  RandomSearch(SearchSpace space, uint64_t seed) : sampler_(space.size(), space.first), rng_(seed) {}
   std::vector<int64_t> next_batch(int n) override {
     std::vector<int64_t> out;
     for (int i = 0; i < n && sampler_.left() > 0; ++i) out.push_back(sampler_.draw(rng_));

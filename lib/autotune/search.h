@@ -18,6 +18,9 @@ struct SearchSpace {
   std::vector<int64_t> knob_sizes;
   // Feature vectors (features.h) of configurations, for the model; may run in parallel.
   std::function<std::vector<std::vector<float>>(const std::vector<int64_t> &)> features;
+  // A configuration proposed first, or -1: the task's default (Task::default_index), so
+  // that the best measured is never slower than the untuned kernel by the same clock.
+  int64_t first = -1;
   int64_t size() const;
 };
 
@@ -38,8 +41,9 @@ std::unique_ptr<Search> make_search(const std::string &name, SearchSpace space, 
 // Fisher-Yates shuffle kept sparse, so a space of 10^12 costs only what is drawn).
 class UniqueSampler {
  public:
-  explicit UniqueSampler(int64_t n) : left_(n) {}
-  int64_t left() const { return left_; }
+  // `first` (when in [0, n)) is the first draw.
+  explicit UniqueSampler(int64_t n, int64_t first = -1);
+  int64_t left() const { return left_ + (first_ >= 0); }
   bool taken(int64_t v) const { return pos_of(v) >= left_; }
   // A configuration not taken yet, now taken; -1 when none is left.
   int64_t draw(std::mt19937_64 &rng);
@@ -52,6 +56,7 @@ class UniqueSampler {
   void put(int64_t p, int64_t v);
   void take_at(int64_t p);
   int64_t left_;
+  int64_t first_ = -1;  // taken, not yet drawn
   std::unordered_map<int64_t, int64_t> at_, where_;  // position <-> value, where moved
 };
 

@@ -11,6 +11,8 @@
 #include "graph/op_table.h"
 #include "tensorir/autotune/config.h"
 #include "tensorir/graph/op_registry.h"
+#include "tensorir/graph/passes.h"
+#include "tensorir/ops/winograd.h"
 
 namespace tensorir::autotune {
 
@@ -21,6 +23,8 @@ namespace {
 struct NodeForm {
   graph::Node node;
   std::vector<graph::Node> inputs;
+  // A conv2d build may compute by Winograd: the "winograd" knob's fallback, else -1.
+  int winograd = -1;
 };
 
 NodeForm form_of(const graph::Graph &g, const graph::Node &n) {
@@ -69,10 +73,20 @@ NodeForm relayout(NodeForm f, Config &cfg) {
   return f;
 }
 
-// The node scheduled with `cfg`: placeholders for its inputs, its CPU strategy's compute
-// and schedule.
-Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
-  const NodeForm f = relayout(form, cfg);
+// The conv2d_winograd of tile m that graph::winograd_conv2d makes of the packed conv2d
+// `f`, reading a placeholder of the transformed weight (computed when the model is
+// built, so no part of the kernel).
+NodeForm winograd_form(const NodeForm &f, int m) {
+  auto [transform, conv] = graph::winograd_nodes(f.node, m);
+  NodeForm w{std::move(conv), f.inputs, -1};
+  graph::detail::infer_shape(transform, {&f.inputs[1]});
+  w.inputs[1].shape = transform.shape;
+  graph::detail::infer_shape(w.node, {&w.inputs[0], &w.inputs[1]});
+  return w;
+}
+
+// The node scheduled with `cfg` by its CPU strategy, reading placeholders.
+Instance scheduled(const NodeForm &f, const Target &target, Config &cfg) {
   const graph::OpStrategy strategy = graph::detail::node_op(f.node).strategy(target);
   std::vector<Tensor> ins;
   Instance inst;
@@ -86,6 +100,19 @@ Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
   inst.args.emplace_back(out);
   inst.name = "tuned_" + f.node.op;
   return inst;
+}
+
+// The node as the CPU layout passes pack it, scheduled with `cfg`. A convolution that may
+// be Winograd's asks the algorithm first, then the direct template's knobs and the
+// Winograd schedule's, whichever it builds, so that every configuration has the same knobs.
+Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
+  const NodeForm f = relayout(form, cfg);
+  if (f.winograd < 0) return scheduled(f, target, cfg);
+  const int m = winograd_tile(cfg, f.winograd);
+  Instance direct = scheduled(f, target, cfg);
+  if (m) return scheduled(winograd_form(f, m), target, cfg);
+  ops::winograd_schedule_knobs(cfg);
+  return direct;
 }
 
 std::string shape_text(const std::vector<int64_t> &s) {
@@ -157,7 +184,10 @@ int64_t Task::space_size() const { return product(knob_sizes); }
 
 std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target) {
   input.validate();
-  const graph::Graph g = graph::build_passes(input, target, graph::BuildOptions{}, nullptr);
+  // Convolutions stay conv2d: Winograd is their "winograd" knob.
+  graph::BuildOptions direct;
+  direct.winograd = 0;
+  const graph::Graph g = graph::build_passes(input, target, direct, nullptr);
   std::vector<Task> tasks;
   std::set<std::string> seen;
   for (int id : g.topological_order()) {
@@ -166,7 +196,9 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
     if (!graph::detail::node_op(n).strategy(target).schedule) continue;
     std::string key = workload_key(g, n);
     if (!seen.insert(key).second) continue;
-    auto form = std::make_shared<const NodeForm>(form_of(g, n));
+    NodeForm f = form_of(g, n);
+    f.winograd = winograd_default(g, n, target);
+    auto form = std::make_shared<const NodeForm>(std::move(f));
     Config space = Config::define();
     instance(*form, target, space);
     if (space.names().empty()) continue;  // nothing to tune

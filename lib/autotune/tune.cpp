@@ -68,6 +68,7 @@ class TaskTuner {
     threads_ = o.build_threads > 0 ? o.build_threads : hardware_threads();
     SearchSpace space;
     space.knob_sizes = task.knob_sizes;
+    space.first = task.default_index;
     space.features = [this](const std::vector<int64_t> &idx) { return task_features(task_, idx, threads_); };
     search_ = make_search(o.tuner, std::move(space), o.seed);
     cpu_ = measured_cpu(task.target, !o.runner);

@@ -22,9 +22,12 @@ json attr_json(const graph::AttrValue &v) {
 
 // The shape of input `i` of `n` as the user wrote it: a packed conv2d's blocked data
 // [N][C/ci][H][W][ci] as [N, C, H, W] and its weight [K/co][C/ci][R][S][ci][co] as
-// [K, C, R, S]; a dense_packed weight [M/b][K][b] as [M, K].
+// [K, C, R, S]; a conv2d_winograd's transformed weight [alpha][alpha][K/b][C][b] as
+// [K, C, 3, 3]; a dense_packed weight [M/b][K][b] as [M, K].
 std::vector<int64_t> user_shape(const graph::Node &n, size_t i, const std::vector<int64_t> &s) {
-  if (n.op == "conv2d" && i == 0 && s.size() == 5) return {s[0], s[1] * s[4], s[2], s[3]};
+  const bool conv = n.op == "conv2d" || n.op == "conv2d_winograd";
+  if (conv && i == 0 && s.size() == 5) return {s[0], s[1] * s[4], s[2], s[3]};
+  if (n.op == "conv2d_winograd" && i == 1 && s.size() == 5) return {s[2] * s[4], s[3], 3, 3};
   if (n.op == "conv2d" && i == 1 && s.size() == 6) {
     const int64_t k = n.attr_int("out_channels");  // without the padding of whole vectors
     return {k ? k : s[0] * s[5], s[1] * s[4], s[2], s[3]};
@@ -54,9 +57,14 @@ std::string workload_key(const graph::Graph &g, const graph::Node &n) {
     inputs.push_back({{"shape", user_shape(n, i, in.shape)}, {"dtype", in.dtype.str()}});
   }
   json attrs = json::object();
-  for (const auto &[name, value] : n.attrs)
-    if (!(n.op == "conv2d" && layout_attr(name))) attrs[name] = attr_json(value);
-  const std::string op = n.op == "dense_packed" ? "dense" : n.op;
+  if (n.op == "conv2d_winograd") {  // the attributes of the conv2d winograd_conv2d replaced
+    const std::vector<int64_t> ones{1, 1};
+    attrs = {{"strides", ones}, {"dilation", ones}, {"groups", 1}, {"padding", n.attr_ints("padding")}};
+  } else {
+    for (const auto &[name, value] : n.attrs)
+      if (!(n.op == "conv2d" && layout_attr(name))) attrs[name] = attr_json(value);
+  }
+  const std::string op = n.op == "dense_packed" ? "dense" : n.op == "conv2d_winograd" ? "conv2d" : n.op;
   return json{{"op", op}, {"inputs", inputs}, {"attrs", attrs}}.dump();
 }
 
@@ -67,6 +75,17 @@ std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels, int
 int dense_panel(Config &cfg, int64_t columns) {
   const int widest = graph::dense_panel_width(columns);
   return widest ? static_cast<int>(cfg.define_knob("panel", dividing(columns, {8, 16, 32, 64}), widest)) : 0;
+}
+
+int winograd_default(const graph::Graph &g, const graph::Node &conv, const Target &target) {
+  const TargetCaps caps = target.caps();
+  if (!caps.cpu_schedules || !graph::winograd_eligible(g, conv)) return -1;
+  // Small vector registers spill the transforms' tiles (graph::BuildOptions::winograd).
+  return caps.small_vector_registers ? 0 : graph::default_winograd_tile(g, conv);
+}
+
+int winograd_tile(Config &cfg, int fallback) {
+  return static_cast<int>(cfg.define_knob("winograd", {0, 2, 4, 6}, fallback));
 }
 
 std::map<std::string, int64_t> config_values(const std::string &config_json) {

@@ -15,8 +15,9 @@ namespace tensorir::autotune {
 
 // Canonical JSON of node `n` of `g`: its operator, its inputs' shapes and dtypes and its
 // attributes, the same before and after the CPU layout passes: a packed conv2d is keyed
-// as the NCHW / OIHW conv2d it was (its layout attributes left out), a dense_packed as
-// its dense.
+// as the NCHW / OIHW conv2d it was (its layout attributes left out), a conv2d_winograd as
+// that conv2d too (its weight [K][C][3][3], strides and dilation 1, groups 1), a
+// dense_packed as its dense.
 std::string workload_key(const graph::Graph &g, const graph::Node &n);
 
 // The blocks (ci, co) a conv2d of `in_channels` and `out_channels` is packed in:
@@ -30,6 +31,14 @@ std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels, int
 // The panel of output columns a dense is packed in: knob "panel", by default the widest
 // of 32, 16, 8 dividing `columns` (0, no knob: none does, the dense stays as it is).
 int dense_panel(Config &cfg, int64_t columns);
+// The algorithm graph::build uses by default for conv2d `conv` of `g` (after the layout
+// passes) on `target`: graph::default_winograd_tile's tile, 0 (direct) on targets with
+// small vector registers; -1 where Winograd is no choice (not graph::winograd_eligible,
+// or no CPU schedules).
+int winograd_default(const graph::Graph &g, const graph::Node &conv, const Target &target);
+// Knob "winograd" of such a conv2d: 0 (direct) or the tile m = 2, 4, 6, by default
+// `fallback` (winograd_default's).
+int winograd_tile(Config &cfg, int fallback);
 
 // The knob values of a configuration's JSON object (a record's config_json); anything
 // else throws an Error saying what is wrong.

@@ -19,15 +19,21 @@ int gpu_channel_block(const Target &t, bool strategies) {
 }
 
 // The tile of each eligible convolution: BuildOptions::winograd_tile_for, else the
-// forced tile, else the measured default where it was measured.
-std::function<int(const Graph &, const Node &)> winograd_policy(const BuildOptions &o, const Target &target) {
+// forced tile, else its workload's "winograd" knob in `tuning`, by default the measured
+// default where it was measured.
+std::function<int(const Graph &, const Node &)> winograd_policy(const BuildOptions &o, const Target &target,
+                                                                const autotune::ApplyHistoryBest *tuning) {
   if (o.winograd_tile_for) return o.winograd_tile_for;
   TIR_USER_CHECK(o.winograd == BuildOptions::kWinogradAuto || o.winograd == 0 || o.winograd == 2 ||
                  o.winograd == 4 || o.winograd == 6)
       << "BuildOptions::winograd = " << o.winograd << "; use kWinogradAuto (-1), 0 (off), 2, 4 or 6";
   if (o.winograd != BuildOptions::kWinogradAuto) return [m = o.winograd](const Graph &, const Node &) { return m; };
-  if (target.caps().small_vector_registers) return [](const Graph &, const Node &) { return 0; };
-  return default_winograd_tile;
+  return [tuning, target](const Graph &g, const Node &conv) {
+    const int fallback = autotune::winograd_default(g, conv, target);
+    const auto tile = [&](autotune::Config &c) { return autotune::winograd_tile(c, fallback); };
+    autotune::Config cfg = autotune::config_for(tuning, g, conv, target, tile);
+    return tile(cfg);
+  };
 }
 }  // namespace
 
@@ -48,7 +54,7 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }
   if (tuned && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
-    g = winograd_conv2d(g, winograd_policy(options, target));
+    g = winograd_conv2d(g, winograd_policy(options, target, tuning));
     g = fold_constants(g);  // transforms the weights once, here
   }
   if (options.alter_layout && tuned)

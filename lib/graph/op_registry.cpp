@@ -90,13 +90,16 @@ const char *op_pattern_name(OpPattern p) {
 OpStrategy OpDef::strategy(const Target &target) const {
   OpStrategy s;
   auto it = strategies.find(target.kind);
+  const TargetCaps caps = target.caps();
   if (it == strategies.end()) {
-    const TargetCaps caps = target.caps();
     if (caps.cpu_schedules) it = strategies.find("cpu");
     else if (caps.gpu_schedules) it = strategies.find("gpu");
   }
   if (it != strategies.end()) s = it->second;
   if (!s.compute) s.compute = compute;
+  // Without a schedule of its own, an injective result runs on the CPU's thread pool.
+  if (!s.schedule && caps.cpu_schedules)
+    s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_injective_cpu(ctx.out, ctx.target); };
   if (!s.schedule) s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_generic({ctx.out}); };
   if (!s.takes_tail) s.takes_tail = [](const Node &) { return true; };
   return s;

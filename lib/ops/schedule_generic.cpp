@@ -14,6 +14,33 @@ Schedule schedule_generic(const std::vector<Tensor> &outs) {
   return s;
 }
 
+Schedule schedule_injective_cpu(const Tensor &out, const Target &target) {
+  Schedule s = schedule_generic({out});
+  const auto *c = out.op().as<ComputeOpNode>();
+  if (!target.caps().runs_in_process || !c || c->tag != detail::kInjective || !c->reduce_axis.empty() ||
+      c->axis.empty())
+    return s;
+  // Below this a loop costs about what waking the pool for it does.
+  constexpr int64_t kMinElements = 1 << 14, kChunk = 1024;
+  int64_t total = 1, outer = 1;
+  for (size_t i = 0; i < c->axis.size(); ++i) {
+    const int64_t *extent = as_const_int(c->axis[i]->dom.extent);
+    if (!extent) return s;  // symbolic shapes keep the plain loops
+    total *= *extent;
+    if (i + 1 < c->axis.size()) outer *= *extent;
+  }
+  if (total < kMinElements) return s;
+  Stage st = s[out];
+  IterVar loop = c->axis[0];
+  // Rows to share when there are a few per thread, else the whole in chunks.
+  const bool by_rows = outer >= 8;
+  const size_t fused = by_rows ? c->axis.size() - 1 : c->axis.size();
+  for (size_t i = 1; i < fused; ++i) loop = st.fuse(loop, c->axis[i]);
+  if (!by_rows) loop = st.split(loop, Expr(int(kChunk))).first;
+  st.parallel(loop);
+  return s;
+}
+
 Schedule schedule_blocked_llvm(const Tensor &out, autotune::Config *config) {
   Schedule s = schedule_generic({out});
   const auto *c = out.op().as<ComputeOpNode>();

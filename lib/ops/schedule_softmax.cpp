@@ -3,33 +3,14 @@
 // row's maximum computed there, when nothing else reads it) and the result another,
 // each row's sum computed inside it; both passes as vectors along the row.
 #include "op_util.h"
+#include "schedule_rows.h"
 #include "tensorir/ops/schedule.h"
 
 namespace tensorir::ops {
 
-namespace {
-
-// The leading axes of `st` (all but the last) fused into one parallel loop, returned;
-// the last split by a vector of 8 and vectorized (a partial last vector, as for 197
-// columns, is a peeled iteration of the serial loop of vectors).
-IterVar parallel_rows(Stage st, const std::vector<IterVar> &axes) {
-  IterVar rows = axes[0];
-  for (size_t i = 1; i + 1 < axes.size(); ++i) rows = st.fuse(rows, axes[i]);
-  st.parallel(rows);
-  const int64_t *extent = as_const_int(axes.back()->dom.extent);
-  if (extent && *extent >= 8) st.vectorize(st.split(axes.back(), Expr(8)).second);
-  return rows;
-}
-
-Stage tagged(const Schedule &s, const std::string &tag) {
-  for (const Stage &st : s.stages()) {
-    const auto *c = st.op().as<ComputeOpNode>();
-    if (c && c->tag == tag) return st;
-  }
-  return Stage();
-}
-
-}  // namespace
+using detail::parallel_rows;
+using detail::tagged;
+using detail::vector_partials;
 
 Schedule schedule_softmax_llvm(const Tensor &out) {
   const int nd = out.ndim();
@@ -40,10 +21,12 @@ Schedule schedule_softmax_llvm(const Tensor &out) {
   const auto *mc = max.defined() ? max.op().as<ComputeOpNode>() : nullptr;
   // Along another axis the reductions drop a middle dimension: the generic schedule.
   if (!mc || !exp.defined() || !sum.defined() || int(mc->axis.size()) != nd - 1) return schedule_blocked_llvm(out);
+  vector_partials(s, max);  // rfactor comes before compute_at
+  vector_partials(s, sum);
   Stage st = s[out];
-  const IterVar rows = parallel_rows(st, c->axis);
+  const IterVar rows = parallel_rows(st, c->axis, 8);
   sum.compute_at(st, rows);
-  const IterVar exp_rows = parallel_rows(exp, exp.op().as<ComputeOpNode>()->axis);
+  const IterVar exp_rows = parallel_rows(exp, exp.op().as<ComputeOpNode>()->axis, 8);
   // log_softmax's result reads the maximum too: it stays a pass of its own.
   if (c->tag == "softmax") max.compute_at(exp, exp_rows);
   return s;

@@ -2,6 +2,7 @@
 // output transform (with the element-wise tail) as three parallel loop nests of one
 // kernel; every transform loop unrolled, so that its coefficients are constants.
 #include "op_util.h"
+#include "tensorir/autotune/config.h"
 #include "tensorir/ops/winograd.h"
 
 namespace tensorir::ops {
@@ -127,6 +128,13 @@ IterVar schedule_output(Schedule &s, const Stages &st, const Tensor &out, int ve
 }
 
 }  // namespace
+
+WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg) {
+  WinogradSchedule k;
+  k.gemm_rows = int(cfg.define_knob("winograd_rows", {0, 4, 6, 8}, 0));
+  k.per_row = int(cfg.define_knob("winograd_per_row", {0, 1, -1}, 0));
+  return k;
+}
 
 Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, const Target &,
                                        const WinogradSchedule &knobs) {

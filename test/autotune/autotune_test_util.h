@@ -3,11 +3,13 @@
 #pragma once
 #include <tensorir/autotune.h>
 #include <tensorir/build.h>
+#include <tensorir/ops/winograd.h>
 #include <tensorir/runtime/ndarray.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <vector>
 
 #include "graph/graph_test_util.h"
@@ -18,6 +20,15 @@ namespace tensorir::autotune_test {
 using graph_test::max_rel_error;
 
 using nlohmann::json;
+
+// n values uniform in [-1, 1).
+inline std::vector<float> random_vector(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float &x : v) x = u(rng);
+  return v;
+}
 
 // A batch-1 convolution of square kernels, strides and padding, as the reference layer
 // (test/reference) computes them.
@@ -92,6 +103,40 @@ inline std::vector<float> run_instance(const autotune::Instance &inst, const std
   args.emplace_back(out);
   m(inst.name).call(args);
   return out.to_vector<float>();
+}
+
+// OIHW [K][C][3][3] -> Winograd's transformed weight U [alpha][alpha][K/b][C][b] of shape
+// `us`: G g G^T by plain loops.
+inline std::vector<float> winograd_weight(const std::vector<float> &w, const std::vector<int64_t> &us) {
+  const ops::WinogradMatrices t = ops::winograd_matrices(int(us[0]) - 2);
+  const int64_t a = us[0], b = us[4], K = us[2] * b, C = us[3];
+  std::vector<float> out(size_t(a * a * K * C));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < a; ++i)
+        for (int64_t j = 0; j < a; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < 3; ++p)
+            for (int64_t q = 0; q < 3; ++q)
+              sum += t.G[size_t(i * 3 + p)] * w[size_t(((k * C + c) * 3 + p) * 3 + q)] * t.G[size_t(j * 3 + q)];
+          out[size_t((((i * a + j) * (K / b) + k / b) * C + c) * b + k % b)] = float(sum);
+        }
+  return out;
+}
+
+// Runs conv2d instance `inst` of case `c` on NCHW data `x` and OIHW weight `w`, each given
+// in the layout its kernel takes (blocked data, packed or Winograd-transformed weight);
+// returns the result as NCHW.
+inline std::vector<float> run_conv_instance(const autotune::Instance &inst, const ConvCase &c,
+                                            const std::vector<float> &x, const std::vector<float> &w) {
+  REQUIRE(inst.args.size() == 3);
+  const std::vector<int64_t> ds = shape_of(inst.args[0]), ws = shape_of(inst.args[1]), os = shape_of(inst.args[2]);
+  const std::vector<float> data = ds.size() == 5 ? block_data(x, c.N, c.C, c.H * c.W, ds[4]) : x;
+  std::vector<float> weight = w;
+  if (ws.size() == 6) weight = pack_weight(w, c.K, c.C / c.groups, c.R * c.S, ws[4], ws[5]);
+  if (ws.size() == 5) weight = winograd_weight(w, ws);
+  std::vector<float> got = run_instance(inst, {data, weight});
+  return os.size() == 5 ? unblock_data(got, c.N, c.K, c.OH() * c.OW(), os[4]) : got;
 }
 
 }  // namespace tensorir::autotune_test

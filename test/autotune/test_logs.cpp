@@ -191,13 +191,11 @@ TEST_CASE("ResNet-18 built with a log of sampled configurations matches the refe
 }
 
 // The distinct conv2d and dense workloads of `g`, counted on the graph as written: the
-// operator, its input shapes and its attributes; not the convolutions the default policy
-// makes Winograd's on "llvm" (no tasks).
+// operator, its input shapes and its attributes.
 size_t distinct_workloads(const graph::Graph &g) {
   std::set<std::string> workloads;
   for (const graph::Node &n : g.nodes()) {
     if (n.op != "conv2d" && n.op != "dense") continue;
-    if (n.op == "conv2d" && graph::default_winograd_tile(g, n) > 0) continue;
     std::ostringstream key;
     key << n.op;
     for (int in : n.inputs)
@@ -223,13 +221,12 @@ TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense 
   const graph::Graph g = graph::resnet18(5);
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
   CHECK(products(tasks) == distinct_workloads(g));
-  // 11 convolutions (3 of them 1x1 downsamples) and the classifier, less the three 3x3
-  // stride-1 convolutions of 56x56, 28x28 and 14x14 that are Winograd's on "llvm"; and
-  // the two pools, on blocked data.
-  CHECK(products(tasks) == 9);
-  REQUIRE(tasks.size() == 11);
+  // 11 convolutions (3 of them 1x1 downsamples; the four 3x3 stride-1 ones choose
+  // Winograd by a knob) and the classifier; and the two pools, on blocked data.
+  CHECK(products(tasks) == 12);
+  REQUIRE(tasks.size() == 14);
   CHECK(tasks[1].name == "max_pool2d 1x4x112x112x16");
-  CHECK(tasks[9].name == "global_avg_pool2d 1x32x7x7x16");
+  CHECK(tasks[12].name == "global_avg_pool2d 1x32x7x7x16");
   std::set<std::string> keys;
   for (const autotune::Task &t : tasks) {
     keys.insert(t.workload);

@@ -18,28 +18,17 @@ using namespace tensorir::autotune_test;
 
 namespace {
 
-std::vector<float> random_vector(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(rng);
-  return v;
-}
-
-// Configuration `index` of conv2d task `t` against plain loops.
+// Configuration `index` of conv2d task `t` against plain loops; within Winograd's
+// rounding (BuildOptions::winograd) where the configuration chooses it.
 void check_conv(const autotune::Task &t, int64_t index) {
-  INFO("task " << t.name << ", configuration " << index << " " << t.config_json(index));
+  const std::string config = t.config_json(index);
+  INFO("task " << t.name << ", configuration " << index << " " << config);
   const ConvCase c = conv_case(t.workload);
-  const autotune::Instance inst = t.instantiate(index);
-  REQUIRE(inst.args.size() == 3);
-  const std::vector<int64_t> ds = shape_of(inst.args[0]), ws = shape_of(inst.args[1]), os = shape_of(inst.args[2]);
   const std::vector<float> x = random_vector(size_t(c.N * c.C * c.H * c.W), 1 + uint64_t(index));
   const std::vector<float> w = random_vector(size_t(c.K * (c.C / c.groups) * c.R * c.S), 2 + uint64_t(index));
-  const std::vector<float> data = ds.size() == 5 ? block_data(x, c.N, c.C, c.H * c.W, ds[4]) : x;
-  const std::vector<float> weight = ws.size() == 6 ? pack_weight(w, c.K, c.C / c.groups, c.R * c.S, ws[4], ws[5]) : w;
-  std::vector<float> got = run_instance(inst, {data, weight});
-  if (os.size() == 5) got = unblock_data(got, c.N, c.K, c.OH() * c.OW(), os[4]);
-  CHECK(max_rel_error(got, conv_reference(c, x, w)) < 1e-5);
+  const std::vector<float> got = run_conv_instance(t.instantiate(index), c, x, w);
+  const bool winograd = config.find("\"winograd\":") != std::string::npos && config.find("\"winograd\":0") == std::string::npos;
+  CHECK(max_rel_error(got, conv_reference(c, x, w)) < (winograd ? 1e-4 : 1e-5));
 }
 
 // Configuration `index` of a dense task against plain loops; its weight packed in
@@ -242,7 +231,8 @@ TEST_CASE("a task's default configuration is its target's untuned schedule", "[a
   // On "wasm" (16 vector registers) one block of output channels by 2 columns; on "llvm"
   // 2 blocks by 7 columns. The same knobs and choices either way.
   const graph::Graph g = graph::resnet18(3);
-  // The same workload on both (on "llvm" some 3x3 layers are Winograd's, not tasks).
+  // The same workload on both: the 3x3 layer of 64 channels at 56x56, by default F(4, 3)
+  // on "llvm" and direct on "wasm".
   const autotune::Task llvm = autotune::extract_tasks(g, "llvm")[2];
   const std::vector<autotune::Task> on_wasm = autotune::extract_tasks(g, "wasm");
   const auto same = std::find_if(on_wasm.begin(), on_wasm.end(), [&](const auto &t) { return t.workload == llvm.workload; });
@@ -256,4 +246,6 @@ TEST_CASE("a task's default configuration is its target's untuned schedule", "[a
   CHECK(l["tile_ow"] == 7);
   CHECK(w["tile_oc"] == 1);
   CHECK(w["tile_ow"] == 2);
+  CHECK(l["winograd"] == 4);
+  CHECK(w["winograd"] == 0);
 }

@@ -253,6 +253,36 @@ TEST_CASE("layer_norm matches a plain loop", "[graph][ops]") {
   }
 }
 
+TEST_CASE("layer_norm over long rows matches a plain loop", "[graph][ops]") {
+  // 64, 197 and 768 columns: the CPU schedule sums rows as 16 partial vectors (197: a
+  // partial last one); values offset by 3 so that the mean matters.
+  for (int64_t cols : {64, 197, 768}) {
+    INFO(cols << " columns");
+    const std::vector<int64_t> shape = {3, cols};
+    const NDArray xa = NDArray::random(shape, Float(32), 31, 1, 5);
+    const NDArray scale = NDArray::random({cols}, Float(32), 32), bias = NDArray::random({cols}, Float(32), 33);
+    const std::vector<float> xv = xa.to_vector<float>(), sv = scale.to_vector<float>(), bv = bias.to_vector<float>();
+    graph::Builder b;
+    auto y = b.make("layer_norm", {b.input("x", shape), b.constant("scale", scale), b.constant("bias", bias)},
+                    {{"axis", int64_t{-1}}, {"eps", 1e-5}}, "y");
+    const std::vector<float> got = graph::build(b.finish(y), "llvm").run({{"x", xa}}).to_vector<float>();
+    std::vector<float> want(xv.size());
+    for (size_t row = 0; row < 3; ++row) {
+      const float *x = &xv[row * size_t(cols)];
+      double mean = 0, var = 0;
+      for (int64_t j = 0; j < cols; ++j) mean += x[j];
+      mean /= double(cols);
+      for (int64_t j = 0; j < cols; ++j) var += (x[j] - mean) * (x[j] - mean);
+      var /= double(cols);
+      for (int64_t j = 0; j < cols; ++j) {
+        const double v = (x[j] - mean) / std::sqrt(var + 1e-5) * sv[size_t(j)] + bv[size_t(j)];
+        want[row * size_t(cols) + size_t(j)] = float(v);
+      }
+    }
+    check_near(got, want, 1e-4);
+  }
+}
+
 TEST_CASE("batch_matmul broadcasts its leading dimensions", "[graph][ops]") {
   // 5 columns: the generic schedule; 16, 45: register blocks of up to 8 rows x 32
   // columns, 13 rows and 45 columns leaving partial blocks at the edges.

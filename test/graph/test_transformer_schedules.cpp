@@ -48,9 +48,11 @@ TEST_CASE("batch_matmul of q and a transposed k matches a plain loop on odd shap
 }
 
 TEST_CASE("softmax and log_softmax along the last axis match a plain loop on odd shapes", "[graph][ops]") {
-  // Rows of 19 (two vectors and a partial one), 5 (no vector) and 197 columns, values
+  // Rows of 19 (two vectors and a partial one), 5 (no vector), and 64, 128 and 197
+  // columns (maxima and sums as 16 partial vectors, the last one partial at 197), values
   // spread over +-60 so that exponentials underflow.
   for (const std::vector<int64_t> &shape : {std::vector<int64_t>{3, 5, 19}, std::vector<int64_t>{4, 5},
+                                            std::vector<int64_t>{3, 64}, std::vector<int64_t>{2, 3, 128},
                                             std::vector<int64_t>{2, 197}}) {
     const int64_t cols = shape.back();
     const NDArray x = NDArray::random(shape, Float(32), 3, -60, 60);

@@ -47,7 +47,12 @@ struct Task {
 };
 
 // One distinct workload per task, in the graph's order, for the target's tunable
-// operators (after the graph passes graph::build runs for that target).
+// operators (after the graph passes graph::build runs for that target). A convolution
+// graph::build may compute by Winograd (graph::winograd_eligible, CPU schedules) is a
+// conv2d task whose first knob "winograd" chooses the algorithm: 0 direct, or the tile
+// 2, 4 or 6 of conv2d_winograd, reading the transformed weight as an argument (graph::build
+// transforms it once); by default the tile graph::build picks without a log. Its other
+// knobs are the direct template's and the Winograd schedule's, whichever it builds.
 std::vector<Task> extract_tasks(const graph::Graph &g, const Target &target);
 
 }  // namespace tensorir::autotune

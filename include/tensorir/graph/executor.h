@@ -57,7 +57,8 @@ struct BuildOptions {
   // Winograd F(m x m, 3 x 3) for 3x3 stride-1 convolutions with constant weights, with
   // tuned schedules on "llvm" and "wasm" and fold_constants (graph::winograd_conv2d, after
   // alter_conv_layout): the weight transformed once at build time, the kernel reading and
-  // writing the layouts of its neighbours. kWinogradAuto: per layer, the tile
+  // writing the layouts of its neighbours. kWinogradAuto: per layer, the tuning log's
+  // choice (the "winograd" knob of its workload's best record), else the tile
   // graph::default_winograd_tile measured faster on "llvm" (direct everywhere on targets
   // with small vector registers, "wasm", where it is unmeasured); 0: never; 2, 4 or 6:
   // that tile for every eligible convolution. Larger tiles do fewer multiplications
@@ -65,8 +66,8 @@ struct BuildOptions {
   // m = 2, 1e-5 for m = 4 and 2e-5 for m = 6 (the direct convolution: about 1e-6).
   static constexpr int kWinogradAuto = -1;
   int winograd = kWinogradAuto;
-  // When set, chooses the tile per convolution instead (0: direct; 2, 4, 6), e.g. from
-  // tuning records; called only for nodes graph::winograd_eligible accepts.
+  // When set, chooses the tile per convolution instead of both (0: direct; 2, 4, 6);
+  // called only for nodes graph::winograd_eligible accepts.
   std::function<int(const Graph &g, const Node &conv)> winograd_tile_for;
   // false: one kernel per operator node.
   bool fuse_operators = true;

@@ -112,6 +112,14 @@ bool winograd_eligible(const Graph &g, const Node &conv);
 // The tile measured faster than the direct convolution for `conv`'s shape on the CPU,
 // or 0 (direct): BuildOptions::winograd's default.
 int default_winograd_tile(const Graph &g, const Node &conv);
+// What winograd_conv2d makes of `conv` with tile m: the weight transform (attributes only:
+// its name, input and shape are the caller's) and the conv2d_winograd, `conv` with the
+// operator and attributes replaced (its inputs kept: the second must become the
+// transform's result, and its shape inferred again).
+struct WinogradNodes {
+  Node transform, conv;
+};
+WinogradNodes winograd_nodes(const Node &conv, int m);
 
 // Operator nodes computed by one kernel: a chain where every node but the last has the
 // next as its only reader.

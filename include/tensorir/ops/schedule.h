@@ -19,6 +19,13 @@ namespace tensorir::ops {
 // changes, element-wise maps) that is not an output is inlined into its readers.
 Schedule schedule_generic(const std::vector<Tensor> &outs);
 
+// CPU schedule of an injective result (reshape, transpose, concatenate, an element-wise
+// map that no anchor took as its tail): schedule_generic, then, from 16384 elements on and
+// where `target` runs on this process's thread pool (TargetCaps::runs_in_process), its
+// axes before the last fused into one parallel loop (all of them, in chunks of 1024
+// elements, when those are too few to share). Other results get schedule_generic alone.
+Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
+
 // CPU schedule for the output of conv2d_nchwc (or conv2d_nchwc_packed): a register tile
 // of output-channel vectors times output columns, computed row by row inside a parallel
 // loop over (batch, channel group, row); a blocked result is written in vectors of its
@@ -52,6 +59,12 @@ Schedule schedule_conv2d_llvm(const Tensor &conv, const Tensor &out, const Targe
 // channel blocks per parallel iteration instead of rows, "unroll_window" unrolls a
 // window of at most 64 taps.
 Schedule schedule_blocked_llvm(const Tensor &out, autotune::Config *config = nullptr);
+
+// CPU schedule for layer_norm over the last axis: the rows' sums, their squared
+// deviations and the result each a parallel pass over rows, the reductions as 16 partial
+// vectors, the result in vectors of 16. Over several axes, or with a tail:
+// schedule_reduce_llvm.
+Schedule schedule_layer_norm_llvm(const Tensor &out);
 
 // CPU schedule for softmax and log_softmax along the last axis: rows in parallel, each
 // row's maximum, exponentials and sum computed inside that loop, the exponentials and

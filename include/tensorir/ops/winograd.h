@@ -16,6 +16,10 @@
 #include "tensorir/target.h"
 #include "tensorir/te/schedule.h"
 
+namespace tensorir::autotune {
+class Config;
+}
+
 namespace tensorir::ops {
 
 // The transform matrices of F(m, 3) by the Cook-Toom construction, from the
@@ -61,6 +65,12 @@ struct WinogradSchedule {
   // the transformed weight is smaller than the transformed input.
   int per_row = 0;
 };
+
+// The knobs above asked of a tuning configuration: "winograd_rows" (gemm_rows, 0, 4, 6 or
+// 8) and "winograd_per_row" (per_row, 0, 1 or -1), each falling back to 0, the measured
+// default. Their choices depend on nothing, so a template choosing the tile by another
+// knob asks the same ones whatever the tile.
+WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg);
 
 // CPU schedule ("llvm", "wasm") for conv2d_winograd's result `conv`, followed by an
 // element-wise tail ending in `out` (bias, residual add, relu; `out` == `conv` without

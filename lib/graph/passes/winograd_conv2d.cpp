@@ -44,6 +44,20 @@ int default_winograd_tile(const Graph &g, const Node &n) {
   return pixels < 28 * 28 ? 2 : 4;
 }
 
+WinogradNodes winograd_nodes(const Node &conv, int m) {
+  WinogradNodes w;
+  w.transform.op = "winograd_weight_transform";
+  w.transform.attrs["tile"] = int64_t{m};
+  const auto layout = conv.attrs.find("out_layout");
+  w.conv = conv;
+  w.conv.op = "conv2d_winograd";
+  w.conv.attrs.clear();
+  w.conv.attrs["tile"] = int64_t{m};
+  w.conv.attrs["padding"] = conv.attr_ints("padding");
+  w.conv.attrs["out_layout"] = layout == conv.attrs.end() ? AttrValue(std::string("NCHW")) : layout->second;
+  return w;
+}
+
 Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, const Node &)> &tile_for) {
   g.validate();
   std::set<std::string> names;
@@ -58,20 +72,13 @@ Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, con
     if (m) {
       TIR_USER_CHECK(ops::winograd_tile_supported(m))
           << "winograd_conv2d: the tile chosen for '" << old.name << "' is " << m << "; use 0 (direct), 2, 4 or 6";
-      Node t;
-      t.op = "winograd_weight_transform";
+      auto [t, conv] = winograd_nodes(n, m);
       t.name = g.node(old.inputs[1]).name + ".winograd" + std::to_string(m);
       for (int i = 1; names.count(t.name); ++i) t.name = g.node(old.inputs[1]).name + ".winograd" + std::to_string(m) + "_" + std::to_string(i);
       names.insert(t.name);
-      t.attrs["tile"] = int64_t{m};
       t.inputs = {n.inputs[1]};
       detail::infer_shape(t, {&out.node(n.inputs[1])});
-      const auto layout = old.attrs.find("out_layout");
-      n.op = "conv2d_winograd";
-      n.attrs.clear();
-      n.attrs["tile"] = int64_t{m};
-      n.attrs["padding"] = old.attr_ints("padding");
-      n.attrs["out_layout"] = layout == old.attrs.end() ? AttrValue(std::string("NCHW")) : layout->second;
+      n = std::move(conv);
       n.inputs[1] = out.add_node(std::move(t));
       detail::infer_shape(n, {&out.node(n.inputs[0]), &out.node(n.inputs[1])});
     }

@@ -110,10 +110,12 @@ inline OpStrategy pool_gpu_strategy() {
 }
 
 // The CPU schedule of operators without one of their own: blocked results as vectors
-// of their channel block, in parallel.
+// of their channel block, in parallel; others by schedule_injective_cpu.
 inline OpStrategy blocked_cpu_strategy() {
   OpStrategy s;
-  s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_blocked_llvm(ctx.out); };
+  s.schedule = [](const ScheduleContext &ctx) {
+    return ctx.out.ndim() == 5 ? ops::schedule_blocked_llvm(ctx.out) : ops::schedule_injective_cpu(ctx.out, ctx.target);
+  };
   return s;
 }
 

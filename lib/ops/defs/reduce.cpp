@@ -83,6 +83,9 @@ const bool registered = [] {
   ln.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     return ops::layer_norm(in[0], in[1], in[2], static_cast<int>(n.attr_int("axis")), n.attr_double("eps"), name);
   };
+  OpStrategy ln_cpu;
+  ln_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_layer_norm_llvm(ctx.out); };
+  on_cpu(ln, ln_cpu);
   graph::register_op(std::move(ln));
 
   OpDef bmm = reduction("batch_matmul", {"a", "b"});

@@ -2,6 +2,7 @@
 // on the CPU: winograd_weight_transform (G g G^T, folded once into a constant) and
 // conv2d_winograd (data, transformed weight) with the element-wise tail fused.
 #include "def_util.h"
+#include "tensorir/autotune/config.h"
 #include "tensorir/ops/winograd.h"
 
 namespace tensorir::ops::defs {
@@ -80,7 +81,9 @@ const bool registered = [] {
   };
   OpStrategy cpu;
   cpu.schedule = [](const ScheduleContext &ctx) {
-    return ops::schedule_conv2d_winograd_llvm(ctx.op, ctx.out, ctx.target);
+    autotune::Config fallback;
+    const ops::WinogradSchedule knobs = ops::winograd_schedule_knobs(ctx.config ? *ctx.config : fallback);
+    return ops::schedule_conv2d_winograd_llvm(ctx.op, ctx.out, ctx.target, knobs);
   };
   on_cpu(conv, cpu);
   graph::register_op(std::move(conv));
