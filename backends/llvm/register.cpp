@@ -1,5 +1,6 @@
 // Makes "llvm" (and "llvm -mcpu=...") and "wasm" target kinds and build targets.
 #include "backends/llvm/llvm_module.h"
+#include "backends/llvm/target_machine.h"
 #include "backends/llvm/wasm_module.h"
 #include "tensorir/build.h"
 #include "tensorir/target_kind.h"
@@ -19,11 +20,12 @@ TargetKindInfo llvm_kind() {
   k.help = "native code for this machine's CPU, run in this process";
   k.options = {TargetOption::string("mcpu", "the CPU to compile for: native, the default, or an LLVM CPU name"),
                kMattr};
-  k.caps = [](const tensorir::Target &) {
+  k.caps = [](const tensorir::Target &t) {
     TargetCaps c;
     c.device = tensorir::Device::CPU;
     c.runs_in_process = true;
     c.cpu_schedules = true;
+    c.cpu_vector_lanes = tensorir::llvm_backend::float_vector_lanes(t);
     return c;
   };
   return k;
@@ -39,6 +41,7 @@ TargetKindInfo wasm_kind() {
     c.device = tensorir::Device::CPU;
     c.cpu_schedules = true;
     c.small_vector_registers = true;  // 16 SIMD registers in the engines' code generators
+    c.cpu_vector_lanes = 4;           // 128-bit SIMD
     return c;
   };
   return k;

@@ -1,6 +1,7 @@
 // Target machine selection: host detection, -mcpu / -mattr, process-wide LLVM set-up.
 #include "backends/llvm/target_machine.h"
 
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -88,6 +89,29 @@ bool targets_other_cpu(const Target &target) {
   if (cpu != "native" && cpu != "host") return true;
   const std::string mattr = target.option("mattr");
   return mattr.find('+') != std::string::npos;
+}
+
+int float_vector_lanes(const Target &target) {
+  static std::mutex mutex;
+  static std::map<std::string, int> lanes;
+  const std::string key = target.str();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = lanes.find(key);
+    if (it != lanes.end()) return it->second;
+  }
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
+  const std::string triple = jtmb.getTargetTriple().str();
+  std::string err;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, err);
+  TIR_ASSERT(t != nullptr) << "no LLVM target for " << triple << ": " << err;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      t->createMCSubtargetInfo(triple, jtmb.getCPU(), jtmb.getFeatures().getString()));
+  int n = 4;
+  if (jtmb.getTargetTriple().isX86() && sti) n = sti->checkFeatures("+avx512f") ? 16 : sti->checkFeatures("+avx") ? 8 : 4;
+  std::lock_guard<std::mutex> lock(mutex);
+  lanes[key] = n;
+  return n;
 }
 
 }  // namespace tensorir::llvm_backend

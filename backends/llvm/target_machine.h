@@ -27,6 +27,9 @@ std::vector<std::string> enabled_features(const llvm::TargetMachine &tm);
 // Whether `target` asks for something other than the host CPU (an -mcpu other than
 // native, or an -mattr that adds a feature).
 bool targets_other_cpu(const Target &target);
+// float32 lanes of the widest vector registers of the machine `target` names (16 with
+// AVX-512, 8 with AVX, else 4), computed once per target.
+int float_vector_lanes(const Target &target);
 
 // The O3 pipeline, with the machine's cost model so the vectorizers know its registers.
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);

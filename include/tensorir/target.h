@@ -25,6 +25,9 @@ struct TargetCaps {
   bool cpu_schedules = false;
   // The CPU has 16 vector registers (WebAssembly SIMD): register tiles are sized for them.
   bool small_vector_registers = false;
+  // float32 lanes of the CPU's widest vector registers (16 with AVX-512, 8 with AVX, 4 with
+  // SSE, NEON or WebAssembly SIMD); 0 when not a CPU or not known.
+  int cpu_vector_lanes = 0;
   // Tensors live in textures, read and written by fragment shaders.
   bool textures = false;
   // > 0: tensors are packed this many channels to a texel, so layouts block channels by it.

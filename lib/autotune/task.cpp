@@ -51,13 +51,14 @@ NodeForm relayout(NodeForm f, Config &cfg) {
   std::vector<int64_t> &data = f.inputs[0].shape;
   if (n.op == "conv2d" && n.attr_string("kernel_layout") != "OIHW" && n.attr_int("groups") == 1) {
     std::vector<int64_t> &w = f.inputs[1].shape;
-    const int64_t C = w[1] * w[4], K = w[0] * w[5];
-    const auto [ci, co] = conv2d_blocks(C, K);
+    // A weight padded to whole vectors (out_channels) stays so, in vectors of its block.
+    const int64_t wide = n.attr_int("out_channels"), C = w[1] * w[4], K = wide ? wide : w[0] * w[5];
+    const auto [ci, co] = conv2d_blocks(C, K, wide ? int(w[5]) : 0);
     if (data.size() == 5) data = {data[0], C / ci, data[2], data[3], ci};
-    w = {K / co, C / ci, w[2], w[3], ci, co};
+    w = {(K + co - 1) / co, C / ci, w[2], w[3], ci, co};
     n.attrs["data_layout"] = data.size() == 5 ? blocked("NCHW", ci) : std::string("NCHW");
     n.attrs["kernel_layout"] = "OIHW" + std::to_string(ci) + "i" + std::to_string(co) + "o";
-    if (n.attr_string("out_layout") != "NCHW") n.attrs["out_layout"] = blocked("NCHW", co);
+    if (n.attr_string("out_layout") != "NCHW") n.attrs["out_layout"] = blocked("NCHW", conv2d_blocks(C, K).second);
   } else if (n.op == "dense_packed") {
     std::vector<int64_t> &w = f.inputs[1].shape;
     const int64_t M = w[0] * w[2];
@@ -131,7 +132,7 @@ std::pair<std::string, double> describe(const graph::Graph &g, const graph::Node
   if (n.op == "conv2d") {
     const std::vector<int64_t> &w = g.node(n.inputs[1]).shape;
     const int64_t C = d.size() == 5 ? d[1] * d[4] : d[1];
-    const int64_t K = w.size() == 6 ? w[0] * w[5] : w[0], R = w[2], S = w[3];
+    const int64_t K = n.shape[1] * (n.shape.size() == 5 ? n.shape[4] : 1), R = w[2], S = w[3];
     const int64_t groups = n.attr_int("groups");
     name << "conv2d " << shape_text({d[0], C, d[2], d[3]}) << " k" << K << " " << R << "x" << S << " s"
          << n.attr_ints("strides")[0] << (groups > 1 ? " g" + std::to_string(groups) : "");

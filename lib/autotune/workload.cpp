@@ -28,13 +28,16 @@ std::vector<int64_t> user_shape(const graph::Node &n, size_t i, const std::vecto
   const bool conv = n.op == "conv2d" || n.op == "conv2d_winograd";
   if (conv && i == 0 && s.size() == 5) return {s[0], s[1] * s[4], s[2], s[3]};
   if (n.op == "conv2d_winograd" && i == 1 && s.size() == 5) return {s[2] * s[4], s[3], 3, 3};
-  if (n.op == "conv2d" && i == 1 && s.size() == 6) return {s[0] * s[5], s[1] * s[4], s[2], s[3]};
+  if (n.op == "conv2d" && i == 1 && s.size() == 6) {
+    const int64_t k = n.attr_int("out_channels");  // without the padding of whole vectors
+    return {k ? k : s[0] * s[5], s[1] * s[4], s[2], s[3]};
+  }
   if (n.op == "dense_packed" && i == 1 && s.size() == 3) return {s[0] * s[2], s[1]};
   return s;
 }
 
 bool layout_attr(const std::string &name) {
-  return name == "data_layout" || name == "kernel_layout" || name == "out_layout";
+  return name == "data_layout" || name == "kernel_layout" || name == "out_layout" || name == "out_channels";
 }
 
 // `choices` that divide n, and the fallback.
@@ -65,8 +68,8 @@ std::string workload_key(const graph::Graph &g, const graph::Node &n) {
   return json{{"op", op}, {"inputs", inputs}, {"attrs", attrs}}.dump();
 }
 
-std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels) {
-  return {ops::conv2d_channel_block(in_channels), ops::conv2d_channel_block(out_channels)};
+std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels, int vector_lanes) {
+  return {ops::conv2d_channel_block(in_channels), ops::conv2d_compute_block(out_channels, vector_lanes)};
 }
 
 int dense_panel(Config &cfg, int64_t columns) {

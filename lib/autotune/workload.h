@@ -25,8 +25,9 @@ std::string workload_key(const graph::Graph &g, const graph::Node &n);
 // or graph::build converts between them with layout_transform kernels; tasks are timed
 // alone, so a tuner choosing blocks per workload cannot see that cost (random blocks gave
 // ResNet-18 thirteen transforms and a slower model of faster kernels). Blocks follow the
-// channel counts, which neighbouring layers share.
-std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels);
+// channel counts, which neighbouring layers share. co is the weight's block for vectors of
+// `vector_lanes` (ops::conv2d_compute_block), the result's blocks stay conv2d_channel_block's.
+std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels, int vector_lanes = 0);
 // The panel of output columns a dense is packed in: knob "panel", by default the widest
 // of 32, 16, 8 dividing `columns` (0, no knob: none does, the dense stays as it is).
 int dense_panel(Config &cfg, int64_t columns);

@@ -49,7 +49,7 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
     // Fragment shaders store 4 elements per texel: blocks of 4 channels make them the 4
     // channels at one position, which share the reads of a convolution's data.
     // The CPU blocks are ops::conv2d_channel_block's, not tuned (autotune/workload.h).
-    g = tuned ? alter_conv_layout(g, options.fuse_operators)
+    g = tuned ? alter_conv_layout_cpu(g, options.fuse_operators, target.caps().cpu_vector_lanes)
               : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }

@@ -71,38 +71,55 @@ Tensor conv2d(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, co
 
 namespace {
 
-// The copy of the blocked result OB [N][K/co][OH][OW][co] as NCHW or, with
-// `blocked_out`, as it is: the stage schedule_conv2d_llvm parallelises and fuses the
-// element-wise tail into.
-Tensor blocked_result(const Tensor &OB, const ConvShape &s, int co, bool blocked_out, const std::string &name) {
-  if (blocked_out)
+// The result [N][K][OH][OW] (`out_block` 0) or [N][K/out_block][OH][OW][out_block] of
+// `read`(n, block of co, y, x, channel in it): channels regrouped from blocks of co.
+template <typename Read>
+Tensor regrouped(const ConvShape &s, int co, int out_block, Read read, const std::string &name,
+                 const std::string &tag) {
+  if (out_block)
+    return compute(
+        to_exprs({s.N, s.K / out_block, s.OH, s.OW, out_block}),
+        [&](Var n, Var b, Var y, Var x, Var o) {
+          Expr k = b * out_block + o;
+          return read(n, k / co, y, x, k % co);
+        },
+        name, tag);
+  return compute(
+      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return read(n, k / co, y, x, k % co); },
+      name, tag);
+}
+
+// The copy of the blocked result OB [N][K'/co][OH][OW][co] (K' >= K: whole vectors of
+// output channels, the padding dropped here) as NCHW or, with `out_block`, as
+// NCHW<out_block>c, where out_block divides co: the stage schedule_conv2d_llvm
+// parallelises and fuses the element-wise tail into.
+Tensor blocked_result(const Tensor &OB, const ConvShape &s, int co, int out_block, const std::string &name) {
+  if (out_block == co)
     return compute(
         OB.shape(), [&](const std::vector<Var> &v) { return OB(v[0], v[1], v[2], v[3], v[4]); }, name,
         "conv2d_nchwc");
-  return compute(
-      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return OB(n, k / co, y, x, k % co); },
-      name, "conv2d_nchwc");
+  return regrouped(
+      s, co, out_block, [&](Var n, Expr b, Var y, Var x, Expr o) { return OB(n, b, y, x, o); }, name, "conv2d_nchwc");
 }
 
 // The blocked convolution from the padded blocked input IP [N][C/ci][H + 2ph][W + 2pw][ci]
 // (or the unpadded input when there is no padding) and the packed weights WP
-// [K/co][C/ci][R][S][ci][co]: OB [N][K/co][OH][OW][co], then a copy of it as NCHW or, with
-// `blocked_out`, as it is. The copy is the stage schedule_conv2d_llvm parallelises and
-// fuses the element-wise tail into.
+// [K'/co][C/ci][R][S][ci][co]: OB [N][K'/co][OH][OW][co], then blocked_result's copy of it.
 Tensor blocked_conv(const Tensor &IP, const Tensor &WP, const ConvShape &s, int co, const Conv2dAttrs &a,
-                    bool blocked_out, const std::string &name) {
+                    int out_block, const std::string &name) {
   const int ci = static_cast<int>(*as_const_int(WP.shape()[4]));
   const int sh = a.strides[0], sw = a.strides[1], dh = a.dilation[0], dw = a.dilation[1];
   IterVar icb = reduce_axis({0, static_cast<int>(s.C / ci)}, "icb"), ici = reduce_axis({0, ci}, "ici");
   IterVar ry = reduce_axis({0, static_cast<int>(s.R)}, "ry"), rx = reduce_axis({0, static_cast<int>(s.S)}, "rx");
+  const int64_t groups = *as_const_int(WP.shape()[0]);
   Tensor OB = compute(
-      to_exprs({s.N, s.K / co, s.OH, s.OW, co}),
+      to_exprs({s.N, groups, s.OH, s.OW, co}),
       [&](Var n, Var ob, Var y, Var x, Var o) {
         return sum(IP(n, icb, y * sh + ry * dh, x * sw + rx * dw, ici) * WP(ob, icb, ry, rx, ici, o),
                    {icb, ry, rx, ici});
       },
       name + "_nchwc", "conv2d_nchwc_block");
-  return blocked_result(OB, s, co, blocked_out, name);
+  return blocked_result(OB, s, co, out_block, name);
 }
 
 // The input padded and in blocks of ci channels: from NCHW `data` (`blocked` false) or
@@ -130,6 +147,13 @@ int conv2d_channel_block(int64_t channels) {
   return channel_block(channels);
 }
 
+int conv2d_compute_block(int64_t out_channels, int vector_lanes) {
+  const int co = conv2d_channel_block(out_channels);
+  // More than one vector's channels: 8 alone would waste half the lanes.
+  const bool wide = vector_lanes >= 16 && co * 2 == vector_lanes && out_channels > vector_lanes;
+  return wide ? vector_lanes : co;
+}
+
 Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, const std::string &name) {
   const ConvShape s = check_conv(data, weight, a, "conv2d_nchwc");
   TIR_USER_CHECK(a.groups == 1) << "conv2d_nchwc: groups = " << a.groups
@@ -141,7 +165,7 @@ Tensor conv2d_nchwc(const Tensor &data, const Tensor &weight, const Conv2dAttrs 
       to_exprs({s.K / co, s.C / ci, s.R, s.S, ci, co}),
       [&](const std::vector<Var> &v) { return weight(v[0] * co + v[5], v[1] * ci + v[4], v[2], v[3]); },
       name + "_weight_nchwc", "conv2d_nchwc_weight");
-  return blocked_conv(IP, WP, s, co, a, false, name);
+  return blocked_conv(IP, WP, s, co, a, 0, name);
 }
 
 namespace {
@@ -151,7 +175,8 @@ namespace {
 struct PackedShape {
   ConvShape s;
   int ci, co;
-  bool blocked;  // data NCHW<ci>c, else NCHW
+  bool blocked;   // data NCHW<ci>c, else NCHW
+  int out_block;  // of a blocked result: co, or for out_channels conv2d_channel_block's
 };
 
 PackedShape check_packed(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, const std::string &op) {
@@ -170,7 +195,19 @@ PackedShape check_packed(const Tensor &data, const Tensor &weight, const Conv2dA
   const int64_t C = blocked ? d[1] * d[4] : d[1];
   const Tensor data4 = placeholder(to_exprs({d[0], C, d[2], d[3]}), data.dtype(), data.name());
   const Tensor weight4 = placeholder(to_exprs({w[0] * co, w[1] * ci, w[2], w[3]}), weight.dtype(), weight.name());
-  return {check_conv(data4, weight4, a, op), static_cast<int>(ci), static_cast<int>(co), blocked};
+  PackedShape p{check_conv(data4, weight4, a, op), static_cast<int>(ci), static_cast<int>(co), blocked,
+                static_cast<int>(co)};
+  if (a.out_channels) {
+    TIR_USER_CHECK(a.out_channels > p.s.K - co && a.out_channels <= p.s.K)
+        << op << ": out_channels = " << a.out_channels << " but weight " << weight.name() << " " << shape_str(w)
+        << " holds " << p.s.K << " output channels in blocks of " << co << " (out_channels must be more than "
+        << p.s.K - co << ", the rest zero padding)";
+    p.s.K = a.out_channels;
+    p.out_block = channel_block(a.out_channels);
+    TIR_USER_CHECK(co % p.out_block == 0) << op << ": the result's blocks of " << p.out_block << " channels (of "
+                                          << a.out_channels << ") do not divide the weight's blocks of " << co;
+  }
+  return p;
 }
 
 }  // namespace
@@ -179,7 +216,7 @@ Tensor conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2
                            const std::string &name) {
   const PackedShape p = check_packed(data, weight, a, "conv2d_nchwc_packed");
   Tensor IP = pack_input(data, p.blocked, p.s, p.ci, a, name);
-  return blocked_conv(IP, weight, p.s, p.co, a, blocked_out, name);
+  return blocked_conv(IP, weight, p.s, p.co, a, blocked_out ? p.out_block : 0, name);
 }
 
 Tensor depthwise_conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,
@@ -206,7 +243,7 @@ Tensor depthwise_conv2d_nchwc_packed(const Tensor &data, const Tensor &weight, c
         return sum(IP(n, cb, y * sh + ry * dh, x * sw + rx * dw, o) * weight(cb, 0, ry, rx, 0, o), {ry, rx});
       },
       name + "_nchwc", "conv2d_nchwc_block");
-  return blocked_result(OB, s, c, blocked_out, name);
+  return blocked_result(OB, s, c, blocked_out ? c : 0, name);
 }
 
 Tensor conv2d_packed_direct(const Tensor &data, const Tensor &weight, const Conv2dAttrs &a, bool blocked_out,
@@ -226,13 +263,11 @@ Tensor conv2d_packed_direct(const Tensor &data, const Tensor &weight, const Conv
   auto body = [&](Var n, Expr ob, Var y, Var x, Expr o) {
     return sum(in(n, y * sh + ry * dh, x * sw + rx * dw) * weight(ob, icb, ry, rx, ici, o), {icb, ry, rx, ici});
   };
-  if (blocked_out)
+  if (blocked_out && p.out_block == co)
     return compute(
-        to_exprs({s.N, s.K / co, s.OH, s.OW, co}), [&](Var n, Var ob, Var y, Var x, Var o) { return body(n, ob, y, x, o); },
+        to_exprs({s.N, s.K / co, s.OH, s.OW, co}), [&](Var n, Var b, Var y, Var x, Var o) { return body(n, b, y, x, o); },
         name, "conv2d_packed_direct");
-  return compute(
-      to_exprs({s.N, s.K, s.OH, s.OW}), [&](Var n, Var k, Var y, Var x) { return body(n, k / co, y, x, k % co); },
-      name, "conv2d_packed_direct");
+  return regrouped(s, co, blocked_out ? p.out_block : 0, body, name, "conv2d_packed_direct");
 }
 
 }  // namespace tensorir::ops

@@ -106,8 +106,10 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   Stage o = s[out];
   IterVar groups_loop;
   if (out.ndim() == 5) {
-    // Blocked result [N][K/co][OH][OW][co]: the copy runs on vectors of co channels.
-    auto [cbo, cbi] = o.split(out.axis(1), oc_blocks);
+    // Blocked result [N][K/b][OH][OW][b]: the copy runs on vectors of b channels, b = co
+    // or half of it (conv2d_compute_block's wide vectors; the last pair may be a half).
+    const int per_vector = co / static_cast<int>(*as_const_int(out.shape()[4]));
+    auto [cbo, cbi] = o.split(out.axis(1), oc_blocks * per_vector);
     o.reorder({out.axis(0), cbo, out.axis(2), cbi, out.axis(3), out.axis(4)});
     groups_loop = o.fuse(out.axis(0), cbo);
     o.vectorize(out.axis(4));

@@ -74,10 +74,10 @@ inline std::vector<float> unblock_data(const std::vector<float> &x, int64_t N, i
   return out;
 }
 
-// OIHW [K][Cg][R][S] -> [K/co][Cg/ci][R][S][ci][co].
+// OIHW [K][Cg][R][S] -> [K'/co][Cg/ci][R][S][ci][co], K padded with zeros to whole blocks.
 inline std::vector<float> pack_weight(const std::vector<float> &w, int64_t K, int64_t Cg, int64_t RS, int64_t ci,
                                       int64_t co) {
-  std::vector<float> out(w.size());
+  std::vector<float> out(size_t((K + co - 1) / co * co * Cg * RS));
   for (int64_t k = 0; k < K; ++k)
     for (int64_t c = 0; c < Cg; ++c)
       for (int64_t p = 0; p < RS; ++p)

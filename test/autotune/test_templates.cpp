@@ -173,6 +173,28 @@ TEST_CASE("every configuration of a batch_matmul task computes the reference", "
   }
 }
 
+TEST_CASE("sampled configurations of convolutions on whole vectors compute the reference", "[autotune][templates]") {
+  // 1000 and 24 output channels in blocks of 8: on AVX-512, weights in blocks of 16 with
+  // the output channels padded, results in blocks of 8 (NCHW8c, then NCHW).
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 13, 13});
+  auto w1 = b.constant("w1", NDArray::random({1000, 16, 1, 1}, Float(32), 8));
+  auto w2 = b.constant("w2", NDArray::random({24, 1000, 3, 3}, Float(32), 9));
+  ops::Conv2dAttrs a;
+  a.strides = {2, 2};
+  const graph::Graph g = b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2, a)));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  REQUIRE(tasks.size() == 2);
+  CHECK(tasks[0].name == "conv2d 1x16x13x13 k1000 1x1 s1");
+  CHECK(tasks[1].name == "conv2d 1x1000x13x13 k24 3x3 s2");
+  CHECK_THAT(tasks[0].workload, Catch::Contains("[1000,16,1,1]") && !Catch::Contains("out_channels"));
+  const int64_t co = Target("llvm").caps().cpu_vector_lanes == 16 ? 16 : 8;
+  for (const autotune::Task &t : tasks) {
+    CHECK(shape_of(t.instantiate(t.default_index).args[1]).back() == co);
+    for (int64_t index : sample(t, 3, 13)) check(t, index);
+  }
+}
+
 TEST_CASE("a task's default configuration is the schedule of an untuned build", "[autotune][templates]") {
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
   for (const autotune::Task &t : tasks) {

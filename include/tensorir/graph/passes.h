@@ -75,6 +75,15 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations = true);
 // the first convolution's work): then they stay NCHW, read in blocks of 1.
 Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels = true);
 
+// The CPU rewrite (the first form) for vectors of `vector_lanes` float32 lanes
+// (TargetCaps::cpu_vector_lanes; graph::build runs it on "llvm" and "wasm"): a
+// convolution whose block of output channels is half a vector (1000 channels in blocks of
+// 8 on AVX-512) gets a weight in whole vectors, OIHW<ci>i16o, its output channels padded
+// with zeros, and attribute out_channels; its result keeps the blocks of 8, so no other
+// node changes (ops::conv2d_compute_block says when; convolutions Winograd may take keep
+// their blocks).
+Graph alter_conv_layout_cpu(const Graph &g, bool blocked_activations, int vector_lanes);
+
 // For the CPU's register-blocked dense (graph::build on "llvm"): every dense whose weight
 // is a float32 constant [M, K], M a multiple of 8, becomes a dense_packed reading the
 // weight packed in panels of b = 32, 16 or 8 output columns, [M / b, K, b], a new

@@ -52,8 +52,8 @@ bool depthwise_conv(const Graph &g, const Node &n) {
 // input, say). Writing NCHW there, in the fused kernel, saves that kernel.
 class Rewriter {
  public:
-  Rewriter(const Graph &g, bool blocked, int fixed, bool pad_channels, const std::set<int> &nchw_out)
-      : g_(g), blocked_(blocked), fixed_(fixed), pad_channels_(pad_channels), nchw_out_(nchw_out),
+  Rewriter(const Graph &g, bool blocked, int fixed, bool pad_channels, int lanes, const std::set<int> &nchw_out)
+      : g_(g), blocked_(blocked), fixed_(fixed), pad_channels_(pad_channels), lanes_(lanes), nchw_out_(nchw_out),
         remap_(g.nodes().size(), -1) {
     for (const Node &n : g.nodes()) names_.insert(n.name);
   }
@@ -116,8 +116,12 @@ class Rewriter {
       ci = w.shape[1] % fixed_ == 0 || pad ? fixed_ : 1;
       co = fixed_;
     }
-    const std::string wl = "OIHW" + std::to_string(ci) + "i" + std::to_string(co) + "o";
-    const int weight = memo_transform(n.inputs[1], "OIHW", wl, 0, w.name + "." + wl, pad);
+    // The weight's block: the result's, or whole vectors with the output channels padded
+    // (not where Winograd may take the convolution: its transform reads every channel).
+    const int cw = fixed_ || winograd_eligible(g_, old) ? co : ops::conv2d_compute_block(w.shape[0], lanes_);
+    if (cw != co) n.attrs["out_channels"] = w.shape[0];
+    const std::string wl = "OIHW" + std::to_string(ci) + "i" + std::to_string(cw) + "o";
+    const int weight = memo_transform(n.inputs[1], "OIHW", wl, 0, w.name + "." + wl, pad || cw != co);
     int data = n.inputs[0];
     if (pad) {
       TIR_ASSERT(!block_[size_t(data)]) << "alter_conv_layout: " << old.name << " reads blocked data of "
@@ -281,6 +285,7 @@ class Rewriter {
   const bool blocked_;
   const int fixed_;  // the channel block of every rewritten convolution, 0: conv2d_channel_block's
   const bool pad_channels_;  // input channels that do not split into fixed blocks are padded
+  const int lanes_;          // float32 lanes of the CPU's vectors (ops::conv2d_compute_block), 0: none
   const std::set<int> &nchw_out_;
   std::set<int> *want_nchw_ = nullptr;
   Graph out_;
@@ -293,11 +298,9 @@ class Rewriter {
 
 }  // namespace
 
-Graph alter_conv_layout(const Graph &g, bool blocked_activations) { return alter_conv_layout(g, blocked_activations, 0); }
+namespace {
 
-Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels) {
-  TIR_USER_CHECK(channel_block >= 0) << "alter_conv_layout: channel_block must be 0 (the CPU blocks) or positive, got "
-                                     << channel_block;
+Graph rewrite(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels, int lanes) {
   g.validate();
   for (const Node &n : g.nodes())
     if (n.op == "layout_transform" || packed(n)) return g;  // altered already
@@ -305,13 +308,29 @@ Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_bl
   std::set<int> nchw_out;
   for (;;) {
     std::set<int> want = nchw_out;
-    Graph out = Rewriter(g, blocked_activations, channel_block, pad_input_channels, nchw_out).run(want);
+    Graph out = Rewriter(g, blocked_activations, channel_block, pad_input_channels, lanes, nchw_out).run(want);
     if (want == nchw_out) {
       out.validate();
       return out;
     }
     nchw_out = std::move(want);
   }
+}
+
+}  // namespace
+
+Graph alter_conv_layout(const Graph &g, bool blocked_activations) { return rewrite(g, blocked_activations, 0, true, 0); }
+
+Graph alter_conv_layout(const Graph &g, bool blocked_activations, int channel_block, bool pad_input_channels) {
+  TIR_USER_CHECK(channel_block >= 0) << "alter_conv_layout: channel_block must be 0 (the CPU blocks) or positive, got "
+                                     << channel_block;
+  return rewrite(g, blocked_activations, channel_block, pad_input_channels, 0);
+}
+
+Graph alter_conv_layout_cpu(const Graph &g, bool blocked_activations, int vector_lanes) {
+  TIR_USER_CHECK(vector_lanes >= 0) << "alter_conv_layout_cpu: vector_lanes must be 0 (unknown) or positive, got "
+                                    << vector_lanes;
+  return rewrite(g, blocked_activations, 0, true, vector_lanes);
 }
 
 }  // namespace tensorir::graph

@@ -14,6 +14,7 @@ ops::Conv2dAttrs conv_attrs(const Node &n) {
   a.padding = pair_attr(n, "padding");
   a.dilation = pair_attr(n, "dilation");
   a.groups = static_cast<int>(n.attr_int("groups"));
+  a.out_channels = n.attr_int("out_channels");
   return a;
 }
 
@@ -35,9 +36,17 @@ void check_packed_layouts(const Node &n, const std::vector<int64_t> &data, const
   TIR_USER_CHECK(n.attr_string("data_layout") == in)
       << "data_layout '" << n.attr_string("data_layout") << "' does not describe the data " << shape_str(data)
       << " (" << in << " for this weight)";
+  // With out_channels, the weight's last block is zero padding; the result's blocks are
+  // conv2d_channel_block(out_channels)'s (ops::conv2d_compute_block).
+  const int64_t k = n.attr_int("out_channels"), padded = weight[0] * weight[5];
+  TIR_USER_CHECK(k == 0 || (k > padded - weight[5] && k <= padded))
+      << "out_channels = " << k << " does not fit the weight " << shape_str(weight) << " of " << padded
+      << " output channels in blocks of " << co << " (use 0, or more than " << padded - weight[5]
+      << " with the rest zero padding)";
+  const std::string block = k ? std::to_string(ops::conv2d_channel_block(k)) : co;
   const std::string &out = n.attr_string("out_layout");
-  TIR_USER_CHECK(out == "NCHW" || out == "NCHW" + co + "c")
-      << "out_layout '" << out << "' must be NCHW or NCHW" << co << "c (the weight's block of output channels)";
+  TIR_USER_CHECK(out == "NCHW" || out == "NCHW" + block + "c")
+      << "out_layout '" << out << "' must be NCHW or NCHW" << block << "c (the result's block of output channels)";
 }
 
 // A packed depthwise convolution: blocked data NCHW<c>c and weight OIHW1i<c>o.
@@ -62,6 +71,9 @@ void check_depthwise_layouts(const Node &n, const std::vector<int64_t> &data, co
 
 void check(const Node &n, const std::vector<const Node *> &in) {
   check_same_dtypes(n, in);
+  TIR_USER_CHECK(n.attr_int("out_channels") == 0 || (packed(n) && n.attr_int("groups") == 1))
+      << "out_channels = " << n.attr_int("out_channels")
+      << " needs a packed weight (kernel_layout OIHW<ci>i<co>o) and groups = 1; use 0 otherwise";
   if (packed(n) && n.attr_int("groups") > 1) return check_depthwise_layouts(n, in[0]->shape, in[1]->shape);
   if (packed(n)) return check_packed_layouts(n, in[0]->shape, in[1]->shape);
   TIR_USER_CHECK(in[0]->shape.size() == 4)
@@ -103,7 +115,8 @@ const bool registered = [] {
                {"groups", AttrType::Int, int64_t{1}},
                {"data_layout", AttrType::String, std::string("NCHW")},
                {"kernel_layout", AttrType::String, std::string("OIHW")},
-               {"out_layout", AttrType::String, std::string("NCHW")}};
+               {"out_layout", AttrType::String, std::string("NCHW")},
+               {"out_channels", AttrType::Int, int64_t{0}}};
   for (int i = 0; i < 3; ++i) def.attrs[size_t(i)].ints_size = 2;
   def.pattern = graph::OpPattern::kOutFusable;
   def.layout = graph::LayoutRule::kConvolution;
