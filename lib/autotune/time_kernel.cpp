@@ -2,14 +2,13 @@
 // the caches; inside a model they pass through the caches once per inference, and a
 // kernel with a large weight (a Winograd-transformed one) is slower there than hot
 // timings say. Flushing its buffers before each timed call measures it as the model runs it.
-#include <chrono>
-
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define TENSORIR_HAS_CLFLUSH 1
 #endif
 
 #include "autotune/measure.h"
+#include "runtime/time_calls.h"
 #include "tensorir/autotune/tuner.h"
 #include "tensorir/error.h"
 
@@ -27,27 +26,6 @@ void flush_from_caches(const void *data, size_t bytes) {
 #endif
 }
 
-namespace {
-
-// One repeat: `number` cold calls, each timed alone, doubled until their sum reaches
-// min_repeat_ms (as runtime::time_calls does for hot calls); the mean per call.
-double cold_repeat(const Function &f, const std::vector<Arg> &call_args, const std::vector<NDArray> &args,
-                   const TimeOptions &time, const FlushFn &flush) {
-  using Clock = std::chrono::steady_clock;
-  for (int number = time.number;; number *= 2) {
-    double ms = 0;
-    for (int i = 0; i < number; ++i) {
-      for (const NDArray &a : args) flush(a.data(), a.nbytes());
-      const auto start = Clock::now();
-      f.call(call_args);
-      ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    }
-    if (ms >= time.min_repeat_ms || number > (1 << 24)) return ms / number;
-  }
-}
-
-}  // namespace
-
 std::vector<double> time_kernel(const Module &module, const std::string &function, const std::vector<NDArray> &args,
                                 const MeasureOptions &options, const FlushFn &flush) {
   std::vector<Arg> call_args(args.begin(), args.end());
@@ -59,10 +37,9 @@ std::vector<double> time_kernel(const Module &module, const std::string &functio
       << "(got number=" << time.number << ", repeat=" << time.repeat << ", min_repeat_ms=" << time.min_repeat_ms
       << ")";
   const Function f = module(function);
-  f.call(call_args);  // warm-up: first-call costs (pages, the thread pool) stay out of the figures
-  std::vector<double> times;
-  for (int r = 0; r < time.repeat; ++r) times.push_back(cold_repeat(f, call_args, args, time, flush));
-  return times;
+  return runtime::time_calls([&] { f.call(call_args); }, time, [&] {
+    for (const NDArray &a : args) flush(a.data(), a.nbytes());
+  });
 }
 
 }  // namespace tensorir::autotune
