@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tensorir/graph/passes.h"
+#include "rewrite_util.h"
 
 namespace tensorir::graph {
 
@@ -50,9 +51,7 @@ Graph alter_dense_layout(const Graph &g, const DensePanelFn &panel) {
     if (b) {
       Node packed;
       packed.op = "constant";
-      packed.name = w->name + ".packed" + std::to_string(b);
-      for (int i = 1; names.count(packed.name); ++i) packed.name = w->name + ".packed" + std::to_string(b) + "_" + std::to_string(i);
-      names.insert(packed.name);
+      packed.name = detail::fresh_name(names, w->name + ".packed" + std::to_string(b));
       packed.value = pack(w->value.to(Device::cpu()), b);
       packed.shape = packed.value.shape();
       packed.dtype = Float(32);
@@ -61,9 +60,7 @@ Graph alter_dense_layout(const Graph &g, const DensePanelFn &panel) {
     }
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  std::vector<int> outputs;
-  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
-  out.set_outputs(outputs);
+  detail::set_remapped_outputs(out, g, remap);
   return out;
 }
 

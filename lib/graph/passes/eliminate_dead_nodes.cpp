@@ -1,5 +1,6 @@
 // Dead node elimination: keeps what the outputs depend on, plus the graph inputs.
 #include "tensorir/graph/passes.h"
+#include "rewrite_util.h"
 
 namespace tensorir::graph {
 
@@ -23,9 +24,7 @@ Graph eliminate_dead_nodes(const Graph &g) {
     for (int &in : n.inputs) in = remap[size_t(in)];
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  std::vector<int> outputs;
-  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
-  out.set_outputs(outputs);
+  detail::set_remapped_outputs(out, g, remap);
   return out;
 }
 

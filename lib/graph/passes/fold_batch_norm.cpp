@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tensorir/graph/passes.h"
+#include "rewrite_util.h"
 
 namespace tensorir::graph {
 
@@ -97,9 +98,7 @@ Graph fold_batch_norm(const Graph &g) {
     }
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  std::vector<int> outputs;
-  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
-  out.set_outputs(outputs);
+  detail::set_remapped_outputs(out, g, remap);
   out.validate();
   return out;
 }

@@ -2,6 +2,7 @@
 // CPU executor on a one-node graph, and replaced by its value.
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/passes.h"
+#include "rewrite_util.h"
 
 namespace tensorir::graph {
 
@@ -51,9 +52,7 @@ Graph fold_constants(const Graph &g) {
     }
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  std::vector<int> outputs;
-  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
-  out.set_outputs(outputs);
+  detail::set_remapped_outputs(out, g, remap);
   return out;
 }
 

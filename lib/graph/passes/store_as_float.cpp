@@ -7,6 +7,7 @@
 
 #include "tensorir/error.h"
 #include "tensorir/graph/passes.h"
+#include "rewrite_util.h"
 
 namespace tensorir::graph {
 
@@ -81,9 +82,7 @@ Graph store_as_float(const Graph &g) {
     const bool kept = op == "input" || op == "constant";
     remap[size_t(id)] = out.add_node(cast_node(kept ? name + ".declared" : name, stored, shape, declared));
   }
-  std::vector<int> outputs;
-  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
-  out.set_outputs(outputs);
+  detail::set_remapped_outputs(out, g, remap);
   return out;
 }
 

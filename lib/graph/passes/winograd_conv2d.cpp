@@ -5,6 +5,7 @@
 
 #include "../op_table.h"
 #include "tensorir/graph/passes.h"
+#include "rewrite_util.h"
 #include "tensorir/ops/winograd.h"
 
 namespace tensorir::graph {
@@ -73,9 +74,7 @@ Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, con
       TIR_USER_CHECK(ops::winograd_tile_supported(m))
           << "winograd_conv2d: the tile chosen for '" << old.name << "' is " << m << "; use 0 (direct), 2, 4 or 6";
       auto [t, conv] = winograd_nodes(n, m);
-      t.name = g.node(old.inputs[1]).name + ".winograd" + std::to_string(m);
-      for (int i = 1; names.count(t.name); ++i) t.name = g.node(old.inputs[1]).name + ".winograd" + std::to_string(m) + "_" + std::to_string(i);
-      names.insert(t.name);
+      t.name = detail::fresh_name(names, g.node(old.inputs[1]).name + ".winograd" + std::to_string(m));
       t.inputs = {n.inputs[1]};
       detail::infer_shape(t, {&out.node(n.inputs[1])});
       n = std::move(conv);
@@ -84,9 +83,7 @@ Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, con
     }
     remap[size_t(id)] = out.add_node(std::move(n));
   }
-  std::vector<int> outputs;
-  for (int id : g.outputs()) outputs.push_back(remap[size_t(id)]);
-  out.set_outputs(outputs);
+  detail::set_remapped_outputs(out, g, remap);
   return out;
 }
 
