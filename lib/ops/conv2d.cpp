@@ -111,9 +111,9 @@ Tensor blocked_conv(const Tensor &IP, const Tensor &WP, const ConvShape &s, int 
   const int sh = a.strides[0], sw = a.strides[1], dh = a.dilation[0], dw = a.dilation[1];
   IterVar icb = reduce_axis({0, static_cast<int>(s.C / ci)}, "icb"), ici = reduce_axis({0, ci}, "ici");
   IterVar ry = reduce_axis({0, static_cast<int>(s.R)}, "ry"), rx = reduce_axis({0, static_cast<int>(s.S)}, "rx");
-  const int64_t groups = *as_const_int(WP.shape()[0]);
+  const int64_t blocks = *as_const_int(WP.shape()[0]);  // of co output channels, padding included
   Tensor OB = compute(
-      to_exprs({s.N, groups, s.OH, s.OW, co}),
+      to_exprs({s.N, blocks, s.OH, s.OW, co}),
       [&](Var n, Var ob, Var y, Var x, Var o) {
         return sum(IP(n, icb, y * sh + ry * dh, x * sw + rx * dw, ici) * WP(ob, icb, ry, rx, ici, o),
                    {icb, ry, rx, ici});
