@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/op.h"
 #include "tensorir/ir/printer.h"
 #include "tensorir/te/schedule.h"
 
@@ -64,6 +66,11 @@ std::pair<IterVar, IterVar> Stage::split_by_nparts(const IterVar &axis_ref, Expr
 // Records parent -> (outer, inner); exactly one of factor and nparts is defined.
 std::pair<IterVar, IterVar> Stage::add_split(const IterVar &axis, size_t pos, Expr factor, Expr nparts) {
   check_factor(factor.defined() ? factor : nparts, n_.get(), axis, factor.defined() ? "factor" : "number of parts");
+  // In the axis's own integer type: a factor of another width (an int64_t knob value)
+  // would meet the extent in mixed-type arithmetic when the loops are bounded.
+  const Type index = axis.var().type();
+  if (factor.defined() && factor.type() != index) factor = simplify(cast(index, factor));
+  if (nparts.defined() && nparts.type() != index) nparts = simplify(cast(index, nparts));
   auto *rel = new IterVarRelationNode();
   rel->kind = IterVarRelationNode::Split;
   rel->parent = axis;

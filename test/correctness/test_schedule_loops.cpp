@@ -78,6 +78,20 @@ TEST_CASE("split by dividing and non-dividing factors", "[schedule][split]") {
   }
 }
 
+TEST_CASE("split by 64-bit factors and numbers of parts, larger than the axis or not", "[schedule][split]") {
+  // Knob values are int64_t: the factor meets the 32-bit extent when the loops are bounded.
+  for (int n : {16, 1000}) {
+    for (int64_t factor : {int64_t(4), int64_t(32), int64_t(2048)}) {
+      DYNAMIC_SECTION("n " << n << " factor " << factor) {
+        check_axpy(
+            n, [&](Schedule &s, const Axpy1 &p) { s[p.C].split(p.C.axis(0), Expr(factor)); }, "split64");
+        check_axpy(
+            n, [&](Schedule &s, const Axpy1 &p) { s[p.C].split_by_nparts(p.C.axis(0), Expr(factor)); }, "nparts64");
+      }
+    }
+  }
+}
+
 TEST_CASE("split twice (nested splits of the outer and of the inner part)", "[schedule][split]") {
   for (int n : {1000, 1023, 7}) {
     DYNAMIC_SECTION("n " << n) {
