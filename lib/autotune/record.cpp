@@ -2,6 +2,8 @@
 #include "tensorir/autotune/record.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -121,7 +123,14 @@ ApplyHistoryBest ApplyHistoryBest::load(const std::string &path) {
 ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std::string &source) {
   const std::string host = host_cpu_features();
   std::string other;
-  std::map<std::pair<std::string, std::string>, double> best_ms;
+  // Each configuration's records, in the log's order: (workload, target, config) -> times.
+  struct Timed {
+    const Record *first = nullptr;
+    std::vector<double> ms;
+  };
+  using Configs = std::map<std::tuple<std::string, std::string, std::string>, Timed>;
+  Configs configs;
+  std::vector<Configs::iterator> order;  // first seen first: a tie keeps the earlier
   for (const Record &r : records) {
     if (!r.cpu.empty() && !host.empty() && r.cpu != host) {
       ++foreign_;
@@ -129,12 +138,21 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
       continue;
     }
     if (!r.error.empty() || r.times_ms.empty()) continue;
-    const auto key = std::make_pair(r.workload, r.target);
-    const double ms = median(r.times_ms);
-    auto it = best_ms.find(key);
+    auto [it, added] = configs.try_emplace({r.workload, r.target, r.config_json});
+    if (added) order.push_back(it);
+    Timed &t = it->second;
+    if (!t.first) t.first = &r;
+    t.ms.push_back(median(r.times_ms));
+  }
+  std::map<std::pair<std::string, std::string>, double> best_ms;
+  for (const Configs::iterator &c : order) {
+    const auto &[key, t] = *c;
+    const auto workload = std::make_pair(std::get<0>(key), std::get<1>(key));
+    const double ms = median(t.ms);
+    auto it = best_ms.find(workload);
     if (it != best_ms.end() && it->second <= ms) continue;
-    best_ms[key] = ms;
-    best_[key] = r;
+    best_ms[workload] = ms;
+    best_[workload] = *t.first;
   }
   if (foreign_)
     warn(source + ": " + std::to_string(foreign_) + " of its " + std::to_string(records.size()) +

@@ -74,31 +74,72 @@ class TaskTuner {
     cpu_ = measured_cpu(task.target, !o.runner);
   }
 
-  // Measures batches until `trials` are done, the space runs out or `deadline` passes.
+  // Measures batches until `trials` are done, the space runs out or `deadline` passes
+  // (less the time the confirmation of the best will take, at the pace so far).
   void run(int trials, Clock::time_point deadline, std::vector<Record> &records,
            const std::function<void(int done, double best)> &after_batch) {
     int done = 0;
-    while ((trials <= 0 || done < trials) && Clock::now() < deadline) {
+    const Clock::time_point start = Clock::now();
+    auto reserve = [&] {
+      const double per_trial = done ? seconds_since(start) / done : 0;
+      return std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(per_trial * confirm_measurements()));
+    };
+    while ((trials <= 0 || done < trials) && (deadline == Clock::time_point::max() || Clock::now() + reserve() < deadline)) {
       const int n = trials <= 0 ? o_.batch_size : std::min(o_.batch_size, trials - done);
       const std::vector<int64_t> batch = search_->next_batch(n);
       if (batch.empty()) break;
       std::vector<double> throughput;
-      for (const BuiltCandidate &c : build_candidates(task_, batch, threads_, o_.build_timeout_s)) {
-        Record r = measure(c);
-        const double ms = r.times_ms.empty() ? 0 : median_ms(r.times_ms);
-        const double score = ms > 0 ? (task_.flops > 0 ? task_.flops / ms * 1e-6 : 1.0 / ms) : 0;
-        throughput.push_back(score);
-        if (task_.flops > 0) best_gflops_ = std::max(best_gflops_, score);
-        if (!o_.log_file.empty()) append_record(o_.log_file, r);
-        records.push_back(std::move(r));
-      }
+      for (const BuiltCandidate &c : build_candidates(task_, batch, threads_, o_.build_timeout_s))
+        throughput.push_back(score(keep(measure(c), records)));
       search_->update(batch, throughput);
       done += static_cast<int>(batch.size());
       after_batch(done, best_gflops_);
     }
   }
 
+  // Times the best `confirm` configurations so far and the default again, `confirm_rounds`
+  // times each, in turn and in a rotating order, so that a burst of load on the machine
+  // falls on all of them alike. The log's best (ApplyHistoryBest) is the lowest median
+  // over a configuration's records: a configuration that was lucky once loses its place.
+  void confirm(std::vector<Record> &records) {
+    std::vector<std::pair<double, int64_t>> ranked;
+    for (const auto &[index, ms] : first_ms_) ranked.emplace_back(ms, index);
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<int64_t> chosen;
+    for (const auto &[ms, index] : ranked)
+      if (int(chosen.size()) < o_.confirm) chosen.push_back(index);
+    if (first_ms_.count(task_.default_index) &&
+        std::find(chosen.begin(), chosen.end(), task_.default_index) == chosen.end())
+      chosen.push_back(task_.default_index);
+    if (chosen.size() < 2) return;  // nothing to choose between
+    std::vector<BuiltCandidate> built = build_candidates(task_, chosen, threads_, o_.build_timeout_s);
+    for (int round = 0; round < o_.confirm_rounds; ++round) {
+      std::rotate(built.begin(), built.begin() + 1, built.end());
+      for (const BuiltCandidate &c : built) score(keep(measure(c), records));
+    }
+  }
+
  private:
+  // The measurements confirm() makes.
+  int confirm_measurements() const { return o_.confirm > 0 ? (o_.confirm + 1) * o_.confirm_rounds : 0; }
+
+  // Logs `r`, keeps it, and notes its configuration's first time.
+  const Record &keep(Record r, std::vector<Record> &records) {
+    if (!o_.log_file.empty()) append_record(o_.log_file, r);
+    if (r.error.empty() && !r.times_ms.empty()) first_ms_.emplace(r.index, median_ms(r.times_ms));
+    records.push_back(std::move(r));
+    return records.back();
+  }
+
+  // GFLOP/s (or calls per millisecond where the task counts no FLOPs); 0 for a failure.
+  double score(const Record &r) {
+    const double ms = r.times_ms.empty() ? 0 : median_ms(r.times_ms);
+    const double score = ms > 0 ? (task_.flops > 0 ? task_.flops / ms * 1e-6 : 1.0 / ms) : 0;
+    if (task_.flops > 0) best_gflops_ = std::max(best_gflops_, score);
+    return score;
+  }
+
   Record measure(const BuiltCandidate &c) {
     Record r;
     r.workload = task_.workload;
@@ -174,6 +215,7 @@ class TaskTuner {
   std::map<std::string, Arguments> arguments_;  // by signature_key
   bool reference_built_ = false;
   double best_gflops_ = 0;
+  std::map<int64_t, double> first_ms_;  // each configuration's first median time
 };
 
 }  // namespace
@@ -225,6 +267,7 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
       }
       options.on_progress(p);
     });
+    if (options.confirm > 0) tuner.confirm(records);
     trials_before += static_cast<int>(records.size() - before);
   }
   return records;

@@ -63,6 +63,22 @@ TEST_CASE("the best record of a workload has the lowest median among those witho
   CHECK(best.best("{\"op\":\"other\"}", t.target) == nullptr);
 }
 
+TEST_CASE("a configuration timed several times is ranked by the median of its records' medians", "[autotune][log]") {
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
+  const autotune::Task &t = tasks.at(0);
+  // Configuration 1 was fast once by chance (0.5), then twice at 2: its time is 2, and
+  // configuration 2's single 1.5 is the best. Without the later records 1 would win.
+  const std::vector<autotune::Record> lucky = {record_of(t, 1, {0.5}), record_of(t, 2, {1.5})};
+  CHECK(autotune::ApplyHistoryBest(lucky).best(t.workload, t.target)->index == 1);
+  std::vector<autotune::Record> confirmed = lucky;
+  confirmed.push_back(record_of(t, 1, {2, 2.1}));
+  confirmed.push_back(record_of(t, 1, {1.9, 2}));
+  CHECK(autotune::ApplyHistoryBest(confirmed).best(t.workload, t.target)->index == 2);
+  // Equal times: the configuration the log names first.
+  const autotune::ApplyHistoryBest tie({record_of(t, 3, {1}), record_of(t, 2, {1}), record_of(t, 3, {1})});
+  CHECK(tie.best(t.workload, t.target)->index == 3);
+}
+
 TEST_CASE("a configuration read from a log schedules as its index does", "[autotune][log]") {
   TempLog log("same_schedule");
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(1), "llvm");

@@ -6,8 +6,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "autotune/cost_model.h"
@@ -58,6 +60,7 @@ TuneOptions quick_options() {
   o.measure.time = {.number = 1, .repeat = 2, .min_repeat_ms = 1};
   o.measure.timeout_s = 2;
   o.measure.threads = 1;
+  o.confirm = 0;  // the tests count the search's own measurements
   return o;
 }
 
@@ -168,6 +171,34 @@ TEST_CASE("a time budget stops tuning", "[autotune]") {
   const std::vector<Record> records = tune({test::matmul_task(32), test::matmul_task(16)}, o);
   REQUIRE(!records.empty());
   REQUIRE(records.size() < 2 * 288);
+}
+
+TEST_CASE("each task's best configurations and its default are timed again after the search", "[autotune]") {
+  const Task task = test::matmul_task(16);
+  TuneOptions o = quick_options();
+  o.tuner = "random";
+  o.trials = 6;
+  o.batch_size = 3;
+  o.confirm = 0;
+  REQUIRE(tune({task}, o).size() == 6);
+
+  o.confirm = 2;
+  o.confirm_rounds = 2;
+  const std::vector<Record> records = tune({task}, o);
+  std::map<int64_t, int> count;
+  std::vector<std::pair<double, int64_t>> first;  // the search's times, fastest first
+  for (size_t i = 0; i < records.size(); ++i) {
+    INFO(records[i].error);
+    REQUIRE(records[i].error.empty());
+    if (i < 6) first.emplace_back(TimeResult::of(records[i].times_ms).median_ms, records[i].index);
+    ++count[records[i].index];
+  }
+  REQUIRE(count.size() == 6);  // confirmation measures nothing new
+  std::sort(first.begin(), first.end());
+  // The two fastest and the default (the search's first) get two more records each.
+  std::set<int64_t> confirmed = {first[0].second, first[1].second, task.default_index};
+  CHECK(records.size() == 6 + 2 * confirmed.size());
+  for (const auto &[index, n] : count) CHECK(n == (confirmed.count(index) ? 3 : 1));
 }
 
 TEST_CASE("the cost model ranks real measurements of held-out matmul configurations", "[autotune]") {

@@ -21,7 +21,7 @@ namespace {
 struct TuneArgs {
   std::string model, target, log, time, tuner = "xgb", rpc, key;
   ModelOptions model_options;
-  int trials = 0, threads = 0, batch = 8;
+  int trials = 0, threads = 0, batch = 8, confirm = 3;
   double timeout = 10;
   uint64_t seed = 0;
   bool check = false, no_cache_flush = false;
@@ -104,6 +104,7 @@ void tune(const TuneArgs &a) {
   o.measure.timeout_s = a.timeout;
   o.measure.flush_cache = !a.no_cache_flush;
   o.check_correctness = a.check;
+  o.confirm = a.confirm;
   o.on_progress = show_progress;
   if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
 
@@ -140,6 +141,11 @@ void add_tune(CLI::App &app) {
   cmd->add_option("--timeout", a->timeout, "seconds one measurement may take")->check(CLI::PositiveNumber)
       ->default_val(10);
   cmd->add_option("--seed", a->seed, "the search's seed, and a built-in network's weights")->default_val(0);
+  cmd->add_option("--confirm", a->confirm,
+                  "after each task's search, time its N best configurations and the default again, twice each "
+                  "in turn, and keep the best over all of a configuration's times (0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->default_val(3);
   cmd->add_flag("--check", a->check, "compare every candidate's result with the default schedule's");
   cmd->add_flag("--no-cache-flush", a->no_cache_flush,
                "time kernels hot, back to back, instead of flushing their arguments from the caches before "

@@ -33,8 +33,10 @@ std::vector<Record> read_log(const std::string &path);
 // empty where this build cannot tell (not x86).
 std::string host_cpu_features();
 
-// The best configuration of each (workload, target) of some records: the lowest median
-// time among the records without error. Records whose CPU features are not this host's
+// The best configuration of each (workload, target) of some records: the lowest time
+// among the configurations measured without error, a configuration's time being the
+// median of its records' median times (a log may time one several times: tune()'s
+// confirmation, merged logs). Records whose CPU features are not this host's
 // are left out with a warning (tensorir/warning.h): kernels tuned for other vector units
 // are no guide here. graph::BuildOptions::tuning_log reads a log into one; pass one as
 // BuildOptions::tuning to build several models from a log read once.

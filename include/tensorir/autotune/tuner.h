@@ -82,6 +82,12 @@ struct TuneOptions {
   // recorded as an error. Candidates whose arguments differ from the default's (knobs
   // that block a layout) are timed unchecked.
   bool check_correctness = false;
+  // After its search, each task times its `confirm` best configurations and its default
+  // again, `confirm_rounds` times each in turn, so that a configuration timed fast once
+  // by chance (a quiet moment of a busy machine) is not taken for the best. With a time
+  // budget the search leaves room for it. 0: no confirmation.
+  int confirm = 3;
+  int confirm_rounds = 2;
   // Where candidates are timed; null: local_runner().
   std::shared_ptr<Runner> runner;
   // Called after each batch: task k of n, trials done, best GFLOP/s so far.
