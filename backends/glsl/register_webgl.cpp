@@ -19,6 +19,9 @@ tensorir::TargetKindInfo webgl_kind() {
       TargetOption::integer("max-texture-size", 1, INT_MAX, "largest texture width or height; default 4096"),
       TargetOption::one_of("draw-buffers", {"1", "2", "4", "8"},
                            "render targets one pass may write; default 4"),
+      TargetOption::integer("reduce-chunk", 64, 65535,
+                            "reductions longer than this per element split into partial passes; default 16384"),
+      TargetOption::integer("unroll", 1, 4096, "reduction loop iterations times lanes unrolled; default 256"),
   };
   k.caps = [](const tensorir::Target &) {
     tensorir::TargetCaps c;

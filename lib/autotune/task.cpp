@@ -97,6 +97,7 @@ Instance scheduled(const NodeForm &f, const Target &target, Config &cfg) {
   }
   const Tensor out = graph::detail::make_tensor(f.node, ins, "out", strategy.compute);
   inst.schedule = strategy.schedule(graph::ScheduleContext{target, f.node, out, out, &cfg});
+  inst.target = kernel_target(target, cfg);
   inst.args.emplace_back(out);
   inst.name = "tuned_" + f.node.op;
   return inst;
@@ -106,7 +107,7 @@ Instance scheduled(const NodeForm &f, const Target &target, Config &cfg) {
 // be Winograd's asks the algorithm first, then the direct template's knobs and the
 // Winograd schedule's, whichever it builds, so that every configuration has the same knobs.
 Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
-  const NodeForm f = relayout(form, cfg);
+  const NodeForm f = target.caps().cpu_schedules ? relayout(form, cfg) : form;
   if (f.winograd < 0) return scheduled(f, target, cfg);
   const int m = winograd_tile(cfg, f.winograd);
   Instance direct = scheduled(f, target, cfg);

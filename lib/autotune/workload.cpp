@@ -8,6 +8,7 @@
 #include "tensorir/error.h"
 #include "tensorir/graph/passes.h"
 #include "tensorir/ops/nn.h"
+#include "tensorir/target_kind.h"
 #include "tensorir/warning.h"
 
 namespace tensorir::autotune {
@@ -131,6 +132,16 @@ Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const g
   warn("tuning log: the configuration " + r->config_json + " of " + n.op + " '" + n.name +
        "' does not fit its template (" + why + "); the untuned schedule is used");
   return Config();
+}
+
+Target kernel_target(const Target &target, const Config &cfg) {
+  if (cfg.mode() == Config::Mode::kFallback) return target;
+  Target t = target;
+  const TargetKindInfo &kind = target.kind_info();
+  for (size_t i = 0; i < cfg.names().size(); ++i)
+    if (kind.find_option(cfg.names()[i])) t.options[cfg.names()[i]] = std::to_string(cfg.values()[i]);
+  t.check();
+  return t;
 }
 
 }  // namespace tensorir::autotune

@@ -56,4 +56,11 @@ std::string misfit(const Config &defined, const std::map<std::string, int64_t> &
 Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const graph::Node &n, const Target &target,
                   const std::function<void(Config &)> &define_template);
 
+// The target a kernel scheduled with `cfg` builds for: `target` with each knob named after
+// one of its kind's options ("draw-buffers" of "webgl", ops::schedule_fragment) set to
+// the knob's value, so that a backend planning from the target's options (the fragment
+// planner) plans this kernel as its knobs say. A Config of fallbacks (no configuration
+// given) leaves the target as it is.
+Target kernel_target(const Target &target, const Config &cfg);
+
 }  // namespace tensorir::autotune

@@ -211,12 +211,14 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   }
   const Tensor out = tensors.at(k.node);
   Schedule s;
+  Target kernel_target;  // `target` with the options the configuration's knobs set
   try {
     const auto schedule = [&](autotune::Config &c) {
       return strategy.schedule(ScheduleContext{target, g.node(lead), tensors.at(lead), out, &c});
     };
     autotune::Config config = autotune::config_for(tuning, g, g.node(lead), target, schedule);
     s = schedule(config);
+    kernel_target = autotune::kernel_target(target, config);
   } catch (const Error &e) {
     throw Error(detail::node_prefix(g.node(lead)) + "scheduling the kernel failed: " + e.what());
   }
@@ -225,7 +227,7 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
     if (id != k.node && id != lead && computed_where_read(g, textures, id)) s[tensors.at(id)].compute_inline();
   args.emplace_back(out);
   try {
-    k.module = tensorir::build(s, args, target, k.fname);
+    k.module = tensorir::build(s, args, kernel_target, k.fname);
   } catch (const Error &e) {
     throw Error(detail::node_prefix(res) + "compiling the kernel failed: " + e.what());
   }

@@ -90,7 +90,7 @@ class Planner {
  public:
   Planner(const StageFunction &sf, const FragmentOptions &o)
       : f_(sf.func), schedule_(sf.schedule), arg_tensors_(sf.arg_tensors), pack_(o.pack), pack_all_(o.pack_all),
-        max_phases_(o.max_phases) {
+        max_phases_(o.max_phases), reduce_chunk_(o.reduce_chunk), max_unrolled_(o.max_unrolled) {
     plan_.name = f_->name;
     plan_.max_texture_size = o.max_texture_size;
   }
@@ -109,7 +109,7 @@ class Planner {
       if (!keep[c]) continue;
       const Candidate &k = candidates[c];
       std::vector<int> phases = add_phases(k);
-      plan_.passes.push_back(emit_fragment_pass(plan_, index_, k.op, k.value_index, k.body, k.tensor, phases));
+      plan_.passes.push_back(emit_fragment_pass(plan_, index_, k.op, k.value_index, k.body, k.tensor, phases, max_unrolled_));
       plan_.passes.back().loop_iterations = k.iterations;
       if (!phases.empty()) plan_.passes.push_back(emit_interleave_pass(plan_, phases, k.tensor));
     }
@@ -247,14 +247,14 @@ class Planner {
           << f_->name << ": stage " << op->name << ": the fragment target cannot bound the iteration count of "
           << "its reduction; give the reduction axes extents that stay bounded over the output's axes";
       const int64_t *n = as_const_int(iterations);
-      if (!n || *n > kReduceChunk) {
-        ReductionSplit split = split_reduction(compute, bodies, iterations);
+      if (!n || *n > reduce_chunk_) {
+        ReductionSplit split = split_reduction(compute, bodies, iterations, reduce_chunk_);
         made_.push_back(split.partial);
         const auto *partial = split.partial.as<ComputeOpNode>();
         for (int t : tensors) plan_.tensors[t].packed = packs(compute, split.final_bodies);
         std::vector<int> parts = add_outputs(split.partial, partial->body);
         for (int v = 0; v < partial->num_outputs(); ++v)
-          out.push_back({partial, v, partial->body[v], parts[v], Expr(static_cast<int>(kReduceChunk))});
+          out.push_back({partial, v, partial->body[v], parts[v], Expr(static_cast<int>(reduce_chunk_))});
         for (int v = 0; v < compute->num_outputs(); ++v)
           out.push_back({compute, v, split.final_bodies[v], tensors[v], split.chunks});
         return;
@@ -421,6 +421,8 @@ class Planner {
   bool pack_;
   bool pack_all_;
   int max_phases_;
+  int64_t reduce_chunk_;
+  int64_t max_unrolled_;
   std::vector<Operation> made_;  // operations the plan made (partial reductions), kept alive
   FragmentPlan plan_;
   TensorIndex index_;

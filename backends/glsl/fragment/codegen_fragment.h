@@ -78,6 +78,11 @@ struct FragmentPlan {
   std::vector<FragmentPass> passes;  // in execution order
 };
 
+// The planner's defaults; the webgl target's options -reduce-chunk and -unroll (a
+// kernel's knobs of the same names) replace them.
+constexpr int64_t kReduceChunk = 16384;
+constexpr int64_t kMaxUnrolled = 256;
+
 struct FragmentOptions {
   int max_texture_size = 4096;  // bounds the texture layouts
   bool pack = true;             // false: computed tensors one element per texel as well
@@ -87,6 +92,12 @@ struct FragmentOptions {
   // Texels of one row a reduction pass may compute per fragment, a power of two (see
   // FragmentPass::outputs); 1: every pass renders into one target.
   int max_phases = 1;
+  // Reductions that may run longer than this many iterations per element are split into
+  // partial passes (split_reduction, codegen_fragment_emit.h).
+  int64_t reduce_chunk = kReduceChunk;
+  // Reduction loops are unrolled up to this many source evaluations per lane group
+  // (codegen_fragment_emit.cpp).
+  int64_t max_unrolled = kMaxUnrolled;
 };
 
 // What the fragment path plans from: the function's signature (lower()'s arguments and

@@ -39,16 +39,15 @@ std::string float_literal(double v) {
   return f < 0 ? "(" + s + ")" : s;
 }
 
-// Reduction loops with constant extents are unrolled, innermost first, up to this many
-// source evaluations (iterations times lanes) per pass through the loop body that
-// remains: the addresses then have constant offsets and the fetches of neighbouring
-// iterations and lanes coincide.
-constexpr int64_t kMaxUnrolled = 256;
+// Reduction loops with constant extents are unrolled, innermost first, up to
+// FragmentOptions::max_unrolled source evaluations (iterations times lanes) per pass
+// through the loop body that remains: the addresses then have constant offsets and the
+// fetches of neighbouring iterations and lanes coincide.
 
 class ShaderEmitter {
  public:
-  ShaderEmitter(const FragmentPlan &plan, const TensorIndex &tensors, const ComputeOpNode *op)
-      : plan_(plan), tensors_(tensors), where_(plan.name + ": stage " + op->name) {
+  ShaderEmitter(const FragmentPlan &plan, const TensorIndex &tensors, const ComputeOpNode *op, int64_t max_unrolled)
+      : plan_(plan), tensors_(tensors), where_(plan.name + ": stage " + op->name), max_unrolled_(max_unrolled) {
     for (const FragmentUniform &u : plan.uniforms)
       if (u.kind == FragmentUniform::Variable) uniform_vars_[u.var.get()] = &u;
   }
@@ -743,7 +742,7 @@ class ShaderEmitter {
     int64_t unrolled = static_cast<int64_t>(lanes);
     // Several phases per fragment share every fetch that does not move along the row:
     // their budget grows with them.
-    const int64_t budget = kMaxUnrolled * std::max<int64_t>(1, static_cast<int64_t>(lanes) / 4);
+    const int64_t budget = max_unrolled_ * std::max<int64_t>(1, static_cast<int64_t>(lanes) / 4);
     for (size_t a = n->axis.size(); a-- > 0;) {
       const int64_t *ext = as_const_int(n->axis[a]->dom.extent);
       if (!ext || *ext <= 0) break;
@@ -846,6 +845,7 @@ class ShaderEmitter {
   const FragmentPlan &plan_;
   const TensorIndex &tensors_;
   std::string where_;
+  int64_t max_unrolled_;
   std::unordered_map<const VarNode *, const FragmentUniform *> uniform_vars_;
   std::vector<Var> locals_;
   std::unordered_map<const VarNode *, std::string> names_;
@@ -875,8 +875,8 @@ class ShaderEmitter {
 
 FragmentPass emit_fragment_pass(const FragmentPlan &plan, const TensorIndex &tensors,
                                 const ComputeOpNode *op, int value_index, const Expr &body, int out,
-                                const std::vector<int> &phases) {
-  return ShaderEmitter(plan, tensors, op).run(op, value_index, body, out, phases);
+                                const std::vector<int> &phases, int64_t max_unrolled) {
+  return ShaderEmitter(plan, tensors, op, max_unrolled).run(op, value_index, body, out, phases);
 }
 
 }  // namespace tensorir::glsl

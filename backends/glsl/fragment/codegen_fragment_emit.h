@@ -20,17 +20,18 @@ using TensorIndex = std::map<std::pair<const Object *, int>, int>;
 // effective body (inlined stages substituted, replaced operations resolved).
 // With `phases` (the phase tensors of `out`, FragmentTensor::phases of them), each fragment
 // computes that many neighbouring texels of a row of `out`, one into each phase tensor.
+// Reduction loops unroll up to `max_unrolled` source evaluations (FragmentOptions).
 FragmentPass emit_fragment_pass(const FragmentPlan &plan, const TensorIndex &tensors,
                                 const ComputeOpNode *op, int value_index, const Expr &body, int out,
-                                const std::vector<int> &phases = {});
+                                const std::vector<int> &phases = {}, int64_t max_unrolled = kMaxUnrolled);
 
-// Reductions that may run longer than kReduceChunk iterations per element are split
-// in two passes (Mesa's llvmpipe stops a shader invocation after 65535 loop
-// iterations in all, and many short reductions also run in parallel better than a
-// few long ones): `partial` has one more, trailing dimension of `chunks` elements,
-// each the reduction over kReduceChunk consecutive iterations (flattened over the
-// reduction axes, in order); `final_bodies` reduce those partial results.
-constexpr int64_t kReduceChunk = 16384;
+// Reductions that may run longer than `chunk` iterations per element
+// (FragmentOptions::reduce_chunk) are split in two passes (Mesa's llvmpipe stops a
+// shader invocation after 65535 loop iterations in all, and many short reductions also
+// run in parallel better than a few long ones): `partial` has one more, trailing
+// dimension of `chunks` elements, each the reduction over `chunk` consecutive
+// iterations (flattened over the reduction axes, in order); `final_bodies` reduce those
+// partial results.
 struct ReductionSplit {
   Operation partial;
   std::vector<Expr> final_bodies;
@@ -39,7 +40,8 @@ struct ReductionSplit {
 // The reduction's iteration count, bounded over the output's axes (its extents may
 // depend on them); undefined when unbounded.
 Expr reduction_bound(const ComputeOpNode *op, const ReduceNode *r);
-ReductionSplit split_reduction(const ComputeOpNode *op, const std::vector<Expr> &bodies, const Expr &bound);
+ReductionSplit split_reduction(const ComputeOpNode *op, const std::vector<Expr> &bodies, const Expr &bound,
+                               int64_t chunk = kReduceChunk);
 
 // The helper functions named in `used` ("tir_floordiv", "tir_erf", ...), in a fixed order.
 std::string fragment_helpers(const std::set<std::string> &used);

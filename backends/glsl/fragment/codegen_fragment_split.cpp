@@ -1,5 +1,7 @@
 // Long reductions as two passes: partial reductions over fixed-size chunks of the
 // flattened iteration space, then the reduction of the partial results.
+#include <cstdint>
+
 #include "backends/glsl/fragment/codegen_fragment_emit.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/visitor.h"
@@ -22,17 +24,20 @@ Expr reduction_bound(const ComputeOpNode *op, const ReduceNode *r) {
   return bound.has_upper() ? simplify(bound.max) : Expr();
 }
 
-ReductionSplit split_reduction(const ComputeOpNode *op, const std::vector<Expr> &bodies, const Expr &bound) {
+ReductionSplit split_reduction(const ComputeOpNode *op, const std::vector<Expr> &bodies, const Expr &bound,
+                               int64_t chunk_size) {
   const ReduceNode *r = bodies[0].as<ReduceNode>();
   TIR_ASSERT(r) << op->name << ": split of a compute that is not a reduction";
   ReductionSplit split;
-  split.chunks = simplify(floordiv(bound + static_cast<int>(kReduceChunk - 1), static_cast<int>(kReduceChunk)));
+  TIR_ASSERT(chunk_size > 0 && chunk_size <= INT32_MAX) << op->name << ": reduction chunk " << chunk_size;
+  const int size = static_cast<int>(chunk_size);
+  split.chunks = simplify(floordiv(bound + (size - 1), size));
 
   // Partial p reduces iterations q = p * chunk + step, step in [0, chunk), q below the
   // element's own iteration count; q gives the reduction axes, the last fastest.
   Var chunk(op->name + ".chunk");
-  IterVar step = reduce_axis({0, static_cast<int>(kReduceChunk)}, op->name + ".step");
-  Expr q = chunk * static_cast<int>(kReduceChunk) + step.var();
+  IterVar step = reduce_axis({0, size}, op->name + ".step");
+  Expr q = chunk * size + step.var();
   std::vector<std::pair<Var, Expr>> map;
   Expr rest = q;
   for (size_t j = r->axis.size(); j-- > 0;) {

@@ -222,11 +222,15 @@ Module build_opengl_fragment(const Schedule &s, const std::vector<BuildArg> &arg
 Module build_webgl(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
                    const std::string &name) {
   // No OpenGL here: the plans must be made on machines without a GPU (export). build()
-  // checked the options against the kind's schema (-draw-buffers is 1, 2, 4 or 8).
+  // checked the options against the kind's schema (-draw-buffers is 1, 2, 4 or 8,
+  // -reduce-chunk and -unroll within their bounds).
   FragmentOptions o;
   o.max_texture_size = static_cast<int>(target.positive_option("max-texture-size", kWebMaxTextureSize, INT_MAX));
   o.pack_all = true;
   o.max_phases = static_cast<int>(target.positive_option("draw-buffers", kWebDrawBuffers, 8));
+  // A kernel's knobs of these names set them per kernel (ops/schedule_fragment.h).
+  o.reduce_chunk = target.positive_option("reduce-chunk", glsl::kReduceChunk);
+  o.max_unrolled = target.positive_option("unroll", glsl::kMaxUnrolled);
   auto program = std::make_shared<FragmentProgram>();
   program->web = true;
   program->funcs.push_back(plan_function(stage_function(s, args, name), o, true));

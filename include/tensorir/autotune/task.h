@@ -21,6 +21,9 @@ struct Instance {
   Schedule schedule;
   std::vector<BuildArg> args;
   std::string name;  // the kernel's function name
+  // The target to build it for: the task's, with the options its knobs set (knobs named
+  // after an option of the target's kind, such as webgl's "draw-buffers").
+  Target target;
 };
 
 struct Task {

@@ -139,6 +139,7 @@ const bool registered = [] {
     return vectors ? ops::schedule_conv2d_packed_gpu(ctx.op, ctx.out, ctx.target) : ops::schedule_generic({ctx.out});
   };
   on_gpu(def, gpu);
+  on_webgl(def);
   graph::register_op(std::move(def));
   return true;
 }();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../op_util.h"
+#include "../schedule_fragment.h"
 #include "tensorir/graph/op_registry.h"
 #include "tensorir/ops/nn.h"
 #include "tensorir/ops/schedule.h"
@@ -93,6 +94,13 @@ inline NdWindow nd_window(const Node &n, const std::vector<int64_t> &kernel) {
 inline void on_cpu(OpDef &def, const OpStrategy &s) { def.strategies["cpu"] = s; }
 // `s` as the strategy of every GPU compute kind (TargetCaps::gpu_schedules).
 inline void on_gpu(OpDef &def, const OpStrategy &s) { def.strategies["gpu"] = s; }
+// The "webgl" strategy: the generic schedule with the fragment planner's knobs
+// (ops::schedule_fragment), read as the kernel's target options.
+inline void on_webgl(OpDef &def) {
+  OpStrategy s;
+  s.schedule = [](const ScheduleContext &ctx) { return ops::schedule_fragment(ctx.out, ctx.target, ctx.config); };
+  def.strategies["webgl"] = s;
+}
 
 // The GPU strategy of an out-fusable operator scheduled by `fn(op, out, target)`.
 template <typename F>

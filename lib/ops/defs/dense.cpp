@@ -39,6 +39,7 @@ const bool registered = [] {
   };
   on_cpu(def, cpu);
   on_gpu(def, gpu_strategy(ops::schedule_matmul_gpu));
+  on_webgl(def);
   graph::register_op(std::move(def));
 
   // What alter_dense_layout makes of a dense with a constant weight on the CPU.

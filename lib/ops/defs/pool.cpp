@@ -19,6 +19,7 @@ OpDef pool(const std::string &name) {
   cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_blocked_llvm(ctx.out, ctx.config); };
   on_cpu(def, cpu);
   on_gpu(def, pool_gpu_strategy());
+  on_webgl(def);
   return def;
 }
 
@@ -143,6 +144,7 @@ OpDef nd_pool(const std::string &name) {
   cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_reduce_llvm(ctx.out); };
   on_cpu(def, cpu);
   on_gpu(def, pool_gpu_strategy());
+  on_webgl(def);
   return def;
 }
 

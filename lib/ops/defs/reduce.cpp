@@ -105,6 +105,7 @@ const bool registered = [] {
   bmm_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_batch_matmul_llvm(ctx.out, ctx.config); };
   on_cpu(bmm, bmm_cpu);
   on_gpu(bmm, gpu_strategy(ops::schedule_matmul_gpu));
+  on_webgl(bmm);
   graph::register_op(std::move(bmm));
   return true;
 }();

@@ -1,0 +1,117 @@
+// The webgl kernel's knobs (schedule_fragment.h).
+#include "schedule_fragment.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tensorir/ir/visitor.h"
+#include "tensorir/ops/schedule.h"
+
+namespace tensorir::ops {
+
+namespace {
+
+// What the knobs' choices depend on: the longest constant reduction of a stage that is
+// not inlined (iterations per element), and whether some reduction reads a tensor at an
+// index that an output axis longer than 1 does not move (what the texels of one fragment
+// share) while its result's last axis fills whole texels (`block` elements: the rows the
+// planner steps through, fragment_phases.h).
+struct Reductions {
+  int64_t longest = 0;
+  bool shared_read = false;
+};
+
+const ReduceNode *the_reduction(const Expr &body) {
+  struct Finder : IRVisitor {
+    std::vector<const ReduceNode *> found;
+    using IRVisitor::visit;
+    void visit(const ReduceNode *n) override {
+      found.push_back(n);
+      IRVisitor::visit(n);
+    }
+  };
+  Finder f;
+  f.visit(body);
+  return f.found.size() == 1 ? f.found[0] : nullptr;
+}
+
+Reductions reductions_of(const Schedule &s, int64_t block) {
+  Reductions out;
+  for (const Stage &st : s.stages()) {
+    const auto *c = st.op().as<ComputeOpNode>();
+    if (!c || st->attach_type == AttachType::Inline || c->body.empty()) continue;
+    const ReduceNode *r = the_reduction(c->body[0]);
+    if (!r) continue;
+    int64_t n = 1;
+    for (const IterVar &ax : r->axis) {
+      const int64_t *e = as_const_int(ax->dom.extent);
+      n = e ? n * *e : 0;
+      if (!n) break;
+    }
+    out.longest = std::max(out.longest, n);
+    const int64_t *last = c->axis.empty() ? nullptr : as_const_int(c->axis.back()->dom.extent);
+    if (!last || block <= 0 || *last % block != 0) continue;
+    std::vector<Var> moving;
+    for (const IterVar &ax : c->axis)
+      if (!is_const_int(ax->dom.extent, 1)) moving.push_back(ax->var);
+    struct Shared : IRVisitor {
+      const std::vector<Var> *moving;
+      bool found = false;
+      using IRVisitor::visit;
+      void visit(const TensorLoadNode *n) override {
+        for (const Var &v : *moving) {
+          bool uses = false;
+          for (const Expr &a : n->args) uses = uses || uses_var(a, {v});
+          found = found || !uses;
+        }
+        IRVisitor::visit(n);
+      }
+    };
+    Shared sh;
+    sh.moving = &moving;
+    for (const Expr &src : r->source) sh.visit(src);
+    out.shared_read = out.shared_read || sh.found;
+  }
+  return out;
+}
+
+// The planner's defaults (backends/glsl/fragment: kWebDrawBuffers, kMaxUnrolled,
+// kReduceChunk), which the fallbacks must be for untuned kernels to keep their plans.
+constexpr int64_t kDrawBuffers = 4, kUnroll = 256, kReduceChunk = 16384;
+// The webgl target's least -reduce-chunk.
+constexpr int64_t kLeastChunk = 64;
+
+}  // namespace
+
+Schedule schedule_fragment(const Tensor &out, const Target &target, autotune::Config *cfg) {
+  Schedule s = schedule_generic({out});
+  if (!cfg) return s;
+  const Reductions r = reductions_of(s, target.caps().texture_channel_block);
+  if (r.longest <= 0) return s;
+  if (r.shared_read) {
+    const int64_t most = target.positive_option("draw-buffers", kDrawBuffers, 8);
+    std::vector<int64_t> choices;
+    for (int64_t d = 1; d <= most; d *= 2) choices.push_back(d);
+    if (choices.size() > 1) cfg->define_knob("draw-buffers", choices, most);
+  }
+  // A fragment's 4 lanes unroll a whole reduction from a budget of 4 times its length
+  // on: the budgets below that differ, the larger ones all unroll it whole.
+  std::vector<int64_t> unroll;
+  bool whole = false;
+  for (int64_t u = 32; u <= 2048; u *= 2) {
+    if (u >= 4 * r.longest && (whole || kUnroll >= 4 * r.longest)) continue;
+    whole = whole || u >= 4 * r.longest;
+    unroll.push_back(u);
+  }
+  if (unroll.size() > 1 || (unroll.size() == 1 && unroll[0] != kUnroll)) cfg->define_knob("unroll", unroll, kUnroll);
+  std::vector<int64_t> chunks;
+  for (int64_t parts : {2, 4, 8}) {
+    const int64_t c = (r.longest + parts - 1) / parts;
+    if (c >= kLeastChunk && c < kReduceChunk) chunks.push_back(c);
+  }
+  if (!chunks.empty()) cfg->define_knob("reduce-chunk", chunks, kReduceChunk);
+  return s;
+}
+
+}  // namespace tensorir::ops

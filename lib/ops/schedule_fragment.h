@@ -1,0 +1,24 @@
+// The schedule of a kernel on "webgl", with knobs for the fragment planner.
+#pragma once
+#include "tensorir/autotune/config.h"
+#include "tensorir/target.h"
+#include "tensorir/te/schedule.h"
+
+namespace tensorir::ops {
+
+// schedule_generic({out}) (a fragment computes whole texels: loop transformations do not
+// apply), and knobs named after the webgl target's options, which graph::build and the
+// tuner give the kernel as its target's options (autotune::kernel_target), so that the
+// fragment planner plans this kernel with them:
+//   "draw-buffers"  texels of a row one fragment computes, each into its render target
+//                   (1, 2, 4; 8 where the target allows 8; by default the target's);
+//                   declared where a reduction has a read those texels share (weights)
+//                   and a result in whole texels along its last axis (channel blocks);
+//   "unroll"        the unroll budget of reduction loops (default 256);
+//   "reduce-chunk"  reductions longer than this per element split into partial passes,
+//                   many short reductions in parallel (default 16384).
+// A knob is declared only where its choices can give different plans (from the longest
+// reduction among the kernel's stages). The fallbacks are the planner's defaults.
+Schedule schedule_fragment(const Tensor &out, const Target &target, autotune::Config *cfg);
+
+}  // namespace tensorir::ops
