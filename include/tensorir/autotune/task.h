@@ -22,8 +22,9 @@ struct Instance {
   std::vector<BuildArg> args;
   std::string name;  // the kernel's function name
   // The target to build it for: the task's, with the options its knobs set (knobs named
-  // after an option of the target's kind, such as webgl's "draw-buffers").
-  Target target;
+  // after an option of the target's kind, such as webgl's "draw-buffers"). Empty: the
+  // task's target. (Initialized so that {schedule, args, name} stays warning-free.)
+  Target target = Target();
 };
 
 struct Task {
