@@ -22,7 +22,7 @@ BuiltCandidate build_one(const Task &task, int64_t index, double timeout_s) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     Instance inst = task.instantiate(index);
-    c.module = build(inst.schedule, inst.args, inst.target.kind.empty() ? task.target : inst.target, inst.name);
+    c.module = build(inst.schedule, inst.args, build_target(task, inst), inst.name);
     c.function = inst.name;
   } catch (const std::exception &e) {
     c.error = std::string("build error: ") + e.what();

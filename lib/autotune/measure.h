@@ -29,6 +29,12 @@ void for_each_index(size_t n, int threads, const F &fn) {
   for (std::thread &t : pool) t.join();
 }
 
+// The target `inst` of `task` builds for: its own (the task's with its knobs' options),
+// or the task's where it names none (tasks made by hand).
+inline Target build_target(const Task &task, const Instance &inst) {
+  return inst.target.kind.empty() ? task.target : inst.target;
+}
+
 // One configuration built, or why it could not be.
 struct BuiltCandidate {
   int64_t index = 0;

@@ -188,7 +188,7 @@ class TaskTuner {
     std::string function;
     try {
       Instance inst = task_.instantiate(task_.default_index);
-      ref = build(inst.schedule, inst.args, inst.target.kind.empty() ? task_.target : inst.target, inst.name);
+      ref = build(inst.schedule, inst.args, build_target(task_, inst), inst.name);
       function = inst.name;
     } catch (const std::exception &e) {
       TIR_USER_CHECK(false) << "tuning task '" << task_.name << "': the reference configuration of the correctness "

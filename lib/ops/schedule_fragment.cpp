@@ -22,26 +22,12 @@ struct Reductions {
   bool shared_read = false;
 };
 
-const ReduceNode *the_reduction(const Expr &body) {
-  struct Finder : IRVisitor {
-    std::vector<const ReduceNode *> found;
-    using IRVisitor::visit;
-    void visit(const ReduceNode *n) override {
-      found.push_back(n);
-      IRVisitor::visit(n);
-    }
-  };
-  Finder f;
-  f.visit(body);
-  return f.found.size() == 1 ? f.found[0] : nullptr;
-}
-
 Reductions reductions_of(const Schedule &s, int64_t block) {
   Reductions out;
   for (const Stage &st : s.stages()) {
     const auto *c = st.op().as<ComputeOpNode>();
     if (!c || st->attach_type == AttachType::Inline || c->body.empty()) continue;
-    const ReduceNode *r = the_reduction(c->body[0]);
+    const ReduceNode *r = single_reduction(c->body[0]);
     if (!r) continue;
     int64_t n = 1;
     for (const IterVar &ax : r->axis) {
@@ -83,6 +69,20 @@ constexpr int64_t kDrawBuffers = 4, kUnroll = 256, kReduceChunk = 16384;
 constexpr int64_t kLeastChunk = 64;
 
 }  // namespace
+
+const ReduceNode *single_reduction(const Expr &body) {
+  struct Finder : IRVisitor {
+    std::vector<const ReduceNode *> found;
+    using IRVisitor::visit;
+    void visit(const ReduceNode *n) override {
+      found.push_back(n);
+      IRVisitor::visit(n);
+    }
+  };
+  Finder f;
+  f.visit(body);
+  return f.found.size() == 1 ? f.found[0] : nullptr;
+}
 
 Schedule schedule_fragment(const Tensor &out, const Target &target, autotune::Config *cfg) {
   Schedule s = schedule_generic({out});

@@ -21,4 +21,9 @@ namespace tensorir::ops {
 // reduction among the kernel's stages). The fallbacks are the planner's defaults.
 Schedule schedule_fragment(const Tensor &out, const Target &target, autotune::Config *cfg);
 
+// The one reduction inside a stage's body (a top-level one, or one under an element-wise
+// epilogue fused into it); null when there is none or more than one. The fragment
+// planner asks the same of each pass it emits.
+const ReduceNode *single_reduction(const Expr &body);
+
 }  // namespace tensorir::ops

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/glsl/fragment/codegen_fragment.h"
+#include "ops/schedule_fragment.h"
 #include "tensorir/te/tensor.h"
 
 namespace tensorir::glsl {
@@ -55,9 +56,8 @@ std::string glsl_stem(const std::string &name);
 // through such clamps). Without them the index stays affine, so its texel and channel
 // can be worked out statically.
 Expr remove_guarded_clamps(const Expr &e);
-// The one reduction inside a body (a top-level one, or one under an element-wise
-// epilogue fused into the pass); null when there is none or more than one.
-const ReduceNode *single_reduction(const Expr &e);
+// The one reduction inside a body (ops/schedule_fragment.h: the webgl knobs ask it too).
+using ops::single_reduction;
 // `e` with the node `from` (by identity) replaced by `to`.
 Expr replace_node(const Expr &e, const Object *from, const Expr &to);
 

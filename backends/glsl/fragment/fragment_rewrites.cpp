@@ -79,22 +79,6 @@ class GuardedClamps : public IRMutator {
   }
 };
 
-// The one reduction inside a body (a top-level one, or one under an element-wise
-// epilogue fused into the pass); null when there is none or more than one.
-const ReduceNode *find_single_reduction(const Expr &e) {
-  struct Finder : IRVisitor {
-    std::vector<const ReduceNode *> found;
-    using IRVisitor::visit;
-    void visit(const ReduceNode *op) override {
-      found.push_back(op);
-      IRVisitor::visit(op);
-    }
-  };
-  Finder f;
-  f.visit(e);
-  return f.found.size() == 1 ? f.found[0] : nullptr;
-}
-
 // Replaces one node (by identity) with an expression.
 class ReplaceNode : public IRMutator {
  public:
@@ -110,7 +94,6 @@ class ReplaceNode : public IRMutator {
 }  // namespace
 
 Expr remove_guarded_clamps(const Expr &e) { return GuardedClamps().mutate(e); }
-const ReduceNode *single_reduction(const Expr &e) { return find_single_reduction(e); }
 Expr replace_node(const Expr &e, const Object *from, const Expr &to) { return ReplaceNode(from, to).mutate(e); }
 
 }  // namespace tensorir::glsl
