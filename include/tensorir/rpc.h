@@ -33,7 +33,7 @@ class CompiledModel;
 namespace tensorir::rpc {
 
 // The protocol version this library speaks (docs/rpc.md).
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
 
 struct ConnectOptions {
   // How long the proxy may wait for a free remote of the key.

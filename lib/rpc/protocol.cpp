@@ -4,8 +4,11 @@
 #include <cstring>
 
 #include "tensorir/error.h"
+#include "tensorir/rpc.h"
 
 namespace tensorir::rpc {
+
+static_assert(kVersion == kProtocolVersion, "the wire version and the public one are the same number");
 
 std::string encode_frame(const nlohmann::json &header, std::string_view payload) {
   const std::string text = header.dump();

@@ -25,7 +25,8 @@ Frame decode_frame(std::string_view message);
 // The header alone, with the same checks.
 nlohmann::json decode_header(std::string_view message);
 
-inline constexpr int kVersion = 1;
+// Version 2: a remote answers "close" with "closed" (docs/rpc.md).
+inline constexpr int kVersion = 2;
 
 // Checks a connection's first frame (`register` or `connect`): its "v" is kVersion and,
 // where `token` is not empty, its "token" is `token`. Throws an Error to send back.

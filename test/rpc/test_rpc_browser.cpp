@@ -157,7 +157,7 @@ TEST_CASE("rpc browser: a shader that does not compile and an unknown function a
   test::RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
   test::BrowserPage page(proxy.address(), "browser");
   auto c = rpc::Connection::dial(proxy.address());
-  c->send({{"type", "connect"}, {"v", 1}, {"key", "browser"}, {"timeout_ms", 30000}});
+  c->send({{"type", "connect"}, {"v", rpc::kProtocolVersion}, {"key", "browser"}, {"timeout_ms", 30000}});
   REQUIRE(c->receive().header["type"] == "connected");
   int id = 0;
   auto request = [&](nlohmann::json h, const std::string &payload = "") {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "rpc/connection.h"
+#include "tensorir/rpc.h"
 #include "rpc/rpc_process.h"
 #include "tensorir/error.h"
 
@@ -16,7 +17,7 @@ using tensorir::test::RpcProcess;
 
 namespace {
 
-json hello(const std::string &type, const std::string &key, int version = 1) {
+json hello(const std::string &type, const std::string &key, int version = kProtocolVersion) {
   return {{"type", type}, {"v", version}, {"key", key}, {"timeout_ms", 500}};
 }
 
@@ -49,6 +50,7 @@ void check_session(Connection &remote, const std::string &address, const std::st
   CHECK(reply.payload.size() == 100000);
   client->close();
   CHECK(remote.receive().header["type"] == "close");
+  remote.send({{"type", "closed"}});
 }
 
 // The proxy still pairs a new client with a new remote and relays a request and its reply.
@@ -81,6 +83,40 @@ TEST_CASE("rpc proxy: pairs a client with a remote of its key and relays frames 
   check_session(*remote, proxy.address(), "browser");
   // The remote is free again for the next client.
   check_session(*remote, proxy.address(), "browser");
+}
+
+TEST_CASE("rpc proxy: a late reply of an ended session reaches nobody; the remote waits to be free", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  auto remote = register_remote(proxy.address(), "slow");
+  auto first = Connection::dial(proxy.address());
+  first->send(hello("connect", "slow"));
+  REQUIRE(first->receive().header["type"] == "connected");
+  REQUIRE(remote->receive().header["type"] == "open");
+  first->send({{"type", "request"}, {"id", 1}, {"op", "load_module"}});
+  REQUIRE(remote->receive().header["op"] == "load_module");
+  first->close();  // the client gave up waiting
+  REQUIRE(remote->receive().header["type"] == "close");
+
+  // Until the remote answers "closed", it is busy: the next client waits.
+  auto second = Connection::dial(proxy.address());
+  json h = hello("connect", "slow");
+  h["timeout_ms"] = 30000;
+  second->send(h);
+  std::string body;
+  REQUIRE(test::http_get(proxy.port(), "/status", body) == 200);
+  CHECK(json::parse(body)["remotes"][0]["busy"] == true);
+  remote->send({{"type", "reply"}, {"id", 1}}, "late");  // the first session's answer, late
+  remote->send({{"type", "closed"}});
+  Frame connected = second->receive();
+  CHECK(connected.header["type"] == "connected");
+  CHECK(remote->receive().header["type"] == "open");
+  second->send({{"type", "request"}, {"id", 1}, {"op", "info"}});
+  CHECK(remote->receive().header["op"] == "info");
+  remote->send({{"type", "reply"}, {"id", 1}}, "fresh");
+  // The second client gets its own reply, never the late one.
+  Frame reply = second->receive();
+  CHECK(reply.header["type"] == "reply");
+  CHECK(reply.payload == "fresh");
 }
 
 TEST_CASE("rpc proxy: serves the page and the web runtime over HTTP, and its status", "[rpc]") {
@@ -139,8 +175,8 @@ TEST_CASE("rpc proxy: malformed, oversized and other-version frames end only the
   RpcProcess proxy({"proxy", "--port", "0", "--quiet", "--max-frame-mb", "1"});
   SECTION("another protocol version") {
     auto c = Connection::dial(proxy.address());
-    c->send(hello("connect", "k", 2));
-    CHECK_THAT(error_of(*c), Catch::Contains("protocol version 2") && Catch::Contains("version 1"));
+    c->send(hello("connect", "k", 1));
+    CHECK_THAT(error_of(*c), Catch::Contains("protocol version 1") && Catch::Contains("version 2"));
   }
   SECTION("not a frame") {
     auto c = Connection::dial(proxy.address());
@@ -156,7 +192,7 @@ TEST_CASE("rpc proxy: malformed, oversized and other-version frames end only the
   }
   SECTION("an unknown first frame") {
     auto c = Connection::dial(proxy.address());
-    c->send({{"type", "request"}, {"v", 1}, {"key", "k"}});
+    c->send({{"type", "request"}, {"v", kProtocolVersion}, {"key", "k"}});
     CHECK_THAT(error_of(*c), Catch::Contains("\"register\""));
   }
   SECTION("a frame over the limit, in a session") {

@@ -1,6 +1,7 @@
 // `tensorir rpc server` as a process, spoken to with raw frames over WebSocket: the
 // handshake, a module run over the connection, and each way a connection ends (version,
 // token, key, malformed and oversized frames), after which the server still serves.
+#include <tensorir/rpc.h>
 #include <tensorir/tensorir.h>
 
 #include <catch2/catch.hpp>
@@ -16,7 +17,7 @@ using Catch::Contains;
 
 namespace {
 
-nlohmann::json hello(const std::string &key = "server", int v = 1, const std::string &token = "") {
+nlohmann::json hello(const std::string &key = "server", int v = rpc::kProtocolVersion, const std::string &token = "") {
   return {{"type", "connect"}, {"v", v}, {"key", key}, {"token", token}, {"timeout_ms", 1000}};
 }
 
@@ -94,6 +95,7 @@ TEST_CASE("rpc server process: a module runs over the connection", "[rpc][server
   // close frees everything the session made; the connection serves a new session.
   CHECK(ask(*c, request(10, "info"))["info"]["live"] == nlohmann::json({{"arrays", 2}, {"modules", 1}, {"models", 0}}));
   c->send({{"type", "close"}});
+  CHECK(c->receive().header["type"] == "closed");
   CHECK(ask(*c, request(11, "info"))["info"]["live"] == nlohmann::json({{"arrays", 0}, {"modules", 0}, {"models", 0}}));
   CHECK(server.stop() == 0);
 }
@@ -102,8 +104,8 @@ TEST_CASE("rpc server process: a bad handshake or frame ends only its connection
   ServerProcess server({"--port", "0", "--max-frame-mb", "1"});
   SECTION("version mismatch") {
     auto c = rpc::Connection::dial(server.address());
-    c->send(hello("server", 2));
-    CHECK_THAT(last_error(*c), Contains("protocol version 2 is not spoken here") && Contains("version 1"));
+    c->send(hello("server", 1));
+    CHECK_THAT(last_error(*c), Contains("protocol version 1 is not spoken here") && Contains("version 2"));
   }
   SECTION("wrong key") {
     auto c = rpc::Connection::dial(server.address());
@@ -141,9 +143,9 @@ TEST_CASE("rpc server process: a token is required off loopback and checked", "[
   CHECK_THAT(err, Contains("can be reached from other machines") && Contains("--token"));
   ServerProcess server({"--port", "0", "--token", "s3cret"});
   auto bad = rpc::Connection::dial(server.address());
-  bad->send(hello("server", 1, "guess"));
+  bad->send(hello("server", rpc::kProtocolVersion, "guess"));
   CHECK_THAT(last_error(*bad), Contains("wrong or missing token"));
   auto good = rpc::Connection::dial(server.address());
-  good->send(hello("server", 1, "s3cret"));
+  good->send(hello("server", rpc::kProtocolVersion, "s3cret"));
   CHECK(good->receive().header["type"] == "connected");
 }

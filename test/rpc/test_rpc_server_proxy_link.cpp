@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "rpc/connection.h"
+#include "tensorir/rpc.h"
 #include "rpc_server_process.h"
 #include "rpc_server_test_util.h"
 
@@ -70,7 +71,7 @@ TEST_CASE("rpc server: registers with a proxy and serves its sessions", "[rpc][s
     const rpc::Frame reg = c->receive();
     INFO(reg.header.dump());
     CHECK(reg.header["type"] == "register");
-    CHECK(reg.header["v"] == 1);
+    CHECK(reg.header["v"] == rpc::kProtocolVersion);
     CHECK(reg.header["key"] == "native");
     CHECK(reg.header["token"] == "t0k");
     CHECK(reg.header["info"]["remote"] == "server");
@@ -79,6 +80,7 @@ TEST_CASE("rpc server: registers with a proxy and serves its sessions", "[rpc][s
     CHECK(ask(*c, request(1, "alloc", {{"handle", 1}, {"device", "llvm"}, {"nbytes", 8}}))["type"] == "reply");
     CHECK(ask(*c, request(2, "info"))["info"]["live"]["arrays"] == 1);
     c->send({{"type", "close"}});
+    CHECK(c->receive().header["type"] == "closed");
     CHECK(ask(*c, request(3, "info"))["info"]["live"]["arrays"] == 0);
     // The proxy goes away: the server registers again.
     c->close();
@@ -96,7 +98,7 @@ TEST_CASE("rpc server: a proxy that refuses the registration is tried again", "[
   CHECK(second->receive().header["type"] == "register");
   // Direct clients are served meanwhile.
   auto direct = rpc::Connection::dial(server.address());
-  direct->send({{"type", "connect"}, {"v", 1}, {"key", "server"}});
+  direct->send({{"type", "connect"}, {"v", rpc::kProtocolVersion}, {"key", "server"}});
   CHECK(direct->receive().header["type"] == "connected");
   CHECK(server.stop() == 0);
 }
@@ -107,7 +109,7 @@ TEST_CASE("rpc server: serves clients through tensorir rpc proxy", "[rpc][server
   for (int round = 0; round < 2; ++round) {
     INFO("client " << round);
     auto c = rpc::Connection::dial(proxy.address());
-    c->send({{"type", "connect"}, {"v", 1}, {"key", "native"}, {"timeout_ms", 30000}});
+    c->send({{"type", "connect"}, {"v", rpc::kProtocolVersion}, {"key", "native"}, {"timeout_ms", 30000}});
     const rpc::Frame connected = c->receive();
     INFO(connected.header.dump());
     REQUIRE(connected.header["type"] == "connected");

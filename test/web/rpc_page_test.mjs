@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
-import { decodeFrame, encodeFrame } from '../../web/runtime/rpc_protocol.js';
+import { PROTOCOL_VERSION, decodeFrame, encodeFrame } from '../../web/runtime/rpc_protocol.js';
 import { importPlaywright, launchBrowser } from './browser.mjs';
 import { startServer } from './static_server.mjs';
 import { accept } from './ws_server.mjs';
@@ -70,7 +70,7 @@ await section('frames', async () => {
       writeFileSync(join(dir, 'frame.bin'), bytes);
       return JSON.parse(execFileSync(decoder, ['--decode', join(dir, 'frame.bin')], { encoding: 'utf8' }));
     };
-    const register = { type: 'register', v: 1, key: 'browser', token: '',
+    const register = { type: 'register', v: PROTOCOL_VERSION, key: 'browser', token: '',
                        info: { devices: [{ name: 'wasm', threads: 4 }], user_agent: 'Ünïcode "ua"' } };
     const sent = [[register, null], [{ type: 'reply', id: 3 }, new Uint8Array(70000).map((_, i) => i * 7)]];
     for (const [header, payload] of sent) {
@@ -129,7 +129,7 @@ async function nextFrame(conn, ms = 10000) {
 async function expectRegister(conn, label) {
   const f = await nextFrame(conn);
   const h = f && f.header;
-  report(h && h.type === 'register' && h.v === 1 && h.key === 'test' && h.token === 'T' && conn.path === '/' &&
+  report(h && h.type === 'register' && h.v === PROTOCOL_VERSION && h.key === 'test' && h.token === 'T' && conn.path === '/' &&
          Array.isArray(h.info.devices), `${label}: the page registers over ws://host/`, JSON.stringify(h));
   conn.send(encodeFrame({ type: 'registered' }));
   return h ? h.info : null;
@@ -362,7 +362,8 @@ async function handlerTests(page) {
   await section('models', () => modelTests(page));
 
   // close frees everything the session made.
-  report(await call(page, { type: 'close' }) === null, 'close has no reply');
+  const closed = await call(page, { type: 'close' });
+  report(closed && closed.header.type === 'closed', 'close is answered "closed"', JSON.stringify(closed && closed.header));
   await expectError(page, 'a module after close', { op: 'call', module: 94, function: 'boom', args: [] },
                     /unknown module handle 94/);
 }
@@ -387,6 +388,8 @@ async function socketTests(page, first) {
          f.header.message);
   conn.send(encodeFrame({ type: 'close' }));
   conn.send(encodeFrame({ type: 'request', id: 4, op: 'read', handle: 1, offset: 0, nbytes: 1 }));
+  f = await nextFrame(conn);
+  report(f.header.type === 'closed', 'over the socket: close answered "closed"', JSON.stringify(f.header));
   f = await nextFrame(conn);
   report(f.header.type === 'error' && /unknown array handle 1/.test(f.header.message), 'over the socket: close frees the session');
   await page.waitForFunction(() => window.tensorirRpcStatus === 'registered', null, { timeout: 5000 });

@@ -91,7 +91,9 @@ export class RpcHandler {
     if (h.type === 'open' || h.type === 'close') {
       const freed = this.reset();
       this.log(`${h.type === 'open' ? 'session opened' : 'session closed'}${freed ? `, ${freed} freed` : ''}`);
-      return null;
+      // "closed" comes after the answers to every earlier request (frames are handled one
+      // at a time): the proxy hands the page to the next client only then.
+      return h.type === 'close' ? { header: { type: 'closed' } } : null;
     }
     if (h.type === 'error') {
       this.log(`error from the proxy: ${h.message}`);

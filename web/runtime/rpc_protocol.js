@@ -2,7 +2,7 @@
 // them: "TRPC", the header's length (u32 little-endian), a JSON header, a binary payload.
 import { check } from './errors.js';
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 const MAGIC = [0x54, 0x52, 0x50, 0x43];  // "TRPC"
 
 // One message's bytes: `header` an object with a string "type", `payload` bytes or nothing.

@@ -24,6 +24,10 @@ struct RemoteEntry {
   std::shared_ptr<Connection> conn;
   json info;
   std::shared_ptr<Connection> client;  // the paired client, if any (under State::mu)
+  // Sent "close" and not yet answered "closed" (under State::mu): the remote may still be
+  // working on the last session's request, whose late reply must reach nobody, and a
+  // new client would wait behind it. It is not paired until it answers.
+  bool closing = false;
 };
 
 }  // namespace
@@ -54,7 +58,10 @@ struct Proxy::State {
     std::lock_guard<std::mutex> lock(mu);
     json list = json::array();
     for (const auto &r : remotes)
-      list.push_back({{"key", r->key}, {"peer", r->conn->peer()}, {"busy", r->client != nullptr}, {"info", r->info}});
+      list.push_back({{"key", r->key},
+                      {"peer", r->conn->peer()},
+                      {"busy", r->client != nullptr || r->closing},
+                      {"info", r->info}});
     return json{{"remotes", list}}.dump();
   }
 
@@ -97,7 +104,15 @@ struct Proxy::State {
     entry->info = hello.value("info", json::object());
     const std::string why = conn->pump(
         [&](std::string message) {
-          decode_header(message);
+          const json header = decode_header(message);
+          if (header.value("type", "") == "closed") {
+            {
+              std::lock_guard<std::mutex> lock(mu);
+              entry->closing = false;
+            }
+            changed.notify_all();
+            return;
+          }
           std::shared_ptr<Connection> client;
           {
             std::lock_guard<std::mutex> lock(mu);
@@ -142,7 +157,7 @@ struct Proxy::State {
     std::shared_ptr<RemoteEntry> found;
     changed.wait_for(lock, timeout, [&] {
       for (const auto &r : remotes)
-        if (r->key == key && !r->client) {
+        if (r->key == key && !r->client && !r->closing) {
           found = r;
           return true;
         }
@@ -203,6 +218,7 @@ struct Proxy::State {
       std::lock_guard<std::mutex> lock(mu);
       if (remote->client == conn) {
         remote->client = nullptr;
+        remote->closing = true;
         still_paired = true;
       }
     }

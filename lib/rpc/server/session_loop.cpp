@@ -27,8 +27,13 @@ void serve_session(Connection &conn, Executor &executor, const Log &log, const s
     std::optional<Frame> answer;
     if (type == "request") {
       answer = executor.handle(*frame);
-    } else if (type == "close" || type == "open") {
+    } else if (type == "open") {
       executor.reset();
+    } else if (type == "close") {
+      // Answered once every earlier request is done: the proxy pairs this remote again
+      // only then, so no late reply of the ended session reaches the next client.
+      executor.reset();
+      answer = Frame{{{"type", "closed"}}, {}};
     } else {
       answer = Frame{error_header(frame->header.value("id", nlohmann::json()),
                                   "a frame of type '" + type + "' was not expected during a session; send "

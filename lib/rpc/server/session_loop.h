@@ -1,5 +1,6 @@
 // Serving a session's frames on one connection, after its handshake: requests go to an
-// Executor, "close" frees the session, "open" (from a proxy) starts a new one.
+// Executor, "close" frees the session and is answered "closed", "open" (from a proxy)
+// starts a new one.
 #pragma once
 #include <optional>
 #include <string>
