@@ -195,6 +195,55 @@ TEST_CASE("sampled configurations of convolutions on whole vectors compute the r
   }
 }
 
+TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of its own, to the same result",
+          "[autotune][templates]") {
+  // Blocked data (after a convolution), padded, at strides 1 and 2: "pad_per_row" is a
+  // knob of its own, 1 (and one block per tile) by default.
+  for (int stride : {1, 2}) {
+    graph::Builder b;
+    auto x = b.input("x", {1, 8, 11, 13});
+    auto w1 = b.constant("w1", NDArray::random({48, 8, 1, 1}, Float(32), 6));
+    auto w2 = b.constant("w2", NDArray::random({48, 1, 3, 3}, Float(32), 7));
+    ops::Conv2dAttrs dw;
+    dw.groups = 48;
+    dw.padding = {1, 1};
+    dw.strides = {stride, stride};
+    const graph::Graph g = b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2, dw)));
+    const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+    REQUIRE(tasks.size() == 2);
+    const autotune::Task &t = tasks[1];
+    INFO(t.name);
+    const auto knob = std::find(t.knob_names.begin(), t.knob_names.end(), "pad_per_row");
+    REQUIRE(knob != t.knob_names.end());
+    const json fallback = json::parse(t.config_json(t.default_index));
+    CHECK(fallback["pad_per_row"] == 1);
+    CHECK(fallback["tile_oc"] == 1);
+    // The default, the same with the other padding, and a few more.
+    int64_t stride_of_knob = 1;
+    for (auto k = t.knob_names.begin(); k != knob; ++k) stride_of_knob *= t.knob_sizes[size_t(k - t.knob_names.begin())];
+    const int64_t position = (t.default_index / stride_of_knob) % 2;
+    const int64_t other = t.default_index + (position == 0 ? stride_of_knob : -stride_of_knob);
+    CHECK(json::parse(t.config_json(other))["pad_per_row"] == 0);
+    std::vector<int64_t> picks = sample(t, 4, 17 + uint64_t(stride));
+    picks.push_back(t.default_index);
+    picks.push_back(other);
+    for (int64_t index : picks) check(t, index);
+  }
+  // Without padding there is no padded input to place: no knob.
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 9, 9});
+  auto w1 = b.constant("w1", NDArray::random({16, 16, 1, 1}, Float(32), 6));
+  auto w2 = b.constant("w2", NDArray::random({16, 1, 3, 3}, Float(32), 7));
+  ops::Conv2dAttrs dw;
+  dw.groups = 16;
+  const std::vector<autotune::Task> tasks =
+      autotune::extract_tasks(b.finish(b.conv2d(b.relu(b.conv2d(x, w1)), w2, dw)), "llvm");
+  REQUIRE(tasks.size() == 2);
+  const std::vector<std::string> &names = tasks[1].knob_names;
+  CHECK(std::find(names.begin(), names.end(), "pad_per_row") == names.end());
+  check(tasks[1], tasks[1].default_index);
+}
+
 TEST_CASE("a task's default configuration is the schedule of an untuned build", "[autotune][templates]") {
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
   for (const autotune::Task &t : tasks) {
