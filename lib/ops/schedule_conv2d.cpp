@@ -54,6 +54,22 @@ std::vector<int64_t> column_tiles(int64_t width) {
   return tiles;
 }
 
+int64_t bytes_of(const Tensor &t) {
+  int64_t n = t.dtype().bytes();
+  for (const Expr &e : t.shape()) n *= *as_const_int(e);
+  return n;
+}
+
+// Whether to run each output row's channel groups in turn ("parallel" 2), so that the
+// input rows it reads come from memory once rather than once per group: where the input
+// outgrows the core's L2 and the weights, now read once per row, stay in it. On ResNet-50
+// that is the 1x1 convolutions that reduce 256 or 512 channels at 56x56 and 28x28, and
+// the strided ones at 56x56 (1.1-1.5x faster at 2 threads); larger weights (layer3,
+// layer4) run 1.2-1.8x slower so.
+bool rows_outer_pays(const Tensor &input, const Tensor &weight) {
+  return bytes_of(input) > (int64_t(1) << 20) && bytes_of(weight) <= (int64_t(640) << 10);
+}
+
 // OB[n][ob][y][x][o] accumulates a tile of (2 channel blocks) x (up to 8 columns) vectors
 // in registers (on "wasm" 1 x 2: engines map its 128-bit vectors to 16 registers, and a
 // larger tile spills every accumulator on every step), one output row at a time, inside O's parallel loop over
@@ -86,7 +102,9 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   if (reduce.size() >= 3 && cfg.define_knob("reduce_order", {0, 1}, 0))
     std::rotate(reduce.begin(), reduce.begin() + 1, reduce.end() - 1);
   const bool unroll_inner = cfg.define_knob("unroll_inner", {0, 1}, 0);
-  const bool rows_parallel = cfg.define_knob("parallel", {0, 1}, 0) == 0;
+  const int64_t parallel_mode = cfg.define_knob("parallel", {0, 1, 2}, rows_outer_pays(IP, WP) ? 2 : 0);
+  const bool rows_parallel = parallel_mode == 0;
+  const bool rows_outer = parallel_mode == 2;
   // A depthwise convolution's padded input made row by row where the output row needs
   // it, in cache, rather than in a pass of its own over the whole input: each input row is
   // padded R / stride times, but the pass cost more than the convolution (MobileNetV2's
@@ -114,23 +132,26 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   if (unroll_inner && extent_of(reduce.back()) * oc_blocks * x_tile <= 512) ob.unroll(reduce.back());
 
   Stage o = s[out];
-  IterVar groups_loop;
-  if (out.ndim() == 5) {
-    // Blocked result [N][K/b][OH][OW][b]: the copy runs on vectors of b channels, b = co
-    // or half of it (conv2d_compute_block's wide vectors; the last pair may be a half).
-    const int per_vector = co / static_cast<int>(*as_const_int(out.shape()[4]));
-    auto [cbo, cbi] = o.split(out.axis(1), oc_blocks * per_vector);
-    o.reorder({out.axis(0), cbo, out.axis(2), cbi, out.axis(3), out.axis(4)});
-    groups_loop = o.fuse(out.axis(0), cbo);
-    o.vectorize(out.axis(4));
+  // Blocked result [N][K/b][OH][OW][b]: the copy runs on vectors of b channels, b = co
+  // or half of it (conv2d_compute_block's wide vectors; the last pair may be a half).
+  const bool blocked_out = out.ndim() == 5;
+  const int per_vector = blocked_out ? co / static_cast<int>(*as_const_int(out.shape()[4])) : 1;
+  auto [cgo, cgi] = o.split(out.axis(1), blocked_out ? oc_blocks * per_vector : co * oc_blocks);
+  std::vector<IterVar> o_order = rows_outer ? std::vector<IterVar>{out.axis(0), out.axis(2), cgo, cgi, out.axis(3)}
+                                            : std::vector<IterVar>{out.axis(0), cgo, out.axis(2), cgi, out.axis(3)};
+  if (blocked_out) o_order.push_back(out.axis(4));
+  o.reorder(o_order);
+  if (blocked_out) o.vectorize(out.axis(4));
+  if (rows_outer) {
+    // Each row's groups in turn: the input rows a row reads stay in cache for all of them.
+    o.parallel(o.fuse(out.axis(0), out.axis(2)));
+    ob.compute_at(o, cgo);
   } else {
-    auto [cgo, cgi] = o.split(out.axis(1), co * oc_blocks);
-    o.reorder({out.axis(0), cgo, out.axis(2), cgi, out.axis(3)});
-    groups_loop = o.fuse(out.axis(0), cgo);
+    const IterVar groups_loop = o.fuse(out.axis(0), cgo);
+    const IterVar rows = rows_parallel ? o.fuse(groups_loop, out.axis(2)) : out.axis(2);
+    o.parallel(rows_parallel ? rows : groups_loop);
+    ob.compute_at(o, rows);
   }
-  const IterVar rows = rows_parallel ? o.fuse(groups_loop, out.axis(2)) : out.axis(2);
-  o.parallel(rows_parallel ? rows : groups_loop);
-  ob.compute_at(o, rows);
 
   // Packed beforehand (conv2d_nchwc_packed), the weights and an unpadded blocked input
   // are arguments, not stages.

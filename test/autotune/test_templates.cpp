@@ -85,6 +85,20 @@ void check(const autotune::Task &t, int64_t index) {
   check_dense(t, index);
 }
 
+// The index of configuration `base` with knob `name` set to `value` instead.
+int64_t with_knob(const autotune::Task &t, int64_t base, const std::string &name, int64_t value) {
+  const auto knob = std::find(t.knob_names.begin(), t.knob_names.end(), name);
+  REQUIRE(knob != t.knob_names.end());
+  const size_t k = size_t(knob - t.knob_names.begin());
+  int64_t stride = 1;
+  for (size_t i = 0; i < k; ++i) stride *= t.knob_sizes[i];
+  const int64_t zero = base - (base / stride) % t.knob_sizes[k] * stride;
+  for (int64_t p = 0; p < t.knob_sizes[k]; ++p)
+    if (json::parse(t.config_json(zero + p * stride))[name] == value) return zero + p * stride;
+  FAIL("knob '" << name << "' has no choice " << value);
+  return -1;
+}
+
 // The first and last configurations and `random` more, seeded.
 std::vector<int64_t> sample(const autotune::Task &t, int random, uint64_t seed) {
   std::set<int64_t> picks = {0, t.space_size() - 1};
@@ -213,20 +227,13 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
     REQUIRE(tasks.size() == 2);
     const autotune::Task &t = tasks[1];
     INFO(t.name);
-    const auto knob = std::find(t.knob_names.begin(), t.knob_names.end(), "pad_per_row");
-    REQUIRE(knob != t.knob_names.end());
     const json fallback = json::parse(t.config_json(t.default_index));
     CHECK(fallback["pad_per_row"] == 1);
     CHECK(fallback["tile_oc"] == 1);
     // The default, the same with the other padding, and a few more.
-    int64_t stride_of_knob = 1;
-    for (auto k = t.knob_names.begin(); k != knob; ++k) stride_of_knob *= t.knob_sizes[size_t(k - t.knob_names.begin())];
-    const int64_t position = (t.default_index / stride_of_knob) % 2;
-    const int64_t other = t.default_index + (position == 0 ? stride_of_knob : -stride_of_knob);
-    CHECK(json::parse(t.config_json(other))["pad_per_row"] == 0);
     std::vector<int64_t> picks = sample(t, 4, 17 + uint64_t(stride));
     picks.push_back(t.default_index);
-    picks.push_back(other);
+    picks.push_back(with_knob(t, t.default_index, "pad_per_row", 0));
     for (int64_t index : picks) check(t, index);
   }
   // Without padding there is no padded input to place: no knob.
@@ -242,6 +249,23 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
   const std::vector<std::string> &names = tasks[1].knob_names;
   CHECK(std::find(names.begin(), names.end(), "pad_per_row") == names.end());
   check(tasks[1], tasks[1].default_index);
+}
+
+TEST_CASE("a convolution whose input outgrows the cache runs each row's channel groups in turn",
+          "[autotune][templates]") {
+  // 256 channels at 56x56 (3.2 MB) into 64, as ResNet-50's layer1: "parallel" 2 by default,
+  // rows outside the channel groups; a 1x1 of 64 channels (0.8 MB) keeps groups outside.
+  graph::Builder b;
+  auto x = b.input("x", {1, 256, 56, 56});
+  auto w1 = b.constant("w1", NDArray::random({64, 256, 1, 1}, Float(32), 6));
+  auto w2 = b.constant("w2", NDArray::random({128, 64, 1, 1}, Float(32), 7));
+  const graph::Graph g = b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2)));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  REQUIRE(tasks.size() == 2);
+  CHECK(json::parse(tasks[0].config_json(tasks[0].default_index))["parallel"] == 2);
+  CHECK(json::parse(tasks[1].config_json(tasks[1].default_index))["parallel"] == 0);
+  for (const autotune::Task &t : tasks)
+    for (int64_t parallel : {0, 1, 2}) check(t, with_knob(t, t.default_index, "parallel", parallel));
 }
 
 TEST_CASE("a task's default configuration is the schedule of an untuned build", "[autotune][templates]") {

@@ -40,7 +40,9 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // columns, "reduce_order" 1 puts the kernel's taps outside the input-channel blocks,
 // "unroll_inner" unrolls the innermost reduction (the input channels of a block) where
 // the unrolled tile stays under 512 copies, "parallel" 1 runs whole channel
-// groups per parallel iteration instead of single rows, and for a padded depthwise
+// groups per parallel iteration instead of single rows and 2 runs rows in parallel, each
+// row's channel groups in turn (the default where the input is over 1 MB and the weights
+// at most 640 KB, so the input is read once), and for a padded depthwise
 // convolution "pad_per_row" 1 pads the input rows each output row reads inside that
 // row's loop (0: one pass over the whole input first); the direct form has "tile_k"
 // (channels per tile) and "vector" (its columns' vector).
