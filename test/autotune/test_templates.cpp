@@ -99,6 +99,25 @@ int64_t with_knob(const autotune::Task &t, int64_t base, const std::string &name
   return -1;
 }
 
+// The tasks of a 1x1 convolution of `in` channels into `channels`, then of a 3x3
+// depthwise one of its blocked result (padding `pad`, `stride`), each with a relu: the
+// pair of MobileNetV2.
+std::vector<autotune::Task> conv_then_depthwise(int64_t in, int64_t channels, int64_t h, int64_t w, int pad,
+                                                int stride) {
+  graph::Builder b;
+  auto x = b.input("x", {1, in, h, w});
+  auto w1 = b.constant("w1", NDArray::random({channels, in, 1, 1}, Float(32), 6));
+  auto w2 = b.constant("w2", NDArray::random({channels, 1, 3, 3}, Float(32), 7));
+  ops::Conv2dAttrs dw;
+  dw.groups = static_cast<int>(channels);
+  dw.padding = {pad, pad};
+  dw.strides = {stride, stride};
+  const std::vector<autotune::Task> tasks =
+      autotune::extract_tasks(b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2, dw))), "llvm");
+  REQUIRE(tasks.size() == 2);
+  return tasks;
+}
+
 // The first and last configurations and `random` more, seeded.
 std::vector<int64_t> sample(const autotune::Task &t, int random, uint64_t seed) {
   std::set<int64_t> picks = {0, t.space_size() - 1};
@@ -130,17 +149,7 @@ TEST_CASE("every configuration of a dense task computes the reference", "[autotu
 
 TEST_CASE("sampled configurations of a depthwise convolution compute the reference", "[autotune][templates]") {
   // After a convolution, as in MobileNetV2: the depthwise one reads blocked data.
-  graph::Builder b;
-  auto x = b.input("x", {1, 8, 14, 14});
-  auto w1 = b.constant("w1", NDArray::random({32, 8, 1, 1}, Float(32), 6));
-  auto w2 = b.constant("w2", NDArray::random({32, 1, 3, 3}, Float(32), 7));
-  ops::Conv2dAttrs dw;
-  dw.groups = 32;
-  dw.padding = {1, 1};
-  dw.strides = {2, 2};
-  const graph::Graph g = b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2, dw)));
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
-  REQUIRE(tasks.size() == 2);
+  const std::vector<autotune::Task> tasks = conv_then_depthwise(8, 32, 14, 14, 1, 2);
   const autotune::Task &t = tasks[1];
   CHECK(t.name == "conv2d 1x32x14x14 k32 3x3 s2 g32");
   for (int64_t index : sample(t, 6, 11)) check(t, index);
@@ -214,17 +223,7 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
   // Blocked data (after a convolution), padded, at strides 1 and 2: "pad_per_row" is a
   // knob of its own, 1 (and one block per tile) by default.
   for (int stride : {1, 2}) {
-    graph::Builder b;
-    auto x = b.input("x", {1, 8, 11, 13});
-    auto w1 = b.constant("w1", NDArray::random({48, 8, 1, 1}, Float(32), 6));
-    auto w2 = b.constant("w2", NDArray::random({48, 1, 3, 3}, Float(32), 7));
-    ops::Conv2dAttrs dw;
-    dw.groups = 48;
-    dw.padding = {1, 1};
-    dw.strides = {stride, stride};
-    const graph::Graph g = b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2, dw)));
-    const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
-    REQUIRE(tasks.size() == 2);
+    const std::vector<autotune::Task> tasks = conv_then_depthwise(8, 48, 11, 13, 1, stride);
     const autotune::Task &t = tasks[1];
     INFO(t.name);
     const json fallback = json::parse(t.config_json(t.default_index));
@@ -237,15 +236,7 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
     for (int64_t index : picks) check(t, index);
   }
   // Without padding there is no padded input to place: no knob.
-  graph::Builder b;
-  auto x = b.input("x", {1, 16, 9, 9});
-  auto w1 = b.constant("w1", NDArray::random({16, 16, 1, 1}, Float(32), 6));
-  auto w2 = b.constant("w2", NDArray::random({16, 1, 3, 3}, Float(32), 7));
-  ops::Conv2dAttrs dw;
-  dw.groups = 16;
-  const std::vector<autotune::Task> tasks =
-      autotune::extract_tasks(b.finish(b.conv2d(b.relu(b.conv2d(x, w1)), w2, dw)), "llvm");
-  REQUIRE(tasks.size() == 2);
+  const std::vector<autotune::Task> tasks = conv_then_depthwise(16, 16, 9, 9, 0, 1);
   const std::vector<std::string> &names = tasks[1].knob_names;
   CHECK(std::find(names.begin(), names.end(), "pad_per_row") == names.end());
   check(tasks[1], tasks[1].default_index);
