@@ -61,7 +61,8 @@ int64_t bytes_of(const Tensor &t) {
 }
 
 // Whether to run each output row's channel groups in turn ("parallel" 2), so that the
-// input rows it reads come from memory once rather than once per group: where the input
+// input rows it reads come from memory once rather than once per group (not depthwise:
+// there each group reads channels of its own): where the input
 // outgrows the core's L2 and the weights, now read once per row, stay in it. On ResNet-50
 // that is the 1x1 convolutions that reduce 256 or 512 channels at 56x56 and 28x28, and
 // the strided ones at 56x56 (1.1-1.5x faster at 2 threads); larger weights (layer3,
@@ -70,10 +71,12 @@ bool rows_outer_pays(const Tensor &input, const Tensor &weight) {
   return bytes_of(input) > (int64_t(1) << 20) && bytes_of(weight) <= (int64_t(640) << 10);
 }
 
-// OB[n][ob][y][x][o] accumulates a tile of (2 channel blocks) x (up to 8 columns) vectors
-// in registers (on "wasm" 1 x 2: engines map its 128-bit vectors to 16 registers, and a
-// larger tile spills every accumulator on every step), one output row at a time, inside O's parallel loop over
-// (n, channel group, row); the copy back to NCHW follows while the row is in cache.
+// OB[n][ob][y][x][o] accumulates a tile of (2 channel blocks, 1 when depthwise) x (up to
+// 8 columns) vectors in registers (on "wasm" 1 x 2: engines map its 128-bit vectors to 16
+// registers, and a larger tile spills every accumulator on every step), one output row at
+// a time, inside O's parallel loop over (n, channel group, row), or over (n, row) with the
+// groups in turn (rows_outer_pays); the copy back to NCHW follows while the row is in
+// cache. A depthwise convolution pads the input rows each output row reads there.
 // `out` is conv2d_nchwc's output or the end of an element-wise tail after it: the tail is
 // inlined and `out` takes the copy's place, loop for loop, so the tail costs no pass.
 // Those are the fallbacks of the knobs (schedule.h lists them).
@@ -102,13 +105,13 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   if (reduce.size() >= 3 && cfg.define_knob("reduce_order", {0, 1}, 0))
     std::rotate(reduce.begin(), reduce.begin() + 1, reduce.end() - 1);
   const bool unroll_inner = cfg.define_knob("unroll_inner", {0, 1}, 0);
-  const int64_t parallel_mode = cfg.define_knob("parallel", {0, 1, 2}, rows_outer_pays(IP, WP) ? 2 : 0);
+  const int64_t parallel_mode = cfg.define_knob("parallel", {0, 1, 2}, !depthwise && rows_outer_pays(IP, WP) ? 2 : 0);
   const bool rows_parallel = parallel_mode == 0;
   const bool rows_outer = parallel_mode == 2;
   // A depthwise convolution's padded input made row by row where the output row needs
   // it, in cache, rather than in a pass of its own over the whole input: each input row is
   // padded R / stride times, but the pass cost more than the convolution (MobileNetV2's
-  // depthwise layers: 1.4-3.2x faster on one core).
+  // depthwise layers: 1.4-3.4x faster on one core).
   const bool pad_per_row = compute_of(IP) && depthwise && cfg.define_knob("pad_per_row", {0, 1}, 1);
 
   Schedule s = create_schedule({out});

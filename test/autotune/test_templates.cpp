@@ -223,18 +223,25 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
   // Blocked data (after a convolution), padded, at strides 1 and 2: "pad_per_row" is a
   // knob of its own, 1 (and one block per tile) by default.
   for (int stride : {1, 2}) {
-    const std::vector<autotune::Task> tasks = conv_then_depthwise(8, 48, 11, 13, 1, stride);
+    // 64 channels: 4 blocks, which an even tile of 2 would divide.
+    const std::vector<autotune::Task> tasks = conv_then_depthwise(8, 64, 11, 13, 1, stride);
     const autotune::Task &t = tasks[1];
     INFO(t.name);
     const json fallback = json::parse(t.config_json(t.default_index));
     CHECK(fallback["pad_per_row"] == 1);
     CHECK(fallback["tile_oc"] == 1);
-    // The default, the same with the other padding, and a few more.
+    CHECK(fallback["parallel"] == 0);
+    // Each padding with each parallel loop, and a few more.
     std::vector<int64_t> picks = sample(t, 4, 17 + uint64_t(stride));
-    picks.push_back(t.default_index);
-    picks.push_back(with_knob(t, t.default_index, "pad_per_row", 0));
+    for (int64_t pad_per_row : {0, 1})
+      for (int64_t parallel : {0, 1, 2})
+        picks.push_back(with_knob(t, with_knob(t, t.default_index, "pad_per_row", pad_per_row), "parallel", parallel));
     for (int64_t index : picks) check(t, index);
   }
+  // Large depthwise inputs keep the groups outside the rows: each group reads only its own.
+  const std::vector<autotune::Task> large = conv_then_depthwise(16, 96, 112, 112, 1, 2);
+  CHECK(json::parse(large[1].config_json(large[1].default_index))["parallel"] == 0);
+  CHECK(json::parse(large[1].config_json(large[1].default_index))["pad_per_row"] == 1);
   // Without padding there is no padded input to place: no knob.
   const std::vector<autotune::Task> tasks = conv_then_depthwise(16, 16, 9, 9, 0, 1);
   const std::vector<std::string> &names = tasks[1].knob_names;

@@ -119,6 +119,21 @@ TEST_CASE("rpc proxy: a late reply of an ended session reaches nobody; the remot
   CHECK(reply.payload == "fresh");
 }
 
+TEST_CASE("rpc proxy: a client's own close is an error; the session ends with its connection", "[rpc]") {
+  RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  auto remote = register_remote(proxy.address(), "k");
+  auto client = Connection::dial(proxy.address());
+  client->send(hello("connect", "k"));
+  REQUIRE(client->receive().header["type"] == "connected");
+  REQUIRE(remote->receive().header["type"] == "open");
+  client->send({{"type", "close"}});
+  CHECK_THAT(failure_of(*client), Catch::Contains("closing its connection"));
+  // The remote hears the proxy's close only, and serves the next client once it answers.
+  CHECK(remote->receive().header["type"] == "close");
+  remote->send({{"type", "closed"}});
+  check_session(*remote, proxy.address(), "k");
+}
+
 TEST_CASE("rpc proxy: serves the page and the web runtime over HTTP, and its status", "[rpc]") {
   RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
   std::string body;

@@ -40,6 +40,10 @@ class RpcRunner : public autotune::Runner {
     // No request of a measurement may outlast the whole measurement: a hanging candidate
     // then fails with "no reply", closing the session, and the next one connects again.
     connect_.request_timeout_ms = int(std::min(timeout_s * 1000.0, double(INT_MAX)));
+    // A remote still finishing an abandoned request is paired again once it has answered
+    // (docs/rpc.md); it gets as long as a measurement to do so, and a hung one costs each
+    // later candidate that long, not the proxy's default minute.
+    connect_.timeout_ms = std::max(connect_.request_timeout_ms, 10000);
     session_ = rpc::connect(address_, key_, connect_);  // a wrong address fails before any build
   }
 

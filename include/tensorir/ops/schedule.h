@@ -28,12 +28,15 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 
 // CPU schedule for the output of conv2d_nchwc (or conv2d_nchwc_packed): a register tile
 // of output-channel vectors times output columns, computed row by row inside a parallel
-// loop over (batch, channel group, row); a blocked result is written in vectors of its
+// loop over (batch, channel group, row), or over (batch, row) with each row's groups in
+// turn where the input is large and the weights small; a depthwise convolution pads
+// the input rows of each output row there; a blocked result is written in vectors of its
 // channel block. For the output of conv2d (or of the graph's conv3d, the same form over
 // NCDHW) it materialises the padding, vectorizes over output columns and runs the
 // channels in parallel. The register tile
 // fits `target`: on "wasm" (128-bit vectors, 16 registers in browser engines) one
-// channel block times 2 columns, elsewhere up to 2 blocks times 8 columns.
+// channel block times 2 columns, elsewhere up to 2 blocks (1 when depthwise) times 8
+// columns.
 //
 // Its knobs (autotune/config.h; `config` null: every knob its fallback, the schedule
 // described here): "tile_oc" output-channel blocks per register tile, "tile_ow" its
@@ -41,8 +44,8 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // "unroll_inner" unrolls the innermost reduction (the input channels of a block) where
 // the unrolled tile stays under 512 copies, "parallel" 1 runs whole channel
 // groups per parallel iteration instead of single rows and 2 runs rows in parallel, each
-// row's channel groups in turn (the default where the input is over 1 MB and the weights
-// at most 640 KB, so the input is read once), and for a padded depthwise
+// row's channel groups in turn (the default, but for depthwise convolutions, where the
+// input is over 1 MB and the weights at most 640 KB, so the input is read once), and for a padded depthwise
 // convolution "pad_per_row" 1 pads the input rows each output row reads inside that
 // row's loop (0: one pass over the whole input first); the direct form has "tile_k"
 // (channels per tile) and "vector" (its columns' vector).

@@ -188,10 +188,18 @@ struct Proxy::State {
     const std::string why = conn->pump(
         [&](std::string message) {
           if (!remote) return;
+          std::string type;
           try {
-            decode_header(message);
+            type = decode_header(message)["type"].get<std::string>();
           } catch (const std::exception &e) {
             refuse(*conn, e.what());
+            return;
+          }
+          // Sessions begin and end with the client's connection: the proxy's own "open" and
+          // "close" are the only ones a remote gets, so its "closed" answers the proxy.
+          if (type == "open" || type == "close") {
+            refuse(*conn, "RPC: through a proxy a client ends its session by closing its connection; the proxy "
+                          "does not relay \"" + type + "\" (docs/rpc.md)");
             return;
           }
           remote->conn->send_message(message);
