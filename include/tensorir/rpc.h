@@ -32,7 +32,8 @@ class CompiledModel;
 
 namespace tensorir::rpc {
 
-// The protocol version this library speaks (docs/rpc.md).
+// The protocol version this library speaks (docs/rpc.md); version 2 added the remote's
+// "closed" answer to "close".
 inline constexpr int kProtocolVersion = 2;
 
 struct ConnectOptions {

@@ -8,8 +8,6 @@
 
 namespace tensorir::rpc {
 
-static_assert(kVersion == kProtocolVersion, "the wire version and the public one are the same number");
-
 std::string encode_frame(const nlohmann::json &header, std::string_view payload) {
   const std::string text = header.dump();
   const uint32_t n = uint32_t(text.size());
@@ -59,9 +57,9 @@ void check_hello(const nlohmann::json &header, const std::string &token) {
   const auto v = header.find("v");
   TIR_USER_CHECK(v != header.end() && v->is_number_integer())
       << "RPC: the first frame (\"" << header["type"].get<std::string>()
-      << "\") has no protocol version \"v\"; this end speaks version " << kVersion;
-  TIR_USER_CHECK(v->get<int64_t>() == kVersion)
-      << "RPC: protocol version " << v->get<int64_t>() << " is not spoken here (this end speaks version " << kVersion
+      << "\") has no protocol version \"v\"; this end speaks version " << kProtocolVersion;
+  TIR_USER_CHECK(v->get<int64_t>() == kProtocolVersion)
+      << "RPC: protocol version " << v->get<int64_t>() << " is not spoken here (this end speaks version " << kProtocolVersion
       << "); use a client and remote of the same tensorir release";
   if (token.empty()) return;
   const auto t = header.find("token");

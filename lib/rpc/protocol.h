@@ -25,11 +25,9 @@ Frame decode_frame(std::string_view message);
 // The header alone, with the same checks.
 nlohmann::json decode_header(std::string_view message);
 
-// Version 2: a remote answers "close" with "closed" (docs/rpc.md).
-inline constexpr int kVersion = 2;
-
-// Checks a connection's first frame (`register` or `connect`): its "v" is kVersion and,
-// where `token` is not empty, its "token" is `token`. Throws an Error to send back.
+// Checks a connection's first frame (`register` or `connect`): its "v" is kProtocolVersion
+// (tensorir/rpc.h) and, where `token` is not empty, its "token" is `token`. Throws an
+// Error to send back.
 void check_hello(const nlohmann::json &header, const std::string &token);
 
 // {"type":"error","id":id,"message":message}; id null when no request is answered.

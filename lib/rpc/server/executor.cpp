@@ -3,6 +3,7 @@
 
 #include "rpc/server/request.h"
 #include "tensorir/error.h"
+#include "tensorir/rpc.h"
 
 namespace tensorir::rpc::server {
 
@@ -51,7 +52,7 @@ Executor::Reply Executor::dispatch(const Request &r) {
   if (it == ops.end()) {
     std::string names;
     for (const auto &[name, fn] : ops) names += (names.empty() ? "" : ", ") + name;
-    TIR_THROW() << "unknown op '" << r.op() << "'; this server (protocol version " << kVersion
+    TIR_THROW() << "unknown op '" << r.op() << "'; this server (protocol version " << kProtocolVersion
                 << ") answers: " << names;
   }
   return (this->*(it->second))(r);

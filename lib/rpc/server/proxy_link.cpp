@@ -6,6 +6,7 @@
 #include "rpc/server/executor.h"
 #include "rpc/server/session_loop.h"
 #include "tensorir/error.h"
+#include "tensorir/rpc.h"
 
 namespace tensorir::rpc::server {
 
@@ -33,7 +34,7 @@ void ProxyLink::serve_once() {
       link.conn_ = nullptr;
     }
   } unpublish{*this};
-  conn->send({{"type", "register"}, {"v", kVersion}, {"key", key_}, {"token", token_}, {"info", info_}});
+  conn->send({{"type", "register"}, {"v", kProtocolVersion}, {"key", key_}, {"token", token_}, {"info", info_}});
   const std::string peer = "proxy " + proxy_;
   const std::optional<Frame> answer = next_frame(*conn, log_, peer);
   if (!answer) return;
