@@ -31,15 +31,22 @@ std::unique_ptr<Connection> register_remote(const std::string &address, const st
   return remote;
 }
 
-// A client pairs with `remote` (registered under `key`), and a request and its reply
-// travel between them unchanged; the client leaves.
-void check_session(Connection &remote, const std::string &address, const std::string &key) {
+// A client of `key` paired with `remote` (registered under it): the client is told so,
+// with the remote's info, and the remote gets "open".
+std::unique_ptr<Connection> paired_client(Connection &remote, const std::string &address, const std::string &key) {
   auto client = Connection::dial(address);
   client->send(hello("connect", key));
   Frame connected = client->receive();
   REQUIRE(connected.header["type"] == "connected");
   CHECK(connected.header["info"]["remote"] == "test");
-  CHECK(remote.receive().header["type"] == "open");
+  REQUIRE(remote.receive().header["type"] == "open");
+  return client;
+}
+
+// A client pairs with `remote` (registered under `key`), and a request and its reply
+// travel between them unchanged; the client leaves.
+void check_session(Connection &remote, const std::string &address, const std::string &key) {
+  auto client = paired_client(remote, address, key);
   client->send({{"type", "request"}, {"id", 1}, {"op", "info"}}, "payload bytes");
   Frame request = remote.receive();
   CHECK(request.header["op"] == "info");
@@ -88,10 +95,7 @@ TEST_CASE("rpc proxy: pairs a client with a remote of its key and relays frames 
 TEST_CASE("rpc proxy: a late reply of an ended session reaches nobody; the remote waits to be free", "[rpc]") {
   RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
   auto remote = register_remote(proxy.address(), "slow");
-  auto first = Connection::dial(proxy.address());
-  first->send(hello("connect", "slow"));
-  REQUIRE(first->receive().header["type"] == "connected");
-  REQUIRE(remote->receive().header["type"] == "open");
+  auto first = paired_client(*remote, proxy.address(), "slow");
   first->send({{"type", "request"}, {"id", 1}, {"op", "load_module"}});
   REQUIRE(remote->receive().header["op"] == "load_module");
   first->close();  // the client gave up waiting
@@ -122,10 +126,7 @@ TEST_CASE("rpc proxy: a late reply of an ended session reaches nobody; the remot
 TEST_CASE("rpc proxy: a client's own close is an error; the session ends with its connection", "[rpc]") {
   RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
   auto remote = register_remote(proxy.address(), "k");
-  auto client = Connection::dial(proxy.address());
-  client->send(hello("connect", "k"));
-  REQUIRE(client->receive().header["type"] == "connected");
-  REQUIRE(remote->receive().header["type"] == "open");
+  auto client = paired_client(*remote, proxy.address(), "k");
   client->send({{"type", "close"}});
   CHECK_THAT(failure_of(*client), Catch::Contains("closing its connection"));
   // The remote hears the proxy's close only, and serves the next client once it answers.
@@ -171,10 +172,7 @@ TEST_CASE("rpc proxy: a key with no free remote is an error after the client's t
 TEST_CASE("rpc proxy: a remote that goes away mid-session is an error for its client", "[rpc]") {
   RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
   auto remote = register_remote(proxy.address(), "tab");
-  auto client = Connection::dial(proxy.address());
-  client->send(hello("connect", "tab"));
-  REQUIRE(client->receive().header["type"] == "connected");
-  REQUIRE(remote->receive().header["type"] == "open");
+  auto client = paired_client(*remote, proxy.address(), "tab");
   client->send({{"type", "request"}, {"id", 1}, {"op", "call"}});
   remote->receive();
   remote->close();  // the tab closes before it answers
@@ -212,10 +210,7 @@ TEST_CASE("rpc proxy: malformed, oversized and other-version frames end only the
   }
   SECTION("a frame over the limit, in a session") {
     auto remote = register_remote(proxy.address(), "big");
-    auto c = Connection::dial(proxy.address());
-    c->send(hello("connect", "big"));
-    REQUIRE(c->receive().header["type"] == "connected");
-    REQUIRE(remote->receive().header["type"] == "open");
+    auto c = paired_client(*remote, proxy.address(), "big");
     c->send({{"type", "request"}, {"id", 1}, {"op", "write"}}, std::string(2 << 20, 'x'));
     CHECK_THAT(failure_of(*c), Catch::Contains("larger than"));
     // The remote learns that the session ended.
