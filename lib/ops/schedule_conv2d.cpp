@@ -56,7 +56,7 @@ std::vector<int64_t> column_tiles(int64_t width) {
 
 int64_t bytes_of(const Tensor &t) {
   int64_t n = t.dtype().bytes();
-  for (const Expr &e : t.shape()) n *= *as_const_int(e);
+  for (int64_t d : detail::const_shape(t, "schedule_conv2d_llvm")) n *= d;
   return n;
 }
 
