@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,16 @@ inline autotune::Record record_of(const autotune::Task &t, int64_t index, std::v
   r.times_ms = std::move(times);
   r.timestamp = 1.5e9;
   return r;
+}
+
+// Configuration JSON `config` with knob `name` set to `value` (null: removed).
+inline std::string json_with_knob(const std::string &config, const std::string &name, const nlohmann::json &value) {
+  nlohmann::json j = nlohmann::json::parse(config);
+  if (value.is_null())
+    j.erase(name);
+  else
+    j[name] = value;
+  return j.dump();
 }
 
 // The first configuration of `t` whose JSON holds every one of `parts`.

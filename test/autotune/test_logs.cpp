@@ -266,13 +266,35 @@ TEST_CASE("extract_tasks gives MobileNetV2 one task per distinct convolution and
   CHECK(depthwise > 0);
 }
 
+TEST_CASE("a configuration without one of its template's knobs (an older template's) warns and builds the fallback",
+          "[autotune][log][error]") {
+  TempLog log("older");
+  const graph::Graph g = conv_graph();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  // The best record, and one that is not the default, so that applying it would show.
+  const int64_t other = find_config(tasks[0], {"\"tile_order\":0", "\"parallel\":1"});
+  autotune::Record r = record_of(tasks[0], other, {0.5});
+  r.config_json = json_with_knob(r.config_json, "tile_order", nullptr);
+  autotune::append_record(log.path, r);
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  std::vector<std::string> warnings;
+  const graph::CompiledModel older = build_warning(g, o, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("'conv'") != std::string::npos);
+  CHECK(warnings[0].find("no knob 'tile_order'") != std::string::npos);
+  CHECK(warnings[0].find("untuned") != std::string::npos);
+  const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), 31);
+  CHECK(older.run({{"x", x}}).to_vector<float>() == graph::build(g, "llvm").run({{"x", x}}).to_vector<float>());
+}
+
 TEST_CASE("a configuration that does not fit its workload's template warns and builds the fallback",
           "[autotune][log][error]") {
   TempLog log("stale");
   const graph::Graph g = conv_graph();
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
   autotune::Record r = record_of(tasks[0], 0, {1.0});
-  r.config_json = "{\"block_ci\":16,\"block_co\":16,\"tile_oc\":3}";  // no tile of 3 blocks
+  r.config_json = json_with_knob(r.config_json, "tile_oc", 3);  // no tile of 3 blocks
   autotune::append_record(log.path, r);
   graph::BuildOptions o;
   o.tuning_log = log.path;

@@ -277,9 +277,9 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
     CHECK(sa.str() == sb.str());
   }
   // conv1: 3 input channels in one block, 16 output channels per vector, 2 blocks of them
-  // by 7 columns per register tile.
+  // by 14 columns per register tile, each column's blocks in turn.
   CHECK(tasks[0].config_json(tasks[0].default_index) ==
-        "{\"tile_oc\":2,\"tile_ow\":7,\"reduce_order\":0,\"unroll_inner\":0,"
+        "{\"tile_oc\":2,\"tile_order\":1,\"tile_ow\":14,\"reduce_order\":0,\"unroll_inner\":0,"
         "\"parallel\":0}");
 }
 
@@ -300,7 +300,8 @@ TEST_CASE("every configuration of a depthwise convolution of NCHW data computes 
 
 TEST_CASE("a task's default configuration is its target's untuned schedule", "[autotune][templates]") {
   // On "wasm" (16 vector registers) one block of output channels by 2 columns; on "llvm"
-  // 2 blocks by 7 columns. The same knobs and choices either way.
+  // 2 blocks by 14 columns, each column's blocks in turn. The same knobs and choices
+  // either way.
   const graph::Graph g = graph::resnet18(3);
   // The same workload on both: the 3x3 layer of 64 channels at 56x56, by default F(4, 3)
   // on "llvm" and direct on "wasm".
@@ -314,9 +315,39 @@ TEST_CASE("a task's default configuration is its target's untuned schedule", "[a
   CHECK(wasm.target.str() == "wasm");
   const json l = json::parse(llvm.config_json(llvm.default_index)), w = json::parse(wasm.config_json(wasm.default_index));
   CHECK(l["tile_oc"] == 2);
-  CHECK(l["tile_ow"] == 7);
+  CHECK(l["tile_ow"] == 14);
+  CHECK(l["tile_order"] == 1);
   CHECK(w["tile_oc"] == 1);
   CHECK(w["tile_ow"] == 2);
+  CHECK(w["tile_order"] == 0);
   CHECK(l["winograd"] == 4);
   CHECK(w["winograd"] == 0);
+}
+
+TEST_CASE("the register tile's order and input-channel blocks compute the reference", "[autotune][templates]") {
+  // 256 input channels (16 blocks): "tile_ic" offers 4 and 8 blocks; with "parallel" 1
+  // they run outside the rows, otherwise inside each row.
+  graph::Builder b;
+  auto x = b.input("x", {1, 256, 10, 12});
+  auto w = b.constant("w", NDArray::random({64, 256, 1, 1}, Float(32), 8));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w))), "llvm");
+  REQUIRE(tasks.size() == 1);
+  const autotune::Task &t = tasks[0];
+  const auto knob = std::find(t.knob_names.begin(), t.knob_names.end(), "tile_ic");
+  REQUIRE(knob != t.knob_names.end());
+  CHECK(t.knob_sizes[size_t(knob - t.knob_names.begin())] == 3);
+  CHECK(json::parse(t.config_json(t.default_index))["tile_ic"] == 0);
+  for (int64_t order : {0, 1})
+    for (int64_t chunk : {0, 4, 8})
+      for (int64_t parallel : {0, 1, 2}) {
+        INFO("tile_order " << order << " tile_ic " << chunk << " parallel " << parallel);
+        check(t, with_knob(t, with_knob(t, with_knob(t, t.default_index, "tile_order", order), "tile_ic", chunk),
+                           "parallel", parallel));
+      }
+  // 64 input channels (4 blocks): no blocks to take fewer of, no knob.
+  graph::Builder small;
+  auto xs = small.input("x", {1, 64, 10, 12});
+  auto ws = small.constant("w", NDArray::random({64, 64, 1, 1}, Float(32), 9));
+  const std::vector<std::string> names = autotune::extract_tasks(small.finish(small.conv2d(xs, ws)), "llvm")[0].knob_names;
+  CHECK(std::find(names.begin(), names.end(), "tile_ic") == names.end());
 }

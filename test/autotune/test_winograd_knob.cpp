@@ -238,7 +238,7 @@ TEST_CASE("a log's algorithm that is no choice warns and builds the default", "[
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
   REQUIRE(tasks.size() == 1);
   autotune::Record r = record_of(tasks[0], tasks[0].default_index, {1.0});
-  r.config_json = "{\"winograd\":3}";
+  r.config_json = json_with_knob(r.config_json, "winograd", 3);
   autotune::append_record(log.path, r);
   graph::BuildOptions o;
   o.tuning_log = log.path;

@@ -41,7 +41,10 @@ TEST_CASE("rpc page: wasm and webgl modules run and are timed in the browser", "
     NDArray out = NDArray::empty({R}, Float(32), dev);
     m("rowsum")(a.to(dev), b.to(dev), out);
     check_close(out.to(Device::cpu()).to_vector<float>(), want.to_vector<float>(), 1e-5);
-    const TimeResult t = m.time_evaluator("rowsum", {.number = 2, .repeat = 3})(a.to(dev), b.to(dev), out);
+    // A repeat of at least 1 ms: two calls of so small a kernel can fall inside one tick of
+    // the page's clock, and time 0.
+    const TimeResult t =
+        m.time_evaluator("rowsum", {.number = 2, .repeat = 3, .min_repeat_ms = 1})(a.to(dev), b.to(dev), out);
     REQUIRE(t.times_ms.size() == 3);
     CHECK(t.median_ms > 0);
   }

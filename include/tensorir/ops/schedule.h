@@ -35,12 +35,16 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // NCDHW) it materialises the padding, vectorizes over output columns and runs the
 // channels in parallel. The register tile
 // fits `target`: on "wasm" (128-bit vectors, 16 registers in browser engines) one
-// channel block times 2 columns, elsewhere up to 2 blocks (1 when depthwise) times 8
-// columns.
+// channel block times 2 columns, elsewhere up to 2 blocks (1 when depthwise) times 14
+// columns, each column's blocks in turn (one broadcast input live beside the
+// accumulators); a depthwise tile is at most 8 columns.
 //
 // Its knobs (autotune/config.h; `config` null: every knob its fallback, the schedule
 // described here): "tile_oc" output-channel blocks per register tile, "tile_ow" its
-// columns, "reduce_order" 1 puts the kernel's taps outside the input-channel blocks,
+// columns, "tile_order" 1 runs each column's blocks in turn (0: each block's columns),
+// "tile_ic" (where there are 8 or more input-channel blocks) takes that many blocks at a
+// time, outside the rows with "parallel" 1 so that a channel group's weights come from
+// memory once (0: all at once), "reduce_order" 1 puts the kernel's taps outside the input-channel blocks,
 // "unroll_inner" unrolls the innermost reduction (the input channels of a block) where
 // the unrolled tile stays under 512 copies, "parallel" 1 runs whole channel
 // groups per parallel iteration instead of single rows and 2 runs rows in parallel, each
