@@ -2,8 +2,9 @@
 #include "tensorir/autotune/task.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <memory>
-#include <set>
 #include <sstream>
 
 #include "autotune/workload.h"
@@ -190,13 +191,17 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
   direct.winograd = 0;
   const graph::Graph g = graph::build_passes(input, target, direct, nullptr);
   std::vector<Task> tasks;
-  std::set<std::string> seen;
+  std::map<std::string, size_t> seen;  // workload -> its task, or tasks.size() when untunable
   for (int id : g.topological_order()) {
     const graph::Node &n = g.node(id);
     if (n.op == "input" || n.op == "constant" || !graph::find_op(n.op)) continue;
     if (!graph::detail::node_op(n).strategy(target).schedule) continue;
     std::string key = workload_key(g, n);
-    if (!seen.insert(key).second) continue;
+    if (const auto it = seen.find(key); it != seen.end()) {
+      if (it->second < tasks.size()) ++tasks[it->second].occurrences;
+      continue;
+    }
+    seen.emplace(key, SIZE_MAX);
     NodeForm f = form_of(g, n);
     f.winograd = winograd_default(g, n, target);
     auto form = std::make_shared<const NodeForm>(std::move(f));
@@ -229,6 +234,7 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
           << "task '" << name << "': configuration " << index << " is outside its space [0, " << size << ")";
       return autotune::config_json(names, decode(choices, index));
     };
+    seen[t.workload] = tasks.size();
     tasks.push_back(std::move(t));
   }
   return tasks;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -78,7 +79,7 @@ class TaskTuner {
   // (less the time the confirmation of the best will take, at the pace so far).
   void run(int trials, Clock::time_point deadline, std::vector<Record> &records,
            const std::function<void(int done, double best)> &after_batch) {
-    int done = 0;
+    int done = 0;  // in this call; after_batch gets the task's whole count
     const Clock::time_point start = Clock::now();
     auto reserve = [&] {
       const double per_trial = done ? seconds_since(start) / done : 0;
@@ -94,8 +95,17 @@ class TaskTuner {
         throughput.push_back(score(keep(measure(c), records)));
       search_->update(batch, throughput);
       done += static_cast<int>(batch.size());
-      after_batch(done, best_gflops_);
+      trials_ += static_cast<int>(batch.size());
+      after_batch(trials_, best_gflops_);
     }
+  }
+
+  // The fastest median time measured so far, 0 for none.
+  double best_ms() const {
+    double best = 0;
+    for (const auto &[index, ms] : first_ms_)
+      if (ms > 0 && (best == 0 || ms < best)) best = ms;
+    return best;
   }
 
   // Times the best `confirm` configurations so far and the default again, `confirm_rounds`
@@ -215,10 +225,29 @@ class TaskTuner {
   std::map<std::string, Arguments> arguments_;  // by signature_key
   bool reference_built_ = false;
   double best_gflops_ = 0;
+  int trials_ = 0;                      // measured by every run() so far
   std::map<int64_t, double> first_ms_;  // each configuration's first median time
 };
 
 }  // namespace
+
+std::vector<double> time_shares(const std::vector<Task> &tasks, const std::vector<double> &best_ms) {
+  TIR_USER_CHECK(best_ms.size() == tasks.size())
+      << "time_shares: " << best_ms.size() << " times for " << tasks.size() << " tasks";
+  double measured = 0;
+  int with_time = 0;
+  for (size_t k = 0; k < tasks.size(); ++k)
+    if (best_ms[k] > 0) measured += best_ms[k], ++with_time;
+  const double stand_in = with_time ? measured / with_time : 1.0;
+  std::vector<double> shares;
+  double total = 0;
+  for (size_t k = 0; k < tasks.size(); ++k) {
+    shares.push_back(std::max(tasks[k].occurrences, 1) * (best_ms[k] > 0 ? best_ms[k] : stand_in));
+    total += shares.back();
+  }
+  for (double &s : shares) s /= total;
+  return shares;
+}
 
 std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &options) {
   TIR_USER_CHECK(options.trials > 0 || options.time_budget_s > 0)
@@ -230,45 +259,60 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   std::shared_ptr<Runner> runner = options.runner ? options.runner : local_runner();
 
   const Clock::time_point start = Clock::now();
-  double total_flops = 0;
-  for (const Task &t : tasks) total_flops += std::max(t.flops, 0.0);
+  std::vector<std::unique_ptr<TaskTuner>> tuners;
+  for (const Task &t : tasks) tuners.push_back(std::make_unique<TaskTuner>(t, options, *runner));
   std::vector<Record> records;
-  double share_so_far = 0;
-  int trials_before = 0;  // in earlier tasks
-  for (size_t k = 0; k < tasks.size(); ++k) {
-    const Task &task = tasks[k];
-    Clock::time_point deadline = Clock::time_point::max();
-    if (options.time_budget_s > 0) {
-      // Unused time of earlier tasks passes on: each deadline is a share of the whole run.
-      share_so_far += total_flops > 0 ? std::max(task.flops, 0.0) / total_flops : 1.0 / double(tasks.size());
-      deadline = start + std::chrono::duration_cast<Clock::duration>(
-                             std::chrono::duration<double>(options.time_budget_s * share_so_far));
-    }
-    const int trials = options.trials > 0 ? static_cast<int>(std::min<int64_t>(options.trials, task.space_size())) : 0;
-    TaskTuner tuner(task, options, *runner);
-    const size_t before = records.size();
-    tuner.run(trials, deadline, records, [&](int done, double best) {
+  // Per task: the most trials it may take (0: no bound but the time), and those taken.
+  std::vector<int> cap, taken(tasks.size(), 0);
+  for (const Task &t : tasks)
+    cap.push_back(options.trials > 0 ? static_cast<int>(std::min<int64_t>(options.trials, t.space_size())) : 0);
+  const auto search = [&](size_t k, int trials, Clock::time_point deadline) {
+    tuners[k]->run(trials, deadline, records, [&](int done, double best) {
+      taken[k] = done;
       if (!options.on_progress) return;
       Progress p;
       p.task = static_cast<int>(k);
       p.tasks = static_cast<int>(tasks.size());
       p.trials_done = done;
-      p.trials = trials;
+      p.trials = cap[k];
       p.best_gflops = best;
       p.elapsed_s = seconds_since(start);
-      p.current = &task;
+      p.current = &tasks[k];
       if (options.time_budget_s > 0) {
         p.estimated_left_s = std::max(0.0, options.time_budget_s - p.elapsed_s);
       } else {
-        int left = trials - done;
-        for (size_t j = k + 1; j < tasks.size(); ++j)
-          left += static_cast<int>(std::min<int64_t>(options.trials, tasks[j].space_size()));
-        p.estimated_left_s = p.elapsed_s / double(trials_before + done) * left;
+        int all = 0, so_far = 0;
+        for (size_t j = 0; j < tasks.size(); ++j) all += cap[j], so_far += taken[j];
+        p.estimated_left_s = p.elapsed_s / double(std::max(so_far, 1)) * (all - so_far);
       }
       options.on_progress(p);
     });
-    if (options.confirm > 0) tuner.confirm(records);
-    trials_before += static_cast<int>(records.size() - before);
+  };
+  const auto finish = [&](size_t k, Clock::time_point deadline) {
+    const int left = cap[k] ? cap[k] - taken[k] : 0;
+    if (!cap[k] || left > 0) search(k, left, deadline);
+    if (options.confirm > 0) tuners[k]->confirm(records);
+  };
+  if (options.time_budget_s <= 0) {
+    for (size_t k = 0; k < tasks.size(); ++k) finish(k, Clock::time_point::max());
+    return records;
+  }
+  // A first batch each tells how long each task takes (the default is in it); the time
+  // left is then shared by that, so that the kernels that take most of the model's time
+  // get most of the search. Shared by FLOPs, a convolution that occurs four times got a
+  // quarter of its due, and one that runs at a third of the others' speed a third.
+  const Clock::time_point end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_budget_s));
+  for (size_t k = 0; k < tasks.size(); ++k) search(k, cap[k] ? std::min(cap[k], options.batch_size) : options.batch_size, end);
+  std::vector<double> best;
+  for (const std::unique_ptr<TaskTuner> &t : tuners) best.push_back(t->best_ms());
+  const std::vector<double> shares = time_shares(tasks, best);
+  const Clock::time_point second = Clock::now();
+  const double left_s = std::max(0.0, std::chrono::duration<double>(end - second).count());
+  double share_so_far = 0;  // unused time of earlier tasks passes on
+  for (size_t k = 0; k < tasks.size(); ++k) {
+    share_so_far += shares[k];
+    finish(k, second + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left_s * share_so_far)));
   }
   return records;
 }

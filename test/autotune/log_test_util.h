@@ -84,4 +84,15 @@ inline graph::CompiledModel build_warning(const graph::Graph &g, const graph::Bu
   }
 }
 
+// graph::build of `g` for "llvm" with a log of the one record `r`, the warnings it gives
+// in `warnings`.
+inline graph::CompiledModel build_with_record(const graph::Graph &g, const autotune::Record &r,
+                                              std::vector<std::string> &warnings) {
+  TempLog log("one_record");
+  autotune::append_record(log.path, r);
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  return build_warning(g, o, warnings);
+}
+
 }  // namespace tensorir::autotune_test

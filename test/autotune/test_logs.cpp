@@ -257,6 +257,23 @@ TEST_CASE("extract_tasks gives ResNet-18 one task per distinct conv2d and dense 
   CHECK(tasks[0].workload == autotune::workload_key(g, g.node("conv1")));
 }
 
+TEST_CASE("a task counts the nodes that run its workload", "[autotune][tasks]") {
+  const graph::Graph g = graph::resnet18(5);
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  int nodes = 0;
+  for (const autotune::Task &t : tasks) nodes += t.occurrences;
+  // Every convolution, the pools and the dense layer, once each.
+  int tunable = 0;
+  for (const graph::Node &n : g.nodes())
+    tunable += n.op == "conv2d" || n.op == "max_pool2d" || n.op == "global_avg_pool2d" || n.op == "dense";
+  CHECK(nodes == tunable);
+  // Layer 1's four 3x3 convolutions of 64 channels share one workload.
+  const auto l1 = std::find_if(tasks.begin(), tasks.end(),
+                               [](const autotune::Task &t) { return t.name == "conv2d 1x64x56x56 k64 3x3 s1"; });
+  REQUIRE(l1 != tasks.end());
+  CHECK(l1->occurrences == 4);
+}
+
 TEST_CASE("extract_tasks gives MobileNetV2 one task per distinct convolution and dense", "[autotune][tasks]") {
   const graph::Graph g = graph::mobilenet_v2(5);
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
@@ -268,18 +285,14 @@ TEST_CASE("extract_tasks gives MobileNetV2 one task per distinct convolution and
 
 TEST_CASE("a configuration without one of its template's knobs (an older template's) warns and builds the fallback",
           "[autotune][log][error]") {
-  TempLog log("older");
   const graph::Graph g = conv_graph();
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
   // The best record, and one that is not the default, so that applying it would show.
   const int64_t other = find_config(tasks[0], {"\"tile_order\":0", "\"parallel\":1"});
   autotune::Record r = record_of(tasks[0], other, {0.5});
   r.config_json = json_with_knob(r.config_json, "tile_order", nullptr);
-  autotune::append_record(log.path, r);
-  graph::BuildOptions o;
-  o.tuning_log = log.path;
   std::vector<std::string> warnings;
-  const graph::CompiledModel older = build_warning(g, o, warnings);
+  const graph::CompiledModel older = build_with_record(g, r, warnings);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("'conv'") != std::string::npos);
   CHECK(warnings[0].find("no knob 'tile_order'") != std::string::npos);
@@ -290,16 +303,12 @@ TEST_CASE("a configuration without one of its template's knobs (an older templat
 
 TEST_CASE("a configuration that does not fit its workload's template warns and builds the fallback",
           "[autotune][log][error]") {
-  TempLog log("stale");
   const graph::Graph g = conv_graph();
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
   autotune::Record r = record_of(tasks[0], 0, {1.0});
   r.config_json = json_with_knob(r.config_json, "tile_oc", 3);  // no tile of 3 blocks
-  autotune::append_record(log.path, r);
-  graph::BuildOptions o;
-  o.tuning_log = log.path;
   std::vector<std::string> warnings;
-  const graph::CompiledModel stale = build_warning(g, o, warnings);
+  const graph::CompiledModel stale = build_with_record(g, r, warnings);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("'conv'") != std::string::npos);
   CHECK(warnings[0].find("knob 'tile_oc' = 3 is not one of its choices") != std::string::npos);

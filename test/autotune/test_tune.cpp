@@ -163,6 +163,41 @@ TEST_CASE("bad tuning options are errors", "[autotune]") {
   REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("batch_size"));
 }
 
+TEST_CASE("a time budget is shared by the time each task takes in the model", "[autotune]") {
+  std::vector<Task> tasks = {test::matmul_task(16), test::matmul_task(32), test::matmul_task(16)};
+  tasks[1].occurrences = 4;
+  tasks[2].occurrences = 2;
+  // 2 ms once, 1 ms four times, unmeasured twice (the mean of the others, 1.5 ms).
+  const std::vector<double> shares = time_shares(tasks, {2.0, 1.0, 0.0});
+  REQUIRE(shares.size() == 3);
+  CHECK(shares[0] == Approx(2.0 / 9));
+  CHECK(shares[1] == Approx(4.0 / 9));
+  CHECK(shares[2] == Approx(3.0 / 9));
+  // Nothing measured: by occurrences alone.
+  const std::vector<double> none = time_shares(tasks, {0.0, 0.0, 0.0});
+  CHECK(none[0] == Approx(1.0 / 7));
+  CHECK(none[1] == Approx(4.0 / 7));
+  REQUIRE_THROWS_WITH(time_shares(tasks, {1.0}), Catch::Contains("1 times for 3 tasks"));
+}
+
+TEST_CASE("under a time budget every task measures its default in a first batch", "[autotune]") {
+  TuneOptions o = quick_options();
+  o.trials = 0;
+  o.time_budget_s = 0.5;
+  o.batch_size = 2;
+  o.confirm = 0;
+  const std::vector<Task> tasks = {test::matmul_task(32), test::matmul_task(16)};
+  const std::vector<Record> records = tune(tasks, o);
+  // The first two batches are the tasks' first, each with its default.
+  REQUIRE(records.size() >= 4);
+  for (size_t k = 0; k < 2; ++k) {
+    INFO("task " << k);
+    CHECK(records[2 * k].workload == tasks[k].workload);
+    CHECK(records[2 * k + 1].workload == tasks[k].workload);
+    CHECK((records[2 * k].index == tasks[k].default_index || records[2 * k + 1].index == tasks[k].default_index));
+  }
+}
+
 TEST_CASE("a time budget stops tuning", "[autotune]") {
   TuneOptions o = quick_options();
   o.trials = 0;

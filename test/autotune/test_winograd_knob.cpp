@@ -233,17 +233,13 @@ TEST_CASE("the tuner measures each task's default configuration in its first bat
 }
 
 TEST_CASE("a log's algorithm that is no choice warns and builds the default", "[autotune][winograd][error]") {
-  TempLog log("winograd_stale");
   const graph::Graph g = conv_graph();  // 12x12: direct by default
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
   REQUIRE(tasks.size() == 1);
   autotune::Record r = record_of(tasks[0], tasks[0].default_index, {1.0});
   r.config_json = json_with_knob(r.config_json, "winograd", 3);
-  autotune::append_record(log.path, r);
-  graph::BuildOptions o;
-  o.tuning_log = log.path;
   std::vector<std::string> warnings;
-  const graph::CompiledModel m = build_warning(g, o, warnings);
+  const graph::CompiledModel m = build_with_record(g, r, warnings);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("'conv'") != std::string::npos);
   CHECK(warnings[0].find("knob 'winograd' = 3 is not one of its choices") != std::string::npos);

@@ -32,6 +32,7 @@ struct Task {
   std::string workload;  // the key of its records: canonical JSON of op, shapes, dtypes, attributes
   Target target;
   double flops = 0;      // per call, for GFLOP/s
+  int occurrences = 1;   // the nodes of the graph that run this workload
   // The number of choices of each knob, in declaration order; a configuration's index is
   // mixed-radix over them (knob 0 varies fastest).
   std::vector<int64_t> knob_sizes;

@@ -68,8 +68,11 @@ std::string check_outputs(const std::vector<NDArray> &got, const std::vector<NDA
 
 struct TuneOptions {
   int trials = 200;             // measured configurations per task, at most
-  double time_budget_s = 0;     // > 0: stop when the whole run has taken this long; each
-                                // task gets a share by its FLOPs (unused time passes on)
+  // > 0: stop when the whole run has taken this long. Each task first measures one batch
+  // (its default among them); the time left is then shared by the time the task takes in
+  // the model, its best time so far times Task::occurrences (time_shares; unused time
+  // passes on to the next task).
+  double time_budget_s = 0;
   std::string log_file;         // records are appended here as they are measured
   std::string tuner = "xgb";    // "xgb" (cost-model guided), "random"
   int batch_size = 8;           // configurations built together, then timed one by one
@@ -96,5 +99,11 @@ struct TuneOptions {
 
 // Tunes each task in turn; returns every record it made (also appended to the log).
 std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &options = {});
+
+// The shares of a time budget, one per task, summing to 1: in proportion to the time the
+// task takes in the model, `best_ms[k]` (its fastest measurement so far; 0 for none) times
+// its occurrences. A task with no measurement counts as the mean of those with one (by
+// occurrences alone when none has one).
+std::vector<double> time_shares(const std::vector<Task> &tasks, const std::vector<double> &best_ms);
 
 }  // namespace tensorir::autotune
