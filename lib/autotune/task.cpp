@@ -191,7 +191,7 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
   direct.winograd = 0;
   const graph::Graph g = graph::build_passes(input, target, direct, nullptr);
   std::vector<Task> tasks;
-  std::map<std::string, size_t> seen;  // workload -> its task, or tasks.size() when untunable
+  std::map<std::string, size_t> seen;  // workload -> its task, or SIZE_MAX when it has no knobs
   for (int id : g.topological_order()) {
     const graph::Node &n = g.node(id);
     if (n.op == "input" || n.op == "constant" || !graph::find_op(n.op)) continue;

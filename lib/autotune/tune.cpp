@@ -100,6 +100,9 @@ class TaskTuner {
     }
   }
 
+  // Configurations measured by every run() so far.
+  int trials() const { return trials_; }
+
   // The fastest median time measured so far, 0 for none.
   double best_ms() const {
     double best = 0;
@@ -262,13 +265,12 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   std::vector<std::unique_ptr<TaskTuner>> tuners;
   for (const Task &t : tasks) tuners.push_back(std::make_unique<TaskTuner>(t, options, *runner));
   std::vector<Record> records;
-  // Per task: the most trials it may take (0: no bound but the time), and those taken.
-  std::vector<int> cap, taken(tasks.size(), 0);
+  // Per task: the most trials it may take (0: no bound but the time).
+  std::vector<int> cap;
   for (const Task &t : tasks)
     cap.push_back(options.trials > 0 ? static_cast<int>(std::min<int64_t>(options.trials, t.space_size())) : 0);
   const auto search = [&](size_t k, int trials, Clock::time_point deadline) {
     tuners[k]->run(trials, deadline, records, [&](int done, double best) {
-      taken[k] = done;
       if (!options.on_progress) return;
       Progress p;
       p.task = static_cast<int>(k);
@@ -282,14 +284,14 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
         p.estimated_left_s = std::max(0.0, options.time_budget_s - p.elapsed_s);
       } else {
         int all = 0, so_far = 0;
-        for (size_t j = 0; j < tasks.size(); ++j) all += cap[j], so_far += taken[j];
+        for (size_t j = 0; j < tasks.size(); ++j) all += cap[j], so_far += tuners[j]->trials();
         p.estimated_left_s = p.elapsed_s / double(std::max(so_far, 1)) * (all - so_far);
       }
       options.on_progress(p);
     });
   };
   const auto finish = [&](size_t k, Clock::time_point deadline) {
-    const int left = cap[k] ? cap[k] - taken[k] : 0;
+    const int left = cap[k] ? cap[k] - tuners[k]->trials() : 0;
     if (!cap[k] || left > 0) search(k, left, deadline);
     if (options.confirm > 0) tuners[k]->confirm(records);
   };
@@ -301,9 +303,12 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   // left is then shared by that, so that the kernels that take most of the model's time
   // get most of the search. Shared by FLOPs, a convolution that occurs four times got a
   // quarter of its due, and one that runs at a third of the others' speed a third.
-  const Clock::time_point end =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_budget_s));
-  for (size_t k = 0; k < tasks.size(); ++k) search(k, cap[k] ? std::min(cap[k], options.batch_size) : options.batch_size, end);
+  const auto after = [](Clock::time_point from, double seconds) {
+    return from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  const Clock::time_point end = after(start, options.time_budget_s);
+  for (size_t k = 0; k < tasks.size(); ++k)
+    search(k, cap[k] ? std::min(cap[k], options.batch_size) : options.batch_size, end);
   std::vector<double> best;
   for (const std::unique_ptr<TaskTuner> &t : tuners) best.push_back(t->best_ms());
   const std::vector<double> shares = time_shares(tasks, best);
@@ -312,7 +317,7 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   double share_so_far = 0;  // unused time of earlier tasks passes on
   for (size_t k = 0; k < tasks.size(); ++k) {
     share_so_far += shares[k];
-    finish(k, second + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left_s * share_so_far)));
+    finish(k, after(second, left_s * share_so_far));
   }
   return records;
 }

@@ -27,6 +27,20 @@ std::string lowered_text(const autotune::Instance &inst) {
   return os.str();
 }
 
+// Builds conv_graph() with a log of the one record `r`, which must not apply: one warning
+// naming the node, `why` and the untuned schedule, and the untuned build's results.
+void check_not_applied(const autotune::Record &r, const std::string &why, uint64_t seed) {
+  const graph::Graph g = conv_graph();
+  std::vector<std::string> warnings;
+  const graph::CompiledModel built = build_with_record(g, r, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("'conv'") != std::string::npos);
+  CHECK(warnings[0].find(why) != std::string::npos);
+  CHECK(warnings[0].find("untuned") != std::string::npos);
+  const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), seed);
+  CHECK(built.run({{"x", x}}).to_vector<float>() == graph::build(g, "llvm").run({{"x", x}}).to_vector<float>());
+}
+
 }  // namespace
 
 TEST_CASE("records are written and read back field for field", "[autotune][log]") {
@@ -285,37 +299,20 @@ TEST_CASE("extract_tasks gives MobileNetV2 one task per distinct convolution and
 
 TEST_CASE("a configuration without one of its template's knobs (an older template's) warns and builds the fallback",
           "[autotune][log][error]") {
-  const graph::Graph g = conv_graph();
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
   // The best record, and one that is not the default, so that applying it would show.
   const int64_t other = find_config(tasks[0], {"\"tile_order\":0", "\"parallel\":1"});
   autotune::Record r = record_of(tasks[0], other, {0.5});
   r.config_json = json_with_knob(r.config_json, "tile_order", nullptr);
-  std::vector<std::string> warnings;
-  const graph::CompiledModel older = build_with_record(g, r, warnings);
-  REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].find("'conv'") != std::string::npos);
-  CHECK(warnings[0].find("no knob 'tile_order'") != std::string::npos);
-  CHECK(warnings[0].find("untuned") != std::string::npos);
-  const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), 31);
-  CHECK(older.run({{"x", x}}).to_vector<float>() == graph::build(g, "llvm").run({{"x", x}}).to_vector<float>());
+  check_not_applied(r, "no knob 'tile_order'", 31);
 }
 
 TEST_CASE("a configuration that does not fit its workload's template warns and builds the fallback",
           "[autotune][log][error]") {
-  const graph::Graph g = conv_graph();
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
   autotune::Record r = record_of(tasks[0], 0, {1.0});
   r.config_json = json_with_knob(r.config_json, "tile_oc", 3);  // no tile of 3 blocks
-  std::vector<std::string> warnings;
-  const graph::CompiledModel stale = build_with_record(g, r, warnings);
-  REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].find("'conv'") != std::string::npos);
-  CHECK(warnings[0].find("knob 'tile_oc' = 3 is not one of its choices") != std::string::npos);
-  CHECK(warnings[0].find("untuned") != std::string::npos);
-  const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), 29);
-  const graph::CompiledModel plain = graph::build(g, "llvm");
-  CHECK(stale.run({{"x", x}}).to_vector<float>() == plain.run({{"x", x}}).to_vector<float>());
+  check_not_applied(r, "knob 'tile_oc' = 3 is not one of its choices", 29);
   // A task asked for such a configuration (a tuner's own) is still an error.
   CHECK_THROWS_WITH(tasks[0].instantiate_json("{\"tile_oc\":3}"), Catch::Contains("'tile_oc' = 3"));
   CHECK_THROWS_WITH(tasks[0].instantiate_json("{\"tile_ow\":\"wide\"}"), Catch::Contains("'tile_ow'"));

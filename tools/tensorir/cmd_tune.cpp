@@ -132,7 +132,9 @@ void add_tune(CLI::App &app) {
   cmd->add_option("-o,--output", a->log, "the log: one JSON line per measurement, appended")->required();
   auto *trials = cmd->add_option("--trials", a->trials, "configurations measured per task, at most")
                      ->check(CLI::PositiveNumber);
-  cmd->add_option("--time", a->time, "a budget for the whole run (90s, 10m, 1.5h): a first batch per task, then the rest shared by each task's time in the model")
+  cmd->add_option("--time", a->time,
+                  "a budget for the whole run (90s, 10m, 1.5h): a first batch per task, then the rest shared "
+                  "by each task's time in the model")
       ->excludes(trials);
   cmd->add_option("--threads", a->threads, "threads each kernel runs on (default: the cores)")
       ->check(CLI::PositiveNumber);
