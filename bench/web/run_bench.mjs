@@ -315,12 +315,19 @@ async function main() {
     }
     if (opt.verbose || round % 5 === 4) log(`round ${round + 1}/${opt.runs}`);
   }
-  const trProfile = opt.profile && res.has('tensorir') && res.get('tensorir').status === 'ok'
-    ? await page.evaluate(() => window.benchProfile('tensorir')) : null;
-  return report(opt, res, env, ref, flags, await state.browser.version(), trProfile);
+  // model.profile() of each tensorir engine that ran: its kernels one at a time.
+  const profiles = new Map();
+  if (opt.profile) {
+    for (const [name, r] of res) {
+      if (!name.startsWith('tensorir') || r.status !== 'ok') continue;
+      const p = await page.evaluate(n => window.benchProfile(n), name);
+      if (Array.isArray(p)) profiles.set(name, p);
+    }
+  }
+  return report(opt, res, env, ref, flags, await state.browser.version(), profiles);
 }
 
-function report(opt, res, env, ref, flags, browserVersion, trProfile) {
+function report(opt, res, env, ref, flags, browserVersion, profiles) {
   const tr = res.get('tensorir');
   const base = tr && tr.status === 'ok' && tr.times.length ? median(tr.times) : null;
   const tw = res.get('tensorir-wasm');
@@ -342,7 +349,7 @@ function report(opt, res, env, ref, flags, browserVersion, trProfile) {
     };
   });
   if (opt.json) {
-    for (const r of rows) console.log(JSON.stringify(r.impl === 'tensorir' && trProfile ? {...r, profile: trProfile} : r));
+    for (const r of rows) console.log(JSON.stringify(profiles.has(r.impl) ? {...r, profile: profiles.get(r.impl)} : r));
   } else {
     const fmt = (v, d) => (v == null ? '-' : v.toFixed(d));
     console.log(`ResNet-18, batch 1, headless Chromium ${browserVersion}, WebGL2 renderer: ${env.gpu.renderer || 'none'}` +
@@ -362,11 +369,12 @@ function report(opt, res, env, ref, flags, browserVersion, trProfile) {
     console.log(line(head));
     for (const b of body) console.log(line(b));
     for (const r of rows) if (r.info && Object.keys(r.info).length) console.log(`  ${[r.impl, r.version].filter(Boolean).join(" ")}: ${JSON.stringify(r.info)}`);
-    if (Array.isArray(trProfile)) {
-      const total = trProfile.reduce((a, k) => a + (k.ms || 0), 0);
-      console.log(`tensorir profile (model.profile(), ${trProfile.length} kernels, ${total.toFixed(1)} ms in all), slowest:`);
-      for (const k of [...trProfile].sort((a, b) => b.ms - a.ms).slice(0, 8))
-        console.log(`  ${k.name.padEnd(28)} ${k.op.padEnd(18)} passes ${String(k.passes).padStart(2)}  ${k.ms.toFixed(1).padStart(8)} ms`);
+    for (const [name, profile] of profiles) {
+      const total = profile.reduce((a, k) => a + (k.ms || 0), 0);
+      console.log(`${name} profile (model.profile(), ${profile.length} kernels, ${total.toFixed(1)} ms in all), slowest:`);
+      for (const k of [...profile].sort((a, b) => b.ms - a.ms).slice(0, opt.verbose ? profile.length : 8))
+        console.log(`  ${k.name.padEnd(28)} ${String(k.op).padEnd(18)} passes ${String(k.passes ?? '-').padStart(2)}` +
+                    `  ${k.ms.toFixed(2).padStart(8)} ms`);
     }
   }
   return tr && tr.status !== 'ok' ? 1 : 0;

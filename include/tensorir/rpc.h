@@ -106,7 +106,9 @@ class Session {
   // backend (device("webgl") for a "webgl" module). "webgl" and "wasm" modules go to a
   // page; "llvm" modules (as a shared object) and "opengl" compute and "opencl" modules
   // (as gpu-json, Module::save: every launch size constant) to a server. Other backends,
-  // and a remote without that device, throw. The module is freed there when the last handle goes.
+  // and a remote without that device, throw. A "wasm" module runs its parallel loops on as
+  // many threads as the page's models (its device's "threads"), so that it times there as
+  // inside a model. The module is freed there when the last handle goes.
   Module load(const Module &module) const;
   // Uploads a compiled model: "webgl" and "wasm" builds to a page (as a web package),
   // "llvm" builds to a server (as a saved model).

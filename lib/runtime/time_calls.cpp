@@ -1,13 +1,32 @@
 // The timing loop (time_calls.h), on a steady clock.
 #include "runtime/time_calls.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "tensorir/error.h"
 
 namespace tensorir::runtime {
 
+namespace {
+
+// Overwrites `bytes` of a buffer kept for the purpose, a different value each time.
+std::function<void()> evictor(int64_t bytes) {
+  TIR_USER_CHECK(bytes >= 0 && bytes <= (int64_t{1} << 30))
+      << "TimeOptions::evict_bytes is " << bytes << "; use 0 (calls back to back) up to 1 GiB";
+  if (bytes == 0) return nullptr;
+  auto scratch = std::make_shared<std::vector<uint32_t>>(size_t(bytes) / sizeof(uint32_t));
+  return [scratch, value = uint32_t{0}]() mutable { std::fill(scratch->begin(), scratch->end(), ++value); };
+}
+
+}  // namespace
+
 std::vector<double> time_calls(const std::function<void()> &call, const TimeOptions &options,
-                               const std::function<void()> &before_each) {
+                               const std::function<void()> &before_each_in) {
   using Clock = std::chrono::steady_clock;
+  const std::function<void()> before_each = before_each_in ? before_each_in : evictor(options.evict_bytes);
   // `number` calls' milliseconds: back to back, or each alone after before_each.
   auto run = [&](int number) {
     if (!before_each) {

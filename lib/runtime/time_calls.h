@@ -11,8 +11,9 @@ namespace tensorir::runtime {
 // One untimed call, then `options.repeat` runs of `options.number` calls, each run done
 // again with twice the calls while it is shorter than `options.min_repeat_ms`: each
 // run's mean milliseconds per call. `call` must have finished its work when it returns.
-// With `before_each` (e.g. flushing the caches), it runs before every timed call and
-// each call is timed alone, so that its cost stays out of the figures.
+// With `before_each` (e.g. flushing the caches), or else with options.evict_bytes, it
+// runs before every timed call and each call is timed alone, so that its cost stays out
+// of the figures.
 std::vector<double> time_calls(const std::function<void()> &call, const TimeOptions &options,
                                const std::function<void()> &before_each = nullptr);
 

@@ -1,14 +1,22 @@
 // Opens the RPC page in headless Chromium (llvmpipe) and keeps it open until this process
-// gets SIGTERM or SIGINT, then closes the browser. Prints "opened" once the page has
-// registered with its proxy (its status says so), the page's console to stderr.
+// gets SIGTERM or SIGINT, then stops the browser. Prints "opened" once the page has
+// registered with its proxy (its /status lists one more remote of the page's key), and
+// the page's console to stderr.
+//
+// Chromium runs as a plain process with the page's address, with no DevTools connection:
+// a DevTools client hears every WebSocket frame the page receives, and copying the
+// payloads out (a kernel's arguments, megabytes each) took a core away from the kernels
+// the page times.
 //
 //   node test/rpc/open_page.mjs http://127.0.0.1:9190/rpc.html?key=browser [--chromium PATH]
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
-import { importPlaywright, launchBrowser } from '../web/browser.mjs';
+import { BASE_FLAGS, LLVMPIPE_FLAGS } from '../web/browser.mjs';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const url = args.find((a) => !a.startsWith('--'));
 const at = args.indexOf('--chromium');
@@ -17,28 +25,78 @@ if (!url) {
   console.error('usage: open_page.mjs URL [--chromium PATH]');
   process.exit(2);
 }
-
-const chromium = await importPlaywright(repoRoot);
-const browser = await launchBrowser(chromium, { executable, swiftshader: false });
-let closing = false;
-const close = async () => {
-  if (closing) return;
-  closing = true;
-  await browser.close();
-  process.exit(0);
-};
-process.on('SIGTERM', close);
-process.on('SIGINT', close);
-try {
-  const page = await browser.browser.newPage();
-  page.on('console', (m) => console.error(`[page] ${m.text()}`));
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  await page.goto(url);
-  // The page's status element reads "registered" once the proxy has it.
-  await page.waitForFunction(() => /registered|ready/i.test(document.body.innerText), null, { timeout: 60000 });
-  console.log('opened');
-} catch (e) {
-  console.error(`open_page: ${e.message}`);
-  await browser.close();
+if (!existsSync(executable)) {
+  console.error(`open_page: no Chromium at ${executable}; install it (Debian: apt-get install chromium, ` +
+                'see scripts/install-deps.sh) or pass --chromium PATH');
   process.exit(1);
 }
+const page = new URL(url);
+const key = page.searchParams.get('key') || '';
+const statusUrl = new URL('/status', page);
+
+// The remotes of the page's key that the proxy lists now.
+async function registered() {
+  const res = await fetch(statusUrl);
+  if (!res.ok) throw new Error(`${statusUrl} answered ${res.status}`);
+  const status = await res.json();
+  const remotes = Array.isArray(status) ? status : (status.remotes || []);
+  return remotes.filter((r) => r.key === key).length;
+}
+
+let before;
+try {
+  before = await registered();
+} catch (e) {
+  console.error(`open_page: the proxy does not answer at ${statusUrl}: ${e.message}`);
+  process.exit(1);
+}
+
+const profile = mkdtempSync(join(tmpdir(), 'tensorir-rpc-page-'));
+const chromium = spawn(executable, [...BASE_FLAGS, ...LLVMPIPE_FLAGS, '--headless', `--user-data-dir=${profile}`,
+                                    '--enable-logging=stderr', '--v=0', url],
+                       { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+// Console messages come as `...:INFO:CONSOLE(line)] "text", source: ...`; the rest of
+// Chromium's log is noise here.
+createInterface({ input: chromium.stderr }).on('line', (line) => {
+  const m = /:CONSOLE\(\d+\)\] "(.*)", source:/.exec(line);
+  if (m) console.error(`[page] ${m[1]}`);
+});
+
+let stopping = false;
+function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  try {
+    process.kill(-chromium.pid, 'SIGTERM');  // the browser and every process it started
+  } catch {}
+  setTimeout(() => {
+    try {
+      process.kill(-chromium.pid, 'SIGKILL');
+    } catch {}
+    rmSync(profile, { recursive: true, force: true });
+    process.exit(code);
+  }, 500);
+}
+chromium.on('exit', (code, signal) => {
+  if (stopping) return;
+  console.error(`open_page: Chromium exited (${signal || `status ${code}`})`);
+  stop(1);
+});
+process.on('SIGTERM', () => stop(0));
+process.on('SIGINT', () => stop(0));
+
+const deadline = Date.now() + 60000;
+for (;;) {
+  let now = 0;
+  try {
+    now = await registered();
+  } catch {}
+  if (now > before) break;
+  if (Date.now() > deadline) {
+    console.error(`open_page: the page did not register with the proxy as "${key}" within 60 s`);
+    stop(1);
+    break;
+  }
+  await new Promise((r) => setTimeout(r, 200));
+}
+if (!stopping) console.log('opened');

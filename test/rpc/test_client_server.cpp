@@ -55,6 +55,14 @@ void run_both(Remote &r, const Module &local, const std::string &name, const std
     CHECK(ms < 1000);
   }
   CHECK(t.min_ms <= t.median_ms);
+  // Cold, the server overwriting 4 MiB before each call; here too, and a bad size is refused.
+  const TimeOptions cold{.number = 2, .repeat = 3, .evict_bytes = 4 << 20};
+  for (const Module &m : {remote, local}) {
+    const TimeResult c = m.time_evaluator(name, cold).call(m.node() == local.node() ? here : there);
+    REQUIRE(c.times_ms.size() == 3);
+    CHECK(c.median_ms > 0);
+  }
+  CHECK_THROWS_WITH(local.time_evaluator(name, {.evict_bytes = -1}).call(here), Contains("evict_bytes"));
 }
 
 }  // namespace

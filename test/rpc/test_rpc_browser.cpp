@@ -38,6 +38,11 @@ TEST_CASE("rpc browser: element-wise and matmul kernels on the page's webgl and 
     check_remote_vs_llvm(p.session, target, create_schedule({E}), {A, E}, "affine_relu", 1e-6);
     check_remote_vs_llvm(p.session, target, create_schedule({C}), {A, B, C}, "matmul", 1e-5);
   }
+  // Rows in parallel: on a page of two or more threads the module goes up linked over
+  // shared memory and its worker threads take rows too.
+  Schedule par = create_schedule({C});
+  par[C].parallel(C.axis(0));
+  check_remote_vs_llvm(p.session, "wasm", par, {A, B, C}, "matmul_parallel", 1e-5);
 }
 
 TEST_CASE("rpc browser: ResNet-18 built here runs in the page and matches the reference", "[rpc][page]") {
@@ -72,8 +77,9 @@ TEST_CASE("rpc browser: time_evaluator agrees with the page's own profile of the
     // through time_evaluator, in turns (after a first profile that lets the browser
     // compile the kernel fully: WebAssembly starts on a baseline compiler), so that a
     // busy moment of the machine falls on both; their medians are compared.
-    // On one thread, as the module runs (the page's modules have no worker threads).
-    rpc::RemoteModel model = p.session.load(m, {.threads = false});
+    // On the page's threads, both: a "wasm" module runs its parallel loops on as many as
+    // the page's models.
+    rpc::RemoteModel model = p.session.load(m);
     const std::map<std::string, NDArray> inputs = {{"x", NDArray::random({128, 512}, Float(32), 2)}};
     model.profile(inputs, 10);
     Module rm = p.session.load(k.module);
@@ -199,4 +205,54 @@ TEST_CASE("rpc browser: a shader that does not compile and an unknown function a
   CHECK_THAT(reply["message"].get<std::string>(), Contains("subtract") && Contains("add"));
   // The page still answers.
   CHECK(request({{"op", "info"}})["type"] == "reply");
+}
+
+TEST_CASE("rpc browser: a wasm-threads module runs on as many threads as the page's models", "[rpc][page]") {
+  test::RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
+  test::BrowserPage page(proxy.address(), "browser");
+  auto c = rpc::Connection::dial(proxy.address());
+  c->send({{"type", "connect"}, {"v", rpc::kProtocolVersion}, {"key", "browser"}, {"timeout_ms", 30000}});
+  const rpc::Frame connected = c->receive();
+  REQUIRE(connected.header["type"] == "connected");
+  int64_t threads = 0;
+  for (const nlohmann::json &d : connected.header["info"]["devices"])
+    if (d["name"] == "wasm") threads = d.value("threads", int64_t{0});
+  INFO("the page's info: " << connected.header["info"].dump());
+  REQUIRE(threads >= 2);  // a cross-origin isolated page on two or more cores, as the proxy serves it
+  int id = 0;
+  auto request = [&](nlohmann::json h, const std::string &payload = "") {
+    h["type"] = "request";
+    h["id"] = ++id;
+    c->send(h, payload);
+    rpc::Frame f = c->receive();
+    CHECK(f.header["id"] == id);
+    return f.header;
+  };
+  Tensor A = placeholder({64, 16}, Float(32), "A");
+  Tensor B = compute({64, 16}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
+  Schedule s = create_schedule({B});
+  s[B].parallel(B.axis(0));
+  Module m = build(s, {A, B}, "wasm", "twice");
+  const nlohmann::json sigs = nlohmann::json::array({rpc::signature_to_json(m.node()->signatures()[0])});
+  auto saved = [&](const std::string &format) {
+    const rpc::TempDir dir;
+    m.save(dir.path() + "/m.wasm", format);
+    std::ifstream in(dir.path() + "/m.wasm", std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  auto load = [&](int handle, const std::string &format, const std::string &bytes) {
+    return request({{"op", "load_module"}, {"module", handle}, {"format", format}, {"target", "wasm"},
+                    {"functions", sigs}},
+                   bytes);
+  };
+  nlohmann::json reply = load(1, "wasm-threads", saved("wasm-threads"));
+  REQUIRE(reply["type"] == "reply");
+  CHECK(reply["threads"] == threads);
+  reply = load(2, "wasm", saved("wasm"));
+  REQUIRE(reply["type"] == "reply");
+  CHECK(reply["threads"] == 1);
+  // A module linked without shared memory cannot run on workers: the page says which to send.
+  reply = load(3, "wasm-threads", saved("wasm"));
+  REQUIRE(reply["type"] == "error");
+  CHECK_THAT(reply["message"].get<std::string>(), Contains("wasm-threads"));
 }

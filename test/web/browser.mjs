@@ -2,10 +2,10 @@
 // process we hold the id of, so a hung renderer or GPU process is killed, never left behind.
 import { existsSync } from 'node:fs';
 
-const BASE_FLAGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
+export const BASE_FLAGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
                     '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
 // Mesa llvmpipe through ANGLE on EGL: several times faster than SwiftShader, max texture 16384.
-const LLVMPIPE_FLAGS = ['--use-angle=gl-egl', '--ignore-gpu-blocklist'];
+export const LLVMPIPE_FLAGS = ['--use-angle=gl-egl', '--ignore-gpu-blocklist'];
 
 export async function importPlaywright(repoRoot) {
   try {

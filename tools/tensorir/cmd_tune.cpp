@@ -150,8 +150,9 @@ void add_tune(CLI::App &app) {
       ->default_val(3);
   cmd->add_flag("--check", a->check, "compare every candidate's result with the default schedule's");
   cmd->add_flag("--no-cache-flush", a->no_cache_flush,
-               "time kernels hot, back to back, instead of flushing their arguments from the caches before "
-               "each call as a model's weights are (local CPU measurement only)");
+               "time kernels hot, back to back, instead of evicting their data from the caches before "
+               "each call as a model's other kernels do (locally by flushing the arguments; on an RPC "
+               "remote by overwriting 256 MiB of its memory)");
   cmd->add_option("--rpc", a->rpc, "measure on an RPC proxy or server, HOST:PORT");
   cmd->add_option("--key", a->key, "the key of the remote to pair with at the proxy");
   add_model_options(*cmd, a->model_options);

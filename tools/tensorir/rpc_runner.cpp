@@ -33,6 +33,15 @@ struct OnRemote {
   }
 };
 
+// How the remote times a candidate: cold unless MeasureOptions::flush_cache is off.
+TimeOptions remote_time(const autotune::MeasureOptions &o) {
+  TimeOptions t = o.time;
+  if (!o.flush_cache) return t;
+  t.evict_bytes = o.remote_evict_bytes;
+  t.min_repeat_ms = 0;
+  return t;
+}
+
 class RpcRunner : public autotune::Runner {
  public:
   RpcRunner(std::string address, std::string key, double timeout_s)
@@ -56,7 +65,7 @@ class RpcRunner : public autotune::Runner {
         r.error = autotune::check_outputs(remote.call(function), *expected);
         if (!r.error.empty()) return r;
       }
-      r.times_ms = remote.module.time_evaluator(function, options.time).call(remote.args).times_ms;
+      r.times_ms = remote.module.time_evaluator(function, remote_time(options)).call(remote.args).times_ms;
     } catch (const std::exception &e) {
       r.error = std::string("rpc error: ") + e.what();
       session_ = rpc::Session();  // connect again for the next candidate

@@ -1,14 +1,17 @@
-// A "wasm" module sent over RPC (Module::save(path, "wasm")): one instance over a memory
-// of its own. A call copies its buffers in after the module's data, writes the argument
+// A "wasm" module sent over RPC (Module::save(path, "wasm"), or "wasm-threads" to run its
+// parallel loops on worker threads too): one instance over a memory of its own. A call copies its buffers in after the module's data, writes the argument
 // words of runtime/module.h (a buffer's address or a scalar as int64 or double, then
 // the symbols as int64), calls the function and copies every buffer back out.
 import { check, fail } from './errors.js';
 import { Scratch, checkInstanceExports, makeImports, missingExports, missingImports } from './wasm_imports.js';
 import { callKernel } from './wasm_model.js';
+import { ThreadPool, workerRegions } from './wasm_threads.js';
 
 const PAGE = 65536;
 const ALIGN = 64;  // every buffer, as the exporter aligns a package's tensors
 const SCRATCH_RESERVE = 1 << 20;
+const INITIAL = 16 << 20;
+const SHARED_MAX = 2 ** 31;  // kWasmSharedMaxMemory of backends/llvm/wasm_link.h
 const up = (x, a = ALIGN) => Math.ceil(x / a) * a;
 
 // The symbols' values from the buffers' shapes: dimension = coeff * symbol + offset, the
@@ -33,7 +36,11 @@ function symbolValues(sig, args) {
 
 export class RpcWasmModule {
   // `bytes` the module, `signatures` its functions' (docs/rpc.md), `what` names it in errors.
-  static async create(bytes, signatures, what) {
+  // With `threads` > 1, `bytes` is a module linked over shared memory
+  // (Module::save(path, "wasm-threads")) and its parallel loops run on threads - 1 workers
+  // as well, as a model's do.
+  static async create(bytes, signatures, what, threads = 1) {
+    const threaded = threads > 1;
     let module;
     try {
       module = await WebAssembly.compile(bytes);
@@ -44,11 +51,19 @@ export class RpcWasmModule {
     const missing = signatures.map((s) => s.name).filter((n) => !exported.has(n));
     check(!missing.length, () => `${what} has no function ${missing.join(', ')}; it exports ` +
                                  `${[...exported].join(', ')}`);
-    const imports = missingImports(module), exports = missingExports(module, [], false);
+    const imports = missingImports(module), exports = missingExports(module, [], threaded);
     check(!imports, () => `${what} imports ${imports}, which the page does not provide; build it with the tensorir ` +
                           'that serves this page');
-    check(!exports, () => `${what} has ${exports}; send a module saved with Module::save(path, "wasm")`);
-    const memory = new WebAssembly.Memory({ initial: (16 << 20) / PAGE });
+    check(!exports, () => `${what} has ${exports}; send a module saved with Module::save(path, ` +
+                          `"${threaded ? 'wasm-threads' : 'wasm'}")`);
+    let memory;
+    try {
+      memory = threaded
+        ? new WebAssembly.Memory({ initial: INITIAL / PAGE, maximum: SHARED_MAX / PAGE, shared: true })
+        : new WebAssembly.Memory({ initial: INITIAL / PAGE });
+    } catch (e) {
+      fail(`${what}: its WebAssembly ${threaded ? 'shared ' : ''}memory cannot be allocated: ${e.message}`);
+    }
     const state = { instance: null, scratch: null, error: '', pool: null, threadError: null };
     let instance;
     try {
@@ -56,18 +71,33 @@ export class RpcWasmModule {
     } catch (e) {
       fail(`${what}: instantiating it failed: ${e.message}`);
     }
-    checkInstanceExports(instance, what, false);
+    checkInstanceExports(instance, what, threaded);
     state.instance = instance;
-    return new RpcWasmModule(instance, memory, state, signatures);
+    const m = new RpcWasmModule(instance, memory, state, signatures, threads - 1);
+    if (threaded) {
+      try {
+        state.pool = await ThreadPool.create(module, memory, m.pool, new URL('./wasm_worker.js', import.meta.url));
+      } catch (e) {
+        fail(`${what}: starting ${threads - 1} worker threads failed: ${e.message}`);
+      }
+    }
+    return m;
   }
 
-  constructor(instance, memory, state, signatures) {
+  constructor(instance, memory, state, signatures, workers) {
     this.device = 'wasm';
     this.instance = instance;
     this.memory = memory;
     this.state = state;
     this.signatures = signatures;
-    this.base = up(instance.exports.__heap_base.value);
+    // The workers' control block, stacks and scratch, then the arguments of each call.
+    this.pool = workerRegions(instance.exports.__heap_base.value, workers, ALIGN);
+    this.base = up(this.pool.end);
+    this.reserve(this.base + SCRATCH_RESERVE);  // the workers' regions exist before they start
+  }
+
+  get threads() {
+    return this.state.pool ? this.state.pool.size : 1;
   }
 
   // What a call and a timing need: run() once per call; finish() copies the results out.
@@ -117,6 +147,8 @@ export class RpcWasmModule {
   }
 
   dispose() {
+    if (this.state.pool) this.state.pool.dispose();
+    this.state.pool = null;
     this.instance = null;
     this.memory = null;
   }

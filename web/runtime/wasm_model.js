@@ -6,33 +6,21 @@ import { TensorirError, check, fail } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
 import { ModelBase } from './model_base.js';
 import { Scratch, checkExports, checkImports, checkInstanceExports, makeImports } from './wasm_imports.js';
-import { CONTROL_BYTES, ThreadPool, TRAPPED, WORKER_SCRATCH_MIB } from './wasm_threads.js';
+import { ThreadPool, TRAPPED, workerRegions } from './wasm_threads.js';
 
 const PAGE = 65536;
-const STACK_BYTES = 8 << 20;          // a worker's stack, as the module's own (wasm_link.cpp)
-// Pages of a worker's scratch memory that are never touched cost address space only.
-const WORKER_SCRATCH_BYTES = WORKER_SCRATCH_MIB << 20;
 
 // Where everything lies in the memory, after the module's own stack and data: the
 // model's region (parameters, inputs, results), the kernels' argument slots, the worker
-// pool's control block, then per worker a stack and scratch memory, and last the calling
-// thread's scratch, which grows.
+// pool's control block, stacks and scratch memory, and last the calling thread's
+// scratch, which grows.
 function planMemory(json, heapBase, workers) {
   const align = json.memory.align;
   const up = (x, a = align) => Math.ceil(x / a) * a;
   const base = up(heapBase);
   const args = base + json.memory.bytes;
-  let at = up(args + 8 * json.kernels.reduce((n, k) => n + k.args.length, 0));
-  const control = at;
-  at += CONTROL_BYTES;
-  const stacks = [], scratch = [];
-  for (let w = 0; w < workers; ++w) {
-    at = up(at + STACK_BYTES);
-    stacks.push(at);
-    scratch.push([at, at + WORKER_SCRATCH_BYTES]);
-    at = up(at + WORKER_SCRATCH_BYTES);
-  }
-  return { base, args, control, stacks, scratch, mainScratch: at };
+  const pool = workerRegions(args + 8 * json.kernels.reduce((n, k) => n + k.args.length, 0), workers, align);
+  return { base, args, control: pool.control, stacks: pool.stacks, scratch: pool.scratch, mainScratch: pool.end };
 }
 
 function defaultThreads() {

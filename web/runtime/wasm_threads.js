@@ -15,6 +15,24 @@ export const CONTROL_BYTES = TRAP_TEXT + TRAP_TEXT_BYTES;
 export const TRAPPED = -1000;
 const WORKER_TIMEOUT_MS = 120000;
 export const WORKER_SCRATCH_MIB = 32;  // a worker's aligned_alloc memory (the caller's grows)
+const STACK_BYTES = 8 << 20;           // a worker's stack, as the module's own (wasm_link.cpp)
+
+// The pool's part of a memory, from `at` on: the control block, then per worker a stack
+// (given by its top) and scratch memory ([start, end]); `end` is where it stops. Pages of
+// a worker's scratch that are never touched cost address space only.
+export function workerRegions(at, workers, align) {
+  const up = (x) => Math.ceil(x / align) * align;
+  const control = up(at);
+  let end = control + CONTROL_BYTES;
+  const stacks = [], scratch = [];
+  for (let w = 0; w < workers; ++w) {
+    end = up(end + STACK_BYTES);
+    stacks.push(end);
+    scratch.push([end, end + (WORKER_SCRATCH_MIB << 20)]);
+    end = up(end + (WORKER_SCRATCH_MIB << 20));
+  }
+  return { control, stacks, scratch, end };
+}
 
 // The NUL-terminated string at `ptr` (copied out: TextDecoder refuses shared memory).
 export function readCString(memory, ptr, limit = Infinity) {

@@ -28,8 +28,12 @@ struct MeasureOptions {
   int threads = 0;        // threads the kernel runs on; 0: the runtime's default
   // Time each call cold, as inside a model whose weights pass through the caches once per
   // inference: before every timed call the kernel's buffer arguments are flushed from the
-  // CPU caches, untimed. Local runners on CPU kernels only; the RPC runner ignores it.
+  // CPU caches, untimed (local runners, CPU kernels). A remote cannot be told which lines
+  // to flush: the RPC runner asks it to overwrite `remote_evict_bytes` of its own memory
+  // instead (TimeOptions::evict_bytes), each call then timed alone, and since every call
+  // costs that much, a repeat is `number` calls whatever min_repeat_ms says.
   bool flush_cache = true;
+  int64_t remote_evict_bytes = int64_t{256} << 20;
 };
 
 // One candidate's measurement: each repeat's mean milliseconds per call, or why there is

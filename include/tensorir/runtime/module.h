@@ -54,6 +54,11 @@ struct TimeOptions {
   int number = 10;
   int repeat = 3;
   double min_repeat_ms = 0;
+  // Cold timing: before each timed call, untimed, overwrite this many bytes of memory
+  // of the timer's own, evicting the call's data from the CPU caches as a model's other
+  // kernels do between two calls of one; each call is then timed alone. Honoured where
+  // the calls run: here, on an RPC server or page. 0: calls back to back. At most 1 GiB.
+  int64_t evict_bytes = 0;
 };
 
 // Each repeat's mean time per call, and their summary.

@@ -1,6 +1,7 @@
 // Modules on a remote: Session::load(Module) uploads one (load_module of docs/rpc.md) and
 // returns a Module whose calls and timings run there.
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 
@@ -64,6 +65,7 @@ class RemoteModuleNode final : public ModuleNode {
     fields["number"] = options.number;
     fields["repeat"] = options.repeat;
     fields["min_repeat_ms"] = options.min_repeat_ms;
+    if (options.evict_bytes) fields["evict_bytes"] = options.evict_bytes;
     const Frame reply = session_->request("time", std::move(fields));
     return parse_times(reply.header, size_t(options.repeat), "remote '" + session_->key() + "'");
   }
@@ -102,6 +104,19 @@ class RemoteModuleNode final : public ModuleNode {
   std::vector<FuncSignature> sigs_;
 };
 
+// A page runs a "wasm" module's parallel loops on as many threads as its models get (the
+// device's "threads"), so that a kernel times there as it runs inside a model: it goes
+// up linked over shared memory when that is more than one.
+const Upload &upload_for(const std::string &backend, const SessionImpl &s) {
+  static const Upload threaded{"wasm-threads", [](const Module &m) { return saved_as(m, "wasm-threads"); }};
+  if (backend == "wasm")
+    for (const RemoteDeviceInfo &d : s.devices()) {
+      const auto threads = d.attrs.find("threads");
+      if (d.name == "wasm" && threads != d.attrs.end() && std::atoi(threads->second.c_str()) > 1) return threaded;
+    }
+  return uploads().at(backend);
+}
+
 std::string upload_backends() {
   std::string s;
   for (const auto &[name, u] : uploads()) s += (s.empty() ? "\"" : ", \"") + name + "\"";
@@ -123,12 +138,13 @@ Module Session::load(const Module &module) const {
                                         << "' backend cannot be sent to a remote; RPC loads modules built for "
                                         << upload_backends();
   const Device device = s.device(backend);
-  const std::string bytes = it->second.bytes(local);
+  const Upload &upload = upload_for(backend, s);
+  const std::string bytes = upload.bytes(local);
   json sigs = json::array();
   for (const FuncSignature &sig : local.node()->signatures()) sigs.push_back(signature_to_json(sig));
   const int64_t handle = s.new_handle();
   const Frame reply = s.request(
-      "load_module", {{"module", handle}, {"format", it->second.format}, {"target", backend}, {"functions", sigs}},
+      "load_module", {{"module", handle}, {"format", upload.format}, {"target", backend}, {"functions", sigs}},
       bytes);
   auto node = Ref<RemoteModuleNode>(new RemoteModuleNode(impl_, local, handle, device));
   // The remote's names must cover the module's, or a call would fail only there.
