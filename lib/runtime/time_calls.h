@@ -13,7 +13,7 @@ namespace tensorir::runtime {
 // run's mean milliseconds per call. `call` must have finished its work when it returns.
 // With `before_each` (e.g. flushing the caches), or else with options.evict_bytes, it
 // runs before every timed call and each call is timed alone, so that its cost stays out
-// of the figures.
+// of the figures; with evict_bytes a repeat is `number` calls, min_repeat_ms aside.
 std::vector<double> time_calls(const std::function<void()> &call, const TimeOptions &options,
                                const std::function<void()> &before_each = nullptr);
 

@@ -30,7 +30,13 @@ if (!existsSync(executable)) {
                 'see scripts/install-deps.sh) or pass --chromium PATH');
   process.exit(1);
 }
-const page = new URL(url);
+let page;
+try {
+  page = new URL(url);
+} catch {
+  console.error(`open_page: ${url} is not a URL; usage: open_page.mjs URL [--chromium PATH]`);
+  process.exit(2);
+}
 const key = page.searchParams.get('key') || '';
 const statusUrl = new URL('/status', page);
 
@@ -51,14 +57,18 @@ try {
   process.exit(1);
 }
 
+// A shader that llvmpipe compiles for tens of seconds (a large unrolled kernel) must not
+// get the GPU process killed as hung, nor a lost context turn WebGL off for the page.
+const GPU_FLAGS = ['--disable-gpu-watchdog', '--disable-gpu-process-crash-limit', '--disable-hang-monitor',
+                   '--disable-domain-blocking-for-3d-apis'];
 const profile = mkdtempSync(join(tmpdir(), 'tensorir-rpc-page-'));
-const chromium = spawn(executable, [...BASE_FLAGS, ...LLVMPIPE_FLAGS, '--headless', `--user-data-dir=${profile}`,
-                                    '--enable-logging=stderr', '--v=0', url],
+const chromium = spawn(executable, [...BASE_FLAGS, ...LLVMPIPE_FLAGS, ...GPU_FLAGS, '--headless',
+                                    `--user-data-dir=${profile}`, '--enable-logging=stderr', '--v=0', url],
                        { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-// Console messages come as `...:INFO:CONSOLE(line)] "text", source: ...`; the rest of
-// Chromium's log is noise here.
+// Console messages come as `...:INFO:CONSOLE(line)] "text", source: ...` (or
+// `CONSOLE:line]`); the rest of Chromium's log is noise here.
 createInterface({ input: chromium.stderr }).on('line', (line) => {
-  const m = /:CONSOLE\(\d+\)\] "(.*)", source:/.exec(line);
+  const m = /:CONSOLE[(:]\d+\)?\] "(.*)", source:/.exec(line);
   if (m) console.error(`[page] ${m[1]}`);
 });
 
@@ -67,16 +77,22 @@ function stop(code) {
   if (stopping) return;
   stopping = true;
   try {
-    process.kill(-chromium.pid, 'SIGTERM');  // the browser and every process it started
+    if (chromium.pid) process.kill(-chromium.pid, 'SIGTERM');  // the browser and every process it started
   } catch {}
   setTimeout(() => {
     try {
-      process.kill(-chromium.pid, 'SIGKILL');
+      if (chromium.pid) process.kill(-chromium.pid, 'SIGKILL');
     } catch {}
     rmSync(profile, { recursive: true, force: true });
     process.exit(code);
   }, 500);
 }
+chromium.on('error', (e) => {
+  console.error(`open_page: Chromium could not be started: ${e.message}`);
+  stop(1);
+});
+// Chromium runs in a process group of its own, which stop() ends; only a SIGKILL of this
+// process leaves it running.
 chromium.on('exit', (code, signal) => {
   if (stopping) return;
   console.error(`open_page: Chromium exited (${signal || `status ${code}`})`);

@@ -220,13 +220,14 @@ TEST_CASE("rpc browser: a wasm-threads module runs on as many threads as the pag
   INFO("the page's info: " << connected.header["info"].dump());
   REQUIRE(threads >= 2);  // a cross-origin isolated page on two or more cores, as the proxy serves it
   int id = 0;
+  rpc::Frame last;
   auto request = [&](nlohmann::json h, const std::string &payload = "") {
     h["type"] = "request";
     h["id"] = ++id;
     c->send(h, payload);
-    rpc::Frame f = c->receive();
-    CHECK(f.header["id"] == id);
-    return f.header;
+    last = c->receive();
+    CHECK(last.header["id"] == id);
+    return last.header;
   };
   Tensor A = placeholder({64, 16}, Float(32), "A");
   Tensor B = compute({64, 16}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
@@ -248,6 +249,19 @@ TEST_CASE("rpc browser: a wasm-threads module runs on as many threads as the pag
   nlohmann::json reply = load(1, "wasm-threads", saved("wasm-threads"));
   REQUIRE(reply["type"] == "reply");
   CHECK(reply["threads"] == threads);
+  // Its rows, shared among the threads, are all doubled.
+  const NDArray a = NDArray::random({64, 16}, Float(32), 4);
+  const std::string bytes(static_cast<const char *>(a.data()), a.nbytes());
+  for (int h : {10, 11})
+    REQUIRE(request({{"op", "alloc"}, {"handle", h}, {"device", "wasm"}, {"nbytes", a.nbytes()}})["type"] == "reply");
+  REQUIRE(request({{"op", "write"}, {"handle", 10}, {"offset", 0}}, bytes)["type"] == "reply");
+  const auto arg = [](int h) { return nlohmann::json{{"handle", h}, {"shape", {64, 16}}, {"dtype", "float32"}}; };
+  REQUIRE(request({{"op", "call"}, {"module", 1}, {"function", "twice"}, {"args", {arg(10), arg(11)}}})["type"] ==
+          "reply");
+  REQUIRE(request({{"op", "read"}, {"handle", 11}, {"offset", 0}, {"nbytes", a.nbytes()}})["type"] == "reply");
+  REQUIRE(last.payload.size() == a.nbytes());
+  const float *in = static_cast<const float *>(a.data()), *out = reinterpret_cast<const float *>(last.payload.data());
+  for (int i = 0; i < 64 * 16; ++i) REQUIRE(out[i] == 2.0f * in[i]);
   reply = load(2, "wasm", saved("wasm"));
   REQUIRE(reply["type"] == "reply");
   CHECK(reply["threads"] == 1);

@@ -33,12 +33,12 @@ struct OnRemote {
   }
 };
 
-// How the remote times a candidate: cold unless MeasureOptions::flush_cache is off.
-TimeOptions remote_time(const autotune::MeasureOptions &o) {
+// How the remote times a candidate: a kernel of the remote's CPU ("llvm" on a server,
+// "wasm" on a page) cold unless MeasureOptions::flush_cache is off; GPU kernels hot.
+TimeOptions remote_time(const autotune::MeasureOptions &o, const std::string &backend) {
   TimeOptions t = o.time;
-  if (!o.flush_cache) return t;
+  if (!o.flush_cache || (backend != "llvm" && backend != "wasm")) return t;
   t.evict_bytes = o.remote_evict_bytes;
-  t.min_repeat_ms = 0;
   return t;
 }
 
@@ -65,7 +65,7 @@ class RpcRunner : public autotune::Runner {
         r.error = autotune::check_outputs(remote.call(function), *expected);
         if (!r.error.empty()) return r;
       }
-      r.times_ms = remote.module.time_evaluator(function, remote_time(options)).call(remote.args).times_ms;
+      r.times_ms = remote.module.time_evaluator(function, remote_time(options, module.node()->backend())).call(remote.args).times_ms;
     } catch (const std::exception &e) {
       r.error = std::string("rpc error: ") + e.what();
       session_ = rpc::Session();  // connect again for the next candidate

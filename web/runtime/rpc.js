@@ -25,27 +25,28 @@ function makeCanvas() {
 
 // The first calls of a WebAssembly function run V8's baseline code, until its optimised
 // code, compiled in the background, takes over at a later call (the first call of a
-// WebGL job links its shaders). Warming up goes on for WARMUP_MS, and after that while
-// calls still get faster, up to WARMUP_CAP_MS.
-const WARMUP_MS = 100, WARMUP_CAP_MS = 3000;
+// WebGL job links its shaders). Warming up goes on for WARMUP_MS, and after that until
+// two calls in a row are no faster than the best before them, up to WARMUP_CAP_MS.
+const WARMUP_MS = 150, WARMUP_CAP_MS = 3000;
 async function warmUp(job) {
   const start = performance.now();
-  let best = Infinity;
+  let best = Infinity, settled = 0;
   for (;;) {
     const t0 = performance.now();
     await job.run();
     await job.drain();
     const t1 = performance.now();
-    const faster = t1 - t0 < 0.8 * best;
+    settled = t1 - t0 < 0.8 * best ? 0 : settled + 1;
     best = Math.min(best, t1 - t0);
-    if ((!faster && t1 - start >= WARMUP_MS) || t1 - start >= WARMUP_CAP_MS) return;
+    if ((settled >= 2 && t1 - start >= WARMUP_MS) || t1 - start >= WARMUP_CAP_MS) return;
   }
 }
 
 // Runs `run` (then `drain`, which waits for the device) `number` times per repeat and gives
 // each repeat's mean in ms; a repeat shorter than minRepeatMs is run again with more calls.
-// With `beforeEach` (evicting the caches), it runs before every timed call, and each call
-// is timed alone so that its cost stays out of the figures.
+// With `beforeEach` (evicting the caches), it runs before every timed call, each call is
+// timed alone so that its cost stays out of the figures, and a repeat is `number` calls
+// whatever minRepeatMs says (every call costs an eviction).
 export async function timeRepeats(job, { number, repeat, minRepeatMs, beforeEach = null }) {
   check(Number.isSafeInteger(number) && number >= 1 && Number.isSafeInteger(repeat) && repeat >= 1,
         () => `"number" and "repeat" must be whole numbers >= 1, got ${number} and ${repeat}`);
@@ -72,7 +73,7 @@ export async function timeRepeats(job, { number, repeat, minRepeatMs, beforeEach
   for (let r = 0; r < repeat; ++r) {
     for (let n = number; ; n *= 2) {
       const ms = await calls(n);
-      if (ms >= minRepeatMs || n >= 1 << 20) {
+      if (ms >= minRepeatMs || beforeEach || n >= 1 << 20) {
         times.push(ms / n);
         break;
       }
@@ -81,15 +82,6 @@ export async function timeRepeats(job, { number, repeat, minRepeatMs, beforeEach
   return times;
 }
 
-// Evicts what a kernel left in the CPU caches by writing `bytes` of memory of its own, as
-// a model's other kernels do between two calls of one (the page cannot flush lines).
-function cacheEvictor(bytes) {
-  check(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= 1 << 30, '"evict_bytes" must be 0 to 2^30');
-  if (!bytes) return null;
-  const scratch = new Int32Array(bytes / 4);
-  let value = 0;
-  return () => scratch.fill(++value);
-}
 
 export class RpcHandler {
   // `log(text)` hears what happens (no-reply ops' errors too).
@@ -100,6 +92,21 @@ export class RpcHandler {
     this.modules = new Map();  // handle -> {module, format, signatures}
     this.models = new Map();   // handle -> Model
     this.webglError = null;
+    this.evictScratch = null;
+    this.evictValue = 0;
+  }
+
+  // Cold timing's eviction of `bytes` (a time request's "evict_bytes"): writing that much
+  // memory of the page's own, as a model's other kernels do between two calls of one (a
+  // page cannot flush cache lines), or null for none. The buffer is kept for later requests.
+  evictor(bytes = 0) {
+    check(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= 2 ** 30,
+          () => `"evict_bytes" must be a whole number from 0 to 2^30, got ${JSON.stringify(bytes)}`);
+    if (!bytes) return null;
+    const words = Math.max(1, Math.floor(bytes / 4));
+    if (!this.evictScratch || this.evictScratch.length !== words) this.evictScratch = new Int32Array(words);
+    const scratch = this.evictScratch;
+    return () => scratch.fill(++this.evictValue);
   }
 
   // The canvas whose WebGL2 context every module shares; a new one when that was lost.
@@ -317,7 +324,7 @@ const OPS = {
     const { sig, args } = this.callArgs(entry, h);
     const job = entry.module.prepare(sig, args);
     const times_ms = await timeRepeats(job, { number: h.number, repeat: h.repeat, minRepeatMs: h.min_repeat_ms ?? 0,
-                                              beforeEach: cacheEvictor(h.evict_bytes ?? 0) });
+                                              beforeEach: this.evictor(h.evict_bytes) });
     job.finish();
     return { header: { times_ms } };
   },
@@ -363,7 +370,8 @@ const OPS = {
     const model = this.lookup(this.models, h.model, 'model');
     const inputs = modelInputs(model, h.inputs, payload);
     const job = { run: () => model.run(inputs), drain: () => {} };
-    return { header: { times_ms: await timeRepeats(job, { number: h.number, repeat: h.repeat, minRepeatMs: 0 }) } };
+    return { header: { times_ms: await timeRepeats(job, { number: h.number, repeat: h.repeat, minRepeatMs: 0,
+                                                         beforeEach: this.evictor(h.evict_bytes) }) } };
   },
 };
 

@@ -76,7 +76,7 @@ export class RpcWasmModule {
     const m = new RpcWasmModule(instance, memory, state, signatures, threads - 1);
     if (threaded) {
       try {
-        state.pool = await ThreadPool.create(module, memory, m.pool, new URL('./wasm_worker.js', import.meta.url));
+        state.pool = await ThreadPool.create(module, memory, m.layout, new URL('./wasm_worker.js', import.meta.url));
       } catch (e) {
         fail(`${what}: starting ${threads - 1} worker threads failed: ${e.message}`);
       }
@@ -91,9 +91,11 @@ export class RpcWasmModule {
     this.state = state;
     this.signatures = signatures;
     // The workers' control block, stacks and scratch, then the arguments of each call.
-    this.pool = workerRegions(instance.exports.__heap_base.value, workers, ALIGN);
-    this.base = up(this.pool.end);
-    this.reserve(this.base + SCRATCH_RESERVE);  // the workers' regions exist before they start
+    this.layout = workerRegions(instance.exports.__heap_base.value, workers, ALIGN);
+    this.base = up(this.layout.end);
+    // The workers' stacks and scratch exist before they start.
+    this.reserve(this.base + SCRATCH_RESERVE,
+                 workers ? `${workers} worker threads' stacks and scratch memory` : "the module's data");
   }
 
   get threads() {
@@ -135,13 +137,13 @@ export class RpcWasmModule {
     };
   }
 
-  reserve(bytes) {
+  reserve(bytes, what = 'the arguments') {
     const have = this.memory.buffer.byteLength;
     if (bytes <= have) return;
     try {
       this.memory.grow(Math.ceil((bytes - have) / PAGE));
     } catch (e) {
-      fail(`the arguments need ${Math.ceil(bytes / (1 << 20))} MiB of WebAssembly memory, which cannot be ` +
+      fail(`${what} need ${Math.ceil(bytes / (1 << 20))} MiB of WebAssembly memory, which cannot be ` +
            `allocated: ${e.message}`);
     }
   }

@@ -29,9 +29,9 @@ struct MeasureOptions {
   // Time each call cold, as inside a model whose weights pass through the caches once per
   // inference: before every timed call the kernel's buffer arguments are flushed from the
   // CPU caches, untimed (local runners, CPU kernels). A remote cannot be told which lines
-  // to flush: the RPC runner asks it to overwrite `remote_evict_bytes` of its own memory
-  // instead (TimeOptions::evict_bytes), each call then timed alone, and since every call
-  // costs that much, a repeat is `number` calls whatever min_repeat_ms says.
+  // to flush: for a kernel of its CPU ("llvm", "wasm") the RPC runner asks it to overwrite
+  // `remote_evict_bytes` of its own memory instead (TimeOptions::evict_bytes), each call
+  // then timed alone, a repeat being `number` calls.
   bool flush_cache = true;
   int64_t remote_evict_bytes = int64_t{256} << 20;
 };

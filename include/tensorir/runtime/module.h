@@ -56,8 +56,10 @@ struct TimeOptions {
   double min_repeat_ms = 0;
   // Cold timing: before each timed call, untimed, overwrite this many bytes of memory
   // of the timer's own, evicting the call's data from the CPU caches as a model's other
-  // kernels do between two calls of one; each call is then timed alone. Honoured where
-  // the calls run: here, on an RPC server or page. 0: calls back to back. At most 1 GiB.
+  // kernels do between two calls of one; each call is then timed alone, and a repeat is
+  // `number` calls whatever min_repeat_ms says (each costs an eviction). Honoured where
+  // the calls run: here, on an RPC server or page (modules and models). 0: calls back to
+  // back. At most 1 GiB.
   int64_t evict_bytes = 0;
 };
 

@@ -114,9 +114,12 @@ TimeResult RemoteModel::time(const std::map<std::string, NDArray> &inputs, TimeO
   TIR_USER_CHECK(options.number >= 1 && options.repeat >= 1 && options.min_repeat_ms >= 0)
       << "RemoteModel::time: number and repeat must be at least 1 and min_repeat_ms not negative (got number="
       << options.number << ", repeat=" << options.repeat << ", min_repeat_ms=" << options.min_repeat_ms << ")";
-  const Frame reply = m.request(
-      "time_model", {{"number", options.number}, {"repeat", options.repeat}, {"min_repeat_ms", options.min_repeat_ms}},
-      inputs);
+  TIR_USER_CHECK(options.evict_bytes >= 0 && options.evict_bytes <= (int64_t{1} << 30))
+      << "RemoteModel::time: evict_bytes is " << options.evict_bytes << "; use 0 (runs back to back) up to 1 GiB";
+  nlohmann::json fields = {
+      {"number", options.number}, {"repeat", options.repeat}, {"min_repeat_ms", options.min_repeat_ms}};
+  if (options.evict_bytes) fields["evict_bytes"] = options.evict_bytes;
+  const Frame reply = m.request("time_model", std::move(fields), inputs);
   return TimeResult::of(parse_times(reply.header, size_t(options.repeat), m.who()));
 }
 

@@ -169,7 +169,7 @@ Executor::Reply Executor::time(const Request &r) {
   options.number = r.positive("number");
   options.repeat = r.positive("repeat");
   options.min_repeat_ms = r.number_or("min_repeat_ms", 0);
-  options.evict_bytes = int64_t(r.number_or("evict_bytes", 0));
+  options.evict_bytes = r.count_or("evict_bytes", 0, int64_t{1} << 30);
   std::vector<Arg> args;
   const Function f = function(r, args);
   const TimeResult t = TimeEvaluator(f, options).call(args);

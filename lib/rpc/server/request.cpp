@@ -57,4 +57,16 @@ double Request::number_or(const char *name, double fallback) const {
   return header_.contains(name) ? number(name) : fallback;
 }
 
+int64_t Request::count_or(const char *name, int64_t fallback, int64_t max) const {
+  if (!header_.contains(name)) return fallback;
+  const std::string what = "a whole number from 0 to " + std::to_string(max);
+  const auto in_range = [&](const nlohmann::json &j) {
+    return j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() <= max;
+  };
+  const auto f = header_.find(name);
+  TIR_USER_CHECK(in_range(*f)) << "request '" << op_ << "': the field \"" << name << "\" is malformed; it must be "
+                               << what << " (docs/rpc.md)";
+  return f->get<int64_t>();
+}
+
 }  // namespace tensorir::rpc::server

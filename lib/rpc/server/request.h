@@ -28,6 +28,8 @@ class Request {
   const nlohmann::json &array(const char *field) const;
   // An optional field, `fallback` when absent.
   double number_or(const char *field, double fallback) const;
+  // An optional whole number from 0 to `max`, `fallback` when absent.
+  int64_t count_or(const char *field, int64_t fallback, int64_t max) const;
 
  private:
   const nlohmann::json &field(const char *name, bool ok(const nlohmann::json &), const char *what) const;
