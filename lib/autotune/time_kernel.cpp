@@ -32,10 +32,7 @@ std::vector<double> time_kernel(const Module &module, const std::string &functio
   if (!options.flush_cache || signature_of(module, function).device != Device::CPU)
     return module.time_evaluator(function, options.time).call(call_args).times_ms;
   const TimeOptions &time = options.time;
-  TIR_USER_CHECK(time.number >= 1 && time.repeat >= 1 && time.min_repeat_ms >= 0)
-      << "measuring '" << function << "': number and repeat must be at least 1 and min_repeat_ms not negative "
-      << "(got number=" << time.number << ", repeat=" << time.repeat << ", min_repeat_ms=" << time.min_repeat_ms
-      << ")";
+  runtime::check_time_options(time, "measuring '" + function + "'");
   const Function f = module(function);
   return runtime::time_calls([&] { f.call(call_args); }, time, [&] {
     for (const NDArray &a : args) flush(a.data(), a.nbytes());

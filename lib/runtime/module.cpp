@@ -214,13 +214,7 @@ TimeResult TimeResult::of(std::vector<double> times_ms) {
 }
 
 TimeResult TimeEvaluator::call(const std::vector<Arg> &args) const {
-  TIR_USER_CHECK(options_.number >= 1 && options_.repeat >= 1 && options_.min_repeat_ms >= 0)
-      << "time_evaluator('" << f_.signature().name << "'): number and repeat must be at least 1 and "
-      << "min_repeat_ms not negative (got number=" << options_.number << ", repeat=" << options_.repeat
-      << ", min_repeat_ms=" << options_.min_repeat_ms << ")";
-  TIR_USER_CHECK(options_.evict_bytes >= 0 && options_.evict_bytes <= (int64_t{1} << 30))
-      << "time_evaluator('" << f_.signature().name << "'): evict_bytes is " << options_.evict_bytes
-      << "; use 0 (calls back to back) up to 1 GiB";
+  runtime::check_time_options(options_, "time_evaluator('" + f_.signature().name + "')");
   std::vector<ArgValue> values;
   std::vector<NDArray> buffers;
   f_.pack(args, values, buffers);

@@ -14,8 +14,6 @@ namespace {
 
 // Overwrites `bytes` of a buffer kept for the purpose, a different value each time.
 std::function<void()> evictor(int64_t bytes) {
-  TIR_USER_CHECK(bytes >= 0 && bytes <= (int64_t{1} << 30))
-      << "TimeOptions::evict_bytes is " << bytes << "; use 0 (calls back to back) up to 1 GiB";
   if (bytes == 0) return nullptr;
   auto scratch = std::make_shared<std::vector<uint32_t>>(size_t(bytes) / sizeof(uint32_t));
   return [scratch, value = uint32_t{0}]() mutable { std::fill(scratch->begin(), scratch->end(), ++value); };
@@ -23,9 +21,18 @@ std::function<void()> evictor(int64_t bytes) {
 
 }  // namespace
 
+void check_time_options(const TimeOptions &o, const std::string &who) {
+  TIR_USER_CHECK(o.number >= 1 && o.repeat >= 1 && o.min_repeat_ms >= 0)
+      << who << ": number and repeat must be at least 1 and min_repeat_ms not negative (got number=" << o.number
+      << ", repeat=" << o.repeat << ", min_repeat_ms=" << o.min_repeat_ms << ")";
+  TIR_USER_CHECK(o.evict_bytes >= 0 && o.evict_bytes <= kMaxEvictBytes)
+      << who << ": evict_bytes is " << o.evict_bytes << "; use 0 (calls back to back) up to 1 GiB";
+}
+
 std::vector<double> time_calls(const std::function<void()> &call, const TimeOptions &options,
                                const std::function<void()> &before_each_in) {
   using Clock = std::chrono::steady_clock;
+  check_time_options(options, "timing");
   const std::function<void()> before_each = before_each_in ? before_each_in : evictor(options.evict_bytes);
   const bool evicting = !before_each_in && before_each;  // a repeat is `number` calls
   // `number` calls' milliseconds: back to back, or each alone after before_each.

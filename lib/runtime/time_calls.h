@@ -1,7 +1,9 @@
 // The timing loop of Module::time_evaluator, for anything that can be called: a kernel,
 // a whole model.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "tensorir/runtime/module.h"
@@ -16,5 +18,10 @@ namespace tensorir::runtime {
 // of the figures; with evict_bytes a repeat is `number` calls, min_repeat_ms aside.
 std::vector<double> time_calls(const std::function<void()> &call, const TimeOptions &options,
                                const std::function<void()> &before_each = nullptr);
+
+// Throws an Error, prefixed with `who`, unless number and repeat are at least 1,
+// min_repeat_ms is not negative and evict_bytes lies in 0 to kMaxEvictBytes.
+constexpr int64_t kMaxEvictBytes = int64_t{1} << 30;
+void check_time_options(const TimeOptions &options, const std::string &who);
 
 }  // namespace tensorir::runtime

@@ -82,7 +82,6 @@ export async function timeRepeats(job, { number, repeat, minRepeatMs, beforeEach
   return times;
 }
 
-
 export class RpcHandler {
   // `log(text)` hears what happens (no-reply ops' errors too).
   constructor({ log = () => {} } = {}) {

@@ -1,7 +1,8 @@
 // A "wasm" module sent over RPC (Module::save(path, "wasm"), or "wasm-threads" to run its
-// parallel loops on worker threads too): one instance over a memory of its own. A call copies its buffers in after the module's data, writes the argument
-// words of runtime/module.h (a buffer's address or a scalar as int64 or double, then
-// the symbols as int64), calls the function and copies every buffer back out.
+// parallel loops on worker threads too): one instance over a memory of its own. A call
+// copies its buffers in after the module's data, writes the argument words of
+// runtime/module.h (a buffer's address or a scalar as int64 or double, then the symbols as
+// int64), calls the function and copies every buffer back out.
 import { check, fail } from './errors.js';
 import { Scratch, checkInstanceExports, makeImports, missingExports, missingImports } from './wasm_imports.js';
 import { callKernel } from './wasm_model.js';

@@ -7,6 +7,7 @@
 #include "rpc/client/session_impl.h"
 #include "rpc/client/wire.h"
 #include "rpc/temp_dir.h"
+#include "runtime/time_calls.h"
 #include "tensorir/error.h"
 #include "tensorir/graph/artifact.h"
 
@@ -111,11 +112,7 @@ std::vector<RemoteKernelProfile> RemoteModel::profile(const std::map<std::string
 
 TimeResult RemoteModel::time(const std::map<std::string, NDArray> &inputs, TimeOptions options) const {
   const Impl &m = impl_of(impl_);
-  TIR_USER_CHECK(options.number >= 1 && options.repeat >= 1 && options.min_repeat_ms >= 0)
-      << "RemoteModel::time: number and repeat must be at least 1 and min_repeat_ms not negative (got number="
-      << options.number << ", repeat=" << options.repeat << ", min_repeat_ms=" << options.min_repeat_ms << ")";
-  TIR_USER_CHECK(options.evict_bytes >= 0 && options.evict_bytes <= (int64_t{1} << 30))
-      << "RemoteModel::time: evict_bytes is " << options.evict_bytes << "; use 0 (runs back to back) up to 1 GiB";
+  runtime::check_time_options(options, "RemoteModel::time");
   nlohmann::json fields = {
       {"number", options.number}, {"repeat", options.repeat}, {"min_repeat_ms", options.min_repeat_ms}};
   if (options.evict_bytes) fields["evict_bytes"] = options.evict_bytes;

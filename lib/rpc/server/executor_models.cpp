@@ -118,7 +118,7 @@ Executor::Reply Executor::time_model(const Request &r) {
   options.number = r.positive("number");
   options.repeat = r.positive("repeat");
   options.min_repeat_ms = r.number_or("min_repeat_ms", 0);
-  options.evict_bytes = r.count_or("evict_bytes", 0, int64_t{1} << 30);
+  options.evict_bytes = r.count_or("evict_bytes", 0, runtime::kMaxEvictBytes);
   const std::map<std::string, NDArray> inputs = model_inputs(r, m);
   return {{{"times_ms", runtime::time_calls([&] { m.run_all(inputs); }, options)}}, {}};
 }

@@ -9,6 +9,7 @@
 #include "rpc/signature_json.h"
 #include "rpc/temp_dir.h"
 #include "runtime/library_module.h"
+#include "runtime/time_calls.h"
 #include "tensorir/error.h"
 #include "tensorir/target.h"
 
@@ -169,7 +170,7 @@ Executor::Reply Executor::time(const Request &r) {
   options.number = r.positive("number");
   options.repeat = r.positive("repeat");
   options.min_repeat_ms = r.number_or("min_repeat_ms", 0);
-  options.evict_bytes = r.count_or("evict_bytes", 0, int64_t{1} << 30);
+  options.evict_bytes = r.count_or("evict_bytes", 0, runtime::kMaxEvictBytes);
   std::vector<Arg> args;
   const Function f = function(r, args);
   const TimeResult t = TimeEvaluator(f, options).call(args);
