@@ -74,14 +74,16 @@ TEST_CASE("rpc browser: time_evaluator agrees with the page's own profile of the
     const graph::Kernel &k = m.impl().kernels[0];
 
     // The page's profile of the model's only kernel and the same kernel's module timed
-    // through time_evaluator, in turns (after a first profile that lets the browser
-    // compile the kernel fully: WebAssembly starts on a baseline compiler), so that a
+    // through time_evaluator, in turns (after a first profile long enough for the browser
+    // to compile the kernel fully, a few hundred ms: WebAssembly starts on a baseline
+    // compiler and time_evaluator warms up until that is done), so that a
     // busy moment of the machine falls on both; their medians are compared.
     // On the page's threads, both: a "wasm" module runs its parallel loops on as many as
-    // the page's models.
+    // the page's models. A profile's first passes after the other's timing find the
+    // model's worker threads asleep, so each profile takes 50 passes.
     rpc::RemoteModel model = p.session.load(m);
     const std::map<std::string, NDArray> inputs = {{"x", NDArray::random({128, 512}, Float(32), 2)}};
-    model.profile(inputs, 10);
+    model.profile(inputs, 200);
     Module rm = p.session.load(k.module);
     std::vector<Arg> args;
     for (const ArgSpec &a : rm(k.fname).signature().args) {
@@ -91,7 +93,7 @@ TEST_CASE("rpc browser: time_evaluator agrees with the page's own profile of the
     }
     std::vector<double> profiled, timed;
     for (int round = 0; round < 5; ++round) {
-      const std::vector<rpc::RemoteKernelProfile> profile = model.profile(inputs, 5);
+      const std::vector<rpc::RemoteKernelProfile> profile = model.profile(inputs, 50);
       REQUIRE(profile.size() == 1);
       profiled.push_back(profile[0].ms);
       const TimeResult t = rm.time_evaluator(k.fname, {.number = 5, .repeat = 1}).call(args);
@@ -100,6 +102,7 @@ TEST_CASE("rpc browser: time_evaluator agrees with the page's own profile of the
     }
     const double by_profile = TimeResult::of(profiled).median_ms, by_evaluator = TimeResult::of(timed).median_ms;
     INFO("time_evaluator median " << by_evaluator << " ms, the page's profile " << by_profile << " ms");
+    for (size_t i = 0; i < timed.size(); ++i) UNSCOPED_INFO("round " << i << ": " << profiled[i] << " / " << timed[i]);
     CHECK(by_evaluator < 2 * by_profile);
     CHECK(by_profile < 2 * by_evaluator);
   }
