@@ -77,8 +77,8 @@ NodeForm relayout(NodeForm f, Config &cfg) {
 // The conv2d_winograd of tile m that graph::winograd_conv2d makes of the packed conv2d
 // `f`, reading a placeholder of the transformed weight (computed when the model is
 // built, so no part of the kernel).
-NodeForm winograd_form(const NodeForm &f, int m) {
-  auto [transform, conv] = graph::winograd_nodes(f.node, m);
+NodeForm winograd_form(const NodeForm &f, int m, const Target &target) {
+  auto [transform, conv] = graph::winograd_nodes(f.node, m, winograd_weight_panel(target));
   NodeForm w{std::move(conv), f.inputs, -1};
   graph::detail::infer_shape(transform, {&f.inputs[1]});
   w.inputs[1].shape = transform.shape;
@@ -107,12 +107,16 @@ Instance scheduled(const NodeForm &f, const Target &target, Config &cfg) {
 // The node as the CPU layout passes pack it, scheduled with `cfg`. A convolution that may
 // be Winograd's asks the algorithm first, then the direct template's knobs and the
 // Winograd schedule's, whichever it builds, so that every configuration has the same knobs.
+// On "webgl" both algorithms ask the same knobs (the fragment planner's, from the direct
+// convolution's reduction: ops::schedule_conv2d_winograd_fragment).
 Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
-  const NodeForm f = target.caps().cpu_schedules ? relayout(form, cfg) : form;
+  const bool cpu = target.caps().cpu_schedules;
+  const NodeForm f = cpu ? relayout(form, cfg) : form;
   if (f.winograd < 0) return scheduled(f, target, cfg);
   const int m = winograd_tile(cfg, f.winograd);
+  if (!cpu) return scheduled(m ? winograd_form(f, m, target) : f, target, cfg);
   Instance direct = scheduled(f, target, cfg);
-  if (m) return scheduled(winograd_form(f, m), target, cfg);
+  if (m) return scheduled(winograd_form(f, m, target), target, cfg);
   ops::winograd_schedule_knobs(cfg);
   return direct;
 }

@@ -78,11 +78,18 @@ int dense_panel(Config &cfg, int64_t columns) {
   return widest ? static_cast<int>(cfg.define_knob("panel", dividing(columns, {8, 16, 32, 64}), widest)) : 0;
 }
 
+int winograd_weight_panel(const Target &target) {
+  const TargetCaps caps = target.caps();
+  return caps.cpu_schedules ? 0 : caps.texture_channel_block;
+}
+
 int winograd_default(const graph::Graph &g, const graph::Node &conv, const Target &target) {
   const TargetCaps caps = target.caps();
-  if (!caps.cpu_schedules || !graph::winograd_eligible(g, conv)) return -1;
-  // Small vector registers spill the transforms' tiles (graph::BuildOptions::winograd).
-  return caps.small_vector_registers ? 0 : graph::default_winograd_tile(g, conv);
+  const int panel = winograd_weight_panel(target);
+  if ((!caps.cpu_schedules && panel <= 0) || !graph::winograd_eligible(g, conv, panel)) return -1;
+  // Small vector registers spill the transforms' tiles (graph::BuildOptions::winograd);
+  // on "webgl" the direct convolution stays the default until a tuning log says otherwise.
+  return caps.small_vector_registers || !caps.cpu_schedules ? 0 : graph::default_winograd_tile(g, conv);
 }
 
 int winograd_tile(Config &cfg, int fallback) {

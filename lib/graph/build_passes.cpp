@@ -53,8 +53,11 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
               : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }
-  if (tuned && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
-    g = winograd_conv2d(g, winograd_policy(options, target, tuning));
+  // On "webgl" the transformed weight's texels hold 4 output channels (its panel), the
+  // kernel's stages blocks of 4 channels (conv2d_winograd's fragment strategy).
+  const int texels = target.caps().texture_channel_block;
+  if ((tuned || texels > 0) && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
+    g = winograd_conv2d(g, winograd_policy(options, target, tuning), tuned ? 0 : texels);
     g = fold_constants(g);  // transforms the weights once, here
   }
   if (options.alter_layout && tuned)

@@ -84,33 +84,37 @@ const ReduceNode *single_reduction(const Expr &body) {
   return f.found.size() == 1 ? f.found[0] : nullptr;
 }
 
-Schedule schedule_fragment(const Tensor &out, const Target &target, autotune::Config *cfg) {
-  Schedule s = schedule_generic({out});
-  if (!cfg) return s;
-  const Reductions r = reductions_of(s, target.caps().texture_channel_block);
-  if (r.longest <= 0) return s;
-  if (r.shared_read) {
+void define_fragment_knobs(autotune::Config &cfg, const Target &target, int64_t longest, bool shared_read) {
+  if (longest <= 0) return;
+  if (shared_read) {
     const int64_t most = target.positive_option("draw-buffers", kDrawBuffers, 8);
     std::vector<int64_t> choices;
     for (int64_t d = 1; d <= most; d *= 2) choices.push_back(d);
-    if (choices.size() > 1) cfg->define_knob("draw-buffers", choices, most);
+    if (choices.size() > 1) cfg.define_knob("draw-buffers", choices, most);
   }
   // A fragment's 4 lanes unroll a whole reduction from a budget of 4 times its length
   // on: the budgets below that differ, the larger ones all unroll it whole.
   std::vector<int64_t> unroll;
   bool whole = false;
   for (int64_t u = 32; u <= 2048; u *= 2) {
-    if (u >= 4 * r.longest && (whole || kUnroll >= 4 * r.longest)) continue;
-    whole = whole || u >= 4 * r.longest;
+    if (u >= 4 * longest && (whole || kUnroll >= 4 * longest)) continue;
+    whole = whole || u >= 4 * longest;
     unroll.push_back(u);
   }
-  if (unroll.size() > 1 || (unroll.size() == 1 && unroll[0] != kUnroll)) cfg->define_knob("unroll", unroll, kUnroll);
+  if (unroll.size() > 1 || (unroll.size() == 1 && unroll[0] != kUnroll)) cfg.define_knob("unroll", unroll, kUnroll);
   std::vector<int64_t> chunks;
   for (int64_t parts : {2, 4, 8}) {
-    const int64_t c = (r.longest + parts - 1) / parts;
+    const int64_t c = (longest + parts - 1) / parts;
     if (c >= kLeastChunk && c < kReduceChunk) chunks.push_back(c);
   }
-  if (!chunks.empty()) cfg->define_knob("reduce-chunk", chunks, kReduceChunk);
+  if (!chunks.empty()) cfg.define_knob("reduce-chunk", chunks, kReduceChunk);
+}
+
+Schedule schedule_fragment(const Tensor &out, const Target &target, autotune::Config *cfg) {
+  Schedule s = schedule_generic({out});
+  if (!cfg) return s;
+  const Reductions r = reductions_of(s, target.caps().texture_channel_block);
+  define_fragment_knobs(*cfg, target, r.longest, r.shared_read);
   return s;
 }
 

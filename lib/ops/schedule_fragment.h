@@ -21,6 +21,10 @@ namespace tensorir::ops {
 // reduction among the kernel's stages). The fallbacks are the planner's defaults.
 Schedule schedule_fragment(const Tensor &out, const Target &target, autotune::Config *cfg);
 
+// The knobs above for a kernel whose longest reduction has `longest` iterations per
+// element and, with `shared_read`, a read its row's texels share.
+void define_fragment_knobs(autotune::Config &cfg, const Target &target, int64_t longest, bool shared_read);
+
 // The one reduction inside a stage's body (a top-level one, or one under an element-wise
 // epilogue fused into it); null when there is none or more than one. The fragment
 // planner asks the same of each pass it emits.

@@ -139,6 +139,9 @@ WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg) {
 Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, const Target &,
                                        const WinogradSchedule &knobs) {
   const Stages st = stages_of(conv);
+  TIR_USER_CHECK(st.V.ndim() == 4) << "schedule_conv2d_winograd_llvm: " << conv.name()
+                                   << " computes its stages in channel blocks (channel_block > 0), the fragment "
+                                      "shaders' form; build it with channel_block = 0 for the CPU";
   TIR_USER_CHECK(conv.ndim() == out.ndim())
       << "schedule_conv2d_winograd_llvm: the tail's result " << out.name() << " has " << out.ndim()
       << " dimensions but the convolution " << conv.name() << " has " << conv.ndim();

@@ -111,7 +111,7 @@ int winograd_panel(int64_t K) {
   return int(K);
 }
 
-Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string &name) {
+Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string &name, int panel) {
   const std::string op = "winograd_weight_transform";
   const WinogradMatrices w = winograd_matrices(m);
   TIR_USER_CHECK(weight.ndim() == 4 || weight.ndim() == 6)
@@ -136,7 +136,9 @@ Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string 
       },
       name + "_G", "winograd_matrix");
   IterVar r = reduce_axis({0, kR}, "r"), q = reduce_axis({0, kR}, "q");
-  const int b = winograd_panel(K);
+  TIR_USER_CHECK(panel >= 0 && (panel == 0 || K % panel == 0))
+      << op << ": panel " << panel << " does not divide the " << K << " output channels of weight " << weight.name();
+  const int b = panel ? panel : winograd_panel(K);
   return compute(
       to_exprs({w.alpha, w.alpha, K / b, C, b}),
       [&](Var i, Var j, Var kb, Var c, Var ko) {
@@ -146,7 +148,7 @@ Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string 
 }
 
 Tensor conv2d_winograd(const Tensor &data, const Tensor &U, std::array<int, 2> padding, int m, int out_block,
-                       const std::string &name) {
+                       const std::string &name, int channel_block) {
   const std::string op = "conv2d_winograd";
   const WinogradMatrices w = winograd_matrices(m);
   const int alpha = w.alpha;
@@ -172,6 +174,11 @@ Tensor conv2d_winograd(const Tensor &data, const Tensor &U, std::array<int, 2> p
                                    << shape_str(d);
   TIR_USER_CHECK(out_block >= 0 && (out_block == 0 || K % out_block == 0))
       << op << ": out_block " << out_block << " does not divide the " << K << " output channels";
+  const int cb = channel_block;
+  TIR_USER_CHECK(cb >= 0 && (cb == 0 || (C % cb == 0 && K % cb == 0 && b == cb)))
+      << op << ": channel_block " << cb << " must divide the " << C << " input and " << K
+      << " output channels and be the panel of weight " << U.name() << " (" << b
+      << "; winograd_weight_transform with panel = " << cb << ")";
   const int64_t TH = (OH + m - 1) / m, TW = (OW + m - 1) / m, T = N * TH * TW;
   const Type t = data.dtype();
   const int th = int(TH), tw = int(TW), hh = int(H), ww = int(W);
@@ -182,40 +189,58 @@ Tensor conv2d_winograd(const Tensor &data, const Tensor &U, std::array<int, 2> p
     Expr v = blocked ? data(n, c / ci, cy, cx, c % ci) : data(n, c, cy, cx);
     return select(y >= 0 && y < hh && x >= 0 && x < ww, v, make_const(t, 0));
   };
+  // The stages' shapes and element access: [alpha][alpha][T][channels], or with cb
+  // [alpha][alpha][channels/cb][T][cb].
+  auto shape = [&](int rows, int cols, int64_t channels) {
+    return cb ? to_exprs({rows, cols, channels / cb, T, cb}) : to_exprs({rows, cols, T, channels});
+  };
+  auto at = [&](const Tensor &s, Expr i, Expr j, Expr tile, Expr ch) {
+    return cb ? s(i, j, ch / cb, tile, ch % cb) : s(i, j, tile, ch);
+  };
+  // fn(i, j, tile, channel) over a stage's axes.
+  auto stage = [&](int rows, int cols, int64_t channels, const std::function<Expr(Var, Var, Expr, Expr)> &fn,
+                   const std::string &stage_name, const std::string &tag) {
+    if (cb)
+      return compute(
+          shape(rows, cols, channels),
+          [&](Var i, Var j, Var blk, Var tile, Var lane) { return fn(i, j, tile, blk * cb + lane); }, stage_name, tag);
+    return compute(
+        shape(rows, cols, channels), [&](Var i, Var j, Var tile, Var ch) { return fn(i, j, tile, ch); }, stage_name,
+        tag);
+  };
   // B^T d B, its rows first: W1[i][b] = sum_a BT[i][a] d[a][b].
-  Tensor W1 = compute(
-      to_exprs({alpha, alpha, T, C}),
-      [&](Var i, Var b, Var tile, Var c) {
+  Tensor W1 = stage(
+      alpha, alpha, C,
+      [&](Var i, Var b, Expr tile, Expr c) {
         Expr n = tile / (th * tw), y0 = tile / tw % th * m - ph, x0 = tile % tw * m - pw;
         return times_row(w.BT, alpha, alpha, i, t, [&](int a) { return read(n, c, y0 + a, x0 + b); });
       },
       name + "_input_rows", "winograd_input_rows");
-  Tensor V = compute(
-      to_exprs({alpha, alpha, T, C}),
-      [&](Var i, Var j, Var tile, Var c) {
-        return times_row(w.BT, alpha, alpha, j, t, [&](int b) { return W1(i, b, tile, c); });
+  Tensor V = stage(
+      alpha, alpha, C,
+      [&](Var i, Var j, Expr tile, Expr c) {
+        return times_row(w.BT, alpha, alpha, j, t, [&](int b) { return at(W1, i, b, tile, c); });
       },
       name + "_input", "winograd_input");
   IterVar rc = reduce_axis({0, int(C)}, "rc");
-  Tensor M = compute(
-      to_exprs({alpha, alpha, T, K}),
-      [&](Var i, Var j, Var tile, Var k) { return sum(V(i, j, tile, rc) * U(i, j, k / b, rc, k % b), {rc}); },
-      name + "_gemm",
-      "winograd_gemm");
+  Tensor M = stage(
+      alpha, alpha, K,
+      [&](Var i, Var j, Expr tile, Expr k) { return sum(at(V, i, j, tile, rc) * U(i, j, k / b, rc, k % b), {rc}); },
+      name + "_gemm", "winograd_gemm");
   // A^T M A, its columns first: Z[a][x] = sum_b M[a][b] AT[x][b].
-  Tensor Z = compute(
-      to_exprs({alpha, m, T, K}),
-      [&](Var a, Var x, Var tile, Var k) {
-        return times_row(w.AT, m, alpha, x, t, [&](int b) { return M(a, b, tile, k); });
+  Tensor Z = stage(
+      alpha, m, K,
+      [&](Var a, Var x, Expr tile, Expr k) {
+        return times_row(w.AT, m, alpha, x, t, [&](int b) { return at(M, a, b, tile, k); });
       },
       name + "_output_cols", "winograd_output_cols");
-  Tensor O = compute(
-      to_exprs({m, m, T, K}),
-      [&](Var y, Var x, Var tile, Var k) {
-        return times_row(w.AT, m, alpha, y, t, [&](int a) { return Z(a, x, tile, k); });
+  Tensor O = stage(
+      m, m, K,
+      [&](Var y, Var x, Expr tile, Expr k) {
+        return times_row(w.AT, m, alpha, y, t, [&](int a) { return at(Z, a, x, tile, k); });
       },
       name + "_output", "winograd_output");
-  auto result = [&](Expr n, Expr k, Expr y, Expr x) { return O(y % m, x % m, (n * th + y / m) * tw + x / m, k); };
+  auto result = [&](Expr n, Expr k, Expr y, Expr x) { return at(O, y % m, x % m, (n * th + y / m) * tw + x / m, k); };
   if (out_block)
     return compute(
         to_exprs({N, K / out_block, OH, OW, out_block}),

@@ -70,12 +70,12 @@ inline int64_t find_config(const autotune::Task &t, const std::vector<std::strin
   return -1;
 }
 
-// graph::build of `g` for "llvm" with `o`, the warnings it gives in `warnings`.
+// graph::build of `g` for `target` with `o`, the warnings it gives in `warnings`.
 inline graph::CompiledModel build_warning(const graph::Graph &g, const graph::BuildOptions &o,
-                                          std::vector<std::string> &warnings) {
+                                          std::vector<std::string> &warnings, const std::string &target = "llvm") {
   const WarningHandler previous = set_warning_handler([&](const std::string &m) { warnings.push_back(m); });
   try {
-    graph::CompiledModel m = graph::build(g, "llvm", o);
+    graph::CompiledModel m = graph::build(g, target, o);
     set_warning_handler(previous);
     return m;
   } catch (...) {

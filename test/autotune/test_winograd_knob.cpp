@@ -1,6 +1,7 @@
 // Winograd as a tuned algorithm: the "winograd" knob of the convolutions Winograd can
 // compute, every choice of it computing the convolution, graph::build following a log's
-// choice per workload, and the tuner measuring each task's default configuration first.
+// choice per workload, and the tuner measuring each task's default configuration first;
+// on "webgl" the same knob beside the fragment planner's.
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
 
@@ -246,4 +247,52 @@ TEST_CASE("a log's algorithm that is no choice warns and builds the default", "[
   CHECK(m.graph().node("conv").op == "conv2d");
   // A task asked for it is an error.
   CHECK_THROWS_WITH(tasks[0].instantiate_json("{\"winograd\":3}"), Catch::Contains("'winograd' = 3"));
+}
+
+TEST_CASE("webgl: Winograd is a knob of 3x3 stride-1 convolutions, each choice with the same knobs",
+          "[autotune][winograd][webgl]") {
+  // x [1, 16, 14, 14] -> conv to 32 (its result in texels of 4 channels for the next) ->
+  // relu -> conv to 16 (an NCHW result: rows of 14, no whole texels) -> relu.
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 14, 14});
+  ops::Conv2dAttrs a;
+  a.padding = {1, 1};
+  auto h = b.relu(b.conv2d(x, b.constant("w1", NDArray::random({32, 16, 3, 3}, Float(32), 51, -0.3, 0.3)), a, "conv1"));
+  const graph::Graph g =
+      b.finish(b.relu(b.conv2d(h, b.constant("w2", NDArray::random({16, 32, 3, 3}, Float(32), 52, -0.3, 0.3)), a, "conv2")));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "webgl");
+  REQUIRE(tasks.size() == 2);
+  std::mt19937_64 rng(29);
+  std::vector<autotune::Record> records;
+  for (const autotune::Task &t : tasks) {
+    INFO(t.name << " " << t.config_json(t.default_index));
+    REQUIRE(has_knob(t, "winograd"));
+    CHECK(knob_value(t.config_json(t.default_index), "winograd") == 0);  // direct until a log says otherwise
+    for (int64_t m : {0, 2, 4, 6}) {
+      const int64_t index = random_with_tile(t, m, rng);
+      INFO(t.config_json(index));
+      // instantiate checks that the template asked the knobs it declared.
+      const autotune::Instance inst = t.instantiate(index);
+      CHECK(inst.name == (m ? "tuned_conv2d_winograd" : "tuned_conv2d"));
+      // The transformed weight in texels of 4 output channels: [alpha][alpha][K/4][C][4].
+      if (m) CHECK(shape_of(inst.args[1]).back() == 4);
+    }
+    records.push_back(record_of(t, random_with_tile(t, t.name.find("k32") != std::string::npos ? 4 : 2, rng), {1.0}));
+  }
+  // graph::build follows the log without a warning (its knobs fit the Winograd kernels'),
+  // and the kernels compute what llvm does.
+  graph::BuildOptions o;
+  o.tuning = std::make_shared<autotune::ApplyHistoryBest>(records);
+  std::vector<std::string> warnings;
+  const graph::CompiledModel tuned = build_warning(g, o, warnings, "webgl");
+  CHECK(warnings.empty());
+  CHECK(tuned.graph().node("conv1").attr_int("tile") == 4);
+  CHECK(tuned.graph().node("conv2").attr_int("tile") == 2);
+#if TENSORIR_WITH_OPENGL
+  const NDArray input = NDArray::random({1, 16, 14, 14}, Float(32), 53);
+  const std::vector<float> want = graph::build(g, "llvm").run({{"x", input}}).to_vector<float>();
+  const double err = max_rel_error(tuned.run({{"x", input}}).to_vector<float>(), want);
+  INFO("max |a - b| / max |b| = " << err);
+  CHECK(err < 1e-4);
+#endif
 }

@@ -2,7 +2,8 @@
 // winograd_conv2d pass, and models built with every tile size against test/reference's
 // layers: odd sizes (rows and columns no tile divides), 1 and many channels, padding 0
 // and 1, batch 2, NCHW and channel-blocked neighbours, bias, relu and residual tails;
-// ResNet-18 against the reference model.
+// ResNet-18 against the reference model; on "webgl" (forced: off by default) the stages
+// in texels of 4 channels.
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
 #include <tensorir/graph/passes.h>
@@ -131,11 +132,20 @@ TEST_CASE("Winograd convolutions match plain loops for every tile size", "[graph
       }
 }
 
-TEST_CASE("Winograd convolutions between blocked neighbours with bias, residual and relu tails", "[graph][winograd]") {
-  // conv1 (direct or Winograd) -> bias -> relu -> conv2 -> bias + x -> relu: with the
-  // layout pass the activations between them are NCHW16c.
+namespace {
+
+// conv1 -> bias -> relu -> conv2 -> bias + x -> relu on x [1, 16, 15, 15], and its result
+// computed in double from the same weights.
+struct ResidualPair {
+  Graph g;
+  NDArray x;
+  std::vector<float> want;
+};
+
+ResidualPair residual_pair() {
   const ConvCase s{1, 16, 16, 15, 15, 1};
-  const NDArray x = NDArray::random({1, 16, 15, 15}, Float(32), 5);
+  ResidualPair p;
+  p.x = NDArray::random({1, 16, 15, 15}, Float(32), 5);
   const NDArray w1 = NDArray::random({16, 16, 3, 3}, Float(32), 6, -0.3, 0.3);
   const NDArray w2 = NDArray::random({16, 16, 3, 3}, Float(32), 7, -0.3, 0.3);
   const NDArray b1 = NDArray::random({16}, Float(32), 8), b2 = NDArray::random({16}, Float(32), 9);
@@ -146,25 +156,56 @@ TEST_CASE("Winograd convolutions between blocked neighbours with bias, residual 
                      "relu1");
   NodeRef y = b.conv2d(h, b.constant("w2", w2), {.padding = {1, 1}}, "conv2");
   y = b.relu(b.add(b.bias_add(y, b.constant("b2", b2), 1, "bias2"), in, "residual"), "relu2");
-  const Graph g = b.finish(y);
-
-  // Reference in double, as the graph computes it.
-  const std::vector<float> xv = x.to_vector<float>(), b1v = b1.to_vector<float>(), b2v = b2.to_vector<float>();
+  p.g = b.finish(y);
+  const std::vector<float> xv = p.x.to_vector<float>(), b1v = b1.to_vector<float>(), b2v = b2.to_vector<float>();
   std::vector<double> h1 = conv_ref(s, xv, w1.to_vector<float>());
   for (size_t i = 0; i < h1.size(); ++i) h1[i] = std::max(h1[i] + b1v[i / (15 * 15)], 0.0);
   const std::vector<double> y2 = conv_ref(s, std::vector<float>(h1.begin(), h1.end()), w2.to_vector<float>());
-  std::vector<float> want(y2.size());
-  for (size_t i = 0; i < y2.size(); ++i) want[i] = float(std::max(y2[i] + b2v[i / (15 * 15)] + xv[i], 0.0));
+  p.want.resize(y2.size());
+  for (size_t i = 0; i < y2.size(); ++i) p.want[i] = float(std::max(y2[i] + b2v[i / (15 * 15)] + xv[i], 0.0));
+  return p;
+}
 
+}  // namespace
+
+TEST_CASE("Winograd convolutions between blocked neighbours with bias, residual and relu tails", "[graph][winograd]") {
+  // With the layout pass the activations between the convolutions are NCHW16c.
+  const ResidualPair p = residual_pair();
   for (int m : {2, 4, 6})
     for (bool layout : {true, false}) {
-      const CompiledModel model = build(g, "llvm", with_tile(m, layout));
+      const CompiledModel model = build(p.g, "llvm", with_tile(m, layout));
       CHECK(count_op(model.graph(), "conv2d_winograd") == 2);
       CHECK(count_op(model.graph(), "layout_transform") == 0);
-      const double err = graph_test::max_rel_error(model.run({{"x", x}}).to_vector<float>(), want);
+      const double err = graph_test::max_rel_error(model.run({{"x", p.x}}).to_vector<float>(), p.want);
       INFO("m = " << m << ", alter_layout " << layout << ": max |a - b| / max |b| = " << err);
       CHECK(err < 1e-5);
     }
+}
+
+TEST_CASE("Winograd on webgl: off by default, in texels of 4 channels when forced", "[graph][winograd][webgl]") {
+  const ResidualPair p = residual_pair();
+  CHECK(count_op(build(p.g, "webgl").graph(), "conv2d_winograd") == 0);
+  for (int m : {2, 4, 6})
+    for (bool layout : {true, false}) {
+      const CompiledModel model = build(p.g, "webgl", with_tile(m, layout));
+      CHECK(count_op(model.graph(), "conv2d_winograd") == 2);
+      // The transformed weights [alpha][alpha][K/4][C][4]: a texel holds 4 output channels.
+      for (const Node &n : model.graph().nodes())
+        if (n.op == "conv2d_winograd")
+          CHECK(model.graph().node(n.inputs[1]).shape == std::vector<int64_t>{m + 2, m + 2, 4, 16, 4});
+#if TENSORIR_WITH_OPENGL
+      const double err = graph_test::max_rel_error(model.run({{"x", p.x}}).to_vector<float>(), p.want);
+      INFO("m = " << m << ", alter_layout " << layout << ": max |a - b| / max |b| = " << err);
+      CHECK(err < 1e-5);
+#endif
+    }
+  // Channels that are no whole texels (6, NCHW without the layout pass) stay direct.
+  Builder b;
+  NodeRef x = b.input("x", {1, 6, 9, 9});
+  const NDArray w = NDArray::random({6, 6, 3, 3}, Float(32), 3);
+  const Graph g6 = b.finish(b.conv2d(x, b.constant("w", w), {.padding = {1, 1}}, "conv"));
+  CHECK(count_op(build(g6, "webgl", with_tile(4, false)).graph(), "conv2d_winograd") == 0);
+  CHECK(count_op(build(g6, "llvm", with_tile(4, false)).graph(), "conv2d_winograd") == 1);
 }
 
 TEST_CASE("resnet18 with Winograd convolutions matches the reference model", "[graph][winograd][resnet18]") {

@@ -55,13 +55,14 @@ struct BuildOptions {
   // then the blocked one. false: NCHW throughout, as "opengl -mode=fragment" always is.
   bool alter_layout = true;
   // Winograd F(m x m, 3 x 3) for 3x3 stride-1 convolutions with constant weights, with
-  // tuned schedules on "llvm" and "wasm" and fold_constants (graph::winograd_conv2d, after
+  // tuned schedules on "llvm" and "wasm", and on "webgl" (convolutions whose channels
+  // fill texels of 4), and fold_constants (graph::winograd_conv2d, after
   // alter_conv_layout): the weight transformed once at build time, the kernel reading and
   // writing the layouts of its neighbours. kWinogradAuto: per layer, the tuning log's
   // choice (the "winograd" knob of its workload's best record), else the tile
   // graph::default_winograd_tile measured faster on "llvm" (direct everywhere on targets
-  // with small vector registers, "wasm", where it is unmeasured); 0: never; 2, 4 or 6:
-  // that tile for every eligible convolution. Larger tiles do fewer multiplications
+  // with small vector registers, "wasm", where it is unmeasured, and on "webgl"); 0:
+  // never; 2, 4 or 6: that tile for every eligible convolution. Larger tiles do fewer multiplications
   // but round more: on ResNet-18's layers max |error| / max |output| is about 2e-6 for
   // m = 2, 1e-5 for m = 4 and 2e-5 for m = 6 (the direct convolution: about 1e-6).
   static constexpr int kWinogradAuto = -1;

@@ -97,18 +97,22 @@ int dense_panel_width(int64_t columns);
 using DensePanelFn = std::function<int(const Graph &g, const Node &dense)>;
 Graph alter_dense_layout(const Graph &g, const DensePanelFn &panel);
 
-// Winograd F(m x m, 3 x 3) for the CPU schedules (graph::build on "llvm" and "wasm",
+// Winograd F(m x m, 3 x 3) for the CPU schedules and "webgl" (graph::build,
 // BuildOptions::winograd): every conv2d that winograd_eligible accepts and for which
 // `tile_for(g, node)` returns m = 2, 4 or 6 becomes conv2d_winograd(x,
 // winograd_weight_transform(W)) with attributes tile, padding and out_layout (the
-// transform a new node "<weight>.winograd<m>"; run fold_constants afterwards to compute
-// it once). 0 leaves the node a direct convolution. Run after alter_conv_layout: the
-// data (NCHW or NCHW<c>c) and the result layout are kept, the packed weight is read as
-// it is.
-Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &g, const Node &conv)> &tile_for);
+// transform a new node "<weight>.winograd<m>" with attributes tile and `panel`; run
+// fold_constants afterwards to compute it once). 0 leaves the node a direct convolution.
+// With `panel` > 0 (4 on "webgl": the transformed weight in texels of 4 output channels)
+// only convolutions whose input and output channels it divides are eligible. Run after
+// alter_conv_layout: the data (NCHW or NCHW<c>c) and the result layout are kept, the
+// packed weight is read as it is.
+Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &g, const Node &conv)> &tile_for,
+                      int panel = 0);
 // A conv2d Winograd computes: 3x3, strides and dilation 1, groups 1, a float32 constant
-// weight (OIHW or packed by alter_conv_layout).
-bool winograd_eligible(const Graph &g, const Node &conv);
+// weight (OIHW or packed by alter_conv_layout), and with `panel` > 0 input and output
+// channels that it divides.
+bool winograd_eligible(const Graph &g, const Node &conv, int panel = 0);
 // The tile measured faster than the direct convolution for `conv`'s shape on the CPU,
 // or 0 (direct): BuildOptions::winograd's default.
 int default_winograd_tile(const Graph &g, const Node &conv);
@@ -119,7 +123,7 @@ int default_winograd_tile(const Graph &g, const Node &conv);
 struct WinogradNodes {
   Node transform, conv;
 };
-WinogradNodes winograd_nodes(const Node &conv, int m);
+WinogradNodes winograd_nodes(const Node &conv, int m, int panel = 0);
 
 // Operator nodes computed by one kernel: a chain where every node but the last has the
 // next as its only reader.

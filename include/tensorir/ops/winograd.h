@@ -38,12 +38,14 @@ bool winograd_tile_supported(int m);
 // else K.
 int winograd_panel(int64_t K);
 
-// The transformed weight U [alpha][alpha][K/b][C][b] (b = winograd_panel(K)), U[i][j][k/b]
-// [c][k%b] = (G g_kc G^T)[i][j], in panels of b output channels so that the product reads
-// each panel's rows contiguously, from weight OIHW [K][C][3][3] or packed OIHW<ci>i<co>o
-// [K/co][C/ci][3][3][ci][co] (alter_conv_layout's). Meant for constant weights, computed
-// once (constant folding).
-Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string &name = "winograd_weight");
+// The transformed weight U [alpha][alpha][K/b][C][b] (b = `panel`, by default
+// winograd_panel(K)), U[i][j][k/b][c][k%b] = (G g_kc G^T)[i][j], in panels of b output
+// channels so that the product reads each panel's rows contiguously (on "webgl" b = 4: a
+// texel holds 4 output channels of one input channel), from weight OIHW [K][C][3][3] or
+// packed OIHW<ci>i<co>o [K/co][C/ci][3][3][ci][co] (alter_conv_layout's). Meant for
+// constant weights, computed once (constant folding).
+Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string &name = "winograd_weight",
+                                 int panel = 0);
 
 // The stride-1 3x3 convolution of `data` (NCHW [N][C][H][W], or channel-blocked
 // NCHW<ci>c [N][C/ci][H][W][ci]) with the transformed weight U [alpha][alpha][K/b][C][b],
@@ -52,8 +54,12 @@ Tensor winograd_weight_transform(const Tensor &weight, int m, const std::string 
 // ("winograd_gemm", [alpha][alpha][tiles][K]), the output transform per tile
 // ("winograd_output", [m][m][tiles][K]) and the result ("conv2d_winograd"): NCHW
 // [N][K][OH][OW], or with `out_block` > 0 NCHW<out_block>c [N][K/out_block][OH][OW][out_block].
+// With `channel_block` b > 0 the stages hold blocks of b channels with the tiles inside,
+// [alpha][alpha][C/b][tiles][b] and [alpha][alpha][K/b][tiles][b] (b dividing C and K):
+// what a fragment shader reads and writes as texels of b channels, neighbouring texels of
+// the product then sharing their reads of U (b must be U's panel).
 Tensor conv2d_winograd(const Tensor &data, const Tensor &U, std::array<int, 2> padding, int m, int out_block = 0,
-                       const std::string &name = "conv2d_winograd");
+                       const std::string &name = "conv2d_winograd", int channel_block = 0);
 
 // The knobs of the CPU schedule; 0 picks the measured default.
 struct WinogradSchedule {
@@ -81,5 +87,15 @@ WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg);
 // three parallel loop nests (positions and tile blocks in parallel for the product).
 Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"),
                                        const WinogradSchedule &knobs = {});
+
+// "webgl" schedule for conv2d_winograd's result `conv` computed with channel_block 4 and
+// followed by an element-wise tail ending in `out` (`out` == `conv` without one): a
+// fragment pass per stage (input transform, product, output transform), the result's
+// gather computed where the tail reads it. Its knobs (`cfg`, may be null) are those the
+// direct convolution of the same workload has on "webgl" (draw buffers, unroll budget,
+// reduction chunk: ops::schedule_fragment), so that a template choosing the algorithm by
+// a knob asks the same ones whatever it chooses.
+Schedule schedule_conv2d_winograd_fragment(const Tensor &conv, const Tensor &out, const Target &target,
+                                           autotune::Config *cfg);
 
 }  // namespace tensorir::ops

@@ -1,4 +1,4 @@
-// Winograd for the CPU's 3x3 stride-1 convolutions: conv2d(x, W) ->
+// Winograd for 3x3 stride-1 convolutions on the CPU and "webgl": conv2d(x, W) ->
 // conv2d_winograd(x, winograd_weight_transform(W)), the transform folded once by
 // fold_constants, the data and result layouts (NCHW or alter_conv_layout's blocks) kept.
 #include <set>
@@ -20,13 +20,18 @@ bool ints_are(const Node &n, const std::string &key, int64_t v) {
 
 }  // namespace
 
-bool winograd_eligible(const Graph &g, const Node &n) {
+bool winograd_eligible(const Graph &g, const Node &n, int panel) {
   if (n.op != "conv2d" || n.attr_int("groups") != 1 || !ints_are(n, "strides", 1) || !ints_are(n, "dilation", 1))
     return false;
   const Node &w = g.node(n.inputs[1]);
   const std::vector<int64_t> &s = w.shape;
   const bool kernel3 = (s.size() == 4 || s.size() == 6) && s[2] == 3 && s[3] == 3;
-  return w.op == "constant" && kernel3 && w.dtype == Float(32);
+  if (w.op != "constant" || !kernel3 || w.dtype != Float(32)) return false;
+  if (panel <= 0) return true;
+  // The channels the weight holds (a packed one's last block may be padding, which the
+  // transform keeps).
+  const int64_t K = s.size() == 6 ? s[0] * s[5] : s[0], C = s.size() == 6 ? s[1] * s[4] : s[1];
+  return K % panel == 0 && C % panel == 0;
 }
 
 // Measured on ResNet-18's 3x3 layers (bench_conv's Winograd rows, batch 1): the
@@ -45,10 +50,11 @@ int default_winograd_tile(const Graph &g, const Node &n) {
   return pixels < 28 * 28 ? 2 : 4;
 }
 
-WinogradNodes winograd_nodes(const Node &conv, int m) {
+WinogradNodes winograd_nodes(const Node &conv, int m, int panel) {
   WinogradNodes w;
   w.transform.op = "winograd_weight_transform";
   w.transform.attrs["tile"] = int64_t{m};
+  w.transform.attrs["panel"] = int64_t{panel};
   const auto layout = conv.attrs.find("out_layout");
   w.conv = conv;
   w.conv.op = "conv2d_winograd";
@@ -59,7 +65,7 @@ WinogradNodes winograd_nodes(const Node &conv, int m) {
   return w;
 }
 
-Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, const Node &)> &tile_for) {
+Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, const Node &)> &tile_for, int panel) {
   g.validate();
   std::set<std::string> names;
   for (const Node &n : g.nodes()) names.insert(n.name);
@@ -69,11 +75,11 @@ Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, con
     const Node &old = g.node(id);
     Node n = old;
     for (int &in : n.inputs) in = remap[size_t(in)];
-    const int m = winograd_eligible(g, old) ? tile_for(g, old) : 0;
+    const int m = winograd_eligible(g, old, panel) ? tile_for(g, old) : 0;
     if (m) {
       TIR_USER_CHECK(ops::winograd_tile_supported(m))
           << "winograd_conv2d: the tile chosen for '" << old.name << "' is " << m << "; use 0 (direct), 2, 4 or 6";
-      auto [t, conv] = winograd_nodes(n, m);
+      auto [t, conv] = winograd_nodes(n, m, panel);
       t.name = detail::fresh_name(names, g.node(old.inputs[1]).name + ".winograd" + std::to_string(m));
       t.inputs = {n.inputs[1]};
       detail::infer_shape(t, {&out.node(n.inputs[1])});

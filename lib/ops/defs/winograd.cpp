@@ -1,6 +1,7 @@
-// Winograd convolution, what the winograd_conv2d pass makes of a 3x3 stride-1 conv2d
-// on the CPU: winograd_weight_transform (G g G^T, folded once into a constant) and
-// conv2d_winograd (data, transformed weight) with the element-wise tail fused.
+// Winograd convolution, what the winograd_conv2d pass makes of a 3x3 stride-1 conv2d on
+// the CPU and on "webgl": winograd_weight_transform (G g G^T, folded once into a
+// constant) and conv2d_winograd (data, transformed weight) with the element-wise tail
+// fused.
 #include "def_util.h"
 #include "tensorir/autotune/config.h"
 #include "tensorir/ops/winograd.h"
@@ -28,6 +29,10 @@ int out_block(const Node &n) {
 void check_weight(const Node &n, const std::vector<const Node *> &in) {
   tile_attr(n);
   const std::vector<int64_t> &w = in[0]->shape;
+  const int64_t K = w.size() == 6 ? w[0] * w[5] : w.empty() ? 0 : w[0], panel = n.attr_int("panel");
+  TIR_USER_CHECK(panel >= 0 && (panel == 0 || (K > 0 && K % panel == 0)))
+      << "panel = " << panel << " must be 0 (the default) or divide the " << K << " output channels of weight '"
+      << in[0]->name << "'";
   TIR_USER_CHECK((w.size() == 4 && w[2] == 3 && w[3] == 3) || (w.size() == 6 && w[2] == 3 && w[3] == 3))
       << "weight '" << in[0]->name << "' must be a 3x3 kernel, OIHW [K][C][3][3] or packed [K/co][C/ci][3][3][ci][co], "
       << "but has shape " << shape_str(w);
@@ -57,11 +62,11 @@ const bool registered = [] {
   weight.doc = "G g G^T of a 3x3 weight (OIHW or OIHW<ci>i<co>o) for Winograd F(tile, 3), in panels of b "
                "output channels: [tile+2][tile+2][K/b][C][b]";
   weight.inputs = {"weight"};
-  weight.attrs = {{"tile", AttrType::Int, int64_t{4}}};
+  weight.attrs = {{"tile", AttrType::Int, int64_t{4}}, {"panel", AttrType::Int, int64_t{0}}};
   weight.pattern = graph::OpPattern::kOpaque;
   weight.check = check_weight;
   weight.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
-    return ops::winograd_weight_transform(in[0], tile_attr(n), name);
+    return ops::winograd_weight_transform(in[0], tile_attr(n), name, int(n.attr_int("panel")));
   };
   graph::register_op(std::move(weight));
 
@@ -86,6 +91,17 @@ const bool registered = [] {
     return ops::schedule_conv2d_winograd_llvm(ctx.op, ctx.out, ctx.target, knobs);
   };
   on_cpu(conv, cpu);
+  // Fragment shaders compute the stages in blocks of the weight's panel (4 channels, a
+  // texel, from the winograd_conv2d pass).
+  OpStrategy webgl;
+  webgl.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    const int panel = int(*as_const_int(in[1].shape()[4]));
+    return ops::conv2d_winograd(in[0], in[1], pair_attr(n, "padding"), tile_attr(n), out_block(n), name, panel);
+  };
+  webgl.schedule = [](const ScheduleContext &ctx) {
+    return ops::schedule_conv2d_winograd_fragment(ctx.op, ctx.out, ctx.target, ctx.config);
+  };
+  conv.strategies["webgl"] = webgl;
   graph::register_op(std::move(conv));
   return true;
 }();
