@@ -30,6 +30,10 @@ std::function<int(const Graph &, const Node &)> winograd_policy(const BuildOptio
   if (o.winograd != BuildOptions::kWinogradAuto) return [m = o.winograd](const Graph &, const Node &) { return m; };
   return [tuning, target](const Graph &g, const Node &conv) {
     const int fallback = autotune::winograd_default(g, conv, target);
+    // A record without the knob is of the direct template before the algorithm was one
+    // (webgl logs): its knobs still fit the direct kernel, which is the default there.
+    const autotune::Record *r = tuning ? tuning->best(autotune::workload_key(g, conv), target) : nullptr;
+    if (r && !autotune::config_values(r->config_json).count("winograd")) return fallback;
     const auto tile = [&](autotune::Config &c) { return autotune::winograd_tile(c, fallback); };
     autotune::Config cfg = autotune::config_for(tuning, g, conv, target, tile);
     return tile(cfg);
@@ -55,7 +59,7 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
   }
   // On "webgl" the transformed weight's texels hold 4 output channels (its panel), the
   // kernel's stages blocks of 4 channels (conv2d_winograd's fragment strategy).
-  const int texels = target.caps().texture_channel_block;
+  const int texels = options.tuned_schedules ? target.caps().texture_channel_block : 0;
   if ((tuned || texels > 0) && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
     g = winograd_conv2d(g, winograd_policy(options, target, tuning), tuned ? 0 : texels);
     g = fold_constants(g);  // transforms the weights once, here

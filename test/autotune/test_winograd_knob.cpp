@@ -251,10 +251,13 @@ TEST_CASE("a log's algorithm that is no choice warns and builds the default", "[
 
 TEST_CASE("webgl: Winograd is a knob of 3x3 stride-1 convolutions, each choice with the same knobs",
           "[autotune][winograd][webgl]") {
-  // x [1, 16, 14, 14] -> conv to 32 (its result in texels of 4 channels for the next) ->
-  // relu -> conv to 16 (an NCHW result: rows of 14, no whole texels) -> relu.
+  // x [1, 16, S, S] -> conv to 32 (its result in texels of 4 channels for the next) ->
+  // relu -> conv to 16 (an NCHW result: rows of S, whole texels only for S = 16, where the
+  // direct convolution has the draw-buffers knob) -> relu.
+  const int64_t S = GENERATE(14, 16);
+  INFO("S = " << S);
   graph::Builder b;
-  auto x = b.input("x", {1, 16, 14, 14});
+  auto x = b.input("x", {1, 16, S, S});
   ops::Conv2dAttrs a;
   a.padding = {1, 1};
   auto h = b.relu(b.conv2d(x, b.constant("w1", NDArray::random({32, 16, 3, 3}, Float(32), 51, -0.3, 0.3)), a, "conv1"));
@@ -262,6 +265,8 @@ TEST_CASE("webgl: Winograd is a knob of 3x3 stride-1 convolutions, each choice w
       b.finish(b.relu(b.conv2d(h, b.constant("w2", NDArray::random({16, 32, 3, 3}, Float(32), 52, -0.3, 0.3)), a, "conv2")));
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "webgl");
   REQUIRE(tasks.size() == 2);
+  const autotune::Task &last = task_named(tasks, "conv2d 1x32x" + std::to_string(S) + "x" + std::to_string(S) + " k16 3x3 s1");
+  CHECK(has_knob(last, "draw-buffers") == (S % 4 == 0));
   std::mt19937_64 rng(29);
   std::vector<autotune::Record> records;
   for (const autotune::Task &t : tasks) {
@@ -277,7 +282,7 @@ TEST_CASE("webgl: Winograd is a knob of 3x3 stride-1 convolutions, each choice w
       // The transformed weight in texels of 4 output channels: [alpha][alpha][K/4][C][4].
       if (m) CHECK(shape_of(inst.args[1]).back() == 4);
     }
-    records.push_back(record_of(t, random_with_tile(t, t.name.find("k32") != std::string::npos ? 4 : 2, rng), {1.0}));
+    records.push_back(record_of(t, random_with_tile(t, &t == &last ? 2 : 4, rng), {1.0}));
   }
   // graph::build follows the log without a warning (its knobs fit the Winograd kernels'),
   // and the kernels compute what llvm does.
@@ -289,10 +294,27 @@ TEST_CASE("webgl: Winograd is a knob of 3x3 stride-1 convolutions, each choice w
   CHECK(tuned.graph().node("conv1").attr_int("tile") == 4);
   CHECK(tuned.graph().node("conv2").attr_int("tile") == 2);
 #if TENSORIR_WITH_OPENGL
-  const NDArray input = NDArray::random({1, 16, 14, 14}, Float(32), 53);
+  const NDArray input = NDArray::random({1, 16, S, S}, Float(32), 53);
   const std::vector<float> want = graph::build(g, "llvm").run({{"x", input}}).to_vector<float>();
   const double err = max_rel_error(tuned.run({{"x", input}}).to_vector<float>(), want);
   INFO("max |a - b| / max |b| = " << err);
   CHECK(err < 1e-4);
 #endif
+}
+
+TEST_CASE("webgl: a log of the direct template alone builds the direct convolution without a warning",
+          "[autotune][winograd][webgl]") {
+  // Records from before the algorithm was a knob on webgl: their knobs still fit the
+  // direct kernel.
+  const graph::Graph g = conv_graph();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "webgl");
+  REQUIRE(tasks.size() == 1);
+  autotune::Record r = record_of(tasks[0], find_config(tasks[0], {"\"winograd\":0", "\"unroll\":1024"}), {1.0});
+  r.config_json = json_with_knob(r.config_json, "winograd", nullptr);
+  graph::BuildOptions o;
+  o.tuning = std::make_shared<autotune::ApplyHistoryBest>(std::vector<autotune::Record>{r});
+  std::vector<std::string> warnings;
+  const graph::CompiledModel m = build_warning(g, o, warnings, "webgl");
+  CHECK(warnings.empty());
+  CHECK(m.graph().node("conv").op == "conv2d");
 }

@@ -199,13 +199,62 @@ TEST_CASE("Winograd on webgl: off by default, in texels of 4 channels when force
       CHECK(err < 1e-5);
 #endif
     }
-  // Channels that are no whole texels (6, NCHW without the layout pass) stay direct.
-  Builder b;
-  NodeRef x = b.input("x", {1, 6, 9, 9});
-  const NDArray w = NDArray::random({6, 6, 3, 3}, Float(32), 3);
-  const Graph g6 = b.finish(b.conv2d(x, b.constant("w", w), {.padding = {1, 1}}, "conv"));
-  CHECK(count_op(build(g6, "webgl", with_tile(4, false)).graph(), "conv2d_winograd") == 0);
-  CHECK(count_op(build(g6, "llvm", with_tile(4, false)).graph(), "conv2d_winograd") == 1);
+  // Input or output channels that are no whole texels (6, NCHW without the layout pass)
+  // stay direct.
+  for (auto [c, k] : {std::pair<int64_t, int64_t>{6, 8}, {8, 6}}) {
+    INFO(c << " -> " << k << " channels");
+    Builder b;
+    NodeRef x = b.input("x", {1, c, 9, 9});
+    const NDArray w = NDArray::random({k, c, 3, 3}, Float(32), 3);
+    const Graph g = b.finish(b.conv2d(x, b.constant("w", w), {.padding = {1, 1}}, "conv"));
+    CHECK(count_op(build(g, "webgl", with_tile(4, false)).graph(), "conv2d_winograd") == 0);
+    CHECK(count_op(build(g, "llvm", with_tile(4, false)).graph(), "conv2d_winograd") == 1);
+  }
+}
+
+TEST_CASE("Winograd stages in channel blocks (the fragment form) compute the convolution on llvm",
+          "[graph][winograd]") {
+  // conv2d_winograd with channel_block 4 and a weight in panels of 4, scheduled plainly:
+  // batch 2, 9x11 (no tile divides it), 8 -> 12 channels, NCHW or NCHW4c data, NCHW or
+  // NCHW4c result.
+  const ConvCase s{2, 8, 12, 9, 11, 1};
+  const NDArray x = NDArray::random({2, 8, 9, 11}, Float(32), 61);
+  const NDArray w = NDArray::random({12, 8, 3, 3}, Float(32), 62, -0.3, 0.3);
+  const std::vector<double> ref = conv_ref(s, x.to_vector<float>(), w.to_vector<float>());
+  // [N][C][H][W] <-> [N][C/4][H][W][4], element (n, c, p) of each.
+  const auto blocked_at = [](int64_t n, int64_t c, int64_t p, int64_t C, int64_t HW) {
+    return ((n * (C / 4) + c / 4) * HW + p) * 4 + c % 4;
+  };
+  const int64_t HW = 9 * 11;
+  const std::vector<float> xv = x.to_vector<float>();
+  std::vector<float> xb(xv.size());
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 8; ++c)
+      for (int64_t p = 0; p < HW; ++p) xb[size_t(blocked_at(n, c, p, 8, HW))] = xv[size_t((n * 8 + c) * HW + p)];
+  for (int m : {2, 4, 6}) {
+    Tensor W = placeholder({12, 8, 3, 3}, Float(32), "W");
+    Tensor Ut = ops::winograd_weight_transform(W, m, "U", 4);
+    NDArray u = NDArray::empty({m + 2, m + 2, 3, 8, 4}, Float(32));
+    build(ops::schedule_generic({Ut}), {W, Ut}, "llvm", "transform")("transform")(w, u);
+    for (bool blocked_in : {false, true})
+      for (int out_block : {0, 4}) {
+        Tensor D = blocked_in ? placeholder({2, 2, 9, 11, 4}, Float(32), "D") : placeholder({2, 8, 9, 11}, Float(32), "D");
+        Tensor U = placeholder({m + 2, m + 2, 3, 8, 4}, Float(32), "U");
+        Tensor y = ops::conv2d_winograd(D, U, {1, 1}, m, out_block, "y", 4);
+        const NDArray in = blocked_in ? NDArray::from_vector(xb, {2, 2, 9, 11, 4}) : x;
+        NDArray out = out_block ? NDArray::empty({2, 3, 9, 11, 4}, Float(32)) : NDArray::empty({2, 12, 9, 11}, Float(32));
+        build(ops::schedule_generic({y}), {D, U, y}, "llvm", "y")("y")(in, u, out);
+        const std::vector<float> o = out.to_vector<float>();
+        std::vector<float> got(ref.size());
+        for (int64_t n = 0; n < 2; ++n)
+          for (int64_t k = 0; k < 12; ++k)
+            for (int64_t p = 0; p < HW; ++p)
+              got[size_t((n * 12 + k) * HW + p)] = o[size_t(out_block ? blocked_at(n, k, p, 12, HW) : (n * 12 + k) * HW + p)];
+        const double err = graph_test::max_rel_error(got, std::vector<float>(ref.begin(), ref.end()));
+        INFO("m = " << m << ", blocked data " << blocked_in << ", out_block " << out_block << ": " << err);
+        CHECK(err < 1e-5);
+      }
+  }
 }
 
 TEST_CASE("resnet18 with Winograd convolutions matches the reference model", "[graph][winograd][resnet18]") {
@@ -241,6 +290,18 @@ TEST_CASE("Winograd operators and options refuse bad input", "[graph][winograd][
                     Catch::Contains("does not divide the 8 output channels"));
   CHECK_THROWS_WITH(b.make("conv2d_winograd", {x, u}, {{"out_layout", std::string("NHWC")}}),
                     Catch::Contains("must be NCHW or NCHW<b>c"));
+  CHECK_THROWS_WITH(b.make("winograd_weight_transform", {w}, {{"panel", int64_t{3}}}),
+                    Catch::Contains("panel = 3 must be 0 (the default) or divide the 8 output channels"));
+  // The fragment form: stages in blocks of the weight's panel, which must divide the channels.
+  Tensor W = placeholder({8, 8, 3, 3}, Float(32), "W");
+  CHECK_THROWS_WITH(ops::winograd_weight_transform(W, 4, "U", 3), Catch::Contains("panel 3 does not divide"));
+  Tensor D = placeholder({1, 8, 10, 10}, Float(32), "D"), U8 = placeholder({6, 6, 1, 8, 8}, Float(32), "U8");
+  CHECK_THROWS_WITH(ops::conv2d_winograd(D, U8, {1, 1}, 4, 0, "y", 4),
+                    Catch::Contains("channel_block 4 must divide the 8 input and 8 output channels and be the panel"));
+  Tensor y4 = ops::conv2d_winograd(D, placeholder({6, 6, 2, 8, 4}, Float(32), "U4"), {1, 1}, 4, 0, "y", 4);
+  CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_llvm(y4, y4), Catch::Contains("build it with channel_block = 0"));
+  CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_fragment(D, D, Target("webgl"), nullptr),
+                    Catch::Contains("is not the output of conv2d_winograd"));
 
   Builder c;
   NodeRef cx = c.input("x", {1, 8, 10, 10});

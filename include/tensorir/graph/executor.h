@@ -55,7 +55,7 @@ struct BuildOptions {
   // then the blocked one. false: NCHW throughout, as "opengl -mode=fragment" always is.
   bool alter_layout = true;
   // Winograd F(m x m, 3 x 3) for 3x3 stride-1 convolutions with constant weights, with
-  // tuned schedules on "llvm" and "wasm", and on "webgl" (convolutions whose channels
+  // tuned_schedules on "llvm" and "wasm", and on "webgl" (convolutions whose channels
   // fill texels of 4), and fold_constants (graph::winograd_conv2d, after
   // alter_conv_layout): the weight transformed once at build time, the kernel reading and
   // writing the layouts of its neighbours. kWinogradAuto: per layer, the tuning log's

@@ -91,12 +91,15 @@ const bool registered = [] {
     return ops::schedule_conv2d_winograd_llvm(ctx.op, ctx.out, ctx.target, knobs);
   };
   on_cpu(conv, cpu);
-  // Fragment shaders compute the stages in blocks of the weight's panel (4 channels, a
-  // texel, from the winograd_conv2d pass).
+  // Fragment shaders compute the stages in texels of 4 channels where the weight's panel
+  // is 4 (the winograd_conv2d pass's on "webgl") and 4 divides the channels; a weight
+  // transformed for the CPU keeps the CPU's stages, correct but not in texels.
   OpStrategy webgl;
   webgl.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
-    const int panel = int(*as_const_int(in[1].shape()[4]));
-    return ops::conv2d_winograd(in[0], in[1], pair_attr(n, "padding"), tile_attr(n), out_block(n), name, panel);
+    constexpr int kTexel = 4;
+    const int64_t *panel = as_const_int(in[1].shape()[4]), *C = as_const_int(in[1].shape()[3]);
+    const int block = panel && C && *panel == kTexel && *C % kTexel == 0 ? kTexel : 0;
+    return ops::conv2d_winograd(in[0], in[1], pair_attr(n, "padding"), tile_attr(n), out_block(n), name, block);
   };
   webgl.schedule = [](const ScheduleContext &ctx) {
     return ops::schedule_conv2d_winograd_fragment(ctx.op, ctx.out, ctx.target, ctx.config);
