@@ -59,9 +59,10 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
   }
   // On "webgl" the transformed weight's texels hold 4 output channels (its panel), the
   // kernel's stages blocks of 4 channels (conv2d_winograd's fragment strategy).
-  const int texels = options.tuned_schedules ? target.caps().texture_channel_block : 0;
-  if ((tuned || texels > 0) && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
-    g = winograd_conv2d(g, winograd_policy(options, target, tuning), tuned ? 0 : texels);
+  const int panel = autotune::winograd_weight_panel(target);
+  const bool winograd = tuned || (options.tuned_schedules && panel > 0);
+  if (winograd && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
+    g = winograd_conv2d(g, winograd_policy(options, target, tuning), panel);
     g = fold_constants(g);  // transforms the weights once, here
   }
   if (options.alter_layout && tuned)

@@ -113,9 +113,8 @@ std::vector<RemoteKernelProfile> RemoteModel::profile(const std::map<std::string
 TimeResult RemoteModel::time(const std::map<std::string, NDArray> &inputs, TimeOptions options) const {
   const Impl &m = impl_of(impl_);
   runtime::check_time_options(options, "RemoteModel::time");
-  nlohmann::json fields = {
-      {"number", options.number}, {"repeat", options.repeat}, {"min_repeat_ms", options.min_repeat_ms}};
-  if (options.evict_bytes) fields["evict_bytes"] = options.evict_bytes;
+  nlohmann::json fields = nlohmann::json::object();
+  add_time_fields(fields, options);
   const Frame reply = m.request("time_model", std::move(fields), inputs);
   return TimeResult::of(parse_times(reply.header, size_t(options.repeat), m.who()));
 }

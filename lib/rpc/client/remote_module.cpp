@@ -62,10 +62,7 @@ class RemoteModuleNode final : public ModuleNode {
   std::vector<double> time(size_t index, const std::vector<ArgValue> &args, const std::vector<NDArray> &buffers,
                            const TimeOptions &options) const override {
     json fields = call_fields(index, args, buffers);
-    fields["number"] = options.number;
-    fields["repeat"] = options.repeat;
-    fields["min_repeat_ms"] = options.min_repeat_ms;
-    if (options.evict_bytes) fields["evict_bytes"] = options.evict_bytes;
+    add_time_fields(fields, options);
     const Frame reply = session_->request("time", std::move(fields));
     return parse_times(reply.header, size_t(options.repeat), "remote '" + session_->key() + "'");
   }

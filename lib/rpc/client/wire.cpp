@@ -38,6 +38,13 @@ std::vector<ModelIO> parse_model_ios(const json &j, const std::string &field, co
   return out;
 }
 
+void add_time_fields(json &fields, const TimeOptions &options) {
+  fields["number"] = options.number;
+  fields["repeat"] = options.repeat;
+  fields["min_repeat_ms"] = options.min_repeat_ms;
+  if (options.evict_bytes) fields["evict_bytes"] = options.evict_bytes;
+}
+
 std::vector<double> parse_times(const json &reply, size_t repeats, const std::string &who) {
   const json &t = reply.contains("times_ms") ? reply["times_ms"] : json();
   TIR_USER_CHECK(t.is_array() && t.size() == repeats)

@@ -114,11 +114,7 @@ Executor::Reply Executor::profile_model(const Request &r) {
 
 Executor::Reply Executor::time_model(const Request &r) {
   const runtime::LoadedModel &m = find_handle(models_, r.integer("model"), "model", "load_model");
-  TimeOptions options;
-  options.number = r.positive("number");
-  options.repeat = r.positive("repeat");
-  options.min_repeat_ms = r.number_or("min_repeat_ms", 0);
-  options.evict_bytes = r.count_or("evict_bytes", 0, runtime::kMaxEvictBytes);
+  const TimeOptions options = time_options(r);
   const std::map<std::string, NDArray> inputs = model_inputs(r, m);
   return {{{"times_ms", runtime::time_calls([&] { m.run_all(inputs); }, options)}}, {}};
 }

@@ -9,7 +9,6 @@
 #include "rpc/signature_json.h"
 #include "rpc/temp_dir.h"
 #include "runtime/library_module.h"
-#include "runtime/time_calls.h"
 #include "tensorir/error.h"
 #include "tensorir/target.h"
 
@@ -166,11 +165,7 @@ Executor::Reply Executor::call(const Request &r) {
 }
 
 Executor::Reply Executor::time(const Request &r) {
-  TimeOptions options;
-  options.number = r.positive("number");
-  options.repeat = r.positive("repeat");
-  options.min_repeat_ms = r.number_or("min_repeat_ms", 0);
-  options.evict_bytes = r.count_or("evict_bytes", 0, runtime::kMaxEvictBytes);
+  const TimeOptions options = time_options(r);
   std::vector<Arg> args;
   const Function f = function(r, args);
   const TimeResult t = TimeEvaluator(f, options).call(args);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "runtime/time_calls.h"
 #include "tensorir/error.h"
 
 namespace tensorir::rpc::server {
@@ -67,6 +68,15 @@ int64_t Request::count_or(const char *name, int64_t fallback, int64_t max) const
   TIR_USER_CHECK(in_range(*f)) << "request '" << op_ << "': the field \"" << name << "\" is malformed; it must be "
                                << what << " (docs/rpc.md)";
   return f->get<int64_t>();
+}
+
+TimeOptions time_options(const Request &r) {
+  TimeOptions options;
+  options.number = r.positive("number");
+  options.repeat = r.positive("repeat");
+  options.min_repeat_ms = r.number_or("min_repeat_ms", 0);
+  options.evict_bytes = r.count_or("evict_bytes", 0, runtime::kMaxEvictBytes);
+  return options;
 }
 
 }  // namespace tensorir::rpc::server

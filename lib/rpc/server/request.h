@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tensorir/runtime/module.h"
+
 namespace tensorir::rpc::server {
 
 class Request {
@@ -38,5 +40,10 @@ class Request {
   std::string op_;
   nlohmann::json id_;
 };
+
+// The timing options of a `time` or `time_model` request: "number", "repeat",
+// "min_repeat_ms" (default 0) and "evict_bytes" (default 0, at most
+// runtime::kMaxEvictBytes).
+TimeOptions time_options(const Request &r);
 
 }  // namespace tensorir::rpc::server
