@@ -2,6 +2,7 @@
 #include "tensorir/build.h"
 
 #include "schedule/schedule_internal.h"
+#include "transforms/passes.h"
 
 #include <map>
 #include <mutex>
@@ -21,6 +22,20 @@ BackendRegistry &registry() {
   return *r;
 }
 }  // namespace
+
+// GPU kernels have no prefetch instructions: their functions go without the calls.
+std::vector<LoweredFunc> without_prefetch(const std::vector<LoweredFunc> &funcs) {
+  std::vector<LoweredFunc> out;
+  for (const LoweredFunc &f : funcs) {
+    auto *n = new LoweredFuncNode();  // Objects are not copyable: field by field
+    n->name = f->name;
+    n->args = f->args;
+    n->symbols = f->symbols;
+    n->body = strip_prefetch(f->body);
+    out.emplace_back(n);
+  }
+  return out;
+}
 
 void register_backend(const std::string &target_kind, BackendBuildFn fn) {
   TIR_USER_CHECK(fn != nullptr) << "register_backend('" << target_kind << "'): empty function";
@@ -60,7 +75,7 @@ Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
     fn = it->second;
   }
   // Called outside the lock: a backend may itself look up others.
-  return fn(funcs, target);
+  return target.caps().cpu_schedules ? fn(funcs, target) : fn(without_prefetch(funcs), target);
 }
 
 namespace {

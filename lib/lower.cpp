@@ -96,6 +96,7 @@ LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const st
   const std::pair<const char *, std::function<Stmt(const Stmt &)>> passes[] = {
       {"storage_flatten", [&](const Stmt &x) { return storage_flatten(x, bindings, name); }},
       {"simplify", simplify_stmt},
+      {"inject_prefetch", inject_prefetch},
       {"loop_partition", loop_partition},
       {"simplify", simplify_stmt},
       {"vectorize_loops", vectorize_loops},

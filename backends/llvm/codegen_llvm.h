@@ -82,6 +82,7 @@ class CodeGenLLVM {
   // ---- calls (intrinsics.cpp)
   llvm::Value *emit_call(const CallNode *op);
   llvm::Value *emit_extern_call(const CallNode *op);
+  llvm::Value *emit_prefetch(const CallNode *op);
   llvm::Value *emit_libm_call(const std::string &fname, llvm::Value *x, Type t);
 
   // ---- statements (codegen_stmt.cpp)

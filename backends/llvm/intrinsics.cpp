@@ -7,6 +7,9 @@
 #include "backends/llvm/codegen_llvm.h"
 #include "backends/llvm/fast_exp.h"
 
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/TargetParser/Triple.h>
+
 #include "tensorir/error.h"
 
 namespace tensorir::llvm_backend {
@@ -50,6 +53,7 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
     TIR_ASSERT(load) << "address_of takes one buffer load";
     return buffer_address(load->buffer, load->type, emit_index(load->index));
   }
+  if (name == "tensorir.prefetch") return emit_prefetch(op);
   Type t = op->type;
   auto want_args = [&](size_t n) {
     TIR_USER_CHECK(op->args.size() == n)
@@ -147,6 +151,24 @@ llvm::Value *CodeGenLLVM::emit_libm_call(const std::string &fname, llvm::Value *
     out = builder_.CreateInsertElement(out, scalar(builder_.CreateExtractElement(x, uint64_t(i))),
                                        uint64_t(i));
   return out;
+}
+
+// A read prefetch into every cache level. The address may run past the buffer (the
+// iterations after a loop's last), so it is not an inbounds GEP; prefetches never fault.
+// The call touches no memory the function can see, so it keeps accumulators in registers
+// around it. WebAssembly has no prefetch: nothing is emitted.
+llvm::Value *CodeGenLLVM::emit_prefetch(const CallNode *op) {
+  const auto *load = op->args.size() == 1 ? op->args[0].as<LoadNode>() : nullptr;
+  TIR_ASSERT(load) << "tensorir.prefetch takes one buffer load";
+  llvm::Value *zero = builder_.getInt32(0);
+  if (llvm::Triple(target_.triple).isWasm()) return zero;
+  llvm::Value *p =
+      builder_.CreateGEP(memory_type(load->type.element_of()), lookup(load->buffer.get()), emit_index(load->index));
+  llvm::Function *fn = llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::prefetch, {p->getType()});
+  llvm::CallInst *call = builder_.CreateCall(
+      fn, {p, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});  // read, keep in L1, data
+  call->setMemoryEffects(llvm::MemoryEffects::inaccessibleMemOnly());
+  return zero;
 }
 
 llvm::Value *CodeGenLLVM::emit_extern_call(const CallNode *op) {

@@ -25,6 +25,7 @@ TargetKindInfo llvm_kind() {
     c.device = tensorir::Device::CPU;
     c.runs_in_process = true;
     c.cpu_schedules = true;
+    c.prefetch = true;
     c.cpu_vector_lanes = tensorir::llvm_backend::float_vector_lanes(t);
     return c;
   };

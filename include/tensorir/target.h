@@ -25,6 +25,9 @@ struct TargetCaps {
   bool cpu_schedules = false;
   // The CPU has 16 vector registers (WebAssembly SIMD): register tiles are sized for them.
   bool small_vector_registers = false;
+  // The code has software prefetch instructions (Stage::prefetch); elsewhere prefetches
+  // are dropped, so schedules do not offer them as knobs.
+  bool prefetch = false;
   // float32 lanes of the CPU's widest vector registers (16 with AVX-512, 8 with AVX, 4 with
   // SSE, NEON or WebAssembly SIMD); 0 when not a CPU or not known.
   int cpu_vector_lanes = 0;

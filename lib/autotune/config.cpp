@@ -48,6 +48,13 @@ int64_t Config::define_knob(const std::string &name, std::vector<int64_t> choice
   names_.push_back(name);
   choices_.push_back(std::move(choices));
   values_.push_back(value);
+  optional_.push_back(false);
+  return value;
+}
+
+int64_t Config::define_optional_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback) {
+  const int64_t value = define_knob(name, std::move(choices), fallback);
+  optional_.back() = true;
   return value;
 }
 

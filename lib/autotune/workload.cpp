@@ -116,9 +116,12 @@ std::map<std::string, int64_t> config_values(const std::string &config_json) {
 std::string misfit(const Config &defined, const std::map<std::string, int64_t> &values) {
   for (size_t k = 0; k < defined.names().size(); ++k) {
     const auto it = values.find(defined.names()[k]);
-    // Every record holds all of its template's knobs: one without is of an older template,
-    // whose measurements say nothing of this one's fallback for the knob.
-    if (it == values.end()) return "it has no knob '" + defined.names()[k] + "'";
+    // Every record holds all of its template's knobs but the optional ones: one without is
+    // of an older template, whose measurements say nothing of this one's fallback for it.
+    if (it == values.end()) {
+      if (defined.optional(k)) continue;  // newer than the record: its fallback
+      return "it has no knob '" + defined.names()[k] + "'";
+    }
     const std::vector<int64_t> &c = defined.choices()[k];
     if (std::find(c.begin(), c.end(), it->second) == c.end())
       return "knob '" + it->first + "' = " + std::to_string(it->second) + " is not one of its choices";

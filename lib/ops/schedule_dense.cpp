@@ -92,6 +92,11 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out, autotune::C
 }
 
 Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, autotune::Config *config) {
+  return schedule_dense_packed_llvm(dense, out, Target("llvm"), config);
+}
+
+Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, const Target &target,
+                                    autotune::Config *config) {
   autotune::Config fallback;
   autotune::Config &cfg = config ? *config : fallback;
   const auto *c = dense.op().as<ComputeOpNode>();
@@ -108,6 +113,8 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, auto
   // the end are guarded, which costs less than blocks of one row.
   const int64_t bm = std::min<int64_t>(rows, cfg.define_knob("tile_y", {1, 2, 4, 8}, 8));
   const bool unroll_k = cfg.define_knob("unroll_k", {0, 1}, 0);
+  // The weight streams from memory once per call (a classifier's 4-8 MB at batch 1).
+  const int64_t prefetch_lines = target.caps().prefetch ? cfg.define_optional_knob("prefetch", {0, 16, 32, 64}, 32) : 0;
   Tensor acc = dense;
   if (dense == out) acc = s.cache_write(out, "local");
   Stage st = s[out];
@@ -121,12 +128,18 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, auto
   a.compute_at(st, blocks);
   if (!(dense == out)) a->scope = "local";
   const auto *ac = acc.op().as<ComputeOpNode>();
+  IterVar k_step = ac->reduce_axis[0];
   if (unroll_k) {
     auto [ko, ki] = a.split(ac->reduce_axis[0], 4);
     a.reorder({ko, ki, acc.axis(0), acc.axis(1)});
     a.unroll(ki);
+    k_step = ko;
   } else {
     a.reorder({ac->reduce_axis[0], acc.axis(0), acc.axis(1)});
+  }
+  if (prefetch_lines) {
+    const int64_t step_bytes = block * in[1].dtype().bytes() * (unroll_k ? 4 : 1);
+    a.prefetch(in[1], k_step, static_cast<int>(std::max<int64_t>(1, prefetch_lines * 64 / step_bytes)));
   }
   a.unroll(acc.axis(0));
   a.vectorize(acc.axis(1));

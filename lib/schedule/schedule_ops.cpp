@@ -68,9 +68,27 @@ class NestBuilder {
       }
       auto it = st->loop_kind.find(leaves[l].get());
       ForKind fk = it == st->loop_kind.end() ? ForKind::Serial : it->second;
+      if (!keep) inner = with_prefetches(st, leaves[l], fk, inner);
       inner = ForNode::make(leaves[l].var(), r.min, r.extent, fk, inner);
     }
     return inner;
+  }
+
+  // The stage's prefetches at loop `axis` as "prefetch" attributes around the loop's body;
+  // inject_prefetch turns them into prefetch calls once buffers are flat.
+  Stmt with_prefetches(const Stage &st, const IterVar &axis, ForKind kind, Stmt body) const {
+    for (const PrefetchSpec &p : st->prefetches) {
+      if (!p.axis.same_as(axis)) continue;
+      TIR_USER_CHECK(kind != ForKind::Vectorized)
+          << "prefetch on stage '" << st.op()->name << "': loop '" << axis.name()
+          << "' is vectorized; prefetch at a loop outside the vector loop";
+      const Operation op = s_.current(p.tensor.op());
+      const int vi = p.tensor.value_index();
+      Expr tensor = TensorLoadNode::make(op->output_dtype(vi), Ref<const Object>(op.get()), vi, buffer_name(op, vi), {});
+      Expr spec = CallNode::make(Int(32), "tensorir.prefetch", {tensor, make_const(Int(32), p.offset)});
+      body = AttrStmtNode::make(Ref<const Object>(axis.get()), "prefetch", spec, body);
+    }
+    return body;
   }
 
   Stmt make_stage(const Stage &st) {

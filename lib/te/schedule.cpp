@@ -98,6 +98,7 @@ Stage copy_stage(const StageNode *s) {
   n->bound_threads = s->bound_threads;
   n->tensorize_axis = s->tensorize_axis;
   n->tensorize_intrin = s->tensorize_intrin;
+  n->prefetches = s->prefetches;
   return Stage(n);
 }
 }  // namespace

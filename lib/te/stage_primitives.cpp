@@ -207,6 +207,22 @@ Stage &Stage::bind(const IterVar &axis, const IterVar &thread) {
   return *this;
 }
 
+Stage &Stage::prefetch(const Tensor &tensor, const IterVar &axis, int offset) {
+  leaf_index(axis, "prefetch");
+  TIR_USER_CHECK(tensor.defined()) << "prefetch on stage '" << stage_name(n_.get()) << "': undefined tensor";
+  TIR_USER_CHECK(offset >= 1) << "prefetch on stage '" << stage_name(n_.get()) << "': offset " << offset
+                              << " of tensor '" << tensor.name()
+                              << "' must be at least 1 (the number of iterations of '" << axis.name()
+                              << "' ahead to fetch)";
+  for (PrefetchSpec &p : n_->prefetches)
+    if (p.axis.same_as(axis) && p.tensor == tensor) {
+      p.offset = offset;  // asked again: the last offset holds
+      return *this;
+    }
+  n_->prefetches.push_back({tensor, axis, offset});
+  return *this;
+}
+
 Stage &Stage::vectorize(const IterVar &axis) { return set_kind(axis, ForKind::Vectorized, "vectorize"); }
 Stage &Stage::unroll(const IterVar &axis) { return set_kind(axis, ForKind::Unrolled, "unroll"); }
 Stage &Stage::parallel(const IterVar &axis) {

@@ -4,6 +4,11 @@
 
 namespace tensorir {
 
+// Stage::prefetch: each "prefetch" attribute on a loop's body becomes prefetch calls, one
+// per cache line, for the part of the buffer that the iteration `offset` steps ahead reads.
+Stmt inject_prefetch(const Stmt &s);
+// Removes prefetch attributes and calls, for targets without prefetch instructions.
+Stmt strip_prefetch(const Stmt &s);
 // Splits loops whose body is guarded by a condition that holds on a prefix of the
 // iteration space (the tail of a non-dividing split) into a guard-free part and a tail.
 Stmt loop_partition(const Stmt &s);

@@ -46,6 +46,16 @@ class Flattener : public IRMutator {
     return StoreNode::make(fb.handle, mutate(op->value), index(fb, args));
   }
 
+  // A prefetch of a tensor names its buffer; one not in scope here is made inside the loop.
+  Stmt visit(const AttrStmtNode *op, const Stmt &self) override {
+    if (op->key != "prefetch") return IRMutator::visit(op, self);
+    const auto *load = op->value.as<CallNode>()->args[0].as<TensorLoadNode>();
+    TIR_USER_CHECK(buffers_.count({load->producer.get(), load->value_index}))
+        << "function '" << func_ << "': prefetch of tensor '" << load->name
+        << "' at a loop where it is not yet computed; prefetch an argument or a tensor computed outside that loop";
+    return IRMutator::visit(op, self);
+  }
+
   // tensorir.stride(T(...), d): the distance between neighbours along dimension d of T.
   Expr visit(const CallNode *op, const Expr &self) override {
     if (op->name != "tensorir.stride") return IRMutator::visit(op, self);

@@ -277,10 +277,11 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
     CHECK(sa.str() == sb.str());
   }
   // conv1: 3 input channels in one block, 16 output channels per vector, 2 blocks of them
-  // by 14 columns per register tile, each column's blocks in turn.
+  // by 14 columns per register tile, each column's blocks in turn, the weight prefetched
+  // 32 lines ahead.
   CHECK(tasks[0].config_json(tasks[0].default_index) ==
         "{\"tile_oc\":2,\"tile_order\":1,\"tile_ow\":14,\"reduce_order\":0,\"unroll_inner\":0,"
-        "\"parallel\":0}");
+        "\"parallel\":0,\"prefetch\":32}");
 }
 
 TEST_CASE("every configuration of a depthwise convolution of NCHW data computes the reference",
@@ -301,7 +302,7 @@ TEST_CASE("every configuration of a depthwise convolution of NCHW data computes 
 TEST_CASE("a task's default configuration is its target's untuned schedule", "[autotune][templates]") {
   // On "wasm" (16 vector registers) one block of output channels by 2 columns; on "llvm"
   // 2 blocks by 14 columns, each column's blocks in turn. The same knobs and choices
-  // either way.
+  // either way, but for "llvm"'s weight prefetch (WebAssembly has no prefetch).
   const graph::Graph g = graph::resnet18(3);
   // The same workload on both: the 3x3 layer of 64 channels at 56x56, by default F(4, 3)
   // on "llvm" and direct on "wasm".
@@ -311,7 +312,15 @@ TEST_CASE("a task's default configuration is its target's untuned schedule", "[a
   REQUIRE(same != on_wasm.end());
   const autotune::Task wasm = *same;
   CHECK(llvm.workload == wasm.workload);
-  CHECK(llvm.knob_sizes == wasm.knob_sizes);
+  std::vector<std::string> llvm_names = llvm.knob_names;
+  std::vector<int64_t> llvm_sizes = llvm.knob_sizes;
+  const auto prefetch = std::find(llvm_names.begin(), llvm_names.end(), "prefetch");
+  REQUIRE(prefetch != llvm_names.end());
+  CHECK(llvm_sizes[size_t(prefetch - llvm_names.begin())] == 4);
+  llvm_sizes.erase(llvm_sizes.begin() + (prefetch - llvm_names.begin()));
+  llvm_names.erase(prefetch);
+  CHECK(llvm_names == wasm.knob_names);
+  CHECK(llvm_sizes == wasm.knob_sizes);
   CHECK(wasm.target.str() == "wasm");
   const json l = json::parse(llvm.config_json(llvm.default_index)), w = json::parse(wasm.config_json(wasm.default_index));
   CHECK(l["tile_oc"] == 2);

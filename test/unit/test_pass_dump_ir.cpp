@@ -44,9 +44,9 @@ std::vector<std::string> listing(const fs::path &dir) {
   return names;
 }
 
-const std::vector<std::string> kPasses = {"00_schedule_ops", "01_storage_flatten", "02_simplify",
-                                          "03_loop_partition", "04_simplify", "05_vectorize_loops",
-                                          "06_unroll_loops", "07_simplify"};
+const std::vector<std::string> kPasses = {"00_schedule_ops",    "01_storage_flatten", "02_simplify",
+                                          "03_inject_prefetch", "04_loop_partition",  "05_simplify",
+                                          "06_vectorize_loops", "07_unroll_loops",    "08_simplify"};
 
 std::vector<std::string> expected_files(const std::string &func) {
   std::vector<std::string> names;
@@ -79,6 +79,7 @@ TEST_CASE("lower: the IR after every pass goes to numbered files", "[pass]") {
   stmt = storage_flatten(stmt, {{k.A, f->args[0].var}, {k.B, f->args[1].var}}, "scale");
   after.push_back(stmt);
   after.push_back(stmt = simplify(stmt));
+  after.push_back(stmt = inject_prefetch(stmt));
   after.push_back(stmt = loop_partition(stmt));
   after.push_back(stmt = simplify(stmt));
   after.push_back(stmt = vectorize_loops(stmt));
@@ -88,11 +89,11 @@ TEST_CASE("lower: the IR after every pass goes to numbered files", "[pass]") {
     INFO("after " << kPasses[p]);
     CHECK(read(out / ("scale." + kPasses[p] + ".txt")) == to_string(after[p]));
   }
-  CHECK(read(out / "scale.07_simplify.txt") == to_string(f->body));
+  CHECK(read(out / "scale.08_simplify.txt") == to_string(f->body));
   // The dump shows the passes at work: the guard is gone after loop_partition, the
   // vector lanes appear with vectorize_loops.
   CHECK(read(out / "scale.02_simplify.txt").find("if ") != std::string::npos);
-  CHECK(read(out / "scale.05_vectorize_loops.txt").find("ramp") != std::string::npos);
+  CHECK(read(out / "scale.06_vectorize_loops.txt").find("ramp") != std::string::npos);
 }
 
 TEST_CASE("lower: TENSORIR_DUMP_IR names the dump directory when the option does not", "[pass]") {
@@ -103,7 +104,7 @@ TEST_CASE("lower: TENSORIR_DUMP_IR names the dump directory when the option does
   LoweredFunc g = lower(k.s, {k.A, k.B}, "from_option", LowerOptions{option.path.string()});
   ::unsetenv("TENSORIR_DUMP_IR");
   REQUIRE(listing(env.path) == expected_files("from_env"));
-  CHECK(read(env.path / "from_env.07_simplify.txt") == to_string(f->body));
+  CHECK(read(env.path / "from_env.08_simplify.txt") == to_string(f->body));
   CHECK(listing(option.path) == expected_files("from_option"));
   // Without either, lowering writes nothing.
   LoweredFunc h = lower(k.s, {k.A, k.B}, "quiet");

@@ -34,6 +34,10 @@ class Config {
 
   // One of `choices` (the fallback joins them when it is not among them).
   int64_t define_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback);
+  // A knob added to a template after logs of it were written: a record without it is
+  // still of this template and takes the fallback (define_knob's records must name every
+  // knob). For knobs that refine a kernel without changing what the others mean.
+  int64_t define_optional_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback);
   // A factor of `extent`: its divisors up to `most`, and the fallback.
   int64_t define_split(const std::string &name, int64_t extent, int64_t most, int64_t fallback);
 
@@ -42,6 +46,8 @@ class Config {
   const std::vector<std::string> &names() const { return names_; }
   const std::vector<std::vector<int64_t>> &choices() const { return choices_; }
   const std::vector<int64_t> &values() const { return values_; }
+  // Whether knob i (in names() order) was asked by define_optional_knob.
+  bool optional(size_t i) const { return optional_.at(i); }
   // The values returned, as a JSON object (name -> value).
   std::string json() const;
 
@@ -52,6 +58,7 @@ class Config {
   std::vector<std::string> names_;
   std::vector<std::vector<int64_t>> choices_;
   std::vector<int64_t> values_;
+  std::vector<bool> optional_;
 };
 
 // A JSON object of `names` -> `values` (equal lengths).

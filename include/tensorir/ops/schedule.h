@@ -51,8 +51,11 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // row's channel groups in turn (the default, but for depthwise convolutions, where the
 // input is over 1 MB and the weights at most 640 KB, so the input is read once), and for a padded depthwise
 // convolution "pad_per_row" 1 pads the input rows each output row reads inside that
-// row's loop (0: one pass over the whole input first); the direct form has "tile_k"
-// (channels per tile) and "vector" (its columns' vector).
+// row's loop (0: one pass over the whole input first), and where `target` has prefetch
+// instructions (not depthwise) "prefetch", how many cache lines of the weight ahead each
+// step of the innermost reduction asks for (0: none; a record without the knob takes the
+// fallback, 32); the direct form has "tile_k" (channels per tile) and "vector" (its
+// columns' vector).
 Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"),
                               autotune::Config *config = nullptr);
 // The same for conv2d_nchwc's (or conv2d's) output `conv` followed by an element-wise
@@ -105,7 +108,13 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out, autotune::C
 // element-wise tail ending in `out`: register blocks of `rows` x block output elements
 // accumulate across the whole reduction (the block's columns one or more vectors, each
 // row a broadcast of data), panels of columns in parallel.
-// Knobs: "tile_y" rows per register block, "unroll_k" the reduction unrolled by 4.
+// Knobs: "tile_y" rows per register block, "unroll_k" the reduction unrolled by 4, and
+// where `target` has prefetch instructions "prefetch", how many cache lines of the
+// weight ahead each step of the reduction asks for (0: none; a record without the knob
+// takes the fallback, 32).
+Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, const Target &target,
+                                    autotune::Config *config = nullptr);
+// The same for "llvm".
 Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, autotune::Config *config = nullptr);
 
 // GPU compute schedules (TargetCaps::gpu_schedules), sized by the target's

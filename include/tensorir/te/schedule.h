@@ -31,6 +31,14 @@ using IterVarRelation = Ref<const IterVarRelationNode>;
 
 enum class AttachType { Root, Inline, Scope };
 
+// Stage::prefetch: at the top of each iteration of `axis`, the cache lines of `tensor`
+// that the iteration `offset` steps later reads are requested from memory.
+struct PrefetchSpec {
+  Tensor tensor;
+  IterVar axis;
+  int offset = 1;
+};
+
 struct StageNode : Object {
   Operation op;
   std::vector<IterVar> all_iter_vars;   // root axes, then every axis relations made
@@ -46,6 +54,7 @@ struct StageNode : Object {
   std::unordered_map<const IterVarNode *, IterVar> bound_threads;
   IterVar tensorize_axis;  // the loops from here inward are replaced by tensorize_intrin
   TensorIntrin tensorize_intrin;
+  std::vector<PrefetchSpec> prefetches;
   // The schedule the stage belongs to (ScheduleNode::id): compute_at accepts a parent of
   // the same schedule only.
   uint64_t schedule_id = 0;
@@ -88,6 +97,14 @@ class Stage {
   // Replaces the loops from `axis` inward by `intrin`; lowering checks that they compute
   // exactly what the intrinsic declares and reports any mismatch.
   Stage &tensorize(const IterVar &axis, const TensorIntrin &intrin);
+  // Software prefetch: at the top of each iteration of `axis`, asks the CPU to bring in
+  // the part of `tensor` that iteration axis + `offset` (>= 1) will read, so that a
+  // stream from memory (a convolution's weights, say) arrives before it is needed. The
+  // part is found from the reads' indices: those affine in the loops inside `axis`;
+  // others are not prefetched. Past the loop's end the addresses run on as the index
+  // does (the next rows of a contiguous stream). A hint only: results never change,
+  // and targets without prefetch instructions ignore it.
+  Stage &prefetch(const Tensor &tensor, const IterVar &axis, int offset);
 
  private:
   size_t leaf_index(const IterVar &axis, const char *primitive) const;

@@ -54,7 +54,7 @@ const bool registered = [] {
   };
   OpStrategy packed_cpu;
   packed_cpu.schedule = [](const ScheduleContext &ctx) {
-    return ops::schedule_dense_packed_llvm(ctx.op, ctx.out, ctx.config);
+    return ops::schedule_dense_packed_llvm(ctx.op, ctx.out, ctx.target, ctx.config);
   };
   on_cpu(packed, packed_cpu);
   graph::register_op(std::move(packed));
