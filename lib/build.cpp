@@ -21,9 +21,9 @@ BackendRegistry &registry() {
   static BackendRegistry *r = new BackendRegistry;
   return *r;
 }
-}  // namespace
 
-// GPU kernels have no prefetch instructions: their functions go without the calls.
+// For targets without prefetch instructions (the GPUs, WebAssembly): the functions
+// without the prefetch calls.
 std::vector<LoweredFunc> without_prefetch(const std::vector<LoweredFunc> &funcs) {
   std::vector<LoweredFunc> out;
   for (const LoweredFunc &f : funcs) {
@@ -36,6 +36,7 @@ std::vector<LoweredFunc> without_prefetch(const std::vector<LoweredFunc> &funcs)
   }
   return out;
 }
+}  // namespace
 
 void register_backend(const std::string &target_kind, BackendBuildFn fn) {
   TIR_USER_CHECK(fn != nullptr) << "register_backend('" << target_kind << "'): empty function";
@@ -75,7 +76,7 @@ Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
     fn = it->second;
   }
   // Called outside the lock: a backend may itself look up others.
-  return target.caps().cpu_schedules ? fn(funcs, target) : fn(without_prefetch(funcs), target);
+  return target.caps().prefetch ? fn(funcs, target) : fn(without_prefetch(funcs), target);
 }
 
 namespace {

@@ -159,7 +159,7 @@ llvm::Value *CodeGenLLVM::emit_libm_call(const std::string &fname, llvm::Value *
 // around it. WebAssembly has no prefetch: nothing is emitted.
 llvm::Value *CodeGenLLVM::emit_prefetch(const CallNode *op) {
   const auto *load = op->args.size() == 1 ? op->args[0].as<LoadNode>() : nullptr;
-  TIR_ASSERT(load) << "tensorir.prefetch takes one buffer load";
+  TIR_ASSERT(load && load->index.type().is_scalar()) << "tensorir.prefetch takes one buffer load of one element";
   llvm::Value *zero = builder_.getInt32(0);
   if (llvm::Triple(target_.triple).isWasm()) return zero;
   llvm::Value *p =

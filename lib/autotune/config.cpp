@@ -52,8 +52,13 @@ int64_t Config::define_knob(const std::string &name, std::vector<int64_t> choice
   return value;
 }
 
-int64_t Config::define_optional_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback) {
-  const int64_t value = define_knob(name, std::move(choices), fallback);
+int64_t Config::define_optional_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback,
+                                     int64_t before) {
+  TIR_ASSERT(std::find(choices.begin(), choices.end(), before) != choices.end())
+      << "knob '" << name << "': the value for records without it, " << before << ", is not one of its choices";
+  // A record's configuration (values) that does not name the knob: the kernel it measured.
+  const bool absent = mode_ == Mode::kValues && !given_.count(name);
+  const int64_t value = define_knob(name, std::move(choices), absent ? before : fallback);
   optional_.back() = true;
   return value;
 }

@@ -130,6 +130,8 @@ class Walker : public IRVisitor {
     IRVisitor::visit(op);
   }
   void visit(const CallNode *op) override {
+    // A prefetch's address is no access: it would stand for the buffer's real reads.
+    if (op->name == "tensorir.prefetch") return;
     ops[5] += weight(op->type);
     IRVisitor::visit(op);
   }

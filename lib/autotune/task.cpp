@@ -117,7 +117,7 @@ Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
   if (!cpu) return scheduled(m ? winograd_form(f, m, target) : f, target, cfg);
   Instance direct = scheduled(f, target, cfg);
   if (m) return scheduled(winograd_form(f, m, target), target, cfg);
-  ops::winograd_schedule_knobs(cfg);
+  ops::winograd_schedule_knobs(cfg, target);
   return direct;
 }
 

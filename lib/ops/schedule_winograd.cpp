@@ -1,6 +1,8 @@
 // CPU schedule of conv2d_winograd: the input transform, the batched product and the
 // output transform (with the element-wise tail) as three parallel loop nests of one
 // kernel; every transform loop unrolled, so that its coefficients are constants.
+#include <algorithm>
+
 #include "op_util.h"
 #include "tensorir/autotune/config.h"
 #include "tensorir/ops/winograd.h"
@@ -67,8 +69,12 @@ IterVar schedule_input(Schedule &s, const Stages &st, int vec) {
 // `cols` output channels (contiguous vectors of U's panel), accumulated over all input
 // channels. With `local`, M is the accumulator itself (a row's buffer in cache), else a
 // local tile copied out. Returns the loop over tile blocks.
-IterVar schedule_gemm(Schedule &s, const Stages &st, int block_rows, int cols, bool local) {
+// With `prefetch_lines`, each input channel asks for the weight's lines that far ahead:
+// the transformed weight streams from memory once per inference.
+IterVar schedule_gemm(Schedule &s, const Stages &st, int block_rows, int cols, bool local, int prefetch_lines) {
   const Tensor &M = st.M;
+  const Tensor U = compute_of(M)->input_tensors()[1];
+  const int ahead = std::max(1, prefetch_lines * 64 / (cols * U.dtype().bytes()));
   Tensor acc = local ? M : s.cache_write(M, "local");
   Stage mm = s[M];
   auto [to, ko, ti, ki] = mm.tile(M.axis(2), M.axis(3), Expr(block_rows), Expr(cols));
@@ -76,6 +82,7 @@ IterVar schedule_gemm(Schedule &s, const Stages &st, int block_rows, int cols, b
   if (local) {
     mm.reorder({M.axis(0), M.axis(1), to, ko, compute_of(M)->reduce_axis[0], ti, ki});
     mm.unroll(ti);
+    if (prefetch_lines) mm.prefetch(U, compute_of(M)->reduce_axis[0], ahead);
     return to;
   }
   mm.reorder({M.axis(0), M.axis(1), to, ko, ti, ki});
@@ -84,6 +91,7 @@ IterVar schedule_gemm(Schedule &s, const Stages &st, int block_rows, int cols, b
   a.reorder({acc.axis(0), acc.axis(1), compute_of(acc)->reduce_axis[0], acc.axis(2), acc.axis(3)});
   a.unroll(acc.axis(2));
   a.vectorize(acc.axis(3));
+  if (prefetch_lines) a.prefetch(U, compute_of(acc)->reduce_axis[0], ahead);
   return to;
 }
 
@@ -129,10 +137,11 @@ IterVar schedule_output(Schedule &s, const Stages &st, const Tensor &out, int ve
 
 }  // namespace
 
-WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg) {
+WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg, const Target &target) {
   WinogradSchedule k;
   k.gemm_rows = int(cfg.define_knob("winograd_rows", {0, 4, 6, 8}, 0));
   k.per_row = int(cfg.define_knob("winograd_per_row", {0, 1, -1}, 0));
+  if (target.caps().prefetch) k.prefetch_lines = int(cfg.define_optional_knob("winograd_prefetch", {0, 16, 32, 64}, 32, 0));
   return k;
 }
 
@@ -165,7 +174,7 @@ Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, co
   const int out_vec = out.ndim() == 5 ? int(dim(out, 4)) : vector_for(K, {16, 8, 4});
   const IterVar rows = schedule_output(s, st, out, knobs.output_vector ? knobs.output_vector : out_vec, per_row);
   const int block_rows = knobs.gemm_rows ? knobs.gemm_rows : gemm_rows_for(per_row ? tiles_per_row : tiles);
-  const IterVar blocks = schedule_gemm(s, st, block_rows, int(dim(U, 4)), per_row);
+  const IterVar blocks = schedule_gemm(s, st, block_rows, int(dim(U, 4)), per_row, knobs.prefetch_lines);
   const IterVar input_blocks = schedule_input(s, st, knobs.input_vector ? knobs.input_vector : vector_for(C, {16, 8, 4}));
   if (per_row) {
     // The row's product at the row, V of one position row i at the product's loop over i.

@@ -1,6 +1,7 @@
 // Builds the loop nest of a schedule: every stage's leaf loops, its body as Provide
 // statements, reductions split into an init and an update nest, producers nested at
 // their attach points and wrapped in Realize for the region bound inference gave them.
+#include <algorithm>
 #include <unordered_set>
 
 #include "schedule/schedule_internal.h"
@@ -68,30 +69,51 @@ class NestBuilder {
       }
       auto it = st->loop_kind.find(leaves[l].get());
       ForKind fk = it == st->loop_kind.end() ? ForKind::Serial : it->second;
-      if (!keep) inner = with_prefetches(st, leaves[l], fk, inner);
+      if (!keep) inner = with_prefetches(st, l, inner);
       inner = ForNode::make(leaves[l].var(), r.min, r.extent, fk, inner);
     }
     return inner;
   }
 
-  // The stage's prefetches at loop `axis` as "prefetch" attributes around the loop's body;
-  // inject_prefetch turns them into prefetch calls once buffers are flat.
-  Stmt with_prefetches(const Stage &st, const IterVar &axis, ForKind kind, Stmt body) const {
+  // The stage's prefetches at leaf loop `l` as "prefetch" attributes around the loop's
+  // body; inject_prefetch turns them into prefetch calls once buffers are flat.
+  Stmt with_prefetches(const Stage &st, size_t l, Stmt body) const {
+    const auto &leaves = st->leaf_iter_vars;
     for (const PrefetchSpec &p : st->prefetches) {
-      if (!p.axis.same_as(axis)) continue;
-      TIR_USER_CHECK(kind != ForKind::Vectorized)
-          << "prefetch on stage '" << st.op()->name << "': loop '" << axis.name()
-          << "' is vectorized; prefetch at a loop outside the vector loop";
+      if (!p.axis.same_as(leaves[l])) continue;
+      // A vector loop at or around the axis would widen the prefetch's address.
+      for (size_t outer = 0; outer <= l; ++outer) {
+        auto kind = st->loop_kind.find(leaves[outer].get());
+        TIR_USER_CHECK(kind == st->loop_kind.end() || kind->second != ForKind::Vectorized)
+            << "prefetch on stage '" << st.op()->name << "' at loop '" << leaves[l].name() << "': loop '"
+            << leaves[outer].name() << (outer == l ? "' is" : "' around it is")
+            << " vectorized; prefetch at a loop outside the vector loop";
+      }
       const Operation op = s_.current(p.tensor.op());
+      const Stage &producer = s_[op];
+      TIR_USER_CHECK(producer->attach_type != AttachType::Inline)
+          << "prefetch on stage '" << st.op()->name << "': tensor '" << p.tensor.name()
+          << "' is inlined and has no memory to prefetch; prefetch what it reads, or compute it";
       const int vi = p.tensor.value_index();
       Expr tensor = TensorLoadNode::make(op->output_dtype(vi), Ref<const Object>(op.get()), vi, buffer_name(op, vi), {});
       Expr spec = CallNode::make(Int(32), "tensorir.prefetch", {tensor, make_const(Int(32), p.offset)});
-      body = AttrStmtNode::make(Ref<const Object>(axis.get()), "prefetch", spec, body);
+      body = AttrStmtNode::make(Ref<const Object>(leaves[l].get()), "prefetch", spec, body);
     }
     return body;
   }
 
+  // Every prefetch names one of the stage's loops as they are now.
+  static void check_prefetch_axes(const Stage &st) {
+    const auto &leaves = st->leaf_iter_vars;
+    for (const PrefetchSpec &p : st->prefetches)
+      TIR_USER_CHECK(std::any_of(leaves.begin(), leaves.end(), [&](const IterVar &v) { return v.same_as(p.axis); }))
+          << "prefetch on stage '" << st.op()->name << "': loop '" << p.axis.name()
+          << "' is no longer one of its loops (split or fused after prefetch, or the stage rebuilt by "
+             "cache_write or rfactor); call prefetch once the loops are final";
+  }
+
   Stmt make_stage(const Stage &st) {
+    check_prefetch_axes(st);
     if (st->tensorize_intrin.defined()) return make_tensorized(st);
     auto *compute = st.op().as<ComputeOpNode>();
     auto values = iter_values(st, bounds_.ranges);

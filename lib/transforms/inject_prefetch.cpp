@@ -16,6 +16,7 @@
 #include "arith/linear.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
+#include "tensorir/error.h"
 #include "tensorir/ir/visitor.h"
 #include "transforms/passes.h"
 
@@ -53,6 +54,14 @@ class BodyScan : public IRVisitor {
 
   // An index in terms of the fresh loop variables, simplified.
   Expr normalized(const Expr &index) const { return simplify(substitute(index, shift), ranges); }
+  // Whether `e` depends on a loop inside the body: one of unknown range, an original
+  // loop variable, or a fresh one.
+  bool mentions_inner(const Expr &e) const {
+    std::vector<Var> vars = fresh_vars;
+    for (const auto &[v, at] : shift) vars.push_back(v);
+    for (const VarNode *u : unknown) vars.emplace_back(u);
+    return uses_var(e, vars);
+  }
 
  protected:
   using IRVisitor::visit;
@@ -81,46 +90,22 @@ class BodyScan : public IRVisitor {
     unknown.insert(op->var.get());
     IRVisitor::visit(op);
   }
-  bool mentions_inner(const Expr &e) const {
-    std::vector<Var> vars;
-    for (const auto &[v, at] : shift) vars.push_back(v);
-    for (const VarNode *u : unknown) vars.emplace_back(u);
-    return uses_var(e, vars);
-  }
   void visit(const LoadNode *op) override {
     if (op->buffer.get() == buffer_ && op->type.is_scalar()) indices.push_back(op->index);
     IRVisitor::visit(op);
+  }
+  // An inner loop's prefetches are not reads.
+  void visit(const CallNode *op) override {
+    if (op->name != "tensorir.prefetch") IRVisitor::visit(op);
   }
 
  private:
   const VarNode *buffer_;
 };
 
-bool mentions(const Expr &e, const std::map<const VarNode *, InnerLoop> &loops,
-              const std::unordered_set<const VarNode *> &unknown) {
-  struct Finder : IRVisitor {
-    const std::map<const VarNode *, InnerLoop> &loops;
-    const std::unordered_set<const VarNode *> &unknown;
-    bool found = false;
-    Finder(const std::map<const VarNode *, InnerLoop> &l, const std::unordered_set<const VarNode *> &u)
-        : loops(l), unknown(u) {}
-    using IRVisitor::visit;
-    void visit(const VarNode *op) override { found = found || loops.count(op) || unknown.count(op); }
-  } f(loops, unknown);
-  f.visit(e);
-  return f.found;
-}
-
 // The spans one load reads over the inner loops, or none when they cannot be told.
 std::vector<Span> spans_of(const Expr &index, const BodyScan &scan, int64_t line_elems) {
-  const Expr at = scan.normalized(index);
-  if (uses_var(at, [&] {
-        std::vector<Var> vars;
-        for (const auto &[v, x] : scan.shift) vars.push_back(v);
-        return vars;
-      }()))
-    return {};
-  const arith::LinearSum lin = arith::to_linear(at);
+  const arith::LinearSum lin = arith::to_linear(scan.normalized(index));
   arith::LinearSum outer(lin.type);
   outer.add_const(lin.constant);
   struct Term {
@@ -135,7 +120,7 @@ std::vector<Span> spans_of(const Expr &index, const BodyScan &scan, int64_t line
       continue;
     }
     for (const Expr &f : m.factors)
-      if (mentions(f, scan.loops, scan.unknown)) return {};
+      if (scan.mentions_inner(f)) return {};
     outer.add_term(m.factors, m.coeff);
   }
   std::sort(inner.begin(), inner.end(),
@@ -204,17 +189,23 @@ class PrefetchInjector : public IRMutator {
   Stmt visit(const AttrStmtNode *op, const Stmt &self) override {
     if (op->key != "prefetch") return IRMutator::visit(op, self);
     Stmt body = mutate(op->body);
-    // The loop may be gone (one iteration, simplified away): then there is nothing ahead.
-    const auto *axis = static_cast<const IterVarNode *>(op->node.get());
-    if (loops_.empty() || loops_.back()->loop_var.get() != axis->var.get()) return body;
+    const auto *axis = dynamic_cast<const IterVarNode *>(op->node.get());
     const auto *spec = op->value.as<CallNode>();
-    const auto *buffer = spec->args[0].as<LoadNode>();
-    const int64_t offset = *as_const_int(spec->args[1]);
+    const auto *buffer = spec && spec->args.size() == 2 ? spec->args[0].as<LoadNode>() : nullptr;
+    const int64_t *offset_value = spec && spec->args.size() == 2 ? as_const_int(spec->args[1]) : nullptr;
+    TIR_ASSERT(axis && buffer && offset_value) << "a prefetch attribute names its loop, buffer and offset";
+    const int64_t offset = *offset_value;
+    // The loop may be gone (one iteration, simplified away): then there is nothing ahead.
+    if (loops_.empty() || loops_.back()->loop_var.get() != axis->var.get()) return body;
     const Type elem = buffer->type.element_of();
     const int64_t line_elems = std::max<int64_t>(1, kLineBytes / std::max(1, elem.bytes()));
 
     BodyScan scan(buffer->buffer.get());
     scan.scan(body);
+    TIR_USER_CHECK(!scan.indices.empty())
+        << "prefetch of tensor '" << buffer->buffer.name() << "' at loop '" << axis->var.name()
+        << "': the loop reads no element of it (reads through a cache_read copy read the copy); "
+           "prefetch a tensor the loop reads";
     std::vector<Span> spans;
     for (const Expr &index : scan.indices)
       for (const Span &s : spans_of(index, scan, line_elems)) spans.push_back(s);
@@ -252,25 +243,8 @@ class PrefetchInjector : public IRMutator {
   std::vector<const ForNode *> loops_;
 };
 
-// Drops the "prefetch" attributes and tensorir.prefetch calls of a body.
-class PrefetchStripper : public IRMutator {
- public:
-  using IRMutator::mutate;
-
- protected:
-  Stmt visit(const AttrStmtNode *op, const Stmt &self) override {
-    return op->key == "prefetch" ? mutate(op->body) : IRMutator::visit(op, self);
-  }
-  Stmt visit(const EvaluateNode *op, const Stmt &self) override {
-    const auto *call = op->value.as<CallNode>();
-    return call && call->name == "tensorir.prefetch" ? EvaluateNode::make(0) : self;
-  }
-};
-
 }  // namespace
 
 Stmt inject_prefetch(const Stmt &s) { return PrefetchInjector().mutate(s); }
-
-Stmt strip_prefetch(const Stmt &s) { return PrefetchStripper().mutate(s); }
 
 }  // namespace tensorir

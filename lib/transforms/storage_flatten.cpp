@@ -46,13 +46,16 @@ class Flattener : public IRMutator {
     return StoreNode::make(fb.handle, mutate(op->value), index(fb, args));
   }
 
-  // A prefetch of a tensor names its buffer; one not in scope here is made inside the loop.
+  // A prefetch names its tensor's buffer, which must exist around the loop.
   Stmt visit(const AttrStmtNode *op, const Stmt &self) override {
     if (op->key != "prefetch") return IRMutator::visit(op, self);
     const auto *load = op->value.as<CallNode>()->args[0].as<TensorLoadNode>();
+    const auto *loop = dynamic_cast<const IterVarNode *>(op->node.get());
     TIR_USER_CHECK(buffers_.count({load->producer.get(), load->value_index}))
-        << "function '" << func_ << "': prefetch of tensor '" << load->name
-        << "' at a loop where it is not yet computed; prefetch an argument or a tensor computed outside that loop";
+        << "function '" << func_ << "': prefetch of tensor '" << load->name << "' at loop '"
+        << (loop ? loop->var.name() : std::string("?"))
+        << "', where it has no buffer: it is computed inside that loop, or it is neither computed in the "
+           "function nor one of its arguments; prefetch an argument or a tensor computed outside the loop";
     return IRMutator::visit(op, self);
   }
 

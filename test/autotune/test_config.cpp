@@ -47,3 +47,22 @@ TEST_CASE("config errors name the knob", "[autotune][config][error]") {
   CHECK_THROWS_WITH(twice.define_knob("x", {1}, 1), Catch::Contains("knob 'x' twice"));
   CHECK_THROWS_WITH(Config::from_index(-1), Catch::Contains("negative"));
 }
+
+TEST_CASE("an optional knob: the fallback untuned, its value before it existed for a record without it",
+          "[autotune][config]") {
+  auto ask_optional = [](Config &c) { return c.define_optional_knob("p", {0, 16, 32}, 32, 0); };
+  Config fallback, define = Config::define(), old_record = Config::from_values({{"a", 4}});
+  Config new_record = Config::from_values({{"p", 16}}), indexed = Config::from_index(1);
+  CHECK(ask_optional(fallback) == 32);
+  CHECK(ask_optional(define) == 32);
+  CHECK(define.optional(0));
+  CHECK(ask_optional(old_record) == 0);
+  CHECK(ask_optional(new_record) == 16);
+  CHECK(ask_optional(indexed) == 16);
+  // define_knob's knobs are not optional.
+  Config plain = Config::define();
+  plain.define_knob("q", {1, 2}, 1);
+  CHECK_FALSE(plain.optional(0));
+  Config bad = Config::from_values({{"p", 8}});
+  CHECK_THROWS_WITH(ask_optional(bad), Catch::Contains("'p' = 8"));
+}

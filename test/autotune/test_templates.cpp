@@ -270,7 +270,10 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
   for (const autotune::Task &t : tasks) {
     INFO(t.name << " " << t.config_json(t.default_index));
-    const autotune::Instance a = t.instantiate(t.default_index), b = t.instantiate_json("{}");
+    // A configuration naming no knob is a record's of the templates before the weight
+    // prefetches (which it builds without them); every other knob takes its fallback.
+    const autotune::Instance a = t.instantiate(t.default_index),
+                             b = t.instantiate_json("{\"prefetch\":32,\"winograd_prefetch\":32}");
     std::ostringstream sa, sb;
     sa << lower(a.schedule, a.args, a.name);
     sb << lower(b.schedule, b.args, b.name);
@@ -302,7 +305,7 @@ TEST_CASE("every configuration of a depthwise convolution of NCHW data computes 
 TEST_CASE("a task's default configuration is its target's untuned schedule", "[autotune][templates]") {
   // On "wasm" (16 vector registers) one block of output channels by 2 columns; on "llvm"
   // 2 blocks by 14 columns, each column's blocks in turn. The same knobs and choices
-  // either way, but for "llvm"'s weight prefetch (WebAssembly has no prefetch).
+  // either way, but for "llvm"'s weight prefetches (WebAssembly has no prefetch).
   const graph::Graph g = graph::resnet18(3);
   // The same workload on both: the 3x3 layer of 64 channels at 56x56, by default F(4, 3)
   // on "llvm" and direct on "wasm".
@@ -314,11 +317,13 @@ TEST_CASE("a task's default configuration is its target's untuned schedule", "[a
   CHECK(llvm.workload == wasm.workload);
   std::vector<std::string> llvm_names = llvm.knob_names;
   std::vector<int64_t> llvm_sizes = llvm.knob_sizes;
-  const auto prefetch = std::find(llvm_names.begin(), llvm_names.end(), "prefetch");
-  REQUIRE(prefetch != llvm_names.end());
-  CHECK(llvm_sizes[size_t(prefetch - llvm_names.begin())] == 4);
-  llvm_sizes.erase(llvm_sizes.begin() + (prefetch - llvm_names.begin()));
-  llvm_names.erase(prefetch);
+  for (const char *knob : {"prefetch", "winograd_prefetch"}) {
+    const auto at = std::find(llvm_names.begin(), llvm_names.end(), knob);
+    REQUIRE(at != llvm_names.end());
+    CHECK(llvm_sizes[size_t(at - llvm_names.begin())] == 4);
+    llvm_sizes.erase(llvm_sizes.begin() + (at - llvm_names.begin()));
+    llvm_names.erase(at);
+  }
   CHECK(llvm_names == wasm.knob_names);
   CHECK(llvm_sizes == wasm.knob_sizes);
   CHECK(wasm.target.str() == "wasm");

@@ -93,10 +93,12 @@ TEST_CASE("extract_tasks gives the Winograd knob to exactly ResNet-18's 3x3 stri
   for (const autotune::Task &t : tasks) {
     if (!has_knob(t, "winograd")) continue;
     with_knob.insert(t.name);
-    // The algorithm first, then the direct template's knobs and the Winograd schedule's.
+    // The algorithm first, then the direct template's knobs and the Winograd schedule's,
+    // its weight prefetch last.
     CHECK(t.knob_names.front() == "winograd");
     CHECK(has_knob(t, "tile_ow"));
-    CHECK(t.knob_names.back() == "winograd_per_row");
+    CHECK(t.knob_names.back() == "winograd_prefetch");
+    CHECK(t.knob_names[t.knob_names.size() - 2] == "winograd_per_row");
   }
   CHECK(with_knob == expected);
   // Their fallbacks: graph::build's default policy.

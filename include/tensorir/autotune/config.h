@@ -34,10 +34,12 @@ class Config {
 
   // One of `choices` (the fallback joins them when it is not among them).
   int64_t define_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback);
-  // A knob added to a template after logs of it were written: a record without it is
-  // still of this template and takes the fallback (define_knob's records must name every
-  // knob). For knobs that refine a kernel without changing what the others mean.
-  int64_t define_optional_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback);
+  // A knob added to a template after logs of it were written, for knobs that refine a
+  // kernel without changing what the others mean: a record without it is still of this
+  // template and gets `before`, the value that reproduces the kernel it measured
+  // (define_knob's records must name every knob). `before` is among the choices.
+  int64_t define_optional_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback,
+                               int64_t before);
   // A factor of `extent`: its divisors up to `most`, and the fallback.
   int64_t define_split(const std::string &name, int64_t extent, int64_t most, int64_t fallback);
 

@@ -43,7 +43,8 @@ struct Task {
   // The workload scheduled with configuration `index` in [0, space_size()); thread-safe.
   std::function<Instance(int64_t index)> instantiate;
   // The workload scheduled with the configuration `config_json` describes (a record's, as
-  // graph::build applies it; knobs it does not name take their fallbacks); thread-safe.
+  // graph::build applies it; knobs it does not name take their fallbacks, optional knobs
+  // their value from before they existed); thread-safe.
   std::function<Instance(const std::string &config_json)> instantiate_json;
   // The configuration's knob values as a JSON object (name -> value), for records.
   std::function<std::string(int64_t index)> config_json;

@@ -53,8 +53,8 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // convolution "pad_per_row" 1 pads the input rows each output row reads inside that
 // row's loop (0: one pass over the whole input first), and where `target` has prefetch
 // instructions (not depthwise) "prefetch", how many cache lines of the weight ahead each
-// step of the innermost reduction asks for (0: none; a record without the knob takes the
-// fallback, 32); the direct form has "tile_k" (channels per tile) and "vector" (its
+// step of the innermost reduction asks for (0: none; fallback 32; a record made before
+// the knob gets 0, the kernel it measured); the direct form has "tile_k" (channels per tile) and "vector" (its
 // columns' vector).
 Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"),
                               autotune::Config *config = nullptr);
@@ -110,8 +110,8 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out, autotune::C
 // row a broadcast of data), panels of columns in parallel.
 // Knobs: "tile_y" rows per register block, "unroll_k" the reduction unrolled by 4, and
 // where `target` has prefetch instructions "prefetch", how many cache lines of the
-// weight ahead each step of the reduction asks for (0: none; a record without the knob
-// takes the fallback, 32).
+// weight ahead each step of the reduction asks for (0: none; fallback 32; a record made
+// before the knob gets 0, the kernel it measured).
 Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, const Target &target,
                                     autotune::Config *config = nullptr);
 // The same for "llvm".

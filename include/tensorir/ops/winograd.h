@@ -70,13 +70,19 @@ struct WinogradSchedule {
   // parallel loop (their buffers stay in cache); -1: three parallel nests; 0: per row when
   // the transformed weight is smaller than the transformed input.
   int per_row = 0;
+  // Cache lines of the transformed weight ahead that each input channel of the product
+  // asks for (0: none).
+  int prefetch_lines = 0;
 };
 
 // The knobs above asked of a tuning configuration: "winograd_rows" (gemm_rows, 0, 4, 6 or
 // 8) and "winograd_per_row" (per_row, 0, 1 or -1), each falling back to 0, the measured
-// default. Their choices depend on nothing, so a template choosing the tile by another
+// default, and where `target` has prefetch instructions the optional
+// "winograd_prefetch" (prefetch_lines: 0, 16, 32 or 64, falling back to 32; 0 for a record
+// made before it). Their
+// choices depend on nothing but the target, so a template choosing the tile by another
 // knob asks the same ones whatever the tile.
-WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg);
+WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg, const Target &target = Target("llvm"));
 
 // CPU schedule ("llvm", "wasm") for conv2d_winograd's result `conv`, followed by an
 // element-wise tail ending in `out` (bias, residual add, relu; `out` == `conv` without

@@ -87,7 +87,7 @@ const bool registered = [] {
   OpStrategy cpu;
   cpu.schedule = [](const ScheduleContext &ctx) {
     autotune::Config fallback;
-    const ops::WinogradSchedule knobs = ops::winograd_schedule_knobs(ctx.config ? *ctx.config : fallback);
+    const ops::WinogradSchedule knobs = ops::winograd_schedule_knobs(ctx.config ? *ctx.config : fallback, ctx.target);
     return ops::schedule_conv2d_winograd_llvm(ctx.op, ctx.out, ctx.target, knobs);
   };
   on_cpu(conv, cpu);
