@@ -103,7 +103,10 @@ class Stage {
   // part is found from the reads' indices: those affine in the loops inside `axis`;
   // others are not prefetched. Past the loop's end the addresses run on as the index
   // does (the next rows of a contiguous stream). A hint only: results never change,
-  // and targets without prefetch instructions ignore it.
+  // and targets without prefetch instructions ignore it. Call it once the loops are
+  // final: a later split, fuse, cache_write or rfactor of `axis` is an Error at lowering,
+  // as are `axis` inside a vector loop and a `tensor` that is inlined or that the loop
+  // does not read. At a parallel loop the iteration ahead may be another thread's.
   Stage &prefetch(const Tensor &tensor, const IterVar &axis, int offset);
 
  private:
