@@ -159,7 +159,8 @@ std::vector<Span> merge(std::vector<Span> spans, int64_t line_elems) {
   for (const Span &s : spans) {
     bool joined = false;
     for (Span &o : out) {
-      const int64_t *d = as_const_int(simplify(s.base - o.base));
+      const Expr distance = simplify(s.base - o.base);  // kept alive: d points into it
+      const int64_t *d = as_const_int(distance);
       if (!d) continue;
       const int64_t lo = std::min<int64_t>(0, *d), hi = std::max(o.length, *d + s.length);
       if (*d > o.length + line_elems || -*d > s.length + line_elems) continue;
