@@ -141,7 +141,8 @@ WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg, const Target &ta
   WinogradSchedule k;
   k.gemm_rows = int(cfg.define_knob("winograd_rows", {0, 4, 6, 8}, 0));
   k.per_row = int(cfg.define_knob("winograd_per_row", {0, 1, -1}, 0));
-  if (target.caps().prefetch) k.prefetch_lines = int(cfg.define_optional_knob("winograd_prefetch", {0, 16, 32, 64}, 32, 0));
+  if (target.caps().prefetch)
+    k.prefetch_lines = int(cfg.define_optional_knob("winograd_prefetch", {0, 16, 32, 64}, 32, 0));
   return k;
 }
 

@@ -95,7 +95,8 @@ class NestBuilder {
           << "prefetch on stage '" << st.op()->name << "': tensor '" << p.tensor.name()
           << "' is inlined and has no memory to prefetch; prefetch what it reads, or compute it";
       const int vi = p.tensor.value_index();
-      Expr tensor = TensorLoadNode::make(op->output_dtype(vi), Ref<const Object>(op.get()), vi, buffer_name(op, vi), {});
+      Expr tensor =
+          TensorLoadNode::make(op->output_dtype(vi), Ref<const Object>(op.get()), vi, buffer_name(op, vi), {});
       Expr spec = CallNode::make(Int(32), "tensorir.prefetch", {tensor, make_const(Int(32), p.offset)});
       body = AttrStmtNode::make(Ref<const Object>(leaves[l].get()), "prefetch", spec, body);
     }

@@ -1,6 +1,7 @@
 // Stage::prefetch after flattening: each "prefetch" attribute around a loop's body becomes
 // calls tensorir.prefetch(&buffer[i]), one per cache line, at the top of the body, for the
-// lines that the iteration `offset` steps later reads.
+// lines that the iteration `offset` steps later reads. strip_prefetch.cpp undoes it for
+// targets without prefetch instructions.
 //
 // The part of the buffer an iteration reads comes from each load's flat index, linear in
 // the loops inside the body: terms whose stride is at most the span built so far (the
@@ -15,8 +16,8 @@
 
 #include "arith/linear.h"
 #include "tensorir/arith/simplify.h"
-#include "tensorir/ir/op.h"
 #include "tensorir/error.h"
+#include "tensorir/ir/op.h"
 #include "tensorir/ir/visitor.h"
 #include "transforms/passes.h"
 
@@ -232,8 +233,9 @@ class PrefetchInjector : public IRMutator {
         continue;
       }
       Var i("prefetch.i", start.type());
+      const Expr line = start + i * make_const(start.type(), double(line_elems));
       calls.push_back(ForNode::make(i, make_const(i.type(), 0.0), make_const(i.type(), double(lines)),
-                                    ForKind::Serial, prefetch(start + i * make_const(start.type(), double(line_elems)))));
+                                    ForKind::Serial, prefetch(line)));
     }
     if (calls.empty()) return body;
     calls.push_back(body);

@@ -164,7 +164,8 @@ TEST_CASE("prefetch: a tensor computed inside the loop cannot be prefetched ther
   Schedule s = create_schedule({C});
   s[T].compute_at(s[C], C.axis(0));
   s[C].prefetch(T, C.axis(0), 1);
-  CHECK_THROWS_WITH(lower(s, {A, C}, "inner_tensor"), Contains("prefetch of tensor 'T' at loop 'i'") && Contains("computed inside that loop"));
+  CHECK_THROWS_WITH(lower(s, {A, C}, "inner_tensor"),
+                    Contains("prefetch of tensor 'T' at loop 'i'") && Contains("computed inside that loop"));
 }
 
 TEST_CASE("prefetch: targets without prefetch instructions get the kernel without them", "[pass][prefetch]") {
@@ -193,31 +194,33 @@ TEST_CASE("inject_prefetch: the lines `offset` iterations ahead, at the top of t
     return CallNode::make(Int(32), "tensorir.prefetch", {LoadNode::make(Float(32), B, 0), offset});
   };
   auto loop_k = [&](Stmt body) { return ForNode::make(k, 0, 8, ForKind::Serial, body); };
+  // Loop k with a prefetch of B `offset` steps ahead around `body`.
+  auto marked = [&](int offset, Stmt body) {
+    return loop_k(AttrStmtNode::make(Ref<const Object>(kv.get()), "prefetch", spec(offset), body));
+  };
   auto prefetch_at = [&](Expr index) {
     return EvaluateNode::make(CallNode::make(Int(32), "tensorir.prefetch", {LoadNode::make(Float(32), B, index)}));
   };
-  const Stmt copy = ForNode::make(j, 0, 16, ForKind::Serial, StoreNode::make(C, LoadNode::make(Float(32), B, k * 16 + j), j));
+  auto rows_of = [&](int width, Expr stride) {
+    const Stmt store = StoreNode::make(C, LoadNode::make(Float(32), B, k * stride + j), j);
+    return ForNode::make(j, 0, width, ForKind::Serial, store);
+  };
   // One aligned line a step: one call, two rows on.
-  TIR_CHECK_IR(inject_prefetch(loop_k(AttrStmtNode::make(Ref<const Object>(kv.get()), "prefetch", spec(2), copy))),
-               loop_k(BlockNode::make({prefetch_at(k * 16 + 32), copy})));
+  const Stmt copy = rows_of(16, 16);
+  TIR_CHECK_IR(inject_prefetch(marked(2, copy)), loop_k(BlockNode::make({prefetch_at(k * 16 + 32), copy})));
   // Rows of 8 floats from k*8: they may straddle two lines.
-  const Stmt half = ForNode::make(j, 0, 8, ForKind::Serial, StoreNode::make(C, LoadNode::make(Float(32), B, k * 8 + j), j));
-  Var i("prefetch.i");
-  const Stmt got = inject_prefetch(loop_k(AttrStmtNode::make(Ref<const Object>(kv.get()), "prefetch", spec(1), half)));
-  const std::string text = to_string(got);
+  const std::string text = to_string(inject_prefetch(marked(1, rows_of(8, 8))));
   CHECK_THAT(text, Contains("for (prefetch.i, 0, 2)") && Contains("(k*8)") && Contains("+ 8)"));
   // Two loads 8 floats apart merge into one span of 24 floats: two lines.
   const Stmt two = ForNode::make(
       j, 0, 16, ForKind::Serial,
       StoreNode::make(C, LoadNode::make(Float(32), B, k * 16 + j) + LoadNode::make(Float(32), B, k * 16 + j + 8), j));
-  const std::string merged =
-      to_string(inject_prefetch(loop_k(AttrStmtNode::make(Ref<const Object>(kv.get()), "prefetch", spec(1), two))));
-  CHECK_THAT(merged, Contains("for (prefetch.i, 0, 2)"));
-  CHECK(prefetched(inject_prefetch(loop_k(AttrStmtNode::make(Ref<const Object>(kv.get()), "prefetch", spec(1), two))))
-            .size() == 1);
+  const Stmt merged = inject_prefetch(marked(1, two));
+  CHECK_THAT(to_string(merged), Contains("for (prefetch.i, 0, 2)"));
+  CHECK(prefetched(merged).size() == 1);
   // A loop that reads nothing of the tensor is an error naming both.
   const Stmt other = ForNode::make(j, 0, 16, ForKind::Serial, StoreNode::make(C, 1.0f, j));
-  CHECK_THROWS_WITH(inject_prefetch(loop_k(AttrStmtNode::make(Ref<const Object>(kv.get()), "prefetch", spec(1), other))),
+  CHECK_THROWS_WITH(inject_prefetch(marked(1, other)),
                     Contains("'B'") && Contains("'k'") && Contains("reads no element"));
 }
 
