@@ -8,7 +8,6 @@
 #include "backends/llvm/fast_exp.h"
 
 #include <llvm/IR/Intrinsics.h>
-#include <llvm/TargetParser/Triple.h>
 
 #include "tensorir/error.h"
 
@@ -156,19 +155,18 @@ llvm::Value *CodeGenLLVM::emit_libm_call(const std::string &fname, llvm::Value *
 // A read prefetch into every cache level. The address may run past the buffer (the
 // iterations after a loop's last), so it is not an inbounds GEP; prefetches never fault.
 // The call touches no memory the function can see, so it keeps accumulators in registers
-// around it. WebAssembly has no prefetch: nothing is emitted.
+// around it. WebAssembly never gets here: build() strips prefetches for targets whose
+// caps lack them.
 llvm::Value *CodeGenLLVM::emit_prefetch(const CallNode *op) {
   const auto *load = op->args.size() == 1 ? op->args[0].as<LoadNode>() : nullptr;
   TIR_ASSERT(load && load->index.type().is_scalar()) << "tensorir.prefetch takes one buffer load of one element";
-  llvm::Value *zero = builder_.getInt32(0);
-  if (llvm::Triple(target_.triple).isWasm()) return zero;
   llvm::Value *p =
       builder_.CreateGEP(memory_type(load->type.element_of()), lookup(load->buffer.get()), emit_index(load->index));
   llvm::Function *fn = llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::prefetch, {p->getType()});
   llvm::CallInst *call = builder_.CreateCall(
       fn, {p, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});  // read, keep in L1, data
   call->setMemoryEffects(llvm::MemoryEffects::inaccessibleMemOnly());
-  return zero;
+  return builder_.getInt32(0);
 }
 
 llvm::Value *CodeGenLLVM::emit_extern_call(const CallNode *op) {

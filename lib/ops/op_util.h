@@ -1,10 +1,12 @@
 // Shared by the operator files: constant shapes, axis normalisation, safe padded reads.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "tensorir/autotune/config.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/te/tensor.h"
@@ -67,5 +69,17 @@ Tensor pad_with(const Tensor &x, const std::vector<int> &before, const std::vect
 // size-1 dimensions pinned); a and b must share a dtype. `op` names the operator in errors.
 Tensor broadcast_map(const Tensor &a, const Tensor &b, const std::string &op, const std::string &name,
                      const std::function<Expr(Expr, Expr)> &f);
+
+// The CPU schedules' weight prefetch (Stage::prefetch), knob `name`: how many 64-byte
+// cache lines ahead of its reads a step of the reduction asks for, 0 (none), 16, 32 or
+// 64; 32 untuned, and 0 for a record made before the knob (the kernel it measured).
+inline int64_t weight_prefetch_lines(autotune::Config &cfg, const std::string &name) {
+  return cfg.define_optional_knob(name, {0, 16, 32, 64}, 32, 0);
+}
+
+// `lines` ahead as a Stage::prefetch offset, in steps that each read `step_bytes`.
+inline int prefetch_offset(int64_t lines, int64_t step_bytes) {
+  return static_cast<int>(std::max<int64_t>(1, lines * 64 / step_bytes));
+}
 
 }  // namespace tensorir::ops::detail

@@ -180,11 +180,11 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   // With the taps (more than one) outside, the next weights read are the next input-channel
   // block's at the same tap, not the next tap's: each block asks for the block that far ahead.
   if (target.caps().prefetch && !depthwise) {
-    const int64_t lines = cfg.define_optional_knob("prefetch", {0, 16, 32, 64}, 32, 0);
+    const int64_t lines = detail::weight_prefetch_lines(cfg, "prefetch");
     const bool by_block = taps_outside && extent_of(reduce[0]) * extent_of(reduce[1]) > 1;
     const IterVar &at = by_block ? reduce[reduce.size() - 2] : reduce.back();
     const int64_t step_bytes = (by_block ? extent_of(reduce.back()) : 1) * co * WP.dtype().bytes();
-    if (lines) ob.prefetch(WP, at, static_cast<int>(std::max<int64_t>(1, lines * 64 / step_bytes)));
+    if (lines) ob.prefetch(WP, at, detail::prefetch_offset(lines, step_bytes));
   }
 
   Stage o = s[out];

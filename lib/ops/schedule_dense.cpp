@@ -114,8 +114,7 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, cons
   const int64_t bm = std::min<int64_t>(rows, cfg.define_knob("tile_y", {1, 2, 4, 8}, 8));
   const bool unroll_k = cfg.define_knob("unroll_k", {0, 1}, 0);
   // The weight streams from memory once per call (a classifier's 4-8 MB at batch 1).
-  const int64_t prefetch_lines =
-      target.caps().prefetch ? cfg.define_optional_knob("prefetch", {0, 16, 32, 64}, 32, 0) : 0;
+  const int64_t prefetch_lines = target.caps().prefetch ? detail::weight_prefetch_lines(cfg, "prefetch") : 0;
   Tensor acc = dense;
   if (dense == out) acc = s.cache_write(out, "local");
   Stage st = s[out];
@@ -140,7 +139,7 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, cons
   }
   if (prefetch_lines) {
     const int64_t step_bytes = block * in[1].dtype().bytes() * (unroll_k ? 4 : 1);
-    a.prefetch(in[1], k_step, static_cast<int>(std::max<int64_t>(1, prefetch_lines * 64 / step_bytes)));
+    a.prefetch(in[1], k_step, detail::prefetch_offset(prefetch_lines, step_bytes));
   }
   a.unroll(acc.axis(0));
   a.vectorize(acc.axis(1));

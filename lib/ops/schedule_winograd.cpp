@@ -1,8 +1,6 @@
 // CPU schedule of conv2d_winograd: the input transform, the batched product and the
 // output transform (with the element-wise tail) as three parallel loop nests of one
 // kernel; every transform loop unrolled, so that its coefficients are constants.
-#include <algorithm>
-
 #include "op_util.h"
 #include "tensorir/autotune/config.h"
 #include "tensorir/ops/winograd.h"
@@ -74,7 +72,7 @@ IterVar schedule_input(Schedule &s, const Stages &st, int vec) {
 IterVar schedule_gemm(Schedule &s, const Stages &st, int block_rows, int cols, bool local, int prefetch_lines) {
   const Tensor &M = st.M;
   const Tensor U = compute_of(M)->input_tensors()[1];
-  const int ahead = std::max(1, prefetch_lines * 64 / (cols * U.dtype().bytes()));
+  const int ahead = detail::prefetch_offset(prefetch_lines, int64_t(cols) * U.dtype().bytes());
   Tensor acc = local ? M : s.cache_write(M, "local");
   Stage mm = s[M];
   auto [to, ko, ti, ki] = mm.tile(M.axis(2), M.axis(3), Expr(block_rows), Expr(cols));
@@ -141,8 +139,7 @@ WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg, const Target &ta
   WinogradSchedule k;
   k.gemm_rows = int(cfg.define_knob("winograd_rows", {0, 4, 6, 8}, 0));
   k.per_row = int(cfg.define_knob("winograd_per_row", {0, 1, -1}, 0));
-  if (target.caps().prefetch)
-    k.prefetch_lines = int(cfg.define_optional_knob("winograd_prefetch", {0, 16, 32, 64}, 32, 0));
+  if (target.caps().prefetch) k.prefetch_lines = int(detail::weight_prefetch_lines(cfg, "winograd_prefetch"));
   return k;
 }
 
