@@ -249,21 +249,25 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
   check(tasks[1], tasks[1].default_index);
 }
 
-TEST_CASE("a convolution whose input outgrows the cache runs each row's channel groups in turn",
+TEST_CASE("a convolution whose input outgrows the cache or has many rows runs each row's channel groups in turn",
           "[autotune][templates]") {
-  // 256 channels at 56x56 (3.2 MB) into 64, as ResNet-50's layer1: "parallel" 2 by default,
-  // rows outside the channel groups; a 1x1 of 64 channels (0.8 MB) keeps groups outside.
-  graph::Builder b;
-  auto x = b.input("x", {1, 256, 56, 56});
-  auto w1 = b.constant("w1", NDArray::random({64, 256, 1, 1}, Float(32), 6));
-  auto w2 = b.constant("w2", NDArray::random({128, 64, 1, 1}, Float(32), 7));
-  const graph::Graph g = b.finish(b.relu(b.conv2d(b.relu(b.conv2d(x, w1)), w2)));
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
-  REQUIRE(tasks.size() == 2);
-  CHECK(json::parse(tasks[0].config_json(tasks[0].default_index))["parallel"] == 2);
-  CHECK(json::parse(tasks[1].config_json(tasks[1].default_index))["parallel"] == 0);
-  for (const autotune::Task &t : tasks)
+  // "parallel" 2 by default (rows outside the channel groups) where the weights are at
+  // most 640 KB and the input over 1 MB (256 channels at 56x56, 3.2 MB, as ResNet-50's
+  // layer1) or the result 14 rows or more; groups outside at 7 rows, and with 1 MB of weights.
+  struct Case {
+    int64_t in_channels, out_channels, size, parallel;
+  };
+  for (const Case c : {Case{256, 64, 56, 2}, Case{64, 128, 14, 2}, Case{64, 128, 7, 0}, Case{1024, 256, 14, 0}}) {
+    INFO(c.in_channels << " -> " << c.out_channels << " at " << c.size << "x" << c.size);
+    graph::Builder b;
+    auto x = b.input("x", {1, c.in_channels, c.size, c.size});
+    auto w = b.constant("w", NDArray::random({c.out_channels, c.in_channels, 1, 1}, Float(32), 6));
+    const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w))), "llvm");
+    REQUIRE(tasks.size() == 1);
+    const autotune::Task &t = tasks[0];
+    CHECK(json::parse(t.config_json(t.default_index))["parallel"] == c.parallel);
     for (int64_t parallel : {0, 1, 2}) check(t, with_knob(t, t.default_index, "parallel", parallel));
+  }
 }
 
 TEST_CASE("a task's default configuration is the schedule of an untuned build", "[autotune][templates]") {
@@ -280,11 +284,11 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
     CHECK(sa.str() == sb.str());
   }
   // conv1: 3 input channels in one block, 16 output channels per vector, 2 blocks of them
-  // by 14 columns per register tile, each column's blocks in turn, the weight prefetched
-  // 32 lines ahead.
+  // by 14 columns per register tile, each column's blocks in turn, rows in parallel with
+  // each row's blocks in turn, the weight prefetched 32 lines ahead.
   CHECK(tasks[0].config_json(tasks[0].default_index) ==
         "{\"tile_oc\":2,\"tile_order\":1,\"tile_ow\":14,\"reduce_order\":0,\"unroll_inner\":0,"
-        "\"parallel\":0,\"prefetch\":32}");
+        "\"parallel\":2,\"prefetch\":32}");
 }
 
 TEST_CASE("every configuration of a depthwise convolution of NCHW data computes the reference",

@@ -49,7 +49,8 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // the unrolled tile stays under 512 copies, "parallel" 1 runs whole channel
 // groups per parallel iteration instead of single rows and 2 runs rows in parallel, each
 // row's channel groups in turn (the default, but for depthwise convolutions, where the
-// input is over 1 MB and the weights at most 640 KB, so the input is read once), and for a padded depthwise
+// weights are at most 640 KB and the input is over 1 MB or the result has 14 rows or
+// more, so the input is read once and threads keep to bands of rows), and for a padded depthwise
 // convolution "pad_per_row" 1 pads the input rows each output row reads inside that
 // row's loop (0: one pass over the whole input first), and where `target` has prefetch
 // instructions (not depthwise) "prefetch", how many cache lines of the weight ahead each
