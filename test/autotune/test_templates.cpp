@@ -234,14 +234,25 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
     // Each padding with each parallel loop, and a few more.
     std::vector<int64_t> picks = sample(t, 4, 17 + uint64_t(stride));
     for (int64_t pad_per_row : {0, 1})
-      for (int64_t parallel : {0, 1, 2})
+      for (int64_t parallel : {0, 1, 2, 3})
         picks.push_back(with_knob(t, with_knob(t, t.default_index, "pad_per_row", pad_per_row), "parallel", parallel));
     for (int64_t index : picks) check(t, index);
   }
-  // Large depthwise inputs keep the groups outside the rows: each group reads only its own.
+  // Large depthwise inputs keep the groups outside the rows (each group reads only its
+  // own channels) inside two bands of rows, "parallel" 3, from 28 rows on (56 here).
   const std::vector<autotune::Task> large = conv_then_depthwise(16, 96, 112, 112, 1, 2);
-  CHECK(json::parse(large[1].config_json(large[1].default_index))["parallel"] == 0);
+  CHECK(json::parse(large[1].config_json(large[1].default_index))["parallel"] == 3);
   CHECK(json::parse(large[1].config_json(large[1].default_index))["pad_per_row"] == 1);
+  // 27 rows, the second band one shorter, against the reference; 14 rows are not banded.
+  const std::vector<autotune::Task> banded = conv_then_depthwise(8, 32, 27, 10, 1, 1);
+  CHECK(json::parse(banded[1].config_json(banded[1].default_index))["parallel"] == 0);
+  check(banded[1], with_knob(banded[1], banded[1].default_index, "parallel", 3));
+  check(banded[0], with_knob(banded[0], banded[0].default_index, "parallel", 3));
+  const std::vector<autotune::Task> at28 = conv_then_depthwise(8, 32, 28, 9, 1, 1);
+  CHECK(json::parse(at28[1].config_json(at28[1].default_index))["parallel"] == 3);
+  check(at28[1], at28[1].default_index);
+  const std::vector<autotune::Task> at14 = conv_then_depthwise(8, 32, 14, 14, 1, 1);
+  CHECK(json::parse(at14[1].config_json(at14[1].default_index))["parallel"] == 0);
   // Without padding there is no padded input to place: no knob.
   const std::vector<autotune::Task> tasks = conv_then_depthwise(16, 16, 9, 9, 0, 1);
   const std::vector<std::string> &names = tasks[1].knob_names;
@@ -266,7 +277,7 @@ TEST_CASE("a convolution whose input outgrows the cache or has many rows runs ea
     REQUIRE(tasks.size() == 1);
     const autotune::Task &t = tasks[0];
     CHECK(json::parse(t.config_json(t.default_index))["parallel"] == c.parallel);
-    for (int64_t parallel : {0, 1, 2}) check(t, with_knob(t, t.default_index, "parallel", parallel));
+    for (int64_t parallel : {0, 1, 2, 3}) check(t, with_knob(t, t.default_index, "parallel", parallel));
   }
 }
 

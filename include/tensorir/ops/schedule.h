@@ -47,10 +47,12 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // memory once (0: all at once), "reduce_order" 1 puts the kernel's taps outside the input-channel blocks,
 // "unroll_inner" unrolls the innermost reduction (the input channels of a block) where
 // the unrolled tile stays under 512 copies, "parallel" 1 runs whole channel
-// groups per parallel iteration instead of single rows and 2 runs rows in parallel, each
+// groups per parallel iteration instead of single rows, 2 runs rows in parallel, each
 // row's channel groups in turn (the default, but for depthwise convolutions, where the
 // weights are at most 640 KB and the input is over 1 MB or the result has 14 rows or
-// more, so the input is read once and threads keep to bands of rows), and for a padded depthwise
+// more, so the input is read once and threads keep to bands of rows), and 3 runs two
+// bands of rows in parallel, each band's groups in turn, each group's rows in turn (the
+// default of depthwise convolutions with 28 rows or more), and for a padded depthwise
 // convolution "pad_per_row" 1 pads the input rows each output row reads inside that
 // row's loop (0: one pass over the whole input first), and where `target` has prefetch
 // instructions (not depthwise) "prefetch", how many cache lines of the weight ahead each
