@@ -96,8 +96,9 @@ llvm::Function *CodeGenLLVM::declare_internal_body(const std::string &name, llvm
     unsigned idx = static_cast<unsigned>(leading.size() + k);
     fn->getArg(idx)->setName(params[k]->name);
     if (buffer_vars_.count(params[k])) {
-      // Buffers never overlap and come from 64-byte aligned storage.
-      fn->addParamAttr(idx, llvm::Attribute::NoAlias);
+      // Buffers never overlap (but those that may alias: a result in place of an input)
+      // and come from 64-byte aligned storage.
+      if (!aliased_vars_.count(params[k])) fn->addParamAttr(idx, llvm::Attribute::NoAlias);
       fn->addParamAttr(idx, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
     }
   }
@@ -185,6 +186,7 @@ void CodeGenLLVM::add_function(const LoweredFunc &f) {
       TIR_ASSERT(a.var.type().is_handle())
           << "buffer argument '" << a.name << "' must be bound to a handle variable";
       buffer_vars_.insert(a.var.get());
+      if (a.may_alias) aliased_vars_.insert(a.var.get());
     }
     if (seen.insert(a.var.get()).second) params.push_back(a.var.get());
   }

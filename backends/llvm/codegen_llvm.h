@@ -103,6 +103,7 @@ class CodeGenLLVM {
   llvm::IRBuilder<> builder_;
   FunctionState fs_;
   std::unordered_set<const VarNode *> buffer_vars_;  // args and allocations: distinct memory
+  std::unordered_set<const VarNode *> aliased_vars_;  // args that may share storage (LoweredArg::may_alias)
   std::string func_name_;                            // the LoweredFunc being emitted
   int outlined_count_ = 0;
 };

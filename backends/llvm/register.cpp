@@ -26,6 +26,7 @@ TargetKindInfo llvm_kind() {
     c.runs_in_process = true;
     c.cpu_schedules = true;
     c.prefetch = true;
+    c.in_place_results = true;
     c.cpu_vector_lanes = tensorir::llvm_backend::float_vector_lanes(t);
     return c;
   };

@@ -90,6 +90,9 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
       if (op_pattern(g.node(id).op) == OpPattern::kOutFusable) sk.op = g.node(id).op;
     }
     for (int id : k.args) sk.args.push_back(add_value(id));
+    const int taken = m.plan.at(k.node).in_place_of;
+    for (size_t a = 0; taken >= 0 && a + 1 < k.args.size(); ++a)
+      if (k.args[a] == taken) sk.in_place = int(a);
     plan.kernels.push_back(std::move(sk));
   }
   for (int id : g.outputs()) plan.outputs.push_back(add_value(id));

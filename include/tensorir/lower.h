@@ -12,14 +12,20 @@ namespace tensorir {
 class BuildArg {
  public:
   BuildArg(Tensor t) : tensor_(std::move(t)) {}
+  // `may_alias`: the buffer may be the same storage as another argument marked so, e.g. a
+  // result computed in place over an input it reads only at each element's own index,
+  // before writing that element. The code then assumes nothing of their overlap.
+  BuildArg(Tensor t, bool may_alias) : tensor_(std::move(t)), may_alias_(may_alias) {}
   BuildArg(Var v) : var_(std::move(v)) {}
   bool is_tensor() const { return tensor_.defined(); }
   const Tensor &tensor() const { return tensor_; }
   const Var &var() const { return var_; }
+  bool may_alias() const { return may_alias_; }
 
  private:
   Tensor tensor_;
   Var var_{nullptr};
+  bool may_alias_ = false;
 };
 
 struct LoweredArg {
@@ -28,6 +34,7 @@ struct LoweredArg {
   bool is_buffer = true;
   Type dtype;                // element type
   std::vector<Expr> shape;   // buffers: dimensions (constants or in terms of `symbols`)
+  bool may_alias = false;    // buffers: may share storage with another such argument (BuildArg)
 };
 
 struct LoweredFuncNode : Object {

@@ -28,6 +28,11 @@ struct TargetCaps {
   // The code has software prefetch instructions (Stage::prefetch); elsewhere prefetches
   // are dropped, so schedules do not offer them as knobs.
   bool prefetch = false;
+  // graph::build may compute a kernel's result in place of an input it reads element by
+  // element at the result's own index, where that input dies (a residual added to a
+  // convolution): one array less streamed through the caches. Kernels then read and write
+  // one buffer, which fragment shaders cannot; the saved model records it.
+  bool in_place_results = false;
   // float32 lanes of the CPU's widest vector registers (16 with AVX-512, 8 with AVX, 4 with
   // SSE, NEON or WebAssembly SIMD); 0 when not a CPU or not known.
   int cpu_vector_lanes = 0;

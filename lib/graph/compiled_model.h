@@ -16,6 +16,7 @@ struct Kernel {
   int node = -1;           // the group's result
   std::vector<int> nodes;  // the group
   std::vector<int> args;   // node ids whose storage is passed, the output last
+  int in_place = -1;       // an index into args the result may overwrite (in_place_candidate), or -1
   Module module;
   std::string fname;
 };

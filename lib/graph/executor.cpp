@@ -8,6 +8,7 @@
 #include "autotune/workload.h"
 #include "build_passes.h"
 #include "compiled_model.h"
+#include "in_place.h"
 #include "kernel_key.h"
 #include "runtime/device_api.h"
 #include "runtime/input_check.h"
@@ -193,13 +194,14 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   // One placeholder per distinct node read from outside the group (add(x, x) reads one
   // buffer); the nodes inside become stages of one expression.
   k.args = group_args(g, nodes);
+  if (target.caps().in_place_results) k.in_place = in_place_candidate(g, nodes, k.args);
   std::map<int, Tensor> tensors;
   std::vector<BuildArg> args;
   for (size_t i = 0; i + 1 < k.args.size(); ++i) {
     const Node &src = g.node(k.args[i]);
     const Tensor t = placeholder(std::vector<Expr>(src.shape.begin(), src.shape.end()), src.dtype, identifier(src.name));
     tensors.emplace(src.id, t);
-    args.emplace_back(t);
+    args.emplace_back(t, int(i) == k.in_place);
   }
   for (int id : nodes) {
     const Node &n = g.node(id);
@@ -225,7 +227,7 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   const bool textures = target.caps().textures;
   for (int id : nodes)
     if (id != k.node && id != lead && computed_where_read(g, textures, id)) s[tensors.at(id)].compute_inline();
-  args.emplace_back(out);
+  args.emplace_back(out, k.in_place >= 0);
   try {
     k.module = tensorir::build(s, args, kernel_target, k.fname);
   } catch (const Error &e) {
@@ -288,8 +290,8 @@ std::vector<FusedGroup> kernel_groups(const Graph &g, const Target &target, bool
 // the last kernel reading it.
 StoragePlan kernel_storage_plan(const Graph &g, const std::vector<Kernel> &kernels, bool share) {
   std::vector<StorageStep> steps;
-  for (const Kernel &k : kernels)
-    steps.push_back(StorageStep{k.node, std::vector<int>(k.args.begin(), k.args.end() - 1)});  // the result is last
+  for (const Kernel &k : kernels)  // the result is last of the args
+    steps.push_back(StorageStep{k.node, std::vector<int>(k.args.begin(), k.args.end() - 1), k.in_place});
   return plan_storage(g, steps, share);
 }
 
@@ -365,8 +367,8 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
       it = compiled.emplace(key, compile_group(g, grp.nodes, grp.anchor, target, strategies, tuning.get())).first;
       impl->kernels.push_back(it->second);
     } else {
-      impl->kernels.push_back(Kernel{grp.nodes.back(), grp.nodes, group_args(g, grp.nodes), it->second.module,
-                                     it->second.fname});
+      impl->kernels.push_back(Kernel{grp.nodes.back(), grp.nodes, group_args(g, grp.nodes), it->second.in_place,
+                                     it->second.module, it->second.fname});
     }
   }
   impl->plan = kernel_storage_plan(g, impl->kernels, options.plan_memory);

@@ -101,12 +101,14 @@ MemoryPlan plan_memory(const Graph &g, const std::vector<int> &execution_order, 
 }
 
 MemoryPlan plan_memory(const std::vector<size_t> &bytes, const std::vector<int> &first,
-                       const std::vector<int> &last, size_t alignment) {
+                       const std::vector<int> &last, size_t alignment, const std::vector<int> &in_place) {
   TIR_USER_CHECK(alignment > 0 && (alignment & (alignment - 1)) == 0)
       << "memory plan: alignment " << alignment << " must be a power of two";
   TIR_USER_CHECK(bytes.size() == first.size() && bytes.size() == last.size())
       << "memory plan: " << bytes.size() << " sizes, " << first.size() << " first steps and " << last.size()
       << " last steps must be one per tensor";
+  TIR_USER_CHECK(in_place.empty() || in_place.size() == bytes.size())
+      << "memory plan: " << in_place.size() << " in-place entries for " << bytes.size() << " tensors";
   int steps = 0;
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (first[i] < 0) continue;
@@ -130,6 +132,19 @@ MemoryPlan plan_memory(const std::vector<size_t> &bytes, const std::vector<int> 
     for (size_t i : written[step]) {
       const size_t need = round_up(bytes[i], alignment);
       plan.naive_bytes += need;
+      // In place: the slot of a tensor of the same size that dies at this step, kept.
+      const int j = in_place.empty() ? -1 : in_place[i];
+      if (j >= 0 && size_t(j) < bytes.size() && first[size_t(j)] >= 0 && first[size_t(j)] < int(step) &&
+          last[size_t(j)] == int(step) && round_up(bytes[size_t(j)], alignment) == need) {
+        std::vector<int> &freed = dying[step];
+        const auto it = std::find(freed.begin(), freed.end(), plan.storage_of[size_t(j)]);
+        if (it != freed.end()) {
+          plan.storage_of[i] = *it;
+          freed.erase(it);
+          dying[size_t(last[i])].push_back(plan.storage_of[i]);
+          continue;
+        }
+      }
       // Best fit: the smallest free slot that holds it; else grow the largest free slot,
       // which adds the fewest bytes; else a new slot.
       int best = -1;
@@ -234,7 +249,7 @@ StoragePlan plan_storage(const Graph &g, const std::vector<StorageStep> &steps, 
   // step_of[id]: the step writing node id, -1 for none.
   std::vector<int> step_of(n, -1);
   std::vector<size_t> bytes(steps.size());
-  std::vector<int> first(steps.size()), last(steps.size());
+  std::vector<int> first(steps.size()), last(steps.size()), in_place(steps.size(), -1);
   for (size_t k = 0; k < steps.size(); ++k) {
     const int id = steps[k].result;
     TIR_USER_CHECK(id >= 0 && size_t(id) < n) << "storage plan: step " << k << " writes node id " << id
@@ -253,19 +268,27 @@ StoragePlan plan_storage(const Graph &g, const std::vector<StorageStep> &steps, 
           << ", before any step writes it; list every kernel after the kernels it reads";
       if (step_of[size_t(in)] >= 0) last[size_t(step_of[size_t(in)])] = std::max(last[size_t(step_of[size_t(in)])], int(k));
     }
+    const int a = steps[k].in_place;
+    TIR_USER_CHECK(a < int(steps[k].reads.size()))
+        << detail::node_prefix(res) << "step " << k << " computes in place of read " << a << " but has "
+        << steps[k].reads.size() << " reads";
+    if (a >= 0) in_place[k] = step_of[size_t(steps[k].reads[size_t(a)])];  // -1 for inputs and constants
     step_of[size_t(id)] = int(k);
     plan.of_node[size_t(id)].storage = Storage::Own;  // until the memory plan shares it
     bytes[k] = node_bytes(res);
     first[k] = share && !g.is_output(id) ? int(k) : -1;
     last[k] = int(k);
   }
-  const MemoryPlan mp = plan_memory(bytes, first, last, StoragePlan::kAlignment);
+  const MemoryPlan mp = plan_memory(bytes, first, last, StoragePlan::kAlignment, in_place);
   plan.buffers = mp.slot_bytes;
   plan.peak_bytes = mp.peak_bytes;
   for (size_t k = 0; k < steps.size(); ++k) {
     StoragePlan::Place &p = plan.of_node[size_t(steps[k].result)];
     if (mp.storage_of[k] >= 0) {
       p = {Storage::Shared, mp.storage_of[k], 0};
+      const int j = in_place[k];
+      if (j >= 0 && mp.storage_of[size_t(j)] == mp.storage_of[k] && last[size_t(j)] == int(k))
+        p.in_place_of = steps[size_t(j)].result;
     } else {
       plan.own_bytes += bytes[k];
     }

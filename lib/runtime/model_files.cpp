@@ -9,7 +9,8 @@
 //    "buffers": [bytes, ...],
 //    "values": [{"name", "kind": "input" | "constant" | "buffer", "dtype", "shape",
 //                "param": i (constant) | "buffer": b, "offset": bytes (buffer)}, ...],
-//    "kernels": [{"name": symbol, "node", "op", "fused": [names], "args": [value indices]}, ...],
+//    "kernels": [{"name": symbol, "node", "op", "fused": [names], "args": [value indices],
+//                 "in_place": index into args (optional: the result takes that argument's storage)}, ...],
 //    "outputs": [{"name", "value": value index}, ...]}
 //
 // params.bin (little-endian, as the machines the kernels run on):
@@ -267,6 +268,7 @@ json::Value plan_json(const SavedModel &m) {
     jk.set("op", k.op);
     jk.set("fused", Value::array_of(k.fused));
     jk.set("args", Value::array_of(k.args));
+    if (k.in_place >= 0) jk.set("in_place", k.in_place);
     kernels.push(std::move(jk));
   }
   doc.set("kernels", std::move(kernels));
@@ -392,6 +394,8 @@ SavedModel read_model_plan(const std::string &path) {
     const auto &args = r.array(r.member(jk, w, "args"), w + ".args", 1 << 20);
     if (args.empty()) r.fail(w + ".args", "a kernel has at least its result as an argument");
     for (size_t a = 0; a < args.size(); ++a) k.args.push_back(int(r.integer(args[a], at(w + ".args", a), 0, last_value)));
+    if (const json::Value *in_place = jk.find("in_place"))
+      k.in_place = int(r.integer(*in_place, w + ".in_place", 0, int64_t(k.args.size()) - 2));
     if (!m.values[size_t(k.args.back())].is_buffer())
       r.fail(w + ".args", "kernel " + k.fname + " writes '" + m.values[size_t(k.args.back())].name +
                               "', which is not a buffer");

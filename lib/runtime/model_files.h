@@ -55,6 +55,7 @@ struct SavedKernel {
   std::string node, op;            // as in graph::KernelProfile
   std::vector<std::string> fused;  // the nodes the kernel computes
   std::vector<int> args;           // indices into SavedModel::values, the result last
+  int in_place = -1;               // an index into args whose storage the result takes, or -1
 };
 
 // A file saved with the plan: its size and checksum.

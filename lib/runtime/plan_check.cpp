@@ -24,6 +24,11 @@ size_t bytes_of(const SavedValue &v) {
   return n;
 }
 
+// Whether buffer values `a` and `b` are the same bytes.
+bool same_storage(const SavedValue &a, const SavedValue &b) {
+  return a.is_buffer() && b.is_buffer() && a.buffer == b.buffer && a.offset == b.offset && bytes_of(a) == bytes_of(b);
+}
+
 // Whether buffer values `a` and `b` share a byte.
 bool overlap(const SavedValue &a, const SavedValue &b) {
   if (!a.is_buffer() || !b.is_buffer() || a.buffer != b.buffer) return false;
@@ -90,9 +95,16 @@ std::vector<size_t> check_plan(const SavedModel &plan, const std::vector<FuncSig
     const int out = k.args.back();
     for (size_t a = 0; a + 1 < k.args.size(); ++a) {
       check_read(k.args[a], who);
-      TIR_USER_CHECK(!overlap(values[size_t(k.args[a])], values[size_t(out)]))
-          << plan_path << ": " << who << " writes '" << values[size_t(out)].name << "' over '"
-          << values[size_t(k.args[a])].name << "', which it reads; save the model again";
+      const SavedValue &in = values[size_t(k.args[a])], &result = values[size_t(out)];
+      // The one argument a kernel computes its result in place of lies exactly under it.
+      if (int(a) == k.in_place) {
+        TIR_USER_CHECK(same_storage(in, result))
+            << plan_path << ": " << who << " computes '" << result.name << "' in place of '" << in.name
+            << "', but their storage differs; save the model again";
+        continue;
+      }
+      TIR_USER_CHECK(!overlap(in, result)) << plan_path << ": " << who << " writes '" << result.name << "' over '"
+                                           << in.name << "', which it reads; save the model again";
     }
     TIR_USER_CHECK(computed[size_t(out)] < 0)
         << plan_path << ": " << who << " writes '" << values[size_t(out)].name << "', which kernels["

@@ -73,8 +73,9 @@ graph::Graph chain(int length) {
 }
 
 // Nodes with random shapes reading 1-3 random earlier nodes; shapes are not checked by
-// the planner, so any shape will do.
-graph::Graph random_dag(uint64_t seed) {
+// the planner, so any shape will do. `few_shapes`: two shapes only, so that many results
+// have the size of one of their inputs.
+graph::Graph random_dag(uint64_t seed, bool few_shapes = false) {
   std::mt19937_64 rng(seed);
   auto pick = [&](int n) { return int(rng() % uint64_t(n)); };
   graph::Graph g;
@@ -95,7 +96,7 @@ graph::Graph random_dag(uint64_t seed) {
       // Mostly recent nodes, sometimes far back, so some tensors live long.
       n.inputs.push_back(pick(4) == 0 ? pick(size) : std::max(0, size - 1 - pick(3)));
     }
-    n.shape = {1 + pick(64), 1 + pick(64)};
+    n.shape = few_shapes ? std::vector<int64_t>{8, 8 * (1 + pick(2))} : std::vector<int64_t>{1 + pick(64), 1 + pick(64)};
     g.add_node(n);
   }
   g.set_output(int(g.nodes().size()) - 1 - pick(2));
@@ -314,6 +315,57 @@ TEST_CASE("storage plan: random DAGs with several outputs, one kernel per node",
     }
     CHECK(unshared.own_bytes == all);
   }
+}
+
+TEST_CASE("storage plan: a result takes the storage of the input it may overwrite where that input dies",
+          "[graph][memory_plan]") {
+  using Storage = graph::StoragePlan::Storage;
+  int taken = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const graph::Graph g = random_dag(seed, true);
+    std::mt19937_64 rng(seed * 7);
+    std::vector<graph::StorageStep> steps;
+    for (int id : random_order(g, seed * 31))
+      if (g.node(id).op == "add") {
+        const std::vector<int> &reads = g.node(id).inputs;
+        steps.push_back({id, reads, int(rng() % (reads.size() + 1)) - 1});
+      }
+    INFO("seed " << seed << "\n" << g.str());
+    const graph::StoragePlan plan = graph::plan_storage(g, steps);
+    INFO(plan.str());
+    std::vector<int> first(g.nodes().size(), -1), last(g.nodes().size(), -1);
+    for (int k = 0; k < int(steps.size()); ++k) {
+      first[size_t(steps[size_t(k)].result)] = last[size_t(steps[size_t(k)].result)] = k;
+      for (int in : steps[size_t(k)].reads) last[size_t(in)] = std::max(last[size_t(in)], k);
+    }
+    for (int k = 0; k < int(steps.size()); ++k) {
+      const graph::StorageStep &s = steps[size_t(k)];
+      const int j = s.in_place >= 0 ? s.reads[size_t(s.in_place)] : -1;
+      // Taken exactly where allowed: j a shared result that dies here, of the same size.
+      const bool allowed = j >= 0 && plan.at(j).storage == Storage::Shared &&
+                           plan.at(s.result).storage == Storage::Shared && last[size_t(j)] == k &&
+                           bytes_of(g.node(j)) == bytes_of(g.node(s.result));
+      const graph::StoragePlan::Place &p = plan.at(s.result);
+      CHECK(p.in_place_of == (allowed ? j : -1));
+      if (!allowed) continue;
+      ++taken;
+      CHECK(p.buffer == plan.at(j).buffer);
+      CHECK(p.offset == plan.at(j).offset);
+    }
+    // Any two other results live at one step keep apart.
+    for (const graph::Node &a : g.nodes())
+      for (const graph::Node &b : g.nodes()) {
+        const graph::StoragePlan::Place &pa = plan.at(a.id), &pb = plan.at(b.id);
+        if (b.id <= a.id || pa.storage != Storage::Shared || pb.storage != Storage::Shared || pa.buffer != pb.buffer)
+          continue;
+        if (pa.in_place_of == b.id || pb.in_place_of == a.id) continue;
+        const bool live_together = first[size_t(a.id)] <= last[size_t(b.id)] && first[size_t(b.id)] <= last[size_t(a.id)];
+        const bool apart = pa.offset + bytes_of(a) <= pb.offset || pb.offset + bytes_of(b) <= pa.offset;
+        INFO(a.name << " and " << b.name << " in buffer " << pa.buffer);
+        CHECK((!live_together || apart));
+      }
+  }
+  CHECK(taken > 20);
 }
 
 TEST_CASE("storage plan: node bytes count every lane, and bad steps are errors", "[graph][memory_plan][error]") {

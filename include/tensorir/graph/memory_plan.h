@@ -55,9 +55,12 @@ MemoryPlan plan_memory(const Graph &g, const std::vector<int> &execution_order =
 // kernels: tensor i has `bytes[i]` bytes, is written at step `first[i]` and last read at
 // step `last[i]` (>= first[i]); first[i] < 0 keeps it out of the plan (slot -1).
 // Tensors written at one step take slots in index order; a slot is free again after the
-// step of its tensor's last read. storage_of is indexed by tensor.
+// step of its tensor's last read. storage_of is indexed by tensor. `in_place` (empty, or
+// one entry per tensor) names for tensor i a tensor j, or -1: where j is last read at
+// the step that writes i and has the same size, i takes j's slot (computed in place).
 MemoryPlan plan_memory(const std::vector<size_t> &bytes, const std::vector<int> &first,
-                       const std::vector<int> &last, size_t alignment = 64);
+                       const std::vector<int> &last, size_t alignment = 64,
+                       const std::vector<int> &in_place = {});
 
 // Checks `plan` against `g` run in `execution_order` (empty: topological): intermediates
 // have a slot, inputs/constants/the output have none, no two tensors live at the same
@@ -83,6 +86,7 @@ struct StoragePlan {
     Storage storage = Storage::None;
     int buffer = -1;
     size_t offset = 0;
+    int in_place_of = -1;  // the node whose storage this result took (StorageStep::in_place)
   };
   std::vector<size_t> buffers;  // bytes of each shared buffer
   std::vector<Place> of_node;   // per node id
@@ -99,6 +103,10 @@ struct StoragePlan {
 struct StorageStep {
   int result = -1;
   std::vector<int> reads;
+  // An index into `reads` whose storage the result may take (the kernel reads it only at
+  // each element's own index, before writing that element), or -1. The plan takes it
+  // where that value is a shared result that this step reads last, of the result's size.
+  int in_place = -1;
 };
 
 // The storage plan of `g` run as `steps`. `share` false gives every result its own
