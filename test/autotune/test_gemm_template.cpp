@@ -48,7 +48,7 @@ TEST_CASE("gemm template: default configuration on odd and square shapes", "[aut
 
 TEST_CASE("gemm template: every value of every knob", "[autotune][gemm]") {
   const autotune::Config space = knob_space(64, 64, 64);
-  REQUIRE(space.names() == std::vector<std::string>{"tile_x", "tile_y", "unroll_k", "parallel_rows", "tile_k"});
+  REQUIRE(space.names() == std::vector<std::string>{"tile_x", "tile_y", "unroll_k", "parallel_rows", "tile_k", "pack_b"});
   for (size_t knob = 0; knob < space.names().size(); ++knob)
     for (int64_t v : space.choices()[knob]) {
       const std::map<std::string, int64_t> values = {{space.names()[knob], v}};
