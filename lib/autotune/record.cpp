@@ -67,6 +67,7 @@ Record parse_record(const std::string &line) {
   r.times_ms = field<std::vector<double>>(j, "times_ms", "a list of numbers");
   r.error = field<std::string>(j, "error", "a string");
   r.timestamp = field<double>(j, "timestamp", "a number");
+  if (j.contains("default")) r.is_default = field<bool>(j, "default", "true or false");
   TIR_USER_CHECK(!r.times_ms.empty() || !r.error.empty()) << "the record has neither times nor an error";
   return r;
 }
@@ -80,9 +81,10 @@ void append_record(const std::string &path, const Record &r) {
   } catch (const json::parse_error &e) {
     TIR_THROW() << "append_record: config_json is not JSON (" << e.what() << "): " << r.config_json;
   }
-  const json j = {{"version", r.version}, {"workload", r.workload}, {"target", r.target},
-                  {"cpu", r.cpu},         {"index", r.index},       {"config", config},
-                  {"times_ms", r.times_ms}, {"error", r.error},     {"timestamp", r.timestamp}};
+  json j = {{"version", r.version}, {"workload", r.workload}, {"target", r.target},
+            {"cpu", r.cpu},         {"index", r.index},       {"config", config},
+            {"times_ms", r.times_ms}, {"error", r.error},     {"timestamp", r.timestamp}};
+  if (r.is_default) j["default"] = true;
   std::lock_guard<std::mutex> lock(append_mutex());
   std::ofstream out(path, std::ios::app);
   TIR_USER_CHECK(out) << "append_record: cannot open the tuning log '" << path << "' for appending";
@@ -127,6 +129,7 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
   struct Timed {
     const Record *first = nullptr;
     std::vector<double> ms;
+    bool is_default = false;  // some record of it says it is the task's default
   };
   using Configs = std::map<std::tuple<std::string, std::string, std::string>, Timed>;
   Configs configs;
@@ -143,17 +146,22 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
     Timed &t = it->second;
     if (!t.first) t.first = &r;
     t.ms.push_back(median(r.times_ms));
+    t.is_default = t.is_default || r.is_default;
   }
   std::map<std::pair<std::string, std::string>, double> best_ms;
+  std::map<std::pair<std::string, std::string>, Configs::iterator> defaults;
   for (const Configs::iterator &c : order) {
     const auto &[key, t] = *c;
     const auto workload = std::make_pair(std::get<0>(key), std::get<1>(key));
+    if (t.is_default) defaults.emplace(workload, c);
     const double ms = median(t.ms);
     auto it = best_ms.find(workload);
     if (it != best_ms.end() && it->second <= ms) continue;
     best_ms[workload] = ms;
     best_[workload] = *t.first;
   }
+  for (const auto &[workload, c] : defaults)
+    if (best_ms[workload] > median(c->second.ms) * (1 - kDefaultMargin)) best_[workload] = *c->second.first;
   if (foreign_)
     warn(source + ": " + std::to_string(foreign_) + " of its " + std::to_string(records.size()) +
          " records were measured on a CPU with the vector features " + other + ", not this one's (" + host +

@@ -159,6 +159,7 @@ class TaskTuner {
     r.target = task_.target.str();
     r.cpu = cpu_;
     r.index = c.index;
+    r.is_default = c.index == task_.default_index;
     r.config_json = task_.config_json ? task_.config_json(c.index) : "{}";
     r.error = c.error;
     if (r.error.empty()) {

@@ -93,6 +93,32 @@ TEST_CASE("a configuration timed several times is ranked by the median of its re
   CHECK(tie.best(t.workload, t.target)->index == 3);
 }
 
+TEST_CASE("a configuration replaces the default only when it measured 3% faster", "[autotune][log]") {
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
+  const autotune::Task &t = tasks.at(0);
+  const int64_t other = t.default_index == 0 ? 1 : 0;
+  autotune::Record def = record_of(t, t.default_index, {1.0});
+  def.is_default = true;
+  // 2% faster: the default stays; 4% faster: the other; without the default's flag (a
+  // log of an older tuner), the lowest time as before.
+  CHECK(autotune::ApplyHistoryBest({def, record_of(t, other, {0.98})}).best(t.workload, t.target)->index ==
+        t.default_index);
+  CHECK(autotune::ApplyHistoryBest({def, record_of(t, other, {0.96})}).best(t.workload, t.target)->index == other);
+  autotune::Record unflagged = def;
+  unflagged.is_default = false;
+  CHECK(autotune::ApplyHistoryBest({unflagged, record_of(t, other, {0.98})}).best(t.workload, t.target)->index ==
+        other);
+  // The flag is written and read back; a record without it is no default.
+  TempLog log("default_flag");
+  autotune::append_record(log.path, def);
+  autotune::append_record(log.path, record_of(t, other, {0.98}));
+  const std::vector<autotune::Record> back = autotune::read_log(log.path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].is_default);
+  CHECK_FALSE(back[1].is_default);
+  CHECK(autotune::ApplyHistoryBest(back).best(t.workload, t.target)->index == t.default_index);
+}
+
 TEST_CASE("a configuration read from a log schedules as its index does", "[autotune][log]") {
   TempLog log("same_schedule");
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(1), "llvm");
@@ -129,6 +155,7 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
        "the field 'times_ms' is missing"},
       {std::string(good).replace(good.find("\"index\":0"), 9, "\"index\":\"zero\""), "the field 'index' is not an integer"},
       {std::string(good).replace(good.find("\"version\":1"), 11, "\"version\":7"), "version 7"},
+      {good.substr(0, good.size() - 1) + ",\"default\":\"yes\"}", "the field 'default' is not true or false"},
   };
   for (const Case &c : cases) {
     INFO(c.line);

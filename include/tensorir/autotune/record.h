@@ -22,6 +22,7 @@ struct Record {
   std::vector<double> times_ms;  // empty when it failed
   std::string error;        // why it failed (build error, crash, timeout), else empty
   double timestamp = 0;     // seconds since the epoch
+  bool is_default = false;  // the task's default configuration (Task::default_index); "default" in the log
 };
 
 // Appends one JSON line.
@@ -36,12 +37,16 @@ std::string host_cpu_features();
 // The best configuration of each (workload, target) of some records: the lowest time
 // among the configurations measured without error, a configuration's time being the
 // median of its records' median times (a log may time one several times: tune()'s
-// confirmation, merged logs). Records whose CPU features are not this host's
+// confirmation, merged logs). Where the log has times of the default configuration
+// (Record::is_default), another replaces it only when at least kDefaultMargin faster:
+// closer than that, the two are within the timer's spread from run to run, and inside a
+// model the kernels around a kernel change its time more. Records whose CPU features are not this host's
 // are left out with a warning (tensorir/warning.h): kernels tuned for other vector units
 // are no guide here. graph::BuildOptions::tuning_log reads a log into one; pass one as
 // BuildOptions::tuning to build several models from a log read once.
 class ApplyHistoryBest {
  public:
+  static constexpr double kDefaultMargin = 0.03;
   ApplyHistoryBest() = default;
   explicit ApplyHistoryBest(const std::vector<Record> &records);
   // read_log(path), then as above; the warning names the file.
