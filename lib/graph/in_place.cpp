@@ -1,8 +1,6 @@
 // in_place_candidate: the input of a fused kernel that its result may overwrite.
 #include "in_place.h"
 
-#include <algorithm>
-
 #include "tensorir/graph/op_registry.h"
 
 namespace tensorir::graph {

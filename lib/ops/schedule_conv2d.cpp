@@ -1,6 +1,7 @@
 // CPU schedules for conv2d_nchwc (register-blocked, vectorized over output channels) and
 // for plain conv2d and conv3d (vectorized over output columns).
 #include <algorithm>
+#include <tuple>
 
 #include "op_util.h"
 #include "tensorir/autotune/config.h"
@@ -212,8 +213,12 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   const bool blocked_out = out.ndim() == 5;
   const int per_vector = blocked_out ? co / static_cast<int>(*as_const_int(out.shape()[4])) : 1;
   auto [cgo, cgi] = o.split(out.axis(1), blocked_out ? oc_blocks * per_vector : co * oc_blocks);
-  std::vector<IterVar> o_order = rows_outer ? std::vector<IterVar>{out.axis(0), out.axis(2), cgo, cgi, out.axis(3)}
-                                            : std::vector<IterVar>{out.axis(0), cgo, out.axis(2), cgi, out.axis(3)};
+  // "parallel" 3: the rows in bands, each band's groups in turn, each group's rows in turn.
+  IterVar band, row = out.axis(2);
+  if (row_bands) std::tie(band, row) = o.split(out.axis(2), (extent_of(out.axis(2)) + kRowBands - 1) / kRowBands);
+  std::vector<IterVar> o_order = rows_outer   ? std::vector<IterVar>{out.axis(0), out.axis(2), cgo, cgi, out.axis(3)}
+                                 : row_bands ? std::vector<IterVar>{out.axis(0), band, cgo, row, cgi, out.axis(3)}
+                                             : std::vector<IterVar>{out.axis(0), cgo, out.axis(2), cgi, out.axis(3)};
   if (blocked_out) o_order.push_back(out.axis(4));
   o.reorder(o_order);
   if (blocked_out) o.vectorize(out.axis(4));
@@ -222,12 +227,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
     o.parallel(o.fuse(out.axis(0), out.axis(2)));
     ob.compute_at(o, cgo);
   } else if (row_bands) {
-    // Each band's groups in turn, each group's rows in turn: two threads take a band each.
-    const int64_t rows = extent_of(out.axis(2));
-    auto [band, row] = o.split(out.axis(2), (rows + kRowBands - 1) / kRowBands);
-    o_order = {out.axis(0), band, cgo, row, cgi, out.axis(3)};
-    if (blocked_out) o_order.push_back(out.axis(4));
-    o.reorder(o_order);
+    // Two threads take a band each.
     o.parallel(o.fuse(o.fuse(out.axis(0), band), cgo));
     ob.compute_at(o, row);
   } else {

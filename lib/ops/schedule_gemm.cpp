@@ -56,7 +56,7 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   // 0: each panel reads B's rows where they are, saving the pass that packs them (256x256
   // and 384x384 1.05-1.1x faster on one core; from 512 up, rows a multiple of 2 KB apart
   // meet in the same cache sets and packing wins). Only where the panels divide N.
-  const bool pack = !cfg.define_knob("pack_b", {0, 1}, 1) ? n % bn != 0 : true;
+  const bool pack = cfg.define_knob("pack_b", {0, 1}, 1) || n % bn != 0;
   const int64_t panels = (n + bn - 1) / bn;
   const Expr w = Expr(int(bn));
   Tensor packed = compute(
@@ -85,22 +85,17 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   st.vectorize(ji);
   st.unroll(ii);
   st.unroll(ki);
-  if (!pack) {
-    st.parallel(fused ? st.fuse(jo, io) : jo);
-    return {s, c};
-  }
-  Stage p = s[packed];
-  p.vectorize(packed.axis(2));
+  if (pack) s[packed].vectorize(packed.axis(2));
   // A panel computed inside the parallel loop lives on the thread's stack: past 1 MB
   // (K * tile_x floats) it is packed beforehand into a buffer of its own instead.
   const bool big_panel = kk * bn * 4 > (int64_t(1) << 20);
-  if (fused || kc || big_panel) {
+  if (!pack || fused || kc || big_panel) {
     st.parallel(fused ? st.fuse(jo, io) : jo);
-    p.parallel(packed.axis(0));
+    if (pack) s[packed].parallel(packed.axis(0));
   } else {
     // Each thread packs its panel right before using it: hot in L2 while A streams by.
     st.parallel(jo);
-    p.compute_at(st, jo);
+    s[packed].compute_at(st, jo);
   }
   return {s, c};
 }
