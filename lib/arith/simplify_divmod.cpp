@@ -67,6 +67,13 @@ Expr Simplifier::div_by_const(const Expr &a, int64_t c) {
     r = divided(r, g);
     c /= g;
   }
+  // (g*u + k) / (g*d) = u / d for 0 <= k < g: the terms are multiples of g, so k never
+  // carries them past a multiple of g*d (a register tile's offsets within a panel).
+  if (const int64_t g = std::gcd(r.coeff_gcd(), c); g > 1 && r.constant > 0 && r.constant < g) {
+    r.constant = 0;
+    r = divided(r, g);
+    c /= g;
+  }
   Expr part;
   const Expr *atom = single_atom(r);
   const DivNode *inner = atom ? atom->as<DivNode>() : nullptr;
@@ -101,6 +108,15 @@ Expr Simplifier::mod_by_const(const Expr &a, int64_t c) {
     // (u % c1) % c = u % c when c divides c1
     const int64_t *c1 = as_const_int(inner->b);
     if (c1 && *c1 > 0 && *c1 % c == 0) return mutate(ModNode::make(inner->a, int_const(t, c)));
+  }
+  // (g*u + k) % (g*d) = (u % d) * g + k for 0 <= k < g
+  if (const int64_t g = std::gcd(r.coeff_gcd(), c); g > 1 && r.constant > 0 && r.constant < g) {
+    const int64_t k = r.constant;
+    r.constant = 0;
+    LinearSum out(t);
+    out.add_term({ModNode::make(to_expr(divided(r, g)), int_const(t, c / g))}, g);
+    out.add_const(k);
+    return to_expr(out);
   }
   // (g*u) % (g*d) = (u % d) * g
   if (int64_t g = gcd_of(r, c); g > 1) {

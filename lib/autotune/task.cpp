@@ -110,14 +110,15 @@ Instance scheduled(const NodeForm &f, const Target &target, Config &cfg) {
 // On "webgl" both algorithms ask the same knobs (the fragment planner's, from the direct
 // convolution's reduction: ops::schedule_conv2d_winograd_fragment).
 Instance instance(const NodeForm &form, const Target &target, Config &cfg) {
-  const bool cpu = target.caps().cpu_schedules;
-  const NodeForm f = cpu ? relayout(form, cfg) : form;
+  const TargetCaps caps = target.caps();
+  const NodeForm f = caps.cpu_schedules ? relayout(form, cfg) : form;
   if (f.winograd < 0) return scheduled(f, target, cfg);
   const int m = winograd_tile(cfg, f.winograd);
-  if (!cpu) return scheduled(m ? winograd_form(f, m, target) : f, target, cfg);
+  if (caps.textures) return scheduled(m ? winograd_form(f, m, target) : f, target, cfg);
   Instance direct = scheduled(f, target, cfg);
   if (m) return scheduled(winograd_form(f, m, target), target, cfg);
-  ops::winograd_schedule_knobs(cfg, target);
+  if (caps.gpu_schedules) ops::winograd_gpu_knobs(cfg, target);
+  else ops::winograd_schedule_knobs(cfg, target);
   return direct;
 }
 

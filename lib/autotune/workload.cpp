@@ -86,9 +86,11 @@ int winograd_weight_panel(const Target &target) {
 int winograd_default(const graph::Graph &g, const graph::Node &conv, const Target &target) {
   const TargetCaps caps = target.caps();
   const int panel = winograd_weight_panel(target);
-  if ((!caps.cpu_schedules && panel <= 0) || !graph::winograd_eligible(g, conv, panel)) return -1;
+  const bool has_winograd = caps.cpu_schedules || caps.gpu_schedules || panel > 0;
+  if (!has_winograd || !graph::winograd_eligible(g, conv, panel)) return -1;
   // Small vector registers spill the transforms' tiles (graph::BuildOptions::winograd);
-  // on "webgl" the direct convolution stays the default until a tuning log says otherwise.
+  // on the GPU targets the direct convolution stays the default until a tuning log says
+  // otherwise.
   return caps.small_vector_registers || !caps.cpu_schedules ? 0 : graph::default_winograd_tile(g, conv);
 }
 

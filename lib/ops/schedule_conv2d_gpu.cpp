@@ -32,7 +32,7 @@ int64_t columns_vector(int64_t width, int64_t lanes) {
 
 }  // namespace
 
-Schedule schedule_conv2d_gpu(const Tensor &conv, const Tensor &out, const Target &target) {
+Schedule schedule_conv2d_gpu(const Tensor &conv, const Tensor &out, const Target &target, autotune::Config *cfg) {
   const auto *c = conv.op().as<ComputeOpNode>();
   TIR_USER_CHECK(c && c->tag == "conv2d" && conv.ndim() == 4 && c->reduce_axis.size() == 3)
       << "schedule_conv2d_gpu: tensor " << conv.name() << " is not the NCHW output of conv2d";
@@ -48,13 +48,21 @@ Schedule schedule_conv2d_gpu(const Tensor &conv, const Tensor &out, const Target
   // at each step of the reduction are one.
   const std::vector<int64_t> in = detail::const_shape(c->input_tensors()[0], "schedule_conv2d_gpu");
   const int64_t groups = in[1] / extent_of(c->reduce_axis[0]);
-  const int64_t vk = gpu::first_divisor(K / groups, {8, 4, 2});
+  autotune::Config fallback;
+  autotune::Config &knobs = cfg ? *cfg : fallback;
+  // Knobs "gpu_channels" and "gpu_rows": the register tile's output channels and rows
+  // (each the largest divisor up to the value chosen).
+  const int64_t vk = gpu::divisor_at_most(
+      K / groups, knobs.define_knob("gpu_channels", {1, 2, 4, 8}, gpu::first_divisor(K / groups, {8, 4, 2})));
   // On a CPU driver (vector lanes given), a work-item per group computes vectors along
   // the output columns: 8 channels x 2 vectors (of rows or columns) of accumulators.
   const int64_t lanes = columns_vector(OW, gpu::vector_lanes(target));
   const int64_t vx = lanes > 1 ? (OH % 2 == 0 ? lanes : gpu::first_divisor(OW, {2 * lanes, lanes})) : OW % 2 == 0 ? 2 : 1;
-  const int64_t vy = lanes > 1 ? (vx == lanes ? gpu::first_divisor(OH, {2}) : 1)
-                               : gpu::divisor_at_most(OH, std::min<int64_t>(7, kMaxUnrolled / (vk * vx * window)));
+  const int64_t most_rows = lanes > 1 ? (vx == lanes ? 2 : 1) : std::min<int64_t>(7, kMaxUnrolled / (vk * vx * window));
+  // Other choices within the same bounds: the unrolled copies, or 16 vector accumulators.
+  const int64_t cap = lanes > 1 ? 16 / (vk * (vx / lanes)) : kMaxUnrolled / (vk * vx * window);
+  const int64_t rows_knob = knobs.define_knob("gpu_rows", {1, 2, 4, 7}, most_rows);
+  const int64_t vy = gpu::divisor_at_most(OH, std::min(rows_knob, std::max<int64_t>(cap, most_rows)));
   const int64_t tx = lanes > 1 ? 1 : gpu::divisor_at_most(OW / vx, limit);
   const int64_t ty = lanes > 1 ? 1 : gpu::divisor_at_most(OH / vy, limit / tx);
 

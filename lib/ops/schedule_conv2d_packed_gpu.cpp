@@ -10,7 +10,12 @@
 
 namespace tensorir::ops {
 
-Schedule schedule_conv2d_packed_gpu(const Tensor &conv, const Tensor &out, const Target &target) {
+namespace {
+constexpr int64_t kMaxAccumulators = 16;  // vectors
+}  // namespace
+
+Schedule schedule_conv2d_packed_gpu(const Tensor &conv, const Tensor &out, const Target &target,
+                                   autotune::Config *cfg) {
   const auto *c = conv.op().as<ComputeOpNode>();
   TIR_USER_CHECK(c && c->tag == "conv2d_packed_direct" && conv.ndim() == 5 && c->reduce_axis.size() == 4)
       << "schedule_conv2d_packed_gpu: tensor " << conv.name()
@@ -19,11 +24,19 @@ Schedule schedule_conv2d_packed_gpu(const Tensor &conv, const Tensor &out, const
       << "schedule_conv2d_packed_gpu: target '" << target.str() << "' computes no vectors per work-item";
   const std::vector<int64_t> shape = detail::const_shape(conv, "schedule_conv2d_packed_gpu");
   const int64_t blocks = shape[1], OH = shape[2], OW = shape[3], block = shape[4];
-  // Up to 16 vector accumulators: two blocks of output channels (each broadcast of the
-  // data serves two vectors of weights) when they split so, up to 8 columns, and rows
-  // while they fit.
-  const int64_t vk = blocks % 2 == 0 ? 2 : 1, vx = gpu::divisor_at_most(OW, 8);
-  const int64_t vy = gpu::divisor_at_most(OH, 16 / (vk * vx));
+  // By default up to 16 vector accumulators: two blocks of output channels (each
+  // broadcast of the data serves two vectors of weights) when they split so, up to 8
+  // columns, and rows while they fit. Knobs "gpu_blocks", "gpu_cols" and "gpu_rows" choose
+  // each (the largest divisor up to the value chosen).
+  autotune::Config fallback;
+  autotune::Config &knobs = cfg ? *cfg : fallback;
+  const int64_t vk = gpu::divisor_at_most(blocks, knobs.define_knob("gpu_blocks", {1, 2}, blocks % 2 == 0 ? 2 : 1));
+  // At most 16 accumulators in all, whatever the knobs: more spill, and their unrolled
+  // code can take the driver's compiler minutes.
+  const int64_t cols = knobs.define_knob("gpu_cols", {2, 4, 8, 16}, 8);
+  const int64_t vx = gpu::divisor_at_most(OW, std::min(cols, kMaxAccumulators / vk));
+  const int64_t rows = knobs.define_knob("gpu_rows", {1, 2, 4, 8}, gpu::divisor_at_most(OH, kMaxAccumulators / (vk * vx)));
+  const int64_t vy = gpu::divisor_at_most(OH, std::min(rows, std::max<int64_t>(1, kMaxAccumulators / (vk * vx))));
 
   Schedule s = create_schedule({out});
   // The padded data at root, a kernel of its own: reads in the reduction need no bounds.

@@ -4,6 +4,7 @@
 #include "op_util.h"
 #include "tensorir/autotune/config.h"
 #include "tensorir/ops/winograd.h"
+#include "winograd_stages.h"
 
 namespace tensorir::ops {
 
@@ -27,23 +28,7 @@ int gemm_rows_for(int64_t tiles) {
   return int(std::min<int64_t>(tiles, 8));
 }
 
-// The stages of the kernel, from its result back.
-struct Stages {
-  Tensor W1, V, M, Z, O;
-};
-
-Stages stages_of(const Tensor &conv) {
-  const ComputeOpNode *c = compute_of(conv);
-  TIR_USER_CHECK(c && c->tag == "conv2d_winograd")
-      << "schedule_conv2d_winograd_llvm: tensor " << conv.name() << " is not the output of conv2d_winograd";
-  Stages s;
-  s.O = c->input_tensors()[0];
-  s.Z = compute_of(s.O)->input_tensors()[0];
-  s.M = compute_of(s.Z)->input_tensors()[0];
-  s.V = compute_of(s.M)->input_tensors()[0];
-  s.W1 = compute_of(s.V)->input_tensors()[0];
-  return s;
-}
+using Stages = detail::WinogradStages;
 
 // Per tile and channel vector of V, W1 (the rows of B^T d) in a local tile of channel
 // vectors. V's loops: tiles, channel vectors, the positions unrolled, the vector.
@@ -145,7 +130,7 @@ WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg, const Target &ta
 
 Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, const Target &,
                                        const WinogradSchedule &knobs) {
-  const Stages st = stages_of(conv);
+  const Stages st = detail::winograd_stages(conv, "schedule_conv2d_winograd_llvm");
   TIR_USER_CHECK(st.V.ndim() == 4) << "schedule_conv2d_winograd_llvm: " << conv.name()
                                    << " computes its stages in channel blocks (channel_block > 0), the fragment "
                                       "shaders' form; build it with channel_block = 0 for the CPU";

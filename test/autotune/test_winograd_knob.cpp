@@ -320,3 +320,72 @@ TEST_CASE("webgl: a log of the direct template alone builds the direct convoluti
   CHECK(warnings.empty());
   CHECK(m.graph().node("conv").op == "conv2d");
 }
+
+TEST_CASE("GPU compute targets: every task has register-tile knobs, 3x3 stride-1 convolutions Winograd's too",
+          "[autotune][winograd][opengl][opencl]") {
+  std::vector<std::string> targets;
+#if TENSORIR_WITH_OPENGL
+  targets.push_back("opengl");
+#endif
+#if TENSORIR_WITH_OPENCL
+  targets.push_back("opencl");
+  targets.push_back("opencl -vector-lanes=0");
+#endif
+  REQUIRE_FALSE(targets.empty());
+  // x [1, 16, 12, 12] -> 3x3 conv to 32 -> relu -> 3x3 conv stride 2 to 32 -> relu ->
+  // 3x3 conv to 32 (+ the second's result) -> global average pool -> dense to 10.
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 12, 12});
+  ops::Conv2dAttrs a;
+  a.padding = {1, 1};
+  ops::Conv2dAttrs s2 = a;
+  s2.strides = {2, 2};
+  auto w = [&](const char *name, std::vector<int64_t> shape, uint64_t seed) {
+    return b.constant(name, NDArray::random(shape, Float(32), seed, -0.3, 0.3));
+  };
+  auto h1 = b.relu(b.conv2d(x, w("w1", {32, 16, 3, 3}, 61), a, "conv1"));
+  auto h2 = b.relu(b.conv2d(h1, w("w2", {32, 32, 3, 3}, 62), s2, "conv2"));
+  auto h3 = b.relu(b.add(b.conv2d(h2, w("w3", {32, 32, 3, 3}, 63), a, "conv3"), h2));
+  const graph::Graph g = b.finish(b.dense(b.flatten(b.global_avg_pool2d(h3, "gap")), w("wd", {10, 32}, 64), "fc"));
+  const NDArray input = NDArray::random({1, 16, 12, 12}, Float(32), 65);
+  const std::vector<float> want = graph::build(g, "llvm").run({{"x", input}}).to_vector<float>();
+  for (const std::string &target : targets) {
+    INFO("target " << target);
+    const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, target);
+    std::set<std::string> names;
+    for (const autotune::Task &t : tasks) names.insert(t.name);
+    CHECK(names == std::set<std::string>{"conv2d 1x16x12x12 k32 3x3 s1", "conv2d 1x32x12x12 k32 3x3 s2",
+                                         "conv2d 1x32x6x6 k32 3x3 s1", "dense 1x32 m10"});
+    std::mt19937_64 rng(31);
+    std::vector<autotune::Record> records;
+    for (const autotune::Task &t : tasks) {
+      INFO(t.name << " " << t.config_json(t.default_index));
+      CHECK(t.space_size() > 1);
+      const bool winograd = t.name.find("s1") != std::string::npos;
+      REQUIRE(has_knob(t, "winograd") == winograd);
+      if (!winograd) {
+        records.push_back(record_of(t, int64_t(rng() % uint64_t(t.space_size())), {1.0}));
+        continue;
+      }
+      CHECK(knob_value(t.config_json(t.default_index), "winograd") == 0);  // direct until a log says otherwise
+      CHECK(has_knob(t, "winograd_gpu_tiles"));
+      for (int64_t m : {0, 2, 4, 6}) {
+        const int64_t index = random_with_tile(t, m, rng);
+        INFO(t.config_json(index));
+        CHECK(t.instantiate(index).name == (m ? "tuned_conv2d_winograd" : "tuned_conv2d"));
+      }
+      records.push_back(record_of(t, random_with_tile(t, t.name.find("x6x6") != std::string::npos ? 2 : 4, rng), {1.0}));
+    }
+    // graph::build follows the log without a warning, and the kernels compute what llvm does.
+    graph::BuildOptions o;
+    o.tuning = std::make_shared<autotune::ApplyHistoryBest>(records);
+    std::vector<std::string> warnings;
+    const graph::CompiledModel tuned = build_warning(g, o, warnings, target);
+    CHECK(warnings.empty());
+    CHECK(tuned.graph().node("conv1").attr_int("tile") == 4);
+    CHECK(tuned.graph().node("conv3").attr_int("tile") == 2);
+    const double err = max_rel_error(tuned.run({{"x", input}}).to_vector<float>(), want);
+    INFO("max |a - b| / max |b| = " << err);
+    CHECK(err < 1e-4);
+  }
+}

@@ -212,6 +212,41 @@ TEST_CASE("Winograd on webgl: off by default, in texels of 4 channels when force
   }
 }
 
+TEST_CASE("Winograd on the GPU compute targets: off by default, forced tiles match the reference",
+          "[graph][winograd][opengl][opencl]") {
+  std::vector<std::string> targets;
+#if TENSORIR_WITH_OPENGL
+  targets.push_back("opengl");
+#endif
+#if TENSORIR_WITH_OPENCL
+  // The CPU driver's vectors, narrower ones, and the GPU form (many work-items).
+  for (const char *t : {"opencl", "opencl -vector-lanes=4", "opencl -vector-lanes=0"}) targets.push_back(t);
+#endif
+  REQUIRE_FALSE(targets.empty());
+  const ResidualPair p = residual_pair();
+  // Odd sizes, channels no vector divides, batch 2, no padding.
+  const ConvCase odd{2, 6, 10, 9, 11, 0};
+  const NDArray ox = NDArray::random({odd.n, odd.c, odd.h, odd.w}, Float(32), 11);
+  const NDArray ow = NDArray::random({odd.k, odd.c, 3, 3}, Float(32), 12);
+  Builder ob;
+  const Graph og = ob.finish(ob.conv2d(ob.input("x", {odd.n, odd.c, odd.h, odd.w}), ob.constant("w", ow), {}, "conv"));
+  const std::vector<double> exact = conv_ref(odd, ox.to_vector<float>(), ow.to_vector<float>());
+  const std::vector<float> owant(exact.begin(), exact.end());
+  for (const std::string &target : targets) {
+    INFO("target " << target);
+    CHECK(count_op(build(p.g, target).graph(), "conv2d_winograd") == 0);
+    for (int m : {2, 4, 6}) {
+      INFO("m = " << m);
+      const CompiledModel model = build(p.g, target, with_tile(m));
+      CHECK(count_op(model.graph(), "conv2d_winograd") == 2);
+      CHECK(graph_test::max_rel_error(model.run({{"x", p.x}}).to_vector<float>(), p.want) < 1e-5);
+      const CompiledModel single = build(og, target, with_tile(m));
+      CHECK(count_op(single.graph(), "conv2d_winograd") == 1);
+      CHECK(graph_test::max_rel_error(single.run({{"x", ox}}).to_vector<float>(), owant) < 1e-5);
+    }
+  }
+}
+
 TEST_CASE("Winograd stages in channel blocks (the fragment form) compute the convolution on llvm",
           "[graph][winograd]") {
   // conv2d_winograd with channel_block 4 and a weight in panels of 4, scheduled plainly:

@@ -43,6 +43,15 @@ TEST_CASE("simplify: floor division and modulo from the issue", "[arith]") {
   // Without the range of y only the divisible part comes out.
   check_simplifies(floordiv(x * 8 + y, 8), x + floordiv(y, 8));
   check_simplifies(floormod(x * 8 + y, 8), floormod(y, 8));
+  // An offset below the terms' common factor g never carries past a multiple of g, for
+  // any x: (4x + 3) / 32 = x / 8 and (4x + 3) % 32 = (x % 8)*4 + 3.
+  check_simplifies(floordiv(x * 4 + 3, 32), floordiv(x, 8));
+  check_simplifies(floormod(x * 4 + 3, 32), floormod(x, 8) * 4 + 3);
+  check_simplifies(floordiv(x * 8 + y * 4 + 1, 16), floordiv(x * 2 + y, 4));
+  // g is the common factor of the terms and the divisor; an offset of g or more carries.
+  check_simplifies(floordiv(x * 4 + 1, 6), floordiv(x * 2, 3));
+  check_simplifies(floordiv(x * 4 + 4, 32), floordiv(x + 1, 8));
+  check_simplifies(floordiv(x * 4 + 1, 3), floordiv(x * 4 + 1, 3));
 }
 
 TEST_CASE("simplify: canonical sums for index math", "[arith]") {

@@ -727,6 +727,17 @@ class ComputeCodegen : public ExprPrinter {
         if (opencl_vector_type(e.as<CastNode>()->value.type()))
           return "convert_" + vt + "(" + print(e.as<CastNode>()->value) + ")";
         break;
+      case IRKind::Select: {
+        // One condition for every lane (a padded read's bounds): a scalar ?: of whole
+        // vectors, instead of a vector built lane by lane, which the driver's compiler
+        // takes minutes over in an unrolled transform.
+        const auto *sel = e.as<SelectNode>();
+        const auto *cond = sel->condition.as<BroadcastNode>();
+        if (cond || sel->condition.type().is_scalar())
+          return "(" + print(cond ? cond->value : sel->condition) + " ? " + print(sel->true_value) + " : " +
+                 print(sel->false_value) + ")";
+        break;
+      }
       case IRKind::Load: {
         const auto *l = e.as<LoadNode>();
         const BufferInfo &b = buffer(l->buffer);

@@ -123,7 +123,8 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, auto
 // GPU compute schedules (TargetCaps::gpu_schedules), sized by the target's
 // max_work_group_size. Each takes the operator's result `op` and the end of the
 // element-wise tail fused after it, `out` (equal to `op` without a tail), and computes the
-// tail where the result leaves its registers.
+// tail where the result leaves its registers. The sizes of their register tiles are knobs
+// of `config` (null: each its fallback, the sizes described here), named in the files.
 //
 // conv2d (NCHW, OIHW, any groups, strides, padding and dilation): each invocation
 // accumulates up to 8 output channels x 7 rows x 2 columns, copying per input channel the
@@ -131,16 +132,19 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, auto
 // pixels of the same channels. On a CPU driver (TargetCaps::work_item_vector_lanes) a
 // work-item per group computes vectors along output columns instead, when at least 4
 // lanes divide them.
-Schedule schedule_conv2d_gpu(const Tensor &op, const Tensor &out, const Target &target);
+Schedule schedule_conv2d_gpu(const Tensor &op, const Tensor &out, const Target &target,
+                             autotune::Config *config = nullptr);
 // conv2d of channel-blocked data to a blocked result (conv2d_packed_direct with
 // blocked_out) on a CPU driver (TargetCaps::work_item_vector_lanes, the channel block):
 // a work-item per group accumulates up to 16 vectors (output pixels x one or two blocks
 // of output channels), from vector loads of weights and a broadcast of each data element.
-Schedule schedule_conv2d_packed_gpu(const Tensor &op, const Tensor &out, const Target &target);
+Schedule schedule_conv2d_packed_gpu(const Tensor &op, const Tensor &out, const Target &target,
+                                    autotune::Config *config = nullptr);
 // dense and batch_matmul: each invocation accumulates up to 4 rows x 4 columns; a
 // work-group covers up to 64 column tiles and as many rows as fit. On a CPU driver a
 // work-item per group accumulates up to 8 rows x 2 vectors of columns.
-Schedule schedule_matmul_gpu(const Tensor &op, const Tensor &out, const Target &target);
+Schedule schedule_matmul_gpu(const Tensor &op, const Tensor &out, const Target &target,
+                             autotune::Config *config = nullptr);
 // Pooling and other window reductions (no tail): one invocation per output element,
 // windows of up to 7 unrolled.
 Schedule schedule_pool_gpu(const Tensor &out, const Target &target);

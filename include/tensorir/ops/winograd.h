@@ -94,6 +94,24 @@ WinogradSchedule winograd_schedule_knobs(autotune::Config &cfg, const Target &ta
 Schedule schedule_conv2d_winograd_llvm(const Tensor &conv, const Tensor &out, const Target &target = Target("llvm"),
                                        const WinogradSchedule &knobs = {});
 
+// The knobs of the GPU compute schedule.
+struct WinogradGpuSchedule {
+  int tiles = 8;     // tiles per invocation of the product (at most; a divisor of the tiles)
+  int channels = 8;  // output channels per invocation of the product (on a CPU driver: vectors)
+  int threads = 64;  // invocations per work-group of the product (GPUs; a CPU driver runs one)
+};
+// The knobs above asked of a tuning configuration: "winograd_gpu_tiles" (2, 4, 8, 16;
+// fallback 8), "winograd_gpu_channels" (2, 4, 8, 16 channels, fallback 8; on a CPU driver
+// 1 or 2 vectors, fallback 2) and on GPUs "winograd_gpu_threads" (16, 64, 256; fallback
+// 64). Their choices depend on nothing but the target.
+WinogradGpuSchedule winograd_gpu_knobs(autotune::Config &cfg, const Target &target);
+// GPU compute schedule ("opengl", "opencl": TargetCaps::gpu_schedules) for
+// conv2d_winograd's result `conv` (channel_block 0) followed by an element-wise tail
+// ending in `out`: the input transform and the output transform an invocation per tile
+// and channel (vector), their first halves in registers; the product in register tiles
+// of `tiles` tiles x `channels` output channels; the result's gather with the tail.
+Schedule schedule_conv2d_winograd_gpu(const Tensor &conv, const Tensor &out, const Target &target,
+                                      const WinogradGpuSchedule &knobs = {});
 // "webgl" schedule for conv2d_winograd's result `conv` computed with channel_block 4 and
 // followed by an element-wise tail ending in `out` (`out` == `conv` without one): a
 // fragment pass per stage (input transform, product, output transform), the result's

@@ -133,10 +133,11 @@ const bool registered = [] {
   // schedule, but for a blocked result on a CPU driver, whose blocks are its vectors.
   OpStrategy gpu;
   gpu.schedule = [](const ScheduleContext &ctx) {
-    if (!packed(ctx.node)) return ops::schedule_conv2d_gpu(ctx.op, ctx.out, ctx.target);
+    if (!packed(ctx.node)) return ops::schedule_conv2d_gpu(ctx.op, ctx.out, ctx.target, ctx.config);
     const bool vectors = ctx.target.caps().work_item_vector_lanes > 0 && ctx.node.attr_int("groups") == 1 &&
                          ctx.op.ndim() == 5;
-    return vectors ? ops::schedule_conv2d_packed_gpu(ctx.op, ctx.out, ctx.target) : ops::schedule_generic({ctx.out});
+    return vectors ? ops::schedule_conv2d_packed_gpu(ctx.op, ctx.out, ctx.target, ctx.config)
+                   : ops::schedule_generic({ctx.out});
   };
   on_gpu(def, gpu);
   on_webgl(def);

@@ -106,7 +106,7 @@ inline void on_webgl(OpDef &def) {
 template <typename F>
 OpStrategy gpu_strategy(F fn) {
   OpStrategy s;
-  s.schedule = [fn](const ScheduleContext &ctx) { return fn(ctx.op, ctx.out, ctx.target); };
+  s.schedule = [fn](const ScheduleContext &ctx) { return fn(ctx.op, ctx.out, ctx.target, ctx.config); };
   return s;
 }
 

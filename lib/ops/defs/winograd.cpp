@@ -91,6 +91,13 @@ const bool registered = [] {
     return ops::schedule_conv2d_winograd_llvm(ctx.op, ctx.out, ctx.target, knobs);
   };
   on_cpu(conv, cpu);
+  OpStrategy gpu;
+  gpu.schedule = [](const ScheduleContext &ctx) {
+    autotune::Config fallback;
+    const ops::WinogradGpuSchedule knobs = ops::winograd_gpu_knobs(ctx.config ? *ctx.config : fallback, ctx.target);
+    return ops::schedule_conv2d_winograd_gpu(ctx.op, ctx.out, ctx.target, knobs);
+  };
+  on_gpu(conv, gpu);
   // Fragment shaders compute the stages in texels of 4 channels where the weight's panel
   // is 4 (the winograd_conv2d pass's on "webgl") and 4 divides the channels; a weight
   // transformed for the CPU keeps the CPU's stages, correct but not in texels.
