@@ -15,6 +15,7 @@ namespace {
 
 class OpenCLDeviceAPI final : public DeviceAPI {
  public:
+  bool shares_host_caches(Device dev) const override { return context(dev.id).info->cpu; }
   void *alloc(Device dev, size_t nbytes) override {
     const Context &c = context(dev.id);
     auto buf = std::make_unique<Buffer>();

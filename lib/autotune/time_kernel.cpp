@@ -8,6 +8,7 @@
 #endif
 
 #include "autotune/measure.h"
+#include "runtime/device_api.h"
 #include "runtime/time_calls.h"
 #include "tensorir/autotune/tuner.h"
 #include "tensorir/error.h"
@@ -29,8 +30,15 @@ void flush_from_caches(const void *data, size_t bytes) {
 std::vector<double> time_kernel(const Module &module, const std::string &function, const std::vector<NDArray> &args,
                                 const MeasureOptions &options, const FlushFn &flush) {
   std::vector<Arg> call_args(args.begin(), args.end());
-  if (!options.flush_cache || signature_of(module, function).device != Device::CPU)
-    return module.time_evaluator(function, options.time).call(call_args).times_ms;
+  const Device::Kind kind = signature_of(module, function).device;
+  if (!options.flush_cache || kind != Device::CPU) {
+    // A device's buffers have no host addresses to flush; where the device computes in
+    // the CPU's caches (an OpenCL CPU driver), overwriting host memory evicts them.
+    TimeOptions time = options.time;
+    const DeviceAPI *api = kind == Device::CPU ? nullptr : find_device_api(kind);
+    if (options.flush_cache && api && api->shares_host_caches(Device{kind, 0})) time.evict_bytes = options.remote_evict_bytes;
+    return module.time_evaluator(function, time).call(call_args).times_ms;
+  }
   const TimeOptions &time = options.time;
   runtime::check_time_options(time, "measuring '" + function + "'");
   const Function f = module(function);

@@ -26,6 +26,10 @@ class DeviceAPI {
   virtual bool has_view(Device dev, const void *data, size_t offset) const { return false; }
   virtual void *view(Device dev, void *data, size_t offset, size_t nbytes) { return nullptr; }
   virtual void free_view(Device dev, void *view) noexcept {}
+  // Whether `dev` computes on this machine's CPU cores, its storage in host memory
+  // behind the CPU's caches (an OpenCL CPU driver), so that overwriting host memory
+  // evicts a kernel's buffers. By default a device has memory of its own.
+  virtual bool shares_host_caches(Device dev) const { return false; }
 };
 
 // `api` must live until the process ends; a later registration replaces an earlier one.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "autotune/measure.h"
+#include "runtime/device_api.h"
 #include "tensorir/autotune/tuner.h"
 #include "tensorir/build.h"
 #include "tensorir/te/schedule.h"
@@ -127,3 +128,17 @@ TEST_CASE("the local runner times cold in its child and still checks results", "
   wrong[2].data_as<float>()[5] += 1;
   REQUIRE_THAT(local_runner()->run(m, "dense", args, &wrong, o).error, Catch::Contains("argument 2 element 5"));
 }
+
+#if TENSORIR_WITH_OPENCL
+TEST_CASE("an OpenCL CPU driver's kernels are timed cold by evicting the caches", "[autotune][opencl]") {
+  // Its buffers have no host addresses to flush; the runner overwrites host memory
+  // instead wherever the device computes in the CPU's caches: a CPU driver (which gets
+  // vectors per work-item by default), not a GPU.
+  const DeviceAPI *api = find_device_api(Device::OpenCL);
+  REQUIRE(api != nullptr);
+  const bool cpu_driver = Target("opencl").caps().work_item_vector_lanes > 0;
+  CHECK(api->shares_host_caches(Device::opencl()) == cpu_driver);
+  const DeviceAPI *gl = find_device_api(Device::OpenGL);
+  CHECK_FALSE((gl && gl->shares_host_caches(Device::opengl())));
+}
+#endif

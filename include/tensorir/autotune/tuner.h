@@ -31,7 +31,8 @@ struct MeasureOptions {
   // CPU caches, untimed (local runners, CPU kernels). A remote cannot be told which lines
   // to flush: for a kernel of its CPU ("llvm", "wasm") the RPC runner asks it to overwrite
   // `remote_evict_bytes` of its own memory instead (TimeOptions::evict_bytes), each call
-  // then timed alone, a repeat being `number` calls.
+  // then timed alone, a repeat being `number` calls; so does the local runner for a device
+  // that computes in the CPU's caches ("opencl" on a CPU driver).
   bool flush_cache = true;
   int64_t remote_evict_bytes = int64_t{256} << 20;
 };
