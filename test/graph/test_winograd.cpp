@@ -335,6 +335,16 @@ TEST_CASE("Winograd operators and options refuse bad input", "[graph][winograd][
                     Catch::Contains("channel_block 4 must divide the 8 input and 8 output channels and be the panel"));
   Tensor y4 = ops::conv2d_winograd(D, placeholder({6, 6, 2, 8, 4}, Float(32), "U4"), {1, 1}, 4, 0, "y", 4);
   CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_llvm(y4, y4), Catch::Contains("build it with channel_block = 0"));
+#if TENSORIR_WITH_OPENCL
+  // The GPU compute schedule: the CPU's stages only, knobs of at least 1.
+  const Target gpu("opencl -vector-lanes=0");
+  CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_gpu(y4, y4, gpu), Catch::Contains("build it with channel_block = 0"));
+  CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_gpu(D, D, gpu), Catch::Contains("is not the output of conv2d_winograd"));
+  const Tensor y0 = ops::conv2d_winograd(D, placeholder({6, 6, 1, 8, 8}, Float(32), "U0"), {1, 1}, 4);
+  ops::WinogradGpuSchedule zero;
+  zero.tiles = 0;
+  CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_gpu(y0, y0, gpu, zero), Catch::Contains("must be at least 1"));
+#endif
   CHECK_THROWS_WITH(ops::schedule_conv2d_winograd_fragment(D, D, Target("webgl"), nullptr),
                     Catch::Contains("is not the output of conv2d_winograd"));
 

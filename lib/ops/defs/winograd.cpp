@@ -56,6 +56,18 @@ void check_conv(const Node &n, const std::vector<const Node *> &in) {
       << "out_layout '" << n.attr_string("out_layout") << "' does not divide the " << K << " output channels";
 }
 
+// A strategy whose schedule takes its knobs as a struct: `knobs(config, target)` asks them
+// of the configuration (every fallback without one), `schedule(op, out, target, knobs)`.
+template <typename KnobsFn, typename ScheduleFn>
+OpStrategy knob_strategy(KnobsFn knobs, ScheduleFn schedule) {
+  OpStrategy s;
+  s.schedule = [knobs, schedule](const ScheduleContext &ctx) {
+    autotune::Config fallback;
+    return schedule(ctx.op, ctx.out, ctx.target, knobs(ctx.config ? *ctx.config : fallback, ctx.target));
+  };
+  return s;
+}
+
 const bool registered = [] {
   OpDef weight;
   weight.name = "winograd_weight_transform";
@@ -84,20 +96,8 @@ const bool registered = [] {
   conv.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
     return ops::conv2d_winograd(in[0], in[1], pair_attr(n, "padding"), tile_attr(n), out_block(n), name);
   };
-  OpStrategy cpu;
-  cpu.schedule = [](const ScheduleContext &ctx) {
-    autotune::Config fallback;
-    const ops::WinogradSchedule knobs = ops::winograd_schedule_knobs(ctx.config ? *ctx.config : fallback, ctx.target);
-    return ops::schedule_conv2d_winograd_llvm(ctx.op, ctx.out, ctx.target, knobs);
-  };
-  on_cpu(conv, cpu);
-  OpStrategy gpu;
-  gpu.schedule = [](const ScheduleContext &ctx) {
-    autotune::Config fallback;
-    const ops::WinogradGpuSchedule knobs = ops::winograd_gpu_knobs(ctx.config ? *ctx.config : fallback, ctx.target);
-    return ops::schedule_conv2d_winograd_gpu(ctx.op, ctx.out, ctx.target, knobs);
-  };
-  on_gpu(conv, gpu);
+  on_cpu(conv, knob_strategy(ops::winograd_schedule_knobs, ops::schedule_conv2d_winograd_llvm));
+  on_gpu(conv, knob_strategy(ops::winograd_gpu_knobs, ops::schedule_conv2d_winograd_gpu));
   // Fragment shaders compute the stages in texels of 4 channels where the weight's panel
   // is 4 (the winograd_conv2d pass's on "webgl") and 4 divides the channels; a weight
   // transformed for the CPU keeps the CPU's stages, correct but not in texels.
