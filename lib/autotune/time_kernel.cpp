@@ -35,8 +35,9 @@ std::vector<double> time_kernel(const Module &module, const std::string &functio
     // A device's buffers have no host addresses to flush; where the device computes in
     // the CPU's caches (an OpenCL CPU driver), overwriting host memory evicts them.
     TimeOptions time = options.time;
-    const DeviceAPI *api = kind == Device::CPU ? nullptr : find_device_api(kind);
-    if (options.flush_cache && api && api->shares_host_caches(Device{kind, 0})) time.evict_bytes = options.remote_evict_bytes;
+    const DeviceAPI *api = kind == Device::CPU || args.empty() ? nullptr : find_device_api(kind);
+    if (options.flush_cache && api && api->shares_host_caches(args.front().device()))
+      time.evict_bytes = options.remote_evict_bytes;
     return module.time_evaluator(function, time).call(call_args).times_ms;
   }
   const TimeOptions &time = options.time;

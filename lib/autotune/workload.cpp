@@ -83,11 +83,15 @@ int winograd_weight_panel(const Target &target) {
   return caps.cpu_schedules ? 0 : caps.texture_channel_block;
 }
 
+bool has_winograd(const Target &target) {
+  const TargetCaps caps = target.caps();
+  return caps.cpu_schedules || caps.gpu_schedules || winograd_weight_panel(target) > 0;
+}
+
 int winograd_default(const graph::Graph &g, const graph::Node &conv, const Target &target) {
   const TargetCaps caps = target.caps();
   const int panel = winograd_weight_panel(target);
-  const bool has_winograd = caps.cpu_schedules || caps.gpu_schedules || panel > 0;
-  if (!has_winograd || !graph::winograd_eligible(g, conv, panel)) return -1;
+  if (!has_winograd(target) || !graph::winograd_eligible(g, conv, panel)) return -1;
   // Small vector registers spill the transforms' tiles (graph::BuildOptions::winograd);
   // on the GPU targets the direct convolution stays the default until a tuning log says
   // otherwise.

@@ -31,14 +31,17 @@ std::pair<int, int> conv2d_blocks(int64_t in_channels, int64_t out_channels, int
 // The panel of output columns a dense is packed in: knob "panel", by default the widest
 // of 32, 16, 8 dividing `columns` (0, no knob: none does, the dense stays as it is).
 int dense_panel(Config &cfg, int64_t columns);
+// Whether `target` has a Winograd schedule: CPU schedules, GPU compute schedules, or
+// textures of channel blocks ("webgl"); graph::build uses it with tuned schedules.
+bool has_winograd(const Target &target);
 // The algorithm graph::build uses by default for conv2d `conv` of `g` (after the layout
 // passes) on `target`: graph::default_winograd_tile's tile, 0 (direct) on targets with
-// small vector registers and on "webgl" (where Winograd is the tuner's choice); -1 where
-// Winograd is no choice (not graph::winograd_eligible with the target's panel, or
-// neither CPU schedules nor textures of channel blocks).
+// small vector registers and on the GPU targets (where Winograd is the tuner's choice);
+// -1 where Winograd is no choice (not graph::winograd_eligible with the target's panel,
+// or no has_winograd).
 int winograd_default(const graph::Graph &g, const graph::Node &conv, const Target &target);
 // The panel of the transformed weight on `target`: 4 (a texel's channels) on "webgl", 0
-// (ops::winograd_panel's) on the CPU.
+// (ops::winograd_panel's) on the CPU and the GPU compute targets.
 int winograd_weight_panel(const Target &target);
 // Knob "winograd" of such a conv2d: 0 (direct) or the tile m = 2, 4, 6, by default
 // `fallback` (winograd_default's).

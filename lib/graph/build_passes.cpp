@@ -61,7 +61,7 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
   // kernel's stages blocks of 4 channels (conv2d_winograd's fragment strategy); the GPU
   // compute targets read it in the CPU's panels.
   const int panel = autotune::winograd_weight_panel(target);
-  const bool winograd = tuned || (options.tuned_schedules && (panel > 0 || target.caps().gpu_schedules));
+  const bool winograd = options.tuned_schedules && autotune::has_winograd(target);
   if (winograd && options.fold_constants && (options.winograd != 0 || options.winograd_tile_for)) {
     g = winograd_conv2d(g, winograd_policy(options, target, tuning), panel);
     g = fold_constants(g);  // transforms the weights once, here

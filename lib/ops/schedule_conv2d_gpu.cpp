@@ -23,13 +23,6 @@ constexpr int64_t kMaxUnrolled = 1024;
 
 int64_t extent_of(const IterVar &iv) { return *as_const_int(iv->dom.extent); }
 
-// The lanes of vectors along `width` output columns: the largest power of two up to
-// `lanes` that divides it, when at least 4; else 0 (scalars).
-int64_t columns_vector(int64_t width, int64_t lanes) {
-  while (lanes >= 4 && width % lanes != 0) lanes /= 2;
-  return lanes >= 4 ? lanes : 0;
-}
-
 }  // namespace
 
 Schedule schedule_conv2d_gpu(const Tensor &conv, const Tensor &out, const Target &target, autotune::Config *cfg) {
@@ -56,7 +49,7 @@ Schedule schedule_conv2d_gpu(const Tensor &conv, const Tensor &out, const Target
       K / groups, knobs.define_knob("gpu_channels", {1, 2, 4, 8}, gpu::first_divisor(K / groups, {8, 4, 2})));
   // On a CPU driver (vector lanes given), a work-item per group computes vectors along
   // the output columns: 8 channels x 2 vectors (of rows or columns) of accumulators.
-  const int64_t lanes = columns_vector(OW, gpu::vector_lanes(target));
+  const int64_t lanes = gpu::vector_dividing(OW, gpu::vector_lanes(target));
   const int64_t vx = lanes > 1 ? (OH % 2 == 0 ? lanes : gpu::first_divisor(OW, {2 * lanes, lanes})) : OW % 2 == 0 ? 2 : 1;
   const int64_t most_rows = lanes > 1 ? (vx == lanes ? 2 : 1) : std::min<int64_t>(7, kMaxUnrolled / (vk * vx * window));
   // Other choices within the same bounds: the unrolled copies, or 16 vector accumulators.

@@ -32,14 +32,27 @@ void inline_others(Schedule &s, const std::vector<Tensor> &keep) {
   }
 }
 
+int64_t vector_dividing(int64_t n, int64_t lanes) {
+  while (lanes >= 4 && n % lanes != 0) lanes /= 2;
+  return lanes >= 4 ? lanes : 0;
+}
+
+IterVar bind_groups(Stage st, const IterVar &axis, int64_t threads) {
+  if (threads <= 1) {
+    st.bind(axis, thread_axis("blockIdx.x"));
+    return axis;
+  }
+  auto [b, x] = st.split(axis, static_cast<int>(threads));
+  st.bind(b, thread_axis("blockIdx.x"));
+  st.bind(x, thread_axis("threadIdx.x"));
+  return x;
+}
+
 IterVar bind_flat(Schedule &s, const Tensor &t, int64_t threads) {
   Stage o = s[t];
   IterVar all = t.axis(0);
   for (int i = 1; i < t.ndim(); ++i) all = o.fuse(all, t.axis(i));
-  auto [b, x] = o.split(all, static_cast<int>(threads));
-  o.bind(b, thread_axis("blockIdx.x"));
-  o.bind(x, thread_axis("threadIdx.x"));
-  return x;
+  return bind_groups(o, all, threads);
 }
 
 Tensor tile_into_registers(Schedule &s, const Tensor &op, const Tensor &out, const std::vector<AxisTile> &tiles) {

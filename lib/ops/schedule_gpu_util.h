@@ -22,8 +22,12 @@ int64_t first_divisor(int64_t n, std::initializer_list<int64_t> candidates);
 // the anchor, the element-wise tail between the anchor and the group's result).
 void inline_others(Schedule &s, const std::vector<Tensor> &keep);
 
-// Fuses every axis of `t`'s stage and splits the result into work-groups of `threads`
-// invocations (blockIdx.x, threadIdx.x); returns the threadIdx.x axis.
+// Binds `axis` of `st` to work-groups of `threads` invocations (blockIdx.x, and
+// threadIdx.x when threads > 1); returns the innermost bound axis, one iteration per
+// invocation.
+IterVar bind_groups(Stage st, const IterVar &axis, int64_t threads);
+// Fuses every axis of `t`'s stage and binds it by bind_groups; returns the innermost
+// bound axis.
 IterVar bind_flat(Schedule &s, const Tensor &t, int64_t threads);
 
 // How one output axis is tiled: `block` iterations over work-groups, `threads`
@@ -35,6 +39,9 @@ struct AxisTile {
 // The float32 lanes of the vectors a work-item computes (TargetCaps::
 // work_item_vector_lanes), or 0 when the schedules use many work-items instead.
 int vector_lanes(const Target &target);
+// The lanes of vectors along an extent `n`: the largest power of two up to `lanes` that
+// divides it, when at least 4; else 0 (scalars).
+int64_t vector_dividing(int64_t n, int64_t lanes);
 // Computes the anchor `op` into a local register tile inside the loops of `out` (its
 // result or the end of an element-wise tail after it, which is inlined there). `tiles`
 // has one entry per axis of `out`: an axis with threads > 1 binds to threadIdx, the last

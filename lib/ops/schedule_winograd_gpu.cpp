@@ -6,6 +6,7 @@
 // register tile of tiles x output channels as the direct convolution's schedule does. The
 // result's gather from the output tiles runs with the element-wise tail, an invocation
 // per element.
+#include <algorithm>
 #include <numeric>
 
 #include "op_util.h"
@@ -20,25 +21,9 @@ namespace {
 
 int64_t dim(const Tensor &t, int i) { return *as_const_int(t.shape()[size_t(i)]); }
 
-// The lanes of a work-item's vectors along `channels`: the target's (or a power-of-two
-// divisor of at least 4), else 1.
+// The lanes of a work-item's vectors along `channels` (gpu::vector_dividing), else 1.
 int64_t channel_vector(int64_t channels, const Target &target) {
-  int64_t lanes = gpu::vector_lanes(target);
-  while (lanes >= 4 && channels % lanes != 0) lanes /= 2;
-  return lanes >= 4 ? lanes : 1;
-}
-
-// Binds `axis` of `st` to work-groups of up to `threads` invocations; returns the
-// innermost bound axis (one iteration per invocation).
-IterVar bind_groups(Stage st, const IterVar &axis, int64_t threads) {
-  if (threads <= 1) {
-    st.bind(axis, thread_axis("blockIdx.x"));
-    return axis;
-  }
-  auto [b, x] = st.split(axis, static_cast<int>(threads));
-  st.bind(b, thread_axis("blockIdx.x"));
-  st.bind(x, thread_axis("threadIdx.x"));
-  return x;
+  return std::max<int64_t>(1, gpu::vector_dividing(channels, gpu::vector_lanes(target)));
 }
 
 // A transform `t` [rows][cols][tiles][channels] computed per tile and channel vector, its
@@ -47,7 +32,7 @@ void schedule_transform(Schedule &s, const Tensor &t, const Tensor &half, int64_
   Stage st = s[t];
   auto [co, ci] = st.split(t.axis(3), static_cast<int>(vec));
   st.reorder({t.axis(2), co, t.axis(0), t.axis(1), ci});
-  const IterVar item = bind_groups(st, st.fuse(t.axis(2), co), threads);
+  const IterVar item = gpu::bind_groups(st, st.fuse(t.axis(2), co), threads);
   st.unroll(t.axis(0));
   st.unroll(t.axis(1));
   if (vec > 1) st.vectorize(ci);
