@@ -19,6 +19,9 @@ struct Kernel {
   int in_place = -1;       // an index into args the result may overwrite (in_place_candidate), or -1
   Module module;
   std::string fname;
+  // Where the model runs here and no argument is a graph input: the call over the model's
+  // storage, checked once at build.
+  BoundCall bound;
 };
 
 struct CompiledModel::Impl {

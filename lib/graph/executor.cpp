@@ -63,6 +63,7 @@ std::vector<NDArray> CompiledModel::Impl::bind(const std::map<std::string, NDArr
 }
 
 void CompiledModel::Impl::call(const Kernel &k, const std::vector<NDArray> &s) const {
+  if (k.bound.defined()) return k.bound();
   std::vector<Arg> args;
   for (int id : k.args) args.emplace_back(s[size_t(id)]);
   k.module(k.fname).call(args);
@@ -338,6 +339,20 @@ size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, cons
   return allocated;  // buffers no result views are freed here
 }
 
+// Checks and packs once the calls that read no graph input: their arguments are the
+// storage, the same arrays on every run (a call per kernel otherwise checks them each
+// time, a few microseconds that a small model's 50 kernels make 2-3% of its time).
+void bind_storage(const Graph &g, const std::vector<NDArray> &storage, std::vector<Kernel> &kernels) {
+  for (Kernel &k : kernels) {
+    std::vector<Arg> args;
+    for (int id : k.args) {
+      if (g.node(id).op == "input") break;
+      args.emplace_back(storage[size_t(id)]);
+    }
+    if (args.size() == k.args.size()) k.bound = k.module(k.fname).bind(args);
+  }
+}
+
 }  // namespace
 
 CompiledModel build(const Graph &input_graph, const Target &target, const BuildOptions &options) {
@@ -374,7 +389,10 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   impl->plan = kernel_storage_plan(g, impl->kernels, options.plan_memory);
   impl->planned_peak_bytes = impl->plan.peak_bytes;
   impl->runs_here = runs_here(target);
-  if (impl->runs_here) impl->storage_bytes = allocate_results(g, impl->kernels, impl->plan, impl->device, impl->storage);
+  if (impl->runs_here) {
+    impl->storage_bytes = allocate_results(g, impl->kernels, impl->plan, impl->device, impl->storage);
+    bind_storage(g, impl->storage, impl->kernels);
+  }
   impl->graph = std::move(g);
   impl->compile_ms = ms_since(t0);
   return CompiledModel(std::move(impl));

@@ -155,14 +155,37 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   const bool unroll_inner = cfg.define_knob("unroll_inner", {0, 1}, 0);
   const int64_t parallel_mode =
       cfg.define_knob("parallel", {0, 1, 2, 3}, default_parallel(depthwise, IP, WP, extent_of(OB.axis(2))));
+  // Pointwise (1x1, stride 1, unpadded): a channel group's output positions, rows after
+  // rows, are one run in the blocked layout, and so are the inputs they read; a register
+  // tile of "tile_flat" positions (0: a row's columns) runs across rows, each parallel
+  // iteration a group's whole output. Rows of 7 columns give 2 channel blocks 14
+  // accumulators of AVX-512's 32 registers and read the group's weights once per row;
+  // tiles of 14 fill 28 and read them once per 2 rows (ResNet-50's 2048 -> 512 layer at
+  // 7x7 1.15-1.3x faster). A record made before the knob gets 0, the kernel it measured.
+  const bool pointwise = !depthwise && extent_of(obc->reduce_axis[1]) == 1 && extent_of(obc->reduce_axis[2]) == 1 &&
+                         *as_const_int(IP.shape()[2]) == extent_of(OB.axis(2)) && *as_const_int(IP.shape()[3]) == width;
+  const int64_t flat =
+      pointwise ? cfg.define_optional_knob("tile_flat", {0, 7, 14, 28}, !small_registers && width <= 7 ? 28 / oc_blocks : 0, 0)
+                : 0;
   const bool rows_parallel = parallel_mode == 0;
-  const bool rows_outer = parallel_mode == 2;
-  const bool row_bands = parallel_mode == 3;
+  const bool rows_outer = parallel_mode == 2 && !flat;
+  const bool row_bands = parallel_mode == 3 && !flat;
   // A depthwise convolution's padded input made row by row where the output row needs
   // it, in cache, rather than in a pass of its own over the whole input: each input row is
   // padded R / stride times, but the pass cost more than the convolution (MobileNetV2's
   // depthwise layers: 1.4-3.4x faster on one core).
   const bool pad_per_row = compute_of(IP) && depthwise && cfg.define_knob("pad_per_row", {0, 1}, 1);
+  // "pad_rows": the output rows whose input rows are padded together (at most: a divisor
+  // of a thread's rows). Alone, each output row pads the R input rows it reads, R / stride
+  // times the input in all; a band of b rows pads (b - 1) * stride + R rows. At stride 1,
+  // 4 rows copy half as much and their rows, 44 KB at 112 columns, stay in L1
+  // (MobileNetV2's depthwise layers at 56x56 to 14x14 1.05-1.15x faster on one core); at
+  // stride 2 the copy saved is smaller than what the longer band costs (its 112x112 layer
+  // 1.05-1.1x slower). A record made before the knob gets 1, the kernel it measured.
+  const bool strided = *as_const_int(IP.shape()[2]) >= 2 * extent_of(OB.axis(2));
+  const int64_t pad_rows =
+      compute_of(IP) && depthwise ? cfg.define_optional_knob("pad_rows", {1, 2, 4, 8}, strided ? 1 : 4, 1) : 1;
+  const int64_t pad_band = pad_per_row && parallel_mode != 2 ? pad_rows : 1;
 
   Schedule s = create_schedule({out});
   for (const Stage &st : s.stages()) {
@@ -173,12 +196,15 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   }
   Stage ob = s[OB];
   auto [obo, obi] = ob.split(OB.axis(1), oc_blocks);
-  auto [xo, xi] = ob.split(OB.axis(3), x_tile);
-  std::vector<IterVar> order = {OB.axis(0), obo, OB.axis(2)};
-  const bool whole_group = ic_chunk && parallel_mode == 1;
+  IterVar xo, xi;
+  if (flat) std::tie(xo, xi) = ob.split(ob.fuse(OB.axis(2), OB.axis(3)), static_cast<int>(flat));
+  else std::tie(xo, xi) = ob.split(OB.axis(3), x_tile);
+  std::vector<IterVar> order = {OB.axis(0), obo};
+  if (!flat) order.push_back(OB.axis(2));
+  const bool whole_group = (ic_chunk && parallel_mode == 1) || flat;
   if (ic_chunk) {
     auto [icb_o, icb_i] = ob.split(obc->reduce_axis[0], ic_chunk);
-    order.insert(whole_group ? order.end() - 1 : order.end(), icb_o);
+    order.insert(whole_group && !flat ? order.end() - 1 : order.end(), icb_o);
     std::replace_if(
         reduce.begin(), reduce.end(), [&](const IterVar &r) { return r.same_as(obc->reduce_axis[0]); }, icb_i);
   }
@@ -193,7 +219,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   ob.unroll(xi);
   ob.unroll(obi);
   // Only where the unrolled tile stays within what unrolling allows.
-  if (unroll_inner && extent_of(reduce.back()) * oc_blocks * x_tile <= 512) ob.unroll(reduce.back());
+  if (unroll_inner && extent_of(reduce.back()) * oc_blocks * (flat ? flat : x_tile) <= 512) ob.unroll(reduce.back());
   // The weights stream from memory once per inference: each step of the innermost
   // reduction asks for the weight lines "prefetch" lines ahead of those it reads (1.1-1.2x
   // faster on ResNet-50's layer4 with cold weights; a depthwise weight is too small).
@@ -216,12 +242,25 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   // "parallel" 3: the rows in bands, each band's groups in turn, each group's rows in turn.
   IterVar band, row = out.axis(2);
   if (row_bands) std::tie(band, row) = o.split(out.axis(2), (extent_of(out.axis(2)) + kRowBands - 1) / kRowBands);
-  std::vector<IterVar> o_order = rows_outer   ? std::vector<IterVar>{out.axis(0), out.axis(2), cgo, cgi, out.axis(3)}
-                                 : row_bands ? std::vector<IterVar>{out.axis(0), band, cgo, row, cgi, out.axis(3)}
-                                             : std::vector<IterVar>{out.axis(0), cgo, out.axis(2), cgi, out.axis(3)};
+  // The rows padded together (pad_band): `padded` runs over the bands, `row` inside each.
+  IterVar padded = row;
+  const int64_t band_rows = divisor_at_most(row_bands ? (extent_of(out.axis(2)) + kRowBands - 1) / kRowBands
+                                                      : extent_of(out.axis(2)),
+                                            pad_band);
+  if (band_rows > 1) std::tie(padded, row) = o.split(row, band_rows);
+  std::vector<IterVar> rows_loops = {padded};
+  if (band_rows > 1) rows_loops.push_back(row);
+  std::vector<IterVar> o_order = {out.axis(0)};
+  if (rows_outer) o_order.insert(o_order.end(), {out.axis(2), cgo});
+  else if (row_bands) o_order.insert(o_order.end(), {band, cgo});
+  else o_order.push_back(cgo);
+  if (!rows_outer) o_order.insert(o_order.end(), rows_loops.begin(), rows_loops.end());
+  o_order.insert(o_order.end(), {cgi, out.axis(3)});
   if (blocked_out) o_order.push_back(out.axis(4));
   o.reorder(o_order);
   if (blocked_out) o.vectorize(out.axis(4));
+  // The loop whose iterations each pad the input rows they read (pad_per_row).
+  IterVar pad_at;
   if (rows_outer) {
     // Each row's groups in turn: the input rows a row reads stay in cache for all of them.
     o.parallel(o.fuse(out.axis(0), out.axis(2)));
@@ -230,11 +269,13 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
     // Two threads take a band each.
     o.parallel(o.fuse(o.fuse(out.axis(0), band), cgo));
     ob.compute_at(o, row);
+    pad_at = padded;
   } else {
     const IterVar groups_loop = o.fuse(out.axis(0), cgo);
-    const IterVar rows = rows_parallel ? o.fuse(groups_loop, out.axis(2)) : out.axis(2);
-    o.parallel(rows_parallel ? rows : groups_loop);
-    ob.compute_at(o, whole_group ? groups_loop : rows);
+    const IterVar rows = rows_parallel && !flat ? o.fuse(groups_loop, padded) : padded;
+    o.parallel(rows_parallel && !flat ? rows : groups_loop);
+    ob.compute_at(o, whole_group ? groups_loop : band_rows > 1 ? row : rows);
+    pad_at = rows;
   }
 
   // Packed beforehand (conv2d_nchwc_packed), the weights and an unpadded blocked input
@@ -242,7 +283,9 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   if (compute_of(IP)) {
     Stage ip = s[IP];
     ip.vectorize(IP.axis(4));
-    if (pad_per_row)
+    if (pad_per_row && band_rows > 1)
+      ip.compute_at(o, pad_at);
+    else if (pad_per_row)
       ip.compute_at(ob, OB.axis(2));
     else
       ip.parallel(ip.fuse(ip.fuse(IP.axis(0), IP.axis(1)), IP.axis(2)));

@@ -198,6 +198,19 @@ void Function::call(const std::vector<Arg> &args) const {
   m_->invoke(index_, values, buffers);
 }
 
+BoundCall Function::bind(const std::vector<Arg> &args) const {
+  BoundCall b;
+  pack(args, b.values_, b.buffers_);
+  b.m_ = m_;
+  b.index_ = index_;
+  return b;
+}
+
+void BoundCall::operator()() const {
+  TIR_USER_CHECK(m_.defined()) << "call of an empty BoundCall; make one with Function::bind";
+  m_->invoke(index_, values_, buffers_);
+}
+
 TimeResult TimeResult::of(std::vector<double> times_ms) {
   TimeResult r;
   r.times_ms = std::move(times_ms);

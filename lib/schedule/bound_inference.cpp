@@ -46,19 +46,30 @@ bool shared_across(const Stage &consumer, const IterVar &leaf, const std::string
   return scope == "global" || (scope == "shared" && tag.rfind("threadIdx", 0) == 0);
 }
 
+// A loop of a stage that encloses a consumer: the consumer is attached inside it,
+// directly or through other stages.
+struct EnclosingLoop {
+  const StageNode *stage = nullptr;
+  int level = -1;
+};
+
 VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const IterRanges &ranges,
-                               const std::string &scope) {
+                               const std::string &scope, EnclosingLoop enclosing = {}) {
   VarRanges leaf;
   const auto &leaves = consumer->leaf_iter_vars;
   for (size_t l = 0; l < leaves.size(); ++l)
     if (static_cast<int>(l) > fixed_level || shared_across(consumer, leaves[l], scope))
       leaf[leaves[l].var().get()] = leaf_interval(leaves[l], ranges);
   // Seen from the root, the loops that enclose an attached consumer run over their whole
-  // ranges too.
+  // ranges too; seen from an enclosing loop, those inside it do.
   if (fixed_level < 0)
-    for (const StageNode *a = consumer.get(); a->attach_type == AttachType::Scope; a = a->attach_stage.get())
-      for (const IterVar &iv : a->attach_stage->leaf_iter_vars)
-        leaf[iv.var().get()] = leaf_interval(iv, ranges);
+    for (const StageNode *a = consumer.get(); a->attach_type == AttachType::Scope; a = a->attach_stage.get()) {
+      const auto &outer = a->attach_stage->leaf_iter_vars;
+      const bool last = a->attach_stage.get() == enclosing.stage;
+      for (size_t l = last ? static_cast<size_t>(enclosing.level + 1) : 0; l < outer.size(); ++l)
+        leaf[outer[l].var().get()] = leaf_interval(outer[l], ranges);
+      if (last) break;
+    }
   auto values = iter_values(consumer, ranges);
   VarRanges root;
   auto *compute = consumer.op().as<ComputeOpNode>();
@@ -85,12 +96,12 @@ VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const Ite
 // `fixed_level` held fixed.
 std::vector<Interval> read_region(const Operation &producer, const Stage &consumer, int fixed_level,
                                   const std::string &scope, const EffectiveBodies &bodies,
-                                  const IterRanges &ranges) {
+                                  const IterRanges &ranges, EnclosingLoop enclosing = {}) {
   LoadCollector c(producer.get());
   for (const Expr &e : bodies.at(consumer.op().get())) c.visit(e);
   std::vector<Interval> region;
   if (c.loads.empty()) return region;
-  VarRanges vr = consumer_root_ranges(consumer, fixed_level, ranges, scope);
+  VarRanges vr = consumer_root_ranges(consumer, fixed_level, ranges, scope, enclosing);
   region.resize(producer->output_shape(0).size());
   bool first = true;
   for (const TensorLoadNode *load : c.loads) {
@@ -101,6 +112,13 @@ std::vector<Interval> read_region(const Operation &producer, const Stage &consum
     first = false;
   }
   return region;
+}
+// Whether `consumer` is computed inside loop `level` of `stage`, directly or through the
+// stages it is attached to.
+bool attached_inside(const Stage &consumer, const StageNode *stage, int level) {
+  for (Stage a = consumer; a->attach_type == AttachType::Scope; a = Stage(a->attach_stage))
+    if (a->attach_stage.get() == stage) return attach_level(a) >= level;
+  return false;
 }
 }  // namespace
 
@@ -121,20 +139,25 @@ ScheduleBounds infer_bounds(const Schedule &s, const EffectiveBodies &bodies) {
       for (const Stage &consumer : stages) {
         if (!consumer.op().as<ComputeOpNode>() || consumer->attach_type == AttachType::Inline) continue;
         int level = -1;
+        EnclosingLoop enclosing;
         if (st->attach_type == AttachType::Scope) {
           if (consumer.get() == st->attach_stage.get()) {
             level = attach_level(st);
           } else {
             LoadCollector probe(st.op().get());
             for (const Expr &e : bodies.at(consumer.op().get())) probe.visit(e);
-            TIR_USER_CHECK(probe.loads.empty())
+            if (probe.loads.empty()) continue;
+            // A reader computed inside the loop the producer is computed at (the loop of
+            // a consumer's consumer) reads it over the loops inside that one.
+            TIR_USER_CHECK(attached_inside(consumer, st->attach_stage.get(), attach_level(st)))
                 << "stage '" << st.op()->name << "' is computed at a loop of '" << st->attach_stage->op->name
                 << "' but is also read by '" << consumer.op()->name
-                << "'; compute it at root (or cache it separately for each reader)";
-            continue;
+                << "', which is not computed inside that loop; compute it at root (or cache it separately for "
+                   "each reader)";
+            enclosing = {st->attach_stage.get(), attach_level(st)};
           }
         }
-        std::vector<Interval> r = read_region(st.op(), consumer, level, st->scope, bodies, out.ranges);
+        std::vector<Interval> r = read_region(st.op(), consumer, level, st->scope, bodies, out.ranges, enclosing);
         if (r.empty()) continue;
         for (size_t d = 0; d < r.size(); ++d) need[d] = read ? interval_union(need[d], r[d]) : r[d];
         read = true;

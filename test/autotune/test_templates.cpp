@@ -231,11 +231,17 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
     CHECK(fallback["pad_per_row"] == 1);
     CHECK(fallback["tile_oc"] == 1);
     CHECK(fallback["parallel"] == 0);
+    // Bands of 4 output rows padded together at stride 1, single rows at stride 2.
+    CHECK(fallback["pad_rows"] == (stride == 1 ? 4 : 1));
     // Each padding with each parallel loop, and a few more.
     std::vector<int64_t> picks = sample(t, 4, 17 + uint64_t(stride));
     for (int64_t pad_per_row : {0, 1})
       for (int64_t parallel : {0, 1, 2, 3})
         picks.push_back(with_knob(t, with_knob(t, t.default_index, "pad_per_row", pad_per_row), "parallel", parallel));
+    // Bands that divide a thread's rows (11, or 6 and 5 in two bands) and that do not.
+    for (int64_t rows : {1, 2, 4, 8})
+      for (int64_t parallel : {0, 1, 3})
+        picks.push_back(with_knob(t, with_knob(t, t.default_index, "pad_rows", rows), "parallel", parallel));
     for (int64_t index : picks) check(t, index);
   }
   // Large depthwise inputs keep the groups outside the rows (each group reads only its
@@ -379,4 +385,45 @@ TEST_CASE("the register tile's order and input-channel blocks compute the refere
   auto ws = small.constant("w", NDArray::random({64, 64, 1, 1}, Float(32), 9));
   const std::vector<std::string> names = autotune::extract_tasks(small.finish(small.conv2d(xs, ws)), "llvm")[0].knob_names;
   CHECK(std::find(names.begin(), names.end(), "tile_ic") == names.end());
+}
+
+TEST_CASE("a pointwise convolution's register tile may run across rows", "[autotune][templates]") {
+  // 1x1, stride 1, unpadded: "tile_flat" output positions per tile, rows after rows, each
+  // parallel iteration a channel group's whole output; by default 28 / "tile_oc" where a
+  // row has 7 columns or fewer, so that the tile fills the registers a short row leaves.
+  auto pointwise = [](int64_t size, int stride, int64_t kernel) {
+    graph::Builder b;
+    auto x = b.input("x", {1, 128, size, size});
+    auto w = b.constant("w", NDArray::random({64, 128, kernel, kernel}, Float(32), 10));
+    ops::Conv2dAttrs a;
+    a.strides = {stride, stride};
+    a.padding = {int(kernel / 2), int(kernel / 2)};
+    return autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w, a))), "llvm");
+  };
+  for (int64_t size : {7, 5}) {
+    const std::vector<autotune::Task> tasks = pointwise(size, 1, 1);
+    REQUIRE(tasks.size() == 1);
+    const autotune::Task &t = tasks[0];
+    INFO(t.name);
+    const json fallback = json::parse(t.config_json(t.default_index));
+    CHECK(fallback["tile_flat"] == 28 / fallback["tile_oc"].get<int64_t>());
+    check(t, t.default_index);
+    // Tiles that divide the positions (7 of 49) and that leave a tail, with blocks of
+    // input channels and each parallel loop, which the tiles override.
+    for (int64_t flat : {0, 7, 14, 28})
+      for (int64_t oc : {1, 4})
+        for (int64_t chunk : {0, 4})
+          for (int64_t parallel : {0, 2, 3}) {
+            INFO("tile_flat " << flat << " tile_oc " << oc << " tile_ic " << chunk << " parallel " << parallel);
+            int64_t index = with_knob(t, t.default_index, "tile_flat", flat);
+            index = with_knob(t, with_knob(t, index, "tile_oc", oc), "tile_ic", chunk);
+            check(t, with_knob(t, index, "parallel", parallel));
+          }
+  }
+  // Rows of 14 keep their tiles within a row by default; other convolutions have no knob.
+  CHECK(json::parse(pointwise(14, 1, 1)[0].config_json(pointwise(14, 1, 1)[0].default_index))["tile_flat"] == 0);
+  for (const auto &[stride, kernel] : {std::pair{2, 1}, std::pair{1, 3}}) {
+    const std::vector<std::string> names = pointwise(14, stride, kernel)[0].knob_names;
+    CHECK(std::find(names.begin(), names.end(), "tile_flat") == names.end());
+  }
 }

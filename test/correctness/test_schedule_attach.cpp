@@ -353,3 +353,28 @@ TEST_CASE("a copy computed at the consumer of the stage it was inlined into", "[
     }
   }
 }
+
+TEST_CASE("a copy computed at an outer loop of its reader's consumer", "[schedule][compute_at][cache_read]") {
+  // AL feeds P, and P is computed inside C's inner loop: AL computed at C's outer loop
+  // holds what all of that loop's iterations of P read (32 + 2 elements), made once.
+  for (int n : {1000, 7, 64}) {
+    DYNAMIC_SECTION("n " << n) {
+      Stencil p(n);
+      Schedule s = create_schedule({p.C});
+      auto [o, i] = s[p.C].split(p.C.axis(0), 32);
+      Tensor AL = s.cache_read(p.A, "local", {p.P});
+      s[p.P].compute_at(s[p.C], i);
+      s[AL].compute_at(s[p.C], o);
+      NDArray a = random_array<float>({n + 2}, 144);
+      Both r = run_both(s, {p.A}, {p.C}, {a}, "at_outer_loop");
+      check_both<float>(r, p.reference(a));
+      INFO("lowered:\n" << r.scheduled.lowered);
+      // AL's realize sits in C's outer loop, before the inner one.
+      const size_t al = r.scheduled.lowered.find("allocate " + AL.op()->name + "[");
+      const size_t inner = r.scheduled.lowered.find("for (" + i.name() + ",");
+      REQUIRE(al != std::string::npos);
+      REQUIRE(inner != std::string::npos);
+      CHECK(al < inner);
+    }
+  }
+}

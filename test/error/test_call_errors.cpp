@@ -232,3 +232,26 @@ TEST_CASE("call errors: arrays above the 32-bit index range are refused", "[call
                           Catch::Contains("2147483647"));
   REQUIRE(node->calls == 0);
 }
+
+TEST_CASE("call errors: a bound call is checked once, at bind, and packs as a call does", "[call]") {
+  Fixture fx;
+  NDArray A = f32({5, 7}), B = f32({7, 3}), D = f32({5, 3});
+  BoundCall bound = fx.m("mm_relu").bind({A, B, D});
+  REQUIRE(bound.defined());
+  REQUIRE(fx.node->calls == 0);  // binding runs nothing
+  bound();
+  bound();
+  REQUIRE(fx.node->calls == 2);
+  REQUIRE(fx.node->last_args.size() == 6);
+  REQUIRE(fx.node->last_args[1].ptr == B.data());
+  REQUIRE(fx.node->last_args[5].i64 == 7);  // K
+  REQUIRE(fx.node->last_buffers[2].data() == D.data());
+  // The arguments' errors come from bind, before any call.
+  REQUIRE_THROWS_WITH(fx.m("mm_relu").bind({A, B}), Catch::Contains("mm_relu expects 3 arguments (A, B, D), got 2"));
+  REQUIRE_THROWS_WITH(fx.m("fixed").bind({NDArray::empty({4, 9}, UInt(8))}),
+                      Catch::Contains("argument F: dimension 1 is 9 but the shape requires 8"));
+  REQUIRE(fx.node->calls == 2);
+  BoundCall empty;
+  REQUIRE_FALSE(empty.defined());
+  REQUIRE_THROWS_WITH(empty(), Catch::Contains("empty BoundCall") && Catch::Contains("Function::bind"));
+}

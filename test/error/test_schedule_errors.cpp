@@ -427,3 +427,23 @@ TEST_CASE("schedule: compute_at a loop of a stage that does not read it, while a
                       Contains("'X_st'") && Contains("'Y_st'") && Contains("'D_out'"));
   REQUIRE_THROWS_AS(build(s, {p.A, p.D}, "llvm", "at_non_reader"), Error);
 }
+
+TEST_CASE("schedule: compute_at a loop of the reader's consumer that the reader is not computed inside",
+          "[error][schedule][compute_at]") {
+  Chain p;
+  Schedule s = create_schedule({p.C});
+  Tensor AL = s.cache_read(p.A, "local", {p.B});
+  s[p.B].compute_at(s[p.C], p.C.axis(0));   // B made once per row of C
+  s[AL].compute_at(s[p.C], p.C.axis(1));    // AL once per element: inside, not around, B's row
+  REQUIRE_THROWS_AS(lower(s, {p.A, p.C}, "at_inner_loop"), Error);
+  REQUIRE_THROWS_WITH(lower(s, {p.A, p.C}, "at_inner_loop"),
+                      Contains("'" + AL.op()->name + "'") && Contains("'C_out'") && Contains("'B_mid'") &&
+                          Contains("not computed inside that loop"));
+  SECTION("around the reader's loop it is fine") {
+    Schedule t = create_schedule({p.C});
+    Tensor AL2 = t.cache_read(p.A, "local", {p.B});
+    t[p.B].compute_at(t[p.C], p.C.axis(1));
+    t[AL2].compute_at(t[p.C], p.C.axis(0));
+    REQUIRE_NOTHROW(lower(t, {p.A, p.C}, "at_outer_loop"));
+  }
+}

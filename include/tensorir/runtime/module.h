@@ -95,6 +95,23 @@ struct ModuleNode : Object {
 
 using Arg = std::variant<NDArray, int64_t, double>;
 
+// A call whose arguments were checked and packed once (Function::bind), made again
+// without checking them again: for callers that pass the same arrays every time, such as
+// a compiled model over its storage. The arrays' contents may change between calls;
+// the call keeps the arrays alive.
+class BoundCall {
+ public:
+  BoundCall() = default;
+  void operator()() const;
+  bool defined() const { return m_.defined(); }
+
+ private:
+  friend class Function;
+  Ref<const ModuleNode> m_;
+  size_t index_ = 0;
+  std::vector<ArgValue> values_;
+  std::vector<NDArray> buffers_;
+};
 
 class Function {
  public:
@@ -104,6 +121,8 @@ class Function {
     call({to_arg(args)...});
   }
   void call(const std::vector<Arg> &args) const;
+  // Checks and packs `args` as call() does, for calls made later with them.
+  BoundCall bind(const std::vector<Arg> &args) const;
   const FuncSignature &signature() const;
 
  private:
