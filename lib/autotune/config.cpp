@@ -49,6 +49,13 @@ int64_t Config::define_knob(const std::string &name, std::vector<int64_t> choice
   choices_.push_back(std::move(choices));
   values_.push_back(value);
   optional_.push_back(false);
+  partition_.push_back(false);
+  return value;
+}
+
+int64_t Config::define_partition_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback) {
+  const int64_t value = define_knob(name, std::move(choices), fallback);
+  partition_.back() = true;
   return value;
 }
 

@@ -218,6 +218,7 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
     t.workload = std::move(key);
     t.target = target;
     t.knob_names = space.names();
+    for (size_t k = 0; k < t.knob_names.size(); ++k) t.knob_partition.push_back(space.partition(k));
     for (const std::vector<int64_t> &c : space.choices()) t.knob_sizes.push_back(int64_t(c.size()));
     const int64_t size = t.space_size();
     t.default_index = encode(space.choices(), space.values());

@@ -63,14 +63,57 @@ std::string signature_key(const FuncSignature &sig) {
 
 double median_ms(const std::vector<double> &times) { return TimeResult::of(times).median_ms; }
 
+// The space the search runs over: the task's, less the knobs it keeps at the default's
+// value (Config::define_partition_knob's, unless TuneOptions::tune_partition), which
+// have one choice there. Both are mixed radix, knob 0 varying fastest.
+class SearchedSpace {
+ public:
+  SearchedSpace(const Task &task, bool tune_partition) : task_sizes_(task.knob_sizes) {
+    int64_t rest = task.default_index;
+    for (size_t k = 0; k < task_sizes_.size(); ++k) {
+      const bool fixed = !tune_partition && k < task.knob_partition.size() && task.knob_partition[k];
+      fixed_.push_back(fixed ? rest % task_sizes_[k] : -1);
+      searched_sizes_.push_back(fixed ? 1 : task_sizes_[k]);
+      rest /= task_sizes_[k];
+    }
+  }
+  const std::vector<int64_t> &sizes() const { return searched_sizes_; }
+  // The task's configuration of the search's `index`, and back.
+  int64_t to_task(int64_t index) const { return recode(index, searched_sizes_, task_sizes_, true); }
+  int64_t to_search(int64_t index) const { return recode(index, task_sizes_, searched_sizes_, false); }
+  std::vector<int64_t> to_task(const std::vector<int64_t> &indices) const {
+    std::vector<int64_t> out;
+    for (int64_t i : indices) out.push_back(to_task(i));
+    return out;
+  }
+
+ private:
+  int64_t recode(int64_t index, const std::vector<int64_t> &from, const std::vector<int64_t> &to, bool fill) const {
+    int64_t out = 0, stride = 1;
+    for (size_t k = 0; k < from.size(); ++k) {
+      int64_t digit = index % from[k];
+      index /= from[k];
+      if (fixed_[k] >= 0) digit = fill ? fixed_[k] : 0;
+      out += digit * stride;
+      stride *= to[k];
+    }
+    return out;
+  }
+  std::vector<int64_t> task_sizes_, searched_sizes_;
+  std::vector<int64_t> fixed_;  // per knob: the default's choice where kept, else -1
+};
+
 class TaskTuner {
  public:
-  TaskTuner(const Task &task, const TuneOptions &o, Runner &runner) : task_(task), o_(o), runner_(runner) {
+  TaskTuner(const Task &task, const TuneOptions &o, Runner &runner)
+      : task_(task), o_(o), runner_(runner), searched_(task, o.tune_partition) {
     threads_ = o.build_threads > 0 ? o.build_threads : hardware_threads();
     SearchSpace space;
-    space.knob_sizes = task.knob_sizes;
-    space.first = task.default_index;
-    space.features = [this](const std::vector<int64_t> &idx) { return task_features(task_, idx, threads_); };
+    space.knob_sizes = searched_.sizes();
+    space.first = searched_.to_search(task.default_index);
+    space.features = [this](const std::vector<int64_t> &idx) {
+      return task_features(task_, searched_.to_task(idx), threads_);
+    };
     search_ = make_search(o.tuner, std::move(space), o.seed);
     cpu_ = measured_cpu(task.target, !o.runner);
   }
@@ -91,7 +134,7 @@ class TaskTuner {
       const std::vector<int64_t> batch = search_->next_batch(n);
       if (batch.empty()) break;
       std::vector<double> throughput;
-      for (const BuiltCandidate &c : build_candidates(task_, batch, threads_, o_.build_timeout_s))
+      for (const BuiltCandidate &c : build_candidates(task_, searched_.to_task(batch), threads_, o_.build_timeout_s))
         throughput.push_back(score(keep(measure(c), records)));
       search_->update(batch, throughput);
       done += static_cast<int>(batch.size());
@@ -223,6 +266,7 @@ class TaskTuner {
   const Task &task_;
   const TuneOptions &o_;
   Runner &runner_;
+  SearchedSpace searched_;
   int threads_ = 1;
   std::unique_ptr<Search> search_;
   std::string cpu_;

@@ -154,7 +154,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   if (taps_outside) std::rotate(reduce.begin(), reduce.begin() + 1, reduce.end() - 1);
   const bool unroll_inner = cfg.define_knob("unroll_inner", {0, 1}, 0);
   const int64_t parallel_mode =
-      cfg.define_knob("parallel", {0, 1, 2, 3}, default_parallel(depthwise, IP, WP, extent_of(OB.axis(2))));
+      cfg.define_partition_knob("parallel", {0, 1, 2, 3}, default_parallel(depthwise, IP, WP, extent_of(OB.axis(2))));
   // Pointwise (1x1, stride 1, unpadded): a channel group's output positions, rows after
   // rows, are one run in the blocked layout, and so are the inputs they read; a register
   // tile of "tile_flat" positions (0: a row's columns) runs across rows, each parallel

@@ -47,7 +47,7 @@ Schedule schedule_blocked_llvm(const Tensor &out, autotune::Config *config) {
   if (!c || out.ndim() != 5) return s;
   autotune::Config fallback;
   autotune::Config &cfg = config ? *config : fallback;
-  const bool rows_parallel = cfg.define_knob("parallel", {0, 1}, 0) == 0;
+  const bool rows_parallel = cfg.define_partition_knob("parallel", {0, 1}, 0) == 0;
   // A pooling window unrolled, where it has at most 64 taps.
   int64_t taps = 1;
   for (const IterVar &r : c->reduce_axis) taps *= *as_const_int(r->dom.extent);

@@ -407,6 +407,9 @@ TEST_CASE("a pointwise convolution's register tile may run across rows", "[autot
     INFO(t.name);
     const json fallback = json::parse(t.config_json(t.default_index));
     CHECK(fallback["tile_flat"] == 28 / fallback["tile_oc"].get<int64_t>());
+    // Which thread computes which rows or groups is a partition knob, the others not.
+    REQUIRE(t.knob_partition.size() == t.knob_names.size());
+    for (size_t k = 0; k < t.knob_names.size(); ++k) CHECK(t.knob_partition[k] == (t.knob_names[k] == "parallel"));
     check(t, t.default_index);
     // Tiles that divide the positions (7 of 49) and that leave a tail, with blocks of
     // input channels and each parallel loop, which the tiles override.

@@ -208,6 +208,34 @@ TEST_CASE("a time budget stops tuning", "[autotune]") {
   REQUIRE(records.size() < 2 * 288);
 }
 
+TEST_CASE("a partition knob keeps its default while tuning unless asked", "[autotune]") {
+  // Mark "tile_j" (knob 1) a partition knob and give the task a default with tile_j 16.
+  Task task = test::matmul_task(16);
+  task.knob_partition = {false, true, false, false, false};
+  task.default_index = 1 + 6 * 2 + 24 * 1;  // tile_i 2, tile_j 16, tile_k 4
+  const int64_t kept = task.default_index / 6 % 4;
+  TuneOptions o = quick_options();
+  o.tuner = GENERATE(as<std::string>{}, "random", "xgb");
+  o.trials = 16;
+  o.batch_size = 8;
+  o.confirm = 0;
+  INFO("tuner " << o.tuner);
+  std::set<int64_t> indices, others;
+  for (const Record &r : tune({task}, o)) {
+    indices.insert(r.index);
+    others.insert(r.index % 6 + r.index / 24 * 6);  // every knob but tile_j
+    CHECK(r.index / 6 % 4 == kept);
+  }
+  CHECK(indices.size() == 16);  // all different, and the default among them
+  CHECK(indices.count(task.default_index) == 1);
+  CHECK(others.size() == 16);
+  // Asked to, the search moves it too: 16 of 288 configurations, 72 with tile_j 16.
+  o.tune_partition = true;
+  std::set<int64_t> tiles;
+  for (const Record &r : tune({task}, o)) tiles.insert(r.index / 6 % 4);
+  CHECK(tiles.size() > 1);
+}
+
 TEST_CASE("each task's best configurations and its default are timed again after the search", "[autotune]") {
   const Task task = test::matmul_task(16);
   TuneOptions o = quick_options();

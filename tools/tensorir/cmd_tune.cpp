@@ -24,7 +24,7 @@ struct TuneArgs {
   int trials = 0, threads = 0, batch = 8, confirm = 3;
   double timeout = 10;
   uint64_t seed = 0;
-  bool check = false, no_cache_flush = false;
+  bool check = false, no_cache_flush = false, tune_partition = false;
 };
 
 // "90", "90s", "10m", "1.5h" as seconds.
@@ -105,6 +105,7 @@ void tune(const TuneArgs &a) {
   o.measure.flush_cache = !a.no_cache_flush;
   o.check_correctness = a.check;
   o.confirm = a.confirm;
+  o.tune_partition = a.tune_partition;
   o.on_progress = show_progress;
   if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
 
@@ -149,6 +150,10 @@ void add_tune(CLI::App &app) {
       ->check(CLI::NonNegativeNumber)
       ->default_val(3);
   cmd->add_flag("--check", a->check, "compare every candidate's result with the default schedule's");
+  cmd->add_flag("--tune-partition", a->tune_partition,
+               "search which thread computes which part of a result (the knobs that put rows or channel "
+               "groups in parallel) too; by default they keep the untuned choice, which a kernel timed alone "
+               "cannot judge against the partition of the kernel before it");
   cmd->add_flag("--no-cache-flush", a->no_cache_flush,
                "time kernels hot, back to back, instead of evicting their data from the caches before "
                "each call as a model's other kernels do (locally by flushing the arguments; on an RPC "

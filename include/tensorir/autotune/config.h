@@ -40,6 +40,12 @@ class Config {
   // (define_knob's records must name every knob). `before` is among the choices.
   int64_t define_optional_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback,
                                int64_t before);
+  // A knob that decides which thread computes which part of the result (rows, or channel
+  // groups, in parallel). A kernel timed alone cannot judge it: inside a model the kernel
+  // before wrote the input in its own partition, into the caches of the cores that made
+  // each part, and a partition that crosses it reads the other cores' data. So the tuner
+  // keeps it at its fallback unless asked to search it (TuneOptions::tune_partition).
+  int64_t define_partition_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback);
   // A factor of `extent`: its divisors up to `most`, and the fallback.
   int64_t define_split(const std::string &name, int64_t extent, int64_t most, int64_t fallback);
 
@@ -50,6 +56,8 @@ class Config {
   const std::vector<int64_t> &values() const { return values_; }
   // Whether knob i (in names() order) was asked by define_optional_knob.
   bool optional(size_t i) const { return optional_.at(i); }
+  // Whether knob i was asked by define_partition_knob.
+  bool partition(size_t i) const { return partition_.at(i); }
   // The values returned, as a JSON object (name -> value).
   std::string json() const;
 
@@ -61,6 +69,7 @@ class Config {
   std::vector<std::vector<int64_t>> choices_;
   std::vector<int64_t> values_;
   std::vector<bool> optional_;
+  std::vector<bool> partition_;
 };
 
 // A JSON object of `names` -> `values` (equal lengths).

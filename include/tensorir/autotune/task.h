@@ -37,6 +37,8 @@ struct Task {
   // mixed-radix over them (knob 0 varies fastest).
   std::vector<int64_t> knob_sizes;
   std::vector<std::string> knob_names;
+  // Per knob: asked by Config::define_partition_knob (which thread computes which part).
+  std::vector<bool> knob_partition;
   // The configuration of every knob's fallback: the schedule graph::build uses without a
   // tuning log.
   int64_t default_index = 0;

@@ -96,6 +96,13 @@ struct TuneOptions {
   // budget the search leaves room for it. 0: no confirmation.
   int confirm = 3;
   int confirm_rounds = 2;
+  // Search the knobs that decide which thread computes which part of a result
+  // (Config::define_partition_knob) too. Off by default: timed alone a kernel cannot
+  // tell how its partition meets the one the kernel before it wrote its input in, and a
+  // partition faster alone can be slower in the model (MobileNetV2's depthwise layers
+  // run in bands of rows; whole channel groups in parallel timed 1.04x faster alone and
+  // ran 1.6x slower at 2 threads in the model). Each then keeps its fallback.
+  bool tune_partition = false;
   // Where candidates are timed; null: local_runner().
   std::shared_ptr<Runner> runner;
   // Called after each batch: task k of n, trials done, best GFLOP/s so far.
