@@ -78,6 +78,12 @@ class SearchedSpace {
     }
   }
   const std::vector<int64_t> &sizes() const { return searched_sizes_; }
+  // The configurations the search can propose.
+  int64_t size() const {
+    int64_t n = 1;
+    for (int64_t k : searched_sizes_) n *= k;
+    return n;
+  }
   // The task's configuration of the search's `index`, and back.
   int64_t to_task(int64_t index) const { return recode(index, searched_sizes_, task_sizes_, true); }
   int64_t to_search(int64_t index) const { return recode(index, task_sizes_, searched_sizes_, false); }
@@ -313,7 +319,9 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   // Per task: the most trials it may take (0: no bound but the time).
   std::vector<int> cap;
   for (const Task &t : tasks)
-    cap.push_back(options.trials > 0 ? static_cast<int>(std::min<int64_t>(options.trials, t.space_size())) : 0);
+    cap.push_back(options.trials > 0 ? static_cast<int>(std::min<int64_t>(
+                                           options.trials, SearchedSpace(t, options.tune_partition).size()))
+                                     : 0);
   const auto search = [&](size_t k, int trials, Clock::time_point deadline) {
     tuners[k]->run(trials, deadline, records, [&](int done, double best) {
       if (!options.on_progress) return;

@@ -383,7 +383,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
       impl->kernels.push_back(it->second);
     } else {
       impl->kernels.push_back(Kernel{grp.nodes.back(), grp.nodes, group_args(g, grp.nodes), it->second.in_place,
-                                     it->second.module, it->second.fname});
+                                     it->second.module, it->second.fname, BoundCall{}});
     }
   }
   impl->plan = kernel_storage_plan(g, impl->kernels, options.plan_memory);

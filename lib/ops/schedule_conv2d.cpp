@@ -155,18 +155,22 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   const bool unroll_inner = cfg.define_knob("unroll_inner", {0, 1}, 0);
   const int64_t parallel_mode =
       cfg.define_partition_knob("parallel", {0, 1, 2, 3}, default_parallel(depthwise, IP, WP, extent_of(OB.axis(2))));
-  // Pointwise (1x1, stride 1, unpadded): a channel group's output positions, rows after
-  // rows, are one run in the blocked layout, and so are the inputs they read; a register
-  // tile of "tile_flat" positions (0: a row's columns) runs across rows, each parallel
-  // iteration a group's whole output. Rows of 7 columns give 2 channel blocks 14
-  // accumulators of AVX-512's 32 registers and read the group's weights once per row;
-  // tiles of 14 fill 28 and read them once per 2 rows (ResNet-50's 2048 -> 512 layer at
-  // 7x7 1.15-1.3x faster). A record made before the knob gets 0, the kernel it measured.
-  const bool pointwise = !depthwise && extent_of(obc->reduce_axis[1]) == 1 && extent_of(obc->reduce_axis[2]) == 1 &&
-                         *as_const_int(IP.shape()[2]) == extent_of(OB.axis(2)) && *as_const_int(IP.shape()[3]) == width;
-  const int64_t flat =
-      pointwise ? cfg.define_optional_knob("tile_flat", {0, 7, 14, 28}, !small_registers && width <= 7 ? 28 / oc_blocks : 0, 0)
-                : 0;
+  // Pointwise (1x1, stride 1) on rows of at most 7 columns: a channel group's output
+  // positions, rows after rows, are one run in the blocked layout, and so are the inputs
+  // they read; a register tile of "tile_flat" positions (0: a row's columns) runs across
+  // rows, each parallel iteration a group's whole output. Rows of 7 columns give 2 channel
+  // blocks 14 accumulators of AVX-512's 32 registers and read the group's weights once per
+  // row; tiles of 14 fill 28 and read them once per 2 rows (ResNet-50's 2048 -> 512 layer
+  // at 7x7 1.15-1.3x faster). The fallback is the largest choice up to 28 accumulators.
+  // Only on short rows: elsewhere the tile's whole groups in parallel would change which
+  // thread computes which rows, which the tuner leaves to the defaults (parallel 2 and 3
+  // put bands of rows on each thread there). A record made before the knob gets 0, the
+  // kernel it measured.
+  const bool pointwise = !depthwise && width <= 7 && extent_of(obc->reduce_axis[1]) == 1 &&
+                         extent_of(obc->reduce_axis[2]) == 1 && *as_const_int(IP.shape()[2]) == extent_of(OB.axis(2)) &&
+                         *as_const_int(IP.shape()[3]) == width;
+  const int64_t flat_fallback = small_registers ? 0 : 28 / oc_blocks >= 28 ? 28 : 28 / oc_blocks >= 14 ? 14 : 7;
+  const int64_t flat = pointwise ? cfg.define_optional_knob("tile_flat", {0, 7, 14, 28}, flat_fallback, 0) : 0;
   const bool rows_parallel = parallel_mode == 0;
   const bool rows_outer = parallel_mode == 2 && !flat;
   const bool row_bands = parallel_mode == 3 && !flat;

@@ -64,10 +64,14 @@ VarRanges consumer_root_ranges(const Stage &consumer, int fixed_level, const Ite
   // ranges too; seen from an enclosing loop, those inside it do.
   if (fixed_level < 0)
     for (const StageNode *a = consumer.get(); a->attach_type == AttachType::Scope; a = a->attach_stage.get()) {
-      const auto &outer = a->attach_stage->leaf_iter_vars;
-      const bool last = a->attach_stage.get() == enclosing.stage;
-      for (size_t l = last ? static_cast<size_t>(enclosing.level + 1) : 0; l < outer.size(); ++l)
-        leaf[outer[l].var().get()] = leaf_interval(outer[l], ranges);
+      const Stage parent(a->attach_stage);
+      const auto &outer = parent->leaf_iter_vars;
+      const bool last = parent.get() == enclosing.stage;
+      // At the enclosing stage, its loops at or outside the producer's are fixed, but for
+      // those bound to thread indices that share the producer's memory.
+      for (size_t l = 0; l < outer.size(); ++l)
+        if (!last || static_cast<int>(l) > enclosing.level || shared_across(parent, outer[l], scope))
+          leaf[outer[l].var().get()] = leaf_interval(outer[l], ranges);
       if (last) break;
     }
   auto values = iter_values(consumer, ranges);

@@ -3,7 +3,9 @@
 // a batch_matmul, built for "llvm" and compared on random data with the reference layers
 // of test/reference (convolutions) or plain loops.
 #include <algorithm>
+#include <tuple>
 #include <tensorir/graph/graph.h>
+#include <tensorir/ir/printer.h>
 #include <tensorir/graph/models.h>
 
 #include <random>
@@ -423,10 +425,25 @@ TEST_CASE("a pointwise convolution's register tile may run across rows", "[autot
             check(t, with_knob(t, index, "parallel", parallel));
           }
   }
-  // Rows of 14 keep their tiles within a row by default; other convolutions have no knob.
-  CHECK(json::parse(pointwise(14, 1, 1)[0].config_json(pointwise(14, 1, 1)[0].default_index))["tile_flat"] == 0);
-  for (const auto &[stride, kernel] : {std::pair{2, 1}, std::pair{1, 3}}) {
-    const std::vector<std::string> names = pointwise(14, stride, kernel)[0].knob_names;
+  // Longer rows, strides and other kernels have no knob: there the tile's whole channel
+  // groups in parallel would move the rows the threads take.
+  for (const auto &[size, stride, kernel] : {std::tuple{14, 1, 1}, std::tuple{14, 2, 1}, std::tuple{7, 1, 3}}) {
+    const std::vector<std::string> names = pointwise(size, stride, kernel)[0].knob_names;
     CHECK(std::find(names.begin(), names.end(), "tile_flat") == names.end());
   }
+  // Three channel blocks a tile: the fallback stays among the choices (the largest tile
+  // up to 28 accumulators, 7), so that every configuration decodes the same knobs.
+  graph::Builder b;
+  auto x = b.input("x", {1, 64, 7, 7});
+  auto w = b.constant("w", NDArray::random({48, 64, 1, 1}, Float(32), 11));
+  const autotune::Task t48 = autotune::extract_tasks(b.finish(b.conv2d(x, w)), "llvm").at(0);
+  CHECK(json::parse(t48.config_json(t48.default_index))["tile_flat"] == 28);  // one block a tile
+  // 4 blocks asked, 3 taken: the configuration's kernel is the one its record names.
+  const int64_t oc4 = with_knob(t48, with_knob(t48, t48.default_index, "tile_oc", 4), "prefetch", 64);
+  const autotune::Instance by_index = t48.instantiate(oc4), by_record = t48.instantiate_json(t48.config_json(oc4));
+  std::ostringstream a, r;
+  a << lower(by_index.schedule, by_index.args, "k")->body;
+  r << lower(by_record.schedule, by_record.args, "k")->body;
+  CHECK(a.str() == r.str());
+  check(t48, oc4);
 }

@@ -56,10 +56,12 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // convolution "pad_per_row" 1 pads the input rows each output row reads inside that
 // row's loop (0: one pass over the whole input first) and "pad_rows" pads those of that
 // many output rows at once (fallback 4 at stride 1, 1 at stride 2; 1 for a record made
-// before the knob), a pointwise one (1x1, stride 1, unpadded) has "tile_flat", a register
-// tile of that many output positions running across rows, each parallel iteration a
-// channel group's whole output (0: tiles within a row; fallback 28 / "tile_oc" for rows of
-// 7 or fewer columns, else 0, and 0 for a record made before the knob), and where `target` has prefetch
+// before the knob; with "parallel" 2 or "pad_per_row" 0 it has no effect), a pointwise
+// one (1x1, stride 1) on rows of at most 7 columns has "tile_flat", a register tile of
+// that many output positions running across rows, each parallel iteration a channel
+// group's whole output whatever "parallel" says (0: tiles within a row; fallback the
+// largest of 7, 14 and 28 that gives the tile's channel blocks at most 28 accumulators,
+// 0 on "wasm" and for a record made before the knob), and where `target` has prefetch
 // instructions (not depthwise) "prefetch", how many cache lines of the weight ahead each
 // step of the innermost reduction asks for (0: none; fallback 32; a record made before
 // the knob gets 0, the kernel it measured); the direct form has "tile_k" (channels per tile) and "vector" (its

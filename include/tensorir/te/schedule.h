@@ -82,8 +82,9 @@ class Stage {
   // Puts the given loops in this order, in the positions they occupy now.
   Stage &reorder(const std::vector<IterVar> &order);
 
-  // Where the stage is computed: inside a loop of a consumer, inlined into its readers, or
-  // at the root of the function (the default).
+  // Where the stage is computed: inside a loop of a consumer (or of a stage its consumer
+  // is computed inside, around the consumer's place), inlined into its readers, or at the
+  // root of the function (the default).
   Stage &compute_at(const Stage &parent, const IterVar &axis);
   Stage &compute_inline();
   Stage &compute_root();
