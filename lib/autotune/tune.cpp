@@ -151,6 +151,8 @@ class TaskTuner {
 
   // Configurations measured by every run() so far.
   int trials() const { return trials_; }
+  // The configurations the search may propose.
+  int64_t space_size() const { return searched_.size(); }
 
   // The fastest median time measured so far, 0 for none.
   double best_ms() const {
@@ -318,10 +320,8 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   std::vector<Record> records;
   // Per task: the most trials it may take (0: no bound but the time).
   std::vector<int> cap;
-  for (const Task &t : tasks)
-    cap.push_back(options.trials > 0 ? static_cast<int>(std::min<int64_t>(
-                                           options.trials, SearchedSpace(t, options.tune_partition).size()))
-                                     : 0);
+  for (const auto &tuner : tuners)
+    cap.push_back(options.trials > 0 ? static_cast<int>(std::min<int64_t>(options.trials, tuner->space_size())) : 0);
   const auto search = [&](size_t k, int trials, Clock::time_point deadline) {
     tuners[k]->run(trials, deadline, records, [&](int done, double best) {
       if (!options.on_progress) return;

@@ -340,8 +340,8 @@ size_t allocate_results(const Graph &g, const std::vector<Kernel> &kernels, cons
 }
 
 // Checks and packs once the calls that read no graph input: their arguments are the
-// storage, the same arrays on every run (a call per kernel otherwise checks them each
-// time, a few microseconds that a small model's 50 kernels make 2-3% of its time).
+// storage, the same arrays on every run, so a run need not check them again (about 1% of
+// MobileNetV2's time went to those checks, allocations and name lookups).
 void bind_storage(const Graph &g, const std::vector<NDArray> &storage, std::vector<Kernel> &kernels) {
   for (Kernel &k : kernels) {
     std::vector<Arg> args;

@@ -171,7 +171,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
                          *as_const_int(IP.shape()[3]) == width;
   const int64_t flat_fallback = small_registers ? 0 : 28 / oc_blocks >= 28 ? 28 : 28 / oc_blocks >= 14 ? 14 : 7;
   const int64_t flat = pointwise ? cfg.define_optional_knob("tile_flat", {0, 7, 14, 28}, flat_fallback, 0) : 0;
-  const bool rows_parallel = parallel_mode == 0;
+  const bool rows_parallel = parallel_mode == 0 && !flat;
   const bool rows_outer = parallel_mode == 2 && !flat;
   const bool row_bands = parallel_mode == 3 && !flat;
   // A depthwise convolution's padded input made row by row where the output row needs
@@ -208,7 +208,7 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   const bool whole_group = (ic_chunk && parallel_mode == 1) || flat;
   if (ic_chunk) {
     auto [icb_o, icb_i] = ob.split(obc->reduce_axis[0], ic_chunk);
-    order.insert(whole_group && !flat ? order.end() - 1 : order.end(), icb_o);
+    order.insert(whole_group ? order.begin() + 2 : order.end(), icb_o);  // after obo: outside the rows
     std::replace_if(
         reduce.begin(), reduce.end(), [&](const IterVar &r) { return r.same_as(obc->reduce_axis[0]); }, icb_i);
   }
@@ -245,12 +245,11 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   auto [cgo, cgi] = o.split(out.axis(1), blocked_out ? oc_blocks * per_vector : co * oc_blocks);
   // "parallel" 3: the rows in bands, each band's groups in turn, each group's rows in turn.
   IterVar band, row = out.axis(2);
-  if (row_bands) std::tie(band, row) = o.split(out.axis(2), (extent_of(out.axis(2)) + kRowBands - 1) / kRowBands);
+  const int64_t thread_rows = row_bands ? (extent_of(out.axis(2)) + kRowBands - 1) / kRowBands : extent_of(out.axis(2));
+  if (row_bands) std::tie(band, row) = o.split(out.axis(2), thread_rows);
   // The rows padded together (pad_band): `padded` runs over the bands, `row` inside each.
   IterVar padded = row;
-  const int64_t band_rows = divisor_at_most(row_bands ? (extent_of(out.axis(2)) + kRowBands - 1) / kRowBands
-                                                      : extent_of(out.axis(2)),
-                                            pad_band);
+  const int64_t band_rows = divisor_at_most(thread_rows, pad_band);
   if (band_rows > 1) std::tie(padded, row) = o.split(row, band_rows);
   std::vector<IterVar> rows_loops = {padded};
   if (band_rows > 1) rows_loops.push_back(row);
@@ -276,8 +275,8 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
     pad_at = padded;
   } else {
     const IterVar groups_loop = o.fuse(out.axis(0), cgo);
-    const IterVar rows = rows_parallel && !flat ? o.fuse(groups_loop, padded) : padded;
-    o.parallel(rows_parallel && !flat ? rows : groups_loop);
+    const IterVar rows = rows_parallel ? o.fuse(groups_loop, padded) : padded;
+    o.parallel(rows_parallel ? rows : groups_loop);
     ob.compute_at(o, whole_group ? groups_loop : band_rows > 1 ? row : rows);
     pad_at = rows;
   }
