@@ -3,6 +3,8 @@
 // writes its own part of the result) and match the "llvm" build; a page that is not
 // cross-origin isolated runs on one thread by default and refuses more with a clear error.
 //
+// A worker killed while idle must not stop the others: the next run gives the same output.
+//
 // With --errors DIR (tensorir_wasm_error_package's output), a kernel that fails on worker
 // threads only: its error must come back from the worker with the kernel's message.
 //
@@ -175,6 +177,32 @@ async function inWorker({ base, input, output, backend }) {
   return { rel: maxAbs / maxRef, backend: model.backend, threads: model.threads, worker: info.worker, bad, after };
 }
 
+// A worker killed while it waits for work (as a browser may kill one): the loops it never
+// joins go on without it, on the other threads, to the same output.
+async function deadWorker({ base, input, output }) {
+  const tensorir = await import(`${base}tensorir/tensorir.js`);
+  const data = new Float32Array(await (await fetch(`${base}test_input.bin`)).arrayBuffer());
+  const model = await tensorir.load({ modelUrl: `${base}model.json`, threads: 3 });
+  try {
+    const before = (await model.run({ [input]: data }))[output];
+    const pool = model.state.pool;
+    pool.workers[0].terminate();
+    // Chromium ends a worker's running script only some time after terminate().
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const iterations = pool.workerIterations;
+    let got = null, error = null;
+    try {
+      got = (await model.run({ [input]: data }))[output];
+    } catch (e) {
+      error = e.message;
+    }
+    return { error, threads: model.threads, same: !!got && got.every((v, i) => Object.is(v, before[i])),
+             workerIterations: pool.workerIterations - iterations };
+  } finally {
+    model.dispose();
+  }
+}
+
 async function notIsolated({ base }) {
   const tensorir = await import(`${base}tensorir/tensorir.js`);
   const model = await tensorir.load(`${base}model.json`);
@@ -291,6 +319,24 @@ try {
         await page.close();
       }
     }
+  }
+  if (packages.includes('resnet18')) {
+    const test = JSON.parse(readFileSync(join(dir, 'resnet18', 'test.json'), 'utf8'));
+    const page = await browser.browser.newPage();
+    try {
+      await page.goto(`${isolatedServer.url}/pkg/resnet18/model.json`);
+      const r = await page.evaluate(deadWorker, { base: `${isolatedServer.url}/pkg/resnet18/`, input: test.input,
+                                                  output: test.output });
+      report(!r.error && r.same && r.threads === 3 && r.workerIterations > 0, 'a worker killed while idle',
+             r.error ? `the next run failed: ${r.error}` : `the next run: ${r.same ? 'identical' : 'different'} ` +
+             `output, ${r.workerIterations} iterations on the other workers, ${r.threads} threads`);
+    } catch (e) {
+      report(false, 'a worker killed while idle', e.message);
+    } finally {
+      await page.close();
+    }
+  } else {
+    report(false, 'a worker killed while idle', `no resnet18 package in ${dir}`);
   }
   if (errorsDir) {
     isolatedServer.mount('/errors/', resolve(errorsDir));

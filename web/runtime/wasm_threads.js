@@ -1,12 +1,16 @@
 // Worker threads for a WebAssembly model: each worker runs its own instance of
 // model.threads.wasm over the one shared memory, with a stack and scratch memory of its
 // own. A parallel loop hands out its iterations through a control block in that memory:
-// the calling thread bumps a generation word the workers wait on, everyone takes
-// iterations with an atomic counter, and the caller spins until every worker is done
-// (a page's main thread may not block on Atomics.wait).
+// the calling thread opens the loop and bumps a generation word the workers wait on, a
+// worker that wakes while the loop is open joins it, everyone takes iterations with an
+// atomic counter, and the caller closes the loop and spins until the workers that joined
+// are done (a page's main thread may not block on Atomics.wait). A worker that wakes late,
+// or never, costs no waiting: the caller runs what nobody else took.
 
 // Control block words (Int32), then the text of a worker's trap (NUL-terminated).
-export const GEN = 0, NEXT = 1, END = 2, CLOSURE = 3, ENV = 4, PENDING = 5, STATUS = 6, STOP = 7;
+export const GEN = 0, NEXT = 1, END = 2, CLOSURE = 3, ENV = 4, JOINED = 5, STATUS = 6, STOP = 7;
+// JOINED: OPEN while workers may join the loop, plus how many have joined and not finished.
+export const OPEN = 0x10000, WORKERS_MASK = 0xffff;
 export const ERROR_PTR = 8;  // the C string a worker's kernel code reported, or 0
 export const COUNT = 9;      // iterations run by workers, for tests and info()
 export const TRAP_TEXT = 64, TRAP_TEXT_BYTES = 256;
@@ -99,7 +103,7 @@ export class ThreadPool {
     Atomics.store(c, CLOSURE, closure);
     Atomics.store(c, ENV, env);
     Atomics.store(c, STATUS, 0);
-    Atomics.store(c, PENDING, this.workers.length);
+    Atomics.store(c, JOINED, OPEN);  // no worker is in a loop: the last one's were waited for
     Atomics.add(c, GEN, 1);
     Atomics.notify(c, GEN);
     let status = 0;
@@ -116,10 +120,11 @@ export class ThreadPool {
       Atomics.store(c, NEXT, end);
       throw e;
     } finally {
-      // The workers finish their last iterations. One that never does has died (a worker
-      // killed by the browser): fail rather than spin forever.
+      // No worker joins from now on; those that did finish their last iterations. One that
+      // never does has died (a worker killed by the browser): fail rather than spin forever.
+      Atomics.and(c, JOINED, ~OPEN);
       const start = Date.now();
-      for (let spins = 0; Atomics.load(c, PENDING) !== 0; ++spins) {
+      for (let spins = 0; (Atomics.load(c, JOINED) & WORKERS_MASK) !== 0; ++spins) {
         if ((spins & 0xfffff) === 0 && Date.now() - start > WORKER_TIMEOUT_MS) {
           this.dispose();
           this.dead = true;

@@ -2,8 +2,8 @@
 // module over the shared memory, takes its own stack, then runs iterations of parallel
 // loops until the pool stops.
 import {
-  CLOSURE, CONTROL_BYTES, COUNT, END, ENV, ERROR_PTR, GEN, NEXT, PENDING, STATUS, STOP, TRAP_TEXT, TRAP_TEXT_BYTES,
-  TRAPPED,
+  CLOSURE, CONTROL_BYTES, COUNT, END, ENV, ERROR_PTR, GEN, JOINED, NEXT, OPEN, STATUS, STOP, TRAP_TEXT,
+  TRAP_TEXT_BYTES, TRAPPED,
 } from './wasm_threads.js';
 import { Scratch, makeImports } from './wasm_imports.js';
 
@@ -25,6 +25,8 @@ function serve(instance, memory, control, seen, state) {
     Atomics.wait(c, GEN, seen);
     seen = Atomics.load(c, GEN);
     if (Atomics.load(c, STOP)) return;
+    if (!join(c)) continue;  // woken too late: the caller has closed the loop
+    // Joined: the caller waits for this worker, so the loop's words stay as they are.
     const end = Atomics.load(c, END);
     let done = 0;
     try {
@@ -43,9 +45,18 @@ function serve(instance, memory, control, seen, state) {
       if (Atomics.compareExchange(c, STATUS, 0, TRAPPED) === 0) writeTrap(memory, control, e);
     } finally {
       Atomics.add(c, COUNT, done);
-      Atomics.sub(c, PENDING, 1);  // always: the calling thread waits for it
+      Atomics.sub(c, JOINED, 1);  // always: the calling thread waits for it
     }
   }
+}
+
+// Counts this worker in the open loop, if one is open. Whatever loop that is (the one that
+// woke it or a later one), its words were written before it was opened.
+function join(c) {
+  for (let s = Atomics.load(c, JOINED); s & OPEN; s = Atomics.load(c, JOINED)) {
+    if (Atomics.compareExchange(c, JOINED, s, s + 1) === s) return true;
+  }
+  return false;
 }
 
 function writeTrap(memory, control, e) {
