@@ -106,26 +106,49 @@ await section('frames', async () => {
 // ---- timing: a function whose first calls are slow (as before V8's optimised code of a
 // WebAssembly function takes over) is timed once its calls are fast ----
 await section('timing after warm-up', async () => {
-  const busy = (ms) => { for (const t = performance.now(); performance.now() - t < ms;); };
+  // A clock of the test's own, advanced only by the jobs: the warm-up's decisions are
+  // checked exactly, whatever else runs on the machine.
+  let clock = 0;
+  const now = () => clock;
+  const near = (ms, want) => Math.abs(ms - want) < 1e-9;
   // Calls that keep getting faster (each under 0.8 of the one before) past WARMUP_MS
   // (150 ms), then settle at 1 ms: a warm-up of a fixed 150 ms would time 2-3 ms calls.
   const slow = [40, 30, 23, 18, 14, 11, 8.5, 6.5, 5, 3.8, 2.9, 2.2];
   let calls = 0;
-  const job = { run: () => busy(slow[calls++] ?? 1), drain: () => {} };
-  const times = await timeRepeats(job, { number: 1, repeat: 3, minRepeatMs: 0 });
-  const median = [...times].sort((a, b) => a - b)[1];  // one call preempted on a busy machine does not fail it
-  report(times.length === 3 && median < 1.6 && calls >= slow.length + 5,
+  const job = { run: () => { clock += slow[calls++] ?? 1; }, drain: () => {} };
+  const times = await timeRepeats(job, { number: 1, repeat: 3, minRepeatMs: 0, now });
+  // The 12 slow calls, one of 1 ms (still a gain), two that show none, then the 3 timed.
+  report(calls === slow.length + 3 + 3 && times.length === 3 && times.every((ms) => near(ms, 1)),
          'timeRepeats warms a function up until its calls stop getting faster',
-         `${calls} calls, times ${times.map((ms) => ms.toFixed(2)).join(', ')} ms`);
+         `${calls} calls, times ${times.join(', ')} ms`);
+  // Calls that never stop getting faster (x0.75 each) are warmed up for WARMUP_CAP_MS (3 s):
+  // 1000 + 750 + 562.5 + 421.9 + 316.4 ms, then one timed call.
+  clock = 0;
+  calls = 0;
+  const drifting = { run: () => { clock += 1000 * 0.75 ** calls++; }, drain: () => {} };
+  const drift = await timeRepeats(drifting, { number: 1, repeat: 1, minRepeatMs: 0, now });
+  report(calls === 6 && near(drift[0], 1000 * 0.75 ** 5),
+         'timeRepeats stops warming up after 3 s of calls that still get faster',
+         `${calls} calls, timed ${drift.join(', ')} ms`);
   // Cold timing: the eviction runs before every timed call, outside the clock.
   let evictions = 0;
+  clock = 0;
   calls = 0;
-  const cold = await timeRepeats({ run: () => { ++calls; busy(1); }, drain: () => {} },
-                                 { number: 2, repeat: 3, minRepeatMs: 0, beforeEach: () => { ++evictions; busy(20); } });
-  const coldMedian = [...cold].sort((a, b) => a - b)[1];
-  report(evictions === 6 && coldMedian < 10,
+  const cold = await timeRepeats({ run: () => { ++calls; clock += 1; }, drain: () => {} },
+                                 { number: 2, repeat: 3, minRepeatMs: 0, now,
+                                   beforeEach: () => { ++evictions; clock += 20; } });
+  report(evictions === 6 && cold.length === 3 && cold.every((ms) => near(ms, 1)),
          'timeRepeats runs beforeEach before each of the 2 x 3 timed calls, outside the clock',
-         `${evictions} evictions, times ${cold.map((ms) => ms.toFixed(2)).join(', ')} ms`);
+         `${evictions} evictions, times ${cold.join(', ')} ms`);
+  // A repeat shorter than min_repeat_ms runs again with twice the calls.
+  clock = 0;
+  calls = 0;
+  const doubled = await timeRepeats({ run: () => { ++calls; clock += 1; }, drain: () => {} },
+                                    { number: 1, repeat: 1, minRepeatMs: 5, now });
+  // 150 calls of warm-up (1 ms each, settled from the third), then 1, 2, 4 and 8 calls.
+  report(doubled.length === 1 && near(doubled[0], 1) && calls === 150 + 1 + 2 + 4 + 8,
+         'timeRepeats doubles the calls of a repeat shorter than min_repeat_ms',
+         `${calls} calls, times ${doubled.join(', ')} ms`);
 });
 
 // ---- the stand-in proxy: WebSocket connections of the page, in order ----

@@ -28,14 +28,14 @@ function makeCanvas() {
 // WebGL job links its shaders). Warming up goes on for WARMUP_MS, and after that until
 // two calls in a row are no faster than the best before them, up to WARMUP_CAP_MS.
 const WARMUP_MS = 150, WARMUP_CAP_MS = 3000;
-async function warmUp(job) {
-  const start = performance.now();
+async function warmUp(job, now) {
+  const start = now();
   let best = Infinity, settled = 0;
   for (;;) {
-    const t0 = performance.now();
+    const t0 = now();
     await job.run();
     await job.drain();
-    const t1 = performance.now();
+    const t1 = now();
     settled = t1 - t0 < 0.8 * best ? 0 : settled + 1;
     best = Math.min(best, t1 - t0);
     if ((settled >= 2 && t1 - start >= WARMUP_MS) || t1 - start >= WARMUP_CAP_MS) return;
@@ -46,26 +46,28 @@ async function warmUp(job) {
 // each repeat's mean in ms; a repeat shorter than minRepeatMs is run again with more calls.
 // With `beforeEach` (evicting the caches), it runs before every timed call, each call is
 // timed alone so that its cost stays out of the figures, and a repeat is `number` calls
-// whatever minRepeatMs says (every call costs an eviction).
-export async function timeRepeats(job, { number, repeat, minRepeatMs, beforeEach = null }) {
+// whatever minRepeatMs says (every call costs an eviction). `now` is the clock in ms
+// (another clock makes the warm-up's decisions testable without wall-clock time).
+export async function timeRepeats(job, { number, repeat, minRepeatMs, beforeEach = null,
+                                         now = () => performance.now() }) {
   check(Number.isSafeInteger(number) && number >= 1 && Number.isSafeInteger(repeat) && repeat >= 1,
         () => `"number" and "repeat" must be whole numbers >= 1, got ${number} and ${repeat}`);
   check(typeof minRepeatMs === 'number' && minRepeatMs >= 0, '"min_repeat_ms" must be a number >= 0');
-  await warmUp(job);
+  await warmUp(job, now);
   const calls = async (n) => {
     if (!beforeEach) {
-      const t0 = performance.now();
+      const t0 = now();
       for (let i = 0; i < n; ++i) await job.run();
       await job.drain();
-      return performance.now() - t0;
+      return now() - t0;
     }
     let ms = 0;
     for (let i = 0; i < n; ++i) {
       beforeEach();
-      const t0 = performance.now();
+      const t0 = now();
       await job.run();
       await job.drain();
-      ms += performance.now() - t0;
+      ms += now() - t0;
     }
     return ms;
   };
