@@ -11,8 +11,10 @@
 // sizes, blocks, unrolling, the algorithm); a configuration is one choice per knob, so
 // the space of a task is the product of its knobs' choices and a configuration is a
 // mixed-radix index into it. Records of measured configurations are JSON lines, one per
-// measurement, appended to a log that can be merged by concatenation.
+// measurement, appended to a log that can be merged by concatenation. check_in_model
+// times a log's choices inside the model and adds records that rank them as they run there.
 #pragma once
+#include "tensorir/autotune/model_check.h"
 #include "tensorir/autotune/record.h"
 #include "tensorir/autotune/task.h"
 #include "tensorir/autotune/tuner.h"

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "runtime/cpu_features.h"
@@ -68,6 +69,7 @@ Record parse_record(const std::string &line) {
   r.error = field<std::string>(j, "error", "a string");
   r.timestamp = field<double>(j, "timestamp", "a number");
   if (j.contains("default")) r.is_default = field<bool>(j, "default", "true or false");
+  if (j.contains("in_model")) r.in_model = field<bool>(j, "in_model", "true or false");
   TIR_USER_CHECK(!r.times_ms.empty() || !r.error.empty()) << "the record has neither times nor an error";
   return r;
 }
@@ -85,6 +87,7 @@ void append_record(const std::string &path, const Record &r) {
             {"cpu", r.cpu},         {"index", r.index},       {"config", config},
             {"times_ms", r.times_ms}, {"error", r.error},     {"timestamp", r.timestamp}};
   if (r.is_default) j["default"] = true;
+  if (r.in_model) j["in_model"] = true;
   std::lock_guard<std::mutex> lock(append_mutex());
   std::ofstream out(path, std::ios::app);
   TIR_USER_CHECK(out) << "append_record: cannot open the tuning log '" << path << "' for appending";
@@ -134,13 +137,18 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
   using Configs = std::map<std::tuple<std::string, std::string, std::string>, Timed>;
   Configs configs;
   std::vector<Configs::iterator> order;  // first seen first: a tie keeps the earlier
+  const auto foreign = [&](const Record &r) { return !r.cpu.empty() && !host.empty() && r.cpu != host; };
+  const auto timed = [](const Record &r) { return r.error.empty() && !r.times_ms.empty(); };
+  std::set<std::pair<std::string, std::string>> in_model;  // (workload, target) timed in a model
+  for (const Record &r : records)
+    if (r.in_model && !foreign(r) && timed(r)) in_model.emplace(r.workload, r.target);
   for (const Record &r : records) {
-    if (!r.cpu.empty() && !host.empty() && r.cpu != host) {
+    if (foreign(r)) {
       ++foreign_;
       other = r.cpu;
       continue;
     }
-    if (!r.error.empty() || r.times_ms.empty()) continue;
+    if (!timed(r) || (!r.in_model && in_model.count({r.workload, r.target}))) continue;
     auto [it, added] = configs.try_emplace({r.workload, r.target, r.config_json});
     if (added) order.push_back(it);
     Timed &t = it->second;

@@ -156,6 +156,7 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
       {std::string(good).replace(good.find("\"index\":0"), 9, "\"index\":\"zero\""), "the field 'index' is not an integer"},
       {std::string(good).replace(good.find("\"version\":1"), 11, "\"version\":7"), "version 7"},
       {good.substr(0, good.size() - 1) + ",\"default\":\"yes\"}", "the field 'default' is not true or false"},
+      {good.substr(0, good.size() - 1) + ",\"in_model\":1}", "the field 'in_model' is not true or false"},
   };
   for (const Case &c : cases) {
     INFO(c.line);

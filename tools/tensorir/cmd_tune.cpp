@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "cli.h"
 #include "rpc_runner.h"
@@ -24,7 +26,7 @@ struct TuneArgs {
   int trials = 0, threads = 0, batch = 8, confirm = 3;
   double timeout = 10;
   uint64_t seed = 0;
-  bool check = false, no_cache_flush = false, tune_partition = false;
+  bool check = false, no_cache_flush = false, tune_partition = false, no_model_check = false;
 };
 
 // "90", "90s", "10m", "1.5h" as seconds.
@@ -82,7 +84,43 @@ void print_summary(const std::vector<autotune::Task> &tasks, const std::vector<a
   }
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The log checked inside the model (autotune::check_in_model); its records appended.
+void check_log_in_model(const graph::Graph &g, const Target &target, const std::string &log,
+                        const graph::CompiledModel &without_log) {
+  autotune::ModelCheckOptions o;
+  o.without_log = &without_log;
+  o.on_step = [](const std::string &what) {
+    std::fprintf(stderr, "%schecking the log in the model: %s%s", ::isatty(2) ? "\r\033[K" : "", what.c_str(),
+                 ::isatty(2) ? "" : "\n");
+    std::fflush(stderr);
+  };
+  const autotune::ModelCheck c = autotune::check_in_model(g, target, autotune::read_log(log), o);
+  if (::isatty(2)) std::fprintf(stderr, "\n");
+  if (c.workloads.empty()) {
+    std::printf("every workload's best configuration is its default: nothing to check in the model\n");
+    return;
+  }
+  std::printf("\nin the model, each kernel's mean time with the default and with the log's best:\n");
+  std::printf("%-44s %7s %10s %10s  %s\n", "task", "kernels", "default ms", "log ms", "kept");
+  int kept = 0;
+  for (const autotune::CheckedWorkload &w : c.workloads) {
+    const std::string name = w.name.size() > 44 ? w.name.substr(0, 41) + "..." : w.name;
+    std::printf("%-44s %7d %10.4f %10.4f  %s\n", name.c_str(), w.kernels, w.default_ms, w.tuned_ms,
+                w.keeps_tuned ? "log" : "default");
+    kept += w.keeps_tuned;
+  }
+  for (const autotune::Record &r : c.records) autotune::append_record(log, r);
+  std::printf("the model's kernels took %.3f ms without the log and %.3f ms with it; the log's best kept for %d of "
+              "%zu workloads, the default for the others (%zu records timed in the model appended)\n",
+              c.default_model_ms, c.tuned_model_ms, kept, c.workloads.size(), c.records.size());
+}
+
 void tune(const TuneArgs &a) {
+  const auto start = std::chrono::steady_clock::now();
   if (a.trials <= 0 && a.time.empty()) throw UsageError{"give --trials N or --time DURATION (e.g. --time 10m)"};
   if (!a.key.empty() && a.rpc.empty()) throw UsageError{"--key names a remote of --rpc HOST:PORT; give --rpc too"};
   if (!a.rpc.empty() && a.key.empty())
@@ -109,7 +147,8 @@ void tune(const TuneArgs &a) {
   o.on_progress = show_progress;
   if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
 
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(load_graph(a.model, a.model_options), target);
+  const graph::Graph g = load_graph(a.model, a.model_options);
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, target);
   if (tasks.empty()) {
     std::printf("%s has no tunable kernels for %s; nothing written\n", a.model.c_str(), target.str().c_str());
     return;
@@ -117,10 +156,31 @@ void tune(const TuneArgs &a) {
   std::printf("%s for %s: %zu tasks, measured %s, log %s\n", a.model.c_str(), target.str().c_str(), tasks.size(),
               a.rpc.empty() ? "here" : ("on " + a.rpc).c_str(), a.log.c_str());
   std::fflush(stdout);
+  // The model without a log, built first: the check after the search compares with it,
+  // and its build and run times tell what of a time budget to leave the check.
+  bool model_check = !a.no_model_check && a.rpc.empty();
+  for (int id : g.input_ids())
+    if (model_check && !g.node(id).dtype.is_float()) {
+      std::printf("the log will not be checked in the model: its input '%s' is %s, which cannot be seeded random\n",
+                  g.node(id).name.c_str(), g.node(id).dtype.str().c_str());
+      model_check = false;
+    }
+  std::optional<graph::CompiledModel> without_log;
+  if (model_check) {
+    const auto t0 = std::chrono::steady_clock::now();
+    without_log = graph::build(g, target);
+    const double build_s = seconds_since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    without_log->run(autotune::seeded_inputs(g, {}, 0));
+    const autotune::ModelCheckOptions defaults;
+    const double check_s = build_s + 2.0 * defaults.rounds * defaults.repeats * seconds_since(t1) + 1;
+    if (o.time_budget_s > 0) o.time_budget_s = std::max(o.time_budget_s - seconds_since(start) - check_s, 1.0);
+  }
   const std::vector<autotune::Record> records = autotune::tune(tasks, o);
   if (::isatty(2)) std::fprintf(stderr, "\n");
   print_summary(tasks, records);
   std::printf("appended %zu records to %s\n", records.size(), a.log.c_str());
+  if (model_check) check_log_in_model(g, target, a.log, *without_log);
 }
 
 }  // namespace
@@ -158,6 +218,10 @@ void add_tune(CLI::App &app) {
                "time kernels hot, back to back, instead of evicting their data from the caches before "
                "each call as a model's other kernels do (locally by flushing the arguments; on an RPC "
                "remote by overwriting 256 MiB of its memory)");
+  cmd->add_flag("--no-model-check", a->no_model_check,
+               "after the search, do not time the log's choices inside the model; by default each workload "
+               "whose best configuration is not its default is timed there against the default, and the "
+               "faster there is kept (records marked in_model)");
   cmd->add_option("--rpc", a->rpc, "measure on an RPC proxy or server, HOST:PORT");
   cmd->add_option("--key", a->key, "the key of the remote to pair with at the proxy");
   add_model_options(*cmd, a->model_options);

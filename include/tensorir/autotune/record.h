@@ -23,6 +23,10 @@ struct Record {
   std::string error;        // why it failed (build error, crash, timeout), else empty
   double timestamp = 0;     // seconds since the epoch
   bool is_default = false;  // the task's default configuration (Task::default_index); "default" in the log
+  // Timed inside a whole model (check_in_model): times_ms are the kernel's times in the
+  // model's runs, the kernels around it having left the caches as they do. "in_model" in
+  // the log.
+  bool in_model = false;
 };
 
 // Appends one JSON line.
@@ -40,7 +44,9 @@ std::string host_cpu_features();
 // confirmation, merged logs). Where the log has times of the default configuration
 // (Record::is_default), another replaces it only when at least kDefaultMargin faster:
 // closer than that, the two are within the timer's spread from run to run, and inside a
-// model the kernels around a kernel change its time more. Records whose CPU features are not this host's
+// model the kernels around a kernel change its time more. A workload with records timed in
+// the model (Record::in_model) is ranked by those alone: a kernel timed alone and cold can
+// rank otherwise than inside its model. Records whose CPU features are not this host's
 // are left out with a warning (tensorir/warning.h): kernels tuned for other vector units
 // are no guide here. graph::BuildOptions::tuning_log reads a log into one; pass one as
 // BuildOptions::tuning to build several models from a log read once.

@@ -1,0 +1,176 @@
+// A tuning log checked inside its model (model_check.h): the model built with and without
+// the log, profiled in turns, and each tuned workload's kernels timed where they run.
+#include "tensorir/autotune/model_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "autotune/workload.h"
+#include "graph/op_table.h"
+#include "tensorir/autotune/task.h"
+#include "tensorir/error.h"
+#include "tensorir/graph/op_registry.h"
+
+namespace tensorir::autotune {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The workload each kernel of `m` runs among `checked`, in the model's kernel order ("" for
+// a kernel that runs none of them).
+std::vector<std::string> kernel_workloads(const graph::CompiledModel &m, const std::set<std::string> &checked,
+                                          const std::vector<graph::KernelProfile> &profile) {
+  const graph::Graph &g = m.graph();
+  std::vector<std::string> out;
+  for (const graph::KernelProfile &k : profile) {
+    std::string found;
+    for (const std::string &name : k.fused) {
+      const graph::Node &n = g.node(name);
+      if (n.op == "input" || n.op == "constant" || !graph::find_op(n.op)) continue;
+      const std::string key = workload_key(g, n);
+      if (checked.count(key)) {
+        found = key;
+        break;
+      }
+    }
+    out.push_back(found);
+  }
+  return out;
+}
+
+// Per round: the mean time of a kernel of each workload, and the model's total.
+struct Times {
+  std::map<std::string, std::vector<double>> workload_ms;
+  std::vector<double> model_ms;
+};
+
+void add_round(Times &t, const std::vector<graph::KernelProfile> &profile, const std::vector<std::string> &workloads) {
+  std::map<std::string, std::pair<double, int>> sums;
+  double total = 0;
+  for (size_t i = 0; i < profile.size(); ++i) {
+    total += profile[i].ms;
+    if (workloads[i].empty()) continue;
+    sums[workloads[i]].first += profile[i].ms;
+    ++sums[workloads[i]].second;
+  }
+  for (const auto &[w, s] : sums) t.workload_ms[w].push_back(s.first / s.second);
+  t.model_ms.push_back(total);
+}
+
+Record in_model_record(const Task &t, int64_t index, const std::string &config_json, std::vector<double> times,
+                       bool is_default) {
+  Record r;
+  r.workload = t.workload;
+  r.target = t.target.str();
+  // As the search's records: the host's vector features for a CPU kernel.
+  r.cpu = t.target.caps().device == Device::CPU ? host_cpu_features() : "";
+  r.index = index;
+  r.config_json = config_json;
+  r.times_ms = std::move(times);
+  r.timestamp = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  r.is_default = is_default;
+  r.in_model = true;
+  return r;
+}
+
+}  // namespace
+
+std::map<std::string, NDArray> seeded_inputs(const graph::Graph &g, const std::map<std::string, NDArray> &given,
+                                             uint64_t seed) {
+  std::map<std::string, NDArray> inputs;
+  for (int id : g.input_ids()) {
+    const graph::Node &n = g.node(id);
+    if (auto it = given.find(n.name); it != given.end()) {
+      inputs.emplace(n.name, it->second);
+      continue;
+    }
+    TIR_USER_CHECK(n.dtype.is_float()) << "the input '" << n.name << "' is " << n.dtype.str()
+                                       << ", which cannot be seeded random; give its values";
+    inputs.emplace(n.name, NDArray::random(n.shape, n.dtype, seed++));
+  }
+  return inputs;
+}
+
+ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std::vector<Record> &log,
+                          const ModelCheckOptions &options) {
+  TIR_USER_CHECK(target.caps().runs_in_process)
+      << "check_in_model: models for " << target.str()
+      << " do not run in this process; their logs cannot be checked here";
+  TIR_USER_CHECK(options.rounds >= 1 && options.repeats >= 1)
+      << "check_in_model: rounds and repeats must be at least 1, got " << options.rounds << " and " << options.repeats;
+  const auto step = [&](const std::string &what) {
+    if (options.on_step) options.on_step(what);
+  };
+  std::vector<Record> measured;  // what the search measured: an earlier check's records left out
+  std::copy_if(log.begin(), log.end(), std::back_inserter(measured), [](const Record &r) { return !r.in_model; });
+  auto best = std::make_shared<const ApplyHistoryBest>(measured);
+
+  // The tasks whose best configuration in the log is not their default.
+  ModelCheck out;
+  std::map<std::string, const Record *> tuned;
+  std::vector<Task> tasks = extract_tasks(g, target);
+  std::vector<const Task *> checked_tasks;
+  for (const Task &t : tasks) {
+    const Record *r = best->best(t.workload, target);
+    if (!r || r->config_json == t.config_json(t.default_index)) continue;
+    tuned.emplace(t.workload, r);
+    checked_tasks.push_back(&t);
+  }
+  if (checked_tasks.empty()) return out;
+  std::set<std::string> checked;
+  for (const auto &[w, r] : tuned) checked.insert(w);
+
+  graph::BuildOptions plain = options.build;
+  plain.tuning_log.clear();
+  plain.tuning = nullptr;
+  std::optional<graph::CompiledModel> built;
+  if (!options.without_log) {
+    step("building the model without the log");
+    built = graph::build(g, target, plain);
+  }
+  const graph::CompiledModel &without = options.without_log ? *options.without_log : *built;
+  step("building the model with the log");
+  graph::BuildOptions with = plain;
+  with.tuning = best;
+  const graph::CompiledModel tuned_model = graph::build(g, target, with);
+
+  const std::map<std::string, NDArray> inputs = seeded_inputs(g, options.inputs, options.seed);
+  const std::vector<std::string> w0 = kernel_workloads(without, checked, without.profile(inputs, 1));
+  const std::vector<std::string> w1 = kernel_workloads(tuned_model, checked, tuned_model.profile(inputs, 1));
+  for (const std::string &w : checked)
+    TIR_ASSERT(std::count(w0.begin(), w0.end(), w) && std::count(w1.begin(), w1.end(), w))
+        << "check_in_model: no kernel of the model runs the workload " << w;
+  Times t0, t1;
+  for (int round = 0; round < options.rounds; ++round) {
+    step("timing both models, round " + std::to_string(round + 1) + " of " + std::to_string(options.rounds));
+    add_round(t0, without.profile(inputs, options.repeats), w0);
+    add_round(t1, tuned_model.profile(inputs, options.repeats), w1);
+  }
+  out.default_model_ms = median(t0.model_ms);
+  out.tuned_model_ms = median(t1.model_ms);
+  for (const Task *t : checked_tasks) {
+    const Record &r = *tuned.at(t->workload);
+    const std::vector<double> &d = t0.workload_ms.at(t->workload), &u = t1.workload_ms.at(t->workload);
+    CheckedWorkload c;
+    c.workload = t->workload;
+    c.name = t->name;
+    c.kernels = int(std::count(w1.begin(), w1.end(), t->workload));
+    c.default_ms = median(d);
+    c.tuned_ms = median(u);
+    c.keeps_tuned = c.tuned_ms < c.default_ms * (1 - ApplyHistoryBest::kDefaultMargin);
+    out.workloads.push_back(c);
+    out.records.push_back(in_model_record(*t, t->default_index, t->config_json(t->default_index), d, true));
+    out.records.push_back(in_model_record(*t, r.index, r.config_json, u, false));
+  }
+  return out;
+}
+
+}  // namespace tensorir::autotune
