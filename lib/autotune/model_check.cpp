@@ -13,16 +13,14 @@
 #include "tensorir/autotune/task.h"
 #include "tensorir/error.h"
 #include "tensorir/graph/op_registry.h"
+#include "tensorir/runtime/module.h"
+#include "tensorir/runtime/parallel.h"
 
 namespace tensorir::autotune {
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+double median(const std::vector<double> &v) { return TimeResult::of(v).median_ms; }
 
 // The workload each kernel of `m` runs among `checked`, in the model's kernel order ("" for
 // a kernel that runs none of them).
@@ -66,7 +64,7 @@ void add_round(Times &t, const std::vector<graph::KernelProfile> &profile, const
 }
 
 Record in_model_record(const Task &t, int64_t index, const std::string &config_json, std::vector<double> times,
-                       bool is_default) {
+                       bool is_default, int threads) {
   Record r;
   r.workload = t.workload;
   r.target = t.target.str();
@@ -78,6 +76,7 @@ Record in_model_record(const Task &t, int64_t index, const std::string &config_j
   r.timestamp = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   r.is_default = is_default;
   r.in_model = true;
+  r.threads = threads;
   return r;
 }
 
@@ -106,6 +105,8 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
       << " do not run in this process; their logs cannot be checked here";
   TIR_USER_CHECK(options.rounds >= 1 && options.repeats >= 1)
       << "check_in_model: rounds and repeats must be at least 1, got " << options.rounds << " and " << options.repeats;
+  for (int n : options.threads)
+    TIR_USER_CHECK(n >= 1) << "check_in_model: a thread count must be at least 1, got " << n;
   const auto step = [&](const std::string &what) {
     if (options.on_step) options.on_step(what);
   };
@@ -148,27 +149,50 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
   for (const std::string &w : checked)
     TIR_ASSERT(std::count(w0.begin(), w0.end(), w) && std::count(w1.begin(), w1.end(), w))
         << "check_in_model: no kernel of the model runs the workload " << w;
-  Times t0, t1;
-  for (int round = 0; round < options.rounds; ++round) {
-    step("timing both models, round " + std::to_string(round + 1) + " of " + std::to_string(options.rounds));
-    add_round(t0, without.profile(inputs, options.repeats), w0);
-    add_round(t1, tuned_model.profile(inputs, options.repeats), w1);
+  const int saved_threads = num_threads();
+  out.threads = options.threads;
+  if (out.threads.empty()) {
+    out.threads = {1};
+    if (saved_threads != 1) out.threads.push_back(saved_threads);
   }
-  out.default_model_ms = median(t0.model_ms);
-  out.tuned_model_ms = median(t1.model_ms);
+  std::vector<Times> t0(out.threads.size()), t1(out.threads.size());
+  try {
+    for (int round = 0; round < options.rounds; ++round) {
+      step("timing both models, round " + std::to_string(round + 1) + " of " + std::to_string(options.rounds));
+      for (size_t i = 0; i < out.threads.size(); ++i) {
+        set_num_threads(out.threads[i]);
+        without.profile(inputs, 1);  // the threads started, untimed
+        add_round(t0[i], without.profile(inputs, options.repeats), w0);
+        tuned_model.profile(inputs, 1);
+        add_round(t1[i], tuned_model.profile(inputs, options.repeats), w1);
+      }
+    }
+  } catch (...) {
+    set_num_threads(saved_threads);
+    throw;
+  }
+  set_num_threads(saved_threads);
+  for (size_t i = 0; i < out.threads.size(); ++i) {
+    out.default_model_ms.push_back(median(t0[i].model_ms));
+    out.tuned_model_ms.push_back(median(t1[i].model_ms));
+  }
   for (const Task *t : checked_tasks) {
     const Record &r = *tuned.at(t->workload);
-    const std::vector<double> &d = t0.workload_ms.at(t->workload), &u = t1.workload_ms.at(t->workload);
     CheckedWorkload c;
     c.workload = t->workload;
     c.name = t->name;
     c.kernels = int(std::count(w1.begin(), w1.end(), t->workload));
-    c.default_ms = median(d);
-    c.tuned_ms = median(u);
-    c.keeps_tuned = c.tuned_ms < c.default_ms * (1 - ApplyHistoryBest::kDefaultMargin);
+    c.keeps_tuned = true;
+    for (size_t i = 0; i < out.threads.size(); ++i) {
+      const std::vector<double> &d = t0[i].workload_ms.at(t->workload), &u = t1[i].workload_ms.at(t->workload);
+      c.default_ms.push_back(median(d));
+      c.tuned_ms.push_back(median(u));
+      c.keeps_tuned = c.keeps_tuned && c.tuned_ms.back() < c.default_ms.back() * (1 - ApplyHistoryBest::kDefaultMargin);
+      out.records.push_back(
+          in_model_record(*t, t->default_index, t->config_json(t->default_index), d, true, out.threads[i]));
+      out.records.push_back(in_model_record(*t, r.index, r.config_json, u, false, out.threads[i]));
+    }
     out.workloads.push_back(c);
-    out.records.push_back(in_model_record(*t, t->default_index, t->config_json(t->default_index), d, true));
-    out.records.push_back(in_model_record(*t, r.index, r.config_json, u, false));
   }
   return out;
 }

@@ -70,6 +70,8 @@ Record parse_record(const std::string &line) {
   r.timestamp = field<double>(j, "timestamp", "a number");
   if (j.contains("default")) r.is_default = field<bool>(j, "default", "true or false");
   if (j.contains("in_model")) r.in_model = field<bool>(j, "in_model", "true or false");
+  if (j.contains("threads")) r.threads = field<int>(j, "threads", "an integer");
+  TIR_USER_CHECK(r.threads >= 0) << "the field 'threads' is " << r.threads << ", not a count of threads";
   TIR_USER_CHECK(!r.times_ms.empty() || !r.error.empty()) << "the record has neither times nor an error";
   return r;
 }
@@ -88,6 +90,7 @@ void append_record(const std::string &path, const Record &r) {
             {"times_ms", r.times_ms}, {"error", r.error},     {"timestamp", r.timestamp}};
   if (r.is_default) j["default"] = true;
   if (r.in_model) j["in_model"] = true;
+  if (r.threads) j["threads"] = r.threads;
   std::lock_guard<std::mutex> lock(append_mutex());
   std::ofstream out(path, std::ios::app);
   TIR_USER_CHECK(out) << "append_record: cannot open the tuning log '" << path << "' for appending";
@@ -128,18 +131,30 @@ ApplyHistoryBest ApplyHistoryBest::load(const std::string &path) {
 ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std::string &source) {
   const std::string host = host_cpu_features();
   std::string other;
-  // Each configuration's records, in the log's order: (workload, target, config) -> times.
+  // Each configuration's records, in the log's order: (workload, target, config) -> times
+  // per thread count (0 for a kernel timed alone).
   struct Timed {
     const Record *first = nullptr;
-    std::vector<double> ms;
+    std::map<int, std::vector<double>> ms;
     bool is_default = false;  // some record of it says it is the task's default
+    double at(int threads) const { return median(ms.at(threads)); }
+    double sum() const {
+      double total = 0;
+      for (const auto &[threads, times] : ms) total += median(times);
+      return total;
+    }
+    // At least `margin` faster than `other` at each of its thread counts.
+    bool beats(const Timed &other, double margin) const {
+      for (const auto &[threads, times] : other.ms)
+        if (!ms.count(threads) || at(threads) >= other.at(threads) * (1 - margin)) return false;
+      return true;
+    }
   };
-  using Configs = std::map<std::tuple<std::string, std::string, std::string>, Timed>;
-  Configs configs;
-  std::vector<Configs::iterator> order;  // first seen first: a tie keeps the earlier
+  using Workload = std::pair<std::string, std::string>;  // (workload, target)
+  std::map<Workload, std::vector<std::pair<std::string, Timed>>> configs;  // in the log's order
   const auto foreign = [&](const Record &r) { return !r.cpu.empty() && !host.empty() && r.cpu != host; };
   const auto timed = [](const Record &r) { return r.error.empty() && !r.times_ms.empty(); };
-  std::set<std::pair<std::string, std::string>> in_model;  // (workload, target) timed in a model
+  std::set<Workload> in_model;  // workloads timed in a model: ranked by those records alone
   for (const Record &r : records)
     if (r.in_model && !foreign(r) && timed(r)) in_model.emplace(r.workload, r.target);
   for (const Record &r : records) {
@@ -148,28 +163,27 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
       other = r.cpu;
       continue;
     }
-    if (!timed(r) || (!r.in_model && in_model.count({r.workload, r.target}))) continue;
-    auto [it, added] = configs.try_emplace({r.workload, r.target, r.config_json});
-    if (added) order.push_back(it);
-    Timed &t = it->second;
-    if (!t.first) t.first = &r;
-    t.ms.push_back(median(r.times_ms));
-    t.is_default = t.is_default || r.is_default;
+    if (!timed(r) || r.in_model != bool(in_model.count({r.workload, r.target}))) continue;
+    auto &list = configs[{r.workload, r.target}];
+    auto it = std::find_if(list.begin(), list.end(), [&](const auto &c) { return c.first == r.config_json; });
+    if (it == list.end()) it = list.insert(list.end(), {r.config_json, Timed{&r, {}, false}});
+    it->second.ms[r.in_model ? r.threads : 0].push_back(median(r.times_ms));
+    it->second.is_default = it->second.is_default || r.is_default;
   }
-  std::map<std::pair<std::string, std::string>, double> best_ms;
-  std::map<std::pair<std::string, std::string>, Configs::iterator> defaults;
-  for (const Configs::iterator &c : order) {
-    const auto &[key, t] = *c;
-    const auto workload = std::make_pair(std::get<0>(key), std::get<1>(key));
-    if (t.is_default) defaults.emplace(workload, c);
-    const double ms = median(t.ms);
-    auto it = best_ms.find(workload);
-    if (it != best_ms.end() && it->second <= ms) continue;
-    best_ms[workload] = ms;
-    best_[workload] = *t.first;
+  for (const auto &[workload, list] : configs) {
+    const Timed *def = nullptr, *best = nullptr;
+    for (const auto &c : list)
+      if (c.second.is_default && !def) def = &c.second;
+    // The lowest sum among those that beat the default (all, without one); a tie keeps the
+    // earlier.
+    for (const auto &c : list) {
+      const Timed &t = c.second;
+      if (&t == def || (def && !t.beats(*def, kDefaultMargin))) continue;
+      if (!best || t.sum() < best->sum()) best = &t;
+    }
+    if (!best) best = def;
+    best_[workload] = *best->first;
   }
-  for (const auto &[workload, c] : defaults)
-    if (best_ms[workload] > median(c->second.ms) * (1 - kDefaultMargin)) best_[workload] = *c->second.first;
   if (foreign_)
     warn(source + ": " + std::to_string(foreign_) + " of its " + std::to_string(records.size()) +
          " records were measured on a CPU with the vector features " + other + ", not this one's (" + host +

@@ -157,6 +157,7 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
       {std::string(good).replace(good.find("\"version\":1"), 11, "\"version\":7"), "version 7"},
       {good.substr(0, good.size() - 1) + ",\"default\":\"yes\"}", "the field 'default' is not true or false"},
       {good.substr(0, good.size() - 1) + ",\"in_model\":1}", "the field 'in_model' is not true or false"},
+      {good.substr(0, good.size() - 1) + ",\"threads\":-2}", "the field 'threads' is -2"},
   };
   for (const Case &c : cases) {
     INFO(c.line);

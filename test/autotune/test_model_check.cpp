@@ -1,6 +1,7 @@
 // A tuning log checked inside its model: the workloads timed there, the records that rank
 // them from then on, and what cannot be checked.
 #include <tensorir/graph/executor.h>
+#include <tensorir/runtime/parallel.h>
 
 #include <algorithm>
 
@@ -42,30 +43,43 @@ std::vector<autotune::Record> log_preferring_others(const std::vector<autotune::
 TEST_CASE("records timed in the model rank their workload alone", "[autotune][log][model_check]") {
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(two_workloads(), "llvm");
   REQUIRE(tasks.size() == 2);
-  std::vector<autotune::Record> log = log_preferring_others(tasks);
-  // In the model the default of the first task is the faster; the second has no such records.
   const autotune::Task &t = tasks[0];
-  autotune::Record def = record_of(t, t.default_index, {0.50, 0.52});
-  def.is_default = def.in_model = true;
-  autotune::Record other = record_of(t, another(t), {0.60, 0.61});
-  other.in_model = true;
-  log.push_back(def);
-  log.push_back(other);
-  const autotune::ApplyHistoryBest best(log);
-  CHECK(best.best(t.workload, t.target)->index == t.default_index);
-  CHECK(best.best(tasks[1].workload, t.target)->index == another(tasks[1]));
-  // And the other way: 5% faster in the model than the default there, so it stays.
-  other.times_ms = {0.475};
-  log.back() = other;
-  CHECK(autotune::ApplyHistoryBest(log).best(t.workload, t.target)->index == another(t));
-  // The flag is written and read back.
+  // Records of `index` timed in the model on `threads` threads.
+  const auto in_model = [&](int64_t index, int threads, std::vector<double> times) {
+    autotune::Record r = record_of(t, index, std::move(times));
+    r.in_model = true;
+    r.is_default = index == t.default_index;
+    r.threads = threads;
+    return r;
+  };
+  const auto best_of = [&](std::vector<autotune::Record> extra) {
+    std::vector<autotune::Record> log = log_preferring_others(tasks);
+    log.insert(log.end(), extra.begin(), extra.end());
+    const autotune::ApplyHistoryBest best(log);
+    // The second task has no such records: the search's best.
+    CHECK(best.best(tasks[1].workload, t.target)->index == another(tasks[1]));
+    return best.best(t.workload, t.target)->index;
+  };
+  const int64_t def = t.default_index, other = another(t);
+  // In the model the default is the faster: it stays, whatever the search measured.
+  CHECK(best_of({in_model(def, 1, {0.50, 0.52}), in_model(other, 1, {0.60, 0.61})}) == def);
+  // 5% faster there: the other; 2% faster: within the margin, the default.
+  CHECK(best_of({in_model(def, 1, {0.50}), in_model(other, 1, {0.475})}) == other);
+  CHECK(best_of({in_model(def, 1, {0.50}), in_model(other, 1, {0.49})}) == def);
+  // It must be faster at each thread count the default was timed at.
+  CHECK(best_of({in_model(def, 1, {0.50}), in_model(def, 2, {0.30}), in_model(other, 1, {0.45}),
+                 in_model(other, 2, {0.28})}) == other);
+  CHECK(best_of({in_model(def, 1, {0.50}), in_model(def, 2, {0.30}), in_model(other, 1, {0.40}),
+                 in_model(other, 2, {0.35})}) == def);
+  CHECK(best_of({in_model(def, 1, {0.50}), in_model(def, 2, {0.30}), in_model(other, 1, {0.40})}) == def);
+  // The flags and the thread count are written and read back.
   TempLog file("in_model_flag");
-  autotune::append_record(file.path, def);
-  autotune::append_record(file.path, log.front());
+  autotune::append_record(file.path, in_model(def, 2, {0.5}));
+  autotune::append_record(file.path, record_of(t, other, {0.4}));
   const std::vector<autotune::Record> back = autotune::read_log(file.path);
   REQUIRE(back.size() == 2);
-  CHECK((back[0].in_model && back[0].is_default));
-  CHECK_FALSE(back[1].in_model);
+  CHECK((back[0].in_model && back[0].is_default && back[0].threads == 2));
+  CHECK((!back[1].in_model && back[1].threads == 0));
 }
 
 TEST_CASE("check_in_model times each tuned workload in the model against its default", "[autotune][model_check]") {
@@ -83,34 +97,47 @@ TEST_CASE("check_in_model times each tuned workload in the model against its def
   autotune::ModelCheckOptions o;
   o.rounds = 3;
   o.repeats = 5;
+  o.threads = {1, 2};
   std::vector<std::string> steps;
+  const int threads = num_threads();
   o.on_step = [&](const std::string &s) { steps.push_back(s); };
   const autotune::ModelCheck c = autotune::check_in_model(g, "llvm", log, o);
+  CHECK(num_threads() == threads);  // as it was
 
   REQUIRE(c.workloads.size() == 2);
-  REQUIRE(c.records.size() == 4);
+  REQUIRE(c.records.size() == 2 * 2 * 2);
+  CHECK(c.threads == std::vector<int>{1, 2});
   CHECK(steps.size() == 2 + 3);
-  CHECK(c.default_model_ms > 0);
-  CHECK(c.tuned_model_ms > 0);
+  REQUIRE(c.default_model_ms.size() == 2);
+  REQUIRE(c.tuned_model_ms.size() == 2);
   for (size_t i = 0; i < tasks.size(); ++i) {
     const autotune::Task &t = tasks[i];
     const autotune::CheckedWorkload &w = c.workloads[i];
     INFO(t.name);
     CHECK(w.workload == t.workload);
     CHECK(w.kernels == (i == 0 ? 2 : 1));
-    CHECK(w.default_ms > 0);
-    CHECK(w.tuned_ms > 0);
-    // A workload's kernels are part of the model's time.
-    CHECK(w.kernels * std::min(w.default_ms, w.tuned_ms) < std::max(c.default_model_ms, c.tuned_model_ms));
-    CHECK(w.keeps_tuned == (w.tuned_ms < w.default_ms * (1 - autotune::ApplyHistoryBest::kDefaultMargin)));
-    const autotune::Record &d = c.records[2 * i], &u = c.records[2 * i + 1];
-    CHECK((d.in_model && d.is_default && u.in_model && !u.is_default));
-    CHECK((d.workload == t.workload && u.workload == t.workload));
-    CHECK(d.config_json == t.config_json(t.default_index));
-    CHECK(u.config_json == t.config_json(another(t)));
-    CHECK(d.times_ms.size() == 3);
-    CHECK(u.times_ms.size() == 3);
-    CHECK(d.cpu == autotune::host_cpu_features());
+    REQUIRE(w.default_ms.size() == 2);
+    REQUIRE(w.tuned_ms.size() == 2);
+    bool faster = true;
+    for (size_t n = 0; n < 2; ++n) {
+      INFO("on " << c.threads[n] << " threads");
+      CHECK(w.default_ms[n] > 0);
+      CHECK(w.tuned_ms[n] > 0);
+      // A workload's kernels are part of the model's time.
+      CHECK(w.kernels * std::min(w.default_ms[n], w.tuned_ms[n]) <
+            std::max(c.default_model_ms[n], c.tuned_model_ms[n]));
+      faster = faster && w.tuned_ms[n] < w.default_ms[n] * (1 - autotune::ApplyHistoryBest::kDefaultMargin);
+      const autotune::Record &d = c.records[4 * i + 2 * n], &u = c.records[4 * i + 2 * n + 1];
+      CHECK((d.in_model && d.is_default && u.in_model && !u.is_default));
+      CHECK((d.threads == c.threads[n] && u.threads == c.threads[n]));
+      CHECK((d.workload == t.workload && u.workload == t.workload));
+      CHECK(d.config_json == t.config_json(t.default_index));
+      CHECK(u.config_json == t.config_json(another(t)));
+      CHECK(d.times_ms.size() == 3);
+      CHECK(u.times_ms.size() == 3);
+      CHECK(d.cpu == autotune::host_cpu_features());
+    }
+    CHECK(w.keeps_tuned == faster);
   }
 
   // The log with the check's records picks by them, and the model computes the same.
@@ -153,6 +180,9 @@ TEST_CASE("what check_in_model cannot check is an error saying why", "[autotune]
   autotune::ModelCheckOptions o;
   o.rounds = 0;
   CHECK_THROWS_WITH(autotune::check_in_model(g, "llvm", log, o), Catch::Contains("rounds and repeats"));
+  o.rounds = 1;
+  o.threads = {1, 0};
+  CHECK_THROWS_WITH(autotune::check_in_model(g, "llvm", log, o), Catch::Contains("thread count must be at least 1"));
 
   graph::Builder b;
   auto ids = b.input("ids", {4}, Int(32));

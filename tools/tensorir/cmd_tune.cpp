@@ -88,6 +88,17 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// "a / b" of `values`, each with `digits` decimals.
+std::string joined(const std::vector<double> &values, int digits) {
+  std::string out;
+  char buf[32];
+  for (double v : values) {
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    out += (out.empty() ? "" : " / ") + std::string(buf);
+  }
+  return out;
+}
+
 // The log checked inside the model (autotune::check_in_model); its records appended.
 void check_log_in_model(const graph::Graph &g, const Target &target, const std::string &log,
                         const graph::CompiledModel &without_log) {
@@ -104,19 +115,24 @@ void check_log_in_model(const graph::Graph &g, const Target &target, const std::
     std::printf("every workload's best configuration is its default: nothing to check in the model\n");
     return;
   }
-  std::printf("\nin the model, each kernel's mean time with the default and with the log's best:\n");
-  std::printf("%-44s %7s %10s %10s  %s\n", "task", "kernels", "default ms", "log ms", "kept");
+  std::string counts;
+  for (int n : c.threads) counts += (counts.empty() ? "" : " / ") + std::to_string(n);
+  std::printf("\nin the model, on %s threads, each kernel's mean time in ms with the default and with the log's "
+              "best:\n",
+              counts.c_str());
+  std::printf("%-44s %7s %17s %17s  %s\n", "task", "kernels", "default", "log", "kept");
   int kept = 0;
   for (const autotune::CheckedWorkload &w : c.workloads) {
     const std::string name = w.name.size() > 44 ? w.name.substr(0, 41) + "..." : w.name;
-    std::printf("%-44s %7d %10.4f %10.4f  %s\n", name.c_str(), w.kernels, w.default_ms, w.tuned_ms,
-                w.keeps_tuned ? "log" : "default");
+    std::printf("%-44s %7d %17s %17s  %s\n", name.c_str(), w.kernels, joined(w.default_ms, 4).c_str(),
+                joined(w.tuned_ms, 4).c_str(), w.keeps_tuned ? "log" : "default");
     kept += w.keeps_tuned;
   }
   for (const autotune::Record &r : c.records) autotune::append_record(log, r);
-  std::printf("the model's kernels took %.3f ms without the log and %.3f ms with it; the log's best kept for %d of "
+  std::printf("the model's kernels took %s ms without the log and %s ms with it; the log's best is kept for %d of "
               "%zu workloads, the default for the others (%zu records timed in the model appended)\n",
-              c.default_model_ms, c.tuned_model_ms, kept, c.workloads.size(), c.records.size());
+              joined(c.default_model_ms, 3).c_str(), joined(c.tuned_model_ms, 3).c_str(), kept, c.workloads.size(),
+              c.records.size());
 }
 
 void tune(const TuneArgs &a) {
@@ -173,7 +189,8 @@ void tune(const TuneArgs &a) {
     const auto t1 = std::chrono::steady_clock::now();
     without_log->run(autotune::seeded_inputs(g, {}, 0));
     const autotune::ModelCheckOptions defaults;
-    const double check_s = build_s + 2.0 * defaults.rounds * defaults.repeats * seconds_since(t1) + 1;
+    // Two models, two thread counts, each round's runs and a warm-up run.
+    const double check_s = build_s + 4.0 * defaults.rounds * (defaults.repeats + 1) * seconds_since(t1) + 1;
     if (o.time_budget_s > 0) o.time_budget_s = std::max(o.time_budget_s - seconds_since(start) - check_s, 1.0);
   }
   const std::vector<autotune::Record> records = autotune::tune(tasks, o);
@@ -220,8 +237,9 @@ void add_tune(CLI::App &app) {
                "remote by overwriting 256 MiB of its memory)");
   cmd->add_flag("--no-model-check", a->no_model_check,
                "after the search, do not time the log's choices inside the model; by default each workload "
-               "whose best configuration is not its default is timed there against the default, and the "
-               "faster there is kept (records marked in_model)");
+               "whose best configuration is not its default is timed there against the default, on one "
+               "thread and on the default count, and the log's is kept only where it is faster on both "
+               "(records marked in_model)");
   cmd->add_option("--rpc", a->rpc, "measure on an RPC proxy or server, HOST:PORT");
   cmd->add_option("--key", a->key, "the key of the remote to pair with at the proxy");
   add_model_options(*cmd, a->model_options);

@@ -27,6 +27,11 @@ struct ModelCheckOptions {
   // busy moment of the machine falls on both; a record has one time per round.
   int rounds = 5;
   int repeats = 20;
+  // The thread counts the models are timed at, each in every round. Empty: 1 and the
+  // runtime's default (num_threads()), once where they are the same: a model built once
+  // runs at whatever count its program sets, and a configuration faster on every core can
+  // be slower on one.
+  std::vector<int> threads;
   // The graph's inputs by name; inputs not given are seeded random (floating-point inputs
   // only: another dtype must be given).
   std::map<std::string, NDArray> inputs;
@@ -40,23 +45,26 @@ struct ModelCheckOptions {
 };
 
 // One checked workload: its kernels' mean time per call inside the model, with the
-// default and with the log's configuration (the median over rounds).
+// default and with the log's configuration (the median over rounds), per thread count
+// (ModelCheck::threads).
 struct CheckedWorkload {
   std::string workload;
   std::string name;  // the task's, for people
   int kernels = 0;   // the model's kernels that run it
-  double default_ms = 0, tuned_ms = 0;
-  bool keeps_tuned = false;  // the log's configuration is faster by ApplyHistoryBest's rule
+  std::vector<double> default_ms, tuned_ms;
+  // The log's configuration ran faster at every thread count, by ApplyHistoryBest's rule.
+  bool keeps_tuned = false;
 };
 
 struct ModelCheck {
-  // Two records per checked workload (Record::in_model): the default configuration's
-  // (Record::is_default) and the log's best.
+  std::vector<int> threads;  // the thread counts timed
+  // Per checked workload and thread count, two records (Record::in_model): the default
+  // configuration's (Record::is_default), then the log's best.
   std::vector<Record> records;
   std::vector<CheckedWorkload> workloads;  // in the graph's order
-  // The whole model's run time (the sum of its kernels' times, median over rounds) built
-  // without a log, and with `log`.
-  double default_model_ms = 0, tuned_model_ms = 0;
+  // Per thread count, the whole model's run time (the sum of its kernels' times, median
+  // over rounds) built without a log, and with `log`.
+  std::vector<double> default_model_ms, tuned_model_ms;
 };
 
 // Every input of `g` by name: from `given`, else seeded random (seed, seed + 1, ... in the
@@ -65,8 +73,9 @@ std::map<std::string, NDArray> seeded_inputs(const graph::Graph &g, const std::m
                                              uint64_t seed);
 
 // Builds `g` for `target` without a log and with `log` (ApplyHistoryBest of it, leaving
-// out records made by an earlier check), profiles the two in turns, and times in the model
-// each workload whose best configuration in the log is not its default. Targets whose
+// out records made by an earlier check), profiles the two in turns at each thread count,
+// and times in the model each workload whose best configuration in the log is not its
+// default. Targets whose
 // models do not run in this process (TargetCaps::runs_in_process) throw an Error; so does
 // a workload of the log that the model's kernels cannot be traced to.
 ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std::vector<Record> &log,
