@@ -6,7 +6,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "autotune/workload.h"
 #include "graph/op_table.h"
@@ -22,9 +21,10 @@ namespace {
 
 double median(const std::vector<double> &v) { return TimeResult::of(v).median_ms; }
 
-// The workload each kernel of `m` runs among `checked`, in the model's kernel order ("" for
-// a kernel that runs none of them).
-std::vector<std::string> kernel_workloads(const graph::CompiledModel &m, const std::set<std::string> &checked,
+// The workload each kernel of `m` runs among those of `checked`, in the model's kernel
+// order ("" for a kernel that runs none of them).
+std::vector<std::string> kernel_workloads(const graph::CompiledModel &m,
+                                          const std::map<std::string, const Record *> &checked,
                                           const std::vector<graph::KernelProfile> &profile) {
   const graph::Graph &g = m.graph();
   std::vector<std::string> out;
@@ -126,8 +126,6 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
     checked_tasks.push_back(&t);
   }
   if (checked_tasks.empty()) return out;
-  std::set<std::string> checked;
-  for (const auto &[w, r] : tuned) checked.insert(w);
 
   graph::BuildOptions plain = options.build;
   plain.tuning_log.clear();
@@ -144,9 +142,9 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
   const graph::CompiledModel tuned_model = graph::build(g, target, with);
 
   const std::map<std::string, NDArray> inputs = seeded_inputs(g, options.inputs, options.seed);
-  const std::vector<std::string> w0 = kernel_workloads(without, checked, without.profile(inputs, 1));
-  const std::vector<std::string> w1 = kernel_workloads(tuned_model, checked, tuned_model.profile(inputs, 1));
-  for (const std::string &w : checked)
+  const std::vector<std::string> w0 = kernel_workloads(without, tuned, without.profile(inputs, 1));
+  const std::vector<std::string> w1 = kernel_workloads(tuned_model, tuned, tuned_model.profile(inputs, 1));
+  for (const auto &[w, r] : tuned)
     TIR_ASSERT(std::count(w0.begin(), w0.end(), w) && std::count(w1.begin(), w1.end(), w))
         << "check_in_model: no kernel of the model runs the workload " << w;
   const int saved_threads = num_threads();
@@ -182,18 +180,19 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
     c.workload = t->workload;
     c.name = t->name;
     c.kernels = int(std::count(w1.begin(), w1.end(), t->workload));
-    c.keeps_tuned = true;
     for (size_t i = 0; i < out.threads.size(); ++i) {
       const std::vector<double> &d = t0[i].workload_ms.at(t->workload), &u = t1[i].workload_ms.at(t->workload);
       c.default_ms.push_back(median(d));
       c.tuned_ms.push_back(median(u));
-      c.keeps_tuned = c.keeps_tuned && c.tuned_ms.back() < c.default_ms.back() * (1 - ApplyHistoryBest::kDefaultMargin);
       out.records.push_back(
           in_model_record(*t, t->default_index, t->config_json(t->default_index), d, true, out.threads[i]));
       out.records.push_back(in_model_record(*t, r.index, r.config_json, u, false, out.threads[i]));
     }
     out.workloads.push_back(c);
   }
+  // Which configuration the records keep, by the rule that applies them.
+  const ApplyHistoryBest kept(out.records);
+  for (CheckedWorkload &c : out.workloads) c.keeps_tuned = !kept.best(c.workload, target)->is_default;
   return out;
 }
 

@@ -52,7 +52,8 @@ struct CheckedWorkload {
   std::string name;  // the task's, for people
   int kernels = 0;   // the model's kernels that run it
   std::vector<double> default_ms, tuned_ms;
-  // The log's configuration ran faster at every thread count, by ApplyHistoryBest's rule.
+  // ApplyHistoryBest of the check's records keeps the log's configuration: it ran faster
+  // at every thread count.
   bool keeps_tuned = false;
 };
 
@@ -75,9 +76,8 @@ std::map<std::string, NDArray> seeded_inputs(const graph::Graph &g, const std::m
 // Builds `g` for `target` without a log and with `log` (ApplyHistoryBest of it, leaving
 // out records made by an earlier check), profiles the two in turns at each thread count,
 // and times in the model each workload whose best configuration in the log is not its
-// default. Targets whose
-// models do not run in this process (TargetCaps::runs_in_process) throw an Error; so does
-// a workload of the log that the model's kernels cannot be traced to.
+// default. Targets whose models do not run in this process (TargetCaps::runs_in_process)
+// throw an Error; so does a workload of the log that the model's kernels cannot be traced to.
 ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std::vector<Record> &log,
                           const ModelCheckOptions &options = {});
 
