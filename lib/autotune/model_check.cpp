@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "autotune/workload.h"
+#include "graph/compiled_model.h"
 #include "graph/op_table.h"
 #include "tensorir/autotune/task.h"
 #include "tensorir/error.h"
@@ -63,13 +64,38 @@ void add_round(Times &t, const std::vector<graph::KernelProfile> &profile, const
   t.model_ms.push_back(total);
 }
 
+// A remote's profile with each kernel's group filled in from `m`, whose kernels it timed.
+std::vector<graph::KernelProfile> with_groups(const graph::CompiledModel &m, std::vector<graph::KernelProfile> p) {
+  const graph::CompiledModel::Impl &impl = m.impl();
+  TIR_USER_CHECK(p.size() == impl.kernels.size())
+      << "check_in_model: the remote's profile of the model has " << p.size() << " kernels, the model "
+      << impl.kernels.size() << "; was another model loaded there?";
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (!p[i].fused.empty()) continue;
+    const graph::Kernel &k = impl.kernels[i];
+    TIR_USER_CHECK(impl.graph.node(k.node).name == p[i].node)
+        << "check_in_model: the remote's profile names '" << p[i].node << "' as kernel " << i
+        << ", which computes '" << impl.graph.node(k.node).name << "' in the model";
+    for (int id : k.nodes) p[i].fused.push_back(impl.graph.node(id).name);
+  }
+  return p;
+}
+
+// How `m` is profiled: here, or on the remote it is loaded on.
+ModelProfiler profiler(const graph::CompiledModel &m, const std::map<std::string, NDArray> &inputs,
+                       const ModelCheckOptions &options) {
+  if (!options.remote) return [&m, &inputs](int repeats) { return m.profile(inputs, repeats); };
+  ModelProfiler remote = options.remote(m, inputs);
+  return [&m, remote](int repeats) { return with_groups(m, remote(repeats)); };
+}
+
 Record in_model_record(const Task &t, int64_t index, const std::string &config_json, std::vector<double> times,
-                       bool is_default, int threads) {
+                       bool is_default, int threads, bool remote) {
   Record r;
   r.workload = t.workload;
   r.target = t.target.str();
-  // As the search's records: the host's vector features for a CPU kernel.
-  r.cpu = t.target.caps().device == Device::CPU ? host_cpu_features() : "";
+  // As the search's records: the host's vector features for a CPU kernel timed here.
+  r.cpu = t.target.caps().device == Device::CPU && !remote ? host_cpu_features() : "";
   r.index = index;
   r.config_json = config_json;
   r.times_ms = std::move(times);
@@ -100,9 +126,14 @@ std::map<std::string, NDArray> seeded_inputs(const graph::Graph &g, const std::m
 
 ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std::vector<Record> &log,
                           const ModelCheckOptions &options) {
-  TIR_USER_CHECK(target.caps().runs_in_process)
+  const bool remote = bool(options.remote);
+  TIR_USER_CHECK(remote || target.caps().runs_in_process)
       << "check_in_model: models for " << target.str()
-      << " do not run in this process; their logs cannot be checked here";
+      << " do not run in this process; check their logs where they run (ModelCheckOptions::remote)";
+  TIR_USER_CHECK(!remote || options.threads.size() == 1)
+      << "check_in_model: a remote runs its models at the one thread count it has; give that count as the "
+         "options' threads (got "
+      << options.threads.size() << " counts)";
   TIR_USER_CHECK(options.rounds >= 1 && options.repeats >= 1)
       << "check_in_model: rounds and repeats must be at least 1, got " << options.rounds << " and " << options.repeats;
   for (int n : options.threads)
@@ -142,8 +173,9 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
   const graph::CompiledModel tuned_model = graph::build(g, target, with);
 
   const std::map<std::string, NDArray> inputs = seeded_inputs(g, options.inputs, options.seed);
-  const std::vector<std::string> w0 = kernel_workloads(without, tuned, without.profile(inputs, 1));
-  const std::vector<std::string> w1 = kernel_workloads(tuned_model, tuned, tuned_model.profile(inputs, 1));
+  const ModelProfiler p0 = profiler(without, inputs, options), p1 = profiler(tuned_model, inputs, options);
+  const std::vector<std::string> w0 = kernel_workloads(without, tuned, p0(1));
+  const std::vector<std::string> w1 = kernel_workloads(tuned_model, tuned, p1(1));
   for (const auto &[w, r] : tuned)
     TIR_ASSERT(std::count(w0.begin(), w0.end(), w) && std::count(w1.begin(), w1.end(), w))
         << "check_in_model: no kernel of the model runs the workload " << w;
@@ -158,11 +190,11 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
     for (int round = 0; round < options.rounds; ++round) {
       step("timing both models, round " + std::to_string(round + 1) + " of " + std::to_string(options.rounds));
       for (size_t i = 0; i < out.threads.size(); ++i) {
-        set_num_threads(out.threads[i]);
-        without.profile(inputs, 1);  // the threads started, untimed
-        add_round(t0[i], without.profile(inputs, options.repeats), w0);
-        tuned_model.profile(inputs, 1);
-        add_round(t1[i], tuned_model.profile(inputs, options.repeats), w1);
+        if (!remote) set_num_threads(out.threads[i]);
+        p0(1);  // the threads started, untimed
+        add_round(t0[i], p0(options.repeats), w0);
+        p1(1);
+        add_round(t1[i], p1(options.repeats), w1);
       }
     }
   } catch (...) {
@@ -185,8 +217,8 @@ ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std
       c.default_ms.push_back(median(d));
       c.tuned_ms.push_back(median(u));
       out.records.push_back(
-          in_model_record(*t, t->default_index, t->config_json(t->default_index), d, true, out.threads[i]));
-      out.records.push_back(in_model_record(*t, r.index, r.config_json, u, false, out.threads[i]));
+          in_model_record(*t, t->default_index, t->config_json(t->default_index), d, true, out.threads[i], remote));
+      out.records.push_back(in_model_record(*t, r.index, r.config_json, u, false, out.threads[i], remote));
     }
     out.workloads.push_back(c);
   }

@@ -196,3 +196,59 @@ TEST_CASE("what check_in_model cannot check is an error saying why", "[autotune]
   CHECK(in.at("ids").to_vector<int32_t>() == std::vector<int32_t>{1, 2, 3, 4});
   CHECK(in.at("x").shape() == std::vector<int64_t>{4});
 }
+
+TEST_CASE("check_in_model times the models where a remote profiles them", "[autotune][model_check]") {
+  const graph::Graph g = two_workloads();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  const std::vector<autotune::Record> log = log_preferring_others(tasks);
+  // A remote as the RPC client reports one: the kernels by their result's name alone.
+  int loaded = 0, profiles = 0;
+  const auto remote = [&](bool drop_one, bool rename) {
+    return [&, drop_one, rename](const graph::CompiledModel &m, const std::map<std::string, NDArray> &inputs) {
+      ++loaded;
+      return autotune::ModelProfiler([&, drop_one, rename](int repeats) {
+        ++profiles;
+        std::vector<graph::KernelProfile> p = m.profile(inputs, repeats);
+        for (graph::KernelProfile &k : p) k.fused.clear();
+        if (drop_one) p.pop_back();
+        if (rename) p[0].node = "elsewhere";
+        return p;
+      });
+    };
+  };
+  autotune::ModelCheckOptions o;
+  o.rounds = 2;
+  o.repeats = 3;
+  o.threads = {3};  // the remote's count: only recorded, never set here
+  o.remote = remote(false, false);
+  const int threads = num_threads();
+  const autotune::ModelCheck c = autotune::check_in_model(g, "llvm", log, o);
+  CHECK(num_threads() == threads);
+  CHECK(loaded == 2);
+  CHECK(profiles == 2 * (1 + 2 * 2));  // a first run each, then a warm-up and a timed profile per round
+  CHECK(c.threads == std::vector<int>{3});
+  REQUIRE(c.workloads.size() == 2);
+  CHECK(c.workloads[0].kernels == 2);  // traced through the groups found from the model
+  CHECK(c.workloads[1].kernels == 1);
+  REQUIRE(c.records.size() == 2 * 2);
+  for (const autotune::Record &r : c.records) {
+    CHECK((r.in_model && r.threads == 3 && r.times_ms.size() == 2));
+    CHECK(r.cpu.empty());  // the remote's vector features are not known here
+  }
+
+  o.remote = remote(true, false);
+  CHECK_THROWS_WITH(autotune::check_in_model(g, "llvm", log, o),
+                    Catch::Contains("profile of the model has 2 kernels, the model 3"));
+  o.remote = remote(false, true);
+  CHECK_THROWS_WITH(autotune::check_in_model(g, "llvm", log, o),
+                    Catch::Contains("names 'elsewhere' as kernel 0"));
+  o.threads = {1, 2};
+  CHECK_THROWS_WITH(autotune::check_in_model(g, "llvm", log, o), Catch::Contains("one thread count"));
+  // A target that runs elsewhere is checked there.
+  o.threads = {1};
+  o.remote = [](const graph::CompiledModel &, const std::map<std::string, NDArray> &) -> autotune::ModelProfiler {
+    throw Error("loaded");
+  };
+  CHECK_THROWS_WITH(autotune::check_in_model(g, "wasm", log_preferring_others(autotune::extract_tasks(g, "wasm")), o),
+                    Catch::Contains("loaded"));
+}

@@ -1,7 +1,8 @@
 // Tuning "wasm" and "webgl" kernels on the RPC page in headless Chromium: a small
 // network's tasks tuned there through the runner of `tensorir tune --rpc`, each
 // candidate checked on the page against the default configuration run on the page; the
-// network built with the log runs there and matches "llvm" run here.
+// network built with the log runs there and matches "llvm" run here, and a log is checked
+// in the model there.
 #include <tensorir/autotune.h>
 #include <tensorir/graph/executor.h>
 #include <tensorir/rpc.h>
@@ -13,6 +14,7 @@
 
 #include "rpc/rpc_process.h"
 #include "rpc/rpc_test_util.h"
+#include "rpc_model_check.h"
 #include "rpc_runner.h"
 
 using namespace tensorir;
@@ -68,13 +70,37 @@ TEST_CASE("rpc page: wasm and webgl kernels tuned in the browser; the network bu
       REQUIRE(r.times_ms.size() == 2);
       REQUIRE(r.target == Target(target).str());
     }
-    graph::BuildOptions options;
-    options.tuning_log = log;
-    rpc::Session session = rpc::connect(p.proxy.address(), "browser", {.timeout_ms = 30000, .token = ""});
-    rpc::RemoteModel m = session.load(graph::build(g, target, options));
-    const std::map<std::string, NDArray> out = m.run(inputs);
-    REQUIRE(out.count("prob") == 1);
-    check_close(out.at("prob").to_vector<float>(), want, target == "webgl" ? 1e-3 : 1e-4);
+    {
+      graph::BuildOptions options;
+      options.tuning_log = log;
+      rpc::Session session = rpc::connect(p.proxy.address(), "browser", {.timeout_ms = 30000, .token = ""});
+      rpc::RemoteModel m = session.load(graph::build(g, target, options));
+      const std::map<std::string, NDArray> out = m.run(inputs);
+      REQUIRE(out.count("prob") == 1);
+      check_close(out.at("prob").to_vector<float>(), want, target == "webgl" ? 1e-3 : 1e-4);
+    }
     std::filesystem::remove(log);
+
+    // A log checked in the model on the page (tensorir tune --rpc): every workload whose
+    // best is not its default timed there, at the page's thread count for the target.
+    autotune::ModelCheckOptions o;
+    o.rounds = 1;
+    o.repeats = 2;
+    cli::time_models_on_remote(o, p.proxy.address(), "browser", target);
+    REQUIRE(o.threads.size() == 1);
+    if (target == "webgl") CHECK(o.threads[0] == 1);
+    const std::vector<autotune::Record> preferring = log_preferring_others(tasks);
+    REQUIRE_FALSE(preferring.empty());
+    const autotune::ModelCheck c = autotune::check_in_model(g, target, preferring, o);
+    REQUIRE(c.records.size() == preferring.size());  // two per workload, as the log has
+    // The page's clock is coarse (microseconds): a 12x12 pool can time 0 there.
+    CHECK((c.default_model_ms.at(0) > 0 && c.tuned_model_ms.at(0) > 0));
+    for (const autotune::CheckedWorkload &w : c.workloads) {
+      INFO(w.name);
+      CHECK(w.kernels == 1);
+      CHECK((w.default_ms.at(0) >= 0 && w.tuned_ms.at(0) >= 0));
+      CHECK(w.default_ms[0] <= c.default_model_ms[0]);
+    }
+    for (const autotune::Record &r : c.records) CHECK((r.in_model && r.threads == o.threads[0] && r.cpu.empty()));
   }
 }

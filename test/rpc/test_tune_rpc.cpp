@@ -1,6 +1,6 @@
 // `tensorir tune --rpc`: a model's tasks measured on `tensorir rpc server` (a child
 // process), each candidate checked against the template's fallback there; the records
-// reach the log and read back.
+// reach the log and read back, and the log is checked in the model on the server.
 #include <tensorir/autotune.h>
 
 #include <catch2/catch.hpp>
@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "rpc/rpc_test_util.h"
+#include "rpc_model_check.h"
 #include "rpc_server_process.h"
 
 using namespace tensorir;
@@ -43,13 +45,17 @@ TEST_CASE("tensorir tune --rpc measures on the server", "[rpc][server][process][
   INFO(out);
   REQUIRE(rc == 0);
   REQUIRE_THAT(out, Catch::Contains("measured on " + server.address()));
+  // The search's best are checked in the model there, unless they are all the defaults.
+  const bool checked = out.find("in the model on the remote, on ") != std::string::npos;
+  CHECK((checked || out.find("nothing to check in the model") != std::string::npos));
   const std::vector<autotune::Record> records = autotune::read_log(log);
   REQUIRE(records.size() >= 4);
   for (const autotune::Record &r : records) {
     INFO(r.error);
     REQUIRE(r.error.empty());
-    REQUIRE(r.times_ms.size() == 3);
+    REQUIRE(r.times_ms.size() == (r.in_model ? 5u : 3u));  // a check's records: a time per round
     REQUIRE(r.cpu.empty());  // the remote's CPU is not known here
+    if (r.in_model) CHECK(checked);
   }
   std::filesystem::remove(log);
 
@@ -57,4 +63,36 @@ TEST_CASE("tensorir tune --rpc measures on the server", "[rpc][server][process][
   REQUIRE(run_cli(std::string("tune ") + kModel + " --target llvm --trials 2 --rpc " + server.address() +
                       " -o " + log, out) == 2);
   REQUIRE_THAT(out, Catch::Contains("needs --key K"));
+}
+
+TEST_CASE("a log checked in the model on the server: records at the server's thread count",
+          "[rpc][server][process][autotune][model_check]") {
+  ServerProcess server{{"--port", "0", "--key", "check"}};
+  const graph::Graph g = small_convnet(12, 8, 6);
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  const auto tunable = std::count_if(tasks.begin(), tasks.end(), [](const autotune::Task &t) { return t.space_size() > 1; });
+  REQUIRE(tunable >= 1);
+  autotune::ModelCheckOptions o;
+  o.rounds = 2;
+  o.repeats = 3;
+  cli::time_models_on_remote(o, server.address(), "check", "llvm");
+  REQUIRE(o.threads.size() == 1);
+  CHECK(o.threads[0] >= 1);
+  const autotune::ModelCheck c = autotune::check_in_model(g, "llvm", log_preferring_others(tasks), o);
+  REQUIRE(c.workloads.size() == size_t(tunable));
+  REQUIRE(c.records.size() == 2 * size_t(tunable));
+  for (const autotune::CheckedWorkload &w : c.workloads) {
+    INFO(w.name);
+    CHECK(w.kernels == 1);
+    CHECK((w.default_ms.at(0) > 0 && w.tuned_ms.at(0) > 0));
+    CHECK(w.default_ms[0] < c.default_model_ms.at(0));
+  }
+  for (const autotune::Record &r : c.records) CHECK((r.in_model && r.threads == o.threads[0] && r.cpu.empty()));
+
+  // A model that cannot go to a remote, or a remote without the target's device.
+  autotune::ModelCheckOptions other;
+  CHECK_THROWS_WITH(cli::time_models_on_remote(other, server.address(), "check", "opengl"),
+                    Catch::Contains("cannot be loaded on a remote"));
+  CHECK_THROWS_WITH(cli::time_models_on_remote(other, server.address(), "check", "wasm"),
+                    Catch::Contains("has no wasm device"));
 }

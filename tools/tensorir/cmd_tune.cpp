@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "cli.h"
+#include "rpc_model_check.h"
 #include "rpc_runner.h"
 #include "tensorir/autotune.h"
 
@@ -99,10 +100,10 @@ std::string joined(const std::vector<double> &values, int digits) {
   return out;
 }
 
-// The log checked inside the model (autotune::check_in_model); its records appended.
+// The log checked inside the model (autotune::check_in_model) as `o` says where; its
+// records appended.
 void check_log_in_model(const graph::Graph &g, const Target &target, const std::string &log,
-                        const graph::CompiledModel &without_log) {
-  autotune::ModelCheckOptions o;
+                        const graph::CompiledModel &without_log, autotune::ModelCheckOptions o) {
   o.without_log = &without_log;
   o.on_step = [](const std::string &what) {
     std::fprintf(stderr, "%schecking the log in the model: %s%s", ::isatty(2) ? "\r\033[K" : "", what.c_str(),
@@ -117,9 +118,9 @@ void check_log_in_model(const graph::Graph &g, const Target &target, const std::
   }
   std::string counts;
   for (int n : c.threads) counts += (counts.empty() ? "" : " / ") + std::to_string(n);
-  std::printf("\nin the model, on %s threads, each kernel's mean time in ms with the default and with the log's "
+  std::printf("\nin the model%s, on %s thread%s, each kernel's mean time in ms with the default and with the log's "
               "best:\n",
-              counts.c_str());
+              o.remote ? " on the remote" : "", counts.c_str(), counts == "1" ? "" : "s");
   std::printf("%-44s %7s %17s %17s  %s\n", "task", "kernels", "default", "log", "kept");
   int kept = 0;
   for (const autotune::CheckedWorkload &w : c.workloads) {
@@ -161,7 +162,6 @@ void tune(const TuneArgs &a) {
   o.confirm = a.confirm;
   o.tune_partition = a.tune_partition;
   o.on_progress = show_progress;
-  if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
 
   const graph::Graph g = load_graph(a.model, a.model_options);
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, target);
@@ -174,7 +174,7 @@ void tune(const TuneArgs &a) {
   std::fflush(stdout);
   // The model without a log, built first: the check after the search compares with it,
   // and its build and run times tell what of a time budget to leave the check.
-  bool model_check = !a.no_model_check && a.rpc.empty();
+  bool model_check = !a.no_model_check;
   std::map<std::string, NDArray> inputs;
   if (model_check) {
     try {
@@ -185,22 +185,42 @@ void tune(const TuneArgs &a) {
     }
   }
   std::optional<graph::CompiledModel> without_log;
+  autotune::ModelCheckOptions check;
   if (model_check) {
     const auto t0 = std::chrono::steady_clock::now();
     without_log = graph::build(g, target);
     const double build_s = seconds_since(t0);
-    const auto t1 = std::chrono::steady_clock::now();
-    without_log->run(inputs);
-    const autotune::ModelCheckOptions defaults;
-    // Two models, two thread counts, each round's runs and a warm-up run.
-    const double check_s = build_s + 4.0 * defaults.rounds * (defaults.repeats + 1) * seconds_since(t1) + 1;
+    double load_s = 0, run_s = 0;
+    if (a.rpc.empty()) {
+      const auto t1 = std::chrono::steady_clock::now();
+      without_log->run(inputs);
+      run_s = seconds_since(t1);
+    } else {
+      // On the remote before the search: a remote that cannot check fails now, and the
+      // page is free again (it serves one session at a time) when the runner connects.
+      autotune::ModelCheckOptions probe;
+      time_models_on_remote(probe, a.rpc, a.key, target);
+      const auto t1 = std::chrono::steady_clock::now();
+      const autotune::ModelProfiler profile = probe.remote(*without_log, inputs);
+      profile(1);
+      load_s = seconds_since(t1);
+      const auto t2 = std::chrono::steady_clock::now();
+      profile(1);
+      run_s = seconds_since(t2);
+    }
+    const double runs = 2.0 * check.rounds * (check.repeats + 1) * (a.rpc.empty() ? 2 : 1);
+    const double check_s = build_s + 2 * load_s + runs * run_s + 1;
     if (o.time_budget_s > 0) o.time_budget_s = std::max(o.time_budget_s - seconds_since(start) - check_s, 1.0);
   }
+  if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
   const std::vector<autotune::Record> records = autotune::tune(tasks, o);
   if (::isatty(2)) std::fprintf(stderr, "\n");
   print_summary(tasks, records);
   std::printf("appended %zu records to %s\n", records.size(), a.log.c_str());
-  if (model_check) check_log_in_model(g, target, a.log, *without_log);
+  if (!model_check) return;
+  o.runner.reset();  // the remote's session closed: a page serves one at a time
+  if (!a.rpc.empty()) time_models_on_remote(check, a.rpc, a.key, target);
+  check_log_in_model(g, target, a.log, *without_log, check);
 }
 
 }  // namespace
@@ -241,8 +261,8 @@ void add_tune(CLI::App &app) {
   cmd->add_flag("--no-model-check", a->no_model_check,
                "after the search, do not time the log's choices inside the model; by default each workload "
                "whose best configuration is not its default is timed there against the default, on one "
-               "thread and on the default count, and the log's is kept only where it is faster on both "
-               "(records marked in_model)");
+               "thread and on the default count (with --rpc: on the remote, at the count it runs models "
+               "at), and the log's is kept only where it is faster on each (records marked in_model)");
   cmd->add_option("--rpc", a->rpc, "measure on an RPC proxy or server, HOST:PORT");
   cmd->add_option("--key", a->key, "the key of the remote to pair with at the proxy");
   add_model_options(*cmd, a->model_options);

@@ -22,6 +22,11 @@
 
 namespace tensorir::autotune {
 
+// A model loaded where it is timed: each kernel's mean time over `repeats` profiled runs,
+// in the model's kernel order. KernelProfile::fused may be left empty: the check finds it
+// from the model by KernelProfile::node.
+using ModelProfiler = std::function<std::vector<graph::KernelProfile>(int repeats)>;
+
 struct ModelCheckOptions {
   // The two models run in turns, `rounds` times `repeats` profiled runs each, so that a
   // busy moment of the machine falls on both; a record has one time per round.
@@ -40,6 +45,13 @@ struct ModelCheckOptions {
   graph::BuildOptions build;
   // The model built already from the same graph, target and `build` without a log, or null.
   const graph::CompiledModel *without_log = nullptr;
+  // Where the models are timed. Unset: here, at each of `threads` (set_num_threads). Set
+  // (tensorir tune --rpc): called once per model with the check's inputs, it loads the
+  // model where it runs (a browser page, a server) and returns how to profile it there;
+  // `threads` must then name the one count the remote runs its models at, which the
+  // records carry. The records of a remote's CPU kernels carry no vector features
+  // (Record::cpu), as the search's records made there.
+  std::function<ModelProfiler(const graph::CompiledModel &, const std::map<std::string, NDArray> &)> remote;
   // Told what is being done ("building the model with the log", ...).
   std::function<void(const std::string &)> on_step;
 };
@@ -76,8 +88,9 @@ std::map<std::string, NDArray> seeded_inputs(const graph::Graph &g, const std::m
 // Builds `g` for `target` without a log and with `log` (ApplyHistoryBest of it, leaving
 // out records made by an earlier check), profiles the two in turns at each thread count,
 // and times in the model each workload whose best configuration in the log is not its
-// default. Targets whose models do not run in this process (TargetCaps::runs_in_process)
-// throw an Error; so does a workload of the log that the model's kernels cannot be traced to.
+// default. Without ModelCheckOptions::remote, targets whose models do not run in this
+// process (TargetCaps::runs_in_process) throw an Error; so does a workload of the log that
+// the model's kernels cannot be traced to.
 ModelCheck check_in_model(const graph::Graph &g, const Target &target, const std::vector<Record> &log,
                           const ModelCheckOptions &options = {});
 
