@@ -63,6 +63,14 @@ TEST_CASE("tensorir tune --rpc measures on the server", "[rpc][server][process][
   REQUIRE(run_cli(std::string("tune ") + kModel + " --target llvm --trials 2 --rpc " + server.address() +
                       " -o " + log, out) == 2);
   REQUIRE_THAT(out, Catch::Contains("needs --key K"));
+
+  // Kernels of a target whose models do not go to a remote are tuned there all the same.
+  out.clear();
+  REQUIRE(run_cli(std::string("tune ") + kModel + " --target opencl --trials 2 --batch 2 --rpc " + server.address() +
+                      " --key tuning -o " + log, out) == 0);
+  CHECK_THAT(out, Catch::Contains("will not be checked in the model: models built for opencl cannot be loaded"));
+  CHECK(autotune::read_log(log).size() >= 2);
+  std::filesystem::remove(log);
 }
 
 TEST_CASE("a log checked in the model on the server: records at the server's thread count",

@@ -10,10 +10,14 @@
 
 namespace tensorir::cli {
 
+bool remote_runs_models(const Target &target) {
+  const std::vector<std::string> writers = graph::model_writer_kinds();
+  return std::count(writers.begin(), writers.end(), target.kind) || graph::has_web_exporter(target.kind);
+}
+
 void time_models_on_remote(autotune::ModelCheckOptions &o, const std::string &address, const std::string &key,
                            const Target &target) {
-  const std::vector<std::string> writers = graph::model_writer_kinds();
-  TIR_USER_CHECK(std::count(writers.begin(), writers.end(), target.kind) || graph::has_web_exporter(target.kind))
+  TIR_USER_CHECK(remote_runs_models(target))
       << "models built for " << target.str() << " cannot be loaded on a remote (only \"llvm\", \"wasm\" and "
       << "\"webgl\" models can); their log cannot be checked in the model there";
   // The session lives as long as the models loaded on it.
