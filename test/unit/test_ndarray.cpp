@@ -54,6 +54,21 @@ TEST_CASE("ndarray: empty is zeroed, aligned and sized", "[ndarray]") {
   REQUIRE(zero.data() != nullptr);
 }
 
+TEST_CASE("ndarray: arrays of a huge page or more start on one, zeroed", "[ndarray]") {
+  // 2 MiB + 4 bytes: the allocation is rounded to whole huge pages, the array keeps its size.
+  for (int64_t n : {int64_t(512) * 1024, int64_t(512) * 1024 + 1, int64_t(4096) * 1024}) {
+    NDArray a = NDArray::empty({n}, Float(32));
+    INFO(n << " floats");
+    REQUIRE(a.nbytes() == size_t(n) * 4);
+    CHECK(reinterpret_cast<uintptr_t>(a.data()) % (uintptr_t(2) << 20) == 0);
+    const float *v = a.data_as<float>();
+    CHECK(std::all_of(v, v + n, [](float x) { return x == 0.0f; }));
+  }
+  // Below a huge page: the usual 64-byte alignment only.
+  NDArray small = NDArray::empty({512 * 1024 - 16}, Float(32));
+  CHECK(reinterpret_cast<uintptr_t>(small.data()) % 64 == 0);
+}
+
 TEST_CASE("ndarray: bad shapes, dtypes and devices are errors", "[ndarray]") {
   REQUIRE_THROWS_AS(NDArray::empty({2, -1}, Float(32)), Error);
   REQUIRE_THROWS_WITH(NDArray::empty({2, -1}, Float(32)), Catch::Contains("negative dimension -1"));
