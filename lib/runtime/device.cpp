@@ -41,12 +41,13 @@ class CPUDeviceAPI final : public DeviceAPI {
  public:
   void *alloc(Device dev, size_t nbytes) override {
     const size_t align = nbytes >= kHugePage ? kHugePage : kAlignment;
-    // aligned_alloc wants a size that is a multiple of the alignment; never ask for 0.
-    size_t size = nbytes == 0 ? align : (nbytes + align - 1) / align * align;
+    // Whole vectors of 64 bytes (never 0); the part of a last huge page past them stays
+    // unasked-for, so that it costs no memory.
+    size_t size = nbytes == 0 ? kAlignment : (nbytes + kAlignment - 1) / kAlignment * kAlignment;
     TIR_USER_CHECK(size >= nbytes) << "cannot allocate " << nbytes << " bytes on " << dev;
-    void *p = std::aligned_alloc(align, size);
-    TIR_USER_CHECK(p != nullptr) << "out of memory: cannot allocate " << nbytes << " bytes on "
-                                 << dev;
+    void *p = nullptr;
+    TIR_USER_CHECK(::posix_memalign(&p, align, size) == 0 && p != nullptr)
+        << "out of memory: cannot allocate " << nbytes << " bytes on " << dev;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (align == kHugePage) ::madvise(p, size, MADV_HUGEPAGE);  // advice only: no huge pages is fine
 #endif

@@ -102,5 +102,5 @@ TEST_CASE("a log checked in the model on the server: records at the server's thr
   CHECK_THROWS_WITH(cli::time_models_on_remote(other, server.address(), "check", "opengl"),
                     Catch::Contains("cannot be loaded on a remote"));
   CHECK_THROWS_WITH(cli::time_models_on_remote(other, server.address(), "check", "wasm"),
-                    Catch::Contains("has no wasm device"));
+                    Catch::Contains("has no wasm device: models built for wasm cannot run there"));
 }

@@ -55,7 +55,7 @@ TEST_CASE("ndarray: empty is zeroed, aligned and sized", "[ndarray]") {
 }
 
 TEST_CASE("ndarray: arrays of a huge page or more start on one, zeroed", "[ndarray]") {
-  // 2 MiB + 4 bytes: the allocation is rounded to whole huge pages, the array keeps its size.
+  // 2 MiB, 2 MiB + 4 bytes and 16 MiB: each starts on a huge page.
   for (int64_t n : {int64_t(512) * 1024, int64_t(512) * 1024 + 1, int64_t(4096) * 1024}) {
     NDArray a = NDArray::empty({n}, Float(32));
     INFO(n << " floats");

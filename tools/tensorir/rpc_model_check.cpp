@@ -20,7 +20,6 @@ void time_models_on_remote(autotune::ModelCheckOptions &o, const std::string &ad
   TIR_USER_CHECK(remote_runs_models(target))
       << "models built for " << target.str() << " cannot be loaded on a remote (only \"llvm\", \"wasm\" and "
       << "\"webgl\" models can); their log cannot be checked in the model there";
-  // The session lives as long as the models loaded on it.
   auto session = std::make_shared<rpc::Session>(rpc::connect(address, key));
   int threads = 1;
   bool found = false;
@@ -30,7 +29,7 @@ void time_models_on_remote(autotune::ModelCheckOptions &o, const std::string &ad
     if (auto it = d.attrs.find("threads"); it != d.attrs.end()) threads = std::max(1, std::atoi(it->second.c_str()));
   }
   TIR_USER_CHECK(found) << "the remote '" << key << "' at " << address << " has no " << target.kind
-                        << " device to check the log in the model on";
+                        << " device: models built for " << target.str() << " cannot run there";
   o.threads = {threads};
   o.remote = [session](const graph::CompiledModel &m, const std::map<std::string, NDArray> &inputs) {
     auto model = std::make_shared<rpc::RemoteModel>(session->load(m));

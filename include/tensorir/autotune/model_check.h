@@ -22,8 +22,8 @@
 
 namespace tensorir::autotune {
 
-// A model loaded where it is timed: each kernel's mean time over `repeats` profiled runs,
-// in the model's kernel order. KernelProfile::fused may be left empty: the check finds it
+// A model loaded where it is timed: each kernel's time per call over `repeats` profiled
+// runs, in the model's kernel order (the mean here, the median on a browser page). KernelProfile::fused may be left empty: the check finds it
 // from the model by KernelProfile::node.
 using ModelProfiler = std::function<std::vector<graph::KernelProfile>(int repeats)>;
 
