@@ -84,7 +84,7 @@ TEST_CASE("converters: a sequence split, edited, read and joined at import", "[o
   check_close(out.at(3), yv);
 }
 
-TEST_CASE("converters: SplitToSequence without split drops the axis; ConcatFromSequence stacks", "[onnx][converters]") {
+TEST_CASE("converters: SplitToSequence without split drops the axis, ConcatFromSequence stacks", "[onnx][converters]") {
   const NDArray x = NDArray::random({3, 4}, Float(32), 3);
   ModelBuilder mb(13);
   mb.input("x", dims({3, 4}));

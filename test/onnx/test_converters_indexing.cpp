@@ -151,7 +151,7 @@ TEST_CASE("converters: OneHot along an axis, negative and out-of-range indices",
   CHECK(y.to_vector<float>() == want);
 }
 
-TEST_CASE("converters: Range and EyeLike fold at import; CumSum and Trilu read known inputs",
+TEST_CASE("converters: Range and EyeLike fold at import, CumSum and Trilu read known inputs",
           "[onnx][converters]") {
   {  // Range(10, 1, -3) = [10, 7, 4] feeds an Add with a computed value.
     ModelBuilder mb(13);

@@ -39,7 +39,7 @@ TEST_CASE("a request with no reply in time throws and closes the session", "[rpc
   CHECK(remote.wait_closed());
 }
 
-TEST_CASE("request_timeout_ms 0 waits as long as the reply takes; a negative one is refused", "[rpc][error]") {
+TEST_CASE("request_timeout_ms 0 waits as long as the reply takes, a negative one is refused", "[rpc][error]") {
   FakeRemote remote;
   rpc::Session s = rpc::connect(remote.address(), "native", {.timeout_ms = 1000, .token = "", .request_timeout_ms = 0});
   CHECK(NDArray::random({4}, Float(32), 3).to(s.device("llvm")).to(Device::cpu()).to_vector<float>() ==

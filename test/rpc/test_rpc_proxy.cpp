@@ -92,7 +92,7 @@ TEST_CASE("rpc proxy: pairs a client with a remote of its key and relays frames 
   check_session(*remote, proxy.address(), "browser");
 }
 
-TEST_CASE("rpc proxy: a late reply of an ended session reaches nobody; the remote waits to be free", "[rpc]") {
+TEST_CASE("rpc proxy: a late reply of an ended session reaches nobody, the remote waits to be free", "[rpc]") {
   RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
   auto remote = register_remote(proxy.address(), "slow");
   auto first = paired_client(*remote, proxy.address(), "slow");
@@ -123,7 +123,7 @@ TEST_CASE("rpc proxy: a late reply of an ended session reaches nobody; the remot
   CHECK(reply.payload == "fresh");
 }
 
-TEST_CASE("rpc proxy: a client's own close is an error; the session ends with its connection", "[rpc]") {
+TEST_CASE("rpc proxy: a client's own close is an error, the session ends with its connection", "[rpc]") {
   RpcProcess proxy({"proxy", "--port", "0", "--quiet"});
   auto remote = register_remote(proxy.address(), "k");
   auto client = paired_client(*remote, proxy.address(), "k");

@@ -35,7 +35,7 @@ std::string temp_log(const std::string &target) {
 
 }  // namespace
 
-TEST_CASE("rpc page: wasm and webgl kernels tuned in the browser; the network built with the log matches llvm",
+TEST_CASE("rpc page: wasm and webgl kernels tuned in the browser, the network built with the log matches llvm",
           "[rpc][page][autotune]") {
   Page p;
   // 8 channels: the convolution's channel blocks are knobs on both targets.
