@@ -128,6 +128,10 @@ class Session {
   std::shared_ptr<SessionImpl> impl_;
 };
 
+// Whether Session::load can send a model built for a target of `target_kind` to a remote:
+// a kind with a saved model (a server runs it) or a web package (a page runs it).
+bool remote_loads_models(const std::string &target_kind);
+
 // Connects to a proxy ("HOST:PORT") and waits for a free remote registered under `key`,
 // or to a `tensorir rpc server` directly.
 Session connect(const std::string &address, const std::string &key, const ConnectOptions &options = {});

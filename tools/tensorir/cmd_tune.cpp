@@ -16,6 +16,7 @@
 #include "rpc_model_check.h"
 #include "rpc_runner.h"
 #include "tensorir/autotune.h"
+#include "tensorir/rpc.h"
 
 namespace tensorir::cli {
 
@@ -175,7 +176,7 @@ void tune(const TuneArgs &a) {
   // The model without a log, built first: the check after the search compares with it,
   // and its build and run times tell what of a time budget to leave the check.
   bool model_check = !a.no_model_check;
-  if (model_check && !a.rpc.empty() && !remote_runs_models(target)) {
+  if (model_check && !a.rpc.empty() && !rpc::remote_loads_models(target.kind)) {
     std::printf("the log will not be checked in the model: models built for %s cannot be loaded on a remote\n",
                 target.str().c_str());
     model_check = false;

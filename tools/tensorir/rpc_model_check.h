@@ -8,15 +8,11 @@
 
 namespace tensorir::cli {
 
-// Whether models built for `target` can be loaded on a remote: those with a saved model
-// (a server runs it) or a web package (a page runs it).
-bool remote_runs_models(const Target &target);
-
 // Sets `o` to time the models on the remote paired by `key` at `address`: each model is
 // loaded there once (rpc::Session::load: a saved model on a server, a web package on a page)
 // and profiled there, at the one thread count that remote's device for `target` runs models
 // at (its "threads"; 1 where it has none, as a GPU). A target whose models cannot be sent
-// to a remote (remote_runs_models), or a remote without its device, throws an Error saying so.
+// to a remote (rpc::remote_loads_models), or a remote without its device, throws an Error saying so.
 void time_models_on_remote(autotune::ModelCheckOptions &o, const std::string &address, const std::string &key,
                            const Target &target);
 

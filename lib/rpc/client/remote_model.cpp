@@ -122,15 +122,26 @@ TimeResult RemoteModel::time(const std::map<std::string, NDArray> &inputs, TimeO
 const std::vector<ModelIO> &RemoteModel::inputs() const { return impl_of(impl_).inputs; }
 const std::vector<ModelIO> &RemoteModel::outputs() const { return impl_of(impl_).outputs; }
 
+namespace {
+
+// A kind with a model writer goes as a saved model, one with a web exporter as a web package.
+bool sends_saved_model(const std::string &target_kind) {
+  const std::vector<std::string> writers = graph::model_writer_kinds();
+  return std::find(writers.begin(), writers.end(), target_kind) != writers.end();
+}
+
+}  // namespace
+
+bool remote_loads_models(const std::string &target_kind) {
+  return sends_saved_model(target_kind) || graph::has_web_exporter(target_kind);
+}
+
 RemoteModel Session::load(const graph::CompiledModel &model, const ModelLoadOptions &load_options) const {
   SessionImpl &s = SessionImpl::of(impl_);
   s.check_open();
   const Target &target = model.target();
-  // A kind with a model writer goes as a saved model (a server runs it), one with a web
-  // exporter as a web package (a page runs it).
-  const std::vector<std::string> writers = graph::model_writer_kinds();
-  const bool saved = std::find(writers.begin(), writers.end(), target.kind) != writers.end();
-  TIR_USER_CHECK(saved || graph::has_web_exporter(target.kind))
+  const bool saved = sends_saved_model(target.kind);
+  TIR_USER_CHECK(remote_loads_models(target.kind))
       << "Session::load: a model built for '" << target.str() << "' cannot be sent to a remote; build it for a kind "
       << "with a saved model or a web package (\"llvm\", \"wasm\", \"webgl\")";
   s.device(target.kind);  // throws listing the remote's devices when it has no such one
