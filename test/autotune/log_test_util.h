@@ -48,6 +48,27 @@ inline autotune::Record record_of(const autotune::Task &t, int64_t index, std::v
   return r;
 }
 
+// A configuration of `t` other than its default.
+inline int64_t another(const autotune::Task &t) { return t.default_index == 0 ? 1 : 0; }
+
+// A log in which another configuration than the default measured far faster, for each
+// task that has another; its records carry `cpu` as vector features ("" as a search on a
+// remote writes them).
+inline std::vector<autotune::Record> log_preferring_others(const std::vector<autotune::Task> &tasks,
+                                                          const std::string &cpu = autotune::host_cpu_features()) {
+  std::vector<autotune::Record> log;
+  for (const autotune::Task &t : tasks) {
+    if (t.space_size() < 2) continue;
+    autotune::Record def = record_of(t, t.default_index, {1.0});
+    def.is_default = true;
+    autotune::Record other = record_of(t, another(t), {0.01});
+    def.cpu = other.cpu = cpu;
+    log.push_back(def);
+    log.push_back(other);
+  }
+  return log;
+}
+
 // Configuration JSON `config` with knob `name` set to `value` (null: removed).
 inline std::string json_with_knob(const std::string &config, const std::string &name, const nlohmann::json &value) {
   nlohmann::json j = nlohmann::json::parse(config);

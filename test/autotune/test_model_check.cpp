@@ -24,19 +24,6 @@ graph::Graph two_workloads() {
   return b.finish(b.conv2d(c, b.constant("wc", NDArray::random({32, 16, 1, 1}, Float(32), 33)), {}, "c"));
 }
 
-int64_t another(const autotune::Task &t) { return t.default_index == 0 ? 1 : 0; }
-
-// A log in which another configuration than the default measured far faster, per task.
-std::vector<autotune::Record> log_preferring_others(const std::vector<autotune::Task> &tasks) {
-  std::vector<autotune::Record> log;
-  for (const autotune::Task &t : tasks) {
-    autotune::Record def = record_of(t, t.default_index, {1.0});
-    def.is_default = true;
-    log.push_back(def);
-    log.push_back(record_of(t, another(t), {0.01}));
-  }
-  return log;
-}
 
 }  // namespace
 

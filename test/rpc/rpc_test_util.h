@@ -1,7 +1,6 @@
 // Helpers shared by the RPC client tests: the kernels and network they send to remotes,
 // and how results are compared (with those of the same schedule built for "llvm").
 #pragma once
-#include <tensorir/autotune.h>
 #include <tensorir/graph/graph.h>
 #include <tensorir/rpc.h>
 #include <tensorir/tensorir.h>
@@ -77,27 +76,6 @@ inline void check_remote_vs_llvm(rpc::Session &remote, const std::string &target
   rm(name).call(there);
   check_close(std::get<NDArray>(there.back()).to(Device::cpu()).to_vector<float>(),
               std::get<NDArray>(here.back()).to_vector<float>(), tol);
-}
-
-// A log as a search on a remote writes it (no vector features), in which another
-// configuration than the default measured far faster, per task that has another: a model
-// check times each of those.
-inline std::vector<autotune::Record> log_preferring_others(const std::vector<autotune::Task> &tasks) {
-  std::vector<autotune::Record> log;
-  for (const autotune::Task &t : tasks) {
-    if (t.space_size() < 2) continue;
-    for (const bool is_default : {true, false}) {
-      autotune::Record r;
-      r.workload = t.workload;
-      r.target = t.target.str();
-      r.index = is_default ? t.default_index : (t.default_index == 0 ? 1 : 0);
-      r.config_json = t.config_json(r.index);
-      r.times_ms = {is_default ? 1.0 : 0.01};
-      r.is_default = is_default;
-      log.push_back(r);
-    }
-  }
-  return log;
 }
 
 }  // namespace tensorir::rpc_test

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 
+#include "autotune/log_test_util.h"
 #include "rpc/rpc_process.h"
 #include "rpc/rpc_test_util.h"
 #include "rpc_model_check.h"
@@ -89,7 +90,7 @@ TEST_CASE("rpc page: wasm and webgl kernels tuned in the browser, the network bu
     cli::time_models_on_remote(o, p.proxy.address(), "browser", target);
     REQUIRE(o.threads.size() == 1);
     if (target == "webgl") CHECK(o.threads[0] == 1);
-    const std::vector<autotune::Record> preferring = log_preferring_others(tasks);
+    const std::vector<autotune::Record> preferring = autotune_test::log_preferring_others(tasks, "");
     REQUIRE_FALSE(preferring.empty());
     const autotune::ModelCheck c = autotune::check_in_model(g, target, preferring, o);
     REQUIRE(c.records.size() == preferring.size());  // two per workload, as the log has

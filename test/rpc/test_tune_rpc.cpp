@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "autotune/log_test_util.h"
 #include "rpc/rpc_test_util.h"
 #include "rpc_model_check.h"
 #include "rpc_server_process.h"
@@ -86,7 +87,7 @@ TEST_CASE("a log checked in the model on the server: records at the server's thr
   cli::time_models_on_remote(o, server.address(), "check", "llvm");
   REQUIRE(o.threads.size() == 1);
   CHECK(o.threads[0] >= 1);
-  const autotune::ModelCheck c = autotune::check_in_model(g, "llvm", log_preferring_others(tasks), o);
+  const autotune::ModelCheck c = autotune::check_in_model(g, "llvm", autotune_test::log_preferring_others(tasks, ""), o);
   REQUIRE(c.workloads.size() == size_t(tunable));
   REQUIRE(c.records.size() == 2 * size_t(tunable));
   for (const autotune::CheckedWorkload &w : c.workloads) {
