@@ -70,6 +70,13 @@ int64_t Config::define_optional_knob(const std::string &name, std::vector<int64_
   return value;
 }
 
+int64_t Config::define_optional_partition_knob(const std::string &name, std::vector<int64_t> choices,
+                                               int64_t fallback, int64_t before) {
+  const int64_t value = define_optional_knob(name, std::move(choices), fallback, before);
+  partition_.back() = true;
+  return value;
+}
+
 int64_t Config::define_split(const std::string &name, int64_t extent, int64_t most, int64_t fallback) {
   std::vector<int64_t> divisors;
   for (int64_t d = 1; d <= std::min(extent, most); ++d)

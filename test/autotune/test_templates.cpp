@@ -268,7 +268,7 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
   check(tasks[1], tasks[1].default_index);
 }
 
-TEST_CASE("a convolution whose input outgrows the cache or has many rows runs each row's channel groups in turn",
+TEST_CASE("a convolution whose input outgrows the cache or has many rows runs each row's channel groups in turn, else prefetches its input",
           "[autotune][templates]") {
   // "parallel" 2 by default (rows outside the channel groups) where the weights are at
   // most 640 KB and the input over 1 MB (256 channels at 56x56, 3.2 MB, as ResNet-50's
@@ -284,8 +284,13 @@ TEST_CASE("a convolution whose input outgrows the cache or has many rows runs ea
     const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w))), "llvm");
     REQUIRE(tasks.size() == 1);
     const autotune::Task &t = tasks[0];
-    CHECK(json::parse(t.config_json(t.default_index))["parallel"] == c.parallel);
+    const json fallback = json::parse(t.config_json(t.default_index));
+    CHECK(fallback["parallel"] == c.parallel);
+    // Threads that split the channel groups read every input channel, half of it written
+    // by the other core: they prefetch the input 4 channel blocks ahead.
+    CHECK(fallback["prefetch_input"] == (c.parallel == 0 ? 4 : 0));
     for (int64_t parallel : {0, 1, 2, 3}) check(t, with_knob(t, t.default_index, "parallel", parallel));
+    for (int64_t ahead : {0, 2, 4}) check(t, with_knob(t, t.default_index, "prefetch_input", ahead));
   }
 }
 
@@ -293,10 +298,12 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(graph::resnet18(3), "llvm");
   for (const autotune::Task &t : tasks) {
     INFO(t.name << " " << t.config_json(t.default_index));
-    // A configuration naming no knob is a record's of the templates before the weight
+    // A configuration naming no knob is a record's of the templates before the
     // prefetches (which it builds without them); every other knob takes its fallback.
-    const autotune::Instance a = t.instantiate(t.default_index),
-                             b = t.instantiate_json("{\"prefetch\":32,\"winograd_prefetch\":32}");
+    const json fallback = json::parse(t.config_json(t.default_index));
+    json prefetches = {{"prefetch", 32}, {"winograd_prefetch", 32}};
+    if (fallback.contains("prefetch_input")) prefetches["prefetch_input"] = fallback["prefetch_input"];
+    const autotune::Instance a = t.instantiate(t.default_index), b = t.instantiate_json(prefetches.dump());
     std::ostringstream sa, sb;
     sa << lower(a.schedule, a.args, a.name);
     sb << lower(b.schedule, b.args, b.name);
@@ -304,10 +311,11 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
   }
   // conv1: 3 input channels in one block, 16 output channels per vector, 2 blocks of them
   // by 14 columns per register tile, each column's blocks in turn, rows in parallel with
-  // each row's blocks in turn, the weight prefetched 32 lines ahead.
+  // each row's blocks in turn, the weight prefetched 32 lines ahead, the input not (each
+  // thread reads the rows its core wrote).
   CHECK(tasks[0].config_json(tasks[0].default_index) ==
         "{\"tile_oc\":2,\"tile_order\":1,\"tile_ow\":14,\"reduce_order\":0,\"unroll_inner\":0,"
-        "\"parallel\":2,\"prefetch\":32}");
+        "\"parallel\":2,\"prefetch\":32,\"prefetch_input\":0}");
 }
 
 TEST_CASE("every configuration of a depthwise convolution of NCHW data computes the reference",
@@ -340,10 +348,10 @@ TEST_CASE("a task's default configuration is its target's untuned schedule", "[a
   CHECK(llvm.workload == wasm.workload);
   std::vector<std::string> llvm_names = llvm.knob_names;
   std::vector<int64_t> llvm_sizes = llvm.knob_sizes;
-  for (const char *knob : {"prefetch", "winograd_prefetch"}) {
+  for (const char *knob : {"prefetch", "prefetch_input", "winograd_prefetch"}) {
     const auto at = std::find(llvm_names.begin(), llvm_names.end(), knob);
     REQUIRE(at != llvm_names.end());
-    CHECK(llvm_sizes[size_t(at - llvm_names.begin())] == 4);
+    CHECK(llvm_sizes[size_t(at - llvm_names.begin())] == (std::string(knob) == "prefetch_input" ? 3 : 4));
     llvm_sizes.erase(llvm_sizes.begin() + (at - llvm_names.begin()));
     llvm_names.erase(at);
   }
@@ -409,9 +417,13 @@ TEST_CASE("a pointwise convolution's register tile may run across rows", "[autot
     INFO(t.name);
     const json fallback = json::parse(t.config_json(t.default_index));
     CHECK(fallback["tile_flat"] == 28 / fallback["tile_oc"].get<int64_t>());
-    // Which thread computes which rows or groups is a partition knob, the others not.
+    // Which thread computes which rows or groups is a partition knob, and so is the input
+    // prefetch that depends on it; the others not. A whole group per iteration splits
+    // the output channels: the input is prefetched.
     REQUIRE(t.knob_partition.size() == t.knob_names.size());
-    for (size_t k = 0; k < t.knob_names.size(); ++k) CHECK(t.knob_partition[k] == (t.knob_names[k] == "parallel"));
+    for (size_t k = 0; k < t.knob_names.size(); ++k)
+      CHECK(t.knob_partition[k] == (t.knob_names[k] == "parallel" || t.knob_names[k] == "prefetch_input"));
+    CHECK(fallback["prefetch_input"] == 4);
     check(t, t.default_index);
     // Tiles that divide the positions (7 of 49) and that leave a tail, with blocks of
     // input channels and each parallel loop, which the tiles override.

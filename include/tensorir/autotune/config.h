@@ -46,6 +46,9 @@ class Config {
   // each part, and a partition that crosses it reads the other cores' data. So the tuner
   // keeps it at its fallback unless asked to search it (TuneOptions::tune_partition).
   int64_t define_partition_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback);
+  // A partition knob added after logs were written: optional as define_optional_knob.
+  int64_t define_optional_partition_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback,
+                                         int64_t before);
   // A factor of `extent`: its divisors up to `most`, and the fallback.
   int64_t define_split(const std::string &name, int64_t extent, int64_t most, int64_t fallback);
 

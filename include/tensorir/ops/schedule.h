@@ -64,7 +64,10 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // 0 on "wasm" and for a record made before the knob), and where `target` has prefetch
 // instructions (not depthwise) "prefetch", how many cache lines of the weight ahead each
 // step of the innermost reduction asks for (0: none; fallback 32; a record made before
-// the knob gets 0, the kernel it measured); the direct form has "tile_k" (channels per tile) and "vector" (its
+// the knob gets 0, the kernel it measured) and the partition knob "prefetch_input", how
+// many input-channel blocks ahead each block asks for the input (0, 2 or 4; fallback 4
+// where threads split the output channels, "parallel" 0 or 1 or "tile_flat", else 0; 0
+// for a record made before the knob); the direct form has "tile_k" (channels per tile) and "vector" (its
 // columns' vector).
 Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"),
                               autotune::Config *config = nullptr);
