@@ -317,6 +317,19 @@ llvm::Value *CodeGenLLVM::emit_load(const LoadNode *op) {
     llvm::Value *v = from_bool_memory(builder_.CreateAlignedLoad(memory_type(elem), p, align), elem);
     return builder_.CreateVectorSplat(t.lanes(), v);
   }
+  // A few lanes at a constant stride (a pad pass gathering 3 channel planes into NCHW3c):
+  // scalar loads. A hardware gather of 3-4 elements is several times slower on x86.
+  if (const auto *r = op->index.as<RampNode>(); r && as_const_int(r->stride) && t.lanes() <= 4) {
+    llvm::Value *base = emit_index(r->base);
+    const int64_t stride = *as_const_int(r->stride);
+    llvm::Value *v = llvm::PoisonValue::get(memory_type(t));
+    for (int i = 0; i < t.lanes(); ++i) {
+      llvm::Value *at = builder_.CreateNSWAdd(base, builder_.getInt64(static_cast<uint64_t>(stride * i)));
+      llvm::Value *x = builder_.CreateAlignedLoad(memory_type(elem), buffer_address(op->buffer, elem, at), align);
+      v = builder_.CreateInsertElement(v, x, builder_.getInt32(static_cast<uint32_t>(i)));
+    }
+    return from_bool_memory(v, t);
+  }
   // Any other index vector: a gather.
   llvm::Value *ptrs = buffer_address(op->buffer, elem, emit_index(op->index));
   return from_bool_memory(builder_.CreateMaskedGather(memory_type(t), ptrs, align), t);

@@ -1,6 +1,7 @@
 // CPU schedule for dense: each row of the result in parallel blocks of output columns,
 // the reduction outside a vector of columns.
 #include <algorithm>
+#include <tuple>
 
 #include "op_util.h"
 #include "tensorir/autotune/config.h"
@@ -39,6 +40,22 @@ void inline_between(Schedule &s, const Tensor &dense, const Tensor &out) {
     const Operation &op = st.op();
     if (sc && !op.same_as(out.op()) && !op.same_as(dense.op()) && sc->reduce_axis.empty()) Stage(st).compute_inline();
   }
+}
+
+// Knob "panels": how many of the packed weight's `npanels` panels one parallel block
+// reads side by side, among the divisors of npanels up to 8. The fallback is the least
+// that gives 4 independent accumulators with `chains` (rows x vectors) per panel; 1 for a
+// record made before the knob, the kernel it measured.
+int64_t block_panels(autotune::Config &cfg, int64_t npanels, int64_t chains) {
+  std::vector<int64_t> choices;
+  int64_t fallback = 0;
+  for (int64_t d = 1; d <= std::min<int64_t>(npanels, 8); ++d)
+    if (npanels % d == 0) {
+      choices.push_back(d);
+      if (!fallback && d * chains >= 4) fallback = d;
+    }
+  if (!fallback) fallback = choices.back();
+  return cfg.define_optional_knob("panels", choices, fallback, 1);
 }
 
 }  // namespace
@@ -113,36 +130,52 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, cons
   // the end are guarded, which costs less than blocks of one row.
   const int64_t bm = std::min<int64_t>(rows, cfg.define_knob("tile_y", {1, 2, 4, 8}, 8));
   const bool unroll_k = cfg.define_knob("unroll_k", {0, 1}, 0);
+  // Panels a block reads side by side, each its own accumulators: one block of a row
+  // and a panel of 8 (1000 classes) is a single chain of dependent FMAs, 4 cycles a step,
+  // slower than the weight arrives. By default enough panels for 4 chains.
+  const int64_t npanels = *as_const_int(in[1].shape()[0]);
+  const int64_t bp = block_panels(cfg, npanels, bm * std::max<int64_t>(1, block / 16));
   // The weight streams from memory once per call (a classifier's 4-8 MB at batch 1).
   const int64_t prefetch_lines = target.caps().prefetch ? detail::weight_prefetch_lines(cfg, "prefetch") : 0;
   Tensor acc = dense;
   if (dense == out) acc = s.cache_write(out, "local");
   Stage st = s[out];
-  auto [io, jo, ii, ji] = st.tile(out.axis(0), out.axis(1), Expr(int(bm)), Expr(int(block)));
+  auto [io, jo, ii, ji] = st.tile(out.axis(0), out.axis(1), Expr(int(bm)), Expr(int(block * bp)));
   st.reorder({jo, io, ii, ji});
   // Panels outer: consecutive blocks of rows read the same panel of the weight.
   IterVar blocks = st.fuse(jo, io);
   st.parallel(blocks);
-  st.vectorize(ji);
+  if (bp > 1) {
+    auto [jp, jv] = st.split(ji, Expr(int(block)));
+    st.vectorize(jv);
+  } else {
+    st.vectorize(ji);
+  }
   Stage a = s[acc];
   a.compute_at(st, blocks);
   if (!(dense == out)) a->scope = "local";
   const auto *ac = acc.op().as<ComputeOpNode>();
+  IterVar acc_cols = acc.axis(1), acc_panel;
+  if (bp > 1) std::tie(acc_panel, acc_cols) = a.split(acc.axis(1), Expr(int(block)));
   IterVar k_step = ac->reduce_axis[0];
   if (unroll_k) {
     auto [ko, ki] = a.split(ac->reduce_axis[0], 4);
-    a.reorder({ko, ki, acc.axis(0), acc.axis(1)});
+    if (bp > 1) a.reorder({ko, ki, acc.axis(0), acc_panel, acc_cols});
+    else a.reorder({ko, ki, acc.axis(0), acc_cols});
     a.unroll(ki);
     k_step = ko;
+  } else if (bp > 1) {
+    a.reorder({ac->reduce_axis[0], acc.axis(0), acc_panel, acc_cols});
   } else {
-    a.reorder({ac->reduce_axis[0], acc.axis(0), acc.axis(1)});
+    a.reorder({ac->reduce_axis[0], acc.axis(0), acc_cols});
   }
   if (prefetch_lines) {
     const int64_t step_bytes = block * in[1].dtype().bytes() * (unroll_k ? 4 : 1);
     a.prefetch(in[1], k_step, detail::prefetch_offset(prefetch_lines, step_bytes));
   }
   a.unroll(acc.axis(0));
-  a.vectorize(acc.axis(1));
+  if (bp > 1) a.unroll(acc_panel);
+  a.vectorize(acc_cols);
   return s;
 }
 

@@ -149,6 +149,21 @@ TEST_CASE("every configuration of a dense task computes the reference", "[autotu
   for (int64_t i = 0; i < tasks[0].space_size(); ++i) check(tasks[0], i);
 }
 
+TEST_CASE("a dense layer at batch 1 reads several panels side by side by default", "[autotune][templates]") {
+  // One row and panels of 8 columns: one panel alone is a single chain of dependent FMAs.
+  graph::Builder b;
+  auto x = b.input("x", {1, 96});
+  auto w = b.constant("w", NDArray::random({40, 96}, Float(32), 6));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.dense(x, w)), "llvm");
+  REQUIRE(tasks.size() == 1);
+  const autotune::Task &t = tasks[0];
+  const json fallback = json::parse(t.config_json(t.default_index));
+  CHECK(fallback["panel"] == 8);
+  CHECK(fallback["panels"] == 5);
+  check(t, t.default_index);
+  check(t, with_knob(t, t.default_index, "panels", 1));
+}
+
 TEST_CASE("sampled configurations of a depthwise convolution compute the reference", "[autotune][templates]") {
   // After a convolution, as in MobileNetV2: the depthwise one reads blocked data.
   const std::vector<autotune::Task> tasks = conv_then_depthwise(8, 32, 14, 14, 1, 2);

@@ -160,6 +160,19 @@ TEST_CASE("llvm: gathers, scatters, selects, lets and loop kinds", "[llvm]") {
   }
 }
 
+TEST_CASE("llvm: a load of 3 lanes far apart (channel planes) is scalar loads, not a gather", "[llvm]") {
+  Var A = handle("A"), B = handle("B"), io("io");
+  // B[3io .. 3io+3) = A[io], A[io + 100], A[io + 200]: NCHW with 3 planes into NHWC.
+  Stmt body = loop(io, 0, 100, st(B, ld(A, ramp(io, 3, 100), Float(32, 3)), ramp(MulNode::make(io, i32(3)), 3)));
+  Module m = build_one(make_func("planes", {buffer(A, Float(32), {300}), buffer(B, Float(32), {300})}, {}, body));
+  NDArray a = NDArray::random({300}, Float(32), 14), b = NDArray::empty({300}, Float(32));
+  m("planes")(a, b);
+  std::vector<float> x = floats(a), y = floats(b);
+  for (int k = 0; k < 100; ++k)
+    for (int c = 0; c < 3; ++c) REQUIRE(y[size_t(3 * k + c)] == x[size_t(k + 100 * c)]);
+  CHECK(m.source("ll").find("masked.gather") == std::string::npos);
+}
+
 TEST_CASE("llvm: bool temporaries, let statements and branches", "[llvm]") {
   Var A = handle("A"), B = handle("B"), M = handle("M"), i("i"), io("io"), x("x", Float(32));
   // M[i] = A[i] > 0 (bool in memory, scalar and 8 lanes at a time), then
