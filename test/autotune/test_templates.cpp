@@ -283,6 +283,22 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
   check(tasks[1], tasks[1].default_index);
 }
 
+TEST_CASE("a convolution's copy back runs per register tile by default, in every parallel mode",
+          "[autotune][templates]") {
+  // 16 -> 32 channels at 28x28: 2 tiles of 14 columns per row.
+  graph::Builder b;
+  auto x = b.input("x", {1, 16, 28, 28});
+  auto w = b.constant("w", NDArray::random({32, 16, 1, 1}, Float(32), 7));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w))), "llvm");
+  REQUIRE(tasks.size() == 1);
+  const autotune::Task &t = tasks[0];
+  const json fallback = json::parse(t.config_json(t.default_index));
+  CHECK(fallback["tile_tail"] == 1);
+  CHECK(fallback["tile_ow"] == 14);
+  for (int64_t parallel : {0, 1, 2, 3})
+    for (int64_t tail : {0, 1}) check(t, with_knob(t, with_knob(t, t.default_index, "parallel", parallel), "tile_tail", tail));
+}
+
 TEST_CASE("a convolution whose input outgrows the cache or has many rows runs each row's channel groups in turn, else prefetches its input",
           "[autotune][templates]") {
   // "parallel" 2 by default (rows outside the channel groups) where the weights are at
@@ -317,7 +333,8 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
     // prefetches (which it builds without them); every other knob takes its fallback.
     const json fallback = json::parse(t.config_json(t.default_index));
     json prefetches = {{"prefetch", 32}, {"winograd_prefetch", 32}};
-    if (fallback.contains("prefetch_input")) prefetches["prefetch_input"] = fallback["prefetch_input"];
+    for (const char *knob : {"prefetch_input", "tile_tail", "panels"})
+      if (fallback.contains(knob)) prefetches[knob] = fallback[knob];
     const autotune::Instance a = t.instantiate(t.default_index), b = t.instantiate_json(prefetches.dump());
     std::ostringstream sa, sb;
     sa << lower(a.schedule, a.args, a.name);
@@ -327,10 +344,10 @@ TEST_CASE("a task's default configuration is the schedule of an untuned build", 
   // conv1: 3 input channels in one block, 16 output channels per vector, 2 blocks of them
   // by 14 columns per register tile, each column's blocks in turn, rows in parallel with
   // each row's blocks in turn, the weight prefetched 32 lines ahead, the input not (each
-  // thread reads the rows its core wrote).
+  // thread reads the rows its core wrote), the copy back per register tile.
   CHECK(tasks[0].config_json(tasks[0].default_index) ==
         "{\"tile_oc\":2,\"tile_order\":1,\"tile_ow\":14,\"reduce_order\":0,\"unroll_inner\":0,"
-        "\"parallel\":2,\"prefetch\":32,\"prefetch_input\":0}");
+        "\"parallel\":2,\"tile_tail\":1,\"prefetch\":32,\"prefetch_input\":0}");
 }
 
 TEST_CASE("every configuration of a depthwise convolution of NCHW data computes the reference",

@@ -67,7 +67,11 @@ Schedule schedule_injective_cpu(const Tensor &out, const Target &target);
 // the knob gets 0, the kernel it measured) and the partition knob "prefetch_input", how
 // many input-channel blocks ahead each block asks for the input (0, 2 or 4; fallback 4
 // where threads split the output channels, "parallel" 0 or 1 or "tile_flat", else 0; 0
-// for a record made before the knob); the direct form has "tile_k" (channels per tile) and "vector" (its
+// for a record made before the knob), and (not depthwise) "tile_tail" 1 copies each
+// register tile back (through the tail) right after its reduction instead of each row
+// after all its tiles (fallback 1, 0 on "wasm" and for a record made before the knob;
+// no effect where the tile is the whole row, with "tile_flat", or with "tile_ic" and
+// "parallel" 1); the direct form has "tile_k" (channels per tile) and "vector" (its
 // columns' vector).
 Schedule schedule_conv2d_llvm(const Tensor &out, const Target &target = Target("llvm"),
                               autotune::Config *config = nullptr);
@@ -121,7 +125,11 @@ Schedule schedule_dense_llvm(const Tensor &dense, const Tensor &out, autotune::C
 // element-wise tail ending in `out`: register blocks of `rows` x block output elements
 // accumulate across the whole reduction (the block's columns one or more vectors, each
 // row a broadcast of data), panels of columns in parallel.
-// Knobs: "tile_y" rows per register block, "unroll_k" the reduction unrolled by 4, and
+// Knobs: "tile_y" rows per register block, "unroll_k" the reduction unrolled by 4,
+// "panels" how many of the weight's panels a block reads side by side, each with
+// accumulators of its own (a divisor of the panel count up to 8; fallback the least
+// giving 4 independent chains of FMAs, so 5 for 1000 classes in panels of 8 at batch 1;
+// 1 for a record made before the knob), and
 // where `target` has prefetch instructions "prefetch", how many cache lines of the
 // weight ahead each step of the reduction asks for (0: none; fallback 32; a record made
 // before the knob gets 0, the kernel it measured).
