@@ -157,18 +157,19 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, cons
   const auto *ac = acc.op().as<ComputeOpNode>();
   IterVar acc_cols = acc.axis(1), acc_panel;
   if (bp > 1) std::tie(acc_panel, acc_cols) = a.split(acc.axis(1), Expr(int(block)));
+  std::vector<IterVar> tile = {acc.axis(0)};
+  if (bp > 1) tile.push_back(acc_panel);
+  tile.push_back(acc_cols);
   IterVar k_step = ac->reduce_axis[0];
+  std::vector<IterVar> order = {k_step};
   if (unroll_k) {
     auto [ko, ki] = a.split(ac->reduce_axis[0], 4);
-    if (bp > 1) a.reorder({ko, ki, acc.axis(0), acc_panel, acc_cols});
-    else a.reorder({ko, ki, acc.axis(0), acc_cols});
+    order = {ko, ki};
     a.unroll(ki);
     k_step = ko;
-  } else if (bp > 1) {
-    a.reorder({ac->reduce_axis[0], acc.axis(0), acc_panel, acc_cols});
-  } else {
-    a.reorder({ac->reduce_axis[0], acc.axis(0), acc_cols});
   }
+  order.insert(order.end(), tile.begin(), tile.end());
+  a.reorder(order);
   if (prefetch_lines) {
     const int64_t step_bytes = block * in[1].dtype().bytes() * (unroll_k ? 4 : 1);
     a.prefetch(in[1], k_step, detail::prefetch_offset(prefetch_lines, step_bytes));
