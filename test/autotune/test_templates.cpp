@@ -139,24 +139,29 @@ TEST_CASE("sampled configurations of ResNet-18's tasks compute the reference", "
   }
 }
 
-TEST_CASE("every configuration of a dense task computes the reference", "[autotune][templates]") {
+namespace {
+
+// The task of a dense layer of `rows` x `in` data and an `out` x `in` constant weight.
+autotune::Task dense_task(int64_t rows, int64_t in, int64_t out, uint64_t seed) {
   graph::Builder b;
-  auto x = b.input("x", {3, 64});
-  auto w = b.constant("w", NDArray::random({48, 64}, Float(32), 5));
+  auto x = b.input("x", {rows, in});
+  auto w = b.constant("w", NDArray::random({out, in}, Float(32), seed));
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.dense(x, w)), "llvm");
   REQUIRE(tasks.size() == 1);
-  CHECK(tasks[0].name == "dense 3x64 m48");
-  for (int64_t i = 0; i < tasks[0].space_size(); ++i) check(tasks[0], i);
+  return tasks[0];
+}
+
+}  // namespace
+
+TEST_CASE("every configuration of a dense task computes the reference", "[autotune][templates]") {
+  const autotune::Task t = dense_task(3, 64, 48, 5);
+  CHECK(t.name == "dense 3x64 m48");
+  for (int64_t i = 0; i < t.space_size(); ++i) check(t, i);
 }
 
 TEST_CASE("a dense layer at batch 1 reads several panels side by side by default", "[autotune][templates]") {
   // One row and panels of 8 columns: one panel alone is a single chain of dependent FMAs.
-  graph::Builder b;
-  auto x = b.input("x", {1, 96});
-  auto w = b.constant("w", NDArray::random({40, 96}, Float(32), 6));
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.dense(x, w)), "llvm");
-  REQUIRE(tasks.size() == 1);
-  const autotune::Task &t = tasks[0];
+  const autotune::Task t = dense_task(1, 96, 40, 6);
   const json fallback = json::parse(t.config_json(t.default_index));
   CHECK(fallback["panel"] == 8);
   CHECK(fallback["panels"] == 5);
