@@ -151,6 +151,16 @@ autotune::Task dense_task(int64_t rows, int64_t in, int64_t out, uint64_t seed) 
   return tasks[0];
 }
 
+// The task of a 1x1 convolution and ReLU from `in` to `out` channels on h x w.
+autotune::Task pointwise_task(int64_t in, int64_t out, int64_t h, int64_t w, uint64_t seed) {
+  graph::Builder b;
+  auto x = b.input("x", {1, in, h, w});
+  auto weight = b.constant("w", NDArray::random({out, in, 1, 1}, Float(32), seed));
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, weight))), "llvm");
+  REQUIRE(tasks.size() == 1);
+  return tasks[0];
+}
+
 }  // namespace
 
 TEST_CASE("every configuration of a dense task computes the reference", "[autotune][templates]") {
@@ -291,12 +301,7 @@ TEST_CASE("a depthwise convolution pads its input row by row, or in a pass of it
 TEST_CASE("a convolution's copy back runs per register tile by default, in every parallel mode",
           "[autotune][templates]") {
   // 16 -> 32 channels at 28x28: 2 tiles of 14 columns per row.
-  graph::Builder b;
-  auto x = b.input("x", {1, 16, 28, 28});
-  auto w = b.constant("w", NDArray::random({32, 16, 1, 1}, Float(32), 7));
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w))), "llvm");
-  REQUIRE(tasks.size() == 1);
-  const autotune::Task &t = tasks[0];
+  const autotune::Task t = pointwise_task(16, 32, 28, 28, 7);
   const json fallback = json::parse(t.config_json(t.default_index));
   CHECK(fallback["tile_tail"] == 1);
   CHECK(fallback["tile_ow"] == 14);
@@ -314,12 +319,7 @@ TEST_CASE("a convolution whose input outgrows the cache or has many rows runs ea
   };
   for (const Case c : {Case{256, 64, 56, 2}, Case{64, 128, 14, 2}, Case{64, 128, 7, 0}, Case{1024, 256, 14, 0}}) {
     INFO(c.in_channels << " -> " << c.out_channels << " at " << c.size << "x" << c.size);
-    graph::Builder b;
-    auto x = b.input("x", {1, c.in_channels, c.size, c.size});
-    auto w = b.constant("w", NDArray::random({c.out_channels, c.in_channels, 1, 1}, Float(32), 6));
-    const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w))), "llvm");
-    REQUIRE(tasks.size() == 1);
-    const autotune::Task &t = tasks[0];
+    const autotune::Task t = pointwise_task(c.in_channels, c.out_channels, c.size, c.size, 6);
     const json fallback = json::parse(t.config_json(t.default_index));
     CHECK(fallback["parallel"] == c.parallel);
     // Threads that split the channel groups read every input channel, half of it written
@@ -409,12 +409,7 @@ TEST_CASE("a task's default configuration is its target's untuned schedule", "[a
 TEST_CASE("the register tile's order and input-channel blocks compute the reference", "[autotune][templates]") {
   // 256 input channels (16 blocks): "tile_ic" offers 4 and 8 blocks; with "parallel" 1
   // they run outside the rows, otherwise inside each row.
-  graph::Builder b;
-  auto x = b.input("x", {1, 256, 10, 12});
-  auto w = b.constant("w", NDArray::random({64, 256, 1, 1}, Float(32), 8));
-  const std::vector<autotune::Task> tasks = autotune::extract_tasks(b.finish(b.relu(b.conv2d(x, w))), "llvm");
-  REQUIRE(tasks.size() == 1);
-  const autotune::Task &t = tasks[0];
+  const autotune::Task t = pointwise_task(256, 64, 10, 12, 8);
   const auto knob = std::find(t.knob_names.begin(), t.knob_names.end(), "tile_ic");
   REQUIRE(knob != t.knob_names.end());
   CHECK(t.knob_sizes[size_t(knob - t.knob_names.begin())] == 3);
