@@ -294,24 +294,26 @@ Schedule schedule_nchwc(const Tensor &conv, const Tensor &out, const Target &tar
   if (blocked_out) o_order.push_back(out.axis(4));
   o.reorder(o_order);
   if (blocked_out) o.vectorize(out.axis(4));
-  // The loop whose iterations each pad the input rows they read (pad_per_row).
-  IterVar pad_at;
+  // The loop whose iterations each pad the input rows they read (pad_per_row), and the
+  // one whose iterations each compute their part of OB (a register tile with tile_tail).
+  IterVar pad_at, ob_at;
   if (rows_outer) {
     // Each row's groups in turn: the input rows a row reads stay in cache for all of them.
     o.parallel(o.fuse(out.axis(0), out.axis(2)));
-    ob.compute_at(o, tile_tail ? tail_at : cgo);
+    ob_at = cgo;
   } else if (row_bands) {
     // Two threads take a band each.
     o.parallel(o.fuse(o.fuse(out.axis(0), band), cgo));
-    ob.compute_at(o, tile_tail ? tail_at : row);
+    ob_at = row;
     pad_at = padded;
   } else {
     const IterVar groups_loop = o.fuse(out.axis(0), cgo);
     const IterVar rows = rows_parallel ? o.fuse(groups_loop, padded) : padded;
     o.parallel(rows_parallel ? rows : groups_loop);
-    ob.compute_at(o, tile_tail ? tail_at : whole_group ? groups_loop : band_rows > 1 ? row : rows);
+    ob_at = whole_group ? groups_loop : band_rows > 1 ? row : rows;
     pad_at = rows;
   }
+  ob.compute_at(o, tile_tail ? tail_at : ob_at);
 
   // Packed beforehand (conv2d_nchwc_packed), the weights and an unpadded blocked input
   // are arguments, not stages.
