@@ -85,6 +85,17 @@ TEST_CASE("vectorize_loops: a vectorized loop becomes Ramp and Broadcast vector 
     Stmt in = loop(i, 5, 1, StoreNode::make(B, x, i), ForKind::Vectorized);
     TIR_CHECK_IR(vectorize_loops(in), StoreNode::make(B, x, 5));
   }
+  SECTION("a loop of 40 lanes runs as two vectors of 16 and one of 8, written out") {
+    // Lane counts that are not powers of two legalise badly; the chunks are written out,
+    // not looped over, so that each vector's address is a constant offset.
+    Stmt in = loop(i, 0, 40, StoreNode::make(B, x, i), ForKind::Vectorized);
+    Stmt expected = BlockNode::make({
+        StoreNode::make(B, BroadcastNode::make(x, 16), RampNode::make(0, 1, 16)),
+        StoreNode::make(B, BroadcastNode::make(x, 16), RampNode::make(16, 1, 16)),
+        StoreNode::make(B, BroadcastNode::make(x, 8), RampNode::make(32, 1, 8)),
+    });
+    TIR_CHECK_IR(vectorize_loops(in), expected);
+  }
   SECTION("serial loops are left as they are") {
     Stmt in = loop(i, 0, 4, StoreNode::make(B, x, i));
     CHECK(vectorize_loops(in).same_as(in));
