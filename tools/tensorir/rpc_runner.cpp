@@ -42,17 +42,20 @@ TimeOptions remote_time(const autotune::MeasureOptions &o, const std::string &ba
   return t;
 }
 
+int to_ms(double s) { return int(std::min(s * 1000.0, double(INT_MAX))); }
+
 class RpcRunner : public autotune::Runner {
  public:
-  RpcRunner(std::string address, std::string key, double timeout_s)
+  RpcRunner(std::string address, std::string key, const RpcRunnerOptions &o)
       : address_(std::move(address)), key_(std::move(key)) {
     // No request of a measurement may outlast the whole measurement: a hanging candidate
     // then fails with "no reply", closing the session, and the next one connects again.
-    connect_.request_timeout_ms = int(std::min(timeout_s * 1000.0, double(INT_MAX)));
+    connect_.request_timeout_ms = to_ms(o.timeout_s);
     // A remote still finishing an abandoned request is paired again once it has answered
-    // (docs/rpc.md); it gets as long as a measurement to do so, and a hung one costs each
-    // later candidate that long, not the proxy's default minute.
-    connect_.timeout_ms = std::max(connect_.request_timeout_ms, 10000);
+    // (docs/rpc.md); a hung one costs each later candidate this long, not the proxy's
+    // default minute.
+    connect_.timeout_ms = std::max(connect_.request_timeout_ms, to_ms(o.connect_s));
+    recover_ms_ = std::max(connect_.timeout_ms, to_ms(o.recover_s));
     session_ = rpc::connect(address_, key_, connect_);  // a wrong address fails before any build
   }
 
@@ -60,12 +63,19 @@ class RpcRunner : public autotune::Runner {
                               const std::vector<NDArray> *expected, const autotune::MeasureOptions &options) override {
     autotune::MeasureResult r;
     try {
-      OnRemote remote(session(), module, args);
-      if (expected) {
-        r.error = autotune::check_outputs(remote.call(function), *expected);
-        if (!r.error.empty()) return r;
+      const rpc::Session &s = session();
+      try {
+        OnRemote remote(s, module, args);
+        if (expected) {
+          r.error = autotune::check_outputs(remote.call(function), *expected);
+          if (!r.error.empty()) return r;
+        }
+        r.times_ms =
+            remote.module.time_evaluator(function, remote_time(options, module.node()->backend())).call(remote.args).times_ms;
+      } catch (const std::exception &) {
+        abandon();
+        throw;
       }
-      r.times_ms = remote.module.time_evaluator(function, remote_time(options, module.node()->backend())).call(remote.args).times_ms;
     } catch (const std::exception &e) {
       r.error = std::string("rpc error: ") + e.what();
       session_ = rpc::Session();  // connect again for the next candidate
@@ -76,31 +86,51 @@ class RpcRunner : public autotune::Runner {
   // The reference runs on the remote too: "wasm" and "webgl" kernels do not run here.
   std::vector<NDArray> outputs(const Module &module, const std::string &function,
                                const std::vector<NDArray> &args) override {
+    const rpc::Session &s = session();
     try {
-      return OnRemote(session(), module, args).call(function);
+      return OnRemote(s, module, args).call(function);
     } catch (const std::exception &) {
-      session_ = rpc::Session();
+      abandon();
       throw;
     }
   }
 
  private:
+  // A connection, waiting for the remote to finish an abandoned request first; only the
+  // first connection after it waits that long, so that a remote that never finishes
+  // costs each candidate the usual wait.
   const rpc::Session &session() {
-    if (!session_.defined()) session_ = rpc::connect(address_, key_, connect_);
+    if (!session_.defined()) {
+      rpc::ConnectOptions c = connect_;
+      if (recovering_) c.timeout_ms = recover_ms_;
+      recovering_ = false;
+      session_ = rpc::connect(address_, key_, c);
+    }
     return session_;
+  }
+  // The session failed during a request: the remote may still be running it.
+  void abandon() {
+    session_ = rpc::Session();
+    recovering_ = true;
   }
 
   std::string address_, key_;
   rpc::ConnectOptions connect_;
+  int recover_ms_ = 0;
+  bool recovering_ = false;
   rpc::Session session_;
 };
 
 }  // namespace
 
 std::shared_ptr<autotune::Runner> rpc_runner(const std::string &address, const std::string &key,
-                                             double timeout_s) {
-  TIR_USER_CHECK(timeout_s > 0) << "tune --rpc: the measurement timeout must be positive, not " << timeout_s;
-  return std::make_shared<RpcRunner>(address, key, timeout_s);
+                                             const RpcRunnerOptions &options) {
+  TIR_USER_CHECK(options.timeout_s > 0) << "tune --rpc: the measurement timeout must be positive, not "
+                                        << options.timeout_s;
+  TIR_USER_CHECK(options.connect_s > 0 && options.recover_s > 0)
+      << "tune --rpc: the waits for a free remote must be positive, not " << options.connect_s << " and "
+      << options.recover_s << " s";
+  return std::make_shared<RpcRunner>(address, key, options);
 }
 
 }  // namespace tensorir::cli
