@@ -63,22 +63,15 @@ class RpcRunner : public autotune::Runner {
                               const std::vector<NDArray> *expected, const autotune::MeasureOptions &options) override {
     autotune::MeasureResult r;
     try {
-      const rpc::Session &s = session();
-      try {
-        OnRemote remote(s, module, args);
-        if (expected) {
-          r.error = autotune::check_outputs(remote.call(function), *expected);
-          if (!r.error.empty()) return r;
-        }
-        r.times_ms =
-            remote.module.time_evaluator(function, remote_time(options, module.node()->backend())).call(remote.args).times_ms;
-      } catch (const std::exception &) {
-        abandon();
-        throw;
+      OnRemote remote(session(), module, args);
+      if (expected) {
+        r.error = autotune::check_outputs(remote.call(function), *expected);
+        if (!r.error.empty()) return r;
       }
+      r.times_ms = remote.module.time_evaluator(function, remote_time(options, module.node()->backend())).call(remote.args).times_ms;
     } catch (const std::exception &e) {
       r.error = std::string("rpc error: ") + e.what();
-      session_ = rpc::Session();  // connect again for the next candidate
+      abandon();  // connect again for the next candidate
     }
     return r;
   }
@@ -86,9 +79,8 @@ class RpcRunner : public autotune::Runner {
   // The reference runs on the remote too: "wasm" and "webgl" kernels do not run here.
   std::vector<NDArray> outputs(const Module &module, const std::string &function,
                                const std::vector<NDArray> &args) override {
-    const rpc::Session &s = session();
     try {
-      return OnRemote(s, module, args).call(function);
+      return OnRemote(session(), module, args).call(function);
     } catch (const std::exception &) {
       abandon();
       throw;
@@ -108,10 +100,11 @@ class RpcRunner : public autotune::Runner {
     }
     return session_;
   }
-  // The session failed during a request: the remote may still be running it.
+  // After a failure: a session that was open failed during a request, which the remote
+  // may still be running; a connection that was refused leaves nothing to wait for.
   void abandon() {
+    recovering_ = session_.defined();
     session_ = rpc::Session();
-    recovering_ = true;
   }
 
   std::string address_, key_;
