@@ -86,12 +86,11 @@ const ReduceNode *single_reduction(const Expr &body) {
 
 void define_fragment_knobs(autotune::Config &cfg, const Target &target, int64_t longest, bool shared_read) {
   if (longest <= 0) return;
-  if (shared_read) {
-    const int64_t most = target.positive_option("draw-buffers", kDrawBuffers, 8);
-    std::vector<int64_t> choices;
-    for (int64_t d = 1; d <= most; d *= 2) choices.push_back(d);
-    if (choices.size() > 1) cfg.define_knob("draw-buffers", choices, most);
-  }
+  // 1, 2, 4 and 8 whatever the target says: the target's (4 by default, what WebGL2
+  // guarantees) is what an untuned kernel uses, while a tuned one may take 8 where the
+  // device measured has them (a candidate the device cannot draw is a failed trial, and
+  // a package built with its choice tells a GPU with fewer so when it loads).
+  if (shared_read) cfg.define_knob("draw-buffers", {1, 2, 4, 8}, target.positive_option("draw-buffers", kDrawBuffers, 8));
   // A fragment's 4 lanes unroll a whole reduction from a budget of 4 times its length
   // on: the budgets below that differ, the larger ones all unroll it whole.
   std::vector<int64_t> unroll;

@@ -11,7 +11,8 @@ namespace tensorir::ops {
 // tuner give the kernel as its target's options (autotune::kernel_target), so that the
 // fragment planner plans this kernel with them:
 //   "draw-buffers"  texels of a row one fragment computes, each into its render target
-//                   (1, 2, 4; 8 where the target allows 8; by default the target's);
+//                   (1, 2, 4 or 8, by default the target's -draw-buffers: a tuned
+//                   kernel may use 8 where the target's default is 4);
 //                   declared where a reduction has a read those texels share (weights)
 //                   and a result in whole texels along its last axis (channel blocks);
 //   "unroll"        the unroll budget of reduction loops (default 256);
