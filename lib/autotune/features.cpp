@@ -7,7 +7,9 @@
 #include <map>
 #include <unordered_map>
 
+#include "autotune/measure.h"
 #include "tensorir/ir/visitor.h"
+#include "tensorir/target_kind.h"
 
 namespace tensorir::autotune {
 
@@ -213,6 +215,35 @@ std::vector<float> extract_features(const LoweredFunc &func) {
     slot[5] = u.written ? 1.f : 0.f;
   }
   return f;
+}
+
+// The knobs that are options of the task's target kind (webgl's fragment planner reads
+// them), whose values the lowered loop nest does not show.
+static std::vector<size_t> option_knobs(const Task &task) {
+  std::vector<size_t> out;
+  const TargetKindInfo &kind = task.target.kind_info();
+  for (size_t k = 0; k < task.knob_names.size(); ++k)
+    if (kind.find_option(task.knob_names[k])) out.push_back(k);
+  return out;
+}
+
+std::vector<std::vector<float>> config_features(const Task &task, const std::vector<int64_t> &indices, int threads) {
+  const std::vector<size_t> options = option_knobs(task);
+  std::vector<std::vector<float>> out(indices.size());
+  for_each_index(indices.size(), threads, [&](size_t i) {
+    try {
+      Instance inst = task.instantiate(indices[i]);
+      out[i] = extract_features(lower(inst.schedule, inst.args, inst.name));
+    } catch (const std::exception &) {
+      out[i].assign(kFeatureLength, 0.f);
+    }
+    for (size_t k : options) {
+      int64_t digit = indices[i];
+      for (size_t j = 0; j < k; ++j) digit /= task.knob_sizes[j];
+      out[i].push_back(float(digit % task.knob_sizes[k]));
+    }
+  });
+  return out;
 }
 
 }  // namespace tensorir::autotune

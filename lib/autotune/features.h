@@ -23,6 +23,7 @@
 #pragma once
 #include <vector>
 
+#include "tensorir/autotune/task.h"
 #include "tensorir/lower.h"
 
 namespace tensorir::autotune {
@@ -33,5 +34,12 @@ inline constexpr int kBufferSlots = 4, kBufferFeatures = 6;
 inline constexpr int kFeatureLength = kGlobalFeatures + kLoopSlots * kLoopFeatures + kBufferSlots * kBufferFeatures;
 
 std::vector<float> extract_features(const LoweredFunc &func);
+
+// The cost model's input for configurations `indices` of `task`, lowered on up to
+// `threads` threads: extract_features of each, zeros where it does not lower (its
+// measurement records why), followed by the choice (an index) of each knob that is an
+// option of the task's target kind, such as webgl's "draw-buffers": the backend plans
+// the kernel from those, so the loop nest is the same for all their values.
+std::vector<std::vector<float>> config_features(const Task &task, const std::vector<int64_t> &indices, int threads);
 
 }  // namespace tensorir::autotune

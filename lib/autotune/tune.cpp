@@ -35,21 +35,6 @@ std::string measured_cpu(const Target &target, bool here) {
 
 int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-// Features of configurations, lowered on up to `threads` threads; a configuration that
-// does not lower gets zeros (its measurement then records why).
-std::vector<std::vector<float>> task_features(const Task &task, const std::vector<int64_t> &indices, int threads) {
-  std::vector<std::vector<float>> out(indices.size());
-  for_each_index(indices.size(), threads, [&](size_t i) {
-    try {
-      Instance inst = task.instantiate(indices[i]);
-      out[i] = extract_features(lower(inst.schedule, inst.args, inst.name));
-    } catch (const std::exception &) {
-      out[i].assign(kFeatureLength, 0.f);
-    }
-  });
-  return out;
-}
-
 // The arguments' types and shapes.
 std::string signature_key(const FuncSignature &sig) {
   std::ostringstream os;
@@ -118,7 +103,7 @@ class TaskTuner {
     space.knob_sizes = searched_.sizes();
     space.first = searched_.to_search(task.default_index);
     space.features = [this](const std::vector<int64_t> &idx) {
-      return task_features(task_, searched_.to_task(idx), threads_);
+      return config_features(task_, searched_.to_task(idx), threads_);
     };
     search_ = make_search(o.tuner, std::move(space), o.seed);
     cpu_ = measured_cpu(task.target, !o.runner);

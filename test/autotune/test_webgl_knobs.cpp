@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 
+#include "autotune/features.h"
 #include "autotune/log_test_util.h"
 
 using namespace tensorir;
@@ -153,6 +154,34 @@ TEST_CASE("webgl: a convnet's tasks have the fragment planner's knobs", "[autotu
     CHECK(choices(t, "draw-buffers") == std::vector<int64_t>{1, 2, 4, 8});
     CHECK(knob(t, t.default_index, "draw-buffers") == d);
   }
+}
+
+TEST_CASE("webgl: the cost model's features tell the planner's knobs apart", "[autotune][webgl]") {
+  const graph::Graph g = small_convnet();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "webgl");
+  const autotune::Task &pointwise = task_starting(tasks, "conv2d 1x16x14x14 k32 1x1");
+  // Two configurations that differ in draw-buffers alone (the others at their first
+  // choices) lower to one loop nest: the planner reads the knob from the target.
+  const int64_t one = config_with(pointwise, {{"draw-buffers", 1}}), eight = config_with(pointwise, {{"draw-buffers", 8}});
+  const std::vector<std::vector<float>> f = autotune::config_features(pointwise, {one, eight}, 2);
+  std::vector<std::string> options;
+  for (const std::string &name : pointwise.knob_names)
+    if (name == "draw-buffers" || name == "unroll" || name == "reduce-chunk") options.push_back(name);
+  REQUIRE(options.size() == pointwise.knob_names.size());
+  REQUIRE(f[0].size() == size_t(autotune::kFeatureLength) + options.size());
+  REQUIRE(f[1].size() == f[0].size());
+  CHECK(std::equal(f[0].begin(), f[0].begin() + autotune::kFeatureLength, f[1].begin()));
+  // Each option knob's choice follows the loop nest's features, in the knobs' order.
+  const size_t at = size_t(std::find(options.begin(), options.end(), "draw-buffers") - options.begin());
+  for (size_t k = 0; k < options.size(); ++k) {
+    INFO(options[k]);
+    CHECK(f[0][autotune::kFeatureLength + k] == 0.f);
+    CHECK(f[1][autotune::kFeatureLength + k] == (k == at ? 3.f : 0.f));
+  }
+  // A CPU kernel's knobs all shape its loop nest: the features are the loop nest's alone.
+  const std::vector<autotune::Task> cpu = autotune::extract_tasks(g, "llvm");
+  const autotune::Task &conv = task_starting(cpu, "conv2d 1x16x14x14 k32 1x1");
+  CHECK(autotune::config_features(conv, {conv.default_index}, 1)[0].size() == size_t(autotune::kFeatureLength));
 }
 
 TEST_CASE("webgl: the knobs change the fragment plan", "[autotune][webgl]") {
