@@ -28,8 +28,11 @@ class GuardFinder : public IRVisitor {
 
  protected:
   void visit(const ForNode *op) override {
-    const int64_t *mn = as_const_int(op->min), *ext = as_const_int(op->extent);
-    if (mn && ext && *ext > 0) ranges_[op->loop_var.get()] = {op->min, make_const(op->min.type(), double(*mn + *ext - 1))};
+    // A loop of constant extent from a symbolic start (a block's rows, computed at the
+    // loop of blocks) has a range in terms of the loops outside.
+    const int64_t *ext = as_const_int(op->extent);
+    if (ext && *ext > 0)
+      ranges_[op->loop_var.get()] = {op->min, simplify(op->min + make_const(op->min.type(), double(*ext - 1)))};
     IRVisitor::visit(op);
     ranges_.erase(op->loop_var.get());
   }
@@ -75,6 +78,71 @@ class DropConjunct : public IRMutator {
   Expr c_;
 };
 
+// Whether `e` reaches `v` through a remainder (v % c), as the inner of two fused loops
+// does.
+bool uses_remainder_of(const Expr &e, const Var &v) {
+  struct Finder : IRVisitor {
+    const Var &v;
+    bool found = false;
+    explicit Finder(const Var &var) : v(var) {}
+    using IRVisitor::visit;
+    void visit(const ModNode *op) override {
+      found |= uses_var(op->a, {v});
+      IRVisitor::visit(op);
+    }
+  } f(v);
+  f.visit(e);
+  return f.found;
+}
+
+// The variables that loops and lets inside `s` bind.
+std::vector<Var> bound_inside(const Stmt &s) {
+  struct Collector : IRVisitor {
+    std::vector<Var> vars;
+    using IRVisitor::visit;
+    void visit(const ForNode *op) override {
+      vars.push_back(op->loop_var);
+      IRVisitor::visit(op);
+    }
+    void visit(const LetStmtNode *op) override {
+      vars.push_back(op->var);
+      IRVisitor::visit(op);
+    }
+  } c;
+  c.visit(s);
+  return c.vars;
+}
+
+// A condition on the loop's variable (and the loops outside) under which `g` holds in
+// every iteration of the loops between: the guard's expression at its worst over those
+// loops' ranges. Undefined where the guard is not a comparison of integers or its worst
+// case depends on anything bound inside the loop.
+Expr sufficient_condition(const Guard &g, const std::vector<Var> &inside) {
+  Expr d;  // the guard is d < 0 (strict) or d <= 0
+  bool strict = true;
+  if (const auto *n = g.condition.as<LTNode>()) d = n->a - n->b;
+  else if (const auto *n = g.condition.as<LENode>()) d = n->a - n->b, strict = false;
+  else if (const auto *n = g.condition.as<GTNode>()) d = n->b - n->a;
+  else if (const auto *n = g.condition.as<GENode>()) d = n->b - n->a, strict = false;
+  if (!d.defined() || !d.type().is_int()) return Expr();
+  Interval worst = eval_interval(d, g.inner);
+  if (!worst.has_upper() || uses_var(worst.max, inside)) return Expr();
+  Expr zero = make_zero(worst.max.type());
+  return simplify(strict ? worst.max < zero : worst.max <= zero);
+}
+
+// Whether the guard fails once per iteration of an outer loop fused with `v`'s, in no
+// single stretch of `v`: it reaches `v` through a remainder, itself or through the
+// range of a loop inside (a block's rows starting at (v % blocks) * rows).
+bool periodic_in(const Guard &g, const Var &v) {
+  if (uses_remainder_of(g.condition, v)) return true;
+  bool via_range = false;
+  for (const auto &[var, range] : g.inner) via_range |= uses_remainder_of(range.min, v);
+  if (!via_range) return false;
+  Expr worst = sufficient_condition(g, {});
+  return worst.defined() && uses_remainder_of(worst, v);
+}
+
 class Partitioner : public IRMutator {
  public:
   using IRMutator::mutate;
@@ -86,7 +154,8 @@ class Partitioner : public IRMutator {
     const int64_t *mn = as_const_int(op->min), *ext = as_const_int(op->extent);
     if (!mn || !ext || *ext < 1) return IRMutator::visit(op, self);
     outer_[op->loop_var.get()] = {op->min, make_const(op->min.type(), double(*mn + *ext - 1))};
-    Stmt out = IRMutator::visit(op, self);
+    Stmt out = unswitch_remainders(op);
+    if (!out.defined()) out = IRMutator::visit(op, self);
     outer_.erase(op->loop_var.get());
     return out;
   }
@@ -101,7 +170,7 @@ class Partitioner : public IRMutator {
     GuardFinder finder;
     finder.visit(op->body);
     for (const Guard &g : finder.guards) {
-      if (!uses_var(g.condition, {op->loop_var})) continue;
+      if (!uses_var(g.condition, {op->loop_var}) || periodic_in(g, op->loop_var)) continue;
       auto holds_up_to = [&](int64_t v) {
         VarRanges r = outer_;
         for (const auto &[var, range] : g.inner) r[var] = range;
@@ -123,6 +192,32 @@ class Partitioner : public IRMutator {
       return BlockNode::make({head, tail});
     }
     return Stmt();
+  }
+
+  // Guards that reach the loop's variable through a remainder (a row block's guard in a
+  // loop fusing panels x row blocks: the last block of every panel) hold in most
+  // iterations but in no stretch that splitting the loop could separate. The loop body
+  // becomes `if (c) body-without-them else body`, c a condition on this iteration under
+  // which they all hold everywhere inside: tested once an iteration instead of in every
+  // iteration of the loops inside (a GEMM's K loop). The loop's range is in outer_.
+  Stmt unswitch_remainders(const ForNode *op) {
+    const int64_t *ext = as_const_int(op->extent);
+    if (!ext || *ext < 2) return Stmt();
+    GuardFinder finder;
+    finder.visit(op->body);
+    const std::vector<Var> inside = bound_inside(op->body);
+    Expr cond;
+    Stmt clean = op->body;
+    for (const Guard &g : finder.guards) {
+      if (!periodic_in(g, op->loop_var)) continue;
+      Expr c = sufficient_condition(g, inside);
+      if (!c.defined() || can_prove(!c, outer_)) continue;
+      cond = cond.defined() ? (cond && c) : c;
+      clean = DropConjunct(g.condition).mutate(clean);
+    }
+    if (!cond.defined()) return Stmt();
+    Stmt body = IfThenElseNode::make(cond, mutate(clean), mutate(op->body));
+    return ForNode::make(op->loop_var, op->min, op->extent, op->for_kind, body);
   }
 
   // A loop of symbolic extent (a split of a symbolic shape): a guard `d < 0` with d linear

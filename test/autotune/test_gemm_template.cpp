@@ -3,6 +3,8 @@
 // of K applies), computes what plain loops do on random data; its bad operands are
 // errors naming them.
 #include <tensorir/autotune/config.h>
+#include <tensorir/ir/visitor.h>
+#include <tensorir/lower.h>
 #include <tensorir/ops/gemm.h>
 
 #include "autotune/autotune_test_util.h"
@@ -55,6 +57,76 @@ TEST_CASE("gemm template: every value of every knob", "[autotune][gemm]") {
       for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{33, 100, 7}, {100, 33, 513}, {7, 1, 100}, {64, 64, 64}, {13, 1024, 70}})
         check_gemm(m, k, n, autotune::Config::from_values(values));
     }
+}
+
+namespace {
+
+// Guards on a row block (conditions on a remainder: the row blocks fused with the
+// panels) inside a reduction loop, other than in the else branch of a test made once
+// per block: the loops whose every iteration checks whether its rows exist.
+class RowGuardsInKLoops : public IRVisitor {
+ public:
+  int count = 0;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const ForNode *op) override {
+    const bool k = op->loop_var.name().rfind("k", 0) == 0;
+    k_depth_ += k;
+    IRVisitor::visit(op);
+    k_depth_ -= k;
+  }
+  void visit(const IfThenElseNode *op) override {
+    if (!op->else_case.defined()) {
+      if (k_depth_ > 0 && has_mod(op->condition)) ++count;
+      IRVisitor::visit(op);
+      return;
+    }
+    visit(op->condition);
+    visit(op->then_case);
+    // The else branch of a per-block test runs only for the last block of a panel.
+    const int saved = k_depth_;
+    k_depth_ = -1000000;
+    visit(op->else_case);
+    k_depth_ = saved;
+  }
+
+ private:
+  static bool has_mod(const Expr &e) {
+    struct Finder : IRVisitor {
+      bool found = false;
+      using IRVisitor::visit;
+      void visit(const ModNode *) override { found = true; }
+    } f;
+    f.visit(e);
+    return f.found;
+  }
+  int k_depth_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("gemm template: rows and panels in parallel with a short last block of rows", "[autotune][gemm]") {
+  // The blocks of rows and the panels are one parallel loop; the last block of every
+  // panel is short. It alone runs the guarded K loop: every other block runs a K loop
+  // without guards. Every register block, on shapes with and without a narrow last
+  // panel, with K in one block and in two.
+  for (int64_t tile_y : {4, 6, 8, 10, 12, 14})
+    for (int64_t tile_x : {16, 32, 48, 64})
+      for (auto [k, tile_k] : {std::pair<int64_t, int64_t>{40, 0}, {256, 128}}) {
+        const std::map<std::string, int64_t> values = {
+            {"tile_x", tile_x}, {"tile_y", tile_y}, {"parallel_rows", 1}, {"tile_k", tile_k}};
+        const int64_t m = 5 * tile_y + 3;
+        for (int64_t n : {3 * tile_x, 3 * tile_x + 5}) check_gemm(m, k, n, autotune::Config::from_values(values));
+
+        autotune::Config cfg = autotune::Config::from_values(values);
+        Tensor A = placeholder({m, k}, Float(32), "A"), B = placeholder({k, 3 * tile_x}, Float(32), "B");
+        ops::MatmulKernel g = ops::matmul_llvm(A, B, &cfg);
+        RowGuardsInKLoops guards;
+        guards.visit(lower(g.schedule, {A, B, g.out}, "gemm")->body);
+        INFO("tile_x " << tile_x << ", tile_y " << tile_y << ", tile_k " << tile_k);
+        CHECK(guards.count == 0);
+      }
 }
 
 TEST_CASE("gemm template: a panel of B too large for a thread's stack", "[autotune][gemm]") {

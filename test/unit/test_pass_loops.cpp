@@ -55,6 +55,46 @@ TEST_CASE("loop_partition: the guard of a non-dividing split stays only in the t
   }
 }
 
+TEST_CASE("loop_partition: a guard on a remainder is tested once an iteration", "[pass]") {
+  // Two fused loops, 2 panels x 3 blocks of 4 rows of 10: the last block of each panel
+  // is short, so `(f % 3)*4 + i < 10` fails in iterations 2 and 5, in no single stretch.
+  Var A("A", Handle()), f("f"), i("i");
+  Expr row = f % 3 * 4 + i;
+  Stmt store = StoreNode::make(A, 1.0f, row);
+  Stmt guarded = IfThenElseNode::make(row < 10, store);
+  // Whole blocks run the inner loop without the guard; the short one partitions it.
+  Expr whole = simplify(f % 3 * 4 + 3 - 10 < 0);
+  Stmt short_block = BlockNode::make({loop(i, 0, 2, store), loop(i, 2, 2, guarded)});
+
+  SECTION("the guard on the loop's remainder") {
+    Stmt in = loop(f, 0, 6, loop(i, 0, 4, guarded), ForKind::Parallel);
+    Stmt expected = loop(f, 0, 6, IfThenElseNode::make(whole, loop(i, 0, 4, store), short_block), ForKind::Parallel);
+    TIR_CHECK_IR(loop_partition(in), expected);
+  }
+  SECTION("the rows of a block as a loop starting at the remainder") {
+    // for (r in [(f % 3)*4, +4)): if (r < 10): the rows computed at the loop of blocks.
+    Var r("r");
+    Stmt at_rows = StoreNode::make(A, 1.0f, r);
+    Stmt in = loop(f, 0, 6, loop(r, f % 3 * 4, 4, IfThenElseNode::make(r < 10, at_rows)));
+    Stmt out = loop_partition(in);
+    const auto *outer = out.as<ForNode>();
+    REQUIRE(outer);
+    const auto *test = outer->body.as<IfThenElseNode>();
+    REQUIRE(test);
+    CHECK(can_prove(test->condition == whole, {{f.get(), {make_const(Int(32), 0), make_const(Int(32), 5)}}}));
+    TIR_CHECK_IR(test->then_case, loop(r, f % 3 * 4, 4, at_rows));
+  }
+  SECTION("a guard the iteration cannot settle stays where it is") {
+    // The worst case over i depends on a variable bound inside the loop.
+    Var n("n");
+    Stmt inner = LetStmtNode::make(n, f % 3 * 4, loop(i, 0, 4, IfThenElseNode::make(n + i < 10, store)));
+    Stmt in = loop(f, 0, 6, inner);
+    const ForNode *outer = loop_partition(in).as<ForNode>();
+    REQUIRE(outer);
+    CHECK_FALSE(outer->body.as<IfThenElseNode>());
+  }
+}
+
 TEST_CASE("vectorize_loops: a vectorized loop becomes Ramp and Broadcast vector code", "[pass]") {
   Var A("A", Handle()), B("B", Handle()), i("i"), x("x", Float(32));
   Type f4 = Float(32).with_lanes(4);
