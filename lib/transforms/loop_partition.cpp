@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/visitor.h"
@@ -206,14 +208,23 @@ class Partitioner : public IRMutator {
     GuardFinder finder;
     finder.visit(op->body);
     const std::vector<Var> inside = bound_inside(op->body);
-    Expr cond;
-    Stmt clean = op->body;
+    // Per guard expression, the condition of each place it guards (dropping it drops it
+    // everywhere); undefined where one of them cannot be settled per iteration.
+    std::vector<std::pair<Expr, Expr>> found;
     for (const Guard &g : finder.guards) {
       if (!periodic_in(g, op->loop_var)) continue;
       Expr c = sufficient_condition(g, inside);
-      if (!c.defined() || can_prove(!c, outer_)) continue;
+      if (c.defined() && can_prove(!c, outer_)) c = Expr();
+      auto it = std::find_if(found.begin(), found.end(), [&](const auto &f) { return f.first.same_as(g.condition); });
+      if (it == found.end()) found.emplace_back(g.condition, c);
+      else if (it->second.defined()) it->second = c.defined() ? (it->second && c) : Expr();
+    }
+    Expr cond;
+    Stmt clean = op->body;
+    for (const auto &[guard, c] : found) {
+      if (!c.defined()) continue;
       cond = cond.defined() ? (cond && c) : c;
-      clean = DropConjunct(g.condition).mutate(clean);
+      clean = DropConjunct(guard).mutate(clean);
     }
     if (!cond.defined()) return Stmt();
     Stmt body = IfThenElseNode::make(cond, mutate(clean), mutate(op->body));

@@ -92,6 +92,12 @@ TEST_CASE("loop_partition: a guard on a remainder is tested once an iteration", 
     const ForNode *outer = loop_partition(in).as<ForNode>();
     REQUIRE(outer);
     CHECK_FALSE(outer->body.as<IfThenElseNode>());
+    // One guard in two places, the second in a loop of unknown extent: it cannot be
+    // dropped from the first place alone.
+    Stmt twice = loop(f, 0, 6, BlockNode::make({loop(i, 0, 4, guarded), loop(i, 0, n, guarded)}));
+    const ForNode *outer_twice = loop_partition(twice).as<ForNode>();
+    REQUIRE(outer_twice);
+    CHECK_FALSE(outer_twice->body.as<IfThenElseNode>());
   }
 }
 
