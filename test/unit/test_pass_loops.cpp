@@ -89,13 +89,15 @@ TEST_CASE("loop_partition: a guard on a remainder is tested once an iteration", 
     Var n("n");
     Stmt inner = LetStmtNode::make(n, f % 3 * 4, loop(i, 0, 4, IfThenElseNode::make(n + i < 10, store)));
     Stmt in = loop(f, 0, 6, inner);
-    const ForNode *outer = loop_partition(in).as<ForNode>();
+    Stmt out = loop_partition(in);
+    const ForNode *outer = out.as<ForNode>();
     REQUIRE(outer);
     CHECK_FALSE(outer->body.as<IfThenElseNode>());
     // One guard in two places, the second in a loop of unknown extent: it cannot be
     // dropped from the first place alone.
     Stmt twice = loop(f, 0, 6, BlockNode::make({loop(i, 0, 4, guarded), loop(i, 0, n, guarded)}));
-    const ForNode *outer_twice = loop_partition(twice).as<ForNode>();
+    Stmt out_twice = loop_partition(twice);
+    const ForNode *outer_twice = out_twice.as<ForNode>();
     REQUIRE(outer_twice);
     CHECK_FALSE(outer_twice->body.as<IfThenElseNode>());
   }
