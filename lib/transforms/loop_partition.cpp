@@ -209,11 +209,11 @@ class Partitioner : public IRMutator {
     finder.visit(op->body);
     const std::vector<Var> inside = bound_inside(op->body);
     // Per guard expression, the condition of each place it guards (dropping it drops it
-    // everywhere); undefined where one of them cannot be settled per iteration.
+    // everywhere); undefined where one of them is not a remainder's guard or cannot be
+    // settled per iteration.
     std::vector<std::pair<Expr, Expr>> found;
     for (const Guard &g : finder.guards) {
-      if (!periodic_in(g, op->loop_var)) continue;
-      Expr c = sufficient_condition(g, inside);
+      Expr c = periodic_in(g, op->loop_var) ? sufficient_condition(g, inside) : Expr();
       if (c.defined() && can_prove(!c, outer_)) c = Expr();
       auto it = std::find_if(found.begin(), found.end(), [&](const auto &f) { return f.first.same_as(g.condition); });
       if (it == found.end()) found.emplace_back(g.condition, c);

@@ -100,6 +100,15 @@ TEST_CASE("loop_partition: a guard on a remainder is tested once an iteration", 
     const ForNode *outer_twice = out_twice.as<ForNode>();
     REQUIRE(outer_twice);
     CHECK_FALSE(outer_twice->body.as<IfThenElseNode>());
+    // One guard on rows starting at the remainder and on rows that do not: the second
+    // place is no remainder's guard.
+    Var r("r");
+    Stmt at_rows = IfThenElseNode::make(r < 10, StoreNode::make(A, 1.0f, r));
+    Stmt mixed = loop(f, 0, 6, BlockNode::make({loop(r, f % 3 * 4, 4, at_rows), loop(r, f, 8, at_rows)}));
+    Stmt out_mixed = loop_partition(mixed);
+    const ForNode *outer_mixed = out_mixed.as<ForNode>();
+    REQUIRE(outer_mixed);
+    CHECK_FALSE(outer_mixed->body.as<IfThenElseNode>());
   }
 }
 
