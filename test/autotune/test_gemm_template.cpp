@@ -78,17 +78,17 @@ class RowGuardsInKLoops : public IRVisitor {
   }
   void visit(const IfThenElseNode *op) override {
     if (!op->else_case.defined()) {
-      if (k_depth_ > 0 && has_mod(op->condition)) ++count;
+      if (k_depth_ > 0 && !in_else_ && has_mod(op->condition)) ++count;
       IRVisitor::visit(op);
       return;
     }
     visit(op->condition);
     visit(op->then_case);
     // The else branch of a per-block test runs only for the last block of a panel.
-    const int saved = k_depth_;
-    k_depth_ = -1000000;
+    const bool saved = in_else_;
+    in_else_ = true;
     visit(op->else_case);
-    k_depth_ = saved;
+    in_else_ = saved;
   }
 
  private:
@@ -102,6 +102,7 @@ class RowGuardsInKLoops : public IRVisitor {
     return f.found;
   }
   int k_depth_ = 0;
+  bool in_else_ = false;
 };
 
 }  // namespace
