@@ -85,30 +85,25 @@ TEST_CASE("loop_partition: a guard on a remainder is tested once an iteration", 
     TIR_CHECK_IR(test->then_case, loop(r, f % 3 * 4, 4, at_rows));
   }
   SECTION("a guard the iteration cannot settle stays where it is") {
+    // Whether partitioning put a per-iteration test around the body of the loop `s` is.
+    auto tested_per_iteration = [](const Stmt &s) {
+      Stmt out = loop_partition(s);
+      const ForNode *outer = out.as<ForNode>();
+      REQUIRE(outer);
+      return outer->body.as<IfThenElseNode>() != nullptr;
+    };
     // The worst case over i depends on a variable bound inside the loop.
     Var n("n");
     Stmt inner = LetStmtNode::make(n, f % 3 * 4, loop(i, 0, 4, IfThenElseNode::make(n + i < 10, store)));
-    Stmt in = loop(f, 0, 6, inner);
-    Stmt out = loop_partition(in);
-    const ForNode *outer = out.as<ForNode>();
-    REQUIRE(outer);
-    CHECK_FALSE(outer->body.as<IfThenElseNode>());
+    CHECK_FALSE(tested_per_iteration(loop(f, 0, 6, inner)));
     // One guard in two places, the second in a loop of unknown extent: it cannot be
     // dropped from the first place alone.
-    Stmt twice = loop(f, 0, 6, BlockNode::make({loop(i, 0, 4, guarded), loop(i, 0, n, guarded)}));
-    Stmt out_twice = loop_partition(twice);
-    const ForNode *outer_twice = out_twice.as<ForNode>();
-    REQUIRE(outer_twice);
-    CHECK_FALSE(outer_twice->body.as<IfThenElseNode>());
+    CHECK_FALSE(tested_per_iteration(loop(f, 0, 6, BlockNode::make({loop(i, 0, 4, guarded), loop(i, 0, n, guarded)}))));
     // One guard on rows starting at the remainder and on rows that do not: the second
     // place is no remainder's guard.
     Var r("r");
     Stmt at_rows = IfThenElseNode::make(r < 10, StoreNode::make(A, 1.0f, r));
-    Stmt mixed = loop(f, 0, 6, BlockNode::make({loop(r, f % 3 * 4, 4, at_rows), loop(r, f, 8, at_rows)}));
-    Stmt out_mixed = loop_partition(mixed);
-    const ForNode *outer_mixed = out_mixed.as<ForNode>();
-    REQUIRE(outer_mixed);
-    CHECK_FALSE(outer_mixed->body.as<IfThenElseNode>());
+    CHECK_FALSE(tested_per_iteration(loop(f, 0, 6, BlockNode::make({loop(r, f % 3 * 4, 4, at_rows), loop(r, f, 8, at_rows)}))));
   }
 }
 
