@@ -1,5 +1,6 @@
 // The persistent thread pool behind tensorir_parallel_for. The calling thread runs the first
 // chunk itself; workers spin briefly for the next loop and then sleep on a condition variable.
+// A worker that finds itself on the CPU of a thread it works beside moves to a free one.
 #include <pthread.h>
 #include <sched.h>
 
@@ -131,10 +132,72 @@ void pin_current_thread(int cpu) {
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
 }
 
+// Where the threads of a pool last took work (index 0: the caller; -1: not yet), so that
+// a worker can tell when it shares a CPU with one it works beside. That happens after the
+// pool has slept: in a virtual machine a halted vCPU does not count as idle, so the kernel
+// wakes a blocked worker on the busy CPU of the caller that woke it and, both threads
+// being cache-hot, leaves them there for many milliseconds. The loop then runs at the
+// speed of one thread (a 512 x 512 GEMM on two vCPUs: 1.2 ms instead of 0.6 per call, for
+// tens of milliseconds after every pause of 50 ms or more).
+class CpuSpread {
+ public:
+  explicit CpuSpread(int threads) : cpu_(new std::atomic<int>[threads]), threads_(threads) {
+    for (int i = 0; i < threads; ++i) cpu_[i].store(-1, std::memory_order_relaxed);
+  }
+  void note_caller() { record(0, sched_getcpu()); }
+
+  // Called by worker `index` before it runs its chunk. If its CPU is the caller's or a
+  // lower-numbered worker's, it moves to a CPU of its affinity mask that no other thread
+  // of the pool was last seen on: a mask of that one CPU migrates it at once, and its own
+  // mask, set back right after, leaves it there. On a machine with more busy threads
+  // than CPUs every CPU is shared, so a worker moves at most once per kMoveInterval.
+  void settle_worker(int index) {
+    static constexpr std::chrono::milliseconds kMoveInterval{10};
+    thread_local std::chrono::steady_clock::time_point last_move{};
+    int here = sched_getcpu();
+    cpu_set_t mask;
+    if (here >= 0 && taken_by_other(here, index, index) &&
+        std::chrono::steady_clock::now() - last_move >= kMoveInterval &&
+        sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (!CPU_ISSET(c, &mask) || taken_by_other(c, index, threads_)) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+          sched_setaffinity(0, sizeof(mask), &mask);
+          here = sched_getcpu();
+        }
+        last_move = std::chrono::steady_clock::now();
+        break;
+      }
+    }
+    record(index, here);
+  }
+
+ private:
+  // Stores only a change: every loop reads these, and a line written by each thread on
+  // every loop would travel between their caches.
+  void record(int index, int cpu) {
+    if (cpu_[index].load(std::memory_order_relaxed) != cpu) cpu_[index].store(cpu, std::memory_order_relaxed);
+  }
+
+  // Whether a thread of the pool numbered below `below`, other than `self`, was last on `cpu`.
+  bool taken_by_other(int cpu, int self, int below) const {
+    for (int j = 0; j < below; ++j)
+      if (j != self && cpu_[j].load(std::memory_order_relaxed) == cpu) return true;
+    return false;
+  }
+
+  std::unique_ptr<std::atomic<int>[]> cpu_;
+  int threads_;
+};
+
 class ThreadPool {
  public:
-  explicit ThreadPool(int nthreads) {
+  explicit ThreadPool(int nthreads) : spread_(nthreads) {
     const std::vector<int> cpus = pinned_cpus();
+    spreading_ = cpus.empty();
     for (int i = 1; i < nthreads; ++i)
       workers_.emplace_back([this, i, cpus] {
         if (!cpus.empty()) pin_current_thread(cpus[static_cast<size_t>(i) % cpus.size()]);
@@ -165,6 +228,7 @@ class ThreadPool {
     task.messages.resize(task.chunks);
 
     remaining_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    if (spreading_) spread_.note_caller();
     {
       std::lock_guard<std::mutex> lock(mu_);
       task_ = &task;
@@ -201,7 +265,10 @@ class ThreadPool {
       seen = g;
       if (stop_.load(std::memory_order_relaxed)) return;
       Task &task = *task_;
-      if (index < task.chunks) run_chunk(task, index);
+      if (index < task.chunks) {
+        if (spreading_) spread_.settle_worker(index);
+        run_chunk(task, index);
+      }
       if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(done_mu_);
         done_.notify_one();
@@ -215,6 +282,8 @@ class ThreadPool {
     done_.wait(lock, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
   }
 
+  CpuSpread spread_;
+  bool spreading_ = true;  // off when TENSORIR_BIND_THREADS pins every thread
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_;

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -181,4 +182,60 @@ TEST_CASE("thread pool: TENSORIR_BIND_THREADS pins each thread to its own CPU", 
   set_num_threads(saved_threads);
   CHECK(CPU_COUNT(&now) == 1);  // the caller is pinned
   if (available >= 2) CHECK(cpus[0] != cpus[1]);  // and the worker runs elsewhere
+}
+
+namespace {
+// Iteration 1 runs on the worker of a two-thread pool; with `join` set it first moves that
+// worker onto the CPU `join` names, as the kernel does when it wakes a worker on its
+// caller's busy CPU.
+struct PlacementEnv {
+  int join = -1;
+  std::vector<int> cpus = std::vector<int>(2, -1);
+};
+
+int32_t placement_body(int64_t i, void *env) {
+  auto *e = static_cast<PlacementEnv *>(env);
+  if (i == 1 && e->join >= 0) {
+    cpu_set_t mask, one;
+    CPU_ZERO(&one);
+    CPU_SET(e->join, &one);
+    if (sched_getaffinity(0, sizeof(mask), &mask) == 0 && sched_setaffinity(0, sizeof(one), &one) == 0)
+      sched_setaffinity(0, sizeof(mask), &mask);  // the thread stays where it now is
+  }
+  e->cpus[static_cast<size_t>(i)] = sched_getcpu();
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("thread pool: a worker on its caller's CPU moves to a free one", "[thread_pool]") {
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  REQUIRE(sched_getaffinity(0, sizeof(before), &before) == 0);
+  INFO("the check needs two CPUs this process may use; it has " << CPU_COUNT(&before));
+  REQUIRE(CPU_COUNT(&before) >= 2);
+  const int saved_threads = num_threads();
+  set_num_threads(1);
+  set_num_threads(2);
+  PlacementEnv first;
+  REQUIRE(tensorir_parallel_for(0, 2, placement_body, &first) == 0);  // a new pool, workers unpinned
+  // The caller stays on one CPU; the worker is put on the same one.
+  int caller_cpu = 0;
+  while (!CPU_ISSET(caller_cpu, &before)) ++caller_cpu;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(caller_cpu, &one);
+  REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0);
+  PlacementEnv joined, next;
+  joined.join = caller_cpu;
+  // Past the pool's limit of one move per 10 ms, which the first loop may have used.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const int32_t st1 = tensorir_parallel_for(0, 2, placement_body, &joined);
+  const int32_t st2 = tensorir_parallel_for(0, 2, placement_body, &next);
+  sched_setaffinity(0, sizeof(before), &before);
+  set_num_threads(saved_threads);
+  REQUIRE(st1 == 0);
+  REQUIRE(st2 == 0);
+  REQUIRE(joined.cpus[1] == caller_cpu);  // the worker did share the caller's CPU
+  CHECK(next.cpus[0] == caller_cpu);
+  CHECK(next.cpus[1] != caller_cpu);  // and ran the next loop elsewhere
 }
