@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/thread_pool.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
 
@@ -139,6 +140,8 @@ void pin_current_thread(int cpu) {
 // being cache-hot, leaves them there for many milliseconds. The loop then runs at the
 // speed of one thread (a 512 x 512 GEMM on two vCPUs: 1.2 ms instead of 0.6 per call, for
 // tens of milliseconds after every pause of 50 ms or more).
+std::atomic<int64_t> g_shared_cpu{0}, g_moved_off{0};  // runtime::pool_placement_counts
+
 class CpuSpread {
  public:
   explicit CpuSpread(int threads) : cpu_(new std::atomic<int>[threads]), threads_(threads) {
@@ -155,9 +158,10 @@ class CpuSpread {
     static constexpr std::chrono::milliseconds kMoveInterval{10};
     thread_local std::chrono::steady_clock::time_point last_move{};
     int here = sched_getcpu();
+    const bool shared = here >= 0 && taken_by_other(here, index, index);
+    if (shared) g_shared_cpu.fetch_add(1, std::memory_order_relaxed);
     cpu_set_t mask;
-    if (here >= 0 && taken_by_other(here, index, index) &&
-        std::chrono::steady_clock::now() - last_move >= kMoveInterval &&
+    if (shared && std::chrono::steady_clock::now() - last_move >= kMoveInterval &&
         sched_getaffinity(0, sizeof(mask), &mask) == 0) {
       for (int c = 0; c < CPU_SETSIZE; ++c) {
         if (!CPU_ISSET(c, &mask) || taken_by_other(c, index, threads_)) continue;
@@ -165,6 +169,7 @@ class CpuSpread {
         CPU_ZERO(&one);
         CPU_SET(c, &one);
         if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+          g_moved_off.fetch_add(1, std::memory_order_relaxed);
           sched_setaffinity(0, sizeof(mask), &mask);
           here = sched_getcpu();
         }
@@ -357,6 +362,12 @@ int32_t run_serial(int64_t begin, int64_t end, Body body, void *env) {
 }
 
 }  // namespace
+
+namespace runtime {
+PoolPlacementCounts pool_placement_counts() {
+  return {g_shared_cpu.load(std::memory_order_relaxed), g_moved_off.load(std::memory_order_relaxed)};
+}
+}  // namespace runtime
 
 int num_threads() {
   PoolState &st = pool_state();

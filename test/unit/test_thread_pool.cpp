@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/thread_pool.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
 
@@ -218,24 +219,37 @@ TEST_CASE("thread pool: a worker on its caller's CPU moves to a free one", "[thr
   set_num_threads(2);
   PlacementEnv first;
   REQUIRE(tensorir_parallel_for(0, 2, placement_body, &first) == 0);  // a new pool, workers unpinned
-  // The caller stays on one CPU; the worker is put on the same one.
+  // The caller stays on one CPU; a loop body puts the worker on the same one. Where the
+  // next loop finds it there, the worker moves before its chunk. Whether it does find it
+  // there is the kernel's choice (another busy process may draw it away or back), and
+  // whether it stays after moving too, so the check is on what the pool saw and did: a
+  // few tries, each past the pool's limit of one move per 10 ms.
   int caller_cpu = 0;
   while (!CPU_ISSET(caller_cpu, &before)) ++caller_cpu;
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(caller_cpu, &one);
   REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0);
-  PlacementEnv joined, next;
-  joined.join = caller_cpu;
-  // Past the pool's limit of one move per 10 ms, which the first loop may have used.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const int32_t st1 = tensorir_parallel_for(0, 2, placement_body, &joined);
-  const int32_t st2 = tensorir_parallel_for(0, 2, placement_body, &next);
+  int32_t status = 0;
+  int tries = 0, seen = 0, moved = 0, elsewhere = 0;
+  for (; tries < 20 && status == 0 && seen == 0; ++tries) {
+    PlacementEnv joined, next;
+    joined.join = caller_cpu;
+    std::this_thread::sleep_for(std::chrono::milliseconds(12));
+    status = tensorir_parallel_for(0, 2, placement_body, &joined);
+    std::this_thread::sleep_for(std::chrono::milliseconds(12));
+    const runtime::PoolPlacementCounts c0 = runtime::pool_placement_counts();
+    if (status == 0) status = tensorir_parallel_for(0, 2, placement_body, &next);
+    const runtime::PoolPlacementCounts c1 = runtime::pool_placement_counts();
+    if (joined.cpus[1] != caller_cpu || c1.shared == c0.shared) continue;
+    seen = 1;
+    moved = int(c1.moved - c0.moved);
+    elsewhere = next.cpus[1] != caller_cpu;
+  }
   sched_setaffinity(0, sizeof(before), &before);
   set_num_threads(saved_threads);
-  REQUIRE(st1 == 0);
-  REQUIRE(st2 == 0);
-  REQUIRE(joined.cpus[1] == caller_cpu);  // the worker did share the caller's CPU
-  CHECK(next.cpus[0] == caller_cpu);
-  CHECK(next.cpus[1] != caller_cpu);  // and ran the next loop elsewhere
+  REQUIRE(status == 0);
+  INFO(tries << " tries; in the last the worker's chunk ran " << (elsewhere ? "on another CPU" : "on the caller's CPU"));
+  REQUIRE(seen == 1);  // the next loop found the worker on the caller's CPU
+  CHECK(moved == 1);   // and moved it
 }
