@@ -92,9 +92,10 @@ inline std::vector<int64_t> shape_of(const BuildArg &a) {
   return s;
 }
 
-// Builds `inst` for "llvm", runs it on `inputs` and returns its result.
-inline std::vector<float> run_instance(const autotune::Instance &inst, const std::vector<std::vector<float>> &inputs) {
-  Module m = build(inst.schedule, inst.args, "llvm", inst.name);
+// Builds `inst` for `target` (a CPU target), runs it on `inputs` and returns its result.
+inline std::vector<float> run_instance(const autotune::Instance &inst, const std::vector<std::vector<float>> &inputs,
+                                       const std::string &target = "llvm") {
+  Module m = build(inst.schedule, inst.args, target, inst.name);
   std::vector<NDArray> arrays;
   for (size_t i = 0; i < inputs.size(); ++i) arrays.push_back(NDArray::from_vector(inputs[i], shape_of(inst.args[i])));
   const std::vector<int64_t> out_shape = shape_of(inst.args.back());

@@ -110,8 +110,10 @@ Schedule schedule_reduce_llvm(const Tensor &out);
 // CPU schedule for the output of batch_matmul, as schedule_dense_llvm's: blocks of output
 // columns of every row and batch in parallel, accumulated as vectors in a local tile
 // (schedule_reduce_llvm when no vector of 16, 8 or 4 divides the columns). Knobs: "tile_y"
-// rows and "tile_x" columns of a register block.
-Schedule schedule_batch_matmul_llvm(const Tensor &out, autotune::Config *config = nullptr);
+// rows and "tile_x" columns of a register block; their defaults fit the block in the
+// vector registers of `target` (8 x 32 with AVX-512, 2 x 32 with AVX2, 2 x 16 on wasm).
+Schedule schedule_batch_matmul_llvm(const Tensor &out, autotune::Config *config = nullptr,
+                                    const Target &target = Target("llvm"));
 
 // CPU schedule for the output of dense: rows of the result in parallel, blocks of output
 // columns accumulated as vectors in a local tile.

@@ -102,7 +102,7 @@ const bool registered = [] {
     return ops::batch_matmul(in[0], in[1], name);
   };
   OpStrategy bmm_cpu;
-  bmm_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_batch_matmul_llvm(ctx.out, ctx.config); };
+  bmm_cpu.schedule = [](const ScheduleContext &ctx) { return ops::schedule_batch_matmul_llvm(ctx.out, ctx.config, ctx.target); };
   on_cpu(bmm, bmm_cpu);
   on_gpu(bmm, gpu_strategy(ops::schedule_matmul_gpu));
   on_webgl(bmm);
