@@ -126,12 +126,15 @@ std::vector<int> pinned_cpus() {
   return cpus;
 }
 
-void pin_current_thread(int cpu) {
+// Whether the calling thread now runs on `cpu` alone (a pin is best effort).
+bool pin_current_thread(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
+
+std::atomic<int64_t> g_shared_cpu{0}, g_moved_off{0};  // runtime::pool_placement_counts
 
 // Where the threads of a pool last took work (index 0: the caller; -1: not yet), so that
 // a worker can tell when it shares a CPU with one it works beside. That happens after the
@@ -140,8 +143,6 @@ void pin_current_thread(int cpu) {
 // being cache-hot, leaves them there for many milliseconds. The loop then runs at the
 // speed of one thread (a 512 x 512 GEMM on two vCPUs: 1.2 ms instead of 0.6 per call, for
 // tens of milliseconds after every pause of 50 ms or more).
-std::atomic<int64_t> g_shared_cpu{0}, g_moved_off{0};  // runtime::pool_placement_counts
-
 class CpuSpread {
  public:
   explicit CpuSpread(int threads) : cpu_(new std::atomic<int>[threads]), threads_(threads) {
@@ -165,10 +166,7 @@ class CpuSpread {
         sched_getaffinity(0, sizeof(mask), &mask) == 0) {
       for (int c = 0; c < CPU_SETSIZE; ++c) {
         if (!CPU_ISSET(c, &mask) || taken_by_other(c, index, threads_)) continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(c, &one);
-        if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+        if (pin_current_thread(c)) {
           g_moved_off.fetch_add(1, std::memory_order_relaxed);
           sched_setaffinity(0, sizeof(mask), &mask);
           here = sched_getcpu();
