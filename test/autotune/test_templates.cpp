@@ -141,6 +141,20 @@ TEST_CASE("sampled configurations of ResNet-18's tasks compute the reference", "
 
 namespace {
 
+// batch_matmul of x [batches, m, k] and y [batches, k, n] by plain loops in double.
+std::vector<float> batch_matmul_reference(const std::vector<float> &x, const std::vector<float> &y, int batches, int m,
+                                          int k, int n) {
+  std::vector<float> want(size_t(batches * m * n));
+  for (int bt = 0; bt < batches; ++bt)
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int q = 0; q < k; ++q) acc += double(x[size_t((bt * m + i) * k + q)]) * double(y[size_t((bt * k + q) * n + j)]);
+        want[size_t((bt * m + i) * n + j)] = float(acc);
+      }
+  return want;
+}
+
 // The task of a dense layer of `rows` x `in` data and an `out` x `in` constant weight.
 autotune::Task dense_task(int64_t rows, int64_t in, int64_t out, uint64_t seed, const std::string &target = "llvm") {
   graph::Builder b;
@@ -185,14 +199,7 @@ TEST_CASE("batch_matmul's and dense's default register blocks fit the target's v
   const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm -mcpu=haswell");
   const autotune::Task &t = tasks[0];
   const std::vector<float> x = random_vector(2 * 20 * 16, 10), y = random_vector(2 * 16 * 40, 11);
-  std::vector<float> want(2 * 20 * 40);
-  for (int bt = 0; bt < 2; ++bt)
-    for (int i = 0; i < 20; ++i)
-      for (int j = 0; j < 40; ++j) {
-        double acc = 0;
-        for (int k = 0; k < 16; ++k) acc += double(x[size_t((bt * 20 + i) * 16 + k)]) * double(y[size_t((bt * 16 + k) * 40 + j)]);
-        want[size_t((bt * 20 + i) * 40 + j)] = float(acc);
-      }
+  const std::vector<float> want = batch_matmul_reference(x, y, 2, 20, 16, 40);
   CHECK(max_rel_error(run_instance(t.instantiate(t.default_index), {x, y}, "llvm -mcpu=haswell"), want) < 1e-5);
   // dense: its weight in panels of 32 columns.
   for (const auto &[target, rows] : std::vector<std::pair<std::string, std::string>>{
@@ -254,14 +261,7 @@ TEST_CASE("every configuration of a batch_matmul task computes the reference", "
   CHECK(t.name == "batch_matmul 2x5x16 2x16x24");
   CHECK(t.flops == 2.0 * 2 * 5 * 24 * 16);
   const std::vector<float> x = random_vector(2 * 5 * 16, 8), y = random_vector(2 * 16 * 24, 9);
-  std::vector<float> want(2 * 5 * 24);
-  for (int bt = 0; bt < 2; ++bt)
-    for (int i = 0; i < 5; ++i)
-      for (int j = 0; j < 24; ++j) {
-        double acc = 0;
-        for (int k = 0; k < 16; ++k) acc += double(x[size_t((bt * 5 + i) * 16 + k)]) * double(y[size_t((bt * 16 + k) * 24 + j)]);
-        want[size_t((bt * 5 + i) * 24 + j)] = float(acc);
-      }
+  const std::vector<float> want = batch_matmul_reference(x, y, 2, 5, 16, 24);
   for (int64_t i = 0; i < t.space_size(); ++i) {
     INFO("configuration " << t.config_json(i));
     CHECK(max_rel_error(run_instance(t.instantiate(i), {x, y}), want) < 1e-5);
