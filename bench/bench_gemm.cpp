@@ -14,6 +14,7 @@
 //   bench_gemm            full run: naive at 256/512/1024, tuned at 512/1024/2048,
 //                         OpenGL at 256/512, OpenCL at 1024
 //   bench_gemm --quick    256/512 only, few repetitions
+//   bench_gemm --sizes 2048   only the sizes listed
 //   bench_gemm --json     one JSON object per result line
 //   bench_gemm --no-gpu   without the OpenGL and OpenCL rows
 //   bench_gemm --opencl   the OpenCL rows alone
@@ -563,6 +564,11 @@ int main(int argc, char **argv) {
   // ------------------------------------------------------------ (a) naive vs Eigen
   bench::Table naive_table({"size", "thr", "impl", "median ms", "GFLOP/s", "x best peer", "GF/s cpu", "max rel err"});
   std::vector<int> naive_sizes = opt.quick ? std::vector<int>{256, 512} : std::vector<int>{256, 512, 1024};
+  // With --sizes the naive loops run only at those of their sizes asked for.
+  if (!opt.sizes.empty())
+    naive_sizes.erase(std::remove_if(naive_sizes.begin(), naive_sizes.end(),
+                                     [&](int n) { return std::count(opt.sizes.begin(), opt.sizes.end(), n) == 0; }),
+                      naive_sizes.end());
   set_peer_threads(1);
   for (int n : naive_sizes) {
     Operands o(n);
@@ -592,6 +598,7 @@ int main(int argc, char **argv) {
   // ------------------------------------------------------------ (b) tuned vs peers
   bench::Table table({"size", "thr", "impl", "median ms", "GFLOP/s", "x best peer", "GF/s cpu", "max rel err"});
   std::vector<int> sizes = opt.quick ? std::vector<int>{256, 512} : std::vector<int>{512, 1024, 2048};
+  if (!opt.sizes.empty()) sizes = opt.sizes;
   double compile_ms = 0;
   const char *tune_env = std::getenv("TENSORIR_GEMM_TUNE_S");
   const double tune_s = tune_env ? std::atof(tune_env) : (opt.quick ? 5 : 20);

@@ -26,6 +26,7 @@ struct Options {
   bool quick = false;  // small sizes, few repetitions
   bool gpu = true;     // the OpenGL rows (--no-gpu skips them)
   std::string tuning_log;  // --tuning-log FILE: benches of models add a row built with it
+  std::vector<int> sizes;  // --sizes 512,2048: benches of square sizes time only these
 };
 
 inline Options parse_options(int argc, char **argv) {
@@ -36,12 +37,26 @@ inline Options parse_options(int argc, char **argv) {
     else if (a == "--quick") o.quick = true;
     else if (a == "--no-gpu") o.gpu = false;
     else if (a == "--tuning-log" && i + 1 < argc) o.tuning_log = argv[++i];
+    else if (a == "--sizes" && i + 1 < argc) {
+      std::string list = argv[++i];
+      for (size_t p = 0; p <= list.size();) {
+        size_t c = std::min(list.find(',', p), list.size());
+        int n = std::atoi(list.substr(p, c - p).c_str());
+        if (n <= 0) {
+          std::fprintf(stderr, "%s: --sizes wants positive sizes separated by commas, got '%s'\n", argv[0], list.c_str());
+          std::exit(2);
+        }
+        o.sizes.push_back(n);
+        p = c + 1;
+      }
+    }
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: %s [--quick] [--json] [--no-gpu] [--tuning-log FILE]\n"
+      std::printf("usage: %s [--quick] [--json] [--no-gpu] [--tuning-log FILE] [--sizes N,N]\n"
                   "  --quick   small sizes, few repetitions\n"
                   "  --json    one JSON object per result line instead of tables\n"
                   "  --no-gpu  skip the OpenGL rows\n"
-                  "  --tuning-log FILE  models: a row built with this log (tensorir tune)\n",
+                  "  --tuning-log FILE  models: a row built with this log (tensorir tune)\n"
+                  "  --sizes N,N  square benches: only these sizes\n",
                   argv[0]);
       std::exit(0);
     } else {

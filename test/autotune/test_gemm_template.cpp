@@ -2,6 +2,8 @@
 // shapes (1, 7, 33, 100, 513 rows, columns and reduction; K = 1024 so that every block
 // of K applies), computes what plain loops do on random data; its bad operands are
 // errors naming them.
+#include <sstream>
+
 #include <tensorir/autotune/config.h>
 #include <tensorir/ir/visitor.h>
 #include <tensorir/lower.h>
@@ -50,7 +52,8 @@ TEST_CASE("gemm template: default configuration on odd and square shapes", "[aut
 
 TEST_CASE("gemm template: every value of every knob", "[autotune][gemm]") {
   const autotune::Config space = knob_space(64, 64, 64);
-  REQUIRE(space.names() == std::vector<std::string>{"tile_x", "tile_y", "unroll_k", "parallel_rows", "tile_k", "pack_b"});
+  REQUIRE(space.names() ==
+          std::vector<std::string>{"tile_x", "tile_y", "unroll_k", "parallel_rows", "tile_k", "pack_b", "prefetch_b"});
   for (size_t knob = 0; knob < space.names().size(); ++knob)
     for (int64_t v : space.choices()[knob]) {
       const std::map<std::string, int64_t> values = {{space.names()[knob], v}};
@@ -138,7 +141,21 @@ TEST_CASE("gemm template: configurations mixing knobs", "[autotune][gemm]") {
   const autotune::Config space = knob_space(100, 100, 100);
   int64_t size = 1;
   for (const auto &c : space.choices()) size *= int64_t(c.size());
-  for (int64_t index = 5; index < size; index += 37) check_gemm(100, 33, 100, autotune::Config::from_index(index));
+  for (int64_t index = 5; index < size; index += 149) check_gemm(100, 33, 100, autotune::Config::from_index(index));
+}
+
+TEST_CASE("gemm template: packing asks for B's rows ahead unless prefetch_b is 0", "[autotune][gemm]") {
+  auto lowered = [](autotune::Config cfg) {
+    Tensor A = placeholder({64, 256}, Float(32), "A"), B = placeholder({256, 128}, Float(32), "B");
+    ops::MatmulKernel g = ops::matmul_llvm(A, B, &cfg);
+    std::ostringstream os;
+    os << lower(g.schedule, {A, B, g.out}, "gemm");
+    return os.str();
+  };
+  CHECK(lowered({}).find("tensorir.prefetch") != std::string::npos);
+  CHECK(lowered(autotune::Config::from_values({{"prefetch_b", 0}})).find("tensorir.prefetch") == std::string::npos);
+  // A record made before the knob builds the kernel it measured: no prefetch.
+  CHECK(lowered(autotune::Config::from_values({{"tile_x", 64}})).find("tensorir.prefetch") == std::string::npos);
 }
 
 TEST_CASE("gemm template: operands that do not multiply are errors naming them", "[autotune][gemm][error]") {
