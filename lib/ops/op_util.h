@@ -9,6 +9,7 @@
 #include "tensorir/autotune/config.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
+#include "tensorir/target.h"
 #include "tensorir/te/tensor.h"
 
 namespace tensorir::ops::detail {
@@ -76,6 +77,15 @@ Tensor broadcast_map(const Tensor &a, const Tensor &b, const std::string &op, co
 inline int64_t weight_prefetch_lines(autotune::Config &cfg, const std::string &name) {
   return cfg.define_optional_knob(name, {0, 16, 32, 64}, 32, 0);
 }
+
+// Float32 lanes of the target's CPU vectors: 4 (128-bit SIMD) where it does not say.
+inline int cpu_vector_lanes(const Target &target) {
+  const int lanes = target.caps().cpu_vector_lanes;
+  return lanes > 0 ? lanes : 4;
+}
+
+// The CPU's vector registers: 32 with AVX-512, 16 with AVX2 or 128-bit SIMD.
+inline int64_t cpu_vector_registers(int lanes) { return lanes >= 16 ? 32 : 16; }
 
 // `lines` ahead as a Stage::prefetch offset, in steps that each read `step_bytes`.
 inline int prefetch_offset(int64_t lines, int64_t step_bytes) {

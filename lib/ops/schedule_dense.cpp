@@ -32,19 +32,13 @@ int column_vector(const Tensor &out, autotune::Config *config) {
   return static_cast<int>(cfg.define_knob("tile_x", blocks, widest));
 }
 
-// Float32 lanes of the target's vectors: 4 (128-bit SIMD) where it does not say.
-int vector_lanes(const Target &target) {
-  const int lanes = target.caps().cpu_vector_lanes;
-  return lanes > 0 ? lanes : 4;
-}
-
 // The most rows of 8, 4, 2, 1 whose register block of `vecs` vectors a row fits in the
 // vector registers (32 with AVX-512, 16 with AVX2 or 128-bit SIMD), with a register for
 // each vector of the other operand's row and one for the broadcast. Past that LLVM
 // spills the block: batch_matmul's 8 x 32 on AVX2 ran at 60 GFLOP/s where 2 x 32 ran at
 // 88 (12 heads of 197 x 64 x 197, one core).
 int64_t rows_in_registers(int64_t vecs, int lanes) {
-  const int64_t regs = lanes >= 16 ? 32 : 16;
+  const int64_t regs = detail::cpu_vector_registers(lanes);
   int64_t rows = 8;
   while (rows > 1 && rows * vecs + vecs + 1 > regs) rows /= 2;
   return rows;
@@ -147,7 +141,7 @@ Schedule schedule_dense_packed_llvm(const Tensor &dense, const Tensor &out, cons
   // vector registers of accumulators; with AVX2 it would spill, and 2 rows fit. The last
   // block of rows may be partial (197 tokens): its rows past the end are guarded, which
   // costs less than blocks of one row.
-  const int lanes = vector_lanes(target);
+  const int lanes = detail::cpu_vector_lanes(target);
   const int64_t vecs = std::max<int64_t>(1, block / lanes);
   const int64_t bm = std::min<int64_t>(rows, cfg.define_knob("tile_y", {1, 2, 4, 8}, rows_in_registers(vecs, lanes)));
   const bool unroll_k = cfg.define_knob("unroll_k", {0, 1}, 0);
@@ -215,7 +209,7 @@ Schedule schedule_batch_matmul_llvm(const Tensor &out, autotune::Config *config,
   // blocks at the edges (197 tokens) are guarded.
   // By default the widest block of at most 4 vectors, and as many rows as fit in registers
   // (8 x 32 with AVX-512, 2 x 32 with AVX2, 2 x 16 on wasm).
-  const int lanes = vector_lanes(target);
+  const int lanes = detail::cpu_vector_lanes(target);
   const int64_t cols = std::min<int64_t>(n >= 32 ? 32 : n >= 16 ? 16 : 8, 4 * lanes);
   const int64_t rows = std::min<int64_t>(m, rows_in_registers(std::max<int64_t>(1, cols / lanes), lanes));
   const int bm = int(std::min<int64_t>(m, cfg.define_knob("tile_y", {1, 2, 4, 8}, rows)));

@@ -14,11 +14,18 @@ namespace tensorir::ops {
 
 namespace {
 
-// Panel widths that are whole vectors of 16 floats; the fallback is the widest of 64, 32
-// and 16 that divides N (no guarded last panel), else 64 with the last panel padded.
-int64_t panel_width(autotune::Config &cfg, int64_t n) {
-  int64_t fallback = 64;
-  for (int64_t w : {64, 32, 16})
+// The register block by default: 6 rows of as many vectors as keep three quarters of the
+// vector registers accumulating (6 x 64 columns with AVX-512's 32 registers, 6 x 16 with
+// AVX2's 16, 6 x 8 on 128-bit SIMD), the rest holding a row of B and A's broadcast.
+constexpr int64_t kDefaultRows = 6;
+int64_t accumulators(int lanes) { return detail::cpu_vector_registers(lanes) * 3 / 4; }
+
+// Panel widths of 16-64 columns; the fallback is the widest of the default panel and its
+// halves that divides N (no padded last panel), else the default with the last padded.
+int64_t panel_width(autotune::Config &cfg, int64_t n, int lanes) {
+  const int64_t preferred = accumulators(lanes) / kDefaultRows * lanes;
+  int64_t fallback = preferred;
+  for (int64_t w = preferred; w >= lanes; w /= 2)
     if (n % w == 0) {
       fallback = w;
       break;
@@ -26,9 +33,20 @@ int64_t panel_width(autotune::Config &cfg, int64_t n) {
   return cfg.define_knob("tile_x", {16, 32, 48, 64}, fallback);
 }
 
+// Rows of the register block for a panel `bn` wide: as many as the accumulators allow
+// (at most 14), with registers left for the panel's vectors of B and one broadcast.
+// Past that LLVM spills the block inside the reduction: 6 x 64 with AVX2's 16
+// registers needs 48 accumulators.
+int64_t default_rows(int64_t bn, int lanes) {
+  const int64_t vecs = (bn + lanes - 1) / lanes;
+  int64_t rows = std::clamp<int64_t>(accumulators(lanes) / vecs, 1, 14);
+  while (rows > 1 && rows * vecs + vecs + 1 > detail::cpu_vector_registers(lanes)) --rows;
+  return rows;
+}
+
 }  // namespace
 
-MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *config) {
+MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *config, const Target &target) {
   TIR_USER_CHECK(a.ndim() == 2 && b.ndim() == 2)
       << "matmul_llvm: A " << a.name() << " and B " << b.name() << " must be matrices [M, K] and [K, N]";
   const std::vector<int64_t> as = detail::const_shape(a, "matmul_llvm"), bs = detail::const_shape(b, "matmul_llvm");
@@ -38,11 +56,12 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   autotune::Config fallback;
   autotune::Config &cfg = config ? *config : fallback;
   const int64_t m = as[0], kk = as[1], n = bs[1];
-  // 6 x 64 by default: 24 of the 32 zmm registers accumulate, each k loads four vectors
-  // of B and broadcasts six elements of A for 24 FMAs. Narrower panels take more rows
-  // (at most 28 accumulators for 14 x 32).
-  const int64_t bn = panel_width(cfg, n);
-  const int64_t bm = std::min<int64_t>(m, cfg.define_knob("tile_y", {4, 6, 8, 10, 12, 14}, bn >= 64 ? 6 : bn == 32 ? 12 : 14));
+  // 6 x 64 by default with AVX-512: 24 of the 32 zmm registers accumulate, each k loads
+  // four vectors of B and broadcasts six elements of A for 24 FMAs. Narrower panels take
+  // more rows.
+  const int lanes = detail::cpu_vector_lanes(target);
+  const int64_t bn = panel_width(cfg, n, lanes);
+  const int64_t bm = std::min<int64_t>(m, cfg.define_knob("tile_y", {4, 6, 8, 10, 12, 14}, default_rows(bn, lanes)));
   const int64_t ku = cfg.define_knob("unroll_k", {1, 2, 4, 8}, 8);
   // 0: panels in parallel, each packed by the thread that uses it; 1: panels x blocks of
   // rows in parallel (more tasks for small N), B packed beforehand in parallel.

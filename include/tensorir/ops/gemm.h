@@ -1,5 +1,6 @@
 // SGEMM for the CPU as a tunable schedule template.
 #pragma once
+#include "tensorir/target.h"
 #include "tensorir/te/schedule.h"
 #include "tensorir/te/tensor.h"
 
@@ -15,12 +16,15 @@ namespace tensorir::ops {
 // which is unrolled. Knobs (autotune/config.h): "tile_x" panel width (16-64 columns),
 // "tile_y" rows per register block, "unroll_k", "parallel_rows" (0: panels in parallel,
 // each packed by the thread that uses it; 1: panels x row blocks in parallel, B packed
-// first). The defaults (6 rows x 64 columns where 64 divides N, k unrolled by 8, panels
-// in parallel) were the fastest at 512-2048 on an AVX-512 Xeon.
+// first), "tile_k", "pack_b", "prefetch_b". The defaults fit the register block to
+// `target`'s vector registers: 6 rows x 64 columns with AVX-512 (the fastest at 512-2048
+// on an AVX-512 Xeon), 6 x 16 with AVX2, 6 x 8 on 128-bit SIMD; k unrolled by 8, panels in
+// parallel.
 struct MatmulKernel {
   Schedule schedule;
   Tensor out;
 };
-MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *config = nullptr);
+MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *config = nullptr,
+                         const Target &target = Target("llvm"));
 
 }  // namespace tensorir::ops
