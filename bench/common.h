@@ -218,7 +218,9 @@ inline std::vector<Timing> interleaved_medians(const std::vector<std::function<v
 inline double max_rel_error(const float *x, const float *ref, size_t n) {
   double diff = 0, scale = 0;
   for (size_t i = 0; i < n; ++i) {
-    diff = std::max(diff, (double)std::fabs((double)x[i] - (double)ref[i]));
+    const double d = std::fabs((double)x[i] - (double)ref[i]);
+    if (std::isnan(d)) return INFINITY;  // a NaN where the reference has a number
+    diff = std::max(diff, d);
     scale = std::max(scale, (double)std::fabs((double)ref[i]));
   }
   return scale > 0 ? diff / scale : diff;
@@ -287,6 +289,7 @@ inline void print_json(const std::string &bench, const std::string &case_name, c
 }
 
 inline std::string json_num(double v) {
+  if (!std::isfinite(v)) return "null";  // JSON has no inf or nan
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
