@@ -14,7 +14,7 @@
 //   bench_gemm            full run: naive at 256/512/1024, tuned at 512/1024/2048,
 //                         OpenGL at 256/512, OpenCL at 1024
 //   bench_gemm --quick    256/512 only, few repetitions
-//   bench_gemm --sizes 2048   only the sizes listed
+//   bench_gemm --sizes 2048   only the sizes listed (the CPU rows; OpenGL and OpenCL keep theirs)
 //   bench_gemm --json     one JSON object per result line
 //   bench_gemm --no-gpu   without the OpenGL and OpenCL rows
 //   bench_gemm --opencl   the OpenCL rows alone
@@ -638,8 +638,8 @@ int main(int argc, char **argv) {
     }
     // Every engine reads the same A and B and writes the same C, so that no engine's time
     // depends on where in physical memory its own output landed (the same kernel timed
-    // into two buffers differed by up to 3% at 2048). Each is checked after the timing,
-    // against Eigen's product made beforehand.
+    // into two buffers differed by up to 3% at 2048). Each is checked by one more run after
+    // the timing, against Eigen's product made beforehand.
     float *out = o.c.data_as<float>();
     const RowMat ref = o.ea() * o.eb();
     const double ref_err = eigen_self_check(o.ea(), o.eb(), ref);

@@ -26,7 +26,7 @@ struct Options {
   bool quick = false;  // small sizes, few repetitions
   bool gpu = true;     // the OpenGL rows (--no-gpu skips them)
   std::string tuning_log;  // --tuning-log FILE: benches of models add a row built with it
-  std::vector<int> sizes;  // --sizes 512,2048: benches of square sizes time only these
+  std::vector<int> sizes;  // --sizes 512,2048: benches of square sizes time only these (CPU rows)
 };
 
 inline Options parse_options(int argc, char **argv) {
@@ -41,12 +41,14 @@ inline Options parse_options(int argc, char **argv) {
       std::string list = argv[++i];
       for (size_t p = 0; p <= list.size();) {
         size_t c = std::min(list.find(',', p), list.size());
-        int n = std::atoi(list.substr(p, c - p).c_str());
-        if (n <= 0) {
+        const std::string item = list.substr(p, c - p);
+        char *end = nullptr;
+        const long n = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || n <= 0 || n > 65536) {
           std::fprintf(stderr, "%s: --sizes wants positive sizes separated by commas, got '%s'\n", argv[0], list.c_str());
           std::exit(2);
         }
-        o.sizes.push_back(n);
+        o.sizes.push_back(static_cast<int>(n));
         p = c + 1;
       }
     }
@@ -56,7 +58,7 @@ inline Options parse_options(int argc, char **argv) {
                   "  --json    one JSON object per result line instead of tables\n"
                   "  --no-gpu  skip the OpenGL rows\n"
                   "  --tuning-log FILE  models: a row built with this log (tensorir tune)\n"
-                  "  --sizes N,N  square benches: only these sizes\n",
+                  "  --sizes N,N  square benches: only these sizes (bench_gemm: its CPU rows)\n",
                   argv[0]);
       std::exit(0);
     } else {
@@ -219,7 +221,7 @@ inline double max_rel_error(const float *x, const float *ref, size_t n) {
   double diff = 0, scale = 0;
   for (size_t i = 0; i < n; ++i) {
     const double d = std::fabs((double)x[i] - (double)ref[i]);
-    if (std::isnan(d)) return INFINITY;  // a NaN where the reference has a number
+    if (std::isnan(d)) return INFINITY;  // a NaN on either side (or infinities): never a match
     diff = std::max(diff, d);
     scale = std::max(scale, (double)std::fabs((double)ref[i]));
   }

@@ -21,7 +21,8 @@ constexpr int64_t kDefaultRows = 6;
 int64_t accumulators(int lanes) { return detail::cpu_vector_registers(lanes) * 3 / 4; }
 
 // Panel widths of 16-64 columns; the fallback is the widest of the default panel and its
-// halves that divides N (no padded last panel), else the default with the last padded.
+// halves down to one vector that divides N (no padded last panel), else the default with
+// the last padded. With AVX2 or 128-bit SIMD it can be narrower than 16: 8 or 4.
 int64_t panel_width(autotune::Config &cfg, int64_t n, int lanes) {
   const int64_t preferred = accumulators(lanes) / kDefaultRows * lanes;
   int64_t fallback = preferred;
@@ -44,7 +45,18 @@ int64_t default_rows(int64_t bn, int lanes) {
   return rows;
 }
 
+// The choices of "tile_y": the same for every panel width, as a knob's choices must be
+// (Config decodes an index digit by digit); default_rows is always among them.
+std::vector<int64_t> row_choices(int lanes) {
+  if (lanes >= 16) return {4, 6, 8, 10, 12, 14};
+  return {1, 2, 4, 6, 8, 10, 12, 14};  // wide panels leave room for 1 or 2 rows
+}
+
 }  // namespace
+
+MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *config) {
+  return matmul_llvm(a, b, config, Target("llvm"));
+}
 
 MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *config, const Target &target) {
   TIR_USER_CHECK(a.ndim() == 2 && b.ndim() == 2)
@@ -61,7 +73,11 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   // more rows.
   const int lanes = detail::cpu_vector_lanes(target);
   const int64_t bn = panel_width(cfg, n, lanes);
-  const int64_t bm = std::min<int64_t>(m, cfg.define_knob("tile_y", {4, 6, 8, 10, 12, 14}, default_rows(bn, lanes)));
+  const std::vector<int64_t> rows = row_choices(lanes);
+  const int64_t rows_fallback = default_rows(bn, lanes);
+  TIR_ASSERT(std::count(rows.begin(), rows.end(), rows_fallback) == 1)
+      << "matmul_llvm: the default of " << rows_fallback << " rows is not among tile_y's choices";
+  const int64_t bm = std::min<int64_t>(m, cfg.define_knob("tile_y", rows, rows_fallback));
   const int64_t ku = cfg.define_knob("unroll_k", {1, 2, 4, 8}, 8);
   // 0: panels in parallel, each packed by the thread that uses it; 1: panels x blocks of
   // rows in parallel (more tasks for small N), B packed beforehand in parallel.
@@ -80,8 +96,10 @@ MatmulKernel matmul_llvm(const Tensor &a, const Tensor &b, autotune::Config *con
   // memory: without help the loads wait one row at a time. Asking for the rows this many
   // iterations ahead keeps them coming: 256 rows of A by 2048 x 2048 ran 1.03-1.09x
   // faster on a Zen 5 core, where few rows share each packed panel; square sizes from
-  // 512 the same within noise. 0 for records made before the knob.
-  const int64_t prefetch_rows = cfg.define_optional_knob("prefetch_b", {0, 8, 16, 32}, 16, 0);
+  // 512 the same within noise. 0 for records made before the knob; no knob where the
+  // target has no prefetch instructions.
+  const int64_t prefetch_rows =
+      target.caps().prefetch ? cfg.define_optional_knob("prefetch_b", {0, 8, 16, 32}, 16, 0) : 0;
   const int64_t panels = (n + bn - 1) / bn;
   const Expr w = Expr(int(bn));
   Tensor packed = compute(

@@ -168,6 +168,29 @@ TEST_CASE("gemm template: the default register block fits the target's vector re
   check_gemm(100, 70, 90, {}, "llvm -mcpu=haswell");
 }
 
+TEST_CASE("gemm template: each knob has the same choices whatever the panel width", "[autotune][gemm]") {
+  // A configuration index is decoded knob by knob: were tile_y's choices to depend on
+  // tile_x, an index would name other values than the space it came from.
+  for (const std::string target : {"llvm -mcpu=skylake-avx512", "llvm -mcpu=haswell", "wasm"})
+    for (int64_t n : {64, 72, 100}) {
+      autotune::Config space = autotune::Config::define();
+      ops::matmul_llvm(placeholder({50, 30}, Float(32), "A"), placeholder({30, n}, Float(32), "B"), &space,
+                       Target(target));
+      for (int64_t width : space.choices()[0]) {
+        autotune::Config cfg = autotune::Config::from_values({{"tile_x", width}});
+        ops::matmul_llvm(placeholder({50, 30}, Float(32), "A"), placeholder({30, n}, Float(32), "B"), &cfg,
+                         Target(target));
+        INFO(target << ", N " << n << ", tile_x " << width);
+        CHECK(cfg.names() == space.names());
+        CHECK(cfg.choices() == space.choices());
+      }
+      // Without prefetch instructions there is no prefetch knob.
+      const bool has_prefetch =
+          std::count(space.names().begin(), space.names().end(), std::string("prefetch_b")) == 1;
+      CHECK(has_prefetch == (target != "wasm"));
+    }
+}
+
 TEST_CASE("gemm template: packing asks for B's rows ahead unless prefetch_b is 0", "[autotune][gemm]") {
   auto lowered = [](autotune::Config cfg) {
     Tensor A = placeholder({64, 256}, Float(32), "A"), B = placeholder({256, 128}, Float(32), "B");
