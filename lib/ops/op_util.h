@@ -87,6 +87,13 @@ inline int cpu_vector_lanes(const Target &target) {
 // The CPU's vector registers: 32 with AVX-512, 16 with AVX2 or 128-bit SIMD.
 inline int64_t cpu_vector_registers(int lanes) { return lanes >= 16 ? 32 : 16; }
 
+// Whether a register block of `rows` x `vecs` accumulators fits in the vector registers
+// with a register for each of the other operand's `vecs` vectors and one for the
+// broadcast. Past that LLVM spills the block inside the reduction.
+inline bool block_fits_registers(int64_t rows, int64_t vecs, int lanes) {
+  return rows * vecs + vecs + 1 <= cpu_vector_registers(lanes);
+}
+
 // `lines` ahead as a Stage::prefetch offset, in steps that each read `step_bytes`.
 inline int prefetch_offset(int64_t lines, int64_t step_bytes) {
   return static_cast<int>(std::max<int64_t>(1, lines * 64 / step_bytes));

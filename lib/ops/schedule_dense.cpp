@@ -33,14 +33,11 @@ int column_vector(const Tensor &out, autotune::Config *config) {
 }
 
 // The most rows of 8, 4, 2, 1 whose register block of `vecs` vectors a row fits in the
-// vector registers (32 with AVX-512, 16 with AVX2 or 128-bit SIMD), with a register for
-// each vector of the other operand's row and one for the broadcast. Past that LLVM
-// spills the block: batch_matmul's 8 x 32 on AVX2 ran at 60 GFLOP/s where 2 x 32 ran at
-// 88 (12 heads of 197 x 64 x 197, one core).
+// vector registers (detail::block_fits_registers): batch_matmul's 8 x 32 on AVX2 spilled
+// and ran at 60 GFLOP/s where 2 x 32 ran at 88 (12 heads of 197 x 64 x 197, one core).
 int64_t rows_in_registers(int64_t vecs, int lanes) {
-  const int64_t regs = detail::cpu_vector_registers(lanes);
   int64_t rows = 8;
-  while (rows > 1 && rows * vecs + vecs + 1 > regs) rows /= 2;
+  while (rows > 1 && !detail::block_fits_registers(rows, vecs, lanes)) rows /= 2;
   return rows;
 }
 

@@ -35,13 +35,12 @@ int64_t panel_width(autotune::Config &cfg, int64_t n, int lanes) {
 }
 
 // Rows of the register block for a panel `bn` wide: as many as the accumulators allow
-// (at most 14), with registers left for the panel's vectors of B and one broadcast.
-// Past that LLVM spills the block inside the reduction: 6 x 64 with AVX2's 16
-// registers needs 48 accumulators.
+// (at most 14) while the block fits in the registers (detail::block_fits_registers):
+// 6 x 64 with AVX2's 16 registers needs 48 accumulators and spills.
 int64_t default_rows(int64_t bn, int lanes) {
   const int64_t vecs = (bn + lanes - 1) / lanes;
   int64_t rows = std::clamp<int64_t>(accumulators(lanes) / vecs, 1, 14);
-  while (rows > 1 && rows * vecs + vecs + 1 > detail::cpu_vector_registers(lanes)) --rows;
+  while (rows > 1 && !detail::block_fits_registers(rows, vecs, lanes)) --rows;
   return rows;
 }
 
