@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -104,7 +105,10 @@ LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const st
       {"unroll_loops", unroll_loops},
       {"simplify", simplify_stmt},
   };
-  for (const auto &[pass, run] : passes) dump(pass, stmt = run(stmt));
+  for (const auto &[pass, run] : passes) {
+    if (!options.unroll && std::string_view(pass) == "unroll_loops") break;  // and the simplify after it
+    dump(pass, stmt = run(stmt));
+  }
   f->body = stmt;
   return func;
 }

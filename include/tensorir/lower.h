@@ -60,6 +60,11 @@ struct LowerOptions {
   // 01_storage_flatten, ...) to see what each pass did. Empty: the directory in the
   // TENSORIR_DUMP_IR environment variable, if set; otherwise nothing is written.
   std::string dump_dir;
+  // false: lowering stops before unroll_loops, so loops marked unrolled stay loops; the
+  // loop nest as scheduled, for inspection or analysis, at about half the cost where the
+  // unrolled bodies are large (a Winograd convolution: 19 ms against 37 ms). The
+  // autotuner's loop-nest features read this form.
+  bool unroll = true;
 };
 LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const std::string &name,
                   const LowerOptions &options);

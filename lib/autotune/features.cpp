@@ -233,7 +233,9 @@ std::vector<std::vector<float>> config_features(const Task &task, const std::vec
   for_each_index(indices.size(), threads, [&](size_t i) {
     try {
       Instance inst = task.instantiate(indices[i]);
-      out[i] = extract_features(lower(inst.schedule, inst.args, inst.name));
+      LowerOptions loops_as_scheduled;
+      loops_as_scheduled.unroll = false;  // the loops as scheduled; unrolling them doubled the time
+      out[i] = extract_features(lower(inst.schedule, inst.args, inst.name, loops_as_scheduled));
     } catch (const std::exception &) {
       out[i].assign(kFeatureLength, 0.f);
     }

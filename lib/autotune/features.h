@@ -1,5 +1,7 @@
 // A fixed-length feature vector of a lowered kernel, for the cost model: AutoTVM's
 // per-loop features, simplified. All counts are log2(1 + x); all entries are floats.
+// config_features lowers without unrolling (LowerOptions::unroll), so a register tile's
+// unrolled loops count as loops, with their extents and strides.
 //
 // Layout (kFeatureLength = 65). The "main store" is the store executed most often; its
 // enclosing loops (innermost first) and the buffers accessed most often describe the
@@ -7,11 +9,11 @@
 //   [0, 16)  global:
 //            0 loops, 1 deepest nesting, 2 product of the parallel loops' extents around
 //            the main store, 3 parallel loops, 4 widest vector (lanes) of a load or store,
-//            5 extent of the main store's innermost loop, 6 stores in that loop's body
-//            (unrolled copies, register tiles), 7-12 operations executed (each counted by
-//            its trip count and lanes): float add/sub, float mul, float div/mod, float
-//            min/max/compare/select, integer arithmetic, calls; 13 trip count of the main
-//            store, 14 bytes of temporary allocations, 15 distinct buffers
+//            5 extent of the main store's innermost loop, 6 stores in that loop's body,
+//            7-12 operations executed (each counted by its trip count and lanes): float
+//            add/sub, float mul, float div/mod, float min/max/compare/select, integer
+//            arithmetic, calls; 13 trip count of the main store, 14 bytes of temporary
+//            allocations, 15 distinct buffers
 //   [16, 41) the main store's 5 innermost loops, innermost first, 5 entries each:
 //            extent, parallel (0/1), the stride of the first 3 buffer slots' accesses along
 //            that loop (elements; 0 when the access does not move: reuse)

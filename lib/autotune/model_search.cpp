@@ -1,8 +1,9 @@
 // The cost-model guided search (AutoTVM's XGBTuner): the first batch is random (after
 // SearchSpace::first); after each batch the model is retrained on everything measured,
 // and the next batch is the configurations it ranks highest among those not measured,
-// found by simulated annealing (a neighbour changes one knob), with an epsilon of random
-// ones so that the model keeps seeing parts of the space it ranks low.
+// found by simulated annealing (a neighbour changes one knob) until the proposal's
+// deadline, with an epsilon of random ones so that the model keeps seeing parts of the
+// space it ranks low.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -23,9 +24,10 @@ class ModelSearch : public Search {
   ModelSearch(SearchSpace space, uint64_t seed)
       : space_(std::move(space)), sampler_(space_.size(), space_.first), rng_(seed), seed_(seed) {}
 
-  std::vector<int64_t> next_batch(int n) override {
+  using Search::next_batch;
+  std::vector<int64_t> next_batch(int n, std::chrono::steady_clock::time_point by) override {
     std::vector<int64_t> out;
-    std::vector<int64_t> ranked = model_ && model_->trained() ? best_predicted(n) : std::vector<int64_t>{};
+    std::vector<int64_t> ranked = model_ && model_->trained() ? best_predicted(n, by) : std::vector<int64_t>{};
     size_t next = 0;
     std::uniform_real_distribution<double> u(0, 1);
     while (static_cast<int>(out.size()) < n && sampler_.left() > 0) {
@@ -88,7 +90,7 @@ class ModelSearch : public Search {
   }
 
   // Up to `n` configurations not measured, best predicted first.
-  std::vector<int64_t> best_predicted(int n) {
+  std::vector<int64_t> best_predicted(int n, std::chrono::steady_clock::time_point by) {
     std::unordered_map<int64_t, float> seen;  // configurations not measured, and their scores
     const int64_t total = space_.size();
     if (total <= int64_t(kChains) * kSteps) {
@@ -98,7 +100,7 @@ class ModelSearch : public Search {
       const std::vector<float> s = predict(all);
       for (size_t i = 0; i < all.size(); ++i) seen[all[i]] = s[i];
     } else {
-      anneal(seen);
+      anneal(seen, by);
     }
     std::vector<std::pair<float, int64_t>> ranked;
     for (const auto &[index, score] : seen) ranked.push_back({score, index});
@@ -112,8 +114,9 @@ class ModelSearch : public Search {
   }
 
   // Chains start at the best measured configurations and at random ones; a worse
-  // neighbour is accepted with a probability that falls as the temperature does.
-  void anneal(std::unordered_map<int64_t, float> &seen) {
+  // neighbour is accepted with a probability that falls as the temperature does. Steps
+  // stop at `by`, the last one done.
+  void anneal(std::unordered_map<int64_t, float> &seen, std::chrono::steady_clock::time_point by) {
     std::vector<size_t> order(y_.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return y_[a] > y_[b]; });
@@ -122,8 +125,10 @@ class ModelSearch : public Search {
     std::uniform_int_distribution<int64_t> any(0, space_.size() - 1);
     while (cur.size() < kChains) cur.push_back(any(rng_));
     std::vector<float> cur_score = predict(cur);
+    for (size_t i = 0; i < cur.size(); ++i)
+      if (!sampler_.taken(cur[i])) seen[cur[i]] = cur_score[i];
     std::uniform_real_distribution<double> u(0, 1);
-    for (int step = 0; step < kSteps; ++step) {
+    for (int step = 0; step < kSteps && std::chrono::steady_clock::now() < by; ++step) {
       const double temperature = std::max(1e-3, 1.0 - double(step) / kSteps);
       std::vector<int64_t> next;
       for (int64_t c : cur) next.push_back(neighbour(c));

@@ -61,7 +61,8 @@ namespace {
 class RandomSearch : public Search {
  public:
   RandomSearch(SearchSpace space, uint64_t seed) : sampler_(space.size(), space.first), rng_(seed) {}
-  std::vector<int64_t> next_batch(int n) override {
+  using Search::next_batch;
+  std::vector<int64_t> next_batch(int n, std::chrono::steady_clock::time_point) override {
     std::vector<int64_t> out;
     for (int i = 0; i < n && sampler_.left() > 0; ++i) out.push_back(sampler_.draw(rng_));
     return out;

@@ -1,8 +1,9 @@
 // The search over a task's configurations: which to measure next. Two strategies:
 // "random" (uniform, never repeating) and "xgb" (simulated annealing on a cost model's
-// predictions, retrained after each batch, as AutoTVM's XGBTuner). Both are seeded and
-// reproducible, and neither proposes a configuration twice.
+// predictions, retrained after each batch, as AutoTVM's XGBTuner). Both are seeded and,
+// given no deadline, reproducible; neither proposes a configuration twice.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,8 +28,11 @@ struct SearchSpace {
 class Search {
  public:
   virtual ~Search() = default;
-  // Up to `n` configurations never proposed before; fewer once the space runs out.
-  virtual std::vector<int64_t> next_batch(int n) = 0;
+  // Up to `n` configurations never proposed before; fewer once the space runs out. A
+  // search whose proposals take time (the model's annealing lowers every configuration it
+  // scores) stops looking at `by` and proposes the best it has found.
+  virtual std::vector<int64_t> next_batch(int n, std::chrono::steady_clock::time_point by) = 0;
+  std::vector<int64_t> next_batch(int n) { return next_batch(n, std::chrono::steady_clock::time_point::max()); }
   // What the proposed configurations measured: throughput, higher is better, 0 when the
   // configuration failed.
   virtual void update(const std::vector<int64_t> &indices, const std::vector<double> &throughput) = 0;

@@ -2,6 +2,8 @@
 // optimum of a synthetic space in fewer trials than the space holds.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <memory>
 #include <set>
 
 #include "autotune/search.h"
@@ -123,4 +125,35 @@ TEST_CASE("the xgb search finds the optimum of a synthetic space in fewer trials
 TEST_CASE("an unknown tuner is an error naming the ones there are", "[autotune]") {
   REQUIRE_THROWS_WITH(make_search("grid", synthetic_space({2, 2}), 0),
                       Catch::Contains("unknown tuner 'grid'") && Catch::Contains("random"));
+}
+
+TEST_CASE("the xgb search stops annealing at its deadline and still proposes a whole batch", "[autotune]") {
+  const std::vector<int64_t> sizes = {16, 16, 16, 16};  // too many to score all: annealing
+  SearchSpace space = synthetic_space(sizes);
+  auto scored = std::make_shared<size_t>(0);
+  space.features = [inner = space.features, scored](const std::vector<int64_t> &indices) {
+    *scored += indices.size();
+    return inner(indices);
+  };
+  auto search = make_search("xgb", space, 9);
+  std::set<int64_t> proposed;
+  const auto propose = [&](std::chrono::steady_clock::time_point by) {
+    const std::vector<int64_t> batch = search->next_batch(8, by);
+    REQUIRE(batch.size() == 8);
+    std::vector<double> y;
+    for (int64_t i : batch) {
+      REQUIRE(proposed.insert(i).second);
+      y.push_back(objective(i, sizes));
+    }
+    search->update(batch, y);
+  };
+  propose(std::chrono::steady_clock::time_point::max());  // random: nothing to anneal on yet
+  // Past its deadline: the chains' starting points are scored, and no step is taken.
+  *scored = 0;
+  propose(std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  CHECK(*scored <= 32 + 8);  // the starts, and the batch's features for the update
+  // With time: every step scores each chain's neighbour.
+  *scored = 0;
+  propose(std::chrono::steady_clock::time_point::max());
+  CHECK(*scored > 32 * 20);
 }

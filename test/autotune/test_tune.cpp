@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
@@ -206,6 +208,39 @@ TEST_CASE("a time budget stops tuning", "[autotune]") {
   const std::vector<Record> records = tune({test::matmul_task(32), test::matmul_task(16)}, o);
   REQUIRE(!records.empty());
   REQUIRE(records.size() < 2 * 288);
+}
+
+// Times nothing and takes `ms` a candidate, as a slow kernel's measurement would.
+class SlowRunner : public Runner {
+ public:
+  explicit SlowRunner(int ms) : ms_(ms) {}
+  MeasureResult run(const Module &, const std::string &, const std::vector<NDArray> &, const std::vector<NDArray> *,
+                    const MeasureOptions &) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    return {{1.0}, ""};
+  }
+
+ private:
+  int ms_;
+};
+
+TEST_CASE("a time budget does not start a batch that would end past it", "[autotune]") {
+  // Batches of four 300 ms measurements (1.2 s and the builds) in 3 s: the third would
+  // end near 3.75 s, so tuning stops after two. Stopping only once the budget has passed
+  // ran that third batch.
+  TuneOptions o = quick_options();
+  o.trials = 0;
+  o.time_budget_s = 3;
+  o.batch_size = 4;
+  o.tuner = "random";
+  o.runner = std::make_shared<SlowRunner>(300);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Record> records = tune({test::matmul_task(16)}, o);
+  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(records.size() >= 4);
+  CHECK(records.size() % 4 == 0);
+  // A third of a batch of slack: a batch may run slower than those before it.
+  CHECK(elapsed_s < o.time_budget_s + 0.4);
 }
 
 TEST_CASE("a partition knob keeps its default while tuning unless asked", "[autotune]") {

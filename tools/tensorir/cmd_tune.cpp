@@ -223,13 +223,13 @@ void tune(const TuneArgs &a) {
     }
     const double runs = 2.0 * check.rounds * (check.repeats + 1) * (a.rpc.empty() ? 2 : 1);
     // The check builds the model with the log (its tuned kernels can take longer to
-    // compile than the defaults) and reads the whole log, and the search ends a batch
-    // past its budget: margins, so that a run given 10 minutes ends within them
-    // (ResNet-18's ran 3 s over without them).
+    // compile than the defaults) and reads the whole log: margins, so that a run given 10
+    // minutes ends within them (ResNet-18's ran 3 s over without them). A further 1% is
+    // for a last batch slower than the search's pace so far.
     const double check_s = 2 * build_s + 2 * load_s + 1.25 * runs * run_s + 2;
     if (model_check && o.time_budget_s > 0)
       o.time_budget_s = std::max(
-          o.time_budget_s - seconds_since(start) - check_s - std::max(5.0, 0.02 * o.time_budget_s), 1.0);
+          o.time_budget_s - seconds_since(start) - check_s - std::max(2.0, 0.01 * o.time_budget_s), 1.0);
   }
   if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
   const std::vector<autotune::Record> records = autotune::tune(tasks, o);

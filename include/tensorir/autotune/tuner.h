@@ -73,10 +73,12 @@ std::string check_outputs(const std::vector<NDArray> &got, const std::vector<NDA
 
 struct TuneOptions {
   int trials = 200;             // measured configurations per task, at most
-  // > 0: stop when the whole run has taken this long. Each task first measures one batch
-  // (its default among them); the time left is then shared by the time the task takes in
-  // the model, its best time so far times Task::occurrences (time_shares; unused time
-  // passes on to the next task).
+  // > 0: the whole run takes at most this long, as far as its pace tells: a batch (and a
+  // task's confirmation after it) that would end past the task's share at the task's
+  // seconds per trial so far is not started. Each task first measures one batch (its
+  // default among them); the time left is then shared by the time the task takes in the
+  // model, its best time so far times Task::occurrences (time_shares; unused time passes
+  // on to the next task).
   double time_budget_s = 0;
   std::string log_file;         // records are appended here as they are measured
   std::string tuner = "xgb";    // "xgb" (cost-model guided), "random"
