@@ -230,11 +230,11 @@ static std::vector<size_t> option_knobs(const Task &task) {
 std::vector<std::vector<float>> config_features(const Task &task, const std::vector<int64_t> &indices, int threads) {
   const std::vector<size_t> options = option_knobs(task);
   std::vector<std::vector<float>> out(indices.size());
+  LowerOptions loops_as_scheduled;
+  loops_as_scheduled.unroll = false;  // the loops as scheduled; unrolling them doubled the time
   for_each_index(indices.size(), threads, [&](size_t i) {
     try {
       Instance inst = task.instantiate(indices[i]);
-      LowerOptions loops_as_scheduled;
-      loops_as_scheduled.unroll = false;  // the loops as scheduled; unrolling them doubled the time
       out[i] = extract_features(lower(inst.schedule, inst.args, inst.name, loops_as_scheduled));
     } catch (const std::exception &) {
       out[i].assign(kFeatureLength, 0.f);

@@ -22,6 +22,8 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+Clock::duration seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+
 double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -125,8 +127,9 @@ class TaskTuner {
       Clock::time_point propose_by = Clock::time_point::max();
       if (deadline != Clock::time_point::max()) {
         const Clock::time_point now = Clock::now();
-        if (now + taking(n + confirm_measurements()) >= deadline) break;
-        propose_by = std::min(deadline - taking(n + confirm_measurements()), now + taking(n));
+        const Clock::duration measuring = taking(n + confirm_measurements());
+        if (now + measuring >= deadline) break;
+        propose_by = std::min(deadline - measuring, now + taking(n));
       }
       const std::vector<int64_t> batch = search_->next_batch(n, propose_by);
       if (batch.empty()) break;
@@ -184,8 +187,7 @@ class TaskTuner {
   // What building and timing `measurements` take at the pace so far (the search's
   // updates included); nothing before the first batch.
   Clock::duration taking(int measurements) const {
-    const double per_trial = trials_ ? measure_s_ / trials_ : 0;
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(per_trial * measurements));
+    return seconds(trials_ ? measure_s_ / trials_ * measurements : 0);
   }
 
   // Logs `r`, keeps it, and notes its configuration's first time.
@@ -357,10 +359,7 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   // left is then shared by that, so that the kernels that take most of the model's time
   // get most of the search. Shared by FLOPs, a convolution that occurs four times got a
   // quarter of its due, and one that runs at a third of the others' speed a third.
-  const auto after = [](Clock::time_point from, double seconds) {
-    return from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  };
-  const Clock::time_point end = after(start, options.time_budget_s);
+  const Clock::time_point end = start + seconds(options.time_budget_s);
   for (size_t k = 0; k < tasks.size(); ++k)
     search(k, cap[k] ? std::min(cap[k], options.batch_size) : options.batch_size, end);
   std::vector<double> best;
@@ -371,7 +370,7 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   double share_so_far = 0;  // unused time of earlier tasks passes on
   for (size_t k = 0; k < tasks.size(); ++k) {
     share_so_far += shares[k];
-    finish(k, after(second, left_s * share_so_far));
+    finish(k, second + seconds(left_s * share_so_far));
   }
   return records;
 }
