@@ -3,7 +3,6 @@
 
 #include <cstdlib>
 #include <functional>
-#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -95,19 +94,26 @@ LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const st
   Stmt stmt = schedule_ops(s, bodies, bounds);
   dump("schedule_ops", stmt);
   const auto simplify_stmt = [](const Stmt &x) { return simplify(x); };
-  const std::pair<const char *, std::function<Stmt(const Stmt &)>> passes[] = {
+  // `unrolling`: the pass unrolls loops or tidies their unrolled copies; skipped when
+  // options.unroll is false.
+  struct Pass {
+    const char *name;
+    std::function<Stmt(const Stmt &)> run;
+    bool unrolling = false;
+  };
+  const Pass passes[] = {
       {"storage_flatten", [&](const Stmt &x) { return storage_flatten(x, bindings, name); }},
       {"simplify", simplify_stmt},
       {"inject_prefetch", inject_prefetch},
       {"loop_partition", loop_partition},
       {"simplify", simplify_stmt},
       {"vectorize_loops", vectorize_loops},
-      {"unroll_loops", unroll_loops},
-      {"simplify", simplify_stmt},
+      {"unroll_loops", unroll_loops, true},
+      {"simplify", simplify_stmt, true},
   };
-  for (const auto &[pass, run] : passes) {
-    if (!options.unroll && std::string_view(pass) == "unroll_loops") break;  // and the simplify after it
-    dump(pass, stmt = run(stmt));
+  for (const Pass &pass : passes) {
+    if (!options.unroll && pass.unrolling) continue;
+    dump(pass.name, stmt = pass.run(stmt));
   }
   f->body = stmt;
   return func;

@@ -12,6 +12,7 @@
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/printer.h"
+#include "tensorir/ir/visitor.h"
 #include "tensorir/lower.h"
 #include "transforms/passes.h"
 #include "transforms/storage_flatten.h"
@@ -118,4 +119,35 @@ TEST_CASE("lower: a dump directory that cannot be created is an error", "[pass]"
   Scale k;
   CHECK_THROWS_WITH(lower(k.s, {k.A, k.B}, "blocked", LowerOptions{(dir.path / "file" / "sub").string()}),
                     Catch::Contains("cannot create the IR dump directory") && Catch::Contains("file/sub"));
+}
+
+TEST_CASE("lower: without unrolling the passes stop before unroll_loops and unrolled loops stay loops", "[pass]") {
+  TempDir dir("no_unroll");
+  Tensor A = placeholder({8}, Float(32), "A");
+  Tensor B = compute({8}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  Schedule s = create_schedule({B});
+  auto [o, in] = s[B].split(B.axis(0), 4);
+  s[B].unroll(in);
+  LowerOptions options{dir.path.string()};
+  options.unroll = false;
+  LoweredFunc kept = lower(s, {A, B}, "kept", options);
+  std::vector<std::string> upto_vectorize = expected_files("kept");
+  upto_vectorize.resize(kPasses.size() - 2);  // no 07_unroll_loops, no 08_simplify
+  CHECK(listing(dir.path) == upto_vectorize);
+  CHECK(to_string(kept->body) == read(dir.path / "kept.06_vectorize_loops.txt"));
+
+  // Count the loops marked unrolled left in each form.
+  struct Unrolled : IRVisitor {
+    int loops = 0;
+    using IRVisitor::visit;
+    void visit(const ForNode *op) override {
+      loops += op->for_kind == ForKind::Unrolled;
+      IRVisitor::visit(op);
+    }
+  };
+  Unrolled without, with;
+  without.visit(kept->body);
+  with.visit(lower(s, {A, B}, "unrolled")->body);
+  CHECK(without.loops == 1);
+  CHECK(with.loops == 0);
 }
