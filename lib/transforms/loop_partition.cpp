@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
@@ -118,8 +119,8 @@ std::vector<Var> bound_inside(const Stmt &s) {
 // A condition on the loop's variable (and the loops outside) under which `g` holds in
 // every iteration of the loops between: the guard's expression at its worst over those
 // loops' ranges. Undefined where the guard is not a comparison of integers or its worst
-// case depends on anything bound inside the loop.
-Expr sufficient_condition(const Guard &g, const std::vector<Var> &inside) {
+// case has no upper bound.
+Expr sufficient_condition(const Guard &g) {
   Expr d;  // the guard is d < 0 (strict) or d <= 0
   bool strict = true;
   if (const auto *n = g.condition.as<LTNode>()) d = n->a - n->b;
@@ -128,21 +129,23 @@ Expr sufficient_condition(const Guard &g, const std::vector<Var> &inside) {
   else if (const auto *n = g.condition.as<GENode>()) d = n->b - n->a, strict = false;
   if (!d.defined() || !d.type().is_int()) return Expr();
   Interval worst = eval_interval(d, g.inner);
-  if (!worst.has_upper() || uses_var(worst.max, inside)) return Expr();
+  if (!worst.has_upper()) return Expr();
   Expr zero = make_zero(worst.max.type());
   return simplify(strict ? worst.max < zero : worst.max <= zero);
 }
 
 // Whether the guard fails once per iteration of an outer loop fused with `v`'s, in no
 // single stretch of `v`: it reaches `v` through a remainder, itself or through the
-// range of a loop inside (a block's rows starting at (v % blocks) * rows).
-bool periodic_in(const Guard &g, const Var &v) {
+// range of a loop inside (a block's rows starting at (v % blocks) * rows). `worst` gets
+// sufficient_condition(g) where deciding needed it, so that callers need not redo it.
+bool periodic_in(const Guard &g, const Var &v, std::optional<Expr> *worst = nullptr) {
   if (uses_remainder_of(g.condition, v)) return true;
   bool via_range = false;
   for (const auto &[var, range] : g.inner) via_range |= uses_remainder_of(range.min, v);
   if (!via_range) return false;
-  Expr worst = sufficient_condition(g, {});
-  return worst.defined() && uses_remainder_of(worst, v);
+  Expr c = sufficient_condition(g);
+  if (worst) *worst = c;
+  return c.defined() && uses_remainder_of(c, v);
 }
 
 class Partitioner : public IRMutator {
@@ -213,7 +216,12 @@ class Partitioner : public IRMutator {
     // settled per iteration.
     std::vector<std::pair<Expr, Expr>> found;
     for (const Guard &g : finder.guards) {
-      Expr c = periodic_in(g, op->loop_var) ? sufficient_condition(g, inside) : Expr();
+      std::optional<Expr> worst;
+      Expr c;
+      if (periodic_in(g, op->loop_var, &worst)) {
+        c = worst ? *worst : sufficient_condition(g);
+        if (c.defined() && uses_var(c, inside)) c = Expr();  // not settled per iteration
+      }
       if (c.defined() && can_prove(!c, outer_)) c = Expr();
       auto it = std::find_if(found.begin(), found.end(), [&](const auto &f) { return f.first.same_as(g.condition); });
       if (it == found.end()) found.emplace_back(g.condition, c);

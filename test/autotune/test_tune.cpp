@@ -183,9 +183,11 @@ TEST_CASE("a time budget is shared by the time each task takes in the model", "[
 }
 
 TEST_CASE("under a time budget every task measures its default in a first batch", "[autotune]") {
+  // A budget ample on a loaded machine, and a cap of two batches a task so that the test
+  // ends early: a 0.5 s budget could be spent by the first task's batch alone.
   TuneOptions o = quick_options();
-  o.trials = 0;
-  o.time_budget_s = 0.5;
+  o.trials = 4;
+  o.time_budget_s = 60;
   o.batch_size = 2;
   o.confirm = 0;
   const std::vector<Task> tasks = {test::matmul_task(32), test::matmul_task(16)};
