@@ -117,8 +117,18 @@ class LocalRunner : public Runner {
       // A crash ends the child with its signal, whatever handlers the parent installed
       // (a test framework's, a crash reporter's).
       for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::signal(sig, SIG_DFL);
-      if (options.threads > 0) set_num_threads(options.threads);
-      write_all(fds[1], encode(measure_here(module, function, args, expected, options)));
+      // Whatever happens, the child ends here: an exception escaping would return it into
+      // the caller's tuning loop, which would go on tuning and forking beside the parent.
+      MeasureResult r;
+      try {
+        if (options.threads > 0) set_num_threads(options.threads);
+        r = measure_here(module, function, args, expected, options);
+      } catch (const std::exception &e) {
+        r = {{}, std::string("run error: ") + e.what()};
+      } catch (...) {
+        r = {{}, "run error: an exception that is not a std::exception"};
+      }
+      write_all(fds[1], encode(r));
       ::close(fds[1]);
       ::_exit(0);
     }

@@ -13,6 +13,7 @@
 #include "tensorir/autotune/tuner.h"
 #include "tensorir/build.h"
 #include "tensorir/error.h"
+#include "tensorir/runtime/parallel.h"
 
 namespace tensorir::autotune {
 
@@ -313,6 +314,9 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
       << "tune: give a number of trials per task (trials > 0) or a time budget (time_budget_s > 0)";
   TIR_USER_CHECK(options.batch_size >= 1) << "tune: batch_size must be at least 1, not " << options.batch_size;
   TIR_USER_CHECK(options.measure.timeout_s > 0) << "tune: the timeout must be positive";
+  TIR_USER_CHECK(options.measure.threads >= 0 && options.measure.threads <= kMaxThreads)
+      << "tune: measure.threads is " << options.measure.threads << "; give 1 to " << kMaxThreads
+      << ", or 0 for the runtime's default";
   for (const Task &t : tasks)
     TIR_USER_CHECK(t.instantiate) << "tune: task '" << t.name << "' has no instantiate function";
   std::shared_ptr<Runner> runner = options.runner ? options.runner : local_runner();

@@ -117,17 +117,42 @@ struct Connection::Impl {
 Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Connection::~Connection() { close(); }
 
-std::unique_ptr<Connection> Connection::dial(const std::string &address, uint64_t max_frame_bytes) {
+std::unique_ptr<Connection> Connection::dial(const std::string &address, uint64_t max_frame_bytes, int timeout_ms) {
   std::string host, port;
   split_address(address, host, port);
   auto impl = std::make_unique<Impl>();
   impl->max_frame_bytes = max_frame_bytes;
   impl->peer = address;
+  // Connecting and the WebSocket upgrade run on the connection's io_context, for at most
+  // timeout_ms: a peer that accepts and never answers the upgrade must not hang the caller.
+  boost::system::error_code result = net::error::would_block;
   try {
     tcp::resolver resolver(impl->ioc);
-    net::connect(impl->ws.next_layer(), resolver.resolve(host, port));
-    impl->configure();
-    impl->ws.handshake(host + ":" + port, "/");
+    const tcp::resolver::results_type endpoints = resolver.resolve(host, port);
+    Impl &c = *impl;
+    net::async_connect(c.ws.next_layer(), endpoints, [&](boost::system::error_code ec, const tcp::endpoint &) {
+      if (ec) {
+        result = ec;
+        return;
+      }
+      c.configure();
+      c.ws.async_handshake(host + ":" + port, "/", [&](boost::system::error_code hs) { result = hs; });
+    });
+    if (timeout_ms > 0) c.ioc.run_for(std::chrono::milliseconds(timeout_ms));
+    else c.ioc.run();
+    if (result == net::error::would_block) {
+      // Cancel what is pending and let its handlers finish before the locals they use go.
+      boost::system::error_code ec;
+      c.ws.next_layer().close(ec);
+      c.ioc.restart();
+      c.ioc.run();
+      TIR_THROW() << "RPC: " << address << " accepted the connection but did not complete the WebSocket handshake within "
+                  << timeout_ms << " ms; is it a tensorir rpc proxy or server?";
+    }
+    c.ioc.restart();
+    if (result) throw boost::system::system_error(result);
+  } catch (const Error &) {
+    throw;
   } catch (const std::exception &e) {
     TIR_THROW() << "RPC: cannot connect to " << address << ": " << e.what()
                 << " (is `tensorir rpc proxy` or `tensorir rpc server` running there?)";

@@ -23,8 +23,10 @@ bool is_loopback(const std::string &host);
 
 class Connection {
  public:
-  // Opens a WebSocket connection to ws://HOST:PORT/; throws an Error naming the address.
-  static std::unique_ptr<Connection> dial(const std::string &address, uint64_t max_frame_bytes = kDefaultMaxFrameBytes);
+  // Opens a WebSocket connection to ws://HOST:PORT/; throws an Error naming the address,
+  // also when connecting and the upgrade take more than timeout_ms (0: no limit).
+  static std::unique_ptr<Connection> dial(const std::string &address, uint64_t max_frame_bytes = kDefaultMaxFrameBytes,
+                                          int timeout_ms = 0);
   ~Connection();
 
   // Safe to call from several threads (writes are serialised); one thread reads.

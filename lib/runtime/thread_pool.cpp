@@ -35,7 +35,6 @@ namespace tensorir {
 
 namespace {
 
-constexpr int kMaxThreads = 1024;
 // How long a thread spins before it blocks. Waking a blocked thread costs tens of
 // microseconds (about 60 in a virtual machine), more than many kernels take: a model's
 // parallel loops, separated by serial kernels of up to a millisecond, must find the

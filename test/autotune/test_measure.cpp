@@ -4,6 +4,7 @@
 #include "autotune/measure.h"
 #include "tensorir/autotune/tuner.h"
 #include "tensorir/build.h"
+#include "tensorir/runtime/parallel.h"
 #include "tensorir/te/schedule.h"
 
 using namespace tensorir;
@@ -45,4 +46,27 @@ TEST_CASE("kernels with scalar arguments or symbolic shapes cannot be measured",
                       Catch::Contains("argument 's' is a scalar"));
   REQUIRE_THROWS_WITH(make_arguments(signature_of(scaled_copy(true, false, n, s), "scale"), 0),
                       Catch::Contains("argument 'A' has a symbolic shape"));
+}
+
+TEST_CASE("a measuring process that fails before timing answers with the error and ends", "[autotune]") {
+  // The thread count is refused inside the measuring process: the error comes back as the
+  // measurement's, and only this process goes on (an escaping exception would have
+  // returned the child into this test).
+  Var n("n", Int(64)), s("s", Int(64));
+  const Module m = scaled_copy(false, false, n, s);
+  MeasureOptions o;
+  o.threads = kMaxThreads + 1;
+  const MeasureResult r = local_runner()->run(m, "scale", make_arguments(signature_of(m, "scale"), 1), nullptr, o);
+  CHECK(r.times_ms.empty());
+  CHECK_THAT(r.error, Catch::Contains("run error") && Catch::Contains("set_num_threads(1025)"));
+}
+
+TEST_CASE("tune refuses a thread count the runtime cannot take before measuring anything", "[autotune]") {
+  Task task;
+  task.name = "scale";
+  task.instantiate = [](int64_t) -> Instance { throw Error("not reached"); };
+  TuneOptions o;
+  o.trials = 1;
+  o.measure.threads = kMaxThreads + 1;
+  CHECK_THROWS_WITH(tune({task}, o), Catch::Contains("measure.threads is 1025") && Catch::Contains("give 1 to 1024"));
 }

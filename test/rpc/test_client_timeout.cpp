@@ -1,10 +1,16 @@
 // ConnectOptions::request_timeout_ms against a remote written in the test (fake_remote.h)
 // that never answers one op: the request throws naming the key and the request, and the
-// session is closed; and against a peer that never answers the handshake.
+// session is closed; and against peers that never answer the handshake.
 #include <tensorir/rpc.h>
 #include <tensorir/tensorir.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <thread>
 
 #include "rpc/fake_remote.h"
@@ -65,4 +71,25 @@ TEST_CASE("a peer that never answers connect is an error after the timeouts", "[
                     Contains("no answer to `connect` came within 300 ms"));
   silent.stop();
   serving.join();
+}
+
+TEST_CASE("a peer that accepts but never answers the WebSocket upgrade is an error after request_timeout_ms",
+          "[rpc][error]") {
+  // A bare TCP listener: the connection is accepted by the kernel and nothing is read.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(fd, 4) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
+  const std::string address = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(rpc::connect(address, "native", {.timeout_ms = 100, .token = "", .request_timeout_ms = 300}),
+                    Contains("did not complete the WebSocket handshake within 300 ms"));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  ::close(fd);
 }

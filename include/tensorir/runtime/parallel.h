@@ -13,6 +13,8 @@ void tensorir_set_last_error(const char *msg);
 }
 
 namespace tensorir {
+// The most threads the pool takes.
+inline constexpr int kMaxThreads = 1024;
 // Thread count: TENSORIR_NUM_THREADS if set, else the cores this process may use.
 int num_threads();
 // Resizes the pool (n >= 1); for benchmarks that compare thread counts.

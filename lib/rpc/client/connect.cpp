@@ -53,9 +53,10 @@ Session connect(const std::string &address, const std::string &key, const Connec
   TIR_USER_CHECK(options.timeout_ms >= 0) << who << ": timeout_ms is negative (" << options.timeout_ms << ")";
   TIR_USER_CHECK(options.request_timeout_ms >= 0)
       << who << ": request_timeout_ms is negative (" << options.request_timeout_ms << "); 0 means no limit";
-  std::unique_ptr<Connection> conn = Connection::dial(address, options.max_frame_bytes);
+  // A peer that never answers the WebSocket upgrade: a request's time. One that never
+  // answers `connect`: the proxy's wait for a remote, then a request's.
+  std::unique_ptr<Connection> conn = Connection::dial(address, options.max_frame_bytes, options.request_timeout_ms);
   Frame f;
-  // A peer that never answers `connect`: the proxy's wait for a remote, then a request's.
   const int handshake_ms = options.request_timeout_ms == 0
                                ? 0
                                : int(std::min<int64_t>(INT_MAX, int64_t(options.timeout_ms) + options.request_timeout_ms));
