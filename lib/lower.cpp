@@ -33,7 +33,14 @@ std::vector<Var> collect_symbols(const std::vector<LoweredArg> &args) {
       Finder f;
       f.visit(dim);
       for (const Var &v : f.vars)
-        if (!scalars.count(v.get()) && seen.insert(v.get()).second) symbols.push_back(v);
+        if (!scalars.count(v.get()) && seen.insert(v.get()).second) {
+          // A call binds it from an argument's size: a narrower type would wrap that size.
+          TIR_USER_CHECK(v.type().is_scalar() && (v.type().is_int() || v.type().is_uint()) && v.type().bits() >= 32)
+              << "the shape of argument '" << a.name << "' uses the variable '" << v.name() << "' of type " << v.type()
+              << "; a shape variable must be int32 or int64 (e.g. Var(\"" << v.name() << "\") or Var(\"" << v.name()
+              << "\", Int(64)))";
+          symbols.push_back(v);
+        }
     }
   return symbols;
 }
@@ -85,7 +92,13 @@ LoweredFunc lower(const Schedule &s, const std::vector<BuildArg> &args, const st
   std::vector<BufferBinding> bindings;
   f->args = make_args(args, name, bindings);
   f->symbols = collect_symbols(f->args);
-  for (BufferBinding &b : bindings) b.tensor = Tensor(s.current(b.tensor.op()), b.tensor.value_index());
+  for (BufferBinding &b : bindings) {
+    b.tensor = Tensor(s.current(b.tensor.op()), b.tensor.value_index());
+    const auto stage = s.get()->stage_map.find(b.tensor.op().get());
+    TIR_USER_CHECK(stage == s.get()->stage_map.end() || stage->second->attach_type != AttachType::Inline)
+        << "lower('" << name << "'): tensor '" << b.tensor.name() << "' is an argument, but compute_inline() "
+        << "computes it where it is read and writes no buffer of it; leave it out of the arguments or do not inline it";
+  }
 
   // The passes in order; with a dump directory, the IR after each one goes to a file.
   IRDump dump(options.dump_dir.empty() ? env_dump_dir() : options.dump_dir, name);

@@ -241,11 +241,33 @@ class NestBuilder {
   const ScheduleBounds &bounds_;
   std::unordered_map<const StageNode *, std::vector<std::vector<Stage>>> attached_;
 };
+
+// Two stages that share an IterVar (one reduce_axis given to two computes) loop over one
+// variable; with one computed inside the other, the inner loop would overwrite the outer
+// loop's counter and compute garbage.
+void check_loops_nest_distinct_axes(const Stmt &body) {
+  struct Checker : IRVisitor {
+    std::unordered_set<const VarNode *> open;
+    using IRVisitor::visit;
+    void visit(const ForNode *op) override {
+      TIR_USER_CHECK(open.insert(op->loop_var.get()).second)
+          << "a loop over axis '" << op->loop_var.name() << "' is nested in another loop over the same axis: two "
+          << "stages share the IterVar '" << op->loop_var.name() << "' (a reduce_axis given to two computes?) and "
+          << "one is computed inside the other; give each compute its own reduce_axis";
+      IRVisitor::visit(op);
+      open.erase(op->loop_var.get());
+    }
+  } checker;
+  checker.visit(body);
+}
+
 }  // namespace
 
 Stmt schedule_ops(const Schedule &s, const EffectiveBodies &bodies, const ScheduleBounds &bounds) {
   Stmt body = NestBuilder(s, bodies, bounds).build();
-  return body.defined() ? body : EvaluateNode::make(0);
+  if (!body.defined()) return EvaluateNode::make(0);
+  check_loops_nest_distinct_axes(body);
+  return body;
 }
 
 }  // namespace tensorir

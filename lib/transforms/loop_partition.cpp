@@ -260,6 +260,8 @@ class Partitioner : public IRMutator {
       if (!rest.has_upper()) continue;
       Expr end = op->min + op->extent;
       Expr split = simplify(min(max((make_zero(v.type()) - rest.max - 1) / make_const(v.type(), double(*a)) + 1, op->min), end));
+      // No iteration is free of the guard: the tail would be this loop again, and split again.
+      if (can_prove(split <= op->min, r)) continue;
       Stmt body = DropConjunct(g.condition).mutate(op->body);
       Stmt head = ForNode::make(v, op->min, simplify(split - op->min), op->for_kind, body);
       Stmt tail = ForNode::make(v, split, simplify(end - split), op->for_kind, op->body);

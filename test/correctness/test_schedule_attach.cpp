@@ -99,6 +99,24 @@ TEST_CASE("compute_at a producer inside its consumer's loops", "[schedule][compu
   }
 }
 
+TEST_CASE("a split producer computed at a consumer that reads a region varying with its loop",
+          "[schedule][compute_at]") {
+  // B's region at C's i starts at i % 6: its split outer loop has a symbolic extent and a
+  // guard that holds in no leading stretch of iterations (loop_partition must leave it).
+  Tensor X = placeholder({8}, Float(32), "X");
+  Tensor B = compute({8}, [&](Var i) { return X(i) * 2.0f; }, "B");
+  Tensor C = compute({7}, [&](Var i) { return B(i % 6) + B(5); }, "C");
+  Schedule s = create_schedule({C});
+  s[B].compute_at(s[C], C.axis(0));
+  s[B].split(B.axis(0), 3);
+  NDArray x = random_array<float>({8}, 105);
+  Both r = run_both(s, {X}, {C}, {x}, "varying_region");
+  const std::vector<float> xv = x.to_vector<float>();
+  std::vector<float> ref(7);
+  for (int i = 0; i < 7; ++i) ref[size_t(i)] = xv[size_t(i % 6)] * 2.0f + xv[5] * 2.0f;
+  check_both<float>(r, ref);
+}
+
 TEST_CASE("compute_at places the producer's loop inside the consumer's loop", "[schedule][compute_at][lower]") {
   Stencil p(64);
   Schedule s = create_schedule({p.C});
@@ -376,5 +394,28 @@ TEST_CASE("a copy computed at an outer loop of its reader's consumer", "[schedul
       REQUIRE(inner != std::string::npos);
       CHECK(al < inner);
     }
+  }
+}
+
+TEST_CASE("lowering refuses what it cannot compute as scheduled", "[schedule][compute_at][compute_inline]") {
+  SECTION("an inlined tensor passed as an argument") {
+    Tensor A = placeholder({4}, Float(32), "A");
+    Tensor B = compute({4}, [&](Var i) { return A(i) * 2.0f; }, "B");
+    Tensor C = compute({4}, [&](Var i) { return B(i) + 1.0f; }, "C");
+    Schedule s = create_schedule({C});
+    s[B].compute_inline();
+    CHECK_THROWS_WITH(lower(s, {A, B, C}, "f"), Catch::Contains("tensor 'B' is an argument") &&
+                                                     Catch::Contains("compute_inline()"));
+    CHECK_NOTHROW(lower(s, {A, C}, "f"));
+  }
+  SECTION("one reduce axis in two computes, one computed inside the other") {
+    Tensor A = placeholder({4, 4}, Float(32), "A");
+    IterVar k = reduce_axis({0, 4}, "k");
+    Tensor C1 = compute({4}, [&](Var i) { return sum(A(i, k), {k}); }, "C1");
+    Tensor C2 = compute({4}, [&](Var i) { return sum(C1(k) * A(i, k), {k}); }, "C2");
+    Schedule s = create_schedule({C2});
+    s[C1].compute_at(s[C2], C2.reduce_axis(0));
+    CHECK_THROWS_WITH(lower(s, {A, C2}, "f"), Catch::Contains("axis 'k' is nested in another loop over the same axis") &&
+                                                  Catch::Contains("give each compute its own reduce_axis"));
   }
 }

@@ -120,3 +120,26 @@ TEST_CASE("te: asking a schedule for a tensor it does not contain names the tens
   REQUIRE_THROWS_AS(s[Other], Error);
   REQUIRE_THROWS_WITH(s[Other], Contains("Other_tensor"));
 }
+
+TEST_CASE("te: an integer constant that the other operand's type cannot hold is rejected", "[error][te][types]") {
+  Tensor A = placeholder({3}, UInt(8), "A");
+  Tensor I = placeholder({3}, Int(32), "I");
+  // Wrapped, 300 would be 44 in uint8 and 2^40 would be 0 in int32.
+  CHECK_THROWS_WITH(A(0) > 300, Contains("the constant 300 is not a value of uint8") && Contains("cast(Int(32), A(0))"));
+  CHECK_THROWS_WITH(A(0) + (-1), Contains("the constant -1 is not a value of uint8"));
+  CHECK_THROWS_WITH(I(0) + Expr(int64_t(1) << 40), Contains("1099511627776 is not a value of int32") &&
+                                                       Contains("cast(Int(64), I(0))"));
+  // The limits themselves are values of the type.
+  CHECK_NOTHROW(A(0) + 255);
+  CHECK_NOTHROW(A(0) + 0);
+  CHECK_NOTHROW(I(0) + int32_t(-2147483647 - 1));
+  CHECK_NOTHROW(cast(Int(32), A(0)) > 300);
+}
+
+TEST_CASE("te: a shape variable narrower than 32 bits is rejected when lowering", "[error][te][types]") {
+  Var n("n", Int(8));
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor C = compute({n}, [&](Var i) { return A(i) + 1.0f; }, "C");
+  Schedule s = create_schedule({C});
+  CHECK_THROWS_WITH(lower(s, {A, C}, "f"), Contains("variable 'n' of type int8") && Contains("int32 or int64"));
+}
