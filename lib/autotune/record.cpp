@@ -2,12 +2,16 @@
 #include "tensorir/autotune/record.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
+#include <cmath>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <mutex>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <type_traits>
 
 #include "runtime/cpu_features.h"
 #include "tensorir/error.h"
@@ -32,11 +36,25 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The field `key` of `j` as a T; a missing or mistyped field throws what is wrong.
+// The field `key` of `j` as a T; a missing or mistyped field throws what is wrong. An
+// integer field takes only a JSON integer that fits T: the library would truncate 1.5 to 1
+// and wrap 1e23.
 template <typename T>
 T field(const json &j, const char *key, const char *kind) {
   auto it = j.find(key);
   TIR_USER_CHECK(it != j.end()) << "the field '" << key << "' is missing";
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    TIR_USER_CHECK(!it->is_number_float()) << "the field '" << key << "' is " << it->dump()
+                                           << ", not a whole number that fits in " << 8 * sizeof(T) << " bits";
+    TIR_USER_CHECK(it->is_number_integer()) << "the field '" << key << "' is not " << kind << " (it is "
+                                            << it->dump() << ")";
+    const bool fits = it->is_number_unsigned()
+                          ? it->template get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
+                          : it->template get<int64_t>() >= int64_t(std::numeric_limits<T>::min()) &&
+                                it->template get<int64_t>() <= int64_t(std::numeric_limits<T>::max());
+    TIR_USER_CHECK(fits) << "the field '" << key << "' is " << it->dump() << ", not a whole number that fits in "
+                         << 8 * sizeof(T) << " bits";
+  }
   try {
     return it->template get<T>();
   } catch (const json::exception &) {
@@ -49,7 +67,9 @@ Record parse_record(const std::string &line) {
   json j;
   try {
     j = json::parse(line);
-  } catch (const json::parse_error &e) {
+  } catch (const json::out_of_range &e) {  // a number like 1e999
+    TIR_THROW() << "a number is out of range (" << e.what() << ")";
+  } catch (const json::exception &e) {
     TIR_THROW() << "not JSON (" << e.what() << ")";
   }
   TIR_USER_CHECK(j.is_object()) << "not a JSON object";
@@ -60,12 +80,19 @@ Record parse_record(const std::string &line) {
   r.target = field<std::string>(j, "target", "a string");
   r.cpu = field<std::string>(j, "cpu", "a string");
   r.index = field<int64_t>(j, "index", "an integer");
+  TIR_USER_CHECK(r.index >= 0) << "the field 'index' is " << r.index
+                               << ", not a configuration index (they count from 0)";
   const json config = field<json>(j, "config", "an object");
   TIR_USER_CHECK(config.is_object()) << "the field 'config' is not an object (it is " << config.dump() << ")";
   for (const auto &[name, value] : config.items())
-    TIR_USER_CHECK(value.is_number_integer()) << "the knob '" << name << "' of 'config' is not an integer";
+    TIR_USER_CHECK(value.is_number_integer() &&
+                   !(value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX)))
+        << "the knob '" << name << "' of 'config' is not an integer that fits in 64 bits (it is " << value.dump()
+        << ")";
   r.config_json = config.dump();
   r.times_ms = field<std::vector<double>>(j, "times_ms", "a list of numbers");
+  for (double t : r.times_ms)
+    TIR_USER_CHECK(t > 0) << "the field 'times_ms' has " << t << ", not a duration (times are positive)";
   r.error = field<std::string>(j, "error", "a string");
   r.timestamp = field<double>(j, "timestamp", "a number");
   if (j.contains("default")) r.is_default = field<bool>(j, "default", "true or false");
@@ -78,23 +105,63 @@ Record parse_record(const std::string &line) {
 
 }  // namespace
 
+Record as_logged(Record r) {
+  // A time that is not a positive finite duration (a timer's fault: NaN, infinity, a
+  // negative or zero difference) cannot be written as JSON nor ranked. The measurement
+  // still happened and failed, so it is logged as a failure that shows the times: the log
+  // stays readable and no configuration is ranked by a time that is not one.
+  if (std::any_of(r.times_ms.begin(), r.times_ms.end(), [](double t) { return !(std::isfinite(t) && t > 0); })) {
+    std::ostringstream os;
+    os << (r.error.empty() ? "" : r.error + "; ") << "the measurement gave times that are not durations (ms):";
+    for (double t : r.times_ms) os << ' ' << t;
+    r.error = os.str();
+    r.times_ms.clear();
+  }
+  return r;
+}
+
 void append_record(const std::string &path, const Record &r) {
   json config;
   try {
     config = json::parse(r.config_json.empty() ? "{}" : r.config_json);
-  } catch (const json::parse_error &e) {
+  } catch (const json::exception &e) {
     TIR_THROW() << "append_record: config_json is not JSON (" << e.what() << "): " << r.config_json;
+  }
+  const Record logged = as_logged(r);
+  const std::vector<double> &times = logged.times_ms;
+  const std::string &error = logged.error;
+  // The identities of a record must read back as they are: a string that is not UTF-8
+  // cannot be written as JSON, and replacing its bytes would make another workload.
+  for (const auto &[key, value] : {std::pair<const char *, const std::string &>{"workload", r.workload},
+                                   {"target", r.target},
+                                   {"cpu", r.cpu}}) {
+    try {
+      (void)json(value).dump();
+    } catch (const json::exception &e) {
+      TIR_THROW() << "append_record: the field '" << key << "' is not valid UTF-8 (" << e.what()
+                  << "); a tuning log's strings are UTF-8";
+    }
   }
   json j = {{"version", r.version}, {"workload", r.workload}, {"target", r.target},
             {"cpu", r.cpu},         {"index", r.index},       {"config", config},
-            {"times_ms", r.times_ms}, {"error", r.error},     {"timestamp", r.timestamp}};
+            {"times_ms", times},    {"error", error},         {"timestamp", r.timestamp}};
   if (r.is_default) j["default"] = true;
   if (r.in_model) j["in_model"] = true;
   if (r.threads) j["threads"] = r.threads;
+  // An error message (a compiler's or a crashed process's output) may hold bytes that are
+  // not UTF-8: they become U+FFFD, the message still says what failed.
+  const std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  // What read_log would reject is not written: one bad line makes the whole log unreadable.
+  try {
+    parse_record(line);
+  } catch (const Error &e) {
+    TIR_THROW() << "append_record: the record of configuration " << r.index << " would not read back: "
+                << e.what();
+  }
   std::lock_guard<std::mutex> lock(append_mutex());
   std::ofstream out(path, std::ios::app);
   TIR_USER_CHECK(out) << "append_record: cannot open the tuning log '" << path << "' for appending";
-  out << j.dump() << "\n";
+  out << line << "\n";
   out.flush();
   TIR_USER_CHECK(out) << "append_record: writing the tuning log '" << path << "' failed";
 }
@@ -109,6 +176,8 @@ std::vector<Record> read_log(const std::string &path) {
     try {
       records.push_back(parse_record(line));
     } catch (const Error &e) {
+      TIR_THROW() << "tuning log '" << path << "' line " << number << ": " << e.what();
+    } catch (const json::exception &e) {  // parse_record turns the library's own into Errors; this is a backstop
       TIR_THROW() << "tuning log '" << path << "' line " << number << ": " << e.what();
     }
   }

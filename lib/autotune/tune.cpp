@@ -193,6 +193,7 @@ class TaskTuner {
 
   // Logs `r`, keeps it, and notes its configuration's first time.
   const Record &keep(Record r, std::vector<Record> &records) {
+    r = as_logged(std::move(r));  // a timer's fault ranks nothing
     if (!o_.log_file.empty()) append_record(o_.log_file, r);
     if (r.error.empty() && !r.times_ms.empty()) first_ms_.emplace(r.index, median_ms(r.times_ms));
     records.push_back(std::move(r));

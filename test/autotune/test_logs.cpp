@@ -5,8 +5,11 @@
 #include <tensorir/graph/passes.h>
 #include <tensorir/warning.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -148,6 +151,11 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
   struct Case {
     std::string line, message;
   };
+  // `line` with `from` replaced by `to`.
+  const auto with = [](std::string line, const std::string &from, const std::string &to) {
+    REQUIRE(line.find(from) != std::string::npos);
+    return line.replace(line.find(from), from.size(), to);
+  };
   const std::vector<Case> cases = {
       {"{\"version\": 1, \"workload\": ", "not JSON"},
       {"[1, 2]", "not a JSON object"},
@@ -158,6 +166,17 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
       {good.substr(0, good.size() - 1) + ",\"default\":\"yes\"}", "the field 'default' is not true or false"},
       {good.substr(0, good.size() - 1) + ",\"in_model\":1}", "the field 'in_model' is not true or false"},
       {good.substr(0, good.size() - 1) + ",\"threads\":-2}", "the field 'threads' is -2"},
+      // Numbers the JSON library would overflow, wrap or truncate.
+      {with(good, "\"times_ms\":[1.0]", "\"times_ms\":[1e999]"), "a number is out of range"},
+      {with(good, "\"index\":0", "\"index\":99999999999999999999999"), "the field 'index' is 9.999999999999999e+22, not a whole number"},
+      {with(good, "\"index\":0", "\"index\":18446744073709551615"), "the field 'index' is 18446744073709551615, not"},
+      {with(good, "\"index\":0", "\"index\":1.5"), "the field 'index' is 1.5, not a whole number"},
+      {with(good, "\"index\":0", "\"index\":-1"), "the field 'index' is -1, not a configuration index"},
+      {with(good, "\"version\":1", "\"version\":4294967297"), "the field 'version' is 4294967297, not"},
+      {with(good, "\"config\":{", "\"config\":{\"huge\":18446744073709551615,"), "the knob 'huge'"},
+      // Times are durations.
+      {with(good, "\"times_ms\":[1.0]", "\"times_ms\":[1.0,0]"), "the field 'times_ms' has 0, not a duration"},
+      {with(good, "\"times_ms\":[1.0]", "\"times_ms\":[-2.5]"), "the field 'times_ms' has -2.5, not a duration"},
   };
   for (const Case &c : cases) {
     INFO(c.line);
@@ -177,6 +196,106 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
     }
   }
   CHECK_THROWS_WITH(autotune::read_log(log.path + ".missing"), Catch::Contains("cannot be opened"));
+}
+
+namespace {
+
+// A record of a made-up workload, without a task.
+autotune::Record plain_record(int64_t index, std::vector<double> times) {
+  autotune::Record r;
+  r.workload = "{\"op\":\"conv\"}";
+  r.target = "llvm";
+  r.index = index;
+  r.config_json = "{\"a\":" + std::to_string(index) + "}";
+  r.times_ms = std::move(times);
+  r.timestamp = 1.5e9;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a measurement whose times are not durations is logged as a failure that shows them",
+          "[autotune][log]") {
+  TempLog log("bad_times");
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  autotune::Record timeout = plain_record(5, {-1.0});
+  timeout.error = "timeout";
+  for (const autotune::Record &r : {plain_record(1, {1.0, nan}), plain_record(2, {inf}), plain_record(3, {-0.5}),
+                                    plain_record(4, {0.0, 0.2}), timeout, plain_record(6, {0.8})})
+    autotune::append_record(log.path, r);
+  const std::vector<autotune::Record> back = autotune::read_log(log.path);
+  REQUIRE(back.size() == 6);
+  const std::vector<std::string> shown = {"1 nan", "inf", "-0.5", "0 0.2", "-1"};
+  for (size_t i = 0; i < 5; ++i) {
+    INFO(back[i].error);
+    CHECK(back[i].times_ms.empty());
+    CHECK(back[i].error.find("not durations") != std::string::npos);
+    CHECK(back[i].error.find(shown[i]) != std::string::npos);
+  }
+  CHECK(back[4].error.rfind("timeout; ", 0) == 0);
+  CHECK(back[5].times_ms == std::vector<double>{0.8});
+  const autotune::ApplyHistoryBest best(back);
+  REQUIRE(best.best(back[0].workload, Target("llvm")));
+  CHECK(best.best(back[0].workload, Target("llvm"))->index == 6);
+}
+
+TEST_CASE("append_record refuses a record read_log would reject, naming what is wrong", "[autotune][log][error]") {
+  TempLog log("refused");
+  autotune::append_record(log.path, plain_record(0, {1.0}));
+  struct Case {
+    autotune::Record record;
+    std::string message;
+  };
+  std::vector<Case> cases;
+  const auto add = [&](const std::function<void(autotune::Record &)> &change, const std::string &message) {
+    autotune::Record r = plain_record(1, {2.0});
+    change(r);
+    cases.push_back({r, message});
+  };
+  add([](autotune::Record &r) { r.workload = "conv\xff"; }, "the field 'workload' is not valid UTF-8");
+  add([](autotune::Record &r) { r.target = "llvm\xc3"; }, "the field 'target' is not valid UTF-8");
+  add([](autotune::Record &r) { r.cpu = "+avx\x80"; }, "the field 'cpu' is not valid UTF-8");
+  add([](autotune::Record &r) { r.timestamp = std::nan(""); }, "the field 'timestamp' is not a number");
+  add([](autotune::Record &r) { r.version = 2; }, "version 2");
+  add([](autotune::Record &r) { r.index = -3; }, "the field 'index' is -3");
+  add([](autotune::Record &r) { r.threads = -1; }, "the field 'threads' is -1");
+  add([](autotune::Record &r) { r.times_ms.clear(); }, "neither times nor an error");
+  add([](autotune::Record &r) { r.config_json = "[1]"; }, "the field 'config' is not an object");
+  add([](autotune::Record &r) { r.config_json = "{\"a\":1.5}"; }, "the knob 'a'");
+  add([](autotune::Record &r) { r.config_json = "{\"a\":"; }, "config_json is not JSON");
+  for (const Case &c : cases) {
+    INFO(c.message);
+    try {
+      autotune::append_record(log.path, c.record);
+      FAIL("append_record accepted the record");
+    } catch (const Error &e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(c.message) != std::string::npos);
+    }
+  }
+  // An error message that is not UTF-8 is written with U+FFFD in place of its bad bytes.
+  autotune::Record crashed = plain_record(2, {});
+  crashed.error = "crashed: \xff\xfe output";
+  autotune::append_record(log.path, crashed);
+  const std::vector<autotune::Record> back = autotune::read_log(log.path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].index == 0);
+  CHECK(back[1].error == "crashed: \xef\xbf\xbd\xef\xbf\xbd output");
+}
+
+TEST_CASE("a configuration whose knob names need escaping is written and read back", "[autotune][log]") {
+  TempLog log("escaped_knobs");
+  autotune::Config c = autotune::Config::from_values({{"a\"b", 2}});
+  c.define_knob("a\"b", {1, 2}, 1);
+  c.define_knob("tab\there", {7}, 7);
+  autotune::Record r = plain_record(3, {1.0});
+  r.config_json = c.json();
+  autotune::append_record(log.path, r);
+  const std::vector<autotune::Record> back = autotune::read_log(log.path);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].config_json == r.config_json);
+  CHECK(autotune::config_values(back[0].config_json) ==
+        std::map<std::string, int64_t>{{"a\"b", 2}, {"tab\there", 7}});
 }
 
 TEST_CASE("a log made on a CPU with other vector features is ignored with a warning", "[autotune][log]") {

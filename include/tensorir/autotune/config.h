@@ -32,7 +32,8 @@ class Config {
   // not among its choices throws an Error naming it; knobs not named take their fallback.
   static Config from_values(std::map<std::string, int64_t> values);
 
-  // One of `choices` (the fallback joins them when it is not among them).
+  // One of `choices` (the fallback joins them when it is not among them). In define and
+  // index modes a knob that makes the space exceed 2^63 - 1 configurations throws an Error.
   int64_t define_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback);
   // A knob added to a template after logs of it were written, for knobs that refine a
   // kernel without changing what the others mean: a record without it is still of this
@@ -49,7 +50,8 @@ class Config {
   // A partition knob added after logs were written: optional as define_optional_knob.
   int64_t define_optional_partition_knob(const std::string &name, std::vector<int64_t> choices, int64_t fallback,
                                          int64_t before);
-  // A factor of `extent`: its divisors up to `most`, and the fallback.
+  // A factor of `extent`: its divisors up to `most`, and the fallback. A non-positive
+  // extent has no divisors (the fallback alone); one above 2^31 - 1 is an Error.
   int64_t define_split(const std::string &name, int64_t extent, int64_t most, int64_t fallback);
 
   Mode mode() const { return mode_; }
@@ -66,7 +68,8 @@ class Config {
 
  private:
   Mode mode_ = Mode::kFallback;
-  int64_t index_ = 0, stride_ = 1;
+  int64_t index_ = 0;
+  int64_t stride_ = 1;  // the configurations of the knobs asked so far (define and index modes)
   std::map<std::string, int64_t> given_;
   std::vector<std::string> names_;
   std::vector<std::vector<int64_t>> choices_;

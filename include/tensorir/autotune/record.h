@@ -30,7 +30,12 @@ struct Record {
   int threads = 0;
 };
 
-// Appends one JSON line.
+// `r` as append_record writes it: a time that is not a positive finite duration makes it
+// a failure whose error shows the times.
+Record as_logged(Record r);
+// Appends one JSON line, as_logged(r); a record read_log would reject (a string that is not
+// UTF-8, a NaN timestamp, ...) throws an Error and nothing is written. An error message
+// that is not UTF-8 is written with U+FFFD for its bad bytes.
 void append_record(const std::string &path, const Record &r);
 // Every record of a log; a malformed line throws an Error naming the file and line.
 std::vector<Record> read_log(const std::string &path);
