@@ -147,9 +147,29 @@ llvm::Value *CodeGenLLVM::emit_div(Type t, const Expr &a, const Expr &b, bool mo
     llvm::Value *q = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(x, y));
     return builder_.CreateFSub(x, builder_.CreateFMul(y, q));
   }
-  if (t.is_uint()) return mod ? builder_.CreateURem(x, y) : builder_.CreateUDiv(x, y);
   llvm::Type *ty = x->getType();
   const int64_t *c = const_int_operand(b);
+  llvm::Value *zero = llvm::Constant::getNullValue(ty);
+  // A divisor known only at run time may be 0, and a signed one -1 with INT_MIN over it:
+  // the machine's division traps on both. x / 0 and x % 0 give 0 (the graph's mod says
+  // so), x / -1 gives -x wrapping and x % -1 gives 0, as constant folding does.
+  llvm::Value *by_zero = nullptr, *by_minus_one = nullptr;
+  if (!c) {
+    by_zero = builder_.CreateICmpEQ(y, zero);
+    llvm::Value *unsafe = by_zero;
+    if (!t.is_uint()) {
+      by_minus_one = builder_.CreateICmpEQ(y, llvm::Constant::getAllOnesValue(ty));
+      unsafe = builder_.CreateOr(by_zero, by_minus_one);
+    }
+    y = builder_.CreateSelect(unsafe, llvm::ConstantInt::get(ty, 1), y);
+  } else if (*c == -1 && !t.is_uint()) {
+    return mod ? zero : builder_.CreateSub(zero, x);
+  }
+  const auto guarded = [&](llvm::Value *v, llvm::Value *if_minus_one) {
+    if (by_minus_one) v = builder_.CreateSelect(by_minus_one, if_minus_one, v);
+    return by_zero ? builder_.CreateSelect(by_zero, zero, v) : v;
+  };
+  if (t.is_uint()) return guarded(mod ? builder_.CreateURem(x, y) : builder_.CreateUDiv(x, y), nullptr);
   if (c && *c > 0 && (*c & (*c - 1)) == 0) {
     // Power of two: an arithmetic shift rounds down, a mask gives the non-negative remainder.
     int shift = 0;
@@ -159,7 +179,6 @@ llvm::Value *CodeGenLLVM::emit_div(Type t, const Expr &a, const Expr &b, bool mo
   }
   llvm::Value *q = builder_.CreateSDiv(x, y);
   llvm::Value *r = builder_.CreateSRem(x, y);
-  llvm::Value *zero = llvm::Constant::getNullValue(ty);
   llvm::Value *adjust;
   if (c && *c > 0) {
     adjust = builder_.CreateICmpSLT(r, zero);
@@ -168,8 +187,8 @@ llvm::Value *CodeGenLLVM::emit_div(Type t, const Expr &a, const Expr &b, bool mo
     adjust = builder_.CreateAnd(builder_.CreateICmpNE(r, zero),
                                 builder_.CreateICmpSLT(builder_.CreateXor(r, y), zero));
   }
-  if (mod) return builder_.CreateAdd(r, builder_.CreateSelect(adjust, y, zero));
-  return builder_.CreateSub(q, builder_.CreateZExt(adjust, ty));
+  if (mod) return guarded(builder_.CreateAdd(r, builder_.CreateSelect(adjust, y, zero)), zero);
+  return guarded(builder_.CreateSub(q, builder_.CreateZExt(adjust, ty)), builder_.CreateSub(zero, x));
 }
 
 llvm::Value *CodeGenLLVM::emit_compare(const ExprNode *op, const Expr &a, const Expr &b) {

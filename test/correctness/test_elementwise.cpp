@@ -308,3 +308,51 @@ TEST_CASE("a comparison computed into a bool tensor stores one byte per element"
   for (int i = 0; i < n; ++i) ref[i] = av[i] < bv[i] || i == 0;
   check_close<uint8_t>(c, ref);
 }
+
+TEST_CASE("integer division by a run-time 0 or -1 gives the documented values rather than trapping",
+          "[correctness][elementwise][int]") {
+  // x / 0 = x % 0 = 0; x / -1 = -x (wrapping: INT_MIN stays INT_MIN), x % -1 = 0; other
+  // divisors round towards minus infinity. Scalar and vector code, signed and unsigned.
+  const int n = 64;
+  Tensor A = placeholder({n}, Int(32), "A"), B = placeholder({n}, Int(32), "B");
+  Tensor U = placeholder({n}, UInt(32), "U"), V = placeholder({n}, UInt(32), "V");
+  Tensor div = compute({n}, [&](Var i) { return A(i) / B(i); }, "div");
+  Tensor mod = compute({n}, [&](Var i) { return A(i) % B(i); }, "mod");
+  Tensor udiv = compute({n}, [&](Var i) { return U(i) / V(i); }, "udiv");
+  Tensor umod = compute({n}, [&](Var i) { return U(i) % V(i); }, "umod");
+  std::vector<int32_t> a = random_array<int32_t>({n}, 621, -1e9, 1e9).to_vector<int32_t>();
+  std::vector<int32_t> b = random_array<int32_t>({n}, 622, -5.0, 6.0).to_vector<int32_t>();
+  std::vector<uint32_t> u = random_array<uint32_t>({n}, 623, 0.0, 4e9).to_vector<uint32_t>();
+  std::vector<uint32_t> v = random_array<uint32_t>({n}, 624, 0.0, 3.0).to_vector<uint32_t>();
+  for (int i = 0; i < n; i += 5) a[size_t(i)] = INT32_MIN;
+  b[0] = 0, b[1] = -1, b[5] = -1, v[0] = 0;
+  std::vector<int32_t> r_div(n), r_mod(n);
+  std::vector<uint32_t> r_udiv(n), r_umod(n);
+  for (size_t i = 0; i < size_t(n); ++i) {
+    const int64_t x = a[i], y = b[i];
+    r_div[i] = y == 0 ? 0 : y == -1 ? int32_t(uint32_t(0) - uint32_t(x)) : int32_t(floordiv_ref<int64_t>(x, y));
+    r_mod[i] = y == 0 || y == -1 ? 0 : int32_t(floormod_ref<int64_t>(x, y));
+    r_udiv[i] = v[i] == 0 ? 0 : u[i] / v[i];
+    r_umod[i] = v[i] == 0 ? 0 : u[i] % v[i];
+  }
+  for (bool vector : {false, true}) {
+    DYNAMIC_SECTION((vector ? "vectorized" : "scalar")) {
+      Schedule s = create_schedule({div, mod, udiv, umod});
+      if (vector)
+        for (const Tensor &t : {div, mod, udiv, umod}) {
+          auto [o, in] = s[t].split(t.axis(0), 8);
+          s[t].vectorize(in);
+        }
+      Kernel k = build_kernel(s, {A, B, U, V, div, mod, udiv, umod}, "div_by_runtime");
+      INFO("lowered:\n" << k.lowered);
+      NDArray o_div = NDArray::empty({n}, Int(32)), o_mod = NDArray::empty({n}, Int(32));
+      NDArray o_udiv = NDArray::empty({n}, UInt(32)), o_umod = NDArray::empty({n}, UInt(32));
+      k(NDArray::from_vector<int32_t>(a, {n}), NDArray::from_vector<int32_t>(b, {n}), NDArray::from_vector<uint32_t>(u, {n}),
+        NDArray::from_vector<uint32_t>(v, {n}), o_div, o_mod, o_udiv, o_umod);
+      CHECK(o_div.to_vector<int32_t>() == r_div);
+      CHECK(o_mod.to_vector<int32_t>() == r_mod);
+      CHECK(o_udiv.to_vector<uint32_t>() == r_udiv);
+      CHECK(o_umod.to_vector<uint32_t>() == r_umod);
+    }
+  }
+}

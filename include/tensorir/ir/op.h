@@ -12,8 +12,10 @@ namespace tensorir {
 Expr operator+(Expr a, Expr b);
 Expr operator-(Expr a, Expr b);
 Expr operator*(Expr a, Expr b);
-Expr operator/(Expr a, Expr b);  // floor division on integers
-Expr operator%(Expr a, Expr b);  // floor modulo on integers
+// Floor division and modulo on integers. A constant divisor of 0 is an error; at run time
+// x / 0 and x % 0 give 0, and x / -1 gives -x (wrapping) where the hardware would trap.
+Expr operator/(Expr a, Expr b);
+Expr operator%(Expr a, Expr b);
 Expr operator-(Expr a);
 Expr operator==(Expr a, Expr b);
 Expr operator!=(Expr a, Expr b);
