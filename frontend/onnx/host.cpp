@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 #include <type_traits>
 
 namespace tensorir::onnx::detail {
@@ -97,6 +99,82 @@ int64_t element_count(const std::vector<int64_t> &shape) {
   for (int64_t d : shape) n *= d;
   return n;
 }
+
+namespace {
+
+thread_local int64_t last_request = 0;
+
+// "8 GiB", "1.5 GiB", "12 MiB".
+std::string size_str(long double bytes) {
+  std::ostringstream os;
+  os << std::setprecision(bytes >= 1024.0L * 1024 * 1024 * 1024 ? 6 : 3);
+  if (bytes >= 1024.0L * 1024 * 1024)
+    os << bytes / (1024.0L * 1024 * 1024) << " GiB";
+  else
+    os << bytes / (1024.0L * 1024) << " MiB";
+  return os.str();
+}
+
+// The element count of `shape`, or an Error when it is negative or above `limit`; `why`
+// ends the message, saying what the limit is.
+int64_t check_size(const std::vector<int64_t> &shape, Type dtype, const std::string &what, int64_t limit,
+                   const std::string &why) {
+  for (int64_t d : shape)
+    TIR_USER_CHECK(d >= 0) << what << " would have the negative dimension " << d << " (shape " << shape_str(shape)
+                           << ")";
+  int64_t n = 1;
+  bool overflow = false;
+  long double approx = 1;  // for the message when the count overflows
+  for (int64_t d : shape) {
+    approx *= static_cast<long double>(d);
+    overflow = overflow || __builtin_mul_overflow(n, d, &n);
+  }
+  if (approx == 0) return 0;
+  const long double bytes = approx * std::max(1, dtype.bytes());
+  if (overflow || n > limit) {
+    std::ostringstream os;
+    os << what << " would have ";
+    if (overflow)
+      os << "more than 2^63 elements (shape " << shape_str(shape) << ")";
+    else
+      os << n << " elements (" << size_str(bytes) << " of " << dtype << ", shape " << shape_str(shape) << ")";
+    os << ", more than the limit of " << limit << " elements " << why;
+    TIR_THROW() << os.str();
+  }
+  return n;
+}
+
+}  // namespace
+
+int64_t check_host_size(const std::vector<int64_t> &shape, Type dtype, const std::string &what) {
+  const int64_t n = check_size(shape, dtype, what, kMaxHostElements,
+                               "(" + size_str(kMaxHostBytes) +
+                                   " as int64 or double) that tensorir computes at import; "
+                                   "check the values that set this size");
+  last_request = n * std::max(1, dtype.bytes());
+  return n;
+}
+
+int64_t check_graph_size(const std::vector<int64_t> &shape, Type dtype, const std::string &what) {
+  return check_size(shape, dtype, what, kMaxGraphElements,
+                    "that a tensor may hold (compiled kernels index with 32-bit integers); "
+                    "check the values that set this size");
+}
+
+int64_t checked_add(int64_t a, int64_t b, const std::string &what) {
+  int64_t r;
+  TIR_USER_CHECK(!__builtin_add_overflow(a, b, &r)) << what << " overflows: " << a << " + " << b;
+  return r;
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const std::string &what) {
+  int64_t r;
+  TIR_USER_CHECK(!__builtin_mul_overflow(a, b, &r)) << what << " overflows: " << a << " * " << b;
+  return r;
+}
+
+int64_t last_host_request() { return last_request; }
+void reset_host_request() { last_request = 0; }
 
 std::vector<int64_t> to_int64s(const NDArray &a) {
   return with_type(a.dtype(), [&](auto z) {
@@ -214,7 +292,9 @@ NDArray host_slice(const NDArray &a, const std::vector<int64_t> &starts, const s
 NDArray host_concat(const std::vector<NDArray> &parts, int axis) {
   std::vector<int64_t> out = parts[0].shape();
   out[size_t(axis)] = 0;
-  for (const NDArray &p : parts) out[size_t(axis)] += p.shape()[size_t(axis)];
+  for (const NDArray &p : parts)
+    out[size_t(axis)] = checked_add(out[size_t(axis)], p.shape()[size_t(axis)], "the concatenated extent");
+  check_host_size(out, parts[0].dtype());  // one part may be given many times
   NDArray result = NDArray::empty(out, parts[0].dtype());
   // Rows of the outer dimensions, each a run of bytes per part.
   int64_t outer = 1;
@@ -233,10 +313,11 @@ NDArray host_concat(const std::vector<NDArray> &parts, int axis) {
 
 NDArray host_gather(const NDArray &data, const NDArray &indices, int axis) {
   const std::vector<int64_t> &ds = data.shape();
-  const std::vector<int64_t> idx = to_int64s(indices);
   std::vector<int64_t> out(ds.begin(), ds.begin() + axis);
   out.insert(out.end(), indices.shape().begin(), indices.shape().end());
   out.insert(out.end(), ds.begin() + axis + 1, ds.end());
+  check_host_size(out, data.dtype());  // an index may repeat
+  const std::vector<int64_t> idx = to_int64s(indices);
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= ds[size_t(i)];
   for (size_t i = size_t(axis) + 1; i < ds.size(); ++i) inner *= ds[i];
@@ -274,6 +355,7 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t> &a, const std::
 }
 
 NDArray host_broadcast_to(const NDArray &a, const std::vector<int64_t> &shape) {
+  check_host_size(shape, a.dtype());
   return pick(a, shape, broadcast_strides(a.shape(), shape), 0);
 }
 
@@ -320,6 +402,8 @@ NDArray host_binary(BinaryOp op, const NDArray &a, const NDArray &b) {
   std::string error;
   const std::vector<int64_t> out = broadcast_shapes(a.shape(), b.shape(), &error);
   TIR_USER_CHECK(error.empty()) << "onnx: " << error;
+  // Broadcasting makes more than either operand holds only from values like [N, 1] and [1, N].
+  if (element_count(out) > std::max(a.numel(), b.numel())) check_host_size(out, a.dtype());
   NDArray result = NDArray::empty(out, a.dtype());
   const int64_t n = result.numel();
   Walker w(out, {broadcast_strides(a.shape(), out), broadcast_strides(b.shape(), out)}, {0, 0});

@@ -3,6 +3,7 @@
 #include "frontend/onnx/importer.h"
 
 #include <algorithm>
+#include <new>
 #include <sstream>
 
 #include "frontend/onnx/host.h"
@@ -22,6 +23,15 @@ std::string input_type_problem(const ::onnx::TypeProto &t) {
   if (!element_type(et, &dtype) || !supported_dtype(dtype))
     return "is " + element_type_name(et) + ", which graph inputs cannot be";
   return "";
+}
+
+// What to say when memory runs out converting a node: the size of the last tensor it
+// asked for, when the host arithmetic checked one.
+std::string out_of_memory() {
+  std::string s = "out of memory computing it at import (std::bad_alloc)";
+  if (const int64_t bytes = last_host_request())
+    s += "; the last tensor it asked for held " + std::to_string(bytes) + " bytes";
+  return s;
 }
 
 }  // namespace
@@ -253,6 +263,7 @@ void Importer::convert_nodes() {
     const Converter *conv = find_converter(n.op_type(), opset_);
     TIR_ASSERT(conv) << n.op_type();  // static_check found one
     Context ctx(*this, n, opset_);
+    reset_host_request();
     try {
       for (int i = 0; i < n.input_size(); ++i)
         if (!n.input(i).empty()) value(n.input(i));  // read before computed: an Error
@@ -263,6 +274,8 @@ void Importer::convert_nodes() {
     } catch (const Unsupported &u) {
       unsupported_.push_back({ctx.label(), n.op_type(), u.reason, u.input});
       for (const std::string &out : n.output()) poisoned_.insert(out);
+    } catch (const std::bad_alloc &) {
+      throw Error("onnx: node '" + ctx.label() + "' (" + n.op_type() + "): " + out_of_memory());
     } catch (const std::exception &e) {  // tensorir::Error, or protobuf's on a malformed node
       throw Error("onnx: node '" + ctx.label() + "' (" + n.op_type() + "): " + e.what());
     }
@@ -297,12 +310,15 @@ std::vector<Value> Importer::run_subgraph(const ::onnx::GraphProto &g, const std
   const std::string where = "in subgraph '" + g.name() + "', node '";
   for (const ::onnx::NodeProto &n : g.node()) {
     Context ctx(*this, n, opset_);
+    reset_host_request();
     try {
       for (const std::string &in : n.input())
         if (!in.empty()) value(in);
       find_converter(n.op_type(), opset_)->convert(ctx);  // static_check found one
     } catch (const Unsupported &u) {
       throw Unsupported{where + ctx.label() + "' (" + n.op_type() + "): " + u.reason, u.input};
+    } catch (const std::bad_alloc &) {
+      throw Error(where + ctx.label() + "' (" + n.op_type() + "): " + out_of_memory());
     } catch (const Error &e) {
       throw Error(where + ctx.label() + "' (" + n.op_type() + "): " + e.what());
     }

@@ -652,6 +652,15 @@ TEST_CASE("converters: NonMaxSuppression of boxes known at import", "[onnx][conv
   CHECK(got.shape() == std::vector<int64_t>{int64_t(want.size() / 3), 3});
   CHECK(got.to_vector<int64_t>() == want);
 
+  // A NaN score ranks below every number: the best box is picked first.
+  ModelBuilder with_nan(11);
+  with_nan.initializer("boxes", NDArray::from_vector<float>({0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, {1, 3, 4}));
+  with_nan.initializer("scores", NDArray::from_vector<float>({std::nanf(""), 0.5f, 0.9f}, {1, 1, 3}));
+  with_nan.initializer("max", int64_scalar(2));
+  with_nan.node("NonMaxSuppression", {"boxes", "scores", "max"}, {"selected"});
+  with_nan.output("selected", {}, ::onnx::TensorProto::INT64);
+  CHECK(run(with_nan, {}).at(0).to_vector<int64_t>() == std::vector<int64_t>{0, 0, 2, 0, 0, 1});
+
   ModelBuilder computed(11);
   computed.input("boxes", dims({1, 2, 4}));
   computed.input("scores", dims({1, 1, 2}));

@@ -6,6 +6,7 @@
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "onnx/onnx_test_util.h"
@@ -313,4 +314,97 @@ TEST_CASE("converters: Pad in edge and reflect modes, TopK with a known k", "[on
   const graph::Outputs out = run(mb, {{"x", NDArray::from_vector<float>({3, 1, 2, 5, 5, 4}, {2, 3})}});
   CHECK(out.at(0).to_vector<float>() == std::vector<float>{1, 2, 4, 5});
   CHECK(out.at(1).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 2, 0});
+}
+
+// Repeats beyond a few copies broadcast rather than concatenate: the same values.
+TEST_CASE("converters: Tile and edge Pad with many copies of a computed value", "[onnx][converters]") {
+  const NDArray x = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3}));
+    mb.initializer("r", NDArray::from_vector<int64_t>({20, 2}, {2}));
+    mb.node("Tile", {"x", "r"}, {"y"});
+    mb.output("y");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{40, 6});
+    std::vector<float> want;
+    for (int64_t i = 0; i < 40; ++i)
+      for (int64_t j = 0; j < 6; ++j) want.push_back(float(1 + (i % 2) * 3 + j % 3));
+    CHECK(y.to_vector<float>() == want);
+  }
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({2, 3}), ::onnx::TensorProto::INT32);
+    mb.initializer("p", NDArray::from_vector<int64_t>({0, 17, 0, 20}, {4}));  // columns: 17 before, 20 after
+    attr(mb.node("Pad", {"x", "p"}, {"y"}), "mode", std::string("edge"));
+    mb.output("y", {}, ::onnx::TensorProto::INT32);
+    const NDArray y = run(mb, {{"x", NDArray::from_vector<int32_t>({1, 2, 3, 4, 5, 6}, {2, 3})}}).at(0);
+    REQUIRE(y.shape() == std::vector<int64_t>{2, 40});
+    std::vector<int32_t> want;
+    for (int32_t i = 0; i < 2; ++i)
+      for (int32_t j = 0; j < 40; ++j) want.push_back(1 + i * 3 + std::clamp(j - 17, 0, 2));
+    CHECK(y.to_vector<int32_t>() == want);
+  }
+}
+
+namespace {
+
+// Positions of the k first elements of `v` in TopK's order: NaN above every number
+// (first when largest, last otherwise), ties by position.
+std::vector<int64_t> topk_reference(const std::vector<float> &v, int64_t k, bool largest) {
+  std::vector<int64_t> order(v.size());
+  for (size_t i = 0; i < v.size(); ++i) order[i] = int64_t(i);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+    const float a = v[size_t(i)], b = v[size_t(j)];
+    if (std::isnan(a) || std::isnan(b)) return largest ? std::isnan(a) && !std::isnan(b) : !std::isnan(a) && std::isnan(b);
+    return largest ? a > b : a < b;
+  });
+  order.resize(size_t(k));
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("converters: TopK with NaN gives a permutation of valid positions", "[onnx][converters]") {
+  const float nan = std::nanf("");
+  for (const bool largest : {true, false}) {
+    INFO("largest " << largest);
+    auto topk = [&](const NDArray &x, int64_t k) {
+      const int64_t rows = x.shape()[0], n = x.shape()[1];
+      ModelBuilder mb(11);
+      mb.input("x", dims({rows, n}));
+      mb.initializer("k", NDArray::from_vector<int64_t>({k}, {1}));
+      attr(mb.node("TopK", {"x", "k"}, {"v", "i"}), "largest", int64_t{largest});
+      mb.output("v");
+      mb.output("i", {}, ::onnx::TensorProto::INT64);
+      return run(mb, {{"x", x}});
+    };
+    const graph::Outputs small = topk(NDArray::from_vector<float>({1, nan, 2}, {1, 3}), 3);
+    CHECK(small.at(1).to_vector<int64_t>() == (largest ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{0, 2, 1}));
+    // Random rows with NaNs, repeated values and both zeros; k the whole row and part of it.
+    const int64_t rows = 16, n = 9;
+    std::vector<float> v = NDArray::random({rows, n}, Float(32), 7).to_vector<float>();
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i % 4 == 1) v[i] = nan;
+      if (i % 7 == 3) v[i] = std::round(v[i] * 2);  // ties
+      if (i % 11 == 5) v[i] = -0.0f;
+    }
+    for (const int64_t k : {n, int64_t{4}}) {
+      INFO("k " << k);
+      const graph::Outputs out = topk(NDArray::from_vector<float>(v, {rows, n}), k);
+      const std::vector<int64_t> got = out.at(1).to_vector<int64_t>();
+      const std::vector<float> vals = out.at(0).to_vector<float>();
+      for (int64_t r = 0; r < rows; ++r) {
+        const std::vector<float> row(v.begin() + r * n, v.begin() + (r + 1) * n);
+        const std::vector<int64_t> want = topk_reference(row, k, largest);
+        const std::vector<int64_t> row_got(got.begin() + r * k, got.begin() + (r + 1) * k);
+        INFO("row " << r);
+        CHECK(row_got == want);
+        for (int64_t j = 0; j < k; ++j) {
+          const float w = row[size_t(want[size_t(j)])], g = vals[size_t(r * k + j)];
+          CHECK((std::isnan(w) ? std::isnan(g) : g == w));
+        }
+      }
+    }
+  }
 }

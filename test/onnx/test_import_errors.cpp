@@ -1,7 +1,8 @@
 // What the importer refuses, and that its messages name what is wrong: files that are
 // not models, operators without a converter (every one named at once), opsets outside
-// 1 to 18, missing external data, symbolic inputs without a shape, and inputs of the
-// wrong shape when the model runs.
+// 1 to 18, missing external data, symbolic inputs without a shape, inputs of the wrong
+// shape when the model runs, and sizes set by values (OneHot's depth, Range, pads,
+// repeats) too large to compute.
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
 #include <unistd.h>
@@ -246,4 +247,125 @@ TEST_CASE("import: integer arithmetic folded at import wraps as two's complement
   m.node("Relu", {"x"}, {"y"});
   m.output("y");
   REQUIRE_NOTHROW(tonnx::import_bytes(m.bytes()));
+}
+
+namespace {
+
+// A model of one node `op` reading initializers `inits` (and graph input x of `x_shape`
+// when given) into output y.
+ModelBuilder one_node(const std::string &op, const std::vector<std::pair<std::string, NDArray>> &inits,
+                      const std::vector<int64_t> &x_shape = {}, int64_t opset = 13) {
+  ModelBuilder mb(opset);
+  std::vector<std::string> inputs;
+  if (!x_shape.empty()) {
+    mb.input("x", onnx_test::dims(x_shape));
+    inputs.push_back("x");
+  }
+  for (const auto &[name, value] : inits) {
+    mb.initializer(name, value);
+    inputs.push_back(name);
+  }
+  mb.node(op, inputs, {"y"});
+  mb.output("y");
+  return mb;
+}
+
+NDArray i64(const std::vector<int64_t> &v, const std::vector<int64_t> &shape) {
+  return NDArray::from_vector<int64_t>(v, shape);
+}
+
+NDArray zeros(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return NDArray::from_vector<float>(std::vector<float>(size_t(n), 0.0f), shape);
+}
+
+}  // namespace
+
+// A model of a few hundred bytes can ask for a tensor of any size: each is refused, saying
+// how large, before anything is allocated (these would otherwise take gigabytes or fail
+// with std::bad_alloc).
+TEST_CASE("import errors: sizes set by values are checked before allocating", "[onnx][error]") {
+  const NDArray values = NDArray::from_vector<float>({0, 1}, {2});
+  // OneHot: the constant of positions 0 to depth - 1 (int64), then the result itself.
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(one_node("OneHot", {{"i", i64({1}, {1})}, {"d", i64({1 << 30}, {})}, {"v", values}}).bytes()),
+      Contains("node 'y' (OneHot)") && Contains("1073741824 elements (8 GiB of int64") &&
+          Contains("more than the limit of 268435456 elements"));
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(
+          one_node("OneHot", {{"i", i64({1}, {1})}, {"d", i64({int64_t{1} << 40}, {})}, {"v", values}}).bytes()),
+      Contains("node 'y' (OneHot): the result would have 1099511627776 elements (4096 GiB of float32") &&
+          Contains("2147483647"));
+  // Range, integer and float.
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(
+          one_node("Range", {{"a", i64({0}, {})}, {"b", i64({1 << 30}, {})}, {"c", i64({1}, {})}}).bytes()),
+      Contains("node 'y' (Range): the result (0 to 1073741824 by 1) would have 1073741824 elements (8 GiB of int64"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(one_node("Range", {{"a", NDArray::from_vector<float>({0}, {})},
+                                                            {"b", NDArray::from_vector<float>({1e30f}, {})},
+                                                            {"c", NDArray::from_vector<float>({1}, {})}})
+                                              .bytes()),
+                      Contains("node 'y' (Range)") && Contains("more than the limit"));
+  // ConstantOfShape: within the graph's limit but not the host's; and a product that
+  // overflows int64.
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(one_node("ConstantOfShape", {{"s", i64({1 << 15, 1 << 15}, {2})}}).bytes()),
+                      Contains("node 'y' (ConstantOfShape): the result would have 1073741824 elements (4 GiB"));
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(one_node("ConstantOfShape", {{"s", i64({int64_t{1} << 32, int64_t{1} << 32}, {2})}}).bytes()),
+      Contains("more than 2^63 elements"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(one_node("ConstantOfShape", {{"s", i64({4, -2}, {2})}}).bytes()),
+                      Contains("negative dimension -2"));
+  // Expand and Tile of a known value; broadcasting in folded arithmetic.
+  const NDArray one = NDArray::from_vector<float>({1}, {1});
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(one_node("Expand", {{"a", one}, {"s", i64({1 << 30}, {1})}}).bytes()),
+                      Contains("node 'y' (Expand): the result would have 1073741824 elements"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(one_node("Tile", {{"a", one}, {"r", i64({1 << 30}, {1})}}).bytes()),
+                      Contains("node 'y' (Tile): the result would have 1073741824 elements"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(one_node("Add", {{"a", zeros({1 << 15, 1})},
+                                                          {"b", zeros({1, 1 << 15})}})
+                                              .bytes()),
+                      Contains("node 'y' (Add): the result would have 1073741824 elements"));
+  // Resize to sizes beyond what a tensor may hold.
+  {
+    ModelBuilder mb(13);
+    mb.input("x", onnx_test::dims({1, 1, 2, 2}));
+    mb.initializer("sizes", i64({1, 1, 1 << 20, 1 << 20}, {4}));
+    mb.node("Resize", {"x", "", "", "sizes"}, {"y"});
+    mb.output("y");
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()),
+                        Contains("node 'y' (Resize): the result would have 1099511627776 elements"));
+  }
+}
+
+// Extents are computed in int64 and checked: a huge pad or repeat is reported as a size
+// too large, not as a negative dimension or an empty result after a wrap-around.
+TEST_CASE("import errors: pads and repeats too large for a tensor", "[onnx][error]") {
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(one_node("Pad", {{"p", i64({0, 0, INT32_MAX, 0}, {4})}}, {2, 8}).bytes()),
+      Contains("node 'y' (Pad): the result would have 17179869192 elements (64 GiB of float32, shape [2147483649, 8])"));
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(one_node("Pad", {{"p", i64({0, 0, INT64_MAX, 0}, {4})}}, {2, 8}).bytes()),
+      Contains("node 'y' (Pad): the padded extent overflows"));
+  {
+    ModelBuilder mb = one_node("Conv", {{"w", zeros({1, 1, 1, 1})}}, {1, 1, 8, 8});
+    attr(*mb.graph().mutable_node(0), "pads", std::vector<int64_t>{INT32_MAX, 0, 0, 0});
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()),
+                        Contains("node 'y' (Conv): spatial dimension 0 padded (8 + 2147483647 + 0") &&
+                            Contains("more than the 2147483647 elements a tensor may hold"));
+    ModelBuilder dilated = one_node("Conv", {{"w", zeros({1, 1, 3, 3})}}, {1, 1, 8, 8});
+    attr(*dilated.graph().mutable_node(0), "dilations", std::vector<int64_t>{int64_t{1} << 62, 1});
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(dilated.bytes()), Contains("node 'y' (Conv): dilations") &&
+                                                                  Contains("too large"));
+  }
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(one_node("Tile", {{"r", i64({1, 1, int64_t{1} << 32, int64_t{1} << 32}, {4})}}, {1, 3, 2, 2})
+                              .bytes()),
+      Contains("node 'y' (Tile): the result would have more than 2^63 elements"));
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(one_node("Tile", {{"r", i64({1, 1, 1 << 30, 1}, {4})}}, {1, 3, 2, 2}).bytes()),
+      Contains("node 'y' (Tile): the result would have 12884901888 elements (48 GiB of float32"));
+  REQUIRE_THROWS_WITH(
+      tonnx::import_bytes(one_node("Tile", {{"r", i64({1, 1, INT64_MAX, 1}, {4})}}, {1, 3, 2, 2}).bytes()),
+      Contains("dimension 2 (2) repeated 9223372036854775807 times"));
 }

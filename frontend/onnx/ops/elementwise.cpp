@@ -185,6 +185,7 @@ void dropout(Context &c) {
     if (c.opset() < 7) unsupported("the mask output, which test mode does not set");
     if (element_count(c.shape(0)) == 0) unsupported("an empty input");
     const Type mask = c.opset() < 10 ? c.dtype(0) : Bool();
+    check_host_size(c.shape(0), mask, "the mask");
     c.set_output(1, from_doubles(std::vector<double>(size_t(element_count(c.shape(0))), 1.0), c.shape(0), mask));
   }
   c.forward(0, 0);

@@ -5,6 +5,7 @@
 // SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
 // at import) and OneHot (a comparison with the positions along the new axis).
 #include <cmath>
+#include <sstream>
 
 #include "frontend/onnx/ops/ops_util.h"
 
@@ -65,6 +66,7 @@ void trilu(Context &c) {
     if (element_count(c.shape(0)) == 0) unsupported("an empty input " + shape_str(c.shape(0)));
     TIR_USER_CHECK(c.dtype(1) == Int(64) && element_count(c.shape(1)) == 1) << "k must be one int64";
     const int64_t rows = c.shape(0)[size_t(c.rank(0) - 2)], cols = c.shape(0)[size_t(c.rank(0) - 1)];
+    check_host_size({rows, cols}, Int(64), "the constant of diagonal offsets");
     Shape diff(static_cast<size_t>(rows * cols));
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j) diff[size_t(i * cols + j)] = j - i;
@@ -145,17 +147,24 @@ void range(Context &c) {
                   delta = to_int64s(c.input(2).known)[0];
     TIR_USER_CHECK(delta != 0) << "a delta of 0";
     const double span = (double(limit) - double(start)) / double(delta);
-    const int64_t n = std::max<int64_t>(0, int64_t(std::ceil(span)));
-    TIR_USER_CHECK(n <= (int64_t{1} << 31)) << "Range of " << n << " elements";
+    // Compared as a double first: beyond int64 the conversion is undefined.
+    const int64_t n = span <= 0 ? 0 : span >= 0x1p62 ? int64_t{1} << 62 : int64_t(std::ceil(span));
+    check_host_size({n}, t, "the result (" + std::to_string(start) + " to " + std::to_string(limit) + " by " +
+                                std::to_string(delta) + ")");
     Shape out(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) out[size_t(i)] = start + i * delta;
+    // Unsigned: the rounding of `span` may let the last value step past int64 (then it wraps).
+    for (int64_t i = 0; i < n; ++i) out[size_t(i)] = int64_t(uint64_t(start) + uint64_t(i) * uint64_t(delta));
     return c.set_output(0, from_int64s(out, {n}, t));
   }
   const double start = to_doubles(c.input(0).known)[0], limit = to_doubles(c.input(1).known)[0],
                delta = to_doubles(c.input(2).known)[0];
-  TIR_USER_CHECK(delta != 0) << "a delta of 0";
-  const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit - start) / delta)));
-  TIR_USER_CHECK(n <= (int64_t{1} << 31)) << "Range of " << n << " elements";
+  TIR_USER_CHECK(delta != 0 && std::isfinite(start) && std::isfinite(limit) && std::isfinite(delta))
+      << "Range from " << start << " to " << limit << " by " << delta << ": the inputs must be finite, delta not 0";
+  const double span = std::ceil((limit - start) / delta);
+  const int64_t n = !(span > 0) ? 0 : span >= 0x1p62 ? int64_t{1} << 62 : int64_t(span);
+  std::ostringstream what;
+  what << "the result (" << start << " to " << limit << " by " << delta << ")";
+  check_host_size({n}, t, what.str());
   std::vector<double> out(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) out[size_t(i)] = start + double(i) * delta;
   c.set_output(0, from_doubles(out, {n}, t));
@@ -207,9 +216,10 @@ void eye_like(Context &c) {
   TIR_USER_CHECK(c.rank(0) == 2) << "input '" << c.input_name(0) << "' has rank " << c.rank(0) << "; EyeLike needs 2";
   const Type t = c.attrs().has("dtype") ? onnx_dtype(c.attrs().i("dtype", 0), "dtype") : c.dtype(0);
   const int64_t k = c.attrs().i("k", 0), rows = c.shape(0)[0], cols = c.shape(0)[1];
+  check_host_size(c.shape(0), t);
   std::vector<double> v(static_cast<size_t>(rows * cols), 0.0);
   for (int64_t i = 0; i < rows; ++i)
-    if (i + k >= 0 && i + k < cols) v[size_t(i * cols + i + k)] = 1;
+    if (k >= -i && k < cols - i) v[size_t(i * cols + i + k)] = 1;
   c.set_output(0, from_doubles(v, c.shape(0), t));
 }
 
@@ -218,8 +228,10 @@ void eye_like(Context &c) {
 void one_hot(Context &c) {
   const NDArray &d = c.value(1, "depth");  // of any numeric type
   TIR_USER_CHECK(d.numel() == 1) << "depth has " << d.numel() << " values";
-  const int64_t depth = int64_t(to_doubles(d)[0]);
-  TIR_USER_CHECK(depth > 0) << "depth " << depth;
+  const double depth_value = to_doubles(d)[0];
+  TIR_USER_CHECK(depth_value >= 1) << "depth " << depth_value << " must be positive";
+  // Clamped before the conversion, which beyond int64 is undefined; the size checks below refuse it.
+  const int64_t depth = int64_t(std::min(depth_value, 0x1p62));
   const NDArray &values = c.value(2, "values");
   TIR_USER_CHECK(values.numel() == 2) << "values has " << values.numel() << " elements; OneHot needs 2";
   const std::vector<double> vs = to_doubles(values);
@@ -228,6 +240,10 @@ void one_hot(Context &c) {
   const int r = c.rank(0) + 1;
   const int axis = normalize_axis(c.attrs().i("axis", -1), r);
   if (element_count(c.shape(0)) == 0) unsupported("empty indices");
+  Shape out = c.shape(0);
+  out.insert(out.begin() + axis, depth);
+  check_graph_size(out, vt);
+  check_host_size({depth}, Int(64), "the constant of positions 0 to depth - 1");
   graph::NodeRef idx = c.node(0);
   if (c.dtype(0) != Int(64)) idx = c.make("cast", {idx}, {{"dtype", Int(64).str()}});
   graph::NodeRef zero = c.constant(scalar(0, Int(64)), "zero");
@@ -237,9 +253,9 @@ void one_hot(Context &c) {
   expanded.insert(expanded.begin() + axis, 1);
   positions[size_t(axis)] = depth;
   idx = c.make("reshape", {idx}, {{"shape", expanded}});
-  Shape iota(static_cast<size_t>(depth));
-  for (int64_t i = 0; i < depth; ++i) iota[size_t(i)] = i;
-  graph::NodeRef hit = c.make("equal", {idx, c.constant(from_int64s(iota, positions), "positions")});
+  NDArray iota = NDArray::empty(positions, Int(64));
+  for (int64_t i = 0; i < depth; ++i) static_cast<int64_t *>(iota.data())[i] = i;
+  graph::NodeRef hit = c.make("equal", {idx, c.constant(iota, "positions")});
   c.output(0, "where", {hit, c.constant(scalar(vs[1], vt), "on"), c.constant(scalar(vs[0], vt), "off")});
 }
 
@@ -263,13 +279,15 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
     TIR_USER_CHECK(scales_in.size() == r) << "scales has " << scales_in.size() << " values for rank " << r;
     scales = scales_in;
     for (size_t i = 0; i < r; ++i) {
-      TIR_USER_CHECK(scales[i] > 0) << "scale " << scales[i];
-      out[i] = int64_t(std::floor(double(in[i]) * scales[i]));
+      TIR_USER_CHECK(scales[i] > 0 && std::isfinite(scales[i])) << "scale " << scales[i];
+      // Clamped before the conversion, which beyond int64 is undefined; the size check refuses it.
+      out[i] = int64_t(std::min(std::floor(double(in[i]) * scales[i]), 0x1p62));
     }
   }
   for (size_t i = 0; i + 2 < r; ++i)
     if (out[i] != in[i]) unsupported("resizing dimension " + std::to_string(i) + " (only the last two)");
   if (out[r - 2] < 1 || out[r - 1] < 1) unsupported("an empty result " + shape_str(out));
+  check_graph_size(out, c.dtype(0));
   const std::string m = mode == "bilinear" ? "linear" : mode;
   if (m != "nearest" && m != "linear" && m != "cubic") unsupported("mode '" + mode + "'");
   // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity.

@@ -54,6 +54,11 @@ void concat(Context &c, int64_t default_axis) {
     return c.set_output(0, host_concat(values, axis));
   }
   if (parts.size() == 1) return c.forward(0, parts[0]);
+  Shape joined = c.shape(parts[0]);
+  joined[size_t(axis)] = 0;
+  for (size_t i : parts)
+    joined[size_t(axis)] = checked_add(joined[size_t(axis)], c.shape(i)[size_t(axis)], "the concatenated extent");
+  check_graph_size(joined, c.dtype(0));
   std::vector<graph::NodeRef> in;
   for (size_t i : parts) in.push_back(c.node(i));
   c.output(0, "concatenate", in, {{"axis", int64_t(axis)}});
@@ -68,6 +73,22 @@ graph::NodeRef slice_node(Context &c, graph::NodeRef x, const Shape &shape, int 
   s[size_t(axis)] = step;
   std::map<std::string, graph::AttrValue> attrs = {{"begin", b}, {"end", e}, {"strides", s}};
   return is_output ? c.output(0, "slice", {x}, attrs) : c.make("slice", {x}, attrs);
+}
+
+// Up to this many copies of a computed value are concatenated; more are broadcast, so that
+// the graph's size does not grow with a repeat count taken from the model.
+constexpr int64_t kMaxCopies = 16;
+
+// x (of `shape`, a computed value, of extent 1 along `axis`) repeated `count` times along
+// `axis`: broadcast against a constant of neutral values.
+graph::NodeRef repeat_unit(Context &c, graph::NodeRef x, const Shape &shape, int axis, int64_t count) {
+  TIR_ASSERT(shape[size_t(axis)] == 1) << shape_str(shape);
+  const Type t = c.graph_node(x).dtype;
+  Shape neutral(shape.size() - size_t(axis), 1);
+  neutral[0] = count;
+  check_host_size(neutral, t, "the constant to broadcast against");
+  const NDArray zeros = host_broadcast_to(scalar(0, t), neutral);  // false for bool
+  return c.make(t.is_bool() ? "logical_or" : "add", {x, c.constant(zeros, "repeat")});
 }
 
 // Gather: computed indices become the graph's take. Known ones into a computed value: a
@@ -224,6 +245,10 @@ void split(Context &c, int version) {
 void pad_border(Context &c, const Shape &before, const Shape &after, bool reflect) {
   Shape shape = c.shape(0);
   if (element_count(shape) == 0) unsupported("an empty input");
+  for (size_t i = 0; i < shape.size() && reflect; ++i) {
+    TIR_USER_CHECK(before[i] < shape[i] && after[i] < shape[i])
+        << "reflect pads " << before[i] << " and " << after[i] << " of dimension " << shape[i];
+  }
   graph::NodeRef x = c.node(0);
   size_t last = shape.size();
   for (size_t i = 0; i < shape.size(); ++i)
@@ -232,12 +257,14 @@ void pad_border(Context &c, const Shape &before, const Shape &after, bool reflec
   for (size_t i = 0; i <= last; ++i) {
     const int64_t n = shape[i], b = before[i], a = after[i];
     if (b == 0 && a == 0) continue;
-    if (reflect) {
-      TIR_USER_CHECK(b < n && a < n) << "reflect pads " << b << " and " << a << " of dimension " << n;
-    }
     std::vector<graph::NodeRef> parts;
     auto edge = [&](int64_t at, int64_t count) {
       graph::NodeRef e = slice_node(c, x, shape, int(i), at, 1, 1, false);
+      if (count > kMaxCopies) {
+        Shape unit = shape;
+        unit[i] = 1;
+        return parts.push_back(repeat_unit(c, e, unit, int(i), count));
+      }
       for (int64_t k = 0; k < count; ++k) parts.push_back(e);
     };
     if (b > 0) {
@@ -284,6 +311,10 @@ void pad(Context &c, int version) {
   TIR_USER_CHECK(pads.size() == 2 * r) << "pads has " << pads.size() << " values for rank " << r;
   for (int64_t p : pads)
     if (p < 0) unsupported("negative pads (cropping)");
+  Shape out = c.shape(0);
+  for (size_t i = 0; i < r; ++i)
+    out[i] = checked_add(checked_add(out[i], pads[i], "the padded extent"), pads[r + i], "the padded extent");
+  check_graph_size(out, c.dtype(0));
   const std::string mode = c.attrs().s("mode", "constant");
   if (mode != "constant") return pad_border(c, Shape(pads.begin(), pads.begin() + long(r)),
                                             Shape(pads.begin() + long(r), pads.end()), mode == "reflect");
@@ -312,24 +343,39 @@ void tile(Context &c, bool tiles_axis) {
   TIR_USER_CHECK(reps.size() == in.size()) << "repeats has " << reps.size() << " values for rank " << in.size();
   for (int64_t r : reps) TIR_USER_CHECK(r >= 0) << "a negative repeat " << r;
   Shape out = in;
-  for (size_t i = 0; i < in.size(); ++i) out[i] *= reps[i];
+  for (size_t i = 0; i < in.size(); ++i)
+    TIR_USER_CHECK(!__builtin_mul_overflow(in[i], reps[i], &out[i]))
+        << "the result would have more than 2^63 elements: dimension " << i << " (" << in[i] << ") repeated "
+        << reps[i] << " times";
   if (c.known(0)) {
+    check_host_size(out, c.dtype(0));
     NDArray v = c.input(0).known;
     for (size_t i = 0; i < in.size(); ++i)
       if (reps[i] != 1) v = host_concat(std::vector<NDArray>(size_t(reps[i]), v), int(i));
     return c.set_output(0, v);
   }
+  check_graph_size(out, c.dtype(0));
   if (element_count(out) == 0) unsupported("an empty result " + shape_str(out));
   if (out == in) return c.forward(0, 0);
   size_t last = 0;
   for (size_t i = 0; i < in.size(); ++i)
     if (reps[i] != 1) last = i;
   graph::NodeRef x = c.node(0);
+  Shape shape = in;
   for (size_t i = 0; i < in.size(); ++i) {
     if (reps[i] == 1) continue;
-    const std::vector<graph::NodeRef> parts(size_t(reps[i]), x);
     const std::map<std::string, graph::AttrValue> attrs = {{"axis", int64_t(i)}};
-    x = i == last ? c.output(0, "concatenate", parts, attrs) : c.make("concatenate", parts, attrs);
+    if (reps[i] <= kMaxCopies) {
+      const std::vector<graph::NodeRef> parts(size_t(reps[i]), x);
+      x = i == last ? c.output(0, "concatenate", parts, attrs) : c.make("concatenate", parts, attrs);
+    } else {  // [..., n, ...] as [..., 1, n, ...], repeated along the new axis, then merged
+      Shape split = shape;
+      split.insert(split.begin() + long(i), 1);
+      x = repeat_unit(c, c.make("reshape", {x}, {{"shape", split}}), split, int(i), reps[i]);
+      shape[i] = out[i];  // the merged extent
+      x = i == last ? c.output(0, "reshape", {x}, {{"shape", shape}}) : c.make("reshape", {x}, {{"shape", shape}});
+    }
+    shape[i] = out[i];
   }
 }
 

@@ -1,6 +1,7 @@
 // NonMaxSuppression of boxes and scores known at import, computed then: how many boxes
 // survive decides the result's shape, so boxes computed at run time are unsupported.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -47,7 +48,10 @@ void nms(Context &c) {
       const double *s = &scores[size_t((b * classes + k) * n)];
       std::vector<int64_t> order(static_cast<size_t>(n));
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
+      // Highest first, NaN last: a strict weak order, which sorting needs.
+      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+        return s[i] > s[j] || (!std::isnan(s[i]) && std::isnan(s[j]));
+      });
       std::vector<Box> kept;
       for (int64_t i : order) {
         if (int64_t(kept.size()) >= max_out || (by_score && !(s[i] > min_score))) break;

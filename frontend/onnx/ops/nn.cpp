@@ -13,6 +13,9 @@ graph::NodeRef pad_input(Context &c, graph::NodeRef x, const Window &w) {
   std::vector<int64_t> before = {0, 0}, after = {0, 0};
   before.insert(before.end(), w.begin.begin(), w.begin.end());
   after.insert(after.end(), w.end.begin(), w.end.end());
+  std::vector<int64_t> padded = c.graph_node(x).shape;
+  for (size_t i = 0; i < padded.size(); ++i) padded[i] += before[i] + after[i];  // each below 2^31 (window)
+  check_graph_size(padded, c.graph_node(x).dtype, "the padded input");
   return c.make("pad", {x}, {{"before", before}, {"after", after}, {"value", 0.0}});
 }
 
@@ -168,6 +171,10 @@ void conv_transpose(Context &c) {
   std::vector<int64_t> op = a.ints("output_padding", zero), pads = a.ints("pads", std::vector<int64_t>(2 * nd, 0));
   TIR_USER_CHECK(st.size() == nd && dil.size() == nd && op.size() == nd && pads.size() == 2 * nd)
       << "strides, dilations, output_padding or pads do not fit " << nd << " spatial dimensions";
+  check_extents(st, "strides", 1);
+  check_extents(dil, "dilations", 1);
+  check_extents(op, "output_padding", 0);
+  check_extents(pads, "pads", 0);
   std::vector<int64_t> in(c.shape(0).begin() + 2, c.shape(0).end()), k(c.shape(1).begin() + 2, c.shape(1).end());
   if (a.has("kernel_shape")) {
     TIR_USER_CHECK(a.ints("kernel_shape") == k) << "kernel_shape does not match the weight";
@@ -181,6 +188,7 @@ void conv_transpose(Context &c) {
     unsupported("auto_pad " + auto_pad);
   if (!out_shape.empty()) {
     TIR_USER_CHECK(out_shape.size() == nd) << "output_shape has " << out_shape.size() << " values";
+    check_extents(out_shape, "output_shape", 1);
     for (size_t i = 0; i < nd; ++i) {
       const int64_t total = st[i] * (in[i] - 1) + op[i] + (k[i] - 1) * dil[i] + 1 - out_shape[i];
       if (total < 0) {  // beyond the full result: zeros after it
@@ -193,6 +201,11 @@ void conv_transpose(Context &c) {
       pads[i + nd] = auto_pad == "SAME_UPPER" ? large : small;
     }
   }
+  // The full result's extents less the pads; every term is below 2^31, so int64 holds them.
+  std::vector<int64_t> result = {c.shape(0)[0], checked_mul(c.shape(1)[1], a.i("group", 1), "the output channels")};
+  for (size_t i = 0; i < nd; ++i)
+    result.push_back(st[i] * (in[i] - 1) + op[i] + (k[i] - 1) * dil[i] + 1 - pads[i] - pads[i + nd]);
+  check_graph_size(result, c.dtype(0));
   graph::NodeRef x = c.node(0), w = c.node(1);
   std::vector<int64_t> st2 = st, dil2 = dil, op2 = op, pads2 = pads;
   if (nd == 1) {  // [N, C, L] as [N, C, 1, L]

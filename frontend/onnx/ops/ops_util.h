@@ -41,6 +41,16 @@ inline int normalize_axis(int64_t axis, int rank, const std::string &what = "axi
   return int(axis < 0 ? axis + rank : axis);
 }
 
+// Values that set extents (strides, dilations, pads, kernel sizes): each in [lo, 2^31 - 1],
+// as the graph's operators take them; an Error naming them otherwise. Within that range,
+// extents computed from them in int64 cannot overflow.
+inline void check_extents(const std::vector<int64_t> &v, const std::string &what, int64_t lo) {
+  for (int64_t x : v)
+    TIR_USER_CHECK(x >= lo && x <= kMaxGraphElements)
+        << what << " " << shape_str(v) << ": " << x << " is " << (x < lo ? "below " + std::to_string(lo) : "too large")
+        << "; each value must lie in [" << lo << ", " << kMaxGraphElements << "]";
+}
+
 // "" when every value of `v` is `want`, else a reason naming the attribute.
 inline std::string all_equal(const std::vector<int64_t> &v, int64_t want, const std::string &attr) {
   for (int64_t x : v)

@@ -153,6 +153,9 @@ void max_unpool(Context &c) {
   const std::vector<int64_t> pads = a.ints("pads", std::vector<int64_t>(2 * nd, 0));
   TIR_USER_CHECK(k.size() == nd && st.size() == nd && pads.size() == 2 * nd)
       << "kernel_shape, strides and pads must have " << nd << ", " << nd << " and " << 2 * nd << " values";
+  check_extents(k, "kernel_shape", 1);
+  check_extents(st, "strides", 1);
+  check_extents(pads, "pads", 0);
   std::vector<int64_t> out = {c.shape(0)[0], c.shape(0)[1]};
   for (size_t i = 0; i < nd; ++i) out.push_back((in[i] - 1) * st[i] + k[i] - pads[i] - pads[i + nd]);
   for (int64_t d : out) TIR_USER_CHECK(d >= 1) << "the output shape " << shape_str(out) << " is empty";
@@ -165,7 +168,9 @@ void max_unpool(Context &c) {
       if (shape[i] < out[i])
         unsupported("output_shape " + shape_str(shape) + " smaller than the unpooled " + shape_str(out));
   }
-  const std::vector<int64_t> flat = {element_count(c.shape(0))}, total = {element_count(out)};
+  check_graph_size(shape, c.dtype(0));
+  const std::vector<int64_t> flat = {element_count(c.shape(0))};
+  const std::vector<int64_t> total = {check_host_size(out, c.dtype(0), "the constant of zeros to scatter into")};
   graph::NodeRef zeros =
       c.constant(from_doubles(std::vector<double>(size_t(total[0]), 0.0), total, c.dtype(0)), "zeros");
   graph::NodeRef y = c.make("scatter_elements", {zeros, c.make("reshape", {c.node(1)}, {{"shape", flat}}),

@@ -208,6 +208,7 @@ void lstm_step(Unroll &u, Direction &d, graph::NodeRef x) {
 graph::NodeRef initial(Unroll &u, size_t i, int d) {
   Context &c = u.c;
   if (!c.has_input(i)) {
+    check_host_size({u.batch, u.hidden}, Float(32), "the initial state of zeros");
     const std::vector<double> zeros(size_t(u.batch * u.hidden), 0.0);
     return c.constant(from_doubles(zeros, {u.batch, u.hidden}, Float(32)), "zeros");
   }

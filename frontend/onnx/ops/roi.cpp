@@ -53,6 +53,7 @@ void roi_align(Context &c) {
       << "output size " << ph << " x " << pw << " or sampling_ratio " << ratio << " is not positive";
   // [count * ph * pw, n * h * w]: output (roi, bin y, bin x) from input (batch, y, x).
   const int64_t plane = h * w;
+  check_host_size({count, ph, pw, n, plane}, Float(32), "the constant of bilinear weights");
   std::vector<double> m(size_t(count * ph * pw * n * plane), 0.0);
   for (int64_t r = 0; r < count; ++r) {
     TIR_USER_CHECK(batch[size_t(r)] >= 0 && batch[size_t(r)] < n)
@@ -65,8 +66,15 @@ void roi_align(Context &c) {
       rh = std::max(rh, 1.0);
     }
     const double bh = rh / double(ph), bw = rw / double(pw);
-    const int64_t gh = ratio > 0 ? ratio : int64_t(std::ceil(rh / double(ph))),
-                  gw = ratio > 0 ? ratio : int64_t(std::ceil(rw / double(pw)));
+    // Adaptive: ceil(extent / bins), none for an empty (or NaN) ROI, clamped before the
+    // conversion (beyond int64 undefined) for the check below to refuse.
+    auto adaptive = [](double v) { return !(v > 0) ? int64_t{0} : int64_t(std::ceil(std::min(v, 0x1p40))); };
+    const int64_t gh = ratio > 0 ? ratio : adaptive(rh / double(ph)), gw = ratio > 0 ? ratio : adaptive(rw / double(pw));
+    // The samples are summed at import: as many as a tensor computed there may hold.
+    TIR_USER_CHECK(double(ph) * double(pw) * double(gh) * double(gw) <= double(kMaxHostElements))
+        << "ROI " << r << " would take " << gh << " x " << gw << " samples in each of " << ph << " x " << pw
+        << " bins, more than the " << kMaxHostElements << " that tensorir computes at import; "
+        << "check sampling_ratio and the ROI's size";
     const double weight = 1.0 / double(std::max<int64_t>(gh * gw, 1));
     for (int64_t i = 0; i < ph; ++i)
       for (int64_t j = 0; j < pw; ++j) {

@@ -15,16 +15,6 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-// A shape made at import must be one the graph can hold: 2^31 elements at most.
-void check_size(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    TIR_USER_CHECK(d >= 0 && (d == 0 || n <= INT32_MAX / d))
-        << "shape " << shape_str(shape) << " is negative or holds more than 2^31 elements";
-    n *= d;
-  }
-}
-
 // Output 0 as input 0 reshaped to `shape`: on the host when known.
 void reshape_to(Context &c, const Shape &shape) {
   if (c.known(0)) return c.set_output(0, host_reshape(c.input(0).known, shape));
@@ -62,12 +52,12 @@ void shape_of(Context &c) {
 
 void constant_of_shape(Context &c) {
   const Shape shape = c.ints(0, "shape");
-  check_size(shape);
   NDArray fill = scalar(0.0, Float(32));
   if (const ::onnx::TensorProto *t = c.attrs().tensor("value")) {
     TIR_USER_CHECK(element_count(*t) == 1) << "value must hold one element";
     fill = tensor_value(*t, c.data_dir());
   }
+  check_host_size(shape, fill.dtype());
   c.set_output(0, host_broadcast_to(host_reshape(fill, {}), shape));
 }
 
@@ -113,6 +103,7 @@ void reshape(Context &c, bool attr) {
   const bool allow_zero = c.attrs().i("allowzero", 0) != 0;
   int infer = -1;
   int64_t known = 1;
+  bool overflow = false;  // then the product cannot be the input's count, which fits int64
   for (size_t i = 0; i < target.size(); ++i) {
     if (target[i] == 0 && !allow_zero) {
       TIR_USER_CHECK(i < in.size()) << "shape " << shape_str(target) << " copies dimension " << i << " of "
@@ -125,10 +116,11 @@ void reshape(Context &c, bool attr) {
     } else {
       TIR_USER_CHECK(target[i] >= 0 && target[i] <= std::max<int64_t>(element_count(in), 1))
           << "cannot reshape " << shape_str(in) << " to " << shape_str(target);
-      known *= target[i];
+      overflow = overflow || __builtin_mul_overflow(known, target[i], &known);
     }
   }
   const int64_t total = element_count(in);
+  TIR_USER_CHECK(!overflow) << "cannot reshape " << shape_str(in) << " to " << shape_str(target);
   if (infer >= 0) {
     TIR_USER_CHECK(known > 0 && total % known == 0)
         << "cannot reshape " << shape_str(in) << " to " << shape_str(target);
@@ -193,9 +185,13 @@ void expand(Context &c) {
   std::string error;
   const Shape out = broadcast_shapes(c.shape(0), c.ints(1, "shape"), &error);
   TIR_USER_CHECK(error.empty()) << error;
-  check_size(out);
-  if (c.known(0)) return c.set_output(0, host_broadcast_to(c.input(0).known, out));
+  if (c.known(0)) {
+    check_host_size(out, c.dtype(0));
+    return c.set_output(0, host_broadcast_to(c.input(0).known, out));
+  }
   if (out == c.shape(0)) return c.forward(0, 0);
+  check_graph_size(out, c.dtype(0));
+  check_host_size(out, c.dtype(0), "the constant of zeros to broadcast against");
   const std::string op = c.dtype(0).is_bool() ? "logical_or" : "add";
   c.output(0, op, {c.node(0), c.constant(host_broadcast_to(scalar(0, c.dtype(0)), out), "zeros")});
 }

@@ -16,6 +16,7 @@ void window(Context &c, double a0, double a1, double a2) {
   const Type t = onnx_dtype(c.attrs().i("output_datatype", ::onnx::TensorProto::FLOAT), "output_datatype");
   const int64_t n = size[0];
   if (n == 0) unsupported("an empty window");
+  check_host_size({n}, t);
   const double period = c.attrs().i("periodic", 1) ? double(n) : double(n - 1);
   std::vector<double> w(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {

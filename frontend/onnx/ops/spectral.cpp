@@ -15,6 +15,7 @@ using Shape = std::vector<int64_t>;
 // real, or real and imaginary) of a signal of `length` (shorter: zero-padded, longer:
 // truncated) onto `bins` frequencies: X[k] = sum x[t] e^(-+2 pi i k t / length).
 NDArray dft_weight(int64_t n, int64_t parts, int64_t length, int64_t bins, bool inverse) {
+  check_host_size({bins, 2, n, parts}, Float(32), "the DFT matrix");
   std::vector<double> w(size_t(bins * 2 * n * parts), 0.0);
   const double sign = inverse ? 1 : -1, scale = inverse ? 1.0 / double(length) : 1.0;
   for (int64_t k = 0; k < bins; ++k)
@@ -135,6 +136,7 @@ void mel_weight_matrix(Context &c) {
       << " to " << high << " do not fit";
   const Type dtype = onnx_dtype(c.attrs().i("output_datatype", ::onnx::TensorProto::FLOAT), "output_datatype");
   const int64_t bins = length / 2 + 1;
+  check_host_size({bins, mels}, dtype);
   auto mel = [](double f) { return 2595 * std::log10(1 + f / 700); };
   const double mel_low = mel(low), step = (mel(high) - mel_low) / double(mels + 2);
   std::vector<int64_t> point;

@@ -85,6 +85,8 @@ void tfidf(Context &c) {
   TIR_USER_CHECK(weights.empty() || weights.size() == indexes.size())
       << weights.size() << " weights for " << indexes.size() << " n-grams";
   Shape out = c.rank(0) == 2 ? Shape{xs[0], width} : Shape{width};
+  check_host_size(out, Float(32));  // width is the largest of ngram_indexes
+  check_host_size({width, int64_t(columns.size())}, Float(32), "the constant of n-gram positions");
   if (parts.empty())
     return c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, Float(32)));
   graph::NodeRef n_counts = parts.size() == 1 ? parts[0] : c.make("concatenate", parts, {{"axis", int64_t{1}}});

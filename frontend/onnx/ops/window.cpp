@@ -48,9 +48,11 @@ Window window(const Context &c, const std::vector<int64_t> &in, const std::vecto
       << "strides, dilations and pads must have " << nd << ", " << nd << " and " << 2 * nd << " values for a " << nd
       << "-D window";
   const std::string auto_pad = a.s("auto_pad", "NOTSET");
+  check_extents(w.stride, "strides", 1);
+  check_extents(w.dilation, "dilations", 1);
+  check_extents(w.kernel, "kernel_shape", 1);
+  if (auto_pad == "NOTSET") check_extents(pads, "pads", 0);
   for (size_t i = 0; i < nd; ++i) {
-    TIR_USER_CHECK(w.stride[i] > 0 && w.dilation[i] > 0 && w.kernel[i] > 0)
-        << "strides, dilations and kernel must be positive";
     const int64_t span = (w.kernel[i] - 1) * w.dilation[i] + 1;
     int64_t begin = pads[i], end = pads[i + nd];
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
@@ -62,6 +64,11 @@ Window window(const Context &c, const std::vector<int64_t> &in, const std::vecto
       begin = end = 0;
     }
     TIR_USER_CHECK(begin >= 0 && end >= 0) << "negative pads";
+    // The padded extent is a tensor's (a pad node's) or a kernel's bound.
+    TIR_USER_CHECK(in[i] + begin + end <= kMaxGraphElements)
+        << "spatial dimension " << i << " padded (" << in[i] << " + " << begin << " + " << end << " = "
+        << in[i] + begin + end << ") is more than the " << kMaxGraphElements
+        << " elements a tensor may hold (compiled kernels index with 32-bit integers); check the pads";
     const int64_t room = in[i] + begin + end - span;
     TIR_USER_CHECK(room >= 0) << "the window " << span << " is larger than the padded input " << in[i];
     int64_t out = room / w.stride[i] + 1;

@@ -53,6 +53,7 @@ Tensor gather_elements(const Tensor &data, const Tensor &indices, int axis, cons
 }
 
 // data read along `axis` at each of `indices`: [data before axis..., indices..., data after].
+// An index out of range reads the nearest end: a kernel has no way to report an error.
 Tensor take(const Tensor &data, const Tensor &indices, int axis, const std::string &name) {
   const std::vector<int64_t> ds = const_shape(data, "take"), is = const_shape(indices, "take");
   const int64_t n = ds[size_t(axis)];
@@ -309,8 +310,11 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
 }
 
 // The int64 positions along `axis` of the k largest (or smallest) elements, in order; of
-// equal elements the lower position first. Each element's rank counts those before it in
-// that order; position j of the result holds the element of rank j.
+// equal elements the lower position first. NaN counts as larger than any number (first
+// when largest, last otherwise, as NumPy sorts), NaNs among themselves by position: the
+// order must be total, or ranks repeat and some are never taken. Each element's rank
+// counts those before it in that order; position j of the result holds the element of
+// rank j.
 Tensor topk_indices(const Tensor &x, int axis, int64_t k, bool largest, const std::string &name) {
   const std::vector<int64_t> s = const_shape(x, "topk_indices");
   const int64_t n = s[size_t(axis)];
@@ -321,7 +325,13 @@ Tensor topk_indices(const Tensor &x, int axis, int64_t k, bool largest, const st
         std::vector<Expr> self(v.begin(), v.end()), other = self;
         other[size_t(axis)] = m->var;
         Expr a = x(other), b = x(self);
-        Expr before = (largest ? a > b : a < b) || (a == b && m->var < v[size_t(axis)]);
+        Expr ahead = largest ? a > b : a < b, same = a == b;
+        if (x.dtype().is_float()) {
+          Expr a_nan = a != a, b_nan = b != b;
+          ahead = ahead || (largest ? a_nan && !b_nan : !a_nan && b_nan);
+          same = same || (a_nan && b_nan);
+        }
+        Expr before = ahead || (same && m->var < v[size_t(axis)]);
         return sum(select(before, 1, 0), {m});
       },
       name + "_rank");
@@ -415,7 +425,7 @@ const bool registered = [] {
   OpDef ge;
   ge.name = "gather_elements";
   ge.doc = "data read at `indices` along `axis` (the result has the indices' shape; negative indices count from "
-           "the end)";
+           "the end; an index out of range is clamped to the nearest end, with no error: kernels cannot raise one)";
   ge.inputs = {"data", "indices"};
   ge.attrs = {{"axis", AttrType::Int, int64_t{0}}};
   ge.pattern = graph::OpPattern::kInjective;
@@ -437,7 +447,8 @@ const bool registered = [] {
 
   OpDef tk;
   tk.name = "take";
-  tk.doc = "data read along `axis` at each of `indices` (integers; negative ones count from the end): the "
+  tk.doc = "data read along `axis` at each of `indices` (integers; negative ones count from the end, one out of "
+           "range is clamped to the nearest end, with no error: kernels cannot raise one): the "
            "result's shape is data's with that dimension replaced by the indices' shape";
   tk.inputs = {"data", "indices"};
   tk.attrs = {{"axis", AttrType::Int, int64_t{0}}};
@@ -569,7 +580,7 @@ const bool registered = [] {
   OpDef tk2;
   tk2.name = "topk_indices";
   tk2.doc = "the int64 positions along `axis` of the k largest (largest = 1) or smallest elements, in that "
-            "order, equal elements by position";
+            "order, equal elements by position; NaN is larger than any number";
   tk2.inputs = {"x"};
   tk2.attrs = {{"axis", AttrType::Int, int64_t{-1}}, {"k", AttrType::Int}, {"largest", AttrType::Int, int64_t{1}}};
   tk2.pattern = graph::OpPattern::kReduction;
