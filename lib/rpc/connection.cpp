@@ -34,6 +34,10 @@ void split_address(const std::string &address, std::string &host, std::string &p
       << "RPC address '" << address << "' has no port; write HOST:PORT, e.g. 127.0.0.1:9190";
   host = address.substr(0, colon);
   port = address.substr(colon + 1);
+  // Checked here: the resolver would take 99999 as 99999 mod 65536.
+  const bool number = port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+  TIR_USER_CHECK(number && std::stoi(port) >= 1 && std::stoi(port) <= 65535)
+      << "RPC address '" << address << "': the port '" << port << "' is not a number from 1 to 65535";
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   if (host.empty()) host = "127.0.0.1";
 }
@@ -307,6 +311,9 @@ struct Listener::Impl {
 };
 
 Listener::Listener(const std::string &host, int port, uint64_t max_frame_bytes) : impl_(std::make_unique<Impl>()) {
+  // Checked here: the resolver would take 70000 as 70000 mod 65536.
+  TIR_USER_CHECK(port >= 0 && port <= 65535)
+      << "RPC: cannot listen on " << host << ":" << port << ": the port must be from 0 (any free port) to 65535";
   impl_->max_frame_bytes = max_frame_bytes;
   impl_->address = host + ":" + std::to_string(port);
   impl_->loopback = is_loopback(host);

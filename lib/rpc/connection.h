@@ -15,7 +15,8 @@ namespace tensorir::rpc {
 
 inline constexpr uint64_t kDefaultMaxFrameBytes = uint64_t(1) << 30;
 
-// "HOST:PORT" split; throws an Error naming the address when it has no port.
+// "HOST:PORT" split; throws an Error naming the address when it has no port or the port
+// is not a number from 1 to 65535.
 void split_address(const std::string &address, std::string &host, std::string &port);
 
 // Whether `host` is 127.0.0.1 (or another 127.x address), ::1 or localhost.
@@ -81,7 +82,8 @@ class Listener {
   using HttpHandler = std::function<HttpResponse(const std::string &target)>;
   using SocketHandler = std::function<void(std::unique_ptr<Connection>)>;
 
-  // Binds (port 0: any free port); throws an Error naming the address when it cannot.
+  // Binds (port 0: any free port); throws an Error naming the address when it cannot or
+  // the port is outside 0..65535.
   Listener(const std::string &host, int port, uint64_t max_frame_bytes = kDefaultMaxFrameBytes);
   ~Listener();
   int port() const;

@@ -41,9 +41,28 @@ expect(1 "input 'shape' decides shapes.*--input-value" compile "${RESHAPE}/model
 expect(0 "PASS" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0"
        --input-value "shape=${RESHAPE}/test_data_set_0/input_1.pb")
 expect(2 "expected NAME=FILE" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0" --input-value shape)
-# A tolerance no float result meets fails with the worst element.
-expect(1 "FAIL.*worst at" test "${CASES}/test_sigmoid/model.onnx" --data-dir "${CASES}/test_sigmoid/test_data_set_0"
-       --rtol 0 --atol -1)
+# Results that differ (Relu's against Sigmoid's) fail with the worst element.
+expect(1 "FAIL.*worst at" test "${CASES}/test_relu/model.onnx" --data-dir "${CASES}/test_sigmoid/test_data_set_0"
+       --rtol 0 --atol 0)
+# Tolerances are finite and not negative.
+expect(2 "--atol: inf is not a finite number >= 0" test "${CASES}/test_relu/model.onnx" --data-dir
+       "${CASES}/test_relu/test_data_set_0" --atol inf)
+expect(2 "--atol: -1 is not a finite number >= 0" test "${CASES}/test_relu/model.onnx" --data-dir
+       "${CASES}/test_relu/test_data_set_0" --atol -1)
+expect(2 "--rtol: nan is not a finite number >= 0" test "${CASES}/test_relu/model.onnx" --data-dir
+       "${CASES}/test_relu/test_data_set_0" --rtol nan)
+# An expected output of another data type fails, whatever its values: Greater's bool
+# results (0 and 1, within --atol 10 of Relu's), and float16 ones where the model
+# computes float32 (read, they are float32 arrays too).
+file(MAKE_DIRECTORY "${WORK}/relu_bool" "${WORK}/cast_half")
+file(COPY "${CASES}/test_relu/test_data_set_0/input_0.pb" "${CASES}/test_greater/test_data_set_0/output_0.pb"
+     DESTINATION "${WORK}/relu_bool")
+expect(1 "output 'y': FAIL: data type float32, expected bool.*FAIL" test "${CASES}/test_relu/model.onnx"
+       --data-dir "${WORK}/relu_bool" --atol 10)
+file(COPY "${CASES}/test_cast_FLOAT16_to_FLOAT/test_data_set_0/input_0.pb"
+     "${CASES}/test_cast_FLOAT_to_FLOAT16/test_data_set_0/output_0.pb" DESTINATION "${WORK}/cast_half")
+expect(1 "output 'output': FAIL: data type float32, expected float16" test
+       "${CASES}/test_cast_FLOAT16_to_FLOAT/model.onnx" --data-dir "${WORK}/cast_half" --atol 10)
 
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
 expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/x")
@@ -56,6 +75,66 @@ expect(1 "unknown option '-nope'" compile resnet18 --target "llvm -nope=1" -o "$
 file(WRITE "${WORK}/broken.onnx" "not a model")
 expect(1 "broken.onnx" info "${WORK}/broken.onnx")
 expect(2 "required" compile resnet18)
+# Numbers out of range, or not written as plain decimals: each named with its range.
+expect(2 "--repeat: -1 is not a whole number from 0 to [0-9]+\n" run resnet18 --repeat -1)
+expect(2 "--seed: -1 is not a whole number from 0 to" run resnet18 --seed -1)
+expect(2 "--input-seed: 99999999999999999999 is not a whole number" run resnet18 --input-seed 99999999999999999999)
+expect(2 "--max-texture-size: 0 is not a whole number from 1 to [0-9]+\n" compile resnet18 --target webgl
+       --max-texture-size 0 -o "${WORK}/x")
+# Ports and frame sizes of the proxy and the server: refused, not wrapped around (70000
+# would listen on 4464) or cast to a limit of 0 bytes.
+expect(2 "--port: 70000 is not a whole number from 0 to 65535" rpc server --port 70000)
+expect(2 "--port: 70000 is not a whole number from 0 to 65535" rpc proxy --port 70000)
+expect(2 "--port: -1 is not a whole number from 0 to 65535" rpc proxy --port -1)
+expect(2 "--max-frame-mb: inf is not a whole number from 1 to 1048576" rpc proxy --max-frame-mb inf)
+expect(2 "--max-frame-mb: 1e30 is not a whole number from 1 to 1048576" rpc proxy --max-frame-mb 1e30)
+expect(2 "--max-frame-mb: 1e-9 is not a whole number from 1 to 1048576" rpc proxy --max-frame-mb 1e-9)
+expect(2 "--max-frame-mb: 0 is not a whole number from 1 to 1048576" rpc server --max-frame-mb 0)
+expect(1 "RPC address '127.0.0.1:99999': the port '99999' is not a number from 1 to 65535" rpc server --port 0
+       --proxy 127.0.0.1:99999)
+
+# Outputs whose names map to one file name (a/b and a_b both to a_b.npy) are refused
+# before anything is written. The model is written by protoc from its text form.
+find_program(PROTOC protoc)
+find_file(ONNX_PROTO onnx/onnx.proto PATHS /usr/include /usr/local/include)
+if(NOT PROTOC OR NOT ONNX_PROTO)
+  message(FATAL_ERROR "this test writes an ONNX model with protoc and onnx/onnx.proto (Debian protobuf-compiler, "
+                      "libonnx-dev): found '${PROTOC}' and '${ONNX_PROTO}'")
+endif()
+get_filename_component(proto_dir "${ONNX_PROTO}" DIRECTORY)
+get_filename_component(proto_dir "${proto_dir}" DIRECTORY)
+set(tensor_2 "type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } } } }")
+file(WRITE "${WORK}/colliding.txt" "ir_version: 7 opset_import { version: 13 } graph { name: \"colliding\"
+  node { op_type: \"Relu\" input: \"x\" output: \"a/b\" } node { op_type: \"Neg\" input: \"x\" output: \"a_b\" }
+  input { name: \"x\" ${tensor_2} } output { name: \"a/b\" ${tensor_2} } output { name: \"a_b\" ${tensor_2} } }\n")
+execute_process(COMMAND "${PROTOC}" --encode=onnx.ModelProto "-I${proto_dir}" onnx/onnx.proto
+                INPUT_FILE "${WORK}/colliding.txt" OUTPUT_FILE "${WORK}/colliding.onnx" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "protoc could not write ${WORK}/colliding.onnx")
+endif()
+expect(0 "output 'a/b'.*output 'a_b'" run "${WORK}/colliding.onnx")
+expect(1 "outputs 'a/b' and 'a_b' would both be written to [^\n]*a_b.npy" run "${WORK}/colliding.onnx"
+       -o "${WORK}/colliding_out")
+if(EXISTS "${WORK}/colliding_out")
+  message(FATAL_ERROR "run -o wrote outputs whose file names collide")
+endif()
+
+# What is read as a file must be one: a directory, a device (a link to /dev/null) or a
+# pipe is refused by name, before any reader would read nothing or never end.
+file(MAKE_DIRECTORY "${WORK}/dir.onnx" "${WORK}/dir.pb")
+file(CREATE_LINK /dev/null "${WORK}/null.onnx" SYMBOLIC)
+file(CREATE_LINK /dev/null "${WORK}/null.pb" SYMBOLIC)
+expect(2 "ONNX model '[^']*dir.onnx/' is a directory" compile "${WORK}/dir.onnx/" --target llvm -o "${WORK}/x")
+expect(2 "MODEL: '[^']*dir.onnx' is a directory" info "${WORK}/dir.onnx")
+expect(2 "MODEL: '[^']*null.onnx' is not a regular file" info "${WORK}/null.onnx")
+expect(2 "ONNX model '[^']*null.onnx' is not a regular file" compile "${WORK}/null.onnx" --target llvm -o "${WORK}/x")
+expect(2 "ONNX model '[^']*null.onnx' is not a regular file" test "${WORK}/null.onnx"
+       --data-dir "${CASES}/test_relu/test_data_set_0")
+expect(2 "array file '[^']*dir.pb' is a directory" run "${CASES}/test_relu/model.onnx" -i "x=${WORK}/dir.pb")
+expect(2 "array file '[^']*null.pb' is not a regular file" run "${CASES}/test_relu/model.onnx" -i "x=${WORK}/null.pb")
+expect(2 "array file '[^']*null.pb' is not a regular file" compile "${CASES}/test_reshape_negative_dim/model.onnx"
+       --input-value "shape=${WORK}/null.pb" --target llvm -o "${WORK}/x")
+expect(2 "--tuning-log: '[^']*null.onnx' is not a regular file" run resnet18 --tuning-log "${WORK}/null.onnx")
 
 # Tuning logs: a malformed line is an error naming the file and line; a log measured on
 # a CPU with other vector features is ignored with a warning.

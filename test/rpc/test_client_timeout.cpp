@@ -93,3 +93,10 @@ TEST_CASE("a peer that accepts but never answers the WebSocket upgrade is an err
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
   ::close(fd);
 }
+
+TEST_CASE("ports outside 0..65535 are errors naming them, not another port", "[rpc][error]") {
+  CHECK_THROWS_WITH(rpc::Listener("127.0.0.1", 70000), Contains("127.0.0.1:70000") && Contains("0 (any free port) to 65535"));
+  CHECK_THROWS_WITH(rpc::Listener("127.0.0.1", -1), Contains("to 65535"));
+  for (const char *address : {"127.0.0.1:99999", "127.0.0.1:0", "127.0.0.1:x1", "127.0.0.1:-5"})
+    CHECK_THROWS_WITH(rpc::connect(address, "native"), Contains(address) && Contains("not a number from 1 to 65535"));
+}

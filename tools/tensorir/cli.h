@@ -31,7 +31,8 @@ struct ModelOptions {
   std::vector<std::string> input_values;                     // "name=FILE": fixed at import, ONNX only
 };
 graph::Graph load_graph(const std::string &model, const ModelOptions &options);
-// Whether MODEL names an ONNX file, and the import options its --input-shape and
+// Whether MODEL names an ONNX file (ends in .onnx, or exists: one that is not a regular
+// file is then refused by name), and the import options its --input-shape and
 // --input-value give.
 bool is_onnx_file(const std::string &model);
 onnx::ImportOptions import_options(const ModelOptions &options);
@@ -41,7 +42,8 @@ std::string zoo_names();
 std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::string &text);
 // The --input-shape and --input-value options of a subcommand.
 void add_model_options(CLI::App &cmd, ModelOptions &options);
-// An array from a .npy or ONNX TensorProto (.pb) file.
+// An array from a .npy or ONNX TensorProto (.pb) file; a UsageError naming a path that is
+// not a regular file (a directory, a device, a pipe).
 NDArray read_array(const std::string &path);
 
 double median(std::vector<double> v);

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "cli_checks.h"
 #include "tensorir/graph/artifact.h"
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/export_web.h"
@@ -146,13 +147,15 @@ void add_compile(CLI::App &app) {
       ->required();
   cmd->add_option("-o,--output", a->out, "the output directory (created if needed)")->required();
   add_model_options(*cmd, a->model_options);
-  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")->default_val(0);
+  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")
+      ->check(seed_number())
+      ->default_val(0);
   cmd->add_option("--max-texture-size", a->max_texture, "webgl: the largest texture width or height")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, INT32_MAX));
   cmd->add_flag("--no-alter-layout", a->no_alter_layout, "keep convolutions in NCHW");
   cmd->add_option("--tuning-log", a->tuning_log,
                   "a log of `tensorir tune`: each kernel scheduled by its workload's best configuration there")
-      ->check(CLI::ExistingFile);
+      ->check(regular_file());
   cmd->callback([a] { compile(*a); });
 }
 

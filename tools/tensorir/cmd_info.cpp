@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "cli_checks.h"
 #include "tensorir/frontend/onnx.h"
 
 namespace tensorir::cli {
@@ -74,7 +75,7 @@ void info(const std::string &model) {
 void add_info(CLI::App &app) {
   auto model = std::make_shared<std::string>();
   CLI::App *cmd = app.add_subcommand("info", "describe an ONNX model and list what cannot be imported");
-  cmd->add_option("MODEL", *model, "an .onnx file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("MODEL", *model, "an .onnx file")->required()->check(regular_file());
   cmd->callback([model] { info(*model); });
 }
 

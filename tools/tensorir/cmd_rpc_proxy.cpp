@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "cli_checks.h"
 #include "rpc/proxy/proxy.h"
 
 namespace tensorir::cli {
@@ -17,7 +18,7 @@ struct ProxyArgs {
   std::string host = "127.0.0.1";
   int port = 9190;
   std::string token;
-  double max_frame_mb = 1024;
+  int64_t max_frame_mb = 1024;
   bool quiet = false;
 };
 
@@ -26,8 +27,7 @@ void run_proxy(const ProxyArgs &args) {
   options.host = args.host;
   options.port = args.port;
   options.token = args.token;
-  TIR_USER_CHECK(args.max_frame_mb > 0) << "--max-frame-mb must be positive";
-  options.max_frame_bytes = uint64_t(args.max_frame_mb * 1024 * 1024);
+  options.max_frame_bytes = uint64_t(args.max_frame_mb) << 20;
   if (!args.quiet) options.log = rpc_log_line;
   rpc::Proxy proxy(options);
   const std::string address = args.host + ":" + std::to_string(proxy.port());
@@ -43,9 +43,13 @@ void add_rpc_proxy(CLI::App &rpc) {
       "proxy", "serve the RPC page (/rpc.html?key=KEY) and pair clients with pages and servers by key");
   cmd->add_option("--host", args->host, "address to bind; another than 127.0.0.1 needs --token")
       ->capture_default_str();
-  cmd->add_option("--port", args->port, "port for HTTP and WebSocket (0: any free port)")->capture_default_str();
+  cmd->add_option("--port", args->port, "port for HTTP and WebSocket (0: any free port)")
+      ->check(port_number())
+      ->capture_default_str();
   cmd->add_option("--token", args->token, "a secret that clients and pages must present");
-  cmd->add_option("--max-frame-mb", args->max_frame_mb, "refuse larger frames")->capture_default_str();
+  cmd->add_option("--max-frame-mb", args->max_frame_mb, "refuse frames larger than this many MiB")
+      ->check(whole_number(1, 1 << 20))
+      ->capture_default_str();
   cmd->add_flag("--quiet", args->quiet, "log nothing to stderr");
   cmd->callback([args] { run_proxy(*args); });
 }

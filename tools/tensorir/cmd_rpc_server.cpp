@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cli_checks.h"
+#include "rpc/connection.h"
 #include "rpc/server/server.h"
 
 namespace tensorir::cli {
@@ -25,9 +27,11 @@ struct ServerArgs {
 
 void run_server(ServerArgs args) {
   rpc::server::ServerOptions &options = args.options;
-  if (args.max_frame_mb < 1 || args.max_frame_mb > (int64_t(1) << 20))
-    throw UsageError{"--max-frame-mb must be from 1 to 1048576, not " + std::to_string(args.max_frame_mb)};
   options.max_frame_bytes = uint64_t(args.max_frame_mb) << 20;
+  if (!options.proxy.empty()) {
+    std::string host, port;
+    rpc::split_address(options.proxy, host, port);  // an Error now: the server would retry a malformed address forever
+  }
   if (!args.quiet) options.log = rpc_log_line;
   // Finding the devices starts threads (an OpenGL context's): they must not take the
   // signals that stop the server.
@@ -57,12 +61,13 @@ void add_rpc_server(CLI::App &rpc) {
       "server", "run and time \"llvm\", \"opengl\" and \"opencl\" modules and saved models for RPC clients, directly or through a proxy");
   cmd->add_option("--host", o.host, "address to listen on (another than 127.0.0.1 needs --token)")
       ->capture_default_str();
-  cmd->add_option("--port", o.port, "port to listen on; 0: any free port")->capture_default_str();
+  cmd->add_option("--port", o.port, "port to listen on; 0: any free port")->check(port_number())->capture_default_str();
   cmd->add_option("--key", o.key, "the key clients connect with, and registered under at a proxy")
       ->capture_default_str();
   cmd->add_option("--proxy", o.proxy, "HOST:PORT of a `tensorir rpc proxy` to register with");
   cmd->add_option("--token", o.token, "a secret every client (and the proxy) must present");
   cmd->add_option("--max-frame-mb", args->max_frame_mb, "refuse frames larger than this many MiB")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   cmd->add_flag("--quiet", args->quiet, "log nothing to stderr");
   cmd->callback([args] { run_server(*args); });

@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "cli.h"
+#include "cli_checks.h"
 #include "runnable.h"
+#include "tensorir/error.h"
 
 namespace tensorir::cli {
 
@@ -32,6 +35,19 @@ std::string file_name(std::string name) {
   return name + ".npy";
 }
 
+// The output files of --output-dir, checked before anything runs or is written: two outputs
+// whose names map to one file (a/b and a_b both to a_b.npy) would leave only the last.
+void check_file_names(const std::vector<std::string> &outputs, const std::string &dir) {
+  std::map<std::string, std::string> by_file;
+  for (const std::string &name : outputs) {
+    const auto [it, fresh] = by_file.emplace(file_name(name), name);
+    if (!fresh && it->second != name)
+      TIR_THROW() << "outputs '" << it->second << "' and '" << name << "' would both be written to "
+                  << (std::filesystem::path(dir) / it->first).string()
+                  << ": rename one of them in the model, or run without --output-dir";
+  }
+}
+
 void summarise(const std::string &name, const NDArray &a) {
   std::printf("output '%s': %s %s", name.c_str(), shape_str(a.shape()).c_str(), a.dtype().str().c_str());
   if (a.dtype() == Float(32) && a.numel() > 0) {
@@ -48,6 +64,7 @@ void summarise(const std::string &name, const NDArray &a) {
 void run(const RunArgs &a) {
   const Runnable r = make_runnable(a.model, a.target, a.model_options, a.tuning_log);
   std::printf("%s\n", r.description.c_str());
+  if (!a.output_dir.empty()) check_file_names(r.output_names, a.output_dir);
   const std::map<std::string, NDArray> inputs = gather_inputs(r, a.inputs, a.input_seed);
   const std::map<std::string, NDArray> outputs = r.run(inputs);
   for (const std::string &name : r.output_names) summarise(name, outputs.at(name));
@@ -93,13 +110,17 @@ void add_run(CLI::App &app) {
   cmd->add_option("--target,-t", a->target, "where to compile and run it: llvm (default), opengl, ...");
   cmd->add_option("--input,-i", a->inputs, "NAME=FILE: an input from a .npy or ONNX .pb file (repeatable); "
                                            "inputs not given are seeded random");
-  cmd->add_option("--input-seed", a->input_seed, "seed of the random inputs")->default_val(1);
+  cmd->add_option("--input-seed", a->input_seed, "seed of the random inputs")->check(seed_number())->default_val(1);
   add_model_options(*cmd, a->model_options);
-  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")->default_val(0);
+  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")
+      ->check(seed_number())
+      ->default_val(0);
   cmd->add_option("--output-dir,-o", a->output_dir, "write each output as DIR/<output name>.npy");
-  cmd->add_option("--repeat", a->repeat, "time N more runs and print the median latency")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeat", a->repeat, "time N more runs and print the median latency")
+      ->check(whole_number(0, 1000000));
   cmd->add_flag("--profile", a->profile, "print each kernel's time");
-  cmd->add_option("--tuning-log", a->tuning_log, "apply the best configurations of this log (tensorir tune)");
+  cmd->add_option("--tuning-log", a->tuning_log, "apply the best configurations of this log (tensorir tune)")
+      ->check(regular_file());
   cmd->callback([a] { run(*a); });
 }
 

@@ -4,10 +4,14 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "cli.h"
+#include "cli_checks.h"
 #include "runnable.h"
 #include "tensorir/frontend/onnx.h"
 
@@ -52,8 +56,52 @@ std::vector<std::string> numbered(const std::string &dir, const char *prefix) {
   return files;
 }
 
-// Whether `got` matches `want`; prints the comparison of output `name`.
-bool compare(const std::string &name, const NDArray &got, const NDArray &want, double rtol, double atol) {
+// The element type of a TensorProto file ("float16", "int64", ...), as onnx::inspect names
+// a model's: read_tensor widens float16 to float32, so its array cannot tell. "" when the
+// field is not found (read_tensor has parsed the file already).
+std::string tensor_file_type(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = 0;
+  const auto varint = [&](uint64_t &v) {
+    v = 0;
+    for (int shift = 0; at < b.size() && shift < 64; shift += 7) {
+      const uint8_t byte = uint8_t(b[at++]);
+      v |= uint64_t(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return true;
+    }
+    return false;
+  };
+  // The protobuf wire format: (field << 3 | wire type) keys, each followed by its value.
+  for (uint64_t key, value; at < b.size() && varint(key);) {
+    const uint64_t wire = key & 7;
+    if (wire == 0) {
+      if (!varint(value)) return "";
+      if (key >> 3 == 2) {  // TensorProto.data_type
+        static const char *const names[] = {"undefined", "float32", "uint8",     "int8",       "uint16",  "int16",
+                                            "int32",     "int64",   "string",    "bool",       "float16", "float64",
+                                            "uint32",    "uint64",  "complex64", "complex128", "bfloat16"};
+        return value < std::size(names) ? names[value] : "element type " + std::to_string(value);
+      }
+    } else if (wire == 1 || wire == 5) {
+      at += wire == 1 ? 8 : 4;
+    } else if (wire == 2 && varint(value) && value <= b.size() - at) {
+      at += value;
+    } else {
+      return "";
+    }
+  }
+  return "";
+}
+
+// Whether `got` matches `want`; prints the comparison of output `name`. `got_type` and
+// `want_type` are the element types the model declares and the file holds.
+bool compare(const std::string &name, const NDArray &got, const NDArray &want, const std::string &got_type,
+             const std::string &want_type, double rtol, double atol) {
+  if (got_type != want_type) {
+    std::printf("output '%s': FAIL: data type %s, expected %s\n", name.c_str(), got_type.c_str(), want_type.c_str());
+    return false;
+  }
   if (got.shape() != want.shape()) {
     std::printf("output '%s': FAIL: shape %s, expected %s\n", name.c_str(), shape_str(got.shape()).c_str(),
                 shape_str(want.shape()).c_str());
@@ -82,10 +130,10 @@ bool compare(const std::string &name, const NDArray &got, const NDArray &want, d
 
 // The names input_0.pb, input_1.pb, ... stand for: an ONNX model's graph inputs in its
 // order (also those fixed at import), else the runnable's inputs.
-std::vector<std::string> input_names(const std::string &model, const Runnable &r) {
+std::vector<std::string> input_names(const Runnable &r) {
   std::vector<std::string> names;
-  if (std::filesystem::is_regular_file(model))
-    for (const onnx::ValueInfo &in : onnx::inspect(model).inputs) names.push_back(in.name);
+  if (r.onnx)
+    for (const onnx::ValueInfo &in : r.onnx->inputs) names.push_back(in.name);
   else
     for (const RunnableInput &in : r.inputs) names.push_back(in.name);
   return names;
@@ -96,7 +144,7 @@ void test(const TestArgs &a) {
   if (out_files.empty())
     throw UsageError{"'" + a.data_dir + "' holds no output_0.pb: expected an ONNX test data set (input_N.pb, output_N.pb)"};
   const Runnable r = make_runnable(a.model, a.target, a.model_options);
-  const std::vector<std::string> names = input_names(a.model, r);
+  const std::vector<std::string> names = input_names(r);
   if (in_files.size() != names.size())
     throw UsageError{a.data_dir + " has " + std::to_string(in_files.size()) + " input files but the model takes " +
                      std::to_string(names.size()) + " inputs"};
@@ -112,7 +160,12 @@ void test(const TestArgs &a) {
   bool ok = true;
   for (size_t i = 0; i < out_files.size(); ++i) {
     const std::string &name = r.output_names[i];
-    ok = compare(name, outputs.at(name), read_array(out_files[i]), a.rtol, a.atol) && ok;
+    const NDArray &got = outputs.at(name);
+    const NDArray want = read_array(out_files[i]);
+    const std::string want_type = tensor_file_type(out_files[i]);
+    ok = compare(name, got, want, r.onnx ? r.onnx->outputs.at(i).dtype : got.dtype().str(),
+                 want_type.empty() ? want.dtype().str() : want_type, a.rtol, a.atol) &&
+         ok;
   }
   std::printf("%s: %s\n", a.model.c_str(), ok ? "PASS" : "FAIL");
   if (!ok) throw CLI::RuntimeError(1);
@@ -127,8 +180,8 @@ void add_test(CLI::App &app) {
   cmd->add_option("--data-dir,-d", a->data_dir, "a test_data_set_N directory (input_N.pb, output_N.pb)")->required();
   cmd->add_option("--target,-t", a->target, "where to run it (default llvm)");
   add_model_options(*cmd, a->model_options);
-  cmd->add_option("--rtol", a->rtol, "relative tolerance")->default_val(1e-3);
-  cmd->add_option("--atol", a->atol, "absolute tolerance")->default_val(1e-7);
+  cmd->add_option("--rtol", a->rtol, "relative tolerance")->check(non_negative_number())->default_val(1e-3);
+  cmd->add_option("--atol", a->atol, "absolute tolerance")->check(non_negative_number())->default_val(1e-7);
   cmd->callback([a] { test(*a); });
 }
 

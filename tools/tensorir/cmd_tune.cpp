@@ -6,17 +6,25 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 
 #include "cli.h"
+#include "cli_checks.h"
+#include "rpc/connection.h"
 #include "rpc_model_check.h"
 #include "rpc_runner.h"
 #include "tensorir/autotune.h"
 #include "tensorir/rpc.h"
+#include "tensorir/runtime/parallel.h"
 
 namespace tensorir::cli {
 
@@ -30,17 +38,6 @@ struct TuneArgs {
   uint64_t seed = 0;
   bool check = false, no_cache_flush = false, tune_partition = false, no_model_check = false;
 };
-
-// "90", "90s", "10m", "1.5h" as seconds.
-double parse_duration(const std::string &text) {
-  char *end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  const std::string unit = end;
-  const std::map<std::string, double> scale = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}};
-  if (end == text.c_str() || !scale.count(unit) || !(v > 0) || !std::isfinite(v))
-    throw UsageError{"--time '" + text + "': expected a positive duration such as 90s, 10m or 1.5h"};
-  return v * scale.at(unit);
-}
 
 std::string clock_text(double s) {
   char buf[32];
@@ -63,8 +60,35 @@ void show_progress(const autotune::Progress &p) {
   std::fflush(stderr);
 }
 
-void print_summary(const std::vector<autotune::Task> &tasks, const std::vector<autotune::Record> &records) {
+// The log, checked before any work: the run's records must be appendable, and appended
+// to a log that reads back (one bad line makes the whole log unreadable).
+void check_log(const std::string &path) {
+  if (path.empty()) throw UsageError{"-o '': give the file to append the log to, e.g. -o model.log"};
+  std::error_code missing;
+  if (std::filesystem::exists(path, missing)) require_regular_file(path, "the log");
+  std::FILE *f = std::fopen(path.c_str(), "a");  // created when missing
+  if (!f)
+    TIR_THROW() << "cannot open the log '" << path << "' for appending: " << std::strerror(errno)
+                << " (does its directory exist, and may it be written?)";
+  std::fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) return;
+  // A run stopped while writing leaves its last line cut off: a record appended after it
+  // would be glued onto that line.
+  if (text.back() != '\n')
+    TIR_THROW() << "the log '" << path << "' ends in a cut-off line (line "
+                << std::count(text.begin(), text.end(), '\n') + 1
+                << " has no newline at its end): repair or remove that line, then tune again";
+  autotune::read_log(path);  // an Error naming a malformed line
+}
+
+// The tasks' trials and best times; a line on the tasks that measured nothing, which a
+// time budget too short for a first batch of each leaves.
+void print_summary(const std::vector<autotune::Task> &tasks, const std::vector<autotune::Record> &records,
+                   bool time_budget) {
   std::printf("%-44s %7s %7s %10s %9s\n", "task", "trials", "errors", "best ms", "GFLOP/s");
+  int unmeasured = 0;
   for (const autotune::Task &t : tasks) {
     int trials = 0, errors = 0;
     double best = 0;
@@ -78,12 +102,16 @@ void print_summary(const std::vector<autotune::Task> &tasks, const std::vector<a
       const double ms = TimeResult::of(r.times_ms).median_ms;
       if (best == 0 || ms < best) best = ms;
     }
+    unmeasured += trials == 0;
     std::string name = t.name.size() > 44 ? t.name.substr(0, 41) + "..." : t.name;
     if (best > 0)
       std::printf("%-44s %7d %7d %10.4f %9.1f\n", name.c_str(), trials, errors, best, t.flops / best * 1e-6);
     else
       std::printf("%-44s %7d %7d %10s %9s\n", name.c_str(), trials, errors, "-", "-");
   }
+  if (unmeasured > 0)
+    std::printf("%d of %zu tasks measured no configuration%s\n", unmeasured, tasks.size(),
+                time_budget ? ": a longer --time would give each a first batch" : "");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -149,9 +177,13 @@ void tune(const TuneArgs &a) {
   if (a.rpc.empty() && !target.caps().runs_in_process)
     throw UsageError{"--target " + a.target + ": its code runs elsewhere (a browser page); measure it there with "
                      "--rpc HOST:PORT --key K (tensorir rpc proxy)"};
+  if (!a.rpc.empty()) {
+    std::string host, port;
+    rpc::split_address(a.rpc, host, port);  // an Error naming a malformed address, before any work
+  }
   autotune::TuneOptions o;
   o.trials = a.trials;
-  o.time_budget_s = a.time.empty() ? 0 : parse_duration(a.time);
+  o.time_budget_s = a.time.empty() ? 0 : duration_seconds(a.time);
   o.log_file = a.log;
   o.tuner = a.tuner;
   o.batch_size = a.batch;
@@ -170,6 +202,7 @@ void tune(const TuneArgs &a) {
     std::printf("%s has no tunable kernels for %s; nothing written\n", a.model.c_str(), target.str().c_str());
     return;
   }
+  check_log(a.log);
   std::printf("%s for %s: %zu tasks, measured %s, log %s\n", a.model.c_str(), target.str().c_str(), tasks.size(),
               a.rpc.empty() ? "here" : ("on " + a.rpc).c_str(), a.log.c_str());
   std::fflush(stdout);
@@ -234,7 +267,7 @@ void tune(const TuneArgs &a) {
   if (!a.rpc.empty()) o.runner = rpc_runner(a.rpc, a.key, a.timeout);
   const std::vector<autotune::Record> records = autotune::tune(tasks, o);
   if (::isatty(2)) std::fprintf(stderr, "\n");
-  print_summary(tasks, records);
+  print_summary(tasks, records, o.time_budget_s > 0);
   std::printf("appended %zu records to %s\n", records.size(), a.log.c_str());
   if (!model_check) return;
   if (a.rpc.empty()) {
@@ -260,22 +293,25 @@ void add_tune(CLI::App &app) {
   cmd->add_option("--target,-t", a->target, "the target to tune for, e.g. llvm")->required();
   cmd->add_option("-o,--output", a->log, "the log: one JSON line per measurement, appended")->required();
   auto *trials = cmd->add_option("--trials", a->trials, "configurations measured per task, at most")
-                     ->check(CLI::PositiveNumber);
+                     ->check(whole_number(1, 1000000));
   cmd->add_option("--time", a->time,
                   "a budget for the whole run (90s, 10m, 1.5h): a first batch per task, then the rest shared "
                   "by each task's time in the model")
+      ->check(duration(1, 720 * 3600))
       ->excludes(trials);
   cmd->add_option("--threads", a->threads, "threads each kernel runs on (default: the cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, kMaxThreads));
   cmd->add_option("--tuner", a->tuner, "xgb (a cost model guides the search) or random")->default_val("xgb");
-  cmd->add_option("--batch", a->batch, "configurations built together")->check(CLI::PositiveNumber)->default_val(8);
-  cmd->add_option("--timeout", a->timeout, "seconds one measurement may take")->check(CLI::PositiveNumber)
+  cmd->add_option("--batch", a->batch, "configurations built together")->check(whole_number(1, 1024))->default_val(8);
+  cmd->add_option("--timeout", a->timeout, "seconds one measurement may take")->check(seconds(86400))
       ->default_val(10);
-  cmd->add_option("--seed", a->seed, "the search's seed, and a built-in network's weights")->default_val(0);
+  cmd->add_option("--seed", a->seed, "the search's seed, and a built-in network's weights")
+      ->check(seed_number())
+      ->default_val(0);
   cmd->add_option("--confirm", a->confirm,
                   "after each task's search, time its N best configurations and the default again, twice each "
                   "in turn, and keep the best over all of a configuration's times (0: off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number(0, 1000))
       ->default_val(3);
   cmd->add_flag("--check", a->check, "compare every candidate's result with the default schedule's");
   cmd->add_flag("--tune-partition", a->tune_partition,

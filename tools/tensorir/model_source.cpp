@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "cli_checks.h"
 #include "tensorir/frontend/onnx.h"
 #include "tensorir/graph/models.h"
 
@@ -44,7 +45,9 @@ std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::stri
 }
 
 bool is_onnx_file(const std::string &model) {
-  return ends_with(model, ".onnx") || std::filesystem::is_regular_file(model);
+  // Whatever exists is taken for one: a directory or a device is then refused by name.
+  std::error_code ec;
+  return ends_with(model, ".onnx") || std::filesystem::exists(model, ec);
 }
 
 onnx::ImportOptions import_options(const ModelOptions &options) {
@@ -67,7 +70,10 @@ graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
   if (model == "resnet18") return graph::resnet18(options.seed);
   if (model == "resnet50") return graph::resnet50(options.seed);
   if (model == "mobilenet_v2") return graph::mobilenet_v2(options.seed);
-  if (is_onnx_file(model)) return onnx::import(model, import_options(options));
+  if (is_onnx_file(model)) {
+    require_regular_file(model, "ONNX model");
+    return onnx::import(model, import_options(options));
+  }
   throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};
 }
 
@@ -81,9 +87,11 @@ void add_model_options(CLI::App &cmd, ModelOptions &options) {
 }
 
 NDArray read_array(const std::string &path) {
-  if (ends_with(path, ".npy")) return NDArray::load_npy(path);
-  if (ends_with(path, ".pb")) return onnx::read_tensor(path);
-  throw UsageError{"'" + path + "': arrays are read from .npy files or ONNX TensorProto .pb files"};
+  const bool npy = ends_with(path, ".npy");
+  if (!npy && !ends_with(path, ".pb"))
+    throw UsageError{"'" + path + "': arrays are read from .npy files or ONNX TensorProto .pb files"};
+  require_regular_file(path, "array file");
+  return npy ? NDArray::load_npy(path) : onnx::read_tensor(path);
 }
 
 double median(std::vector<double> v) {

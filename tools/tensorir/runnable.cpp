@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli_checks.h"
 #include "tensorir/graph/executor.h"
 #include "tensorir/runtime/model_loader.h"
 
@@ -30,6 +31,7 @@ std::vector<KernelTime> kernel_times(const std::vector<Profile> &profile) {
 // inputs (onnx::Session).
 Runnable session_runnable(const std::string &model, const Target &t, const ModelOptions &options,
                           const std::string &tuning_log) {
+  require_regular_file(model, "ONNX model");
   onnx::SessionOptions so;
   so.import = import_options(options);
   so.build.tuning_log = tuning_log;
@@ -50,7 +52,8 @@ Runnable session_runnable(const std::string &model, const Target &t, const Model
                         : symbolic ? "has symbolic dimensions (bind them with --input-shape, or give the array)"
                                    : ""});
   }
-  for (const onnx::ValueInfo &out : onnx::inspect(model).outputs) r.output_names.push_back(out.name);
+  r.onnx = onnx::inspect(model);
+  for (const onnx::ValueInfo &out : r.onnx->outputs) r.output_names.push_back(out.name);
   r.run = [s](const std::map<std::string, NDArray> &in) { return by_name(s->run(in)); };
   r.profile = [s](const std::map<std::string, NDArray> &in, int repeats) {
     const onnx::Session::Prepared p = s->prepare(in);

@@ -3,10 +3,12 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli.h"
+#include "tensorir/frontend/onnx.h"
 #include "tensorir/runtime/ndarray.h"
 
 namespace tensorir::cli {
@@ -31,6 +33,7 @@ struct Runnable {
   std::function<std::map<std::string, NDArray>(const std::map<std::string, NDArray> &)> run;
   std::function<std::vector<KernelTime>(const std::map<std::string, NDArray> &, int)> profile;
   std::vector<std::string> output_names;  // in the graph's order
+  std::optional<onnx::ModelInfo> onnx;    // an ONNX model's declared inputs and outputs
 };
 
 // MODEL as a saved model's directory; an ONNX file through an onnx::Session, which takes
