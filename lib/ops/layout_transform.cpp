@@ -36,6 +36,8 @@ std::vector<LayoutDim> parse_layout(const std::string &layout, const std::string
         << "layout_transform: " << what << " layout '" << layout
         << "' is malformed at position " << i << "; write axes as upper-case letters and blocks as a size and "
         << "the lower-case letter, e.g. NCHW16c";
+    TIR_USER_CHECK(end - i <= 9) << "layout_transform: " << what << " layout '" << layout << "' has a block of "
+                                 << layout.substr(i, end - i) << ", larger than any tensor's dimension";
     const int64_t block = std::stoll(layout.substr(i, end - i));
     const char axis = static_cast<char>(std::toupper(static_cast<unsigned char>(layout[end])));
     TIR_USER_CHECK(block > 0) << "layout_transform: " << what << " layout '" << layout << "' has a block of size 0";

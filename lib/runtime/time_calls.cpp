@@ -25,6 +25,9 @@ void check_time_options(const TimeOptions &o, const std::string &who) {
   TIR_USER_CHECK(o.number >= 1 && o.repeat >= 1 && o.min_repeat_ms >= 0)
       << who << ": number and repeat must be at least 1 and min_repeat_ms not negative (got number=" << o.number
       << ", repeat=" << o.repeat << ", min_repeat_ms=" << o.min_repeat_ms << ")";
+  // A repeat runs until it has taken min_repeat_ms: a day's worth is no measurement.
+  TIR_USER_CHECK(o.min_repeat_ms <= kMaxRepeatMs)
+      << who << ": min_repeat_ms is " << o.min_repeat_ms << "; use at most " << kMaxRepeatMs << " (an hour)";
   TIR_USER_CHECK(o.evict_bytes >= 0 && o.evict_bytes <= kMaxEvictBytes)
       << who << ": evict_bytes is " << o.evict_bytes << "; use 0 (calls back to back) up to 1 GiB";
 }

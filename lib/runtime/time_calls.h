@@ -19,9 +19,11 @@ namespace tensorir::runtime {
 std::vector<double> time_calls(const std::function<void()> &call, const TimeOptions &options,
                                const std::function<void()> &before_each = nullptr);
 
-// Throws an Error, prefixed with `who`, unless number and repeat are at least 1,
-// min_repeat_ms is not negative and evict_bytes lies in 0 to kMaxEvictBytes.
 constexpr int64_t kMaxEvictBytes = int64_t{1} << 30;
+// The longest min_repeat_ms: an hour.
+constexpr double kMaxRepeatMs = 3600e3;
+// Throws an Error, prefixed with `who`, unless number and repeat are at least 1,
+// min_repeat_ms lies in 0 to kMaxRepeatMs and evict_bytes in 0 to kMaxEvictBytes.
 void check_time_options(const TimeOptions &options, const std::string &who);
 
 }  // namespace tensorir::runtime

@@ -223,7 +223,16 @@ Stage &Stage::prefetch(const Tensor &tensor, const IterVar &axis, int offset) {
   return *this;
 }
 
-Stage &Stage::vectorize(const IterVar &axis) { return set_kind(axis, ForKind::Vectorized, "vectorize"); }
+Stage &Stage::vectorize(const IterVar &axis) {
+  // Vector lanes of vector lanes have no code: one loop of a nest is vectorized.
+  for (const IterVar &leaf : n_->leaf_iter_vars) {
+    const auto kind = n_->loop_kind.find(leaf.get());
+    TIR_USER_CHECK(leaf.get() == axis.get() || kind == n_->loop_kind.end() || kind->second != ForKind::Vectorized)
+        << "vectorize on stage '" << stage_name(n_.get()) << "': loop '" << leaf.name()
+        << "' is vectorized already and a stage vectorizes one loop; fuse the two loops and vectorize the fused one";
+  }
+  return set_kind(axis, ForKind::Vectorized, "vectorize");
+}
 Stage &Stage::unroll(const IterVar &axis) { return set_kind(axis, ForKind::Unrolled, "unroll"); }
 Stage &Stage::parallel(const IterVar &axis) {
   TIR_USER_CHECK(axis.defined() && axis.iter_type() != IterVarType::Reduce)

@@ -1,6 +1,7 @@
 // Misused schedule primitives: each is a tensorir::Error naming the stage and the axis (or
 // scope, or intrinsic) involved, raised by the primitive itself or, where only lowering
 // can tell, by lower() and build().
+#include <tensorir/ops/transform.h>
 #include <tensorir/tensorir.h>
 
 #include <catch2/catch.hpp>
@@ -446,4 +447,28 @@ TEST_CASE("schedule: compute_at a loop of the reader's consumer that the reader 
     t[AL2].compute_at(t[p.C], p.C.axis(0));
     REQUIRE_NOTHROW(lower(t, {p.A, p.C}, "at_outer_loop"));
   }
+}
+
+TEST_CASE("schedule: a stage vectorizes one loop", "[error][schedule][vectorize]") {
+  Tensor A = placeholder({64}, Float(32), "A");
+  Tensor C = compute({64}, [&](Var i) { return A(i) + 1.0f; }, "C");
+  Schedule s = create_schedule({C});
+  auto [o, in] = s[C].split(C.axis(0), 8);
+  s[C].vectorize(in);
+  CHECK_THROWS_WITH(s[C].vectorize(o), Catch::Contains("stage 'C'") && Catch::Contains("loop 'i.inner' is vectorized") &&
+                                           Catch::Contains("fuse"));
+  CHECK_NOTHROW(s[C].vectorize(in));  // the same loop again
+}
+
+TEST_CASE("schedule: a layout block too large for any tensor and an endless repeat time are errors",
+          "[error][schedule]") {
+  Tensor a = placeholder({1, 8, 2, 2}, Float(32), "a");
+  CHECK_THROWS_WITH(ops::layout_transform(a, "NCHW", "NCHW99999999999999999999c"),
+                    Catch::Contains("99999999999999999999") && Catch::Contains("larger than any tensor"));
+  Tensor C = compute({4}, [&](Var i) { return a(0, i, 0, 0) + 1.0f; }, "C");
+  Module m = build(create_schedule({C}), {a, C}, "llvm", "f");
+  TimeOptions o;
+  o.min_repeat_ms = 1e300;
+  const NDArray in = NDArray::random({1, 8, 2, 2}, Float(32), 1), out = NDArray::empty({4}, Float(32));
+  CHECK_THROWS_WITH(m.time_evaluator("f", o)(in, out), Catch::Contains("min_repeat_ms is 1e+300"));
 }
