@@ -16,6 +16,12 @@ namespace fs = std::filesystem;
 using ::onnx::TensorProto;
 
 std::string read_file(const std::string &path, const std::string &what) {
+  // Only a regular file: /dev/zero would be read until memory ran out, a FIFO would block.
+  std::error_code ec;
+  const fs::file_type type = fs::status(path, ec).type();
+  TIR_USER_CHECK(type != fs::file_type::directory) << "onnx: " << what << " '" << path << "' is a directory, not a file";
+  TIR_USER_CHECK(type == fs::file_type::regular || type == fs::file_type::not_found)
+      << "onnx: " << what << " '" << path << "' is not a regular file (a device, a pipe or a socket)";
   std::ifstream in(path, std::ios::binary);
   TIR_USER_CHECK(in) << "onnx: cannot open " << what << " '" << path << "'";
   std::ostringstream os;

@@ -58,6 +58,15 @@ TEST_CASE("import errors: a truncated file names the file", "[onnx][error]") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("import errors: a path that is not a regular file is refused before it is read", "[onnx][error]") {
+  // A directory, and a device that would never end (/dev/zero) or gives nothing (/dev/null).
+  const fs::path dir = temp_dir("not_regular");
+  REQUIRE_THROWS_WITH(tonnx::import(dir.string()), Contains("'" + dir.string() + "' is a directory"));
+  REQUIRE_THROWS_WITH(tonnx::import("/dev/null"), Contains("'/dev/null' is not a regular file"));
+  REQUIRE_THROWS_WITH(tonnx::read_tensor("/dev/zero"), Contains("'/dev/zero' is not a regular file"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("import errors: bytes that are not a model", "[onnx][error]") {
   REQUIRE_THROWS_AS(tonnx::import_bytes("this is not a model"), Error);
   REQUIRE_THROWS_WITH(tonnx::import_bytes(std::string("\x08\x07\x12\xff\xff", 5)), Contains("not a valid ONNX model"));
