@@ -71,15 +71,17 @@ void check_log(const std::string &path) {
     TIR_THROW() << "cannot open the log '" << path << "' for appending: " << std::strerror(errno)
                 << " (does its directory exist, and may it be written?)";
   std::fclose(f);
-  std::ifstream in(path, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.empty()) return;
   // A run stopped while writing leaves its last line cut off: a record appended after it
-  // would be glued onto that line.
-  if (text.back() != '\n')
-    TIR_THROW() << "the log '" << path << "' ends in a cut-off line (line "
-                << std::count(text.begin(), text.end(), '\n') + 1
+  // would be glued onto that line. Only the last byte is read here; read_log reads the rest.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (in.tellg() <= 0) return;
+  in.seekg(-1, std::ios::end);
+  if (in.get() != '\n') {
+    in.seekg(0);
+    const auto lines = std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+    TIR_THROW() << "the log '" << path << "' ends in a cut-off line (line " << lines + 1
                 << " has no newline at its end): repair or remove that line, then tune again";
+  }
   autotune::read_log(path);  // an Error naming a malformed line
 }
 
