@@ -70,14 +70,27 @@ ModelInfo inspect(const std::string &path) {
   return info;
 }
 
-NDArray read_tensor(const std::string &path) {
+namespace {
+
+::onnx::TensorProto parse_tensor_file(const std::string &path) {
   ::onnx::TensorProto t;
   const std::string bytes = detail::read_file(path, "tensor file");
   TIR_USER_CHECK(t.ParseFromString(bytes)) << "onnx: '" << path << "' is not a TensorProto (truncated or corrupt)";
   TIR_USER_CHECK(t.has_data_type() && t.data_type() != 0)
       << "onnx: '" << path << "' is not a TensorProto (no element type)";
+  return t;
+}
+
+}  // namespace
+
+NDArray read_tensor(const std::string &path) {
+  const ::onnx::TensorProto t = parse_tensor_file(path);
   const std::string dir = std::filesystem::path(path).parent_path().string();
   return detail::tensor_value(t, dir.empty() ? "." : dir);
+}
+
+std::string tensor_file_type(const std::string &path) {
+  return detail::element_type_name(parse_tensor_file(path).data_type());
 }
 
 }  // namespace tensorir::onnx

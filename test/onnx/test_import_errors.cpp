@@ -67,6 +67,20 @@ TEST_CASE("import errors: a path that is not a regular file is refused before it
   fs::remove_all(dir);
 }
 
+TEST_CASE("tensor files: the element type declared, as inspect names a model's", "[onnx]") {
+  // float16 data reads as float32 arrays; its declared type is still float16.
+  const fs::path dir = "/usr/share/libonnx-testdata/data/node/test_cast_FLOAT16_to_DOUBLE";
+  const tonnx::ModelInfo info = tonnx::inspect((dir / "model.onnx").string());
+  const std::string in = (dir / "test_data_set_0" / "input_0.pb").string();
+  const std::string out = (dir / "test_data_set_0" / "output_0.pb").string();
+  CHECK(tonnx::read_tensor(in).dtype() == Float(32));
+  CHECK(tonnx::tensor_file_type(in) == "float16");
+  CHECK(tonnx::tensor_file_type(in) == info.inputs.at(0).dtype);
+  CHECK(tonnx::tensor_file_type(out) == "float64");
+  CHECK(tonnx::tensor_file_type(out) == info.outputs.at(0).dtype);
+  REQUIRE_THROWS_WITH(tonnx::tensor_file_type("/dev/zero"), Contains("not a regular file"));
+}
+
 TEST_CASE("import errors: bytes that are not a model", "[onnx][error]") {
   REQUIRE_THROWS_AS(tonnx::import_bytes("this is not a model"), Error);
   REQUIRE_THROWS_WITH(tonnx::import_bytes(std::string("\x08\x07\x12\xff\xff", 5)), Contains("not a valid ONNX model"));

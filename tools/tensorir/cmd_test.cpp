@@ -7,8 +7,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "cli.h"
 #include "cli_checks.h"
@@ -54,44 +52,6 @@ std::vector<std::string> numbered(const std::string &dir, const char *prefix) {
     files.push_back(p.string());
   }
   return files;
-}
-
-// The element type of a TensorProto file ("float16", "int64", ...), as onnx::inspect names
-// a model's: read_tensor widens float16 to float32, so its array cannot tell. "" when the
-// field is not found (read_tensor has parsed the file already).
-std::string tensor_file_type(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t at = 0;
-  const auto varint = [&](uint64_t &v) {
-    v = 0;
-    for (int shift = 0; at < b.size() && shift < 64; shift += 7) {
-      const uint8_t byte = uint8_t(b[at++]);
-      v |= uint64_t(byte & 0x7f) << shift;
-      if (!(byte & 0x80)) return true;
-    }
-    return false;
-  };
-  // The protobuf wire format: (field << 3 | wire type) keys, each followed by its value.
-  for (uint64_t key, value; at < b.size() && varint(key);) {
-    const uint64_t wire = key & 7;
-    if (wire == 0) {
-      if (!varint(value)) return "";
-      if (key >> 3 == 2) {  // TensorProto.data_type
-        static const char *const names[] = {"undefined", "float32", "uint8",     "int8",       "uint16",  "int16",
-                                            "int32",     "int64",   "string",    "bool",       "float16", "float64",
-                                            "uint32",    "uint64",  "complex64", "complex128", "bfloat16"};
-        return value < std::size(names) ? names[value] : "element type " + std::to_string(value);
-      }
-    } else if (wire == 1 || wire == 5) {
-      at += wire == 1 ? 8 : 4;
-    } else if (wire == 2 && varint(value) && value <= b.size() - at) {
-      at += value;
-    } else {
-      return "";
-    }
-  }
-  return "";
 }
 
 // Whether `got` matches `want`; prints the comparison of output `name`. `got_type` and
@@ -162,9 +122,8 @@ void test(const TestArgs &a) {
     const std::string &name = r.output_names[i];
     const NDArray &got = outputs.at(name);
     const NDArray want = read_array(out_files[i]);
-    const std::string want_type = tensor_file_type(out_files[i]);
     ok = compare(name, got, want, r.onnx ? r.onnx->outputs.at(i).dtype : got.dtype().str(),
-                 want_type.empty() ? want.dtype().str() : want_type, a.rtol, a.atol) &&
+                 onnx::tensor_file_type(out_files[i]), a.rtol, a.atol) &&
          ok;
   }
   std::printf("%s: %s\n", a.model.c_str(), ok ? "PASS" : "FAIL");

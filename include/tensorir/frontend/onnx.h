@@ -150,5 +150,8 @@ class Session {
 
 // An ONNX TensorProto file (.pb, as in ONNX's backend test data) as an NDArray.
 NDArray read_tensor(const std::string &path);
+// The element type the file declares, named as inspect() names a model's ("float16",
+// "int64", ...): read_tensor widens float16 to float32, so its array cannot tell.
+std::string tensor_file_type(const std::string &path);
 
 }  // namespace tensorir::onnx
