@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <unordered_set>
 
+#include "te/read_bounds.h"
 #include "tensorir/ir/printer.h"
 #include "tensorir/ir/visitor.h"
 
@@ -199,6 +200,7 @@ Operation make_compute_op(const std::vector<Expr> &shape, const std::string &nam
   }
   if (first) n->reduce_axis = first->axis;
   n->body = body;
+  check_reads_in_bounds(name, n->axis, body);
   return op;
 }
 

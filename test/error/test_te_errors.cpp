@@ -143,3 +143,54 @@ TEST_CASE("te: a shape variable narrower than 32 bits is rejected when lowering"
   Schedule s = create_schedule({C});
   CHECK_THROWS_WITH(lower(s, {A, C}, "f"), Contains("variable 'n' of type int8") && Contains("int32 or int64"));
 }
+
+TEST_CASE("te: a read past a tensor's end is refused where the compute is defined", "[error][te][bounds]") {
+  Tensor A = placeholder({8}, Float(32), "A_short");
+  auto shifted = [&] { return compute({8}, [&](Var i) { return A(i + 1); }, "C_shift"); };
+  REQUIRE_THROWS_AS(shifted(), Error);
+  REQUIRE_THROWS_WITH(shifted(), Contains("C_shift") && Contains("A_short") && Contains("index 8") &&
+                                     Contains("extent 8") && Contains("axis 0"));
+  auto before = [&] { return compute({8}, [&](Var i) { return A(i - 1); }, "C_before"); };
+  REQUIRE_THROWS_WITH(before(), Contains("C_before") && Contains("index -1"));
+  // A constant index far away, as a typo makes it.
+  auto far = [&] { return compute({2}, [&](Var) { return A(100000); }, "C_far"); };
+  REQUIRE_THROWS_WITH(far(), Contains("index 100000"));
+}
+
+TEST_CASE("te: a reduction over a longer range than the tensor is refused", "[error][te][bounds]") {
+  Tensor A = placeholder({4, 6}, Float(32), "A_rows");
+  IterVar k = reduce_axis({0, 7}, "k");
+  auto make = [&] { return compute({4}, [&](Var i) { return sum(A(i, k), {k}); }, "C_rowsum"); };
+  REQUIRE_THROWS_WITH(make(), Contains("C_rowsum") && Contains("index 6") && Contains("axis 1"));
+  // Transposed by mistake: the output is 4 x 6 but reads A as [6, 4].
+  auto transposed = [&] { return compute({4, 6}, [&](Var i, Var j) { return A(j, i); }, "C_t"); };
+  REQUIRE_THROWS_WITH(transposed(), Contains("C_t") && Contains("axis 0") && Contains("index 5"));
+}
+
+TEST_CASE("te: guarded, clamped and wrapped reads are not refused and compute the right values",
+          "[error][te][bounds]") {
+  const int n = 37;
+  Tensor A = placeholder({n}, Float(32), "A");
+  IterVar k = reduce_axis({0, n + 3}, "k");
+  Tensor padded = compute({n + 2}, [&](Var i) { return if_then_else(i >= 1 && i <= n, A(i - 1), 0.0f); }, "padded");
+  Tensor clamped = compute({n}, [&](Var i) { return A(min(i + 1, n - 1)) + A(max(i - 1, 0)); }, "clamped");
+  Tensor wrapped = compute({n}, [&](Var i) { return A((i + 5) % n); }, "wrapped");
+  Tensor where = compute({1}, [&](Var) { return sum(A(k), {k}, k < n); }, "where");
+  Module m = build(create_schedule({padded, clamped, wrapped, where}), {A, padded, clamped, wrapped, where}, "llvm", "f");
+  NDArray a = NDArray::random({n}, Float(32), 7);
+  NDArray p = NDArray::empty({n + 2}, Float(32)), c = NDArray::empty({n}, Float(32)),
+          w = NDArray::empty({n}, Float(32)), s = NDArray::empty({1}, Float(32));
+  m("f")(a, p, c, w, s);
+  const std::vector<float> x = a.to_vector<float>(), pv = p.to_vector<float>(), cv = c.to_vector<float>(),
+                           wv = w.to_vector<float>();
+  double total = 0;
+  for (int i = 0; i < n; ++i) {
+    CHECK(pv[i + 1] == x[i]);
+    CHECK(cv[i] == x[std::min(i + 1, n - 1)] + x[std::max(i - 1, 0)]);
+    CHECK(wv[i] == x[(i + 5) % n]);
+    total += x[i];
+  }
+  CHECK(pv[0] == 0.0f);
+  CHECK(pv[n + 1] == 0.0f);
+  CHECK(s.to_vector<float>()[0] == Approx(total).epsilon(1e-5));
+}
