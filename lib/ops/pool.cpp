@@ -21,6 +21,12 @@ void check_pool_ndim(const Tensor &x, const std::string &op) {
                                                  << x.ndim() << " dimensions";
 }
 
+// An average of integers would be rounded down and its sum could wrap in the element type.
+void check_float_average(const Tensor &x, const std::string &op) {
+  TIR_USER_CHECK(x.dtype().is_float()) << op << ": " << x.name() << " is " << x.dtype() << "; " << op
+                                       << " takes float tensors (cast the input to float32 first)";
+}
+
 // The input index that output index `v` reads at window offset (ry, rx).
 std::vector<Expr> window_index(const std::vector<Var> &v, std::array<int, 2> strides, Expr ry, Expr rx) {
   std::vector<Expr> idx(v.begin(), v.end());
@@ -65,6 +71,7 @@ Tensor max_pool2d(const Tensor &x, std::array<int, 2> pool, std::array<int, 2> s
 
 Tensor avg_pool2d(const Tensor &x, std::array<int, 2> pool, std::array<int, 2> strides, std::array<int, 2> padding,
                   bool count_include_pad, const std::string &name) {
+  check_float_average(x, "avg_pool2d");
   const PoolShape p = check_pool(x, pool, strides, padding, "avg_pool2d");
   const int ph = padding[0], pw = padding[1];
   Tensor P = ph || pw ? pad(x, {0, 0, ph, pw}, {0, 0, ph, pw}, 0.0, name + "_pad") : x;
@@ -89,6 +96,7 @@ Tensor avg_pool2d(const Tensor &x, std::array<int, 2> pool, std::array<int, 2> s
 
 Tensor global_avg_pool2d(const Tensor &x, const std::string &name) {
   check_pool_ndim(x, "global_avg_pool2d");
+  check_float_average(x, "global_avg_pool2d");
   const std::vector<int64_t> s = const_shape(x, "global_avg_pool2d");
   IterVar ry = reduce_axis({0, static_cast<int>(s[2])}, "ry"), rx = reduce_axis({0, static_cast<int>(s[3])}, "rx");
   std::vector<int64_t> out = s;

@@ -185,6 +185,21 @@ Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bo
   Tensor m = reduce_stage(x, r, true, [](Expr e) { return e; }, is_max ? do_max : do_min, name + "_value", "reduce",
                           op);
   const int64_t n = s[size_t(axis)];
+  // The index type holds every index and the search's start exactly: n (first) or -1
+  // (last). A float type is allowed for targets that store only floats (hardmax).
+  TIR_USER_CHECK((index_type.is_int_or_uint() || index_type.is_float()) && !index_type.is_bool() &&
+                 index_type.is_scalar())
+      << op << ": the index type must be a scalar integer (or float) type such as int64, not " << index_type;
+  TIR_USER_CHECK(!select_last || !index_type.is_uint())
+      << op << ": with select_last the index type must be signed, not " << index_type << "; use int32 or int64";
+  const int exact_bits = !index_type.is_float()     ? index_type.bits() - (index_type.is_int() ? 1 : 0)
+                         : index_type.code() == Type::BFloat ? 8
+                         : index_type.bits() == 16  ? 11
+                         : index_type.bits() == 32  ? 24
+                                                    : 53;
+  TIR_USER_CHECK(exact_bits >= 63 || n <= (int64_t(1) << exact_bits) - (index_type.is_float() ? 0 : 1))
+      << op << ": the index type " << index_type << " cannot hold " << n << ", the length of axis " << axis << " of "
+      << x.name() << "; use int32 or int64";
   IterVar k = reduce_axis({0, static_cast<int>(n)}, "k");
   std::vector<int64_t> out = s;
   if (keepdims)

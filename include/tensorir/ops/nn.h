@@ -97,7 +97,7 @@ Tensor batch_norm_inference(const Tensor &x, const Tensor &gamma, const Tensor &
 // dimensions, [N][C/c][H][W][c], the result blocked the same way). Output size: (H + 2 * pad - pool) / stride + 1.
 // max_pool2d never takes a padding value; avg_pool2d divides by the whole window
 // (pool_h * pool_w) when count_include_pad is true, as PyTorch does by default, and by
-// the number of elements inside the input otherwise.
+// the number of elements inside the input otherwise. The averages take float tensors.
 Tensor max_pool2d(const Tensor &x, std::array<int, 2> pool_size, std::array<int, 2> strides,
                   std::array<int, 2> padding = {0, 0}, const std::string &name = "max_pool2d");
 Tensor avg_pool2d(const Tensor &x, std::array<int, 2> pool_size, std::array<int, 2> strides,
@@ -121,6 +121,8 @@ Tensor reduce(const Tensor &x, const std::string &reduction, const std::vector<i
               const std::string &name = "reduce");
 // The index (int64, or `index_type`) of the largest (is_max) or smallest element along
 // `axis`: the first one, or the last with `select_last`; the axis kept as 1 when `keepdims`.
+// `index_type` must hold the axis's length exactly (an Error names it otherwise): an
+// integer type, signed with `select_last`, or a float type for targets that store floats.
 Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bool is_max,
                   const std::string &name = "arg_reduce", Type index_type = Int(64));
 // (x - mean) / sqrt(var + eps) * scale + bias, mean and variance over the dimensions from
