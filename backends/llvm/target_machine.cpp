@@ -23,6 +23,17 @@ void init_llvm() {
   });
 }
 
+namespace {
+// LLVM's description of `cpu` with `features` on `triple`, for asking what it supports.
+std::unique_ptr<llvm::MCSubtargetInfo> subtarget_info(const llvm::Triple &triple, const std::string &cpu,
+                                                      const std::string &features) {
+  std::string err;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple.str(), err);
+  TIR_ASSERT(t != nullptr) << "no LLVM target for " << triple.str() << ": " << err;
+  return std::unique_ptr<llvm::MCSubtargetInfo>(t->createMCSubtargetInfo(triple.str(), cpu, features));
+}
+}  // namespace
+
 llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
   init_llvm();
   target.check();  // the options the "llvm" kind registers (register.cpp)
@@ -33,17 +44,14 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
 
   std::string cpu = target.option("mcpu", "native");
   if (cpu != "native" && cpu != "host") {
-    std::string err;
-    const std::string triple = jtmb.getTargetTriple().str();
-    const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, err);
-    TIR_ASSERT(t != nullptr) << "no LLVM target for " << triple << ": " << err;
-    std::unique_ptr<llvm::MCSubtargetInfo> sti(t->createMCSubtargetInfo(triple, "", ""));
+    std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget_info(jtmb.getTargetTriple(), "", "");
     TIR_USER_CHECK(sti && sti->isCPUStringValid(cpu))
         << "unknown CPU '" << cpu << "' in -mcpu=" << cpu
         << "; use -mcpu=native or an LLVM CPU name such as x86-64-v3, skylake-avx512, znver4";
     jtmb.setCPU(cpu);
     jtmb.getFeatures() = llvm::SubtargetFeatures();  // the named CPU's own features
   }
+  const std::string cpu_features = jtmb.getFeatures().getString();
   std::string mattr = target.option("mattr");
   std::stringstream ss(mattr);
   for (std::string f; std::getline(ss, f, ',');) {
@@ -51,6 +59,22 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
     TIR_USER_CHECK(f[0] == '+' || f[0] == '-')
         << "feature '" << f << "' in -mattr must start with + or - (e.g. -mattr=+avx2,-avx512f)";
     jtmb.getFeatures().AddFeature(f);
+  }
+  // The code is 64-bit (the host's triple): LLVM aborts the process, rather than
+  // failing, for a CPU or feature set without 64-bit mode.
+  if (jtmb.getTargetTriple().getArch() == llvm::Triple::x86_64) {
+    const llvm::Triple &triple = jtmb.getTargetTriple();
+    const auto is_64bit = [&](const std::string &features) {
+      std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget_info(triple, jtmb.getCPU(), features);
+      return sti && sti->checkFeatures("+64bit") && sti->checkFeatures("+64bit-mode");
+    };
+    if (!is_64bit(jtmb.getFeatures().getString())) {
+      TIR_USER_CHECK(is_64bit(cpu_features))
+          << "target '" << target.str() << "': the code is built for " << triple.str() << ", but CPU '"
+          << jtmb.getCPU() << "' has no 64-bit mode; choose a 64-bit CPU such as x86-64 or x86-64-v3";
+      TIR_THROW() << "target '" << target.str() << "': the code is built for " << triple.str()
+                  << ", but -mattr=" << mattr << " turns 64-bit mode off; leave the 64bit features on";
+    }
   }
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   return jtmb;
@@ -101,12 +125,8 @@ int float_vector_lanes(const Target &target) {
     if (it != lanes.end()) return it->second;
   }
   llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target);
-  const std::string triple = jtmb.getTargetTriple().str();
-  std::string err;
-  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, err);
-  TIR_ASSERT(t != nullptr) << "no LLVM target for " << triple << ": " << err;
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      t->createMCSubtargetInfo(triple, jtmb.getCPU(), jtmb.getFeatures().getString()));
+  std::unique_ptr<llvm::MCSubtargetInfo> sti =
+      subtarget_info(jtmb.getTargetTriple(), jtmb.getCPU(), jtmb.getFeatures().getString());
   int n = 4;
   if (jtmb.getTargetTriple().isX86() && sti) n = sti->checkFeatures("+avx512f") ? 16 : sti->checkFeatures("+avx") ? 8 : 4;
   std::lock_guard<std::mutex> lock(mutex);

@@ -64,3 +64,14 @@ TEST_CASE("jit: a module for features the host has runs", "[error][build][cpu]")
   const float *pc = static_cast<const float *>(c.data());
   for (int i = 0; i < 16; ++i) CHECK(pc[i] == 2.0f * float(i) + 1.0f);
 }
+
+TEST_CASE("jit: a CPU or -mattr without 64-bit mode is an Error, not an abort", "[error][build][cpu]") {
+  REQUIRE_THROWS_WITH(add_one("llvm -mcpu=i686"), Contains("'i686' has no 64-bit mode") && Contains("x86-64"));
+  REQUIRE_THROWS_WITH(add_one("llvm -mattr=-64bit-mode"), Contains("-mattr=-64bit-mode turns 64-bit mode off"));
+  // A 64-bit CPU by name still builds and runs.
+  Module m = add_one("llvm -mcpu=x86-64");
+  NDArray a = NDArray::random({16}, Float(32), 3), c = NDArray::empty({16}, Float(32));
+  m("add_one")(a, c);
+  const std::vector<float> av = a.to_vector<float>(), cv = c.to_vector<float>();
+  for (size_t i = 0; i < av.size(); ++i) CHECK(cv[i] == av[i] * 2.0f + 1.0f);
+}
