@@ -24,6 +24,26 @@ if(NOT EXISTS "${WORK}/web/model.json" OR NOT EXISTS "${WORK}/web/index.html")
   message(FATAL_ERROR "compile --target webgl --target wasm wrote no package")
 endif()
 
+# Compiling into an earlier model's directory replaces it whole; a failed compile leaves
+# it as it was; a directory of other files is refused.
+expect(0 "saved in" compile "${CASES}/test_relu/model.onnx" --target llvm -o "${WORK}/swap")
+file(WRITE "${WORK}/broken_model.onnx" "not a model")
+expect(1 "broken_model.onnx" compile "${WORK}/broken_model.onnx" --target wasm -o "${WORK}/swap")
+if(NOT EXISTS "${WORK}/swap/model.so")
+  message(FATAL_ERROR "a failed compile damaged the model in its output directory")
+endif()
+expect(0 "model.wasm" compile "${CASES}/test_relu/model.onnx" --target wasm -o "${WORK}/swap/")
+if(EXISTS "${WORK}/swap/model.so" OR NOT EXISTS "${WORK}/swap/model.wasm")
+  message(FATAL_ERROR "compile left the earlier model's files beside the new one")
+endif()
+file(WRITE "${WORK}/foreign/notes.txt" "mine")
+expect(2 "holds files that are not a model tensorir wrote" compile "${CASES}/test_relu/model.onnx" --target llvm
+       -o "${WORK}/foreign")
+file(GLOB partial "${WORK}/*.partial-*" "${WORK}/*.replaced-*")
+if(partial)
+  message(FATAL_ERROR "compile left working directories behind: ${partial}")
+endif()
+
 # ONNX backend test cases: pass, inspected, run from .pb inputs.
 expect(0 "PASS" test "${CASES}/test_relu/model.onnx" --data-dir "${CASES}/test_relu/test_data_set_0")
 expect(0 "every node can be imported" info "${CASES}/test_relu/model.onnx")
@@ -69,6 +89,11 @@ expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target
 expect(2 "compile writes a saved model for one of" compile resnet18 --target llvm --target wasm -o "${WORK}/x")
 expect(2 "is not a positive dimension" compile "${CASES}/test_relu/model.onnx" --input-shape x=3,0 --target llvm
        -o "${WORK}/x")
+# Input bindings for a model whose shapes are fixed: refused, not ignored.
+expect(2 "--input-shape binds an ONNX file's inputs.*'resnet18' is a built-in network" compile resnet18
+       --input-shape data=2,3,224,224 --target llvm -o "${WORK}/x")
+expect(2 "--input-value binds an ONNX file's inputs.*is a saved model" run "${WORK}/resnet18"
+       --input-value "data=${WORK}/none.npy")
 expect(2 "the model has no input 'y'" run "${CASES}/test_relu/model.onnx" -i "y=${WORK}/none.npy")
 expect(2 "is a web package, not a saved model" run "${WORK}/web")
 expect(1 "unknown option '-nope'" compile resnet18 --target "llvm -nope=1" -o "${WORK}/x")

@@ -42,6 +42,9 @@ std::string zoo_names();
 std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::string &text);
 // The --input-shape and --input-value options of a subcommand.
 void add_model_options(CLI::App &cmd, ModelOptions &options);
+// A UsageError when --input-shape or --input-value is given for a model whose input
+// shapes are fixed already (`what`: "a built-in network", "a saved model").
+void refuse_import_options(const std::string &model, const ModelOptions &options, const std::string &what);
 // An array from a .npy or ONNX TensorProto (.pb) file; a UsageError naming a path that is
 // not a regular file (a directory, a device, a pipe).
 NDArray read_array(const std::string &path);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_checks.h"
@@ -88,9 +89,63 @@ graph::Graph static_graph(const CompileArgs &a) {
   }
 }
 
+// The model is written to a directory beside OUT and takes OUT's place only once it is
+// whole: a compile that fails leaves OUT as it was, and no file of an earlier model stays
+// behind (model.so beside a web package). OUT, where it exists, must be a directory
+// tensorir wrote (it has model.json) or an empty one, since all of it is replaced.
+class StagedOutput {
+ public:
+  explicit StagedOutput(const std::string &out) {
+    namespace fs = std::filesystem;
+    fs::path p = fs::path(out).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();  // "dir/"
+    out_ = p;
+    std::error_code ec;
+    const fs::file_status st = fs::status(out_, ec);
+    if (fs::exists(st)) {
+      if (!fs::is_directory(st)) throw UsageError{"-o '" + out + "' exists and is not a directory"};
+      if (!fs::exists(out_ / "model.json") && !fs::is_empty(out_, ec))
+        throw UsageError{"-o '" + out + "' holds files that are not a model tensorir wrote, and compile replaces "
+                         "the whole directory; give a new or an empty directory"};
+    }
+    staging_ = out_;
+    staging_ += ".partial-" + std::to_string(::getpid());
+    fs::remove_all(staging_, ec);
+  }
+  StagedOutput(const StagedOutput &) = delete;
+  StagedOutput &operator=(const StagedOutput &) = delete;
+  ~StagedOutput() {
+    std::error_code ec;
+    if (!committed_) std::filesystem::remove_all(staging_, ec);
+  }
+  std::string path() const { return staging_.string(); }
+  void commit() {
+    namespace fs = std::filesystem;
+    fs::path old = out_;
+    old += ".replaced-" + std::to_string(::getpid());
+    const bool had = fs::exists(out_);
+    if (had) fs::rename(out_, old);
+    try {
+      fs::rename(staging_, out_);
+    } catch (...) {
+      std::error_code ec;
+      if (had) fs::rename(old, out_, ec);  // put the earlier model back
+      throw;
+    }
+    committed_ = true;
+    std::error_code ec;
+    if (had) fs::remove_all(old, ec);
+  }
+
+ private:
+  std::filesystem::path out_, staging_;
+  bool committed_ = false;
+};
+
 void compile(const CompileArgs &a) {
   bool web = false;
   const std::vector<Target> targets = parse_targets(a, web);
+  StagedOutput staged(a.out);
   auto t0 = std::chrono::steady_clock::now();
   const graph::Graph g = static_graph(a);
   const double import_ms = ms_since(t0);
@@ -104,7 +159,8 @@ void compile(const CompileArgs &a) {
   t0 = std::chrono::steady_clock::now();
   std::printf("%s for %s -> %s\n", a.model.c_str(), joined(a.targets, " and ").c_str(), a.out.c_str());
   if (!web) {
-    built[0].save(a.out);
+    built[0].save(staged.path());
+    staged.commit();
     std::printf("  loaded in %.0f ms, compiled %zu kernels in %.0f ms, saved in %.0f ms (model.json, model.so, "
                 "params.bin)\n", import_ms, built[0].num_kernels(), build_ms, ms_since(t0));
     return;
@@ -112,12 +168,13 @@ void compile(const CompileArgs &a) {
   const std::string name = std::filesystem::path(a.model).stem().string();
   graph::WebExportInfo info;
   if (built.size() == 1) {
-    info = graph::export_web(built[0], a.out, {.name = name});
+    info = graph::export_web(built[0], staged.path(), {.name = name});
   } else {
     std::vector<const graph::CompiledModel *> models;
     for (const graph::CompiledModel &m : built) models.push_back(&m);
-    info = graph::export_web_index(models, a.out, {.name = name});
+    info = graph::export_web_index(models, staged.path(), {.name = name});
   }
+  staged.commit();
   std::printf("  loaded in %.0f ms, compiled %zu kernels in %.0f ms, exported in %.0f ms\n", import_ms,
               built[0].num_kernels(), build_ms, ms_since(t0));
   if (built.size() > 1)

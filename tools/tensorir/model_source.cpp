@@ -66,10 +66,22 @@ onnx::ImportOptions import_options(const ModelOptions &options) {
   return o;
 }
 
+void refuse_import_options(const std::string &model, const ModelOptions &options, const std::string &what) {
+  const char *given = !options.input_shapes.empty() ? "--input-shape" : !options.input_values.empty() ? "--input-value" : nullptr;
+  if (given)
+    throw UsageError{std::string(given) + " binds an ONNX file's inputs when it is imported, but '" + model + "' is " +
+                     what + ", whose input shapes are fixed; leave the option out"};
+}
+
 graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
-  if (model == "resnet18") return graph::resnet18(options.seed);
-  if (model == "resnet50") return graph::resnet50(options.seed);
-  if (model == "mobilenet_v2") return graph::mobilenet_v2(options.seed);
+  graph::Graph (*const builtin)(uint64_t) = model == "resnet18" ? graph::resnet18
+                                            : model == "resnet50" ? graph::resnet50
+                                            : model == "mobilenet_v2" ? graph::mobilenet_v2
+                                                                        : nullptr;
+  if (builtin) {
+    refuse_import_options(model, options, "a built-in network");
+    return builtin(options.seed);
+  }
   if (is_onnx_file(model)) {
     require_regular_file(model, "ONNX model");
     return onnx::import(model, import_options(options));

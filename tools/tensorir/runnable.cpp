@@ -76,6 +76,7 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
       throw UsageError{"'" + model + "' is a directory but not a saved model (no model.json)"};
     if (!tuning_log.empty())
       throw UsageError{"'" + model + "' is a saved model, compiled already: pass --tuning-log to `tensorir compile`"};
+    refuse_import_options(model, options, "a saved model");
     auto m = std::make_shared<runtime::LoadedModel>(runtime::load_model(model));
     if (!target.empty() && Target(target).kind != Target(m->target()).kind)
       throw UsageError{"'" + model + "' was saved for '" + m->target() + "', not for '" + target + "'"};
