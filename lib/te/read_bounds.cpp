@@ -1,6 +1,9 @@
 // A read past a tensor's end is no error the generated code can catch: it returns another
 // buffer's data or faults. Where the shapes are constants it is caught here, when the
-// compute is defined.
+// compute is defined. Reads under a condition are left alone: a reduction's where-clause
+// is a branch around the update, and a select (if_then_else, && and ||) is how padding
+// is written, though code generation evaluates both its values, so a read there must
+// stay inside by itself (the library's padding clamps its index).
 #include "te/read_bounds.h"
 
 #include <unordered_map>
@@ -16,16 +19,28 @@ namespace tensorir {
 
 namespace {
 
-// Whether interval analysis gives the exact range of `e`: each variable once, and only
-// operations monotone in each operand (a constant factor or divisor).
+// Whether interval analysis gives the exact range of `e`: integers throughout, each
+// variable once, and only operations monotone in each operand (a constant factor or
+// divisor, a cast that keeps every value).
 class ExactRange : public IRVisitor {
  public:
   bool exact = true;
   using IRVisitor::visit;
+  void visit(const Expr &e) override {
+    if (e.defined() && (!e.type().is_int_or_uint() || e.type().is_bool())) exact = false;
+    IRVisitor::visit(e);
+  }
 
  protected:
   void visit(const VarNode *op) override {
     if (++uses_[op] > 1) exact = false;
+  }
+  void visit(const CastNode *op) override {
+    const Type from = op->value.type(), to = op->type;
+    const bool widening = from.is_int_or_uint() && to.bits() >= from.bits() &&
+                          (from.code() == to.code() || (from.is_uint() && to.is_int() && to.bits() > from.bits()));
+    if (!widening) exact = false;
+    IRVisitor::visit(op);
   }
   void visit(const MulNode *op) override {
     if (!as_const_int(op->a) && !as_const_int(op->b)) exact = false;
@@ -68,8 +83,8 @@ class ReadChecker : public IRVisitor {
     visit(op->false_value);
     --guarded_;
   }
-  void visit(const AndNode *op) override { visit_logic(op->a, op->b); }
-  void visit(const OrNode *op) override { visit_logic(op->a, op->b); }
+  void visit(const AndNode *op) override { visit_conditional(op->a, op->b); }
+  void visit(const OrNode *op) override { visit_conditional(op->a, op->b); }
   void visit(const ReduceNode *op) override {
     visit(op->condition);
     const int64_t *always = as_const_int(op->condition);
@@ -80,7 +95,7 @@ class ReadChecker : public IRVisitor {
   }
 
  private:
-  void visit_logic(const Expr &a, const Expr &b) {
+  void visit_conditional(const Expr &a, const Expr &b) {
     visit(a);
     ++guarded_;
     visit(b);
@@ -102,7 +117,8 @@ class ReadChecker : public IRVisitor {
     TIR_THROW() << "compute '" << name_ << "' reads " << op->name << " at index " << (below ? *lo : *hi)
                 << " along axis " << d << " (index " << op->args[d] << "), but " << op->name << " has extent "
                 << *n << " there (indices 0 to " << *n - 1
-                << "); pad or slice the tensor, clamp the index with min/max, or guard the read with if_then_else";
+                << "); clamp the index with min/max (and select the edge value with if_then_else), or pad or slice "
+                   "the tensor";
   }
 
   const std::string &name_;
@@ -115,7 +131,10 @@ class ReadChecker : public IRVisitor {
 void check_reads_in_bounds(const std::string &compute_name, const std::vector<IterVar> &axis,
                            const std::vector<Expr> &body) {
   VarRanges ranges;
-  for (const IterVar &iv : axis) ranges[iv.var().get()] = interval_of_range(iv.dom());
+  for (const IterVar &iv : axis) {
+    if (is_const_int(iv.dom().extent, 0)) return;  // no element: nothing is read
+    ranges[iv.var().get()] = interval_of_range(iv.dom());
+  }
   for (const Expr &e : body)
     if (auto *r = e.as<ReduceNode>())
       for (const IterVar &iv : r->axis) ranges[iv.var().get()] = interval_of_range(iv.dom());

@@ -12,7 +12,7 @@ namespace tensorir {
 // tensor it reads. Only what is certain is refused: reads under a condition (select,
 // if_then_else, a reduction's where-clause, the right side of && and ||) may be guarded,
 // and indices whose range interval analysis cannot give exactly (a variable used twice,
-// %, a read inside an index, a symbolic extent) are left alone.
+// %, a float cast, a read inside an index, a symbolic extent) are left alone.
 void check_reads_in_bounds(const std::string &compute_name, const std::vector<IterVar> &axis,
                            const std::vector<Expr> &body);
 

@@ -167,12 +167,23 @@ TEST_CASE("te: a reduction over a longer range than the tensor is refused", "[er
   REQUIRE_THROWS_WITH(transposed(), Contains("C_t") && Contains("axis 0") && Contains("index 5"));
 }
 
+TEST_CASE("te: indices whose range is not exact and computes with no elements are not refused",
+          "[error][te][bounds]") {
+  Tensor A = placeholder({8}, Float(32), "A_edge");
+  // A float index cast back to int: all reads are 0..7, but its interval is the int range.
+  CHECK_NOTHROW(compute({8}, [&](Var i) { return A(cast(Int(32), cast(Float(32), i) + 0.25f)); }, "C_float_index"));
+  // Nothing is read by a compute with no elements.
+  Tensor E = placeholder({0}, Float(32), "E");
+  CHECK_NOTHROW(compute({0}, [&](Var) { return E(0); }, "C_empty"));
+}
+
 TEST_CASE("te: guarded, clamped and wrapped reads are not refused and compute the right values",
           "[error][te][bounds]") {
   const int n = 37;
   Tensor A = placeholder({n}, Float(32), "A");
   IterVar k = reduce_axis({0, n + 3}, "k");
-  Tensor padded = compute({n + 2}, [&](Var i) { return if_then_else(i >= 1 && i <= n, A(i - 1), 0.0f); }, "padded");
+  Tensor padded = compute(
+      {n + 2}, [&](Var i) { return if_then_else(i >= 1 && i <= n, A(max(min(i - 1, n - 1), 0)), 0.0f); }, "padded");
   Tensor clamped = compute({n}, [&](Var i) { return A(min(i + 1, n - 1)) + A(max(i - 1, 0)); }, "clamped");
   Tensor wrapped = compute({n}, [&](Var i) { return A((i + 5) % n); }, "wrapped");
   Tensor where = compute({1}, [&](Var) { return sum(A(k), {k}, k < n); }, "where");
