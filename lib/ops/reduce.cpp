@@ -192,14 +192,22 @@ Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bo
       << op << ": the index type must be a scalar integer (or float) type such as int64, not " << index_type;
   TIR_USER_CHECK(!select_last || !index_type.is_uint())
       << op << ": with select_last the index type must be signed, not " << index_type << "; use int32 or int64";
-  const int exact_bits = !index_type.is_float()     ? index_type.bits() - (index_type.is_int() ? 1 : 0)
-                         : index_type.code() == Type::BFloat ? 8
-                         : index_type.bits() == 16  ? 11
-                         : index_type.bits() == 32  ? 24
-                                                    : 53;
-  TIR_USER_CHECK(exact_bits >= 63 || n <= (int64_t(1) << exact_bits) - (index_type.is_float() ? 0 : 1))
-      << op << ": the index type " << index_type << " cannot hold " << n << ", the length of axis " << axis << " of "
-      << x.name() << "; use int32 or int64";
+  const bool is_bf16 = index_type.code() == Type::BFloat && index_type.bits() == 16;
+  TIR_USER_CHECK(!index_type.is_float() || is_bf16 || index_type.bits() == 16 || index_type.bits() == 32 ||
+                 index_type.bits() == 64)
+      << op << ": the index type " << index_type << " is no float type tensorir computes in; use int32 or int64";
+  // Integers up to 2^bits are exact: the value bits of an integer, the significand of a float.
+  const int exact_bits = !index_type.is_float()    ? index_type.bits() - (index_type.is_int() ? 1 : 0)
+                         : is_bf16                  ? 8
+                         : index_type.bits() == 16 ? 11
+                         : index_type.bits() == 32 ? 24
+                                                   : 53;
+  const int64_t largest = select_last ? n - 1 : n;  // the largest value the search stores
+  const int64_t limit = exact_bits >= 63 ? INT64_MAX
+                                         : (int64_t(1) << exact_bits) - (index_type.is_float() ? 0 : 1);
+  TIR_USER_CHECK(largest <= limit) << op << ": the index type " << index_type << " cannot hold "
+                                   << (select_last ? "the index " : "") << largest << (select_last ? " of" : ", the length of")
+                                   << " axis " << axis << " of " << x.name() << "; use int32 or int64";
   IterVar k = reduce_axis({0, static_cast<int>(n)}, "k");
   std::vector<int64_t> out = s;
   if (keepdims)

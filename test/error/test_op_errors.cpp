@@ -17,6 +17,13 @@ TEST_CASE("ops: argmax refuses an index type too narrow for the axis", "[error][
   // select_last starts from -1: an unsigned index cannot.
   auto last = [&] { return ops::arg_reduce(x, 1, false, true, false, "am", UInt(32)); };
   REQUIRE_THROWS_WITH(last(), Contains("argmin") && Contains("signed"));
+  // The last maximum stores at most n - 1 (and starts from -1): int8 counts 128 elements.
+  CHECK_NOTHROW(ops::arg_reduce(placeholder({128}, Float(32), "X128"), 0, false, true, true, "am", Int(8)));
+  REQUIRE_THROWS_WITH(ops::arg_reduce(placeholder({129}, Float(32), "X129"), 0, false, true, true, "am", Int(8)),
+                      Contains("the index 128"));
+  // The first maximum starts from n: int8 counts 127.
+  REQUIRE_THROWS_WITH(ops::arg_reduce(placeholder({128}, Float(32), "X128"), 0, false, false, true, "am", Int(8)),
+                      Contains("cannot hold 128"));
   auto vector = [&] { return ops::arg_reduce(x, 1, false, false, true, "am", Int(32, 4)); };
   REQUIRE_THROWS_WITH(vector(), Contains("scalar integer"));
   // A float index (for targets that store only floats) must count the axis exactly.
