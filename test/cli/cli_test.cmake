@@ -24,8 +24,8 @@ if(NOT EXISTS "${WORK}/web/model.json" OR NOT EXISTS "${WORK}/web/index.html")
   message(FATAL_ERROR "compile --target webgl --target wasm wrote no package")
 endif()
 
-# Compiling into an earlier model's directory replaces it whole; a failed compile leaves
-# it as it was; a directory of other files is refused.
+# Compiling into an earlier model's directory replaces that model's files and keeps the
+# user's; a failed compile leaves it as it was.
 expect(0 "saved in" compile "${CASES}/test_relu/model.onnx" --target llvm -o "${WORK}/swap")
 file(WRITE "${WORK}/broken_model.onnx" "not a model")
 expect(1 "broken_model.onnx" compile "${WORK}/broken_model.onnx" --target wasm -o "${WORK}/swap")
@@ -36,12 +36,15 @@ expect(0 "model.wasm" compile "${CASES}/test_relu/model.onnx" --target wasm -o "
 if(EXISTS "${WORK}/swap/model.so" OR NOT EXISTS "${WORK}/swap/model.wasm")
   message(FATAL_ERROR "compile left the earlier model's files beside the new one")
 endif()
-file(WRITE "${WORK}/foreign/notes.txt" "mine")
-expect(2 "holds files that are not a model tensorir wrote" compile "${CASES}/test_relu/model.onnx" --target llvm
-       -o "${WORK}/foreign")
-file(GLOB partial "${WORK}/*.partial-*" "${WORK}/*.replaced-*")
+file(WRITE "${WORK}/swap/notes.txt" "mine")
+expect(0 "saved in" compile "${CASES}/test_relu/model.onnx" --target llvm -o "${WORK}/swap")
+if(EXISTS "${WORK}/swap/model.wasm" OR EXISTS "${WORK}/swap/index.html" OR NOT EXISTS "${WORK}/swap/model.so"
+   OR NOT EXISTS "${WORK}/swap/notes.txt")
+  message(FATAL_ERROR "replacing the web package by a saved model kept its files or removed the user's")
+endif()
+file(GLOB partial LIST_DIRECTORIES true "${WORK}/swap/.tensorir-partial-*")
 if(partial)
-  message(FATAL_ERROR "compile left working directories behind: ${partial}")
+  message(FATAL_ERROR "compile left its working directory behind: ${partial}")
 endif()
 
 # ONNX backend test cases: pass, inspected, run from .pb inputs.

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 
 #include "cli.h"
@@ -13,6 +16,7 @@
 #include "tensorir/graph/artifact.h"
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/export_web.h"
+#include "runtime/model_files.h"
 #include "tensorir/target_kind.h"
 
 namespace tensorir::cli {
@@ -89,57 +93,67 @@ graph::Graph static_graph(const CompileArgs &a) {
   }
 }
 
-// The model is written to a directory beside OUT and takes OUT's place only once it is
-// whole: a compile that fails leaves OUT as it was, and no file of an earlier model stays
-// behind (model.so beside a web package). OUT, where it exists, must be a directory
-// tensorir wrote (it has model.json) or an empty one, since all of it is replaced.
+// The names a saved model or a web package puts in its directory: what replacing an
+// earlier model there removes. Other files in the directory stay.
+std::vector<std::string> model_entry_names() {
+  std::vector<std::string> names = {runtime::kModelPlan, runtime::kOldModelPlan, runtime::kModelLibrary,
+                                    runtime::kModelParams, "index.html", "tensorir", "model.wasm",
+                                    "model.threads.wasm"};
+  for (const std::string &kind : graph::web_exporter_kinds()) names.push_back(kind);  // a multi-target package
+  return names;
+}
+
+// The model is written to a hidden directory inside OUT and moved into place once it is
+// whole: a compile that fails leaves OUT as it was, and replacing an earlier model there
+// leaves none of its files behind (model.so beside a web package). The user's own files
+// in OUT stay. OUT itself is never renamed: it may be a mount point, a link, or served.
 class StagedOutput {
  public:
-  explicit StagedOutput(const std::string &out) {
+  explicit StagedOutput(const std::string &out) : out_(out) {
     namespace fs = std::filesystem;
-    fs::path p = fs::path(out).lexically_normal();
-    if (p.filename().empty()) p = p.parent_path();  // "dir/"
-    out_ = p;
     std::error_code ec;
     const fs::file_status st = fs::status(out_, ec);
-    if (fs::exists(st)) {
-      if (!fs::is_directory(st)) throw UsageError{"-o '" + out + "' exists and is not a directory"};
-      if (!fs::exists(out_ / "model.json") && !fs::is_empty(out_, ec))
-        throw UsageError{"-o '" + out + "' holds files that are not a model tensorir wrote, and compile replaces "
-                         "the whole directory; give a new or an empty directory"};
-    }
-    staging_ = out_;
-    staging_ += ".partial-" + std::to_string(::getpid());
-    fs::remove_all(staging_, ec);
+    if (fs::exists(st) && !fs::is_directory(st)) throw UsageError{"-o '" + out + "' exists and is not a directory"};
+    created_ = !fs::exists(st);
+    fs::create_directories(out_, ec);
+    if (ec) throw Error("cannot create the output directory '" + out + "': " + ec.message());
+    std::string name = (out_ / ".tensorir-partial-XXXXXX").string();
+    if (!::mkdtemp(name.data()))
+      throw Error("cannot write in the output directory '" + out + "': " + std::strerror(errno));
+    staging_ = name;
   }
   StagedOutput(const StagedOutput &) = delete;
   StagedOutput &operator=(const StagedOutput &) = delete;
   ~StagedOutput() {
     std::error_code ec;
-    if (!committed_) std::filesystem::remove_all(staging_, ec);
+    std::filesystem::remove_all(staging_, ec);
+    if (!committed_ && created_) std::filesystem::remove(out_, ec);  // only while still empty
   }
   std::string path() const { return staging_.string(); }
   void commit() {
     namespace fs = std::filesystem;
-    fs::path old = out_;
-    old += ".replaced-" + std::to_string(::getpid());
-    const bool had = fs::exists(out_);
-    if (had) fs::rename(out_, old);
-    try {
-      fs::rename(staging_, out_);
-    } catch (...) {
-      std::error_code ec;
-      if (had) fs::rename(old, out_, ec);  // put the earlier model back
-      throw;
+    std::error_code ec;
+    const bool earlier = fs::exists(out_ / runtime::kModelPlan, ec) || fs::exists(out_ / runtime::kOldModelPlan, ec);
+    if (earlier)
+      for (const std::string &name : model_entry_names()) remove(out_ / name);
+    for (const fs::directory_entry &e : fs::directory_iterator(staging_)) {
+      const fs::path target = out_ / e.path().filename();
+      remove(target);  // a file of the user's with a model file's name is replaced
+      fs::rename(e.path(), target, ec);
+      if (ec) throw Error("cannot move " + e.path().string() + " to " + target.string() + ": " + ec.message());
     }
     committed_ = true;
-    std::error_code ec;
-    if (had) fs::remove_all(old, ec);
   }
 
  private:
+  static void remove(const std::filesystem::path &p) {
+    std::error_code ec;
+    std::filesystem::remove_all(p, ec);
+    if (ec) throw Error("cannot replace " + p.string() + " of the earlier model: " + ec.message());
+  }
+
   std::filesystem::path out_, staging_;
-  bool committed_ = false;
+  bool created_ = false, committed_ = false;
 };
 
 void compile(const CompileArgs &a) {
