@@ -97,6 +97,8 @@ expect(2 "--input-shape binds an ONNX file's inputs.*'resnet18' is a built-in ne
        --input-shape data=2,3,224,224 --target llvm -o "${WORK}/x")
 expect(2 "--input-value binds an ONNX file's inputs.*is a saved model" run "${WORK}/resnet18"
        --input-value "data=${WORK}/none.npy")
+expect(2 "--seed seeds a built-in network's weights.*is an ONNX model" run "${CASES}/test_relu/model.onnx" --seed 3)
+expect(2 "--seed seeds a built-in network's weights.*is a saved model" run "${WORK}/resnet18" --seed 0)
 expect(2 "the model has no input 'y'" run "${CASES}/test_relu/model.onnx" -i "y=${WORK}/none.npy")
 expect(2 "is a web package, not a saved model" run "${WORK}/web")
 expect(1 "unknown option '-nope'" compile resnet18 --target "llvm -nope=1" -o "${WORK}/x")

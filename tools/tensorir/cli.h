@@ -27,6 +27,7 @@ struct UsageError {
 // How MODEL becomes a graph: a built-in network by name, or an ONNX file.
 struct ModelOptions {
   uint64_t seed = 0;                                         // built-in networks' weights
+  bool seed_given = false;                                   // --seed was on the command line
   std::vector<std::string> input_shapes;                     // "name=1,3,224,224", ONNX only
   std::vector<std::string> input_values;                     // "name=FILE": fixed at import, ONNX only
 };
@@ -42,6 +43,11 @@ std::string zoo_names();
 std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::string &text);
 // The --input-shape and --input-value options of a subcommand.
 void add_model_options(CLI::App &cmd, ModelOptions &options);
+// The --seed option of compile and run: a built-in network's weights.
+void add_weight_seed_option(CLI::App &cmd, ModelOptions &options);
+// A UsageError when --seed is given for a model with weights of its own (`what`: "an
+// ONNX model", "a saved model").
+void refuse_weight_seed(const std::string &model, const ModelOptions &options, const std::string &what);
 // A UsageError when --input-shape or --input-value is given for a model whose input
 // shapes are fixed already (`what`: "a built-in network", "a saved model").
 void refuse_import_options(const std::string &model, const ModelOptions &options, const std::string &what);

@@ -218,9 +218,7 @@ void add_compile(CLI::App &app) {
       ->required();
   cmd->add_option("-o,--output", a->out, "the output directory (created if needed)")->required();
   add_model_options(*cmd, a->model_options);
-  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")
-      ->check(seed_number())
-      ->default_val(0);
+  add_weight_seed_option(*cmd, a->model_options);
   cmd->add_option("--max-texture-size", a->max_texture, "webgl: the largest texture width or height")
       ->check(whole_number(1, INT32_MAX));
   cmd->add_flag("--no-alter-layout", a->no_alter_layout, "keep convolutions in NCHW");

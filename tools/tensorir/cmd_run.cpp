@@ -112,9 +112,7 @@ void add_run(CLI::App &app) {
                                            "inputs not given are seeded random");
   cmd->add_option("--input-seed", a->input_seed, "seed of the random inputs")->check(seed_number())->default_val(1);
   add_model_options(*cmd, a->model_options);
-  cmd->add_option("--seed", a->model_options.seed, "weight seed of a built-in network")
-      ->check(seed_number())
-      ->default_val(0);
+  add_weight_seed_option(*cmd, a->model_options);
   cmd->add_option("--output-dir,-o", a->output_dir, "write each output as DIR/<output name>.npy");
   cmd->add_option("--repeat", a->repeat, "time N more runs and print the median latency")
       ->check(whole_number(0, 1000000));

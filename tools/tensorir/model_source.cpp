@@ -73,6 +73,23 @@ void refuse_import_options(const std::string &model, const ModelOptions &options
                      what + ", whose input shapes are fixed; leave the option out"};
 }
 
+void add_weight_seed_option(CLI::App &cmd, ModelOptions &options) {
+  cmd.add_option_function<uint64_t>(
+         "--seed",
+         [&options](const uint64_t &seed) {
+           options.seed = seed;
+           options.seed_given = true;
+         },
+         "weight seed of a built-in network (default 0)")
+      ->check(seed_number());
+}
+
+void refuse_weight_seed(const std::string &model, const ModelOptions &options, const std::string &what) {
+  if (options.seed_given)
+    throw UsageError{"--seed seeds a built-in network's weights, but '" + model + "' is " + what +
+                     " with weights of its own; leave the option out"};
+}
+
 graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
   graph::Graph (*const builtin)(uint64_t) = model == "resnet18" ? graph::resnet18
                                             : model == "resnet50" ? graph::resnet50
@@ -84,6 +101,7 @@ graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
   }
   if (is_onnx_file(model)) {
     require_regular_file(model, "ONNX model");
+    refuse_weight_seed(model, options, "an ONNX model");
     return onnx::import(model, import_options(options));
   }
   throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};

@@ -77,6 +77,7 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
     if (!tuning_log.empty())
       throw UsageError{"'" + model + "' is a saved model, compiled already: pass --tuning-log to `tensorir compile`"};
     refuse_import_options(model, options, "a saved model");
+    refuse_weight_seed(model, options, "a saved model");
     auto m = std::make_shared<runtime::LoadedModel>(runtime::load_model(model));
     if (!target.empty() && Target(target).kind != Target(m->target()).kind)
       throw UsageError{"'" + model + "' was saved for '" + m->target() + "', not for '" + target + "'"};
@@ -90,7 +91,10 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
     return r;
   }
   const Target t(target.empty() ? "llvm" : target);
-  if (is_onnx_file(model)) return session_runnable(model, t, options, tuning_log);
+  if (is_onnx_file(model)) {
+    refuse_weight_seed(model, options, "an ONNX model");
+    return session_runnable(model, t, options, tuning_log);
+  }
   graph::BuildOptions build;
   build.tuning_log = tuning_log;
   auto m = std::make_shared<graph::CompiledModel>(graph::build(load_graph(model, options), t, build));
