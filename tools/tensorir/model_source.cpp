@@ -17,9 +17,21 @@ bool ends_with(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The built-in networks by name: what load_graph builds and zoo_names lists.
+struct Builtin {
+  const char *name;
+  graph::Graph (*make)(uint64_t seed);
+};
+constexpr Builtin kBuiltins[] = {
+    {"resnet18", graph::resnet18}, {"resnet50", graph::resnet50}, {"mobilenet_v2", graph::mobilenet_v2}};
+
 }  // namespace
 
-std::string zoo_names() { return "resnet18, resnet50, mobilenet_v2"; }
+std::string zoo_names() {
+  std::string names;
+  for (const Builtin &b : kBuiltins) names += (names.empty() ? "" : ", ") + std::string(b.name);
+  return names;
+}
 
 std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::string &text) {
   const size_t eq = text.find('=');
@@ -91,14 +103,11 @@ void refuse_weight_seed(const std::string &model, const ModelOptions &options, c
 }
 
 graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
-  graph::Graph (*const builtin)(uint64_t) = model == "resnet18" ? graph::resnet18
-                                            : model == "resnet50" ? graph::resnet50
-                                            : model == "mobilenet_v2" ? graph::mobilenet_v2
-                                                                        : nullptr;
-  if (builtin) {
-    refuse_import_options(model, options, "a built-in network");
-    return builtin(options.seed);
-  }
+  for (const Builtin &b : kBuiltins)
+    if (model == b.name) {
+      refuse_import_options(model, options, "a built-in network");
+      return b.make(options.seed);
+    }
   if (is_onnx_file(model)) {
     require_regular_file(model, "ONNX model");
     refuse_weight_seed(model, options, "an ONNX model");
