@@ -43,7 +43,8 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
   llvm::orc::JITTargetMachineBuilder jtmb = std::move(*host);
 
   std::string cpu = target.option("mcpu", "native");
-  if (cpu != "native" && cpu != "host") {
+  const bool host_cpu = cpu == "native" || cpu == "host";
+  if (!host_cpu) {
     std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget_info(jtmb.getTargetTriple(), "", "");
     TIR_USER_CHECK(sti && sti->isCPUStringValid(cpu))
         << "unknown CPU '" << cpu << "' in -mcpu=" << cpu
@@ -61,8 +62,8 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
     jtmb.getFeatures().AddFeature(f);
   }
   // The code is 64-bit (the host's triple): LLVM aborts the process, rather than
-  // failing, for a CPU or feature set without 64-bit mode.
-  if (jtmb.getTargetTriple().getArch() == llvm::Triple::x86_64) {
+  // failing, for a CPU or feature set without 64-bit mode. The host's own CPU has it.
+  if ((!host_cpu || !mattr.empty()) && jtmb.getTargetTriple().getArch() == llvm::Triple::x86_64) {
     const llvm::Triple &triple = jtmb.getTargetTriple();
     const auto is_64bit = [&](const std::string &features) {
       std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget_info(triple, jtmb.getCPU(), features);
