@@ -64,6 +64,8 @@ llvm::Value *CodeGenLLVM::emit(const Expr &e) {
       return builder_.CreateNot(emit(static_cast<const NotNode *>(n)->a));
     case IRKind::Select: {
       const auto *op = static_cast<const SelectNode *>(n);
+      if (guard_.has_unproven_load(op->true_value) || guard_.has_unproven_load(op->false_value))
+        return emit_guarded_select(op);
       llvm::Value *c = emit(op->condition);
       llvm::Value *t = emit(op->true_value);
       llvm::Value *f = emit(op->false_value);
@@ -83,7 +85,10 @@ llvm::Value *CodeGenLLVM::emit(const Expr &e) {
       auto old = fs_.vars.find(op->var.get());
       llvm::Value *shadowed = old == fs_.vars.end() ? nullptr : old->second;
       bind(op->var.get(), v);
+      const bool ranged = op->value.type().is_scalar() && op->value.type().is_int_or_uint();
+      if (ranged) guard_.enter(op->var.get(), guard_.interval(op->value));
       llvm::Value *r = emit(op->body);
+      if (ranged) guard_.leave(op->var.get());
       if (shadowed) bind(op->var.get(), shadowed);
       else unbind(op->var.get());
       return r;
@@ -318,6 +323,7 @@ llvm::Value *CodeGenLLVM::buffer_address(const Var &buffer, Type elem, llvm::Val
 }
 
 llvm::Value *CodeGenLLVM::emit_load(const LoadNode *op) {
+  if (lane_mask_ && !guard_.in_bounds(op)) return emit_masked_load(op);
   Type t = op->type;
   Type elem = t.element_of();
   llvm::Align align = element_align(elem);

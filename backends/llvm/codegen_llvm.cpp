@@ -186,6 +186,7 @@ void CodeGenLLVM::add_function(const LoweredFunc &f) {
       TIR_ASSERT(a.var.type().is_handle())
           << "buffer argument '" << a.name << "' must be bound to a handle variable";
       buffer_vars_.insert(a.var.get());
+      guard_.add_buffer(a.var.get(), a.dtype, element_count(a.shape));
       if (a.may_alias) aliased_vars_.insert(a.var.get());
     }
     if (seen.insert(a.var.get()).second) params.push_back(a.var.get());

@@ -18,6 +18,7 @@
 #include <llvm/IR/Module.h>
 
 #include "backends/llvm/codegen_target.h"
+#include "backends/llvm/load_guard.h"
 #include "tensorir/ir/expr.h"
 #include "tensorir/lower.h"
 
@@ -72,6 +73,14 @@ class CodeGenLLVM {
   llvm::Value *emit_div(Type t, const Expr &a, const Expr &b, bool mod);
   llvm::Value *emit_compare(const ExprNode *op, const Expr &a, const Expr &b);
   llvm::Value *emit_load(const LoadNode *op);
+  // A select whose values read through loads LoadGuard cannot prove in bounds: a scalar
+  // condition branches, a vector one masks those loads to the lanes that pick them.
+  llvm::Value *emit_guarded_select(const SelectNode *op);
+  // `load` for the lanes of lane_mask_ only (inactive lanes read nothing and give zero).
+  llvm::Value *emit_masked_load(const LoadNode *op);
+  // The value of `emit_value` when `run` (an i1) holds, computed only then; zero otherwise.
+  template <typename F>
+  llvm::Value *emit_when(llvm::Value *run, F emit_value);
   llvm::Value *emit_ramp(const RampNode *op);
   // An index expression computed in int64 (scalar or vector): narrower signed arithmetic
   // cannot overflow (nsw), so widening is exact, and it lets alias analysis see addresses
@@ -88,6 +97,7 @@ class CodeGenLLVM {
   // ---- statements (codegen_stmt.cpp)
   void emit(const Stmt &s);
   void emit_for(const ForNode *op);
+  void emit_loop(const ForNode *op);  // emit_for once the loop variable's range is known
   void emit_serial_loop(const ForNode *op, const char *hint);
   void emit_store(const StoreNode *op);
   void emit_allocate(const AllocateNode *op);
@@ -102,6 +112,8 @@ class CodeGenLLVM {
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> builder_;
   FunctionState fs_;
+  LoadGuard guard_;                    // ranges and buffer sizes in scope, for reads under a select
+  llvm::Value *lane_mask_ = nullptr;  // while emitting one side of a vector select: its lanes
   std::unordered_set<const VarNode *> buffer_vars_;  // args and allocations: distinct memory
   std::unordered_set<const VarNode *> aliased_vars_;  // args that may share storage (LoweredArg::may_alias)
   std::string func_name_;                            // the LoweredFunc being emitted

@@ -3,7 +3,9 @@
 
 #include <llvm/IR/MDBuilder.h>
 
+#include "tensorir/arith/simplify.h"
 #include "tensorir/error.h"
+#include "tensorir/ir/op.h"
 
 namespace tensorir::llvm_backend {
 
@@ -49,7 +51,10 @@ void CodeGenLLVM::emit(const Stmt &s) {
       const auto *op = static_cast<const LetStmtNode *>(n);
       llvm::Value *v = emit(op->value);
       ScopedBinding bind_var(fs_.vars, op->var.get(), v);
+      const bool ranged = op->value.type().is_scalar() && op->value.type().is_int_or_uint();
+      if (ranged) guard_.enter(op->var.get(), guard_.interval(op->value));
       emit(op->body);
+      if (ranged) guard_.leave(op->var.get());
       return;
     }
     case IRKind::AttrStmt:
@@ -87,6 +92,12 @@ void CodeGenLLVM::emit(const Stmt &s) {
 }
 
 void CodeGenLLVM::emit_for(const ForNode *op) {
+  guard_.enter(op->loop_var.get(), {op->min, simplify(op->min + op->extent - make_const(op->extent.type(), 1))});
+  emit_loop(op);
+  guard_.leave(op->loop_var.get());
+}
+
+void CodeGenLLVM::emit_loop(const ForNode *op) {
   switch (op->for_kind) {
     case ForKind::Parallel:
       // A parallel loop inside a parallel body runs serially on its thread.
@@ -205,6 +216,7 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
     count *= *c;
   }
   buffer_vars_.insert(op->buffer.get());
+  guard_.add_buffer(op->buffer.get(), et, element_count(op->extents));
   int64_t bytes = count * elem_bytes;
   if (constant && bytes <= kStackLimit && fs_.stack_bytes + bytes <= kStackTotal) {
     fs_.stack_bytes += bytes;

@@ -33,7 +33,8 @@ Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 
 Expr cast(Type t, Expr v);
-// cond ? t : f, evaluated element-wise (both sides may be evaluated).
+// cond ? t : f, element-wise. On the CPU targets a read in the value not picked does not
+// run, so the condition may guard an index that would fall outside its buffer.
 Expr select(Expr cond, Expr t, Expr f);
 // Same as select; the name TVM users know.
 Expr if_then_else(Expr cond, Expr t, Expr f);

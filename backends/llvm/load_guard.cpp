@@ -1,0 +1,103 @@
+#include "backends/llvm/load_guard.h"
+
+#include <vector>
+
+#include "tensorir/arith/simplify.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/ir/visitor.h"
+
+namespace tensorir::llvm_backend {
+
+namespace {
+
+// Lane `lane` of a vector index as a scalar expression: a ramp becomes base + stride *
+// lane, a broadcast its value; a load, call or let inside becomes an unknown (a fresh
+// variable). Undefined when a vector is left.
+Expr lane_of(const Expr &index, const Var &lane) {
+  struct Lanes : IRMutator {
+    Var lane;
+    Expr unknown(Type t) { return Var("unknown", t.element_of()); }
+    Expr visit(const RampNode *op, const Expr &) override {
+      return mutate(op->base) + mutate(op->stride) * cast(op->base.type(), lane);
+    }
+    Expr visit(const BroadcastNode *op, const Expr &) override { return mutate(op->value); }
+    Expr visit(const CastNode *op, const Expr &) override { return cast(op->type.element_of(), mutate(op->value)); }
+    Expr visit(const LoadNode *op, const Expr &) override { return unknown(op->type); }
+    Expr visit(const CallNode *op, const Expr &) override { return unknown(op->type); }
+    Expr visit(const LetNode *op, const Expr &) override { return unknown(op->type); }
+  } lanes;
+  lanes.lane = lane;
+  Expr r = lanes.mutate(index);
+  return r.type().is_scalar() ? r : Expr();
+}
+
+}  // namespace
+
+Expr element_count(const std::vector<Expr> &extents) {
+  Expr n = make_const(Int(64), 1);
+  for (const Expr &e : extents) n = n * cast(Int(64), e);
+  return simplify(n);
+}
+
+void LoadGuard::add_buffer(const VarNode *buffer, Type elem, Expr count) {
+  buffers_[buffer] = {elem, std::move(count)};
+}
+
+void LoadGuard::enter(const VarNode *v, const Interval &range) {
+  auto it = ranges_.find(v);
+  if (it != ranges_.end()) shadowed_[v].push_back(it->second);
+  ranges_[v] = range;
+}
+
+void LoadGuard::leave(const VarNode *v) {
+  auto it = shadowed_.find(v);
+  if (it == shadowed_.end() || it->second.empty()) {
+    ranges_.erase(v);
+    return;
+  }
+  ranges_[v] = it->second.back();
+  it->second.pop_back();
+}
+
+Interval LoadGuard::interval(const Expr &e) const { return eval_interval(e, ranges_); }
+
+bool LoadGuard::in_bounds(const LoadNode *load) const {
+  auto it = buffers_.find(load->buffer.get());
+  if (it == buffers_.end() || !it->second.count.defined()) return false;
+  const Type buf = it->second.elem;
+  if (load->type.element_of() != buf.element_of()) return false;
+  Expr count = it->second.count;
+  if (buf.lanes() > 1) count = count * make_const(count.type(), buf.lanes());
+
+  // A vector index is bounded as the index of one lane, the lane ranging over them all.
+  Expr index = load->index;
+  VarRanges ranges = ranges_;
+  if (!index.type().is_scalar()) {
+    Var lane("lane", Int(32));
+    ranges[lane.get()] = {make_zero(Int(32)), make_const(Int(32), index.type().lanes() - 1)};
+    index = lane_of(index, lane);
+    if (!index.defined()) return false;
+  }
+  const Interval idx = eval_interval(index, ranges);
+  if (!idx.is_bounded()) return false;
+  const Expr lo = cast(count.type(), idx.min), hi = cast(count.type(), idx.max);
+  return can_prove(lo >= make_zero(count.type()), ranges) && can_prove(hi < count, ranges);
+}
+
+bool LoadGuard::has_unproven_load(const Expr &e) const {
+  struct Finder : IRVisitor {
+    using IRVisitor::visit;
+    const LoadGuard *guard;
+    bool found = false;
+    void visit(const LoadNode *op) override {
+      if (found) return;
+      if (!guard->in_bounds(op)) found = true;
+      else IRVisitor::visit(op);
+    }
+  } finder;
+  finder.guard = this;
+  finder.visit(e);
+  return finder.found;
+}
+
+}  // namespace tensorir::llvm_backend

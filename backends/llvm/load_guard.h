@@ -1,0 +1,46 @@
+// LoadGuard: which loads under a select might read outside their buffer.
+//
+// `select(c, t, f)` and `if_then_else` pick one value, and a read in the value not
+// picked must not run when it would fault: `if_then_else(j >= 0 && j < n, T[j], 0)`
+// with data-dependent j reads T only where j is inside. Code generation asks, for each
+// load under a select, whether its index provably stays in the buffer (loop ranges,
+// argument shapes, allocation extents); only the loads it cannot prove are guarded
+// (a branch, or a masked load per lane), so clamped reads keep plain vector loads.
+#pragma once
+#include <unordered_map>
+#include <vector>
+
+#include "tensorir/arith/interval.h"
+#include "tensorir/ir/expr.h"
+
+namespace tensorir::llvm_backend {
+
+// The number of elements of a buffer of these extents, as an int64 expression.
+Expr element_count(const std::vector<Expr> &extents);
+
+class LoadGuard {
+ public:
+  // A buffer of `count` elements of `elem` (an argument's shape, an allocation).
+  void add_buffer(const VarNode *buffer, Type elem, Expr count);
+  // The range a loop or let variable takes while its scope is open.
+  void enter(const VarNode *v, const Interval &range);
+  void leave(const VarNode *v);
+  Interval interval(const Expr &e) const;
+
+  // True when every element `load` reads provably lies inside its buffer.
+  bool in_bounds(const LoadNode *load) const;
+  // True when `e` reads, anywhere, through a load that in_bounds cannot vouch for.
+  bool has_unproven_load(const Expr &e) const;
+
+ private:
+  struct Extent {
+    Type elem;
+    Expr count;
+  };
+  std::unordered_map<const VarNode *, Extent> buffers_;
+  VarRanges ranges_;
+  // Shadowed ranges of variables bound again in an inner scope.
+  std::unordered_map<const VarNode *, std::vector<Interval>> shadowed_;
+};
+
+}  // namespace tensorir::llvm_backend
