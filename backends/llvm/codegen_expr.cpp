@@ -53,11 +53,20 @@ llvm::Value *CodeGenLLVM::emit(const Expr &e) {
       TIR_CMP(EQ) TIR_CMP(NE) TIR_CMP(LT) TIR_CMP(LE) TIR_CMP(GT) TIR_CMP(GE)
 #undef TIR_CMP
     case IRKind::And: {
+      // The right side reads only where the left holds (j < n && T[j] > 0).
       const auto *op = static_cast<const AndNode *>(n);
+      if (guard_.has_unproven_load(op->b)) {
+        const Expr lazy = SelectNode::make(op->a, op->b, make_zero(op->b.type()));
+        return emit_guarded_select(lazy.as<SelectNode>());
+      }
       return builder_.CreateAnd(emit(op->a), emit(op->b));
     }
     case IRKind::Or: {
       const auto *op = static_cast<const OrNode *>(n);
+      if (guard_.has_unproven_load(op->b)) {
+        const Expr lazy = SelectNode::make(op->a, make_const(op->b.type(), 1), op->b);
+        return emit_guarded_select(lazy.as<SelectNode>());
+      }
       return builder_.CreateOr(emit(op->a), emit(op->b));
     }
     case IRKind::Not:
@@ -85,7 +94,7 @@ llvm::Value *CodeGenLLVM::emit(const Expr &e) {
       auto old = fs_.vars.find(op->var.get());
       llvm::Value *shadowed = old == fs_.vars.end() ? nullptr : old->second;
       bind(op->var.get(), v);
-      const bool ranged = op->value.type().is_scalar() && op->value.type().is_int_or_uint();
+      const bool ranged = is_ranged_let(op->value);
       if (ranged) guard_.enter(op->var.get(), guard_.interval(op->value));
       llvm::Value *r = emit(op->body);
       if (ranged) guard_.leave(op->var.get());

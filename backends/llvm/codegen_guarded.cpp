@@ -1,9 +1,10 @@
 // CodeGenLLVM: selects whose values read what may lie outside a buffer.
 //
 // An eager select computes both values, so `if_then_else(j < n, T[j], 0)` would read
-// T[j] for every j. When LoadGuard cannot prove such a read in bounds, a scalar
-// condition branches to the chosen value, and a vector condition emits the values under
-// a lane mask, which turns each unproven load into a masked load or gather.
+// T[j] for every j. When LoadGuard cannot prove such a read in bounds, a scalar (or
+// broadcast) condition branches to the chosen value, and a per-lane condition emits the
+// values under a lane mask, which turns each unproven load into a masked load or gather.
+// `a && b` and `a || b` whose right side has such a read are emitted as selects.
 #include "backends/llvm/codegen_llvm.h"
 
 #include "tensorir/error.h"
@@ -28,8 +29,10 @@ llvm::Value *CodeGenLLVM::emit_when(llvm::Value *run, F emit_value) {
 }
 
 llvm::Value *CodeGenLLVM::emit_guarded_select(const SelectNode *op) {
-  llvm::Value *c = emit(op->condition);
-  if (op->condition.type().is_scalar()) {
+  // A condition the same for every lane (a padded row's bounds) branches like a scalar one.
+  const auto *uniform = op->condition.as<BroadcastNode>();
+  if (op->condition.type().is_scalar() || uniform) {
+    llvm::Value *c = emit(uniform ? uniform->value : op->condition);
     llvm::BasicBlock *true_bb = llvm::BasicBlock::Create(ctx_, "select_true", fs_.function);
     llvm::BasicBlock *false_bb = llvm::BasicBlock::Create(ctx_, "select_false", fs_.function);
     llvm::BasicBlock *end_bb = llvm::BasicBlock::Create(ctx_, "select_end", fs_.function);
@@ -48,6 +51,7 @@ llvm::Value *CodeGenLLVM::emit_guarded_select(const SelectNode *op) {
     phi->addIncoming(f, false_end);
     return phi;
   }
+  llvm::Value *c = emit(op->condition);
   llvm::Value *outer = lane_mask_;
   lane_mask_ = outer ? builder_.CreateAnd(outer, c) : c;
   llvm::Value *t = emit(op->true_value);

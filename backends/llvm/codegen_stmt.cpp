@@ -51,7 +51,7 @@ void CodeGenLLVM::emit(const Stmt &s) {
       const auto *op = static_cast<const LetStmtNode *>(n);
       llvm::Value *v = emit(op->value);
       ScopedBinding bind_var(fs_.vars, op->var.get(), v);
-      const bool ranged = op->value.type().is_scalar() && op->value.type().is_int_or_uint();
+      const bool ranged = is_ranged_let(op->value);
       if (ranged) guard_.enter(op->var.get(), guard_.interval(op->value));
       emit(op->body);
       if (ranged) guard_.leave(op->var.get());

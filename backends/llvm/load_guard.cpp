@@ -25,6 +25,9 @@ Expr lane_of(const Expr &index, const Var &lane) {
     Expr visit(const LoadNode *op, const Expr &) override { return unknown(op->type); }
     Expr visit(const CallNode *op, const Expr &) override { return unknown(op->type); }
     Expr visit(const LetNode *op, const Expr &) override { return unknown(op->type); }
+    Expr visit(const VarNode *op, const Expr &self) override {
+      return op->type.is_scalar() ? self : unknown(op->type);  // a widened let variable
+    }
   } lanes;
   lanes.lane = lane;
   Expr r = lanes.mutate(index);
@@ -59,6 +62,8 @@ void LoadGuard::leave(const VarNode *v) {
   it->second.pop_back();
 }
 
+bool is_ranged_let(const Expr &value) { return value.type().is_scalar() && value.type().is_int_or_uint(); }
+
 Interval LoadGuard::interval(const Expr &e) const { return eval_interval(e, ranges_); }
 
 bool LoadGuard::in_bounds(const LoadNode *load) const {
@@ -70,29 +75,38 @@ bool LoadGuard::in_bounds(const LoadNode *load) const {
   if (buf.lanes() > 1) count = count * make_const(count.type(), buf.lanes());
 
   // A vector index is bounded as the index of one lane, the lane ranging over them all.
-  Expr index = load->index;
+  auto inside = [&](const Expr &index, const VarRanges &ranges) {
+    const Interval idx = eval_interval(index, ranges);
+    if (!idx.is_bounded()) return false;
+    const Expr lo = cast(count.type(), idx.min), hi = cast(count.type(), idx.max);
+    return can_prove(lo >= make_zero(count.type()), ranges) && can_prove(hi < count, ranges);
+  };
+  if (load->index.type().is_scalar()) return inside(load->index, ranges_);
+  Var lane("lane", Int(32));
+  const Expr index = lane_of(load->index, lane);
+  if (!index.defined()) return false;
   VarRanges ranges = ranges_;
-  if (!index.type().is_scalar()) {
-    Var lane("lane", Int(32));
-    ranges[lane.get()] = {make_zero(Int(32)), make_const(Int(32), index.type().lanes() - 1)};
-    index = lane_of(index, lane);
-    if (!index.defined()) return false;
-  }
-  const Interval idx = eval_interval(index, ranges);
-  if (!idx.is_bounded()) return false;
-  const Expr lo = cast(count.type(), idx.min), hi = cast(count.type(), idx.max);
-  return can_prove(lo >= make_zero(count.type()), ranges) && can_prove(hi < count, ranges);
+  ranges[lane.get()] = {make_zero(Int(32)), make_const(Int(32), load->index.type().lanes() - 1)};
+  return inside(index, ranges);
 }
 
-bool LoadGuard::has_unproven_load(const Expr &e) const {
+bool LoadGuard::has_unproven_load(const Expr &e) {
   struct Finder : IRVisitor {
     using IRVisitor::visit;
-    const LoadGuard *guard;
+    LoadGuard *guard;
     bool found = false;
     void visit(const LoadNode *op) override {
       if (found) return;
       if (!guard->in_bounds(op)) found = true;
       else IRVisitor::visit(op);
+    }
+    // A let inside binds its variable for its body, as code generation will.
+    void visit(const LetNode *op) override {
+      visit(op->value);
+      const bool ranged = is_ranged_let(op->value);
+      if (ranged) guard->enter(op->var.get(), guard->interval(op->value));
+      visit(op->body);
+      if (ranged) guard->leave(op->var.get());
     }
   } finder;
   finder.guard = this;

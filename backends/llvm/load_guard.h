@@ -18,6 +18,9 @@ namespace tensorir::llvm_backend {
 // The number of elements of a buffer of these extents, as an int64 expression.
 Expr element_count(const std::vector<Expr> &extents);
 
+// Whether a let of this value gives its variable a range (scalar integers).
+bool is_ranged_let(const Expr &value);
+
 class LoadGuard {
  public:
   // A buffer of `count` elements of `elem` (an argument's shape, an allocation).
@@ -30,7 +33,7 @@ class LoadGuard {
   // True when every element `load` reads provably lies inside its buffer.
   bool in_bounds(const LoadNode *load) const;
   // True when `e` reads, anywhere, through a load that in_bounds cannot vouch for.
-  bool has_unproven_load(const Expr &e) const;
+  bool has_unproven_load(const Expr &e);
 
  private:
   struct Extent {

@@ -34,7 +34,8 @@ Expr max(Expr a, Expr b);
 
 Expr cast(Type t, Expr v);
 // cond ? t : f, element-wise. On the CPU targets a read in the value not picked does not
-// run, so the condition may guard an index that would fall outside its buffer.
+// run, so the condition may guard an index that would fall outside its buffer (as the
+// left side of && and || guards reads on the right).
 Expr select(Expr cond, Expr t, Expr f);
 // Same as select; the name TVM users know.
 Expr if_then_else(Expr cond, Expr t, Expr f);
