@@ -194,6 +194,22 @@ std::vector<T> NDArray::to_vector() const {
   return out;
 }
 
+template <>
+NDArray NDArray::from_vector<bool>(const std::vector<bool> &values, const std::vector<int64_t> &shape) {
+  NDArray a = from_vector(std::vector<uint8_t>(values.begin(), values.end()), shape);
+  a.n_->dtype = Bool();  // the same bytes: 0 or 1 each
+  return a;
+}
+
+template <>
+std::vector<bool> NDArray::to_vector<bool>() const {
+  TIR_USER_CHECK(node().dtype.is_bool())
+      << "NDArray::to_vector: the array holds " << node().dtype << " but was read as bool; use to_vector<T> with "
+      << "the C++ type of " << node().dtype;
+  const std::vector<uint8_t> bytes = to_vector<uint8_t>();
+  return std::vector<bool>(bytes.begin(), bytes.end());
+}
+
 int64_t NDArray::numel() const {
   int64_t n = 1;
   for (int64_t d : node().shape) n *= d;

@@ -307,6 +307,7 @@ TEST_CASE("a comparison computed into a bool tensor stores one byte per element"
   std::vector<uint8_t> ref(n);
   for (int i = 0; i < n; ++i) ref[i] = av[i] < bv[i] || i == 0;
   check_close<uint8_t>(c, ref);
+  CHECK(c.to_vector<bool>() == std::vector<bool>(ref.begin(), ref.end()));
 }
 
 TEST_CASE("integer division by a run-time 0 or -1 gives the documented values rather than trapping",

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <string>
 #include <unistd.h>
 
@@ -191,6 +192,22 @@ TEST_CASE("ndarray: from_vector and to_vector round-trip", "[ndarray]") {
   a.copy_from_bytes(g.data(), 24);
   REQUIRE(a.to_vector<float>() == g);
   REQUIRE(copy.to_vector<float>() == f);  // the copy is independent
+}
+
+TEST_CASE("ndarray: bool arrays from and to std::vector<bool>, one byte per element", "[ndarray]") {
+  std::mt19937 rng(5);
+  std::vector<bool> v(37);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = rng() % 2 == 0;
+  NDArray a = NDArray::from_vector(v, {37});
+  REQUIRE(a.dtype() == Bool());
+  REQUIRE(a.nbytes() == 37);
+  const uint8_t *bytes = a.data_as<uint8_t>();
+  for (size_t i = 0; i < v.size(); ++i) CHECK(bytes[i] == (v[i] ? 1 : 0));
+  REQUIRE(a.to_vector<bool>() == v);
+  REQUIRE(NDArray::from_vector(std::vector<bool>{}, {0, 3}).to_vector<bool>().empty());
+  CHECK_THROWS_WITH(NDArray::from_vector(v, {6, 6}), Catch::Contains("37 values do not fill shape"));
+  CHECK_THROWS_WITH(NDArray::from_vector(std::vector<uint8_t>(3), {3}).to_vector<bool>(),
+                    Catch::Contains("holds uint8 but was read as bool"));
 }
 
 TEST_CASE("ndarray: element type and size mismatches are errors", "[ndarray]") {

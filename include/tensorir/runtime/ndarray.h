@@ -90,6 +90,12 @@ template <> inline Type NDArray::type_of<uint32_t>() { return UInt(32); }
 template <> inline Type NDArray::type_of<uint64_t>() { return UInt(64); }
 template <> inline Type NDArray::type_of<bool>() { return Bool(); }
 
+// std::vector<bool> packs its bits: these convert to and from one byte per element.
+template <>
+NDArray NDArray::from_vector<bool>(const std::vector<bool> &values, const std::vector<int64_t> &shape);
+template <>
+std::vector<bool> NDArray::to_vector<bool>() const;
+
 std::string shape_str(const std::vector<int64_t> &shape);
 
 }  // namespace tensorir
