@@ -12,6 +12,10 @@ include("${CMAKE_CURRENT_LIST_DIR}/expect.cmake")
 expect(0 "saved in" compile resnet18 --target llvm -o "${WORK}/resnet18")
 expect(0 "output '[^']+': \\[1, 1000\\] float32.*wrote.*latency: median.*total" run "${WORK}/resnet18" -o "${WORK}/saved_out" --repeat 2 --profile)
 expect(0 "latency: median" run resnet18 --target llvm -o "${WORK}/jit_out" --repeat 1)
+# A saved model takes -t naming its kind, but not other options: its code is compiled.
+expect(0 "latency: median" run "${WORK}/resnet18" --target llvm --repeat 1)
+expect(2 "was saved for '[^']+', not for 'llvm -mcpu=x86-64-v2'.*compile the model again" run "${WORK}/resnet18"
+       --target "llvm -mcpu=x86-64-v2" --repeat 1)
 file(GLOB saved RELATIVE "${WORK}/saved_out" "${WORK}/saved_out/*.npy")
 execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK}/saved_out/${saved}" "${WORK}/jit_out/${saved}"
                 RESULT_VARIABLE same)

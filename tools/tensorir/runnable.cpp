@@ -79,8 +79,14 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
     refuse_import_options(model, options, "a saved model");
     refuse_weight_seed(model, options, "a saved model");
     auto m = std::make_shared<runtime::LoadedModel>(runtime::load_model(model));
-    if (!target.empty() && Target(target).kind != Target(m->target()).kind)
-      throw UsageError{"'" + model + "' was saved for '" + m->target() + "', not for '" + target + "'"};
+    // A saved model runs the code it holds: -t may name its kind, or its exact target.
+    if (!target.empty()) {
+      const Target want(target), saved(m->target());
+      if (want.kind != saved.kind || (!want.options.empty() && want.options != saved.options))
+        throw UsageError{"'" + model + "' was saved for '" + m->target() + "', not for '" + target +
+                         "': it runs the code it was compiled to; pass -t " + saved.kind +
+                         " or no -t, or compile the model again for '" + target + "'"};
+    }
     r.description = "saved model " + model + " (" + m->target() + ")";
     for (const auto &in : m->inputs()) r.inputs.push_back({in.name, in.shape, in.dtype, ""});
     for (const auto &out : m->outputs()) r.output_names.push_back(out.name);
