@@ -13,8 +13,6 @@ const int64_t *const_int_operand(const Expr &e) {
   return as_const_int(e);
 }
 
-llvm::Align element_align(Type elem) { return llvm::Align(elem.bytes() > 0 ? elem.bytes() : 1); }
-
 }  // namespace
 
 llvm::Value *CodeGenLLVM::emit(const Expr &e) {
@@ -94,10 +92,11 @@ llvm::Value *CodeGenLLVM::emit(const Expr &e) {
       auto old = fs_.vars.find(op->var.get());
       llvm::Value *shadowed = old == fs_.vars.end() ? nullptr : old->second;
       bind(op->var.get(), v);
-      const bool ranged = is_ranged_let(op->value);
-      if (ranged) guard_.enter(op->var.get(), guard_.interval(op->value));
-      llvm::Value *r = emit(op->body);
-      if (ranged) guard_.leave(op->var.get());
+      llvm::Value *r;
+      {
+        LoadGuard::Scope range(guard_, op->var.get(), op->value);
+        r = emit(op->body);
+      }
       if (shadowed) bind(op->var.get(), shadowed);
       else unbind(op->var.get());
       return r;

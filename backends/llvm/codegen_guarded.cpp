@@ -11,46 +11,33 @@
 
 namespace tensorir::llvm_backend {
 
-template <typename F>
-llvm::Value *CodeGenLLVM::emit_when(llvm::Value *run, F emit_value) {
-  llvm::BasicBlock *before = builder_.GetInsertBlock();
-  llvm::BasicBlock *then_bb = llvm::BasicBlock::Create(ctx_, "guarded_load", fs_.function);
-  llvm::BasicBlock *end_bb = llvm::BasicBlock::Create(ctx_, "guarded_end", fs_.function);
-  builder_.CreateCondBr(run, then_bb, end_bb);
-  builder_.SetInsertPoint(then_bb);
-  llvm::Value *v = emit_value();
-  llvm::BasicBlock *then_end = builder_.GetInsertBlock();
+template <typename T, typename F>
+llvm::Value *CodeGenLLVM::emit_branches(llvm::Value *c, T emit_true, F emit_false) {
+  llvm::BasicBlock *true_bb = llvm::BasicBlock::Create(ctx_, "select_true", fs_.function);
+  llvm::BasicBlock *false_bb = llvm::BasicBlock::Create(ctx_, "select_false", fs_.function);
+  llvm::BasicBlock *end_bb = llvm::BasicBlock::Create(ctx_, "select_end", fs_.function);
+  builder_.CreateCondBr(c, true_bb, false_bb);
+  builder_.SetInsertPoint(true_bb);
+  llvm::Value *t = emit_true();
+  llvm::BasicBlock *true_end = builder_.GetInsertBlock();  // emit_true may add blocks
+  builder_.CreateBr(end_bb);
+  builder_.SetInsertPoint(false_bb);
+  llvm::Value *f = emit_false();
+  llvm::BasicBlock *false_end = builder_.GetInsertBlock();
   builder_.CreateBr(end_bb);
   builder_.SetInsertPoint(end_bb);
-  llvm::PHINode *phi = builder_.CreatePHI(v->getType(), 2);
-  phi->addIncoming(v, then_end);
-  phi->addIncoming(llvm::Constant::getNullValue(v->getType()), before);
+  llvm::PHINode *phi = builder_.CreatePHI(t->getType(), 2);
+  phi->addIncoming(t, true_end);
+  phi->addIncoming(f, false_end);
   return phi;
 }
 
 llvm::Value *CodeGenLLVM::emit_guarded_select(const SelectNode *op) {
   // A condition the same for every lane (a padded row's bounds) branches like a scalar one.
   const auto *uniform = op->condition.as<BroadcastNode>();
-  if (op->condition.type().is_scalar() || uniform) {
-    llvm::Value *c = emit(uniform ? uniform->value : op->condition);
-    llvm::BasicBlock *true_bb = llvm::BasicBlock::Create(ctx_, "select_true", fs_.function);
-    llvm::BasicBlock *false_bb = llvm::BasicBlock::Create(ctx_, "select_false", fs_.function);
-    llvm::BasicBlock *end_bb = llvm::BasicBlock::Create(ctx_, "select_end", fs_.function);
-    builder_.CreateCondBr(c, true_bb, false_bb);
-    builder_.SetInsertPoint(true_bb);
-    llvm::Value *t = emit(op->true_value);
-    llvm::BasicBlock *true_end = builder_.GetInsertBlock();
-    builder_.CreateBr(end_bb);
-    builder_.SetInsertPoint(false_bb);
-    llvm::Value *f = emit(op->false_value);
-    llvm::BasicBlock *false_end = builder_.GetInsertBlock();
-    builder_.CreateBr(end_bb);
-    builder_.SetInsertPoint(end_bb);
-    llvm::PHINode *phi = builder_.CreatePHI(t->getType(), 2);
-    phi->addIncoming(t, true_end);
-    phi->addIncoming(f, false_end);
-    return phi;
-  }
+  if (op->condition.type().is_scalar() || uniform)
+    return emit_branches(emit(uniform ? uniform->value : op->condition), [&] { return emit(op->true_value); },
+                         [&] { return emit(op->false_value); });
   llvm::Value *c = emit(op->condition);
   llvm::Value *outer = lane_mask_;
   lane_mask_ = outer ? builder_.CreateAnd(outer, c) : c;
@@ -71,12 +58,13 @@ llvm::Value *CodeGenLLVM::emit_masked_load(const LoadNode *op) {
     // One value for all lanes (a scalar, a broadcast element): read it when any lane
     // uses it. (A vector of another width than the select's is read whole.)
     lane_mask_ = nullptr;
-    llvm::Value *v = emit_when(builder_.CreateOrReduce(mask), [&] { return emit_load(op); });
+    llvm::Value *v = emit_branches(builder_.CreateOrReduce(mask), [&] { return emit_load(op); },
+                                   [&] { return llvm::Constant::getNullValue(llvm_type(t)); });
     lane_mask_ = mask;
     return v;
   }
   const Type elem = t.element_of();
-  const llvm::Align align(elem.bytes() > 0 ? elem.bytes() : 1);
+  const llvm::Align align = element_align(elem);
   llvm::Type *mt = memory_type(t);
   llvm::Value *zero = llvm::Constant::getNullValue(mt);
   if (const auto *r = op->index.as<RampNode>(); r && is_const_int(r->stride, 1)) {

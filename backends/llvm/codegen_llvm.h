@@ -24,6 +24,9 @@
 
 namespace tensorir::llvm_backend {
 
+// The alignment of one element in memory (its size; 1 for sub-byte types).
+inline llvm::Align element_align(Type elem) { return llvm::Align(elem.bytes() > 0 ? elem.bytes() : 1); }
+
 class CodeGenLLVM {
  public:
   CodeGenLLVM(llvm::LLVMContext &ctx, const CodeGenTarget &target);
@@ -78,9 +81,10 @@ class CodeGenLLVM {
   llvm::Value *emit_guarded_select(const SelectNode *op);
   // `load` for the lanes of lane_mask_ only (inactive lanes read nothing and give zero).
   llvm::Value *emit_masked_load(const LoadNode *op);
-  // The value of `emit_value` when `run` (an i1) holds, computed only then; zero otherwise.
-  template <typename F>
-  llvm::Value *emit_when(llvm::Value *run, F emit_value);
+  // The value of `emit_true()` where `c` (an i1) holds, else of `emit_false()`; each is
+  // computed on its own branch only.
+  template <typename T, typename F>
+  llvm::Value *emit_branches(llvm::Value *c, T emit_true, F emit_false);
   llvm::Value *emit_ramp(const RampNode *op);
   // An index expression computed in int64 (scalar or vector): narrower signed arithmetic
   // cannot overflow (nsw), so widening is exact, and it lets alias analysis see addresses
@@ -97,7 +101,6 @@ class CodeGenLLVM {
   // ---- statements (codegen_stmt.cpp)
   void emit(const Stmt &s);
   void emit_for(const ForNode *op);
-  void emit_loop(const ForNode *op);  // emit_for once the loop variable's range is known
   void emit_serial_loop(const ForNode *op, const char *hint);
   void emit_store(const StoreNode *op);
   void emit_allocate(const AllocateNode *op);

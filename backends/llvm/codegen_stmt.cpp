@@ -3,9 +3,7 @@
 
 #include <llvm/IR/MDBuilder.h>
 
-#include "tensorir/arith/simplify.h"
 #include "tensorir/error.h"
-#include "tensorir/ir/op.h"
 
 namespace tensorir::llvm_backend {
 
@@ -17,8 +15,6 @@ constexpr int64_t kStackLimit = int64_t(1) << 20;
 constexpr int64_t kStackTotal = int64_t(2) << 20;
 // An Unrolled loop with a constant trip count up to this is unrolled here.
 constexpr int64_t kMaxUnroll = 64;
-
-llvm::Align element_align(Type elem) { return llvm::Align(elem.bytes() > 0 ? elem.bytes() : 1); }
 
 // Binds a variable for one scope, restoring what it shadowed.
 class ScopedBinding {
@@ -51,10 +47,8 @@ void CodeGenLLVM::emit(const Stmt &s) {
       const auto *op = static_cast<const LetStmtNode *>(n);
       llvm::Value *v = emit(op->value);
       ScopedBinding bind_var(fs_.vars, op->var.get(), v);
-      const bool ranged = is_ranged_let(op->value);
-      if (ranged) guard_.enter(op->var.get(), guard_.interval(op->value));
+      LoadGuard::Scope range(guard_, op->var.get(), op->value);
       emit(op->body);
-      if (ranged) guard_.leave(op->var.get());
       return;
     }
     case IRKind::AttrStmt:
@@ -92,12 +86,7 @@ void CodeGenLLVM::emit(const Stmt &s) {
 }
 
 void CodeGenLLVM::emit_for(const ForNode *op) {
-  guard_.enter(op->loop_var.get(), {op->min, simplify(op->min + op->extent - make_const(op->extent.type(), 1))});
-  emit_loop(op);
-  guard_.leave(op->loop_var.get());
-}
-
-void CodeGenLLVM::emit_loop(const ForNode *op) {
+  LoadGuard::Scope range(guard_, op->loop_var.get(), interval_of_range(Range::from_min_extent(op->min, op->extent)));
   switch (op->for_kind) {
     case ForKind::Parallel:
       // A parallel loop inside a parallel body runs serially on its thread.

@@ -62,9 +62,19 @@ void LoadGuard::leave(const VarNode *v) {
   it->second.pop_back();
 }
 
-bool is_ranged_let(const Expr &value) { return value.type().is_scalar() && value.type().is_int_or_uint(); }
+LoadGuard::Scope::Scope(LoadGuard &guard, const VarNode *v, const Interval &range) : guard_(guard), v_(v) {
+  guard_.enter(v, range);
+}
 
-Interval LoadGuard::interval(const Expr &e) const { return eval_interval(e, ranges_); }
+LoadGuard::Scope::Scope(LoadGuard &guard, const VarNode *v, const Expr &value) : guard_(guard) {
+  if (!value.type().is_scalar() || !value.type().is_int_or_uint()) return;
+  v_ = v;
+  guard_.enter(v, eval_interval(value, guard_.ranges_));
+}
+
+LoadGuard::Scope::~Scope() {
+  if (v_) guard_.leave(v_);
+}
 
 bool LoadGuard::in_bounds(const LoadNode *load) const {
   auto it = buffers_.find(load->buffer.get());
@@ -103,10 +113,8 @@ bool LoadGuard::has_unproven_load(const Expr &e) {
     // A let inside binds its variable for its body, as code generation will.
     void visit(const LetNode *op) override {
       visit(op->value);
-      const bool ranged = is_ranged_let(op->value);
-      if (ranged) guard->enter(op->var.get(), guard->interval(op->value));
+      Scope scope(*guard, op->var.get(), op->value);
       visit(op->body);
-      if (ranged) guard->leave(op->var.get());
     }
   } finder;
   finder.guard = this;

@@ -18,24 +18,34 @@ namespace tensorir::llvm_backend {
 // The number of elements of a buffer of these extents, as an int64 expression.
 Expr element_count(const std::vector<Expr> &extents);
 
-// Whether a let of this value gives its variable a range (scalar integers).
-bool is_ranged_let(const Expr &value);
-
 class LoadGuard {
  public:
+  // While alive, `v` takes `range` (a loop), or the interval of `value` when that is a
+  // scalar integer (a let; other lets give no range).
+  class Scope {
+   public:
+    Scope(LoadGuard &guard, const VarNode *v, const Interval &range);
+    Scope(LoadGuard &guard, const VarNode *v, const Expr &value);
+    ~Scope();
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+   private:
+    LoadGuard &guard_;
+    const VarNode *v_ = nullptr;
+  };
+
   // A buffer of `count` elements of `elem` (an argument's shape, an allocation).
   void add_buffer(const VarNode *buffer, Type elem, Expr count);
-  // The range a loop or let variable takes while its scope is open.
-  void enter(const VarNode *v, const Interval &range);
-  void leave(const VarNode *v);
-  Interval interval(const Expr &e) const;
-
   // True when every element `load` reads provably lies inside its buffer.
   bool in_bounds(const LoadNode *load) const;
   // True when `e` reads, anywhere, through a load that in_bounds cannot vouch for.
   bool has_unproven_load(const Expr &e);
 
  private:
+  void enter(const VarNode *v, const Interval &range);
+  void leave(const VarNode *v);
+
   struct Extent {
     Type elem;
     Expr count;

@@ -120,14 +120,6 @@ ArgValue integer(int64_t i) {
   return v;
 }
 
-std::vector<float> random_floats(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v) x = d(rng);
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("reads a condition rules out stay off memory past a buffer's ends", "[codegen][guarded]") {
@@ -152,7 +144,7 @@ TEST_CASE("reads a condition rules out stay off memory past a buffer's ends", "[
   schedule_loops(s, O, loops);
   SharedKernel k(build(s, {A, O, lo, hi}, target, "neighbors"), "neighbors");
 
-  const std::vector<float> a = random_floats(n, 11);
+  const std::vector<float> a = random_array<float>({n}, 11).to_vector<float>();
   EdgeBuffer in(n, true), out(n, true);
   in.fill(a);
   k({pointer(in.data()), pointer(out.data()), integer(0), integer(n)});
@@ -189,7 +181,7 @@ TEST_CASE("a zero-padded 3x3 window written with if_then_else reads inside the i
   schedule_loops(s, O, loops);
   SharedKernel k(build(s, {I, O}, target, "window"), "window");
 
-  const std::vector<float> img = random_floats(size_t(h) * w, 12);
+  const std::vector<float> img = random_array<float>({h, w}, 12).to_vector<float>();
   EdgeBuffer in(size_t(h) * w, at_end), out(size_t(h) * w, !at_end);
   in.fill(img);
   k({pointer(in.data()), pointer(out.data())});
