@@ -22,6 +22,9 @@ int model_opset(const ::onnx::ModelProto &m);
 // without a converter at `opset`, attributes a converter's check refuses; and graph
 // inputs of element types the graph cannot hold.
 std::vector<UnsupportedNode> static_check(const ::onnx::GraphProto &g, int opset);
+// What `m` holds (inspect, Session::info): its inputs, outputs, operators, parameters and
+// what static_check refuses.
+ModelInfo describe(const ::onnx::ModelProto &m);
 
 // The element types graph inputs and values may have.
 bool supported_dtype(Type t);

@@ -45,8 +45,7 @@ graph::Graph import_bytes(const std::string &bytes, const ImportOptions &options
   return import_model(m, options, ".", "the model given as bytes");
 }
 
-ModelInfo inspect(const std::string &path) {
-  const ::onnx::ModelProto m = detail::load_model(path);
+ModelInfo detail::describe(const ::onnx::ModelProto &m) {
   const ::onnx::GraphProto &g = m.graph();
   ModelInfo info;
   info.producer = m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
@@ -69,6 +68,8 @@ ModelInfo inspect(const std::string &path) {
   info.unsupported = detail::static_check(g, detail::model_opset(m));
   return info;
 }
+
+ModelInfo inspect(const std::string &path) { return detail::describe(detail::load_model(path)); }
 
 namespace {
 

@@ -172,6 +172,8 @@ Session Session::from_bytes(const std::string &bytes, const Target &target, cons
 
 const std::vector<SessionInput> &Session::inputs() const { return impl_->inputs; }
 
+ModelInfo Session::info() const { return detail::describe(impl_->model); }
+
 std::vector<std::string> Session::shape_inputs() const {
   std::vector<std::string> out;
   for (const SessionInput &in : impl_->inputs)

@@ -54,6 +54,12 @@ endif()
 # ONNX backend test cases: pass, inspected, run from .pb inputs.
 expect(0 "PASS" test "${CASES}/test_relu/model.onnx" --data-dir "${CASES}/test_relu/test_data_set_0")
 expect(0 "every node can be imported" info "${CASES}/test_relu/model.onnx")
+# What cannot be imported: by the operator alone, for the whole model, or found converting.
+expect(1 "Bernoulli +1\nparameters: 0\n1 nodes cannot be imported:\n  y \\(Bernoulli\\): no converter" info
+       "${CASES}/test_bernoulli/model.onnx")
+expect(1 "the model: the model imports no ai.onnx opset" info "${CASES}/test_adam/model.onnx")
+expect(1 "Compress +1\nparameters: 0\n1 nodes cannot be imported:\n  output \\(Compress\\): condition 'condition' is computed at run time"
+       info "${CASES}/test_compress_0/model.onnx")
 expect(0 "wrote" run "${CASES}/test_relu/model.onnx" -i "x=${CASES}/test_relu/test_data_set_0/input_0.pb"
        -o "${WORK}/relu_out")
 # A target shape given as a graph input: run and test take it at run time, info lists it,

@@ -8,12 +8,23 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <variant>
+#include <unistd.h>
 #include <vector>
 
 namespace tensorir::onnx_test {
+
+// A fresh directory under the system's temporary one, named for the test and the process.
+inline std::filesystem::path temp_dir(const std::string &name) {
+  const std::filesystem::path d =
+      std::filesystem::temp_directory_path() / ("tensorir_onnx_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
 
 // A dimension: a number or a symbol name.
 using Dim = std::variant<int64_t, std::string>;

@@ -16,17 +16,11 @@ using namespace tensorir;
 using Catch::Matchers::Contains;
 using onnx_test::attr;
 using onnx_test::ModelBuilder;
+using onnx_test::temp_dir;
 namespace fs = std::filesystem;
 namespace tonnx = tensorir::onnx;
 
 namespace {
-
-fs::path temp_dir(const std::string &name) {
-  const fs::path d = fs::temp_directory_path() / ("tensorir_onnx_err_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 void write(const fs::path &p, const std::string &bytes) {
   std::ofstream f(p, std::ios::binary);
@@ -144,7 +138,7 @@ TEST_CASE("import errors: opsets outside 1 to 18 and other domains", "[onnx][err
 }
 
 TEST_CASE("import errors: a missing external data file names the tensor and the file", "[onnx][error]") {
-  const fs::path dir = temp_dir("external");
+  const fs::path dir = temp_dir("external_refused");
   ModelBuilder mb(13);
   mb.input("x", {int64_t{2}, int64_t{3}});
   ::onnx::TensorProto *t = mb.graph().add_initializer();

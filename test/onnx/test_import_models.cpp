@@ -16,6 +16,7 @@
 using namespace tensorir;
 using onnx_test::attr;
 using onnx_test::ModelBuilder;
+using onnx_test::temp_dir;
 namespace fs = std::filesystem;
 namespace tonnx = tensorir::onnx;
 
@@ -35,14 +36,6 @@ void check_close(const NDArray &got, const std::vector<float> &want, double rtol
 
 NDArray rand(const std::vector<int64_t> &shape, uint64_t seed, double lo = -1, double hi = 1) {
   return NDArray::random(shape, Float(32), seed, lo, hi);
-}
-
-// A fresh directory under the system's temporary one.
-fs::path temp_dir(const std::string &name) {
-  const fs::path d = fs::temp_directory_path() / ("tensorir_onnx_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
 }
 
 // conv 3x3 (pad 1) + bias -> relu -> maxpool 2x2 -> flatten -> x W^T + b, on [1, C, H, W].

@@ -2,11 +2,14 @@
 // (cached), the other inputs fed; against plain loops, and its errors.
 #include <tensorir/frontend/onnx.h>
 
+#include <fstream>
+
 #include "onnx/onnx_test_util.h"
 
 using namespace tensorir;
 using namespace tensorir::onnx_test;
 using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
 namespace tonnx = tensorir::onnx;
 
 namespace {
@@ -93,6 +96,35 @@ TEST_CASE("Session: shape inputs given at run time, one compile per distinct val
   CHECK(p.feed.size() == 2);
   CHECK(p.feed.count("x") == 1);
   CHECK(p.feed.count("v") == 1);
+}
+
+TEST_CASE("Session: info describes the model as inspect does, from the copy it keeps", "[onnx][session]") {
+  const fs::path dir = temp_dir("session_info");
+  const std::string path = (dir / "shapes.onnx").string();
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << shape_model();
+  }
+  const tonnx::ModelInfo want = tonnx::inspect(path);
+  const tonnx::Session s = tonnx::Session::open(path, "llvm");
+  fs::remove_all(dir);  // info() reads no file
+  const tonnx::ModelInfo got = s.info();
+  CHECK(got.producer == want.producer);
+  CHECK(got.ir_version == want.ir_version);
+  CHECK(got.opsets == want.opsets);
+  REQUIRE(got.inputs.size() == 6);
+  REQUIRE(got.inputs.size() == want.inputs.size());
+  for (size_t i = 0; i < got.inputs.size(); ++i) {
+    CHECK(got.inputs[i].name == want.inputs[i].name);
+    CHECK(got.inputs[i].dtype == want.inputs[i].dtype);
+    CHECK(got.inputs[i].shape == want.inputs[i].shape);
+  }
+  REQUIRE(got.outputs.size() == 2);
+  CHECK(got.outputs[0].name == "y");
+  CHECK(got.outputs[1].name == "z");
+  CHECK(got.operators == std::map<std::string, int>{{"Expand", 1}, {"Reshape", 1}, {"Slice", 1}});
+  CHECK(got.parameters == 1);  // the axes initializer
+  CHECK(got.unsupported.empty());
 }
 
 TEST_CASE("Session: the cache keeps the most recent values", "[onnx][session]") {

@@ -33,24 +33,7 @@ void print_unsupported(const std::vector<onnx::UnsupportedNode> &nodes) {
   throw CLI::RuntimeError(1);
 }
 
-// What importing finds: the inputs whose values decide shapes (given at run time, or
-// fixed with --input-value to compile), or the nodes that cannot convert.
-void print_shape_inputs(const std::string &model) {
-  try {
-    const std::vector<std::string> shape = onnx::Session::open(model, "llvm").shape_inputs();
-    std::printf("every node can be imported\n");
-    if (shape.empty()) return;
-    std::string names;
-    for (const std::string &n : shape) names += (names.empty() ? "" : ", ") + n;
-    std::printf("shape inputs (the model is compiled for their values: given at run time by run and test, or "
-                "fixed with --input-value to compile): %s\n", names.c_str());
-  } catch (const onnx::UnsupportedError &e) {
-    print_unsupported(e.nodes());
-  }
-}
-
-void info(const std::string &model) {
-  const onnx::ModelInfo m = onnx::inspect(model);
+void print_summary(const std::string &model, const onnx::ModelInfo &m) {
   std::printf("%s: produced by %s, IR version %lld, opsets:", model.c_str(),
               m.producer.empty() ? "(unknown)" : m.producer.c_str(), static_cast<long long>(m.ir_version));
   for (const auto &[domain, version] : m.opsets)
@@ -63,11 +46,34 @@ void info(const std::string &model) {
   std::printf("operators: %zu kinds, %d nodes\n", m.operators.size(), nodes);
   for (const auto &[op, n] : m.operators) std::printf("  %-28s %d\n", op.c_str(), n);
   std::printf("parameters: %lld\n", static_cast<long long>(m.parameters));
-  if (m.unsupported.empty()) {
-    print_shape_inputs(model);
-    return;
+}
+
+// What importing finds: the inputs whose values decide shapes (given at run time, or
+// fixed with --input-value to compile), or the nodes that cannot convert. A model that
+// imports is read once, by the session; one that does not is read again to describe it.
+void info(const std::string &model) {
+  std::vector<std::string> shape;
+  try {
+    const onnx::Session s = onnx::Session::open(model, "llvm");
+    print_summary(model, s.info());
+    shape = s.shape_inputs();
+  } catch (const onnx::UnsupportedError &e) {
+    const onnx::ModelInfo m = onnx::inspect(model);
+    print_summary(model, m);
+    print_unsupported(m.unsupported.empty() ? e.nodes() : m.unsupported);
+  } catch (const Error &) {
+    // Nodes the importer cannot convert may fail it before it lists them: list those.
+    const onnx::ModelInfo m = onnx::inspect(model);
+    if (m.unsupported.empty()) throw;
+    print_summary(model, m);
+    print_unsupported(m.unsupported);
   }
-  print_unsupported(m.unsupported);
+  std::printf("every node can be imported\n");
+  if (shape.empty()) return;
+  std::string names;
+  for (const std::string &n : shape) names += (names.empty() ? "" : ", ") + n;
+  std::printf("shape inputs (the model is compiled for their values: given at run time by run and test, or "
+              "fixed with --input-value to compile): %s\n", names.c_str());
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ Runnable session_runnable(const std::string &model, const Target &t, const Model
                         : symbolic ? "has symbolic dimensions (bind them with --input-shape, or give the array)"
                                    : ""});
   }
-  r.onnx = onnx::inspect(model);
+  r.onnx = s->info();
   for (const onnx::ValueInfo &out : r.onnx->outputs) r.output_names.push_back(out.name);
   r.run = [s](const std::map<std::string, NDArray> &in) { return by_name(s->run(in)); };
   r.profile = [s](const std::map<std::string, NDArray> &in, int repeats) {

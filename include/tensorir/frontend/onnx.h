@@ -125,6 +125,9 @@ class Session {
   // when the session is made; a run can find more (fixing one lets the importer reach
   // nodes that need another).
   std::vector<std::string> shape_inputs() const;
+  // What the model holds, as inspect() says, from the copy the session keeps (the file
+  // is not read again).
+  ModelInfo info() const;
 
   // The model compiled for `inputs`' shape values (now, unless cached) and what to feed
   // it: the other inputs, less those the compiled graph no longer reads. A missing shape
