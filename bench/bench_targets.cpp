@@ -40,7 +40,7 @@ std::string first_line(const std::string &s) { return s.substr(0, s.find('\n'));
 
 Row run_native(const graph::Graph &g, const std::string &label, const std::string &target,
                const graph::BuildOptions &options, const NDArray &input, int reps, std::vector<float> &llvm_out) {
-  Row r{label};
+  Row r{label, -1, -1, ""};
   try {
     const graph::CompiledModel m = graph::build(g, target, options);
     const std::map<std::string, NDArray> inputs{{"data", input}};
@@ -56,7 +56,7 @@ Row run_native(const graph::Graph &g, const std::string &label, const std::strin
 
 // The web packages in headless Chromium, one JSON line per engine from run_bench.mjs.
 std::vector<Row> run_browser(int reps) {
-  std::vector<Row> rows = {{"chromium webgl2"}, {"chromium wasm"}};
+  std::vector<Row> rows = {{"chromium webgl2", -1, -1, ""}, {"chromium wasm", -1, -1, ""}};
   const char *chromium = std::getenv("CHROMIUM");
   const std::string browser = chromium && *chromium ? chromium : "/usr/bin/chromium";
   std::string why;

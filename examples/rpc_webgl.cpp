@@ -43,7 +43,9 @@ int main(int argc, char **argv) {
   const std::string key = argc > 2 ? argv[2] : "browser";
   const std::string target = argc > 3 ? argv[3] : "webgl";
   try {
-    rpc::Session remote = rpc::connect(address, key, {.timeout_ms = 30000});
+    rpc::ConnectOptions options;
+    options.timeout_ms = 30000;
+    rpc::Session remote = rpc::connect(address, key, options);
     std::printf("connected to '%s': %s\n", key.c_str(), remote.info_json().c_str());
     Device dev = remote.device(target);
 

@@ -198,7 +198,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
 }
 
 const bool registered = [] {
-  register_web_exporter("wasm", export_wasm);
+  register_web_exporter("wasm", export_wasm, {"model.json", "model.wasm", "model.threads.wasm", "params.bin"});
   return true;
 }();
 

@@ -49,13 +49,8 @@ ConstRange range_mul(const ConstRange &a, const ConstRange &b) {
 }
 
 ConstRange type_bounds(Type t) {
-  if (t.is_bool()) return {0, 1};
-  if (t.is_uint()) return {0, t.bits() < 63 ? Opt((int64_t{1} << t.bits()) - 1) : std::nullopt};
-  if (t.is_int() && t.bits() < 64) {
-    int64_t hi = (int64_t{1} << (t.bits() - 1)) - 1;
-    return {-hi - 1, hi};
-  }
-  return {};
+  if (!t.is_int_or_uint() || (t.is_int() && t.bits() >= 64)) return {};
+  return {t.min_int(), t.max_int()};
 }
 
 Opt min_opt(Opt a, Opt b, bool take_known) {

@@ -41,16 +41,9 @@ Expr fit_type(const Expr &b, Type t) {
 
 // The full range of an integer type (for casts that may wrap).
 Interval type_range(Type t) {
-  if (t.is_bool()) return {int_const(t, 0), int_const(t, 1)};
-  if (t.is_uint()) {
-    if (t.bits() >= 64) return {int_const(t, 0), Expr()};
-    return {int_const(t, 0), int_const(t, static_cast<int64_t>((1ULL << t.bits()) - 1))};
-  }
-  if (t.is_int() && t.bits() < 64) {
-    int64_t hi = static_cast<int64_t>((1ULL << (t.bits() - 1)) - 1);
-    return {int_const(t, -hi - 1), int_const(t, hi)};
-  }
-  return Interval::everything();
+  if (!t.is_int_or_uint() || (t.is_int() && t.bits() >= 64)) return Interval::everything();
+  const std::optional<int64_t> hi = t.max_int();
+  return {int_const(t, t.min_int()), hi ? int_const(t, *hi) : Expr()};
 }
 
 // True when every value of integer type `from` is a value of `to`.
@@ -61,12 +54,7 @@ bool cast_preserves(Type from, Type to) {
   return to.bits() >= from.bits();
 }
 
-bool fits_value(Type t, int64_t v) {
-  Interval r = type_range(t);
-  if (r.min.defined() && v < *as_const_int(r.min)) return false;
-  if (r.max.defined() && v > *as_const_int(r.max)) return false;
-  return true;
-}
+bool fits_value(Type t, int64_t v) { return !t.is_int_or_uint() || t.holds_int(v); }
 
 bool fits(Type t, const Expr &e) {
   const int64_t *v = e.defined() ? as_const_int(e) : nullptr;

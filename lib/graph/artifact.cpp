@@ -2,10 +2,13 @@
 // CompiledModel::save and graph::export_web.
 #include "tensorir/graph/artifact.h"
 
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "compiled_model.h"
+#include "graph/web_assets.h"
 #include "tensorir/error.h"
 
 namespace tensorir::graph {
@@ -16,11 +19,17 @@ template <typename Fn>
 struct Registry {
   std::mutex mu;
   std::map<std::string, Fn> fns;
+  std::map<std::string, std::vector<std::string>> entries;  // by kind
 
-  void add(const std::string &kind, Fn fn, const char *what) {
+  void add(const std::string &kind, Fn fn, std::vector<std::string> names, const char *what) {
     TIR_ASSERT(fn != nullptr) << what << " for '" << kind << "': empty function";
     std::lock_guard<std::mutex> lock(mu);
     TIR_ASSERT(fns.emplace(kind, std::move(fn)).second) << what << " for '" << kind << "' registered twice";
+    entries[kind] = std::move(names);
+  }
+  void add_entries(std::set<std::string> &out) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto &[kind, names] : entries) out.insert(names.begin(), names.end());
   }
   Fn find(const std::string &kind) {
     std::lock_guard<std::mutex> lock(mu);
@@ -56,17 +65,28 @@ std::string quoted(const std::vector<std::string> &kinds, const char *conjunctio
 
 }  // namespace
 
-void register_model_writer(const std::string &target_kind, ModelWriterFn fn) {
-  writers().add(target_kind, std::move(fn), "register_model_writer");
+void register_model_writer(const std::string &target_kind, ModelWriterFn fn, std::vector<std::string> entries) {
+  writers().add(target_kind, std::move(fn), std::move(entries), "register_model_writer");
 }
 
-void register_web_exporter(const std::string &target_kind, WebExporterFn fn) {
-  exporters().add(target_kind, std::move(fn), "register_web_exporter");
+void register_web_exporter(const std::string &target_kind, WebExporterFn fn, std::vector<std::string> entries) {
+  exporters().add(target_kind, std::move(fn), std::move(entries), "register_web_exporter");
 }
 
 std::vector<std::string> model_writer_kinds() { return writers().kinds(); }
 std::vector<std::string> web_exporter_kinds() { return exporters().kinds(); }
 bool has_web_exporter(const std::string &target_kind) { return exporters().find(target_kind) != nullptr; }
+
+std::vector<std::string> model_directory_entries() {
+  std::set<std::string> names;
+  writers().add_entries(names);
+  exporters().add_entries(names);
+  for (size_t i = 0; i < web_assets::count(); ++i)
+    if (web_assets::path(i) != std::string_view(web_assets::kRpcPage))
+      names.insert(std::filesystem::path(web_assets::path(i)).begin()->string());
+  for (const std::string &kind : web_exporter_kinds()) names.insert(kind);
+  return {names.begin(), names.end()};
+}
 
 void CompiledModel::save(const std::string &dir) const {
   const Target &target = impl_->target;

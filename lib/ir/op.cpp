@@ -48,13 +48,6 @@ Expr retype_const(const ConstInfo &c, Type t, int lanes) {
   return BroadcastNode::make(s, lanes);
 }
 
-// Whether the integer constant v is a value of the integer type t.
-bool int_fits(int64_t v, Type t) {
-  if (t.bits() >= 64) return t.is_int() || v >= 0;
-  if (t.is_uint()) return v >= 0 && v < (int64_t(1) << t.bits());
-  return v >= -(int64_t(1) << (t.bits() - 1)) && v < (int64_t(1) << (t.bits() - 1));
-}
-
 void check_not_handle(const Expr &e, const char *op) {
   TIR_USER_CHECK(e.defined()) << "operator " << op << " applied to an undefined expression";
   TIR_USER_CHECK(!e.type().is_handle())
@@ -118,7 +111,7 @@ void match_types(Expr &a, Expr &b, const char *op) {
       }
       // Wrapped into a narrower type the constant would be another number: A(i) > 300 on
       // uint8 would become A(i) > 44.
-      TIR_USER_CHECK(!c.is_int || vt.is_float() || int_fits(c.i, vt))
+      TIR_USER_CHECK(!c.is_int || vt.is_float() || vt.holds_int(c.i))
           << "the constant " << c.i << " is not a value of " << vt << ", the type of `" << var << "` in `" << op
           << "`: use cast(" << cast_hint(vt.bits() < 32 ? Int(32) : Int(64)) << ", " << var
           << ") to compute in a wider type";

@@ -3,10 +3,23 @@
 
 #include <cctype>
 #include <cstdio>
+#include <limits>
 
 #include "tensorir/error.h"
 
 namespace tensorir {
+
+int64_t Type::min_int() const {
+  TIR_ASSERT(is_int_or_uint()) << "min_int of " << str();
+  if (is_uint()) return 0;
+  return bits() >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (bits() - 1));
+}
+
+std::optional<int64_t> Type::max_int() const {
+  TIR_ASSERT(is_int_or_uint()) << "max_int of " << str();
+  if (bits() >= 64) return is_int() ? std::optional<int64_t>(std::numeric_limits<int64_t>::max()) : std::nullopt;
+  return is_uint() ? (int64_t(1) << bits()) - 1 : (int64_t(1) << (bits() - 1)) - 1;
+}
 
 std::string Type::str() const {
   const char *name = "handle";

@@ -150,10 +150,8 @@ class CallChecker {
   void check_int_range(const ArgSpec &spec, int64_t v) const {
     Type t = spec.dtype;
     if (t.bits() >= 64 || !t.is_int_or_uint()) return;
-    int64_t lo = t.is_int() ? -(int64_t(1) << (t.bits() - 1)) : 0;
-    int64_t hi = t.is_int() ? (int64_t(1) << (t.bits() - 1)) - 1 : (int64_t(1) << t.bits()) - 1;
-    TIR_USER_CHECK(v >= lo && v <= hi) << sig_.name << ": argument " << spec.name << " = " << v
-                                       << " does not fit its type " << t;
+    TIR_USER_CHECK(t.holds_int(v)) << sig_.name << ": argument " << spec.name << " = " << v
+                                   << " does not fit its type " << t;
   }
 
   const FuncSignature &sig_;

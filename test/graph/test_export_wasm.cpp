@@ -2,6 +2,7 @@
 // this process, saved modules and their imports, the package's files. The packages'
 // answers are checked by running them under Node and in Chromium (test/web/wasm_test.mjs,
 // browser_test.mjs) against the "llvm" build.
+#include <tensorir/graph/artifact.h>
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/export_web.h>
 #include <tensorir/graph/models.h>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -153,7 +155,7 @@ TEST_CASE("wasm: the package lays results out as the storage plan shares them", 
   options.fuse_operators = false;
   graph::CompiledModel m = graph::build(b.finish(b.relu(r3, "out")), "wasm", options);
   const fs::path dir = scratch_dir("layout");
-  graph::export_web(m, dir.string(), {.copy_runtime = false});
+  graph::export_web(m, dir.string(), {.name = "", .copy_runtime = false});
   const json::Value doc = json::parse(read_all(dir / "model.json"));
   std::map<std::string, int64_t> at;  // each kernel's result: the offset of its last argument
   for (const json::Value &k : doc.at("kernels").items()) at[k.at("node").as_string()] = k.at("args").items().back().as_int();
@@ -206,5 +208,28 @@ TEST_CASE("export_web_index: one package holding the webgl and wasm builds", "[w
   CHECK_THROWS_WITH(graph::export_web_index({}, dir.string()), Contains("no models"));
   CHECK_THROWS_WITH(graph::export_web_index({&wasm, &wasm}, dir.string()), Contains("two models built for \"wasm\""));
   CHECK_THROWS_WITH(graph::export_web_index({&llvm}, dir.string()), Contains("\"wasm\", \"webgl\""));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("model_directory_entries names every file a saved model or a package puts at its top", "[wasm][web]") {
+  const graph::Graph g = small_network();
+  graph::CompiledModel webgl = graph::build(g, "webgl"), wasm = graph::build(g, "wasm"), llvm = graph::build(g, "llvm");
+  const fs::path dir = scratch_dir("entries");
+  llvm.save((dir / "saved").string());
+  graph::export_web(webgl, (dir / "webgl").string());
+  graph::export_web(wasm, (dir / "wasm").string());
+  graph::export_web_index({&webgl, &wasm}, (dir / "index").string());
+  const std::vector<std::string> list = graph::model_directory_entries();
+  const std::set<std::string> entries(list.begin(), list.end());
+  size_t seen = 0;
+  for (const char *d : {"saved", "webgl", "wasm", "index"})
+    for (const fs::directory_entry &e : fs::directory_iterator(dir / d)) {
+      INFO(d << ": " << e.path().filename().string());
+      CHECK(entries.count(e.path().filename().string()) == 1);
+      ++seen;
+    }
+  CHECK(seen >= 15);
+  CHECK(entries.count("model.txt") == 1);  // an older saved model's plan
+  CHECK(entries.count("rpc.html") == 0);   // served by the proxy, never in a package
   fs::remove_all(dir);
 }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -63,6 +64,42 @@ TEST_CASE("type names round-trip through parse", "[ir]") {
   CHECK(Bool().str() == "bool");
   CHECK_THROWS_AS(Type::parse("floaty"), Error);
   CHECK_THROWS_AS(Type::parse("int32x"), Error);
+}
+
+namespace {
+// The range of the C type T as Type::min_int and max_int give it, and the values at its
+// edges.
+template <typename T>
+void check_int_range(Type t) {
+  INFO(t.str());
+  CHECK(t.min_int() == int64_t(std::numeric_limits<T>::min()));
+  const uint64_t top = uint64_t(std::numeric_limits<T>::max());
+  if (top > uint64_t(std::numeric_limits<int64_t>::max())) {
+    CHECK_FALSE(t.max_int().has_value());
+  } else {
+    REQUIRE(t.max_int().has_value());
+    CHECK(*t.max_int() == int64_t(top));
+    CHECK(t.holds_int(int64_t(top)));
+    if (top < uint64_t(std::numeric_limits<int64_t>::max())) CHECK_FALSE(t.holds_int(int64_t(top) + 1));
+  }
+  CHECK(t.holds_int(t.min_int()));
+  if (t.min_int() > std::numeric_limits<int64_t>::min()) CHECK_FALSE(t.holds_int(t.min_int() - 1));
+  CHECK(t.with_lanes(8).min_int() == t.min_int());  // per element
+}
+}  // namespace
+
+TEST_CASE("integer types know their ranges", "[ir]") {
+  check_int_range<int8_t>(Int(8));
+  check_int_range<int16_t>(Int(16));
+  check_int_range<int32_t>(Int(32));
+  check_int_range<int64_t>(Int(64));
+  check_int_range<uint8_t>(UInt(8));
+  check_int_range<uint16_t>(UInt(16));
+  check_int_range<uint32_t>(UInt(32));
+  check_int_range<uint64_t>(UInt(64));
+  check_int_range<bool>(Bool());
+  CHECK(UInt(64).holds_int(std::numeric_limits<int64_t>::max()));
+  CHECK_FALSE(UInt(64).holds_int(-1));
 }
 
 TEST_CASE("literals adopt the other operand's type", "[ir]") {

@@ -93,16 +93,6 @@ graph::Graph static_graph(const CompileArgs &a) {
   }
 }
 
-// The names a saved model or a web package puts in its directory: what replacing an
-// earlier model there removes. Other files in the directory stay.
-std::vector<std::string> model_entry_names() {
-  std::vector<std::string> names = {runtime::kModelPlan, runtime::kOldModelPlan, runtime::kModelLibrary,
-                                    runtime::kModelParams, "index.html", "tensorir", "model.wasm",
-                                    "model.threads.wasm"};
-  for (const std::string &kind : graph::web_exporter_kinds()) names.push_back(kind);  // a multi-target package
-  return names;
-}
-
 // The model is written to a hidden directory inside OUT and moved into place once it is
 // whole: a compile that fails leaves OUT as it was, and replacing an earlier model there
 // leaves none of its files behind (model.so beside a web package). The user's own files
@@ -135,7 +125,7 @@ class StagedOutput {
     std::error_code ec;
     const bool earlier = fs::exists(out_ / runtime::kModelPlan, ec) || fs::exists(out_ / runtime::kOldModelPlan, ec);
     if (earlier)
-      for (const std::string &name : model_entry_names()) remove(out_ / name);
+      for (const std::string &name : graph::model_directory_entries()) remove(out_ / name);
     for (const fs::directory_entry &e : fs::directory_iterator(staging_)) {
       const fs::path target = out_ / e.path().filename();
       remove(target);  // a file of the user's with a model file's name is replaced

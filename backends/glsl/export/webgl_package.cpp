@@ -334,7 +334,7 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
 }
 
 const bool registered = [] {
-  register_web_exporter("webgl", export_webgl);
+  register_web_exporter("webgl", export_webgl, {"model.json", "params.bin"});
   return true;
 }();
 

@@ -1,6 +1,7 @@
 // Scalar and vector element types: a code, a bit width and a lane count.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -27,6 +28,13 @@ class Type {
   bool is_scalar() const { return lanes_ == 1; }
   bool is_vector() const { return lanes_ > 1; }
   bool is_int_or_uint() const { return code_ == Int || code_ == UInt; }
+
+  // An integer type's least and greatest values (bool: 0 and 1); uint64's greatest is
+  // past int64_t, so none. Only for int and uint types.
+  int64_t min_int() const;
+  std::optional<int64_t> max_int() const;
+  // Whether the integer `v` is a value of this int or uint type.
+  bool holds_int(int64_t v) const { return v >= min_int() && (!max_int() || v <= *max_int()); }
 
   Type with_lanes(int l) const { return Type(code_, bits_, l); }
   Type element_of() const { return with_lanes(1); }
