@@ -22,16 +22,19 @@ BackendRegistry &registry() {
   return *r;
 }
 
-// For targets without prefetch instructions (the GPUs, WebAssembly): the functions
-// without the prefetch calls.
-std::vector<LoweredFunc> without_prefetch(const std::vector<LoweredFunc> &funcs) {
+// What the target cannot do taken out of the functions: prefetches where it has no
+// prefetch instructions (the GPUs, WebAssembly), index checks where its kernels cannot
+// fail a call (the GPUs: the indices are clamped instead).
+std::vector<LoweredFunc> for_target(const std::vector<LoweredFunc> &funcs, const TargetCaps &caps) {
+  if (caps.prefetch && caps.kernel_errors) return funcs;
   std::vector<LoweredFunc> out;
   for (const LoweredFunc &f : funcs) {
     auto *n = new LoweredFuncNode();  // Objects are not copyable: field by field
     n->name = f->name;
     n->args = f->args;
     n->symbols = f->symbols;
-    n->body = strip_prefetch(f->body);
+    n->body = caps.prefetch ? f->body : strip_prefetch(f->body);
+    if (!caps.kernel_errors) n->body = clamp_checked_indices(n->body);
     out.emplace_back(n);
   }
   return out;
@@ -76,7 +79,7 @@ Module build(const std::vector<LoweredFunc> &funcs, const Target &target) {
     fn = it->second;
   }
   // Called outside the lock: a backend may itself look up others.
-  return target.caps().prefetch ? fn(funcs, target) : fn(without_prefetch(funcs), target);
+  return fn(for_target(funcs, target.caps()), target);
 }
 
 namespace {

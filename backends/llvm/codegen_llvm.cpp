@@ -122,6 +122,13 @@ void CodeGenLLVM::emit_return(llvm::Value *code) {
   builder_.CreateRet(code);
 }
 
+void CodeGenLLVM::emit_fail(const std::string &message, const std::string &name) {
+  llvm::FunctionCallee set_error = runtime_function(
+      "tensorir_set_last_error", llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
+  builder_.CreateCall(set_error, {global_string(message, name)});
+  emit_return(builder_.getInt32(-1));
+}
+
 llvm::Constant *CodeGenLLVM::global_string(const std::string &s, const std::string &name) {
   return builder_.CreateGlobalString(s, name, 0, module_.get());
 }

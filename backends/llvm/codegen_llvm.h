@@ -63,6 +63,8 @@ class CodeGenLLVM {
   // Frees live heap allocations and returns `code` from the current function (terminates
   // the current block: the caller moves the insert point elsewhere).
   void emit_return(llvm::Value *code);
+  // Records `message` as the call's error and returns -1 (terminates the current block).
+  void emit_fail(const std::string &message, const std::string &name);
   llvm::Value *cast_to(llvm::Value *v, Type from, Type to);
   llvm::Value *to_bool_memory(llvm::Value *v, Type t);
   llvm::Value *from_bool_memory(llvm::Value *v, Type t);
@@ -96,6 +98,8 @@ class CodeGenLLVM {
   llvm::Value *emit_call(const CallNode *op);
   llvm::Value *emit_extern_call(const CallNode *op);
   llvm::Value *emit_prefetch(const CallNode *op);
+  // A kCheckedIndex call: fails the call when an index (any lane) is outside its range.
+  llvm::Value *emit_checked_index(const CallNode *op);
   llvm::Value *emit_libm_call(const std::string &fname, llvm::Value *x, Type t);
 
   // ---- statements (codegen_stmt.cpp)

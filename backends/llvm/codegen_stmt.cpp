@@ -4,6 +4,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include "tensorir/error.h"
+#include "tensorir/ir/op.h"
 
 namespace tensorir::llvm_backend {
 
@@ -241,13 +242,7 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
   builder_.CreateCondBr(builder_.CreateIsNull(p), fail, ok,
                         llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
   builder_.SetInsertPoint(fail);
-  llvm::FunctionCallee set_error = runtime_function(
-      "tensorir_set_last_error",
-      llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
-  builder_.CreateCall(set_error, {global_string("out of memory allocating temporary buffer '" +
-                                                    op->buffer.name() + "' in " + func_name_,
-                                                "oom_msg")});
-  emit_return(builder_.getInt32(-1));
+  emit_fail("out of memory allocating temporary buffer '" + op->buffer.name() + "' in " + func_name_, "oom_msg");
   builder_.SetInsertPoint(ok);
 
   fs_.heap_allocs.push_back(p);
@@ -289,13 +284,38 @@ void CodeGenLLVM::emit_assert(const AssertStmtNode *op) {
   llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx_, "assert_ok", fs_.function);
   builder_.CreateCondBr(c, ok, fail, llvm::MDBuilder(ctx_).createBranchWeights(1 << 20, 1));
   builder_.SetInsertPoint(fail);
-  llvm::FunctionCallee set_error = runtime_function(
-      "tensorir_set_last_error",
-      llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
-  builder_.CreateCall(set_error, {global_string(op->message, "assert_msg")});
-  emit_return(builder_.getInt32(-1));
+  emit_fail(op->message, "assert_msg");
   builder_.SetInsertPoint(ok);
   emit(op->body);
+}
+
+llvm::Value *CodeGenLLVM::emit_checked_index(const CallNode *op) {
+  const Type it = op->args[0].type();
+  const int64_t n = checked_index_extent(op);
+  const auto *what = op->args[2].as<StringImmNode>();
+  TIR_ASSERT(it.is_int() && what) << "malformed checked_index call";
+  // In int64, where k + n cannot overflow for the narrower types: -n <= k < n exactly when
+  // k + n, taken as unsigned, is below 2n.
+  llvm::Type *i64 = llvm_type(Int(64, it.lanes()));
+  llvm::Value *k = builder_.CreateSExtOrTrunc(emit(op->args[0]), i64);
+  llvm::Value *shifted = builder_.CreateAdd(k, llvm::ConstantInt::get(i64, uint64_t(n)));
+  llvm::Value *bad = builder_.CreateICmpUGE(shifted, llvm::ConstantInt::get(i64, uint64_t(2 * n)));
+  // Under a vector select (lane_mask_), only the lanes that pick this value are checked;
+  // an index the lanes share, when any of them does.
+  const auto *mask_type = lane_mask_ ? llvm::cast<llvm::FixedVectorType>(lane_mask_->getType()) : nullptr;
+  if (mask_type && it.lanes() == int(mask_type->getNumElements())) bad = builder_.CreateAnd(bad, lane_mask_);
+  if (it.is_vector()) bad = builder_.CreateOrReduce(bad);
+  if (mask_type && it.lanes() != int(mask_type->getNumElements()))
+    bad = builder_.CreateAnd(bad, builder_.CreateOrReduce(lane_mask_));
+  llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx_, "index_bad", fs_.function);
+  llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx_, "index_ok", fs_.function);
+  builder_.CreateCondBr(bad, fail, ok, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+  builder_.SetInsertPoint(fail);
+  emit_fail(what->value, "index_msg");
+  builder_.SetInsertPoint(ok);
+  llvm::Value *negative = builder_.CreateICmpSLT(k, llvm::ConstantInt::get(i64, 0));
+  llvm::Value *pos = builder_.CreateSelect(negative, shifted, k);
+  return builder_.CreateTrunc(pos, llvm_type(op->type));
 }
 
 }  // namespace tensorir::llvm_backend

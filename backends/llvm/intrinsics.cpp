@@ -10,6 +10,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "tensorir/error.h"
+#include "tensorir/ir/op.h"
 
 namespace tensorir::llvm_backend {
 
@@ -53,6 +54,7 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
     return buffer_address(load->buffer, load->type, emit_index(load->index));
   }
   if (name == "tensorir.prefetch") return emit_prefetch(op);
+  if (name == kCheckedIndex) return emit_checked_index(op);
   Type t = op->type;
   auto want_args = [&](size_t n) {
     TIR_USER_CHECK(op->args.size() == n)

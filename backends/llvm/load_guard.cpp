@@ -23,7 +23,12 @@ Expr lane_of(const Expr &index, const Var &lane) {
     Expr visit(const BroadcastNode *op, const Expr &) override { return mutate(op->value); }
     Expr visit(const CastNode *op, const Expr &) override { return cast(op->type.element_of(), mutate(op->value)); }
     Expr visit(const LoadNode *op, const Expr &) override { return unknown(op->type); }
-    Expr visit(const CallNode *op, const Expr &) override { return unknown(op->type); }
+    Expr visit(const CallNode *op, const Expr &) override {
+      // A checked index of an unknown index: still within its range.
+      if (op->name == kCheckedIndex)
+        return checked_index(unknown(op->args[0].type()), checked_index_extent(op), "lane");
+      return unknown(op->type);
+    }
     Expr visit(const LetNode *op, const Expr &) override { return unknown(op->type); }
     Expr visit(const VarNode *op, const Expr &self) override {
       return op->type.is_scalar() ? self : unknown(op->type);  // a widened let variable
@@ -108,6 +113,11 @@ bool LoadGuard::has_unproven_load(const Expr &e) {
     void visit(const LoadNode *op) override {
       if (found) return;
       if (!guard->in_bounds(op)) found = true;
+      else IRVisitor::visit(op);
+    }
+    // An index check under a select runs only where the select picks it, as a read does.
+    void visit(const CallNode *op) override {
+      if (op->name == kCheckedIndex) found = true;
       else IRVisitor::visit(op);
     }
     // A let inside binds its variable for its body, as code generation will.

@@ -39,7 +39,8 @@ class LoadGuard {
   void add_buffer(const VarNode *buffer, Type elem, Expr count);
   // True when every element `load` reads provably lies inside its buffer.
   bool in_bounds(const LoadNode *load) const;
-  // True when `e` reads, anywhere, through a load that in_bounds cannot vouch for.
+  // True when `e` reads, anywhere, through a load that in_bounds cannot vouch for, or
+  // checks an index (checked_index): either must run only where a select picks `e`.
   bool has_unproven_load(const Expr &e);
 
  private:

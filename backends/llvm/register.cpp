@@ -26,6 +26,7 @@ TargetKindInfo llvm_kind() {
     c.runs_in_process = true;
     c.cpu_schedules = true;
     c.prefetch = true;
+    c.kernel_errors = true;
     c.in_place_results = true;
     c.cpu_vector_lanes = tensorir::llvm_backend::float_vector_lanes(t);
     return c;
@@ -42,6 +43,7 @@ TargetKindInfo wasm_kind() {
     TargetCaps c;
     c.device = tensorir::Device::CPU;
     c.cpu_schedules = true;
+    c.kernel_errors = true;
     c.small_vector_registers = true;  // 16 SIMD registers in the engines' code generators
     c.cpu_vector_lanes = 4;           // 128-bit SIMD
     return c;

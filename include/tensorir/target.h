@@ -28,6 +28,9 @@ struct TargetCaps {
   // The code has software prefetch instructions (Stage::prefetch); elsewhere prefetches
   // are dropped, so schedules do not offer them as knobs.
   bool prefetch = false;
+  // A kernel can fail its call with a message (tensorir::Error in the caller): checked
+  // indices (ir/op.h checked_index) are checked. Elsewhere they are clamped.
+  bool kernel_errors = false;
   // graph::build may compute a kernel's result in place of an input it reads element by
   // element at the result's own index, where that input dies (a residual added to a
   // convolution): one array less streamed through the caches. Kernels then read and write

@@ -4,6 +4,7 @@
 
 #include "arith/bound.h"
 #include "arith/const_fold.h"
+#include "tensorir/ir/op.h"
 
 namespace tensorir::arith {
 
@@ -128,6 +129,11 @@ ConstRange const_range(const Expr &e) {
     case IRKind::EQ: case IRKind::NE: case IRKind::LT: case IRKind::LE: case IRKind::GT:
     case IRKind::GE: case IRKind::And: case IRKind::Or: case IRKind::Not:
       return {0, 1};
+    case IRKind::Call: {
+      const auto *n = e.as<CallNode>();
+      if (n->name == kCheckedIndex) return {0, checked_index_extent(n) - 1};
+      break;
+    }
     default: break;
   }
   if (t.is_uint()) return type_bounds(t.element_of());

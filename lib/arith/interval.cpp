@@ -4,6 +4,7 @@
 #include "arith/bound.h"
 #include "arith/const_fold.h"
 #include "tensorir/arith/simplify.h"
+#include "tensorir/ir/op.h"
 #include "tensorir/ir/visitor.h"
 
 namespace tensorir::arith {
@@ -258,6 +259,12 @@ Interval BoundAnalyzer::atom_interval(const Expr &a) {
       return type_range(Bool());
     case IRKind::Variable: case IRKind::Add: case IRKind::Sub: case IRKind::Mul:
       return generic_interval(a);
+    case IRKind::Call: {
+      const auto *n = a.as<CallNode>();
+      if (n->name == kCheckedIndex)
+        return {int_const(t.element_of(), 0), int_const(t.element_of(), checked_index_extent(n) - 1)};
+      [[fallthrough]];
+    }
     default:
       // Loads, calls and the like: only their type says anything.
       if (t.is_bool()) return type_range(Bool());

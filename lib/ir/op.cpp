@@ -460,6 +460,27 @@ Expr call_extern(Type t, const std::string &name, std::vector<Expr> args) {
   return CallNode::make(t, name, std::move(args), CallNode::Extern);
 }
 
+Expr checked_index(Expr index, int64_t extent, const std::string &what) {
+  TIR_USER_CHECK(index.defined() && index.type().is_int())
+      << "checked_index: the index must be a signed integer expression, not "
+      << (index.defined() ? index.type().str() : "undefined") << " (" << what << ")";
+  const Type t = index.type().element_of();
+  TIR_USER_CHECK(extent > 0 && extent <= std::numeric_limits<int32_t>::max() && t.holds_int(extent))
+      << "checked_index: the extent " << extent << " must be in [1, 2^31) and an " << t << " (" << what << ")";
+  return CallNode::make(Int(32, index.type().lanes()), kCheckedIndex,
+                        {index, IntImmNode::make(t, extent), StringImmNode::make(what)}, CallNode::PureIntrinsic);
+}
+
+int64_t checked_index_extent(const CallNode *call) {
+  TIR_ASSERT(call->name == kCheckedIndex && call->args.size() == 3) << "not a checked_index call";
+  Expr n = call->args[1];
+  if (const auto *b = n.as<BroadcastNode>()) n = b->value;  // widened by vectorize_loops
+  const auto *imm = n.as<IntImmNode>();
+  TIR_ASSERT(imm) << "checked_index: the extent is not a constant: " << call->args[1];
+  return imm->value;
+}
+
+
 const std::vector<std::string> &intrinsic_names() {
   static const std::vector<std::string> names = {
       "exp",  "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",  "floor", "ceil",  "fabs",  "pow",  "abs",

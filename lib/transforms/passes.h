@@ -9,6 +9,10 @@ namespace tensorir {
 Stmt inject_prefetch(const Stmt &s);
 // Removes prefetch attributes and calls, for targets without prefetch instructions.
 Stmt strip_prefetch(const Stmt &s);
+// For targets whose kernels cannot fail a call: each checked_index (ir/op.h) becomes
+// its index clamped into range.
+Stmt clamp_checked_indices(const Stmt &s);
+Expr clamp_checked_indices(const Expr &e);
 // Splits loops whose body is guarded by a condition that holds on a prefix of the
 // iteration space (the tail of a non-dividing split) into a guard-free part and a tail.
 Stmt loop_partition(const Stmt &s);

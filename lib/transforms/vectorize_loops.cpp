@@ -46,8 +46,8 @@ class Widen : public IRMutator {
     }
     if (lanes == 1) return self;
     if (op->call_type != CallNode::PureIntrinsic) throw CannotVectorize{};
-    for (Expr &a : args)
-      if (a.type().lanes() != lanes) a = BroadcastNode::make(a, lanes);
+    for (Expr &a : args)  // a string (a message) stays one
+      if (a.type().lanes() != lanes && !a.as<StringImmNode>()) a = BroadcastNode::make(a, lanes);
     return CallNode::make(op->type.with_lanes(lanes), op->name, args, op->call_type);
   }
   Expr visit(const LetNode *op, const Expr &self) override {

@@ -404,3 +404,21 @@ TEST_CASE("reverse_sequence reverses each batch's first lens elements", "[graph]
   CHECK(out.to_vector<float>() == want);
   CHECK_THROWS_WITH(b.make("reverse_sequence", {in, l}, {{"batch_axis", int64_t{0}}}), Contains("do not fit"));
 }
+
+TEST_CASE("take with int8 indices into an axis longer than int8 reaches", "[graph][ops]") {
+  // 200 rows: -128 counts from the end (row 72), 127 is row 127.
+  const NDArray data = NDArray::random({200, 3}, Float(32), 21);
+  const std::vector<float> dv = data.to_vector<float>();
+  const std::vector<int8_t> ids = {-128, 127, -1, 0, 5};
+  NDArray idx = NDArray::empty({5}, Int(8));
+  std::copy(ids.begin(), ids.end(), static_cast<int8_t *>(idx.data()));
+  graph::Builder b;
+  auto d = b.input("data", {200, 3});
+  auto i = b.input("indices", {5}, Int(8));
+  const graph::Graph g = b.finish(b.make("take", {d, i}, {{"axis", int64_t{0}}}, "y"));
+  const NDArray out = graph::build(g, "llvm").run({{"data", data}, {"indices", idx}});
+  std::vector<float> want;
+  for (int8_t k : ids)
+    for (int c = 0; c < 3; ++c) want.push_back(dv[size_t((k < 0 ? k + 200 : k) * 3 + c)]);
+  CHECK(out.to_vector<float>() == want);
+}

@@ -16,6 +16,7 @@ using onnx_test::attr;
 using onnx_test::dims;
 using onnx_test::ModelBuilder;
 using onnx_test::run;
+using Catch::Matchers::Contains;
 namespace tonnx = tensorir::onnx;
 
 TEST_CASE("converters: DepthToSpace in both modes and SpaceToDepth", "[onnx][converters]") {
@@ -127,6 +128,41 @@ TEST_CASE("converters: Gather with computed indices, Tile with known repeats", "
     for (size_t r = 0; r < 6; ++r)
       for (size_t c = 0; c < 12; ++c) want.push_back(xv[(r % 3) * 4 + c % 4]);
     CHECK(y.to_vector<float>() == want);
+  }
+}
+
+TEST_CASE("converters: computed indices out of range fail the run (Gather, GatherElements, GatherND)",
+          "[onnx][converters]") {
+  const NDArray x = NDArray::random({3, 4}, Float(32), 5);
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({3, 4}));
+    mb.input("i", dims({2}), ::onnx::TensorProto::INT64);
+    attr(mb.node("Gather", {"x", "i"}, {"y"}), "axis", int64_t{1});
+    mb.output("y");
+    for (int64_t bad : {int64_t{4}, int64_t{-5}, int64_t{1} << 32})
+      CHECK_THROWS_WITH(run(mb, {{"x", x}, {"i", NDArray::from_vector<int64_t>({0, bad}, {2})}}),
+                        Contains("take 'y': an index in 'i' is outside [-4, 4), the extent of axis 1 of 'x'"));
+    CHECK(run(mb, {{"x", x}, {"i", NDArray::from_vector<int64_t>({0, -4}, {2})}}).at(0).shape() ==
+          std::vector<int64_t>{3, 2});
+  }
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({3, 4}));
+    mb.input("i", dims({3, 2}), ::onnx::TensorProto::INT32);
+    attr(mb.node("GatherElements", {"x", "i"}, {"y"}), "axis", int64_t{0});
+    mb.output("y");
+    CHECK_THROWS_WITH(run(mb, {{"x", x}, {"i", NDArray::from_vector<int32_t>({0, 1, 2, -3, 3, 0}, {3, 2})}}),
+                      Contains("gather_elements 'y': an index in 'i' is outside [-3, 3)"));
+  }
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({3, 4}));
+    mb.input("i", dims({2, 2}), ::onnx::TensorProto::INT64);
+    mb.node("GatherND", {"x", "i"}, {"y"});
+    mb.output("y");
+    CHECK_THROWS_WITH(run(mb, {{"x", x}, {"i", NDArray::from_vector<int64_t>({0, 3, 1, 4}, {2, 2})}}),
+                      Contains("gather_nd 'y': an index in 'i' is outside [-4, 4), the extent of axis 1 of 'x'"));
   }
 }
 

@@ -18,14 +18,16 @@ using onnx_test::run;
 namespace tonnx = tensorir::onnx;
 
 TEST_CASE("converters: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss", "[onnx][converters]") {
-  // Input [2, 3, 2] (N, C, d), targets [2, 2] with one ignored (index 1).
+  // Input [2, 3, 2] (N, C, d), targets [2, 2] with one ignored: a class (1), or -100 as
+  // PyTorch's exports have it, outside the classes' range.
   const int64_t n = 2, cl = 3, d = 2;
   const NDArray x = NDArray::random({n, cl, d}, Float(32), 1);
-  const NDArray t = NDArray::from_vector<int64_t>({2, 1, 0, 2}, {n, d});
   const NDArray w = NDArray::from_vector<float>({0.5f, 2.0f, 1.5f}, {cl});
   const std::vector<float> xv = x.to_vector<float>(), wv = w.to_vector<float>();
-  const std::vector<int64_t> tv = t.to_vector<int64_t>();
+  for (const int64_t ignore : {int64_t{1}, int64_t{-100}})
   for (const std::string op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+    const NDArray t = NDArray::from_vector<int64_t>({2, ignore, 0, 2}, {n, d});
+    const std::vector<int64_t> tv = t.to_vector<int64_t>();
     // The log-probabilities the loss reads: x itself, or its log_softmax over the classes.
     std::vector<double> lp(xv.begin(), xv.end());
     if (op == "SoftmaxCrossEntropyLoss") {
@@ -38,7 +40,7 @@ TEST_CASE("converters: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss", "
     }
     for (const std::string reduction : {"none", "sum", "mean"}) {
       for (bool weighted : {false, true}) {
-        INFO(op << " reduction " << reduction << " weighted " << weighted);
+        INFO(op << " reduction " << reduction << " weighted " << weighted << " ignore_index " << ignore);
         ModelBuilder mb(13);
         mb.input("x", dims({n, cl, d}));
         mb.input("t", dims({n, d}), ::onnx::TensorProto::INT64);
@@ -47,7 +49,7 @@ TEST_CASE("converters: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss", "
         if (weighted) in.push_back("w");
         auto &node = mb.node(op, in, {"y"});
         attr(node, "reduction", reduction);
-        attr(node, "ignore_index", int64_t{1});
+        attr(node, "ignore_index", ignore);
         mb.output("y");
         std::map<std::string, NDArray> feed = {{"x", x}, {"t", t}};
         if (weighted) feed["w"] = w;
@@ -57,8 +59,8 @@ TEST_CASE("converters: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss", "
         for (int64_t b = 0; b < n; ++b)
           for (int64_t j = 0; j < d; ++j) {
             const int64_t k = tv[size_t(b * d + j)];
-            const double wk = k == 1 ? 0.0 : weighted ? double(wv[size_t(k)]) : 1.0;
-            loss.push_back(-lp[size_t((b * cl + k) * d + j)] * wk);
+            const double wk = k == ignore ? 0.0 : weighted ? double(wv[size_t(k)]) : 1.0;
+            loss.push_back(k == ignore ? 0.0 : -lp[size_t((b * cl + k) * d + j)] * wk);
             sum += loss.back();
             total += wk;
           }

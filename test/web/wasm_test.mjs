@@ -3,9 +3,11 @@
 // bad inputs) as a rejected promise with a clear TensorirError.
 //
 // With --index DIR (tensorir_web_packages --target webgl+wasm), packages holding both
-// builds: here, without WebGL2, load() must choose the WebAssembly one.
+// builds: here, without WebGL2, load() must choose the WebAssembly one. With --lookup DIR
+// (tensorir_web_packages --demo: masked_lookup), indices read at run time: negative ones
+// count from the end, and one out of range fails the run with the kernel's message.
 //
-//   node wasm_test.mjs PACKAGES_DIR [--index DIR]   (tensorir_web_packages --target wasm)
+//   node wasm_test.mjs PACKAGES_DIR [--index DIR] [--lookup DIR]   (tensorir_web_packages --target wasm)
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,8 @@ import { startServer } from './static_server.mjs';
 const args = process.argv.slice(2);
 const indexAt = args.indexOf('--index');
 const indexDir = indexAt >= 0 ? args.splice(indexAt, 2)[1] : null;
+const lookupAt = args.indexOf('--lookup');
+const lookupDir = lookupAt >= 0 ? args.splice(lookupAt, 2)[1] : null;
 const dir = args[0];
 if (!dir || !existsSync(dir)) {
   console.error('usage: node wasm_test.mjs PACKAGES_DIR (written by tensorir_web_packages --target wasm)');
@@ -335,6 +339,29 @@ try {
              'an index naming an index', e.message);
     }
     rmSync(nested, { recursive: true, force: true });
+  }
+
+  if (lookupDir) {
+    // y = where(mask, x, table[ids]) with a table of 10 rows; the mask is all false.
+    server.mount('/lookup/', lookupDir);
+    const model = await tensorir.load(`${server.url}/lookup/model.json`);
+    const x = new Float32Array(24).fill(0.5), mask = new Uint8Array(24);
+    const run = async (ids) => (await model.run({ x, mask, ids: BigInt64Array.from(ids) })).y;
+    const rows = await run([9n, 0n, 3n]), wrapped = await run([-1n, -10n, -7n]);
+    report(model.backend === 'wasm' && rows.every((v, i) => v === wrapped[i]) && rows.some((v) => v !== 0.5),
+           'lookup: negative ids count from the end', `${model.backend}, ${rows.slice(0, 3).join(', ')}`);
+    for (const ids of [[0n, 10n, 1n], [0n, 1n, -11n], [2n ** 32n, 0n, 0n]]) {
+      try {
+        await run(ids);
+        report(false, `lookup with ids ${ids.join(', ')}`, 'ran');
+      } catch (e) {
+        report(e instanceof tensorir.TensorirError && /take 'rows': an index in 'ids' is outside \[-10, 10\)/.test(e.message),
+               `lookup with ids ${ids.join(', ')}`, e.message);
+      }
+    }
+    const after = await run([9n, 0n, 3n]);
+    report(after.every((v, i) => v === rows[i]), 'lookup: the model runs again after a failed run');
+    model.dispose();
   }
 } finally {
   await server.close();

@@ -6,6 +6,7 @@
 #include "backends/glsl/fragment/codegen_fragment_emit.h"
 #include "backends/glsl/fragment/fragment_phases.h"
 #include "schedule/schedule_internal.h"
+#include "transforms/passes.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/printer.h"
 #include "tensorir/ir/visitor.h"
@@ -205,6 +206,8 @@ class Planner {
 
   std::vector<Candidate> collect_stages() {
     EffectiveBodies bodies = inline_stages(schedule_);
+    for (auto &[op, exprs] : bodies)  // shaders cannot fail a call: indices are clamped
+      for (Expr &e : exprs) e = clamp_checked_indices(e);
     std::vector<Candidate> out;
     for (const Stage &st : schedule_.stages()) {
       const Operation &op = st.op();

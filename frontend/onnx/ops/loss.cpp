@@ -23,7 +23,15 @@ void nll(Context &c, graph::NodeRef logp, size_t t, size_t w) {
   const std::string reduction = c.attrs().s("reduction", "mean");
   if (reduction != "none" && reduction != "sum" && reduction != "mean")
     unsupported("reduction '" + reduction + "'");
-  graph::NodeRef target = c.node(t);
+  graph::NodeRef target = c.node(t), hit;
+  const bool ignoring = c.attrs().has("ignore_index");
+  if (ignoring) {
+    // The ignored targets may be any value, out of the classes' range too: they read class
+    // 0 instead, and their weight is zero.
+    const double ignore = double(c.attrs().i("ignore_index", 0));
+    hit = c.make("equal", {target, c.constant(scalar(ignore, c.dtype(t)), "ignore_index")});
+    target = c.make("where", {hit, c.constant(scalar(0, c.dtype(t)), "class_zero"), target});
+  }
   Shape t1 = ts;
   t1.insert(t1.begin() + 1, 1);
   graph::NodeRef picked = c.make("gather_elements", {logp, c.make("reshape", {target}, {{"shape", t1}})},
@@ -36,13 +44,11 @@ void nll(Context &c, graph::NodeRef logp, size_t t, size_t w) {
                                                                       << "' does not fit " << in[1] << " classes";
     weight = c.make("take", {c.node(w), target}, {{"axis", int64_t{0}}});
   }
-  if (c.attrs().has("ignore_index")) {
-    const double ignore = double(c.attrs().i("ignore_index", 0));
-    graph::NodeRef hit = c.make("equal", {target, c.constant(scalar(ignore, c.dtype(t)), "ignore_index")});
+  if (ignoring) {
     graph::NodeRef zero = c.constant(scalar(0, dt), "zero");
     weight = c.make("where", {hit, zero, has_weight ? weight : c.constant(scalar(1, dt), "one")});
   }
-  const bool weighted = has_weight || c.attrs().has("ignore_index");
+  const bool weighted = has_weight || ignoring;
   const std::map<std::string, graph::AttrValue> all = {{"axes", Shape{}}, {"keepdims", int64_t{0}}};
   if (!weighted) {
     if (reduction == "none") return void(c.output(0, "neg", {picked}));

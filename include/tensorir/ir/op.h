@@ -70,6 +70,18 @@ Expr shift_right(Expr x, Expr n);
 // |x| for ints and floats alike.
 Expr abs(Expr x);
 
+// A position along an axis of `extent` elements read from data (Gather's indices):
+// `index`, a signed integer whose type holds `extent`, counted from the end when negative,
+// so [-extent, extent) gives [0, extent) as int32. Kernels of the targets that can fail a
+// call ("llvm", "wasm": TargetCaps::kernel_errors) fail with an Error that says `what`
+// when an index is outside that range (under a select, only where the select picks it);
+// the GPU targets, whose kernels cannot, clamp it into [0, extent) after narrowing it to
+// int32. A call of the intrinsic kCheckedIndex.
+Expr checked_index(Expr index, int64_t extent, const std::string &what);
+inline constexpr const char *kCheckedIndex = "tensorir.checked_index";
+// The extent a kCheckedIndex call checks against (its vectorized form too).
+int64_t checked_index_extent(const CallNode *call);
+
 // Calls a C function `name(args...)` returning `t`; it must be visible to the JIT.
 Expr call_extern(Type t, const std::string &name, std::vector<Expr> args);
 

@@ -36,6 +36,18 @@ int node_axis(const Node &n, int rank) {
   return int(a < 0 ? a + rank : a);
 }
 
+// An index read from `indices` into axis `axis` of `data` (`n` long), negative ones
+// counted from the end: checked where kernels can fail (checked_index), else clamped.
+Expr checked_position(Expr raw, int64_t n, const char *op, const std::string &name, const Tensor &indices,
+                      const Tensor &data, int axis) {
+  std::string what = std::string(op) + " '" + name + "': an index in '" + indices.name() + "' is outside [" +
+                     std::to_string(-n) + ", " + std::to_string(n) + "), the extent of axis " + std::to_string(axis) +
+                     " of '" + data.name() + "'";
+  // Unsigned indices, and int8 or int16 ones on an axis longer than their type, widened.
+  if (!raw.type().is_int() || !raw.type().holds_int(n)) raw = cast(Int(64, raw.type().lanes()), raw);
+  return checked_index(raw, n, what);
+}
+
 // out[i] = data[i with i[axis] replaced by indices[i]] (negative indices count from the end).
 Tensor gather_elements(const Tensor &data, const Tensor &indices, int axis, const std::string &name) {
   const std::vector<int64_t> ds = const_shape(data, "gather_elements");
@@ -43,17 +55,14 @@ Tensor gather_elements(const Tensor &data, const Tensor &indices, int axis, cons
   return compute(
       indices.shape(),
       [&](const std::vector<Var> &v) {
-        Expr k = cast(Int(32), indices(exprs(v)));
-        k = select(k < 0, k + int(n), k);
         std::vector<Expr> idx = exprs(v);
-        idx[size_t(axis)] = detail::clamp_index(k, n);
+        idx[size_t(axis)] = checked_position(indices(exprs(v)), n, "gather_elements", name, indices, data, axis);
         return data(idx);
       },
       name, kInjective);
 }
 
 // data read along `axis` at each of `indices`: [data before axis..., indices..., data after].
-// An index out of range reads the nearest end: a kernel has no way to report an error.
 Tensor take(const Tensor &data, const Tensor &indices, int axis, const std::string &name) {
   const std::vector<int64_t> ds = const_shape(data, "take"), is = const_shape(indices, "take");
   const int64_t n = ds[size_t(axis)];
@@ -64,21 +73,12 @@ Tensor take(const Tensor &data, const Tensor &indices, int axis, const std::stri
       detail::to_exprs(out),
       [&](const std::vector<Var> &v) {
         std::vector<Expr> ii(v.begin() + axis, v.begin() + axis + long(is.size()));
-        Expr k = cast(Int(32), indices(ii));
-        k = select(k < 0, k + int(n), k);
         std::vector<Expr> idx(v.begin(), v.begin() + axis);
-        idx.push_back(detail::clamp_index(k, n));
+        idx.push_back(checked_position(indices(ii), n, "take", name, indices, data, axis));
         idx.insert(idx.end(), v.begin() + axis + long(is.size()), v.end());
         return data(idx);
       },
       name, kInjective);
-}
-
-// An index read from `idx` as int32, negative ones counted from the end of `n`, clamped
-// into [0, n) for the read it feeds (whether it was in range is checked separately).
-Expr wrap_index(Expr k, int64_t n) {
-  k = cast(Int(32), k);
-  return select(k < 0, k + int(n), k);
 }
 
 // Whether index `raw` (negative ones count from the end of `n`) is `pos`, in [0, n).
@@ -103,7 +103,7 @@ Tensor gather_nd(const Tensor &data, const Tensor &indices, int batch, const std
           std::vector<Expr> ii(v.begin(), v.begin() + long(q));
           ii.push_back(int(j));
           const int64_t n = ds[size_t(batch) + j];
-          idx.push_back(detail::clamp_index(wrap_index(indices(ii), n), n));
+          idx.push_back(checked_position(indices(ii), n, "gather_nd", name, indices, data, batch + int(j)));
         }
         idx.insert(idx.end(), v.begin() + long(q), v.end());
         return data(idx);
@@ -425,7 +425,8 @@ const bool registered = [] {
   OpDef ge;
   ge.name = "gather_elements";
   ge.doc = "data read at `indices` along `axis` (the result has the indices' shape; negative indices count from "
-           "the end; an index out of range is clamped to the nearest end, with no error: kernels cannot raise one)";
+           "the end; an index out of range fails the run on the CPU targets and is clamped to the nearest end on the GPU "
+           "targets, whose kernels cannot fail)";
   ge.inputs = {"data", "indices"};
   ge.attrs = {{"axis", AttrType::Int, int64_t{0}}};
   ge.pattern = graph::OpPattern::kInjective;
@@ -448,7 +449,7 @@ const bool registered = [] {
   OpDef tk;
   tk.name = "take";
   tk.doc = "data read along `axis` at each of `indices` (integers; negative ones count from the end, one out of "
-           "range is clamped to the nearest end, with no error: kernels cannot raise one): the "
+           "range fails the run on the CPU targets and is clamped to the nearest end on the GPU targets): the "
            "result's shape is data's with that dimension replaced by the indices' shape";
   tk.inputs = {"data", "indices"};
   tk.attrs = {{"axis", AttrType::Int, int64_t{0}}};
@@ -468,7 +469,8 @@ const bool registered = [] {
   OpDef gnd;
   gnd.name = "gather_nd";
   gnd.doc = "data read at the index tuples of the last dimension of `indices` (after `batch_dims` shared leading "
-            "dimensions): [indices' leading dimensions..., the data dimensions the tuples leave]";
+            "dimensions): [indices' leading dimensions..., the data dimensions the tuples leave]; an index out of "
+            "range fails the run on the CPU targets and is clamped on the GPU targets";
   gnd.inputs = {"data", "indices"};
   gnd.attrs = {{"batch_dims", AttrType::Int, int64_t{0}}};
   gnd.pattern = graph::OpPattern::kInjective;
