@@ -1,6 +1,7 @@
 // CodeGenLLVM: module set-up, types, the symbol table and the entry-function ABI.
 #include "backends/llvm/codegen_llvm.h"
 
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -122,11 +123,16 @@ void CodeGenLLVM::emit_return(llvm::Value *code) {
   builder_.CreateRet(code);
 }
 
-void CodeGenLLVM::emit_fail(const std::string &message, const std::string &name) {
+void CodeGenLLVM::emit_fail_if(llvm::Value *failed, const std::string &message, const std::string &what) {
+  llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx_, what + "_fail", fs_.function);
+  llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx_, what + "_ok", fs_.function);
+  builder_.CreateCondBr(failed, fail, ok, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+  builder_.SetInsertPoint(fail);
   llvm::FunctionCallee set_error = runtime_function(
       "tensorir_set_last_error", llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
-  builder_.CreateCall(set_error, {global_string(message, name)});
+  builder_.CreateCall(set_error, {global_string(message, what + "_msg")});
   emit_return(builder_.getInt32(-1));
+  builder_.SetInsertPoint(ok);
 }
 
 llvm::Constant *CodeGenLLVM::global_string(const std::string &s, const std::string &name) {

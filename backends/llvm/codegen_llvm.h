@@ -63,8 +63,9 @@ class CodeGenLLVM {
   // Frees live heap allocations and returns `code` from the current function (terminates
   // the current block: the caller moves the insert point elsewhere).
   void emit_return(llvm::Value *code);
-  // Records `message` as the call's error and returns -1 (terminates the current block).
-  void emit_fail(const std::string &message, const std::string &name);
+  // Where `failed` (an i1, unlikely) holds: records `message` as the call's error and
+  // returns -1; code continues on the other branch. `what` names the blocks.
+  void emit_fail_if(llvm::Value *failed, const std::string &message, const std::string &what);
   llvm::Value *cast_to(llvm::Value *v, Type from, Type to);
   llvm::Value *to_bool_memory(llvm::Value *v, Type t);
   llvm::Value *from_bool_memory(llvm::Value *v, Type t);

@@ -1,8 +1,6 @@
 // CodeGenLLVM: statements (loops, stores, allocations, branches, assertions).
 #include "backends/llvm/codegen_llvm.h"
 
-#include <llvm/IR/MDBuilder.h>
-
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
 
@@ -237,13 +235,8 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
       "aligned_alloc", llvm::FunctionType::get(builder_.getPtrTy(), {i64, i64}, false));
   llvm::Value *p = builder_.CreateCall(alloc_fn, {builder_.getInt64(64), size}, op->buffer.name());
 
-  llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx_, "alloc_fail", fs_.function);
-  llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx_, "alloc_ok", fs_.function);
-  builder_.CreateCondBr(builder_.CreateIsNull(p), fail, ok,
-                        llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
-  builder_.SetInsertPoint(fail);
-  emit_fail("out of memory allocating temporary buffer '" + op->buffer.name() + "' in " + func_name_, "oom_msg");
-  builder_.SetInsertPoint(ok);
+  emit_fail_if(builder_.CreateIsNull(p),
+               "out of memory allocating temporary buffer '" + op->buffer.name() + "' in " + func_name_, "alloc");
 
   fs_.heap_allocs.push_back(p);
   {
@@ -280,12 +273,7 @@ void CodeGenLLVM::emit_assert(const AssertStmtNode *op) {
   TIR_USER_CHECK(op->condition.type().is_scalar())
       << "an assert condition must be a scalar, not " << op->condition.type().str();
   llvm::Value *c = cast_to(emit(op->condition), op->condition.type(), Bool());
-  llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx_, "assert_fail", fs_.function);
-  llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx_, "assert_ok", fs_.function);
-  builder_.CreateCondBr(c, ok, fail, llvm::MDBuilder(ctx_).createBranchWeights(1 << 20, 1));
-  builder_.SetInsertPoint(fail);
-  emit_fail(op->message, "assert_msg");
-  builder_.SetInsertPoint(ok);
+  emit_fail_if(builder_.CreateNot(c), op->message, "assert");
   emit(op->body);
 }
 
@@ -307,12 +295,7 @@ llvm::Value *CodeGenLLVM::emit_checked_index(const CallNode *op) {
   if (it.is_vector()) bad = builder_.CreateOrReduce(bad);
   if (mask_type && it.lanes() != int(mask_type->getNumElements()))
     bad = builder_.CreateAnd(bad, builder_.CreateOrReduce(lane_mask_));
-  llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx_, "index_bad", fs_.function);
-  llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx_, "index_ok", fs_.function);
-  builder_.CreateCondBr(bad, fail, ok, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
-  builder_.SetInsertPoint(fail);
-  emit_fail(what->value, "index_msg");
-  builder_.SetInsertPoint(ok);
+  emit_fail_if(bad, what->value, "index");
   llvm::Value *negative = builder_.CreateICmpSLT(k, llvm::ConstantInt::get(i64, 0));
   llvm::Value *pos = builder_.CreateSelect(negative, shifted, k);
   return builder_.CreateTrunc(pos, llvm_type(op->type));

@@ -146,7 +146,7 @@ TEST_CASE("checked_index: ids along the vectorized axis, each lane checked", "[c
   s[y].vectorize(ji);
   s[y].parallel(y.axis(0));
   Module m = build(s, {table, ids, y}, target, "lookup");
-  CHECK_THAT(m.source("ll"), Contains("index_bad"));
+  CHECK_THAT(m.source("ll"), Contains("index_fail"));
   const NDArray t = random_array<float>({kRows, 4}, 14);
   NDArray out = NDArray::empty({4, kIds}, Float(32));
   const std::vector<int64_t> good = random_ids(15);
@@ -227,7 +227,7 @@ TEST_CASE("checked_index: its range is known, so the read it feeds needs no guar
   auto [jo, ji] = s[y].split(y.axis(1), 16);
   s[y].vectorize(ji);
   const std::string ir = build(s, {table, ids, y}, "llvm", "lookup").source("ll");
-  CHECK_THAT(ir, Contains("index_bad"));
+  CHECK_THAT(ir, Contains("index_fail"));
   CHECK_THAT(ir, !Contains("masked.load") && !Contains("masked.gather"));
   CHECK_THROWS_WITH(checked_index(Expr(1.5f), 10, "x"), Contains("signed integer"));
   CHECK_THROWS_WITH(checked_index(k, 0, "x"), Contains("the extent 0 must be in [1, 2^31)"));

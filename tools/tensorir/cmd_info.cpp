@@ -57,16 +57,14 @@ void info(const std::string &model) {
     const onnx::Session s = onnx::Session::open(model, "llvm");
     print_summary(model, s.info());
     shape = s.shape_inputs();
-  } catch (const onnx::UnsupportedError &e) {
+  } catch (const Error &e) {
+    // What the operators alone rule out, else what converting refused; another error
+    // with nothing to list is the model's own.
     const onnx::ModelInfo m = onnx::inspect(model);
+    const auto *refused = dynamic_cast<const onnx::UnsupportedError *>(&e);
+    if (m.unsupported.empty() && !refused) throw;
     print_summary(model, m);
-    print_unsupported(m.unsupported.empty() ? e.nodes() : m.unsupported);
-  } catch (const Error &) {
-    // Nodes the importer cannot convert may fail it before it lists them: list those.
-    const onnx::ModelInfo m = onnx::inspect(model);
-    if (m.unsupported.empty()) throw;
-    print_summary(model, m);
-    print_unsupported(m.unsupported);
+    print_unsupported(m.unsupported.empty() ? refused->nodes() : m.unsupported);
   }
   std::printf("every node can be imported\n");
   if (shape.empty()) return;
