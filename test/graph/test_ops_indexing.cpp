@@ -23,6 +23,13 @@ NDArray run1(const std::string &op, const NDArray &x, std::map<std::string, grap
   return graph::build(g, target).run({{"x", x}});
 }
 
+// `v` as an array of integer type `t`.
+NDArray as_type(const std::vector<int64_t> &v, const std::vector<int64_t> &shape, Type t) {
+  if (t == Int(8)) return NDArray::from_vector(std::vector<int8_t>(v.begin(), v.end()), shape);
+  if (t == Int(32)) return NDArray::from_vector(std::vector<int32_t>(v.begin(), v.end()), shape);
+  return NDArray::from_vector(v, shape);
+}
+
 }  // namespace
 
 TEST_CASE("gather_elements matches plain loops on every axis, negative indices included", "[graph][ops]") {
@@ -247,6 +254,42 @@ TEST_CASE("scatter_elements and scatter_nd write updates, the last of duplicates
     const graph::Graph g = b.finish(b.make("scatter_nd", {d, i, u}, {{"reduction", reduction}}, "y"));
     const NDArray out = graph::build(g, "llvm").run({{"d", d3}, {"i", i3}, {"u", u3}});
     CHECK(out.to_vector<float>() == w);
+  }
+}
+
+TEST_CASE("scatter_elements on random data matches plain loops for every index type, and checks its indices",
+          "[graph][ops]") {
+  // Along axis 0 of [5, 37]: 37 columns take the vectorized loop and its tail; each of the
+  // 4 rows of indices hits random rows, so duplicates occur and the last one must win.
+  const std::vector<int64_t> ds = {5, 37}, is = {4, 37};
+  const NDArray data = NDArray::random(ds, Float(32), 31), upd = NDArray::random(is, Float(32), 32);
+  const std::vector<float> dv = data.to_vector<float>(), uv = upd.to_vector<float>();
+  for (Type it : {Int(8), Int(32), Int(64)}) {
+    const NDArray idx = NDArray::random(is, it, 33, -5, 5);
+    const std::vector<int64_t> iv = NDArray::random(is, Int(64), 33, -5, 5).to_vector<int64_t>();
+    for (const std::string reduction : {"none", "add", "mul"}) {
+      INFO(it << " indices, reduction " << reduction);
+      std::vector<float> want = dv;
+      for (size_t q = 0; q < iv.size(); ++q) {
+        float &w = want[size_t(iv[q] < 0 ? iv[q] + 5 : iv[q]) * 37 + q % 37];
+        w = reduction == "none" ? uv[q] : reduction == "add" ? w + uv[q] : w * uv[q];
+      }
+      graph::Builder b;
+      auto d = b.input("d", ds);
+      auto i = b.input("i", is, it);
+      auto u = b.input("u", is);
+      const graph::Graph g = b.finish(
+          b.make("scatter_elements", {d, i, u}, {{"axis", int64_t{0}}, {"reduction", reduction}}, "y"));
+      const graph::CompiledModel cg = graph::build(g, "llvm");
+      check_near(cg.run({{"d", data}, {"i", idx}, {"u", upd}}).to_vector<float>(), want);
+      // One index out of range, anywhere, fails the call.
+      for (size_t at : {size_t{0}, size_t{77}, iv.size() - 1}) {
+        std::vector<int64_t> bad = iv;
+        bad[at] = at % 2 ? 5 : -6;
+        CHECK_THROWS_WITH(cg.run({{"d", data}, {"i", as_type(bad, is, it)}, {"u", upd}}),
+                          Contains("scatter_elements 'y': an index in 'i' is outside [-5, 5), the extent of axis 0 of 'd'"));
+      }
+    }
   }
 }
 

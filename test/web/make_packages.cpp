@@ -15,8 +15,8 @@
 //
 // --demo writes OUT_DIR/masked_lookup, a package with both builds of a graph taking a
 // float32, a bool and an int64 input, for the demo page's test: demo_expected.json holds
-// its output for the page's seeded random inputs (seed 1: NDArray::random for float32,
-// floor(random in [0, 2)) for bool, floor(random in [0, 10)) for integers).
+// its output for the page's seeded random inputs (NDArray::random(shape, dtype, 1), which
+// web/runtime/model_base.js draws too).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -211,25 +211,12 @@ graph::Graph masked_lookup() {
   return b.finish(b.make("where", {mask, x, rows}, {}, "y"));
 }
 
-// The page's seeded random input of `n` (web/runtime/model_base.js randomInputsFor).
-NDArray page_random_input(const graph::Node &n, uint64_t seed) {
-  if (n.dtype == Float(32)) return NDArray::random(n.shape, Float(32), seed);
-  const std::vector<float> u = NDArray::random(n.shape, Float(32), seed, 0, n.dtype.is_bool() ? 2 : 10).to_vector<float>();
-  NDArray out = NDArray::empty(n.shape, n.dtype);
-  for (size_t i = 0; i < u.size(); ++i) {
-    const auto v = int64_t(std::floor(u[i]));
-    if (n.dtype.is_bool()) static_cast<uint8_t *>(out.data())[i] = v != 0;
-    else static_cast<int64_t *>(out.data())[i] = v;
-  }
-  return out;
-}
-
 void make_demo_package(const fs::path &dir) {
   const graph::Graph g = masked_lookup();
   const graph::CompiledModel webgl = graph::build(g, "webgl"), wasm = graph::build(g, "wasm");
   graph::export_web_index({&webgl, &wasm}, dir.string(), {.name = "masked_lookup"});
   std::map<std::string, NDArray> inputs;
-  for (int id : g.input_ids()) inputs[g.node(id).name] = page_random_input(g.node(id), 1);
+  for (int id : g.input_ids()) inputs[g.node(id).name] = NDArray::random(g.node(id).shape, g.node(id).dtype, 1);
   const std::vector<float> y = graph::build(g, "llvm").run(inputs).single().to_vector<float>();
   std::string values;
   for (float v : y) values += (values.empty() ? "" : ", ") + std::to_string(v);

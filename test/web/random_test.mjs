@@ -1,7 +1,7 @@
 // The JavaScript seeded generator (web/runtime/random.js) against the C++ NDArray::random:
 // values and hashes printed by the C++ library, and a BigInt splitmix64 written from scratch.
 //   node test/web/random_test.mjs
-import { randomBits, randomFloat32 } from '../../web/runtime/random.js';
+import { randomBits, randomFloat32, randomIntegers } from '../../web/runtime/random.js';
 import { fnv1a32 } from '../../web/runtime/validate.js';
 
 // NDArray::random({n}, Float(32), seed, low, high): FNV-1a of the float bytes, from C++.
@@ -13,6 +13,14 @@ const HASHES = [
   [7n, 5000, 0.99999994000000003, 1, 0xc77f6ba5],  // rounding to float lands on `high`
   [9n, 5000, -1, -0.99999994000000003, 0x5d1234fd],  // and below `low`
   [3n, 5000, -9.9999999999999993e-41, 9.9999999999999993e-41, 0x88d1dac9],  // subnormals
+];
+// NDArray::random({n}, Int(64), seed, low, high): FNV-1a of the int64 bytes, from C++.
+const INT_HASHES = [
+  [0n, 1000, -1, 1, 0x1885ea9d],
+  [1n, 4096, 0, 10, 0x465b8c87],
+  [42n, 777, -1000, 1000, 0xc6f33613],
+  [18446744073709551615n, 500, -5, 5, 0x7240c009],
+  [7n, 3000, 0, 2097152, 0x37fd0acd],
 ];
 // Single elements as float32 bit patterns, from C++ (seed, index, bits).
 const VALUES = [
@@ -36,6 +44,13 @@ for (const [seed, n, low, high, hash] of HASHES) {
                   `0x${hash.toString(16)}`);
   }
 }
+for (const [seed, n, low, high, hash] of INT_HASHES) {
+  const got = fnv1a32(new Uint8Array(BigInt64Array.from(randomIntegers(n, seed, low, high), BigInt).buffer));
+  if (got !== hash) {
+    failures.push(`integers of seed ${seed} n ${n} [${low}, ${high}): hash 0x${got.toString(16)}, C++ ` +
+                  `0x${hash.toString(16)}`);
+  }
+}
 for (const [seed, index, bits] of VALUES) {
   const v = randomFloat32(index + 1, seed)[index];
   const got = new Uint32Array(new Float32Array([v]).buffer)[0];
@@ -54,7 +69,8 @@ for (const seed of [0n, 1n, 0xdeadbeefcafebaben, MASK]) {
     }
   }
 }
-for (const bad of [() => randomFloat32(3, -1), () => randomFloat32(3, 1, 1, 1)]) {
+for (const bad of [() => randomFloat32(3, -1), () => randomFloat32(3, 1, 1, 1), () => randomIntegers(3, 1, 0, 0),
+                   () => randomIntegers(3, 1, 0.5, 2), () => randomIntegers(3, 1, 0, 2 ** 22)]) {
   try {
     bad();
     failures.push(`${bad} did not throw`);
@@ -67,4 +83,5 @@ if (failures.length) {
   console.log(`FAIL  random: ${failures.length} problem(s)\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`PASS  random: ${HASHES.length} C++ hashes, ${VALUES.length} C++ values, BigInt reference`);
+console.log(`PASS  random: ${HASHES.length + INT_HASHES.length} C++ hashes, ${VALUES.length} C++ values, ` +
+            'BigInt reference');

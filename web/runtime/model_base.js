@@ -4,7 +4,7 @@
 import { toIoArray } from './dtypes.js';
 import { check, fail } from './errors.js';
 import { numel } from './inputs.js';
-import { randomFloat32 } from './random.js';
+import { randomFloat32, randomIntegers } from './random.js';
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -16,9 +16,9 @@ function tensorInfo(t) {
   return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
 }
 
-// Seeded random inputs for `specs` ({name, shape, dtype}): float32 in [-1, 1), the same
-// values as NDArray::random(shape, Float(32), seed); integers in [0, 10) (token ids, indices
-// that any table holds); bools false or true.
+// Seeded random inputs for `specs` ({name, shape, dtype}), the same values as the C++
+// NDArray::random(shape, dtype, seed) that `tensorir run` feeds: float32 in [-1, 1),
+// integers -1 or 0 (an index valid on every axis: -1 is the last), bools false or true.
 export function randomInputsFor(specs, seed) {
   const inputs = {};
   for (const t of specs) {
@@ -27,8 +27,7 @@ export function randomInputsFor(specs, seed) {
       inputs[t.name] = randomFloat32(numel(t.shape), seed);
       continue;
     }
-    const high = dtype === 'bool' ? 2 : 10;
-    const ints = Array.from(randomFloat32(numel(t.shape), seed, 0, high), Math.floor);
+    const ints = randomIntegers(numel(t.shape), seed, dtype === 'bool' ? 0 : -1, dtype === 'bool' ? 2 : 1);
     inputs[t.name] = toIoArray(ints, dtype, `input "${t.name}"`);
   }
   return inputs;

@@ -86,3 +86,23 @@ export function randomFloat32(count, seed, low = -1, high = 1) {
   }
   return out;
 }
+
+// An array of `count` integers equal to NDArray::random(shape, Int(64), seed, low, high) for
+// integers low < high at most 2^21 apart: element i is low + floor(bits * (high - low) / 2^64),
+// the C++ multiply-shift, done on the 32-bit halves (each product below 2^53, so exact).
+export function randomIntegers(count, seed, low, high) {
+  if (!Number.isSafeInteger(count) || count < 0) {
+    throw new Error(`tensorir: random element count must be a non-negative integer, got ${count}`);
+  }
+  const span = high - low;
+  if (!Number.isSafeInteger(low) || !Number.isSafeInteger(high) || !(span > 0 && span <= 2097152)) {
+    throw new Error(`tensorir: random integers need integer bounds low < high at most 2^21 apart, got [${low}, ${high})`);
+  }
+  const [sh, sl] = seedHalves(seed);
+  const out = new Array(count);
+  for (let i = 0; i < count; ++i) {
+    const [h, l] = bitsAt(sh, sl, i);
+    out[i] = low + Math.floor((h * span + Math.floor((l * span) / 4294967296)) / 4294967296);
+  }
+  return out;
+}

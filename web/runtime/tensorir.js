@@ -17,7 +17,7 @@ import { WasmModel } from './wasm_model.js';
 import { WASM_FORMAT, validateWasmModel } from './wasm_validate.js';
 
 export { TensorirError } from './errors.js';
-export { randomFloat32 } from './random.js';
+export { randomFloat32, randomIntegers } from './random.js';
 export { fnv1a32 } from './validate.js';
 export { FORMAT, VERSION };
 export { WASM_FORMAT, WASM_VERSION } from './wasm_validate.js';

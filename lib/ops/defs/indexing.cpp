@@ -81,14 +81,6 @@ Tensor take(const Tensor &data, const Tensor &indices, int axis, const std::stri
       name, kInjective);
 }
 
-// Whether index `raw` (negative ones count from the end of `n`) is `pos`, in [0, n).
-// Compared in the index's own type: the simplifier folds a comparison of a narrowing
-// cast of a loaded value with a loop variable to false.
-Expr index_is(Expr raw, int64_t n, Expr pos) {
-  Expr p = cast(raw.type(), pos);
-  return raw == p || raw + make_const(raw.type(), n) == p;
-}
-
 // data[b..., indices[q..., 0..k-1], rest...] for each q: [q..., rest...] (b = batch_dims).
 Tensor gather_nd(const Tensor &data, const Tensor &indices, int batch, const std::string &name) {
   const std::vector<int64_t> ds = const_shape(data, "gather_nd"), is = const_shape(indices, "gather_nd");
@@ -178,7 +170,8 @@ Tensor scatter_elements(const Tensor &data, const Tensor &indices, const Tensor 
   };
   auto match = [&, axis](const std::vector<Var> &v, const std::vector<IterVar> &rs) {
     std::vector<Expr> r = {rs[0]->var};
-    Expr ok = index_is(indices(at(v, r)), ds[size_t(axis)], v[size_t(axis)]);
+    Expr ok = checked_position(indices(at(v, r)), ds[size_t(axis)], "scatter_elements", name, indices, data, axis) ==
+              v[size_t(axis)];
     for (size_t j = 0; j < v.size(); ++j)
       if (int(j) != axis && is[j] < ds[j]) ok = ok && v[j] < int(is[j]);
     return ok;
@@ -202,7 +195,7 @@ Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updat
     for (size_t j = 0; j < k; ++j) {
       std::vector<Expr> ii(rs.begin(), rs.end());
       ii.push_back(int(j));
-      ok = ok && index_is(indices(ii), ds[j], v[j]);
+      ok = ok && checked_position(indices(ii), ds[j], "scatter_nd", name, indices, data, int(j)) == v[j];
     }
     return ok;
   };
@@ -349,7 +342,8 @@ Tensor topk_indices(const Tensor &x, int axis, int64_t k, bool largest, const st
 }
 
 // The first lens[b] elements along time_axis of each batch b reversed, the rest kept.
-// Compared in the lengths' own type (see index_is).
+// Compared in the lengths' own type: the simplifier folds a comparison of a narrowing
+// cast of a loaded value with a loop variable to false.
 Tensor reverse_sequence(const Tensor &x, const Tensor &lens, int time_axis, int batch_axis,
                         const std::string &name) {
   const std::vector<int64_t> s = const_shape(x, "reverse_sequence");
