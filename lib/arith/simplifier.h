@@ -13,7 +13,10 @@ namespace tensorir::arith {
 
 class Simplifier : public IRMutator {
  public:
-  explicit Simplifier(VarRanges ranges) : ranges_(std::move(ranges)) {}
+  // `keep_failing`: folds keep operands that may fail (may_fail below), as a rewrite of
+  // the IR must; a question about a condition (can_prove) may fold them away.
+  explicit Simplifier(VarRanges ranges, bool keep_failing = true)
+      : ranges_(std::move(ranges)), keep_failing_(keep_failing) {}
   using IRMutator::mutate;
 
   // Constant bounds of a sum under the current ranges.
@@ -67,6 +70,8 @@ class Simplifier : public IRMutator {
   // True when b is the negation of a (so a && b is false and a || b is true).
   bool contradicts(const Expr &a, const Expr &b);
   Expr min_max(bool is_min, const Expr &self, const Expr &a, const Expr &b);
+  // True when a fold may not drop e (see keep_failing).
+  bool must_keep(const Expr &e) const;
 
   // Sets a variable's range for the duration of a scope, restoring the old one after.
   class ScopedRange {
@@ -83,6 +88,7 @@ class Simplifier : public IRMutator {
   };
 
   VarRanges ranges_;
+  bool keep_failing_;
 };
 
 // Helpers shared by the simplifier's files.
@@ -90,6 +96,10 @@ bool is_index_type(Type t);  // a scalar signed integer: canonical sums apply
 Expr rebuild_binary(IRKind kind, const Expr &a, const Expr &b);
 // True when e has no side effects and reads no memory.
 bool is_pure(const Expr &e);
+// True when evaluating e can fail the call (it holds a checked_index). A fold that the
+// operands' ranges decide must keep such an operand: checked_index(k, 1) == 0 holds for
+// every k the call lets through, but the call must still see k.
+bool may_fail(const Expr &e);
 // A no-op statement (Evaluate of a constant) or nothing at all.
 bool is_no_op(const Stmt &s);
 

@@ -58,7 +58,8 @@ Expr Simplifier::div_by_const(const Expr &a, int64_t c) {
     return to_expr(q);
   }
   std::optional<int64_t> lo = lower(r), hi = upper(r);
-  if (lo && hi && floor_div(*lo, c) == floor_div(*hi, c)) {
+  // The remainder's range decides the quotient, and r is dropped (unless it must be evaluated).
+  if (lo && hi && floor_div(*lo, c) == floor_div(*hi, c) && !must_keep(a)) {
     q.add_const(floor_div(*lo, c));
     return to_expr(q);
   }
@@ -157,7 +158,8 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
         std::optional<int64_t> lo = lower(r), hi = upper(r);
         int64_t last;
         if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
-            !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c)) {
+            !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c) &&
+            !must_keep(ramp->base)) {
           q.add_const(floor_div(*lo, *c));
           return BroadcastNode::make(to_expr(q), ramp->lanes);
         }
@@ -188,7 +190,7 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
       LinearSum r_minus_b = r;
       r_minus_b.add(lb, -1);
       std::optional<int64_t> lo = lower(r), hi = upper(r_minus_b);
-      if (lo && *lo >= 0 && hi && *hi < 0) return to_expr(q);
+      if (lo && *lo >= 0 && hi && *hi < 0 && !must_keep(to_expr(r))) return to_expr(q);
     }
   }
   if (a.same_as(op->a) && b.same_as(op->b)) return self;

@@ -65,6 +65,8 @@ Expr Simplifier::canonical(const Expr &self) {
   LinearSum s = to_linear(self, [this](const Expr &e) { return mutate(e); });
   merge_div_mod(s, [this](const Expr &e) { return mutate(e); });
   Expr r = to_expr(s);
+  // A checked index cancelled or multiplied by 0 keeps the sum as it was.
+  if (must_keep(self) && !may_fail(r)) return self;
   return same_expr(r, self) ? self : r;
 }
 
@@ -123,7 +125,8 @@ Expr Simplifier::visit(const MulNode *op, const Expr &self) {
   if (is_one(b)) return a;
   if (is_one(a)) return b;
   // x*0 is not 0 for a float x that is infinite or NaN.
-  if (op->type.is_int_or_uint() && (is_zero(a) || is_zero(b))) return make_zero(op->type);
+  if (op->type.is_int_or_uint() && ((is_zero(a) && !must_keep(b)) || (is_zero(b) && !must_keep(a))))
+    return make_zero(op->type);
   return keep_or_make(op, self, a, b);
 }
 
@@ -139,9 +142,9 @@ Expr Simplifier::min_max(bool is_min, const Expr &self, const Expr &a, const Exp
     LinearSum d = to_linear(a);
     d.add(to_linear(b), -1);
     std::optional<int64_t> hi = upper(d);
-    if (hi && *hi <= 0) return is_min ? a : b;  // a <= b
+    if (hi && *hi <= 0 && !must_keep(is_min ? b : a)) return is_min ? a : b;  // a <= b
     std::optional<int64_t> lo = lower(d);
-    if (lo && *lo >= 0) return is_min ? b : a;  // a >= b
+    if (lo && *lo >= 0 && !must_keep(is_min ? a : b)) return is_min ? b : a;  // a >= b
     // Constants go last: min(x, 4) rather than min(4, x).
     if (is_const(a) && !is_const(b)) return rebuild_binary(kind, b, a);
   }
@@ -193,7 +196,7 @@ Expr Simplifier::visit(const LetNode *op, const Expr &self) {
     ScopedRange scope(this, op->var.get(), Interval::single_point(v));
     body = mutate(op->body);
   }
-  if (!uses_var(body, {op->var})) return body;
+  if (!uses_var(body, {op->var}) && !must_keep(v)) return body;
   if (v.same_as(op->value) && body.same_as(op->body)) return self;
   return LetNode::make(op->var, v, body);
 }
@@ -218,7 +221,8 @@ Expr simplify(const Expr &e, const VarRanges &ranges) {
 
 bool can_prove(const Expr &cond, const VarRanges &ranges) {
   if (!cond.defined()) return false;
-  return arith::is_int_value(simplify(cond, ranges), 1);
+  arith::Simplifier s(ranges, /*keep_failing=*/false);
+  return arith::is_int_value(s.mutate(cond), 1);
 }
 
 }  // namespace tensorir

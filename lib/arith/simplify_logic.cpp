@@ -112,7 +112,7 @@ Expr Simplifier::compare_lanes(IRKind op, const Expr &a, const Expr &b) {
     return Expr();
   };
   Expr a0 = lane(a, 0), b0 = lane(b, 0);
-  if (!a0.defined() || !b0.defined() || !is_index_type(a0.type())) return Expr();
+  if (!a0.defined() || !b0.defined() || !is_index_type(a0.type()) || must_keep(a) || must_keep(b)) return Expr();
   std::optional<bool> first = decide(op, mutate(a0), mutate(b0));
   if (!first) return Expr();
   std::optional<bool> last = decide(op, mutate(lane(a, lanes - 1)), mutate(lane(b, lanes - 1)));
@@ -127,7 +127,7 @@ Expr Simplifier::compare(IRKind op, const Expr &self, const Expr &a, const Expr 
   if (ba && bb) return BroadcastNode::make(mutate(rebuild_binary(op, ba->value, bb->value)), ba->lanes);
   if (Expr r = compare_lanes(op, a, b); r.defined()) return r;
   if (is_index_type(t)) {
-    if (std::optional<bool> r = decide(op, a, b)) return bool_const(*r);
+    if (std::optional<bool> r = decide(op, a, b); r && !must_keep(a) && !must_keep(b)) return bool_const(*r);
     // Rewrite a - b = P - N + c as P op N - c (terms of P and N have positive
     // coefficients), or as N op' c when P is empty: variables left, constants right.
     LinearSum d = to_linear(a);

@@ -31,6 +31,21 @@ class PurityCheck : public IRVisitor {
   }
 };
 
+class FailureCheck : public IRVisitor {
+ public:
+  bool found = false;
+  using IRVisitor::visit;
+  void visit(const Expr &e) override {
+    if (!found) IRVisitor::visit(e);
+  }
+
+ protected:
+  void visit(const CallNode *op) override {
+    if (op->name == kCheckedIndex) found = true;
+    else IRVisitor::visit(op);
+  }
+};
+
 class StmtUsesVar : public IRVisitor {
  public:
   explicit StmtUsesVar(const VarNode *v) : var_(v) {}
@@ -85,6 +100,14 @@ bool is_pure(const Expr &e) {
   p.visit(e);
   return p.pure;
 }
+
+bool may_fail(const Expr &e) {
+  FailureCheck f;
+  f.visit(e);
+  return f.found;
+}
+
+bool Simplifier::must_keep(const Expr &e) const { return keep_failing_ && may_fail(e); }
 
 bool is_no_op(const Stmt &s) {
   if (!s.defined()) return true;
@@ -209,7 +232,7 @@ Stmt Simplifier::visit(const LetStmtNode *op, const Stmt &self) {
     body = mutate(op->body);
   }
   if (!body.defined()) return Stmt();
-  if (pure && !stmt_uses(body, op->var)) return body;
+  if (pure && !stmt_uses(body, op->var) && !must_keep(v)) return body;
   if (v.same_as(op->value) && body.same_as(op->body)) return self;
   return LetStmtNode::make(op->var, v, body);
 }

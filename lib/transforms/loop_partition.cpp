@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "arith/simplifier.h"
 #include "tensorir/arith/simplify.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/ir/visitor.h"
@@ -43,7 +44,9 @@ class GuardFinder : public IRVisitor {
     if (!op->else_case.defined()) {
       std::vector<Expr> cs;
       split_conjuncts(op->condition, cs);
-      for (const Expr &c : cs) guards.push_back({c, ranges_});
+      // A conjunct that may fail the call is never dropped, even where it holds.
+      for (const Expr &c : cs)
+        if (!arith::may_fail(c)) guards.push_back({c, ranges_});
     }
     IRVisitor::visit(op);
   }

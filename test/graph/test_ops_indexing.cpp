@@ -293,6 +293,59 @@ TEST_CASE("scatter_elements on random data matches plain loops for every index t
   }
 }
 
+TEST_CASE("scatter_nd on random data matches plain loops, and an axis of length 1 or beyond int8 is checked",
+          "[graph][ops]") {
+  // Pairs into the first two dimensions of [1, 150, 9]: the first axis has one position
+  // (where a fold could decide the comparison and drop the check), the second more than
+  // int8 holds (its indices are widened).
+  const std::vector<int64_t> ds = {1, 150, 9};
+  const NDArray data = NDArray::random(ds, Float(32), 41), upd = NDArray::random({6, 9}, Float(32), 42);
+  const std::vector<float> dv = data.to_vector<float>(), uv = upd.to_vector<float>();
+  const std::vector<int64_t> rows = NDArray::random({6}, Int(64), 43, -150, 150).to_vector<int64_t>();
+  for (Type it : {Int(8), Int(32), Int(64)}) {
+    std::vector<int64_t> iv;
+    for (size_t q = 0; q < rows.size(); ++q) {
+      iv.push_back(q % 2 ? -1 : 0);
+      iv.push_back(it == Int(8) ? std::clamp<int64_t>(rows[q], -128, 127) : rows[q]);
+    }
+    INFO(it << " indices");
+    std::vector<float> want = dv;
+    for (size_t q = 0; q < rows.size(); ++q) {
+      const int64_t r = iv[2 * q + 1] < 0 ? iv[2 * q + 1] + 150 : iv[2 * q + 1];
+      for (size_t c = 0; c < 9; ++c) want[size_t(r) * 9 + c] += uv[q * 9 + c];
+    }
+    graph::Builder b;
+    auto d = b.input("d", ds);
+    auto i = b.input("i", {6, 2}, it);
+    auto u = b.input("u", {6, 9});
+    const graph::CompiledModel cg =
+        graph::build(b.finish(b.make("scatter_nd", {d, i, u}, {{"reduction", std::string("add")}}, "y")), "llvm");
+    check_near(cg.run({{"d", data}, {"i", as_type(iv, {6, 2}, it)}, {"u", upd}}).to_vector<float>(), want);
+    for (const auto &[at, bad, axis] : {std::tuple{size_t{0}, int64_t{1}, 0}, std::tuple{size_t{4}, int64_t{-2}, 0},
+                                        std::tuple{size_t{11}, int64_t{it == Int(8) ? -128 : 150}, 1}}) {
+      if (it == Int(8) && axis == 1) continue;  // int8 cannot hold an index past [-150, 150)
+      std::vector<int64_t> w = iv;
+      w[at] = bad;
+      const std::string range = axis == 0 ? "[-1, 1), the extent of axis 0" : "[-150, 150), the extent of axis 1";
+      CHECK_THROWS_WITH(cg.run({{"d", data}, {"i", as_type(w, {6, 2}, it)}, {"u", upd}}),
+                        Contains("scatter_nd 'y': an index in 'i' is outside " + range + " of 'd'"));
+    }
+  }
+  // scatter_elements along an axis of length 1.
+  graph::Builder b;
+  auto d = b.input("d", {1, 5});
+  auto i = b.input("i", {1, 5}, Int(32));
+  auto u = b.input("u", {1, 5});
+  const graph::CompiledModel cg = graph::build(
+      b.finish(b.make("scatter_elements", {d, i, u}, {{"axis", int64_t{0}}, {"reduction", std::string("none")}}, "y")),
+      "llvm");
+  const NDArray d5 = NDArray::random({1, 5}, Float(32), 44), u5 = NDArray::random({1, 5}, Float(32), 45);
+  CHECK(cg.run({{"d", d5}, {"i", as_type({0, -1, 0, -1, 0}, {1, 5}, Int(32))}, {"u", u5}}).to_vector<float>() ==
+        u5.to_vector<float>());
+  CHECK_THROWS_WITH(cg.run({{"d", d5}, {"i", as_type({0, 0, 1, 0, 0}, {1, 5}, Int(32))}, {"u", u5}}),
+                    Contains("scatter_elements 'y': an index in 'i' is outside [-1, 1), the extent of axis 0 of 'd'"));
+}
+
 TEST_CASE("gather_nd reads index tuples, with batch dimensions", "[graph][ops]") {
   const NDArray data = NDArray::random({2, 3, 4}, Float(32), 9);
   const std::vector<float> dv = data.to_vector<float>();

@@ -32,7 +32,7 @@ Expr f() { return make_const(Bool(), 0); }
 
 }  // namespace
 
-TEST_CASE("simplify: floor division and modulo from the issue", "[arith]") {
+TEST_CASE("simplify: floor division and modulo of affine sums", "[arith]") {
   Var x("x"), y("y");
   // floor((4x + 3) / 4) = x for every integer x, negative ones included.
   check_simplifies(DivNode::make(AddNode::make(MulNode::make(x, 4), 3), 4), x);
@@ -253,6 +253,28 @@ TEST_CASE("simplify: let", "[arith]") {
   check_simplifies(LetNode::make(v, x * 4 + 1, min(v, x * 4)), x * 4);
   Expr kept = LetNode::make(v, x * y, v * v);
   check_simplifies(kept, kept);
+}
+
+TEST_CASE("simplify: a fold the ranges decide keeps a checked index, which may fail the call", "[arith]") {
+  Var k("k", Int(64)), v("v"), i("i");
+  const Expr one = checked_index(k, 1, "one"), four = checked_index(k, 4, "four");
+  // checked_index(k, 1) is 0 whenever the call goes on, but k must still be checked.
+  check_simplifies(EQNode::make(one, v), EQNode::make(one, v), {{v.get(), iv(0, 0)}});
+  check_simplifies(LTNode::make(four, 4), LTNode::make(four, 4));
+  check_simplifies(MinNode::make(four, -1), MinNode::make(four, -1));
+  check_simplifies(MulNode::make(four, 0), MulNode::make(four, 0));
+  check_simplifies(SubNode::make(four, four), SubNode::make(four, four));
+  check_simplifies(DivNode::make(four, 4), DivNode::make(four, 4));
+  check_simplifies(DivNode::make(AddNode::make(MulNode::make(i, 8), four), 8),
+                   AddNode::make(i, DivNode::make(four, 8)));
+  check_simplifies(LetNode::make(v, four, i), LetNode::make(v, four, i));
+  // The folds that keep it still apply: min(four, 3) is four, and so is max(four, -1).
+  check_simplifies(MinNode::make(four, 3), four);
+  check_simplifies(MaxNode::make(four, -1), four);
+  // A question about a condition uses the range: the proof of a read in bounds.
+  CHECK(can_prove(LTNode::make(four, 4)));
+  CHECK(can_prove(GENode::make(AddNode::make(MulNode::make(i, 4), four), 0), {{i.get(), iv(0, 9)}}));
+  CHECK(can_prove(EQNode::make(one, v), {{v.get(), iv(0, 0)}}));
 }
 
 TEST_CASE("simplify: statements", "[arith]") {

@@ -15,8 +15,8 @@
 //
 // --demo writes OUT_DIR/masked_lookup, a package with both builds of a graph taking a
 // float32, a bool and an int64 input, for the demo page's test: demo_expected.json holds
-// its output for the page's seeded random inputs (NDArray::random(shape, dtype, 1), which
-// web/runtime/model_base.js draws too).
+// its output for the page's seeded random inputs (input i: NDArray::random(shape, dtype,
+// 1 + i), which web/runtime/model_base.js draws too).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -216,7 +216,8 @@ void make_demo_package(const fs::path &dir) {
   const graph::CompiledModel webgl = graph::build(g, "webgl"), wasm = graph::build(g, "wasm");
   graph::export_web_index({&webgl, &wasm}, dir.string(), {.name = "masked_lookup"});
   std::map<std::string, NDArray> inputs;
-  for (int id : g.input_ids()) inputs[g.node(id).name] = NDArray::random(g.node(id).shape, g.node(id).dtype, 1);
+  uint64_t seed = 1;
+  for (int id : g.input_ids()) inputs[g.node(id).name] = NDArray::random(g.node(id).shape, g.node(id).dtype, seed++);
   const std::vector<float> y = graph::build(g, "llvm").run(inputs).single().to_vector<float>();
   std::string values;
   for (float v : y) values += (values.empty() ? "" : ", ") + std::to_string(v);

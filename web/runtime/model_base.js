@@ -16,18 +16,19 @@ function tensorInfo(t) {
   return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
 }
 
-// Seeded random inputs for `specs` ({name, shape, dtype}), the same values as the C++
-// NDArray::random(shape, dtype, seed) that `tensorir run` feeds: float32 in [-1, 1),
-// integers -1 or 0 (an index valid on every axis: -1 is the last), bools false or true.
+// Seeded random inputs for `specs` ({name, shape, dtype}), the values `tensorir run --input-seed`
+// feeds: input i is NDArray::random(shape, dtype, seed + i), float32 in [-1, 1), integers
+// -1 or 0 (an index valid on every axis: -1 is the last), bools false or true.
 export function randomInputsFor(specs, seed) {
   const inputs = {};
-  for (const t of specs) {
+  for (const [i, t] of specs.entries()) {
     const dtype = t.dtype || 'float32';
+    const s = typeof seed === 'bigint' ? seed + BigInt(i) : seed + i;
     if (dtype === 'float32') {
-      inputs[t.name] = randomFloat32(numel(t.shape), seed);
+      inputs[t.name] = randomFloat32(numel(t.shape), s);
       continue;
     }
-    const ints = randomIntegers(numel(t.shape), seed, dtype === 'bool' ? 0 : -1, dtype === 'bool' ? 2 : 1);
+    const ints = randomIntegers(numel(t.shape), s, dtype === 'bool' ? 0 : -1, dtype === 'bool' ? 2 : 1);
     inputs[t.name] = toIoArray(ints, dtype, `input "${t.name}"`);
   }
   return inputs;

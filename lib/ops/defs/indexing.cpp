@@ -489,8 +489,9 @@ const bool registered = [] {
   };
   OpDef se;
   se.name = "scatter_elements";
-  se.doc = "data with updates[q] written at q with q[axis] replaced by indices[q]; duplicates: the last one "
-           "(reduction none) or all of them added to or multiplied with the data (add, mul)";
+  se.doc = "data with updates[q] written at q with q[axis] replaced by indices[q] (negative ones count from the "
+           "end; one out of range fails the run on the CPU targets and is clamped on the GPU targets); duplicates: "
+           "the last one (reduction none) or all of them added to or multiplied with the data (add, mul)";
   se.inputs = {"data", "indices", "updates"};
   se.attrs = {{"axis", AttrType::Int, int64_t{0}}, {"reduction", AttrType::String, std::string("none")}};
   se.pattern = graph::OpPattern::kReduction;
@@ -512,8 +513,8 @@ const bool registered = [] {
 
   OpDef snd;
   snd.name = "scatter_nd";
-  snd.doc = "data with updates[q..., rest...] written at data[indices[q..., :], rest...]; duplicates as "
-            "scatter_elements";
+  snd.doc = "data with updates[q..., rest...] written at data[indices[q..., :], rest...]; indices and "
+            "duplicates as scatter_elements";
   snd.inputs = {"data", "indices", "updates"};
   snd.attrs = {{"reduction", AttrType::String, std::string("none")}};
   snd.pattern = graph::OpPattern::kReduction;
