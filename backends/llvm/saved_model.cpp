@@ -135,7 +135,7 @@ void save_cpu_model(const CompiledModel &model, const std::string &dir) {
 }
 
 const bool registered = [] {
-  register_model_writer("llvm", save_cpu_model,
+  register_model_writer("llvm", save_cpu_model, runtime::kModelFormat,
                         {runtime::kModelPlan, runtime::kOldModelPlan, runtime::kModelLibrary, runtime::kModelParams});
   return true;
 }();

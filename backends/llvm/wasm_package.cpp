@@ -25,6 +25,9 @@ namespace tensorir::llvm_backend {
 
 namespace {
 
+constexpr const char *kWasmPackageFormat = "tensorir-wasm";
+
+
 using namespace graph;
 namespace fs = std::filesystem;
 using json::Value;
@@ -151,7 +154,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
     return t;
   };
   Value doc = Value::object();
-  doc.set("format", "tensorir-wasm");
+  doc.set("format", kWasmPackageFormat);
   doc.set("version", 1);
   doc.set("name", package_name(root, options));
   doc.set("target", m.target.str());
@@ -198,7 +201,8 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
 }
 
 const bool registered = [] {
-  register_web_exporter("wasm", export_wasm, {"model.json", "model.wasm", "model.threads.wasm", "params.bin"});
+  register_web_exporter("wasm", export_wasm, kWasmPackageFormat,
+                        {"model.json", "model.wasm", "model.threads.wasm", "params.bin"});
   return true;
 }();
 

@@ -3,12 +3,16 @@
 #include "tensorir/graph/artifact.h"
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "compiled_model.h"
 #include "graph/web_assets.h"
+#include "runtime/json.h"
+#include "runtime/model_files.h"
 #include "tensorir/error.h"
 
 namespace tensorir::graph {
@@ -20,16 +24,21 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, Fn> fns;
   std::map<std::string, std::vector<std::string>> entries;  // by kind
+  std::map<std::string, std::string> formats;                // by kind
 
-  void add(const std::string &kind, Fn fn, std::vector<std::string> names, const char *what) {
+  void add(const std::string &kind, Fn fn, const std::string &format, std::vector<std::string> names,
+           const char *what) {
     TIR_ASSERT(fn != nullptr) << what << " for '" << kind << "': empty function";
     std::lock_guard<std::mutex> lock(mu);
     TIR_ASSERT(fns.emplace(kind, std::move(fn)).second) << what << " for '" << kind << "' registered twice";
     entries[kind] = std::move(names);
+    formats[kind] = format;
   }
-  void add_entries(std::set<std::string> &out) {
+  // Every kind's entries, or (with `format`) those of the kinds that write it.
+  void add_entries(std::set<std::string> &out, const std::string *format = nullptr) {
     std::lock_guard<std::mutex> lock(mu);
-    for (const auto &[kind, names] : entries) out.insert(names.begin(), names.end());
+    for (const auto &[kind, names] : entries)
+      if (!format || formats[kind] == *format) out.insert(names.begin(), names.end());
   }
   Fn find(const std::string &kind) {
     std::lock_guard<std::mutex> lock(mu);
@@ -65,26 +74,72 @@ std::string quoted(const std::vector<std::string> &kinds, const char *conjunctio
 
 }  // namespace
 
-void register_model_writer(const std::string &target_kind, ModelWriterFn fn, std::vector<std::string> entries) {
-  writers().add(target_kind, std::move(fn), std::move(entries), "register_model_writer");
+void register_model_writer(const std::string &target_kind, ModelWriterFn fn, const std::string &format,
+                           std::vector<std::string> entries) {
+  writers().add(target_kind, std::move(fn), format, std::move(entries), "register_model_writer");
 }
 
-void register_web_exporter(const std::string &target_kind, WebExporterFn fn, std::vector<std::string> entries) {
-  exporters().add(target_kind, std::move(fn), std::move(entries), "register_web_exporter");
+void register_web_exporter(const std::string &target_kind, WebExporterFn fn, const std::string &format,
+                           std::vector<std::string> entries) {
+  exporters().add(target_kind, std::move(fn), format, std::move(entries), "register_web_exporter");
 }
 
 std::vector<std::string> model_writer_kinds() { return writers().kinds(); }
 std::vector<std::string> web_exporter_kinds() { return exporters().kinds(); }
 bool has_web_exporter(const std::string &target_kind) { return exporters().find(target_kind) != nullptr; }
 
+namespace {
+
+// The top-level names of the web runtime's files in a package (index.html, tensorir).
+void add_web_runtime_entries(std::set<std::string> &names) {
+  for (size_t i = 0; i < web_assets::count(); ++i)
+    if (web_assets::path(i) != std::string_view(web_assets::kRpcPage))
+      names.insert(std::filesystem::path(web_assets::path(i)).begin()->string());
+}
+
+// The "format" member of dir/model.json; empty when there is none or it is not JSON.
+std::string plan_format(const std::filesystem::path &dir) {
+  std::ifstream in(dir / runtime::kModelPlan, std::ios::binary);
+  if (!in) return "";
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    const json::Value doc = json::parse(text.str());
+    const json::Value *format = doc.kind() == json::Value::Object ? doc.find("format") : nullptr;
+    return format && format->kind() == json::Value::String ? format->as_string() : "";
+  } catch (const Error &) {
+    return "";
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> model_directory_entries() {
   std::set<std::string> names;
   writers().add_entries(names);
   exporters().add_entries(names);
-  for (size_t i = 0; i < web_assets::count(); ++i)
-    if (web_assets::path(i) != std::string_view(web_assets::kRpcPage))
-      names.insert(std::filesystem::path(web_assets::path(i)).begin()->string());
+  add_web_runtime_entries(names);
   for (const std::string &kind : web_exporter_kinds()) names.insert(kind);
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::string> earlier_model_entries(const std::string &dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string format = plan_format(dir);
+  if (format.empty() && !fs::exists(fs::path(dir) / runtime::kModelPlan, ec) &&
+      fs::is_regular_file(fs::path(dir) / runtime::kOldModelPlan, ec))
+    format = runtime::kModelFormat;
+  std::set<std::string> names;
+  if (format == web_assets::kIndexFormat) {
+    exporters().add_entries(names);
+    for (const std::string &kind : web_exporter_kinds()) names.insert(kind);
+  } else {
+    writers().add_entries(names, &format);
+    exporters().add_entries(names, &format);
+  }
+  const bool web = !names.empty() && format != runtime::kModelFormat;
+  if (web) add_web_runtime_entries(names);
   return {names.begin(), names.end()};
 }
 

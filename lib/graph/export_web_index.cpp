@@ -44,7 +44,7 @@ WebExportInfo export_web_index(const std::vector<const CompiledModel *> &models,
     packages.push(std::move(p));
   }
   Value doc = Value::object();
-  doc.set("format", "tensorir-index");
+  doc.set("format", web_assets::kIndexFormat);
   doc.set("version", 1);
   doc.set("name", name);
   doc.set("packages", std::move(packages));

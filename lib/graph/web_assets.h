@@ -10,4 +10,6 @@ const char *path(size_t i);  // in the package: "index.html", "tensorir/tensorir
 std::string_view data(size_t i);
 // The RPC page (web/rpc.html): `tensorir rpc proxy` serves it; packages do not get it.
 inline constexpr const char *kRpcPage = "rpc.html";
+// The "format" of the model.json that indexes the packages of several targets.
+inline constexpr const char *kIndexFormat = "tensorir-index";
 }  // namespace tensorir::graph::web_assets

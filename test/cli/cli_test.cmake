@@ -46,6 +46,23 @@ if(EXISTS "${WORK}/swap/model.wasm" OR EXISTS "${WORK}/swap/index.html" OR NOT E
    OR NOT EXISTS "${WORK}/swap/notes.txt")
   message(FATAL_ERROR "replacing the web package by a saved model kept its files or removed the user's")
 endif()
+# A saved model replaced by another keeps the user's index.html and tensorir/, which a
+# saved model never writes; a directory whose model.json is the user's own loses nothing
+# but that model.json.
+file(WRITE "${WORK}/swap/index.html" "mine")
+file(WRITE "${WORK}/swap/tensorir/app.js" "mine")
+expect(0 "saved in" compile "${CASES}/test_relu/model.onnx" --target llvm -o "${WORK}/swap")
+if(NOT EXISTS "${WORK}/swap/index.html" OR NOT EXISTS "${WORK}/swap/tensorir/app.js")
+  message(FATAL_ERROR "replacing a saved model removed files of the user's that a saved model never writes")
+endif()
+file(WRITE "${WORK}/app/model.json" "{\"app\": 1}")
+file(WRITE "${WORK}/app/index.html" "mine")
+file(WRITE "${WORK}/app/webgl/shader.glsl" "mine")
+file(WRITE "${WORK}/app/model.txt" "mine")
+expect(0 "saved in" compile "${CASES}/test_relu/model.onnx" --target llvm -o "${WORK}/app")
+if(NOT EXISTS "${WORK}/app/index.html" OR NOT EXISTS "${WORK}/app/webgl/shader.glsl" OR NOT EXISTS "${WORK}/app/model.so")
+  message(FATAL_ERROR "compile took a model.json of the user's for an earlier model and removed the user's files")
+endif()
 file(GLOB partial LIST_DIRECTORIES true "${WORK}/swap/.tensorir-partial-*")
 if(partial)
   message(FATAL_ERROR "compile left its working directory behind: ${partial}")

@@ -9,6 +9,7 @@
 #include <tensorir/tensorir.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -231,5 +232,34 @@ TEST_CASE("model_directory_entries names every file a saved model or a package p
   CHECK(seen >= 15);
   CHECK(entries.count("model.txt") == 1);  // an older saved model's plan
   CHECK(entries.count("rpc.html") == 0);   // served by the proxy, never in a package
+
+  // An earlier model's entries, by its format: each directory's own files are among them,
+  // and nothing a model of another kind writes is.
+  using Names = std::vector<std::string>;
+  const auto earlier = [&](const char *d) { return graph::earlier_model_entries((dir / d).string()); };
+  CHECK(earlier("saved") == Names{"model.json", "model.so", "model.txt", "params.bin"});
+  CHECK(earlier("webgl") == Names{"index.html", "model.json", "params.bin", "tensorir"});
+  CHECK(earlier("wasm") ==
+        Names{"index.html", "model.json", "model.threads.wasm", "model.wasm", "params.bin", "tensorir"});
+  CHECK(earlier("index") == Names{"index.html", "model.json", "model.threads.wasm", "model.wasm", "params.bin",
+                                  "tensorir", "wasm", "webgl"});
+  for (const char *d : {"saved", "webgl", "wasm", "index"}) {
+    const Names names = earlier(d);
+    for (const fs::directory_entry &e : fs::directory_iterator(dir / d)) {
+      INFO(d << ": " << e.path().filename().string());
+      CHECK(std::count(names.begin(), names.end(), e.path().filename().string()) == 1);
+    }
+  }
+  // A saved model of formats 1 to 3 has only model.txt.
+  fs::remove(dir / "saved" / "model.json");
+  std::ofstream(dir / "saved" / "model.txt") << "tensorir model 3\n";
+  CHECK(earlier("saved") == Names{"model.json", "model.so", "model.txt", "params.bin"});
+  // No model of tensorir's: none, whatever else the directory holds.
+  for (const char *text : {"{\"app\": 1}", "not json", "[1, 2]", "{\"format\": 3}", "{\"format\": \"tensorir-other\"}"}) {
+    INFO(text);
+    std::ofstream(dir / "webgl" / "model.json") << text;
+    CHECK(earlier("webgl").empty());
+  }
+  CHECK(earlier("none").empty());
   fs::remove_all(dir);
 }

@@ -95,7 +95,8 @@ graph::Graph static_graph(const CompileArgs &a) {
 
 // The model is written to a hidden directory inside OUT and moved into place once it is
 // whole: a compile that fails leaves OUT as it was, and replacing an earlier model there
-// leaves none of its files behind (model.so beside a web package). The user's own files
+// leaves none of its files behind (model.so beside a web package): the files its model.json
+// (its format) says it wrote, nothing when that is no model of tensorir's. The user's own files
 // in OUT stay. OUT itself is never renamed: it may be a mount point, a link, or served.
 class StagedOutput {
  public:
@@ -123,9 +124,7 @@ class StagedOutput {
   void commit() {
     namespace fs = std::filesystem;
     std::error_code ec;
-    const bool earlier = fs::exists(out_ / runtime::kModelPlan, ec) || fs::exists(out_ / runtime::kOldModelPlan, ec);
-    if (earlier)
-      for (const std::string &name : graph::model_directory_entries()) remove(out_ / name);
+    for (const std::string &name : graph::earlier_model_entries(out_.string())) remove(out_ / name);
     for (const fs::directory_entry &e : fs::directory_iterator(staging_)) {
       const fs::path target = out_ / e.path().filename();
       remove(target);  // a file of the user's with a model file's name is replaced

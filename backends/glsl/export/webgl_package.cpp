@@ -27,6 +27,7 @@ constexpr int kForever = std::numeric_limits<int>::max();
 // A package is written in the oldest version that has what it uses, so that runtimes of
 // version 1 still read packages without such passes.
 constexpr int kWebFormatVersion = 2;
+constexpr const char *kWebglPackageFormat = "tensorir-web";
 
 // A tensor that needs a texture: a graph value (input, constant, kernel result) or a
 // kernel's internal intermediate.
@@ -257,7 +258,7 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
     return t;
   };
   Value doc = Value::object();
-  doc.set("format", "tensorir-web");
+  doc.set("format", kWebglPackageFormat);
   bool multiple_targets = false;
   for (const auto &passes : kernel_passes)
     for (const PassRef &p : passes) multiple_targets = multiple_targets || p.outputs.size() > 1;
@@ -334,7 +335,7 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
 }
 
 const bool registered = [] {
-  register_web_exporter("webgl", export_webgl, {"model.json", "params.bin"});
+  register_web_exporter("webgl", export_webgl, kWebglPackageFormat, {"model.json", "params.bin"});
   return true;
 }();
 
