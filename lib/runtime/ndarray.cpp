@@ -71,8 +71,17 @@ uint64_t random_bits(uint64_t seed, uint64_t index) {
 // A uniform double in [0, 1) from the top 53 bits.
 double unit_double(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
+// Refuses bounds between which the type has no value, where the rounding below would
+// leave [low, high).
+void check_some_value(bool some, Type dtype, double low, double high) {
+  TIR_USER_CHECK(some) << "NDArray::random: no " << dtype << " value lies in [" << low << ", " << high << ")";
+}
+
 template <typename T>
-void fill_float(T *out, int64_t n, uint64_t seed, double low, double high) {
+void fill_float(T *out, int64_t n, uint64_t seed, double low, double high, Type dtype) {
+  T first = static_cast<T>(low);
+  if (first < low) first = std::nextafter(first, std::numeric_limits<T>::infinity());
+  check_some_value(first < high, dtype, low, high);
   for (int64_t i = 0; i < n; ++i) {
     T v = static_cast<T>(low + (high - low) * unit_double(random_bits(seed, i)));
     // Rounding to T can land on `high` (or below a `low` that T cannot represent).
@@ -85,7 +94,10 @@ void fill_float(T *out, int64_t n, uint64_t seed, double low, double high) {
 // 16-bit floats: encode/decode convert between bits and float.
 template <typename Encode, typename Decode>
 void fill_half(uint16_t *out, int64_t n, uint64_t seed, double low, double high, Encode encode,
-               Decode decode) {
+               Decode decode, Type dtype) {
+  uint16_t first = encode(static_cast<float>(low));
+  if (decode(first) < low) first = half_bits_next_up(first);
+  check_some_value(decode(first) < high, dtype, low, high);
   for (int64_t i = 0; i < n; ++i) {
     uint16_t h = encode(static_cast<float>(low + (high - low) * unit_double(random_bits(seed, i))));
     if (decode(h) >= high) h = half_bits_next_down(h);
@@ -141,14 +153,13 @@ NDArray NDArray::random(const std::vector<int64_t> &shape, Type dtype, uint64_t 
   void *p = a.data();
   switch (dtype.code()) {
     case Type::Float:
-      if (dtype.bits() == 32) fill_float(static_cast<float *>(p), n, seed, low, high);
-      if (dtype.bits() == 64) fill_float(static_cast<double *>(p), n, seed, low, high);
+      if (dtype.bits() == 32) fill_float(static_cast<float *>(p), n, seed, low, high, dtype);
+      if (dtype.bits() == 64) fill_float(static_cast<double *>(p), n, seed, low, high, dtype);
       if (dtype.bits() == 16)
-        fill_half(static_cast<uint16_t *>(p), n, seed, low, high, float_to_half, half_to_float);
+        fill_half(static_cast<uint16_t *>(p), n, seed, low, high, float_to_half, half_to_float, dtype);
       break;
     case Type::BFloat:
-      fill_half(static_cast<uint16_t *>(p), n, seed, low, high, float_to_bfloat16,
-                bfloat16_to_float);
+      fill_half(static_cast<uint16_t *>(p), n, seed, low, high, float_to_bfloat16, bfloat16_to_float, dtype);
       break;
     case Type::Int:
       if (dtype.bits() == 8) fill_int(static_cast<int8_t *>(p), n, seed, low, high, dtype);

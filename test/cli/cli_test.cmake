@@ -117,6 +117,12 @@ expect(1 "output 'output': FAIL: data type float32, expected float16" test
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
 expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/x")
 expect(2 "compile writes a saved model for one of" compile resnet18 --target llvm --target wasm -o "${WORK}/x")
+expect(2 "are both webgl: a package holds one build per kind" compile "${CASES}/test_relu/model.onnx"
+       --target webgl --target "webgl -draw-buffers=8" -o "${WORK}/x")
+expect(2 "--input gives input 'x' twice" run "${CASES}/test_relu/model.onnx"
+       -i "x=${CASES}/test_relu/test_data_set_0/input_0.pb" -i "x=${CASES}/test_relu/test_data_set_0/input_0.pb")
+file(WRITE "${WORK}/a_file" "")
+expect(2 "-o '[^']*a_file' exists and is not a directory" run "${CASES}/test_relu/model.onnx" -o "${WORK}/a_file")
 expect(2 "is not a positive dimension" compile "${CASES}/test_relu/model.onnx" --input-shape x=3,0 --target llvm
        -o "${WORK}/x")
 # Input bindings for a model whose shapes are fixed: refused, not ignored.

@@ -6,6 +6,8 @@
 #include <tensorir/graph/executor.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "onnx/onnx_test_util.h"
 
@@ -114,6 +116,31 @@ TEST_CASE("converters: Clip with computed bounds and of integers", "[onnx][conve
     mb.output("y");
     const NDArray y = run(mb, {{"x", NDArray::from_vector<int32_t>({-7, 3, 5, 8}, {4})}}).at(0);
     CHECK(y.to_vector<int32_t>() == std::vector<int32_t>{-7, 3, 5, 5});
+  }
+  // Known bounds: an infinite one clips nothing, so infinities pass; an absent one is the
+  // type's lowest or largest value, where infinities stop.
+  const float inf = std::numeric_limits<float>::infinity(), big = std::numeric_limits<float>::max();
+  const NDArray xs = NDArray::from_vector<float>({-inf, -2, 0.5f, 2, inf}, {5});
+  const struct {
+    float lo, hi;
+    bool has_lo, has_hi;
+    std::vector<float> want;
+  } cases[] = {{-inf, inf, true, true, {-inf, -2, 0.5f, 2, inf}},
+               {-1, inf, true, true, {-1, -1, 0.5f, 2, inf}},
+               {-inf, 1, true, true, {-inf, -2, 0.5f, 1, 1}},
+               {-1, 1, true, true, {-1, -1, 0.5f, 1, 1}},
+               {0, -inf, false, false, {-big, -2, 0.5f, 2, big}},
+               {-1, 0, true, false, {-1, -1, 0.5f, 2, big}}};
+  for (const auto &cs : cases) {
+    INFO("min " << (cs.has_lo ? std::to_string(cs.lo) : "absent") << ", max "
+                << (cs.has_hi ? std::to_string(cs.hi) : "absent"));
+    ModelBuilder mb(13);
+    mb.input("x", dims({5}));
+    if (cs.has_lo) mb.initializer("lo", NDArray::from_vector<float>({cs.lo}, {}));
+    if (cs.has_hi) mb.initializer("hi", NDArray::from_vector<float>({cs.hi}, {}));
+    mb.node("Clip", {"x", cs.has_lo ? "lo" : "", cs.has_hi ? "hi" : ""}, {"y"});
+    mb.output("y");
+    CHECK(run(mb, {{"x", xs}}).at(0).to_vector<float>() == cs.want);
   }
 }
 

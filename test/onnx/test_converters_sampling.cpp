@@ -71,7 +71,8 @@ TEST_CASE("converters: Resize in cubic mode matches plain loops", "[onnx][conver
                {{1, 1, 0.6f, 0.75f}, "half_pixel", -0.5f, 1},
                {{1, 1, 2, 1.5f}, "align_corners", -0.75f, 0},
                {{1, 1, 1.5f, 0.5f}, "asymmetric", -0.75f, 1},
-               {{1, 1, 0.8f, 1.25f}, "pytorch_half_pixel", -0.5f, 0}};
+               {{1, 1, 0.8f, 1.25f}, "pytorch_half_pixel", -0.5f, 0},
+               {{1, 1, 1.1f, 1.2f}, "half_pixel", -0.75f, 0}};  // sizes kept, samples moved
   const int64_t h = 5, w = 4;
   const NDArray x = NDArray::random({2, 3, h, w}, Float(32), 9, -2, 2);
   const std::vector<float> xv = x.to_vector<float>();
@@ -184,6 +185,49 @@ struct GridRef {
 };
 
 }  // namespace
+
+TEST_CASE("converters: Resize and Upsample resample at a scale other than 1 that keeps the size",
+          "[onnx][converters][sampling]") {
+  const NDArray x = NDArray::from_vector<float>({0, 1, 2, 3}, {1, 1, 1, 4});
+  const NDArray scales = NDArray::from_vector<float>({1, 1, 1, 1.2f}, {4});
+  // Half-pixel linear: x_orig = (x + 0.5) / 1.2 - 0.5, the first clamped to 0.
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({1, 1, 1, 4}));
+    mb.initializer("scales", scales);
+    attr(mb.node("Resize", {"x", "", "scales"}, {"y"}), "mode", std::string("linear"));
+    mb.output("y");
+    check_close(run(mb, {{"x", x}}).at(0), {0, 0.75, 2.5 / 1.2 - 0.5, 3.5 / 1.2 - 0.5}, 1e-6, 1e-6);
+  }
+  // Nearest, asymmetric, rounding down: floor(x / 1.2).
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({1, 1, 1, 4}));
+    mb.initializer("scales", scales);
+    auto &node = mb.node("Resize", {"x", "", "scales"}, {"y"});
+    attr(node, "coordinate_transformation_mode", std::string("asymmetric"));
+    attr(node, "nearest_mode", std::string("floor"));
+    mb.output("y");
+    check_close(run(mb, {{"x", x}}).at(0), {0, 0, 1, 2}, 0, 0);
+  }
+  {
+    ModelBuilder mb(9);
+    mb.input("x", dims({1, 1, 1, 4}));
+    mb.initializer("scales", scales);
+    mb.node("Upsample", {"x", "scales"}, {"y"});
+    mb.output("y");
+    check_close(run(mb, {{"x", x}}).at(0), {0, 0, 1, 2}, 0, 0);
+  }
+  // A leading dimension longer than 1 at a scale other than 1 is refused, not ignored.
+  {
+    ModelBuilder mb(13);
+    mb.input("x", dims({1, 3, 1, 4}));
+    mb.initializer("scales", NDArray::from_vector<float>({1, 1.2f, 1, 1}, {4}));
+    mb.node("Resize", {"x", "", "scales"}, {"y"});
+    mb.output("y");
+    CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("resizing dimension 1"));
+  }
+}
 
 TEST_CASE("converters: GridSample in every mode and padding matches plain loops", "[onnx][converters][sampling]") {
   const int64_t n = 2, ch = 3, h = 4, w = 5, oh = 3, ow = 6;

@@ -439,6 +439,27 @@ TEST_CASE("converters: QuantizeLinear per axis to int8 and back, halves to even"
   REQUIRE_THROWS_WITH(tonnx::import_bytes(bad.bytes()), Contains("a scalar or a vector of 3"));
 }
 
+TEST_CASE("converters: an RNN's ThresholdedRelu passes only values above alpha", "[onnx][converters]") {
+  // One unit, W = 1, R = 0, no bias: h_t = ThresholdedRelu(x_t), 0 where x_t <= alpha = 1.
+  ModelBuilder mb(13);
+  mb.input("x", dims({4, 1, 1}));
+  mb.initializer("w", NDArray::from_vector<float>({1}, {1, 1, 1}));
+  mb.initializer("r", NDArray::from_vector<float>({0}, {1, 1, 1}));
+  auto &n = mb.node("RNN", {"x", "w", "r"}, {"y"});
+  attr(n, "hidden_size", int64_t{1});
+  auto *acts = n.add_attribute();
+  acts->set_name("activations");
+  acts->set_type(::onnx::AttributeProto::STRINGS);
+  acts->add_strings("ThresholdedRelu");
+  auto *alphas = n.add_attribute();
+  alphas->set_name("activation_alpha");
+  alphas->set_type(::onnx::AttributeProto::FLOATS);
+  alphas->add_floats(1.0f);
+  mb.output("y");
+  const NDArray y = run(mb, {{"x", NDArray::from_vector<float>({1, 0.5f, 2, 1.0001f}, {4, 1, 1})}}).at(0);
+  CHECK(y.to_vector<float>() == std::vector<float>{0, 0, 2, 1.0001f});
+}
+
 TEST_CASE("converters: DynamicQuantizeLinear against its formula", "[onnx][converters][quantize]") {
   ModelBuilder mb(13);
   mb.input("x", dims({3, 5}));

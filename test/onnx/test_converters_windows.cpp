@@ -177,7 +177,13 @@ TEST_CASE("converters: LpPool and GlobalLpPool", "[onnx][converters][windows]") 
     const NDArray y = run_node("GlobalLpPool", x, [&](auto &n) { attr(n, "p", order); })["y"];
     CHECK(y.shape() == std::vector<int64_t>{2, 3, 1, 1, 1});
     check_close(y, want, 1e-4, 1e-5);
+    // Opset 1 gives p as a float.
+    const auto float_p = [&](auto &n) { attr(n, "p", float(order)); };
+    check_close(run_node("GlobalLpPool", x, float_p, {}, {}, {"y"}, 1)["y"], want, 1e-4, 1e-5);
   }
+  const NDArray x = NDArray::random({1, 2, 4, 4}, Float(32), 14);
+  CHECK_THROWS_WITH(run_node("GlobalLpPool", x, [](auto &n) { attr(n, "p", 2.5f); }, {}, {}, {"y"}, 1),
+                    Contains("not a whole number"));
 }
 
 TEST_CASE("converters: global pools over 1-D and 3-D data", "[onnx][converters][windows]") {

@@ -164,6 +164,16 @@ TEST_CASE("ndarray: random respects its range", "[ndarray]") {
   REQUIRE_THROWS_AS(NDArray::random({4}, Float(32), 1, 1.0, 1.0), Error);
   REQUIRE_THROWS_AS(NDArray::random({4}, Float(32), 1, NAN, 1.0), Error);
   REQUIRE_THROWS_WITH(NDArray::random({4}, UInt(8), 1, -5, -1), Catch::Contains("uint8"));
+  // Bounds between two neighbouring values of the type, or beyond its range, hold none.
+  REQUIRE_THROWS_WITH(NDArray::random({3}, Float(32), 1, 1.00000001, 1.00000002),
+                      Catch::Contains("no float32 value lies in"));
+  REQUIRE_THROWS_WITH(NDArray::random({3}, Float(32), 1, -1e300, -1e299), Catch::Contains("no float32 value"));
+  REQUIRE_THROWS_WITH(NDArray::random({3}, Float(16), 1, 0.50001, 0.50002), Catch::Contains("no float16 value"));
+  REQUIRE_THROWS_WITH(NDArray::random({3}, BFloat(16), 1, 1.001, 1.002), Catch::Contains("no bfloat16 value"));
+  for (float x : NDArray::random({100}, Float(32), 1, -1e300, 1).to_vector<float>()) {
+    REQUIRE(x >= -std::numeric_limits<float>::max());
+    REQUIRE(x < 1);
+  }
 }
 
 TEST_CASE("ndarray: from_vector and to_vector round-trip", "[ndarray]") {

@@ -64,6 +64,11 @@ std::vector<Target> parse_targets(const CompileArgs &a, bool &web) {
   }
   if (a.max_texture > 0 && !texture_limit_used)
     throw UsageError{"--max-texture-size is an option of targets that keep tensors in textures (--target webgl)"};
+  for (size_t i = 0; i < parsed.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (parsed[i].kind == parsed[j].kind)
+        throw UsageError{"--target '" + a.targets[j] + "' and --target '" + a.targets[i] + "' are both " +
+                         parsed[i].kind + ": a package holds one build per kind"};
   const auto writers = graph::model_writer_kinds();
   web = std::all_of(parsed.begin(), parsed.end(), [](const Target &t) { return graph::has_web_exporter(t.kind); });
   const bool saved = parsed.size() == 1 && std::find(writers.begin(), writers.end(), parsed[0].kind) != writers.end();

@@ -1,6 +1,6 @@
 // tensorir test MODEL --data-dir DIR: runs an ONNX backend test case (DIR/input_N.pb in
 // the order of the model's inputs, DIR/output_N.pb in the order of its outputs) and says
-// pass or fail with the worst element, |got - want| <= atol + rtol * |want| as ONNX does.
+// pass or fail with the worst element (output_compare.h).
 #include <CLI/CLI.hpp>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_checks.h"
+#include "output_compare.h"
 #include "runnable.h"
 #include "tensorir/frontend/onnx.h"
 
@@ -22,27 +23,6 @@ struct TestArgs {
   ModelOptions model_options;
   double rtol = 1e-3, atol = 1e-7;
 };
-
-template <typename T>
-std::vector<double> widen(const NDArray &a) {
-  const std::vector<T> v = a.to_vector<T>();
-  return std::vector<double>(v.begin(), v.end());
-}
-
-std::vector<double> as_doubles(const NDArray &a) {
-  const Type t = a.dtype();
-  if (t == Float(32)) return widen<float>(a);
-  if (t == Float(64)) return widen<double>(a);
-  if (t == Int(64)) return widen<int64_t>(a);
-  if (t == Int(32)) return widen<int32_t>(a);
-  if (t == Int(16)) return widen<int16_t>(a);
-  if (t == Int(8)) return widen<int8_t>(a);
-  if (t == UInt(8) || t == Bool()) return widen<uint8_t>(a);
-  if (t == UInt(16)) return widen<uint16_t>(a);
-  if (t == UInt(32)) return widen<uint32_t>(a);
-  if (t == UInt(64)) return widen<uint64_t>(a);
-  throw UsageError{"cannot compare arrays of " + t.str()};
-}
 
 std::vector<std::string> numbered(const std::string &dir, const char *prefix) {
   std::vector<std::string> files;
@@ -67,25 +47,14 @@ bool compare(const std::string &name, const NDArray &got, const NDArray &want, c
                 shape_str(want.shape()).c_str());
     return false;
   }
-  const std::vector<double> g = as_doubles(got), w = as_doubles(want);
-  size_t worst = 0, bad = 0;
-  double worst_excess = -1;
-  for (size_t i = 0; i < g.size(); ++i) {
-    const bool nan_match = std::isnan(g[i]) && std::isnan(w[i]);
-    const double excess = nan_match ? -1 : std::fabs(g[i] - w[i]) - (atol + rtol * std::fabs(w[i]));
-    if (std::isnan(excess) || excess > 0) ++bad;
-    if (std::isnan(excess) || excess > worst_excess) {
-      worst_excess = std::isnan(excess) ? INFINITY : excess;
-      worst = i;
-    }
-  }
-  if (g.empty()) {
+  const ElementComparison r = compare_elements(got, want, rtol, atol);
+  if (r.count == 0) {
     std::printf("output '%s': pass (empty %s)\n", name.c_str(), shape_str(got.shape()).c_str());
     return true;
   }
-  std::printf("output '%s': %s: %zu of %zu elements outside rtol %g, atol %g; worst at %zu: got %.9g, expected %.9g\n",
-              name.c_str(), bad ? "FAIL" : "pass", bad, g.size(), rtol, atol, worst, g[worst], w[worst]);
-  return bad == 0;
+  std::printf("output '%s': %s: %zu of %zu elements %s; worst at %zu: got %s, expected %s\n", name.c_str(),
+              r.bad ? "FAIL" : "pass", r.bad, r.count, r.criterion.c_str(), r.worst, r.got.c_str(), r.want.c_str());
+  return r.bad == 0;
 }
 
 // The names input_0.pb, input_1.pb, ... stand for: an ONNX model's graph inputs in its

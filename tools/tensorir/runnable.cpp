@@ -128,7 +128,10 @@ std::map<std::string, NDArray> gather_inputs(const Runnable &r, const std::vecto
       known = known || in.name == name;
       names += (names.empty() ? "" : ", ") + in.name;
     }
-    if (!known) throw UsageError{"--input '" + f + "': the model has no input '" + name + "' (it has " + names + ")"};
+    if (!known)
+      throw UsageError{"--input '" + f + "': the model has no input '" + name + "' (" +
+                       (names.empty() ? "it takes none at run time" : "it has " + names) + ")"};
+    if (given.count(name)) throw UsageError{"--input gives input '" + name + "' twice"};
     given[name] = read_array(f.substr(eq + 1));
   }
   // Each input its own seed (seed, seed + 1, ... in the model's order), so that inputs of

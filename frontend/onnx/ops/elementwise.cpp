@@ -115,20 +115,27 @@ void variadic(const std::string &onnx_op, const std::string &op, BinaryOp host, 
 
 double type_max(Type t) { return t == Float(32) ? double(FLT_MAX) : DBL_MAX; }
 
-// min(max(x, lo), hi); an absent or infinite bound is the type's largest value.
+// min(max(x, lo), hi). An absent bound is the type's lowest or largest value, as ONNX
+// says; one beyond them (an infinity) clips nothing on its side, so infinities pass.
 void clip(Context &c, double lo, double hi) {
   need_float(c, 0);
   const double m = type_max(c.dtype(0));
-  lo = std::clamp(lo, -m, m);
-  hi = std::clamp(hi, -m, m);
   if (lo > hi) unsupported("min " + std::to_string(lo) + " exceeds max " + std::to_string(hi));
+  const bool below = lo >= -m, above = hi <= m;
+  if (!below && !above) return c.forward(0, 0);
+  if (!below || !above) {
+    const double v = below ? lo : hi;
+    return void(c.output(0, below ? "maximum" : "minimum",
+                         {c.node(0), c.constant(scalar(v, c.dtype(0)), below ? "min" : "max")}));
+  }
   c.output(0, "clip", {c.node(0)}, {{"lo", lo}, {"hi", hi}});
 }
 
 // Up to opset 10 the bounds are attributes.
 void clip_attrs(Context &c) {
   const Attributes &a = c.attrs();
-  clip(c, a.has("min") ? a.f("min", 0) : -DBL_MAX, a.has("max") ? a.f("max", 0) : DBL_MAX);
+  const double m = type_max(c.dtype(0));
+  clip(c, a.has("min") ? a.f("min", 0) : -m, a.has("max") ? a.f("max", 0) : m);
 }
 
 // From opset 11 they are optional inputs, known at import.
@@ -143,7 +150,10 @@ double bound(Context &c, size_t i, double def) {
 void clip_inputs(Context &c) {
   const bool computed = (c.num_inputs() > 1 && c.has_input(1) && !c.known(1)) ||
                         (c.num_inputs() > 2 && c.has_input(2) && !c.known(2));
-  if (!computed && c.dtype(0).is_float()) return clip(c, bound(c, 1, -DBL_MAX), bound(c, 2, DBL_MAX));
+  if (!computed && c.dtype(0).is_float()) {
+    const double m = type_max(c.dtype(0));
+    return clip(c, bound(c, 1, -m), bound(c, 2, m));
+  }
   if (c.dtype(0).is_bool()) unsupported("bool input");
   std::vector<std::pair<size_t, std::string>> ops;
   for (size_t i : {size_t{1}, size_t{2}}) {

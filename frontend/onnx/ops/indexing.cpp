@@ -284,14 +284,17 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
       out[i] = int64_t(std::min(std::floor(double(in[i]) * scales[i]), 0x1p62));
     }
   }
+  // A leading dimension keeps its size and is not resampled: its scale is 1, or it is 1 long.
   for (size_t i = 0; i + 2 < r; ++i)
-    if (out[i] != in[i]) unsupported("resizing dimension " + std::to_string(i) + " (only the last two)");
+    if (out[i] != in[i] || (scales[i] != 1.0 && in[i] > 1))
+      unsupported("resizing dimension " + std::to_string(i) + " (only the last two)");
   if (out[r - 2] < 1 || out[r - 1] < 1) unsupported("an empty result " + shape_str(out));
   check_graph_size(out, c.dtype(0));
   const std::string m = mode == "bilinear" ? "linear" : mode;
   if (m != "nearest" && m != "linear" && m != "cubic") unsupported("mode '" + mode + "'");
-  // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity.
-  if (out == in && coord != "tf_half_pixel_for_nn") return c.forward(0, 0);
+  // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity. A size
+  // that does not change at another scale (4 x 1.2 is 4) still moves the samples.
+  if (scales[r - 2] == 1.0 && scales[r - 1] == 1.0 && coord != "tf_half_pixel_for_nn") return c.forward(0, 0);
   c.output(0, "resize2d", {c.node(0)},
            {{"size", Shape{out[r - 2], out[r - 1]}},
             {"scale_h", scales[r - 2]},

@@ -4,6 +4,8 @@
 // can block); the rest is pool_nd, padded per side, an average being its sum times a
 // constant 1 / count per output position. MaxUnpool scatters the values to the indices.
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "frontend/onnx/ops/window.h"
 
@@ -97,8 +99,17 @@ void root_output(Context &c, graph::NodeRef s, int64_t p) {
   c.output(0, "pow", {s, c.constant(scalar(1.0 / double(p), Float(32)), "inverse_p")});
 }
 
+// p: an integer attribute from opset 2, a float before (a whole number is taken).
 int64_t lp_order(const Context &c) {
-  const int64_t p = c.attrs().i("p", 2);
+  const ::onnx::AttributeProto *a = c.attrs().get("p");
+  int64_t p = 2;
+  if (a && a->type() == ::onnx::AttributeProto::FLOAT) {
+    const float f = a->f();
+    if (!(f >= 1 && f <= 64 && f == std::floor(f))) unsupported("p = " + std::to_string(f) + ", not a whole number");
+    p = int64_t(f);
+  } else {
+    p = c.attrs().i("p", 2);
+  }
   TIR_USER_CHECK(p >= 1) << "p must be at least 1, got " << p;
   return p;
 }

@@ -136,7 +136,7 @@ graph::NodeRef activate(Unroll &u, const Activation &f, graph::NodeRef x) {
   if (n == "affine") return add(mul(x, f.alpha), f.beta);
   if (n == "leakyrelu") return c.make("add", {c.make("relu", {x}), mul(neg_part(x), f.alpha)});
   if (n == "thresholdedrelu")
-    return c.make("where", {c.make("greater_equal", {x, constant(u, f.alpha)}), x, constant(u, 0)});
+    return c.make("where", {c.make("greater", {x, constant(u, f.alpha)}), x, constant(u, 0)});
   if (n == "scaledtanh") return mul(c.make("tanh", {mul(x, f.beta)}), f.alpha);
   if (n == "hardsigmoid") return c.make("clip", {add(mul(x, f.alpha), f.beta)}, {{"lo", 0.0}, {"hi", 1.0}});
   if (n == "elu") {

@@ -1,0 +1,50 @@
+// `tensorir test`'s comparison of an output with the expected one (tools/tensorir/output_compare.h).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "output_compare.h"
+
+using namespace tensorir;
+using tensorir::cli::compare_elements;
+
+TEST_CASE("tensorir test: floats within tolerance, equal infinities and NaN match", "[cli]") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const NDArray want = NDArray::from_vector<float>({1, -inf, inf, nan, 100}, {5});
+  auto cmp = [&](const std::vector<float> &g) {
+    return compare_elements(NDArray::from_vector<float>(g, {5}), want, 1e-3, 1e-7);
+  };
+  CHECK(cmp({1, -inf, inf, nan, 100.05f}).bad == 0);
+  const auto off = cmp({1, -inf, inf, nan, 100.2f});
+  CHECK(off.bad == 1);
+  CHECK(off.worst == 4);
+  CHECK(off.criterion == "outside rtol 0.001, atol 1e-07");
+  const auto sign = cmp({1, inf, inf, nan, 100});
+  CHECK(sign.bad == 1);
+  CHECK(sign.worst == 1);
+  CHECK(sign.got == "inf");
+  CHECK(cmp({1, -inf, 3, 0, 100}).bad == 2);  // a finite value for inf, and for NaN
+  CHECK(cmp({nan, -inf, inf, nan, 100}).worst == 0);
+}
+
+TEST_CASE("tensorir test: integers compare exactly, past 2^53 too", "[cli]") {
+  const int64_t big = int64_t{1} << 60;
+  const NDArray want = NDArray::from_vector<int64_t>({big + 1, 5, -7}, {3});
+  const auto r = compare_elements(NDArray::from_vector<int64_t>({big, 5, -7}, {3}), want, 1e-3, 1e-7);
+  CHECK(r.bad == 1);
+  CHECK(r.worst == 0);
+  CHECK(r.got == "1152921504606846976");
+  CHECK(r.want == "1152921504606846977");
+  CHECK(r.criterion == "not equal");
+  CHECK(compare_elements(want, want, 0, 0).bad == 0);
+  // A tolerance does not loosen integers: 1000 against 1001 at rtol 0.01.
+  CHECK(compare_elements(NDArray::from_vector<int32_t>({1000}, {1}), NDArray::from_vector<int32_t>({1001}, {1}), 0.01,
+                         0)
+            .bad == 1);
+  const uint64_t top = std::numeric_limits<uint64_t>::max();
+  CHECK(compare_elements(NDArray::from_vector<uint64_t>({top - 1}, {1}), NDArray::from_vector<uint64_t>({top}, {1}), 0,
+                         0)
+            .bad == 1);
+}
