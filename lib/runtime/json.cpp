@@ -265,7 +265,11 @@ class Parser {
     }
     std::string s = t_.substr(start, p_ - start);
     if (!real && s.size() < 19) return Value(static_cast<int64_t>(std::strtoll(s.c_str(), nullptr, 10)));
-    return Value(std::strtod(s.c_str(), nullptr));
+    const double v = std::strtod(s.c_str(), nullptr);
+    // JSON has no infinities: a number beyond double's range is an error here, not inf
+    // (which the document could not be written back with).
+    if (!std::isfinite(v)) fail("the number " + s + " is beyond the range of a double");
+    return Value(v);
   }
 
   unsigned hex4() {

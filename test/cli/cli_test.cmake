@@ -115,7 +115,10 @@ expect(1 "output 'output': FAIL: data type float32, expected float16" test
        "${CASES}/test_cast_FLOAT16_to_FLOAT/model.onnx" --data-dir "${WORK}/cast_half" --atol 10)
 
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
-expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/x")
+expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/new/a/b")
+if(EXISTS "${WORK}/new")
+  message(FATAL_ERROR "a failed compile left the directories it created for -o")
+endif()
 expect(2 "compile writes a saved model for one of" compile resnet18 --target llvm --target wasm -o "${WORK}/x")
 expect(2 "are both webgl: a package holds one build per kind" compile "${CASES}/test_relu/model.onnx"
        --target webgl --target "webgl -draw-buffers=8" -o "${WORK}/x")

@@ -409,6 +409,15 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     write_text(dir.str("model.json"), text.substr(0, text.size() / 2));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json is not a valid model plan"));
   }
+  SECTION("a plan with a number beyond a double's range") {
+    std::string edited = text;
+    const size_t at = edited.find("\"version\": 6");
+    REQUIRE(at != std::string::npos);
+    edited.replace(at, 12, "\"version\": 1e400");
+    write_text(dir.str("model.json"), edited);
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json is not a valid model plan") &&
+                                                          Catch::Contains("1e400 is beyond the range of a double"));
+  }
   SECTION("a plan without a member") {
     json::Value cut = json::Value::object();
     for (const auto &[key, v] : plan.members())

@@ -109,8 +109,15 @@ class StagedOutput {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::file_status st = fs::status(out_, ec);
+    if (out.empty()) throw UsageError{"-o needs a directory"};
     if (fs::exists(st) && !fs::is_directory(st)) throw UsageError{"-o '" + out + "' exists and is not a directory"};
     created_ = !fs::exists(st);
+    // The outermost directory this compile creates, removed again (with those inside it,
+    // while empty) when it fails.
+    outermost_ = out_;
+    while (outermost_.has_parent_path() && outermost_.parent_path() != outermost_ &&
+           !fs::exists(outermost_.parent_path(), ec))
+      outermost_ = outermost_.parent_path();
     fs::create_directories(out_, ec);
     if (ec) throw Error("cannot create the output directory '" + out + "': " + ec.message());
     std::string name = (out_ / ".tensorir-partial-XXXXXX").string();
@@ -123,7 +130,11 @@ class StagedOutput {
   ~StagedOutput() {
     std::error_code ec;
     std::filesystem::remove_all(staging_, ec);
-    if (!committed_ && created_) std::filesystem::remove(out_, ec);  // only while still empty
+    if (committed_ || !created_) return;
+    for (std::filesystem::path p = out_;; p = p.parent_path()) {
+      std::filesystem::remove(p, ec);  // only while still empty
+      if (p == outermost_ || !p.has_parent_path()) break;
+    }
   }
   std::string path() const { return staging_.string(); }
   void commit() {
@@ -146,7 +157,7 @@ class StagedOutput {
     if (ec) throw Error("cannot replace " + p.string() + " of the earlier model: " + ec.message());
   }
 
-  std::filesystem::path out_, staging_;
+  std::filesystem::path out_, staging_, outermost_;
   bool created_ = false, committed_ = false;
 };
 
@@ -168,9 +179,13 @@ void compile(const CompileArgs &a) {
   std::printf("%s for %s -> %s\n", a.model.c_str(), joined(a.targets, " and ").c_str(), a.out.c_str());
   if (!web) {
     built[0].save(staged.path());
+    std::vector<std::string> files;
+    for (const std::filesystem::directory_entry &e : std::filesystem::directory_iterator(staged.path()))
+      files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
     staged.commit();
-    std::printf("  loaded in %.0f ms, compiled %zu kernels in %.0f ms, saved in %.0f ms (model.json, model.so, "
-                "params.bin)\n", import_ms, built[0].num_kernels(), build_ms, ms_since(t0));
+    std::printf("  loaded in %.0f ms, compiled %zu kernels in %.0f ms, saved in %.0f ms (%s)\n", import_ms,
+                built[0].num_kernels(), build_ms, ms_since(t0), joined(files, ", ").c_str());
     return;
   }
   const std::string name = std::filesystem::path(a.model).stem().string();

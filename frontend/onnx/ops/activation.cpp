@@ -66,11 +66,13 @@ void hard_swish(Context &c) {
   c.output(0, "multiply", {c.node(0), hard_sigmoid(c, 1.0 / 6.0, 0.5, false)});
 }
 
-// log(exp(x) + 1)
+// log(exp(x) + 1), as relu(x) + log(exp(-|x|) + 1): exp(x) overflows to inf from x = 89 in
+// float32, where softplus is x.
 void softplus(Context &c) {
   need_float(c, 0);
-  graph::NodeRef e = c.make("exp", {c.node(0)});
-  c.output(0, "log", {c.make("add", {e, scalar_node(c, 1, "one")})});
+  graph::NodeRef e = c.make("exp", {c.make("neg", {c.make("abs", {c.node(0)})})});
+  graph::NodeRef tail = c.make("log", {c.make("add", {e, scalar_node(c, 1, "one")})});
+  c.output(0, "add", {c.make("relu", {c.node(0)}), tail});
 }
 
 // x / (1 + |x|)
