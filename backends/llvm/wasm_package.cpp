@@ -27,7 +27,6 @@ namespace {
 
 constexpr const char *kWasmPackageFormat = "tensorir-wasm";
 
-
 using namespace graph;
 namespace fs = std::filesystem;
 using json::Value;

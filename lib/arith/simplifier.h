@@ -100,6 +100,8 @@ bool is_pure(const Expr &e);
 // operands' ranges decide must keep such an operand: checked_index(k, 1) == 0 holds for
 // every k the call lets through, but the call must still see k.
 bool may_fail(const Expr &e);
+// How many checked_index calls e holds.
+int checked_calls(const Expr &e);
 // A no-op statement (Evaluate of a constant) or nothing at all.
 bool is_no_op(const Stmt &s);
 

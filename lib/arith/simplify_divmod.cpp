@@ -59,7 +59,7 @@ Expr Simplifier::div_by_const(const Expr &a, int64_t c) {
   }
   std::optional<int64_t> lo = lower(r), hi = upper(r);
   // The remainder's range decides the quotient, and r is dropped (unless it must be evaluated).
-  if (lo && hi && floor_div(*lo, c) == floor_div(*hi, c) && !must_keep(a)) {
+  if (lo && hi && floor_div(*lo, c) == floor_div(*hi, c) && !must_keep(to_expr(r))) {
     q.add_const(floor_div(*lo, c));
     return to_expr(q);
   }
@@ -159,7 +159,7 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
         int64_t last;
         if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
             !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c) &&
-            !must_keep(ramp->base)) {
+            !must_keep(to_expr(r))) {
           q.add_const(floor_div(*lo, *c));
           return BroadcastNode::make(to_expr(q), ramp->lanes);
         }

@@ -65,9 +65,10 @@ Expr Simplifier::canonical(const Expr &self) {
   LinearSum s = to_linear(self, [this](const Expr &e) { return mutate(e); });
   merge_div_mod(s, [this](const Expr &e) { return mutate(e); });
   Expr r = to_expr(s);
+  if (same_expr(r, self)) return self;
   // A checked index cancelled or multiplied by 0 keeps the sum as it was.
-  if (must_keep(self) && !may_fail(r)) return self;
-  return same_expr(r, self) ? self : r;
+  if (keep_failing_ && checked_calls(r) < checked_calls(self)) return self;
+  return r;
 }
 
 // ---------------------------------------------------------------- + - *

@@ -112,9 +112,9 @@ Expr Simplifier::compare_lanes(IRKind op, const Expr &a, const Expr &b) {
     return Expr();
   };
   Expr a0 = lane(a, 0), b0 = lane(b, 0);
-  if (!a0.defined() || !b0.defined() || !is_index_type(a0.type()) || must_keep(a) || must_keep(b)) return Expr();
+  if (!a0.defined() || !b0.defined() || !is_index_type(a0.type())) return Expr();
   std::optional<bool> first = decide(op, mutate(a0), mutate(b0));
-  if (!first) return Expr();
+  if (!first || must_keep(a) || must_keep(b)) return Expr();
   std::optional<bool> last = decide(op, mutate(lane(a, lanes - 1)), mutate(lane(b, lanes - 1)));
   if (!last || *last != *first) return Expr();
   return bool_const(*first, lanes);
@@ -152,9 +152,12 @@ Expr Simplifier::compare(IRKind op, const Expr &self, const Expr &a, const Expr 
     Expr sa, sb;
     comparison_operands(self, &sa, &sb);
     if (lhs.same_as(sa) && rhs.same_as(sb) && op == self->kind) return self;
+    // Terms that cancel (k + x < k + 4) go, unless one is a checked index.
+    if (keep_failing_ && checked_calls(lhs) + checked_calls(rhs) < checked_calls(a) + checked_calls(b))
+      return a.same_as(sa) && b.same_as(sb) ? self : rebuild_binary(self->kind, a, b);
     return rebuild_binary(op, lhs, rhs);
   }
-  if (t.is_int_or_uint() && same_expr(a, b))
+  if (t.is_int_or_uint() && same_expr(a, b) && !must_keep(a))
     return bool_const(op == IRKind::EQ || op == IRKind::LE || op == IRKind::GE, t.lanes());
   Expr sa, sb;
   comparison_operands(self, &sa, &sb);

@@ -1,6 +1,7 @@
 // Statement simplification: loops add their variable's range while their body is
 // simplified, branches the ranges decide disappear, empty loops and single-iteration
 // loops go away, and the expressions inside every statement are simplified.
+#include <limits>
 #include <unordered_set>
 
 #include "arith/const_fold.h"
@@ -31,19 +32,24 @@ class PurityCheck : public IRVisitor {
   }
 };
 
+// Counts checked_index calls, stopping at `limit`.
 class FailureCheck : public IRVisitor {
  public:
-  bool found = false;
+  explicit FailureCheck(int limit) : limit_(limit) {}
+  int found = 0;
   using IRVisitor::visit;
   void visit(const Expr &e) override {
-    if (!found) IRVisitor::visit(e);
+    if (found < limit_) IRVisitor::visit(e);
   }
 
  protected:
   void visit(const CallNode *op) override {
-    if (op->name == kCheckedIndex) found = true;
-    else IRVisitor::visit(op);
+    if (op->name == kCheckedIndex) ++found;
+    IRVisitor::visit(op);
   }
+
+ private:
+  int limit_;
 };
 
 class StmtUsesVar : public IRVisitor {
@@ -102,7 +108,13 @@ bool is_pure(const Expr &e) {
 }
 
 bool may_fail(const Expr &e) {
-  FailureCheck f;
+  FailureCheck f(1);
+  f.visit(e);
+  return f.found > 0;
+}
+
+int checked_calls(const Expr &e) {
+  FailureCheck f(std::numeric_limits<int>::max());
   f.visit(e);
   return f.found;
 }

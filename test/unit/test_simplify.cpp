@@ -268,6 +268,12 @@ TEST_CASE("simplify: a fold the ranges decide keeps a checked index, which may f
   check_simplifies(DivNode::make(AddNode::make(MulNode::make(i, 8), four), 8),
                    AddNode::make(i, DivNode::make(four, 8)));
   check_simplifies(LetNode::make(v, four, i), LetNode::make(v, four, i));
+  check_simplifies(LTNode::make(AddNode::make(four, i), AddNode::make(four, 4)),
+                   LTNode::make(AddNode::make(four, i), AddNode::make(four, 4)));
+  check_simplifies(SubNode::make(AddNode::make(four, one), four), SubNode::make(AddNode::make(four, one), four));
+  // A remainder without a check is still dropped: (8i + j) / 8 is i for j in [0, 8),
+  // and (8 four + j) / 8 is four.
+  check_simplifies(DivNode::make(AddNode::make(MulNode::make(four, 8), v), 8), four, {{v.get(), iv(0, 7)}});
   // The folds that keep it still apply: min(four, 3) is four, and so is max(four, -1).
   check_simplifies(MinNode::make(four, 3), four);
   check_simplifies(MaxNode::make(four, -1), four);

@@ -111,30 +111,32 @@ class StagedOutput {
     const fs::file_status st = fs::status(out_, ec);
     if (out.empty()) throw UsageError{"-o needs a directory"};
     if (fs::exists(st) && !fs::is_directory(st)) throw UsageError{"-o '" + out + "' exists and is not a directory"};
-    created_ = !fs::exists(st);
-    // The outermost directory this compile creates, removed again (with those inside it,
-    // while empty) when it fails.
-    outermost_ = out_;
-    while (outermost_.has_parent_path() && outermost_.parent_path() != outermost_ &&
-           !fs::exists(outermost_.parent_path(), ec))
-      outermost_ = outermost_.parent_path();
-    fs::create_directories(out_, ec);
-    if (ec) throw Error("cannot create the output directory '" + out + "': " + ec.message());
+    // One directory at a time, so that a failed compile removes exactly those it made.
+    fs::path p;
+    for (const fs::path &part : out_) {
+      p /= part;
+      if (part.empty()) continue;
+      const bool made = fs::create_directory(p, ec);
+      if (ec) {
+        undo();
+        throw Error("cannot create the output directory '" + out + "': " + ec.message());
+      }
+      if (made) created_.push_back(p);
+    }
     std::string name = (out_ / ".tensorir-partial-XXXXXX").string();
-    if (!::mkdtemp(name.data()))
-      throw Error("cannot write in the output directory '" + out + "': " + std::strerror(errno));
+    if (!::mkdtemp(name.data())) {
+      const int err = errno;
+      undo();
+      throw Error("cannot write in the output directory '" + out + "': " + std::strerror(err));
+    }
     staging_ = name;
   }
   StagedOutput(const StagedOutput &) = delete;
   StagedOutput &operator=(const StagedOutput &) = delete;
   ~StagedOutput() {
     std::error_code ec;
-    std::filesystem::remove_all(staging_, ec);
-    if (committed_ || !created_) return;
-    for (std::filesystem::path p = out_;; p = p.parent_path()) {
-      std::filesystem::remove(p, ec);  // only while still empty
-      if (p == outermost_ || !p.has_parent_path()) break;
-    }
+    if (!staging_.empty()) std::filesystem::remove_all(staging_, ec);
+    if (!committed_) undo();
   }
   std::string path() const { return staging_.string(); }
   void commit() {
@@ -151,14 +153,20 @@ class StagedOutput {
   }
 
  private:
+  // Removes the directories the constructor made, innermost first, each only while empty.
+  void undo() {
+    std::error_code ec;
+    for (auto it = created_.rbegin(); it != created_.rend(); ++it) std::filesystem::remove(*it, ec);
+  }
   static void remove(const std::filesystem::path &p) {
     std::error_code ec;
     std::filesystem::remove_all(p, ec);
     if (ec) throw Error("cannot replace " + p.string() + " of the earlier model: " + ec.message());
   }
 
-  std::filesystem::path out_, staging_, outermost_;
-  bool created_ = false, committed_ = false;
+  std::filesystem::path out_, staging_;
+  std::vector<std::filesystem::path> created_;  // by the constructor, outermost first
+  bool committed_ = false;
 };
 
 void compile(const CompileArgs &a) {

@@ -16,9 +16,10 @@ function tensorInfo(t) {
   return Object.freeze({ name: t.name, shape: Object.freeze([...t.shape]), dtype: t.dtype });
 }
 
-// Seeded random inputs for `specs` ({name, shape, dtype}), the values `tensorir run --input-seed`
-// feeds: input i is NDArray::random(shape, dtype, seed + i), float32 in [-1, 1), integers
-// -1 or 0 (an index valid on every axis: -1 is the last), bools false or true.
+// Seeded random inputs for `specs` ({name, shape, dtype}): input i is NDArray::random(shape,
+// dtype, seed + i), as `tensorir run --input-seed` draws for a saved model with the same
+// inputs: float32 in [-1, 1), integers -1 or 0 (an index valid on every axis: -1 is the
+// last), bools false or true.
 export function randomInputsFor(specs, seed) {
   const inputs = {};
   for (const [i, t] of specs.entries()) {

@@ -105,7 +105,8 @@ int64_t lp_order(const Context &c) {
   int64_t p = 2;
   if (a && a->type() == ::onnx::AttributeProto::FLOAT) {
     const float f = a->f();
-    if (!(f >= 1 && f <= 64 && f == std::floor(f))) unsupported("p = " + std::to_string(f) + ", not a whole number");
+    if (f != std::floor(f)) unsupported("p = " + std::to_string(f) + ", not a whole number");
+    TIR_USER_CHECK(f >= 1 && f <= 1e9) << "p must be at least 1, got " << f;
     p = int64_t(f);
   } else {
     p = c.attrs().i("p", 2);
