@@ -222,13 +222,13 @@ void Importer::add_inputs() {
   }
   std::string known;
   for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
-  auto check_named = [&](const std::string &name, const char *option) {
-    TIR_USER_CHECK(inputs.count(name)) << "onnx: ImportOptions::" << option << " names '" << name
-                                       << "', which is not an input of the model ("
+  auto check_named = [&](const std::string &name, const char *option, const char *flag) {
+    TIR_USER_CHECK(inputs.count(name)) << "onnx: ImportOptions::" << option << " (tensorir " << flag << ") names '"
+                                       << name << "', which is not an input of the model ("
                                        << (known.empty() ? "it has none" : "its inputs: " + known) << ")";
   };
-  for (const auto &[name, shape] : options_.input_shapes) check_named(name, "input_shapes");
-  for (const auto &[name, value] : options_.input_values) check_named(name, "input_values");
+  for (const auto &[name, shape] : options_.input_shapes) check_named(name, "input_shapes", "--input-shape");
+  for (const auto &[name, value] : options_.input_values) check_named(name, "input_values", "--input-value");
 }
 
 void Importer::bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value) {
