@@ -3,11 +3,9 @@
 #include "tensorir/graph/artifact.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 
 #include "compiled_model.h"
 #include "graph/web_assets.h"
@@ -99,12 +97,10 @@ void add_web_runtime_entries(std::set<std::string> &names) {
 
 // The "format" member of dir/model.json; empty when there is none or it is not JSON.
 std::string plan_format(const std::filesystem::path &dir) {
-  std::ifstream in(dir / runtime::kModelPlan, std::ios::binary);
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
   try {
-    const json::Value doc = json::parse(text.str());
+    const std::vector<unsigned char> bytes =
+        runtime::read_file_bytes((dir / runtime::kModelPlan).string(), "model plan");
+    const json::Value doc = json::parse(std::string(bytes.begin(), bytes.end()));
     const json::Value *format = doc.kind() == json::Value::Object ? doc.find("format") : nullptr;
     return format && format->kind() == json::Value::String ? format->as_string() : "";
   } catch (const Error &) {

@@ -3,8 +3,6 @@
 // pass or fail with the worst element (output_compare.h).
 #include <CLI/CLI.hpp>
 
-#include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 

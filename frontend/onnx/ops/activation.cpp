@@ -66,13 +66,9 @@ void hard_swish(Context &c) {
   c.output(0, "multiply", {c.node(0), hard_sigmoid(c, 1.0 / 6.0, 0.5, false)});
 }
 
-// log(exp(x) + 1), as relu(x) + log(exp(-|x|) + 1): exp(x) overflows to inf from x = 89 in
-// float32, where softplus is x.
 void softplus(Context &c) {
   need_float(c, 0);
-  graph::NodeRef e = c.make("exp", {c.make("neg", {c.make("abs", {c.node(0)})})});
-  graph::NodeRef tail = c.make("log", {c.make("add", {e, scalar_node(c, 1, "one")})});
-  c.output(0, "add", {c.make("relu", {c.node(0)}), tail});
+  c.output(0, "add", softplus_terms(c, c.node(0), scalar_node(c, 1, "one")));
 }
 
 // x / (1 + |x|)
@@ -125,5 +121,10 @@ const bool registered = [] {
 }();
 
 }  // namespace
+
+std::vector<graph::NodeRef> softplus_terms(Context &c, graph::NodeRef x, graph::NodeRef one) {
+  graph::NodeRef e = c.make("exp", {c.make("neg", {c.make("abs", {x})})});
+  return {c.make("relu", {x}), c.make("log", {c.make("add", {e, one})})};
+}
 
 }  // namespace tensorir::onnx::detail

@@ -75,6 +75,11 @@ void register_binary(const std::string &onnx_op, int since, const std::function<
 
 // Multi-node patterns onto one operator (fusion.cpp), tried by the converter of the
 // pattern's last node: false, converting nothing, when the node does not end one.
+// The two terms whose sum is softplus(x) = log(exp(x) + 1): relu(x) and log(exp(-|x|) + 1),
+// which do not overflow (exp(x) is inf from x = 89 in float32, where softplus is x). `one`
+// is 1 of x's type. For Softplus and the RNN activation.
+std::vector<graph::NodeRef> softplus_terms(Context &c, graph::NodeRef x, graph::NodeRef one);
+
 bool fuse_layer_norm(Context &c);  // at an Add
 bool fuse_gelu(Context &c);        // at a Mul
 

@@ -144,9 +144,7 @@ graph::NodeRef activate(Unroll &u, const Activation &f, graph::NodeRef x) {
     return c.make("add", {c.make("relu", {x}), mul(e, f.alpha)});
   }
   if (n == "softsign") return c.make("divide", {x, add(c.make("abs", {x}), 1)});
-  // softplus: relu(x) + log(exp(-|x|) + 1), which does not overflow (activation.cpp)
-  graph::NodeRef e = c.make("exp", {c.make("neg", {c.make("abs", {x})})});
-  return c.make("add", {c.make("relu", {x}), c.make("log", {add(e, 1)})});
+  return c.make("add", softplus_terms(c, x, constant(u, 1)));
 }
 
 // One direction's weights and state.
