@@ -135,20 +135,30 @@ llvm::Value *CodeGenLLVM::emit_arith(const ExprNode *op, const Expr &a, const Ex
       return fl ? builder_.CreateFSub(x, y) : sgn ? builder_.CreateNSWSub(x, y) : builder_.CreateSub(x, y);
     case IRKind::Mul:
       return fl ? builder_.CreateFMul(x, y) : sgn ? builder_.CreateNSWMul(x, y) : builder_.CreateMul(x, y);
-    case IRKind::Min: {
-      llvm::Value *c = fl ? builder_.CreateFCmpOLT(x, y)
-                          : sgn ? builder_.CreateICmpSLT(x, y) : builder_.CreateICmpULT(x, y);
-      return builder_.CreateSelect(c, x, y);
-    }
+    case IRKind::Min:
     case IRKind::Max: {
-      llvm::Value *c = fl ? builder_.CreateFCmpOGT(x, y)
-                          : sgn ? builder_.CreateICmpSGT(x, y) : builder_.CreateICmpUGT(x, y);
+      const bool is_min = op->kind == IRKind::Min;
+      if (fl) return emit_float_min_max(is_min, x, y);
+      llvm::Value *c = is_min ? (sgn ? builder_.CreateICmpSLT(x, y) : builder_.CreateICmpULT(x, y))
+                              : (sgn ? builder_.CreateICmpSGT(x, y) : builder_.CreateICmpUGT(x, y));
       return builder_.CreateSelect(c, x, y);
     }
     default:
       TIR_ASSERT(false) << "not an arithmetic node";
   }
   return nullptr;
+}
+
+// Float min and max return NaN when either operand is NaN, as NumPy and PyTorch do (a
+// ReLU, max pool or max reduction keeps a NaN input visible). WebAssembly's f32x4.min/max
+// do exactly that in one instruction; elsewhere "x if x is NaN or x is the smaller (larger),
+// else y" is a compare, an unordered compare and a blend (LLVM's minimum/maximum also
+// order -0 below +0 and cost three more instructions on x86).
+llvm::Value *CodeGenLLVM::emit_float_min_max(bool is_min, llvm::Value *x, llvm::Value *y) {
+  if (target_.triple.rfind("wasm", 0) == 0)
+    return builder_.CreateBinaryIntrinsic(is_min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, x, y);
+  llvm::Value *wins = is_min ? builder_.CreateFCmpOLT(x, y) : builder_.CreateFCmpOGT(x, y);
+  return builder_.CreateSelect(builder_.CreateOr(builder_.CreateFCmpUNO(x, x), wins), x, y);
 }
 
 // Integer Div and Mod round towards minus infinity (the remainder takes the divisor's sign).

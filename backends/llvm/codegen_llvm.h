@@ -77,6 +77,7 @@ class CodeGenLLVM {
   llvm::Value *emit_cast(const CastNode *op);
   llvm::Value *emit_arith(const ExprNode *op, const Expr &a, const Expr &b);
   llvm::Value *emit_div(Type t, const Expr &a, const Expr &b, bool mod);
+  llvm::Value *emit_float_min_max(bool is_min, llvm::Value *x, llvm::Value *y);
   llvm::Value *emit_compare(const ExprNode *op, const Expr &a, const Expr &b);
   llvm::Value *emit_load(const LoadNode *op);
   // A select whose values read through loads LoadGuard cannot prove in bounds: a scalar

@@ -113,8 +113,8 @@ Expr fold_float(IRKind kind, Type rt, double x, double y) {
     case IRKind::Mul: return mk(x * y);
     case IRKind::Div: return mk(x / y);
     case IRKind::Mod: return mk(x - y * std::floor(x / y));
-    case IRKind::Min: return mk(std::fmin(x, y));
-    case IRKind::Max: return mk(std::fmax(x, y));
+    case IRKind::Min: return mk(float_min(x, y));
+    case IRKind::Max: return mk(float_max(x, y));
     case IRKind::EQ: return bool_const(x == y);
     case IRKind::NE: return bool_const(x != y);
     case IRKind::LT: return bool_const(x < y);
@@ -126,6 +126,9 @@ Expr fold_float(IRKind kind, Type rt, double x, double y) {
 }
 
 }  // namespace
+
+double float_min(double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::fmin(x, y); }
+double float_max(double x, double y) { return std::isnan(x) || std::isnan(y) ? x + y : std::fmax(x, y); }
 
 Expr fold_binary(IRKind kind, Type rt, const Expr &a, const Expr &b) {
   if (!rt.is_scalar()) return Expr();

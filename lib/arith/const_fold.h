@@ -30,6 +30,9 @@ bool is_const(const Expr &e);
 Expr fold_binary(IRKind kind, Type result_type, const Expr &a, const Expr &b);
 // Folds a cast of a scalar constant; undefined when the result is not representable.
 Expr fold_cast(Type t, const Expr &v);
+// Float min and max as the backends compute them: NaN when either operand is NaN.
+double float_min(double x, double y);
+double float_max(double x, double y);
 // Rounds a double to the precision of float type t.
 double round_float(Type t, double v);
 

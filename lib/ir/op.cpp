@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "arith/const_fold.h"
 #include "tensorir/error.h"
 #include "tensorir/ir/printer.h"
 
@@ -266,7 +267,7 @@ Expr min(Expr a, Expr b) {
   match_types(a, b, "min");
   Type t = a.type();
   auto fi = [t](int64_t x, int64_t y) { return less_than(t, y, x) ? y : x; };
-  if (Expr r = fold(a, b, t, fi, [](double x, double y) { return std::fmin(x, y); }); r.defined()) return r;
+  if (Expr r = fold(a, b, t, fi, arith::float_min); r.defined()) return r;
   if (a.same_as(b)) return a;
   return MinNode::make(a, b);
 }
@@ -275,7 +276,7 @@ Expr max(Expr a, Expr b) {
   match_types(a, b, "max");
   Type t = a.type();
   auto fi = [t](int64_t x, int64_t y) { return less_than(t, x, y) ? y : x; };
-  if (Expr r = fold(a, b, t, fi, [](double x, double y) { return std::fmax(x, y); }); r.defined()) return r;
+  if (Expr r = fold(a, b, t, fi, arith::float_max); r.defined()) return r;
   if (a.same_as(b)) return a;
   return MaxNode::make(a, b);
 }

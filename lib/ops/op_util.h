@@ -48,6 +48,13 @@ inline int normalize_axis(int axis, int ndim, const Tensor &t, const std::string
 
 // `e` clamped into [0, size): select may evaluate its untaken side, which must still
 // read inside the buffer.
+// Whether `v` is the extreme a max or min reduction found: equal to it, or NaN where the
+// extreme is NaN (float max and min return NaN), so that an arg search finds the NaN.
+inline Expr is_extreme(const Expr &v, const Expr &extreme) {
+  if (!v.type().is_float()) return v == extreme;
+  return v == extreme || (extreme != extreme && v != v);
+}
+
 inline Expr clamp_index(Expr e, int64_t size) { return min(max(e, 0), Expr(static_cast<int>(size - 1))); }
 
 inline std::vector<Expr> to_exprs(const std::vector<int64_t> &v) {

@@ -229,7 +229,7 @@ Tensor arg_reduce(const Tensor &x, int axis, bool keepdims, bool select_last, bo
           }
         }
         Expr at = cast(index_type, k->var);
-        Expr hit = x(idx) == m(midx);
+        Expr hit = is_extreme(x(idx), m(midx));
         if (select_last) return max(select(hit, at, make_const(index_type, -1)), {k});
         return min(select(hit, at, make_const(index_type, double(n))), {k});
       },

@@ -3,6 +3,8 @@
 // comparison against a reference interpreter.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -558,4 +560,23 @@ TEST_CASE("simplify: bounds at the edge of the type do not wrap", "[arith]") {
   // Bounds well inside the type still decide: the clamp of a value known in [1, 8].
   const Expr small = cast(Int(32), cast(Int(8), i)) + 1;
   check_simplifies(max(small, 0), small, ri);
+}
+
+TEST_CASE("float min and max of constants fold to NaN when either is NaN", "[simplify][ir]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto folded = [](const Expr &e) {
+    const auto *f = e.as<FloatImmNode>();
+    REQUIRE(f);
+    return f->value;
+  };
+  for (bool nan_first : {true, false}) {
+    const Expr a = nan_first ? Expr(nan) : Expr(1.0f), b = nan_first ? Expr(1.0f) : Expr(nan);
+    INFO((nan_first ? "NaN first" : "NaN second"));
+    CHECK(std::isnan(folded(max(a, b))));
+    CHECK(std::isnan(folded(min(a, b))));
+    CHECK(std::isnan(folded(simplify(MaxNode::make(a, b)))));
+    CHECK(std::isnan(folded(simplify(MinNode::make(a, b)))));
+  }
+  CHECK(folded(max(Expr(-2.0f), Expr(1.0f))) == 1.0);
+  CHECK(folded(simplify(MinNode::make(Expr(-2.0f), Expr(1.0f)))) == -2.0);
 }

@@ -101,7 +101,7 @@ Tensor max_pool_indices(const Node &n, const Tensor &x, const std::string &name)
           Expr pos = window_pos(v, r[i]->var, w, i), ok = pos >= 0 && pos < int(in[i]);
           inside = inside.defined() ? inside && ok : ok;
         }
-        Expr hit = inside && P(window_read(v, v[1], r, w)) == M(std::vector<Expr>(v.begin(), v.end()));
+        Expr hit = inside && detail::is_extreme(P(window_read(v, v[1], r, w)), M(std::vector<Expr>(v.begin(), v.end())));
         return min(select(hit, offset, make_const(Int(32), int(window_size))), r);
       },
       name + "_first", "max_pool_first");
