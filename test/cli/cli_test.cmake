@@ -113,6 +113,18 @@ file(COPY "${CASES}/test_cast_FLOAT16_to_FLOAT/test_data_set_0/input_0.pb"
      "${CASES}/test_cast_FLOAT_to_FLOAT16/test_data_set_0/output_0.pb" DESTINATION "${WORK}/cast_half")
 expect(1 "output 'output': FAIL: data type float32, expected float16" test
        "${CASES}/test_cast_FLOAT16_to_FLOAT/model.onnx" --data-dir "${WORK}/cast_half" --atol 10)
+# A float16 .npy input is widened to float32, as a float16 .pb is: NumPy's
+# np.array([0.5, -2, 1.5, 0.33325, 3, 0.25, 7, -0.125, 2.5, 1, 65504, -8], np.float16)
+# .reshape(3, 4), written byte by byte (printf, since CMake's strings cannot hold NUL).
+set(half_header "{'descr': '<f2', 'fortran_order': False, 'shape': (3, 4), }")
+string(REPEAT " " 58 half_pad)
+execute_process(COMMAND printf "\\x93NUMPY\\x01\\x00\\x76\\x00%s\\n\\x00\\x38\\x00\\xc0\\x00\\x3e\\x55\\x35\\x00\\x42\\x00\\x34\\x00\\x47\\x00\\xb0\\x00\\x41\\x00\\x3c\\xff\\x7b\\x00\\xc8"
+                        "${half_header}${half_pad}" OUTPUT_FILE "${WORK}/half.npy" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "printf could not write ${WORK}/half.npy (exit ${rc})")
+endif()
+expect(0 "output 'output': \\[3, 4\\] float32, min -8, max 65504, mean 5459.16, argmax 10" run
+       "${CASES}/test_cast_FLOAT16_to_FLOAT/model.onnx" --input "input=${WORK}/half.npy")
 
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
 expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/new/a/b")

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cli_checks.h"
+#include "runtime/half.h"
 #include "tensorir/frontend/onnx.h"
 #include "tensorir/graph/models.h"
 
@@ -130,7 +131,16 @@ NDArray read_array(const std::string &path) {
   if (!npy && !ends_with(path, ".pb"))
     throw UsageError{"'" + path + "': arrays are read from .npy files or ONNX TensorProto .pb files"};
   require_regular_file(path, "array file");
-  return npy ? NDArray::load_npy(path) : onnx::read_tensor(path);
+  if (!npy) return onnx::read_tensor(path);
+  NDArray a = NDArray::load_npy(path);
+  if (a.dtype() != Float(16)) return a;
+  // Widened as read_tensor widens a float16 TensorProto: tensorir computes an ONNX model's
+  // float16 tensors in float32, so its float16 inputs take float32 arrays.
+  NDArray wide = NDArray::empty(a.shape(), Float(32));
+  const uint16_t *src = static_cast<const uint16_t *>(a.data());
+  float *dst = wide.data_as<float>();
+  for (int64_t i = 0; i < a.numel(); ++i) dst[i] = half_to_float(src[i]);
+  return wide;
 }
 
 double median(std::vector<double> v) {
