@@ -128,6 +128,14 @@ expect(0 "output 'output': \\[3, 4\\] float32, min -8, max 65504, mean 5459.16, 
 
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
 expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/new/a/b")
+# A built-in network's name is the network for run as for compile, even beside a file of
+# that name; "./resnet18" is the file.
+file(MAKE_DIRECTORY "${WORK}/beside")
+file(WRITE "${WORK}/beside/resnet18" "not a model")
+set(EXPECT_CWD "${WORK}/beside")
+expect(0 "resnet18 compiled for llvm.*output '[^']+': \\[1, 1000\\] float32" run resnet18)
+expect(1 "resnet18" run ./resnet18)
+unset(EXPECT_CWD)
 if(EXISTS "${WORK}/new")
   message(FATAL_ERROR "a failed compile left the directories it created for -o")
 endif()

@@ -33,8 +33,9 @@ struct ModelOptions {
 };
 graph::Graph load_graph(const std::string &model, const ModelOptions &options);
 // Whether MODEL names an ONNX file (ends in .onnx, or exists: one that is not a regular
-// file is then refused by name), and the import options its --input-shape and
-// --input-value give.
+// file is then refused by name; a built-in network's name is the network even where a
+// file of that name exists, "./resnet18" the file), and the import options its
+// --input-shape and --input-value give.
 bool is_onnx_file(const std::string &model);
 onnx::ImportOptions import_options(const ModelOptions &options);
 // The built-in networks, for messages: "resnet18, resnet50, mobilenet_v2".

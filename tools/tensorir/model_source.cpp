@@ -58,6 +58,8 @@ std::pair<std::string, std::vector<int64_t>> parse_shape_binding(const std::stri
 }
 
 bool is_onnx_file(const std::string &model) {
+  for (const Builtin &b : kBuiltins)
+    if (model == b.name) return false;
   // Whatever exists is taken for one: a directory or a device is then refused by name.
   std::error_code ec;
   return ends_with(model, ".onnx") || std::filesystem::exists(model, ec);
