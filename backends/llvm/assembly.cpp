@@ -5,6 +5,7 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "backends/llvm/diagnostics.h"
 #include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
 
@@ -30,6 +31,7 @@ std::string emit_assembly(const std::string &ll, const Target &target) {
 
 std::string emit_assembly(const std::string &ll, llvm::TargetMachine &tm) {
   llvm::LLVMContext ctx;
+  const std::shared_ptr<std::string> diagnostics = keep_diagnostics(ctx);
   std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
@@ -37,6 +39,7 @@ std::string emit_assembly(const std::string &ll, llvm::TargetMachine &tm) {
   TIR_ASSERT(!tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
       << "this LLVM target cannot emit assembly";
   pm.run(*m);
+  throw_if_reported(*diagnostics, "the module's assembly", tm.getTargetTriple().str());
   return std::string(text.str());
 }
 

@@ -128,13 +128,16 @@ llvm::Value *CodeGenLLVM::emit_arith(const ExprNode *op, const Expr &a, const Ex
   llvm::Value *y = emit(b);
   bool fl = t.is_float();
   bool sgn = t.is_int();
+  // No-wrap flags only where overflow is undefined (int32, int64, as the simplifier
+  // assumes): int8 and int16 wrap, as constant folding does.
+  bool nsw = sgn && t.bits() >= 32;
   switch (op->kind) {
     case IRKind::Add:
-      return fl ? builder_.CreateFAdd(x, y) : sgn ? builder_.CreateNSWAdd(x, y) : builder_.CreateAdd(x, y);
+      return fl ? builder_.CreateFAdd(x, y) : nsw ? builder_.CreateNSWAdd(x, y) : builder_.CreateAdd(x, y);
     case IRKind::Sub:
-      return fl ? builder_.CreateFSub(x, y) : sgn ? builder_.CreateNSWSub(x, y) : builder_.CreateSub(x, y);
+      return fl ? builder_.CreateFSub(x, y) : nsw ? builder_.CreateNSWSub(x, y) : builder_.CreateSub(x, y);
     case IRKind::Mul:
-      return fl ? builder_.CreateFMul(x, y) : sgn ? builder_.CreateNSWMul(x, y) : builder_.CreateMul(x, y);
+      return fl ? builder_.CreateFMul(x, y) : nsw ? builder_.CreateNSWMul(x, y) : builder_.CreateMul(x, y);
     case IRKind::Min:
     case IRKind::Max: {
       const bool is_min = op->kind == IRKind::Min;
@@ -177,7 +180,12 @@ llvm::Value *CodeGenLLVM::emit_div(Type t, const Expr &a, const Expr &b, bool mo
   // the machine's division traps on both. x / 0 and x % 0 give 0 (the graph's mod says
   // so), x / -1 gives -x wrapping and x % -1 gives 0, as constant folding does.
   llvm::Value *by_zero = nullptr, *by_minus_one = nullptr;
+  if (c && *c == 0) return zero;  // a division by a literal 0 would be undefined to LLVM
   if (!c) {
+    // Frozen, so that the guard and the division see one value: a divisor whose no-wrap
+    // arithmetic overflowed is poison, and LLVM would otherwise prove the guard false
+    // from the operation (max(x * 65536, 0) == 0 as x < 1) while the division divides by 0.
+    y = builder_.CreateFreeze(y);
     by_zero = builder_.CreateICmpEQ(y, zero);
     llvm::Value *unsafe = by_zero;
     if (!t.is_uint()) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "backends/llvm/codegen_llvm.h"
+#include "backends/llvm/diagnostics.h"
 #include "backends/llvm/target_machine.h"
 #include "runtime/cpu_features.h"
 #include "tensorir/error.h"
@@ -72,6 +73,7 @@ CompiledModule compile(const std::vector<LoweredFunc> &funcs, const Target &targ
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
 
   auto ctx = std::make_unique<llvm::LLVMContext>();
+  const std::shared_ptr<std::string> diagnostics = keep_diagnostics(*ctx);
   std::unique_ptr<llvm::Module> mod;
   {
     CodeGenLLVM cg(*ctx, codegen_target(*tm));
@@ -114,6 +116,7 @@ CompiledModule compile(const std::vector<LoweredFunc> &funcs, const Target &targ
         << "cannot compile kernel '" << f->name << "': " << llvm::toString(addr.takeError())
         << (reported->empty() ? "" : "; ") << *reported
         << " (an extern function must be a C symbol visible in this process)";
+    throw_if_reported(*diagnostics, "kernel '" + f->name + "'", target.str());
     out.functions.push_back(addr->toPtr<RawFunction>());
   }
   out.code = std::move(code);

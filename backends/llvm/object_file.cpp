@@ -8,6 +8,7 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "backends/llvm/diagnostics.h"
 #include "backends/llvm/target_machine.h"
 #include "tensorir/build.h"
 #include "tensorir/error.h"
@@ -66,11 +67,14 @@ void write_object(const std::string &ll, const Target &target, const std::string
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(jtmb);
   llvm::LLVMContext ctx;
+  const std::shared_ptr<std::string> diagnostics = keep_diagnostics(ctx);
   std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
   check_no_registered_externs(*m);
   m->setPICLevel(llvm::PICLevel::BigPIC);
 
   emit_object(*m, *tm, path);
+  if (!diagnostics->empty()) llvm::sys::fs::remove(path);
+  throw_if_reported(*diagnostics, "the object file " + path, target.str());
 }
 
 }  // namespace tensorir::llvm_backend

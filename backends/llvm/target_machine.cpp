@@ -55,10 +55,16 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
   const std::string cpu_features = jtmb.getFeatures().getString();
   std::string mattr = target.option("mattr");
   std::stringstream ss(mattr);
+  std::unique_ptr<llvm::MCSubtargetInfo> any_cpu;  // for the names of the target's features
   for (std::string f; std::getline(ss, f, ',');) {
     if (f.empty()) continue;
     TIR_USER_CHECK(f[0] == '+' || f[0] == '-')
         << "feature '" << f << "' in -mattr must start with + or - (e.g. -mattr=+avx2,-avx512f)";
+    if (!any_cpu) any_cpu = subtarget_info(jtmb.getTargetTriple(), "", "");
+    bool known = false;
+    for (const llvm::SubtargetFeatureKV &kv : any_cpu->getAllProcessorFeatures()) known = known || f.substr(1) == kv.Key;
+    TIR_USER_CHECK(known) << "unknown CPU feature '" << f.substr(1) << "' in -mattr=" << mattr
+                          << " (LLVM's names, e.g. avx2, avx512f, fma)";
     jtmb.getFeatures().AddFeature(f);
   }
   // The code is 64-bit (the host's triple): LLVM aborts the process, rather than
@@ -76,6 +82,16 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
       TIR_THROW() << "target '" << target.str() << "': the code is built for " << triple.str()
                   << ", but -mattr=" << mattr << " turns 64-bit mode off; leave the 64bit features on";
     }
+  }
+  // The x86-64 calling convention passes floats in SSE registers, and without x87 or SSE
+  // (or with soft-float) the float operations become library calls no process provides.
+  if (!mattr.empty() && jtmb.getTargetTriple().getArch() == llvm::Triple::x86_64) {
+    std::unique_ptr<llvm::MCSubtargetInfo> sti =
+        subtarget_info(jtmb.getTargetTriple(), jtmb.getCPU(), jtmb.getFeatures().getString());
+    TIR_USER_CHECK(sti && sti->checkFeatures("+sse2") && sti->checkFeatures("+x87") &&
+                   !sti->checkFeatures("+soft-float"))
+        << "target '" << target.str() << "': -mattr=" << mattr
+        << " turns off x87 or SSE2 (or turns on soft-float), which 64-bit x86 code needs; leave them as they are";
   }
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   return jtmb;

@@ -92,7 +92,7 @@ class Simplifier : public IRMutator {
 };
 
 // Helpers shared by the simplifier's files.
-bool is_index_type(Type t);  // a scalar signed integer: canonical sums apply
+bool is_index_type(Type t);  // a scalar int32 or int64: canonical sums apply
 Expr rebuild_binary(IRKind kind, const Expr &a, const Expr &b);
 // True when e has no side effects and reads no memory.
 bool is_pure(const Expr &e);

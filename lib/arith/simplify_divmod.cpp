@@ -140,7 +140,7 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
   if (ba && bb) return BroadcastNode::make(mutate(DivNode::make(ba->value, bb->value)), ba->lanes);
   const int64_t *c = positive_const(b);
-  if (t.is_int() && c) {
+  if (t.is_int() && t.bits() >= 32 && c) {  // as is_index_type: int8 and int16 wrap
     if (t.is_scalar()) {
       Expr r = div_by_const(a, *c);
       return same_expr(r, self) ? self : r;
@@ -186,7 +186,10 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
           q.add_term(rest, m.coeff);
       }
       r.add_const(la.constant);
-      if (r.is_const() && r.constant == 0 && !(q.is_const() && q.constant == 0)) return to_expr(q);
+      // Only for a b that cannot be 0: x / 0 is 0, not q (x / x is 1 only where x != 0).
+      const std::optional<int64_t> b_lo = lower(lb), b_hi = upper(lb);
+      const bool b_nonzero = (b_lo && *b_lo > 0) || (b_hi && *b_hi < 0);
+      if (b_nonzero && r.is_const() && r.constant == 0 && !(q.is_const() && q.constant == 0)) return to_expr(q);
       LinearSum r_minus_b = r;
       r_minus_b.add(lb, -1);
       std::optional<int64_t> lo = lower(r), hi = upper(r_minus_b);
@@ -205,7 +208,7 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
   if (ba && bb) return BroadcastNode::make(mutate(ModNode::make(ba->value, bb->value)), ba->lanes);
   const int64_t *c = positive_const(b);
-  if (t.is_int() && c) {
+  if (t.is_int() && t.bits() >= 32 && c) {  // as is_index_type: int8 and int16 wrap
     if (t.is_scalar()) {
       Expr r = mod_by_const(a, *c);
       return same_expr(r, self) ? self : r;

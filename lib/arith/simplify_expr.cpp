@@ -10,7 +10,9 @@
 
 namespace tensorir::arith {
 
-bool is_index_type(Type t) { return t.is_int() && t.is_scalar(); }
+// int8 and int16 wrap (constant folding wraps them), so the rules that assume no overflow
+// leave them alone; int32 and int64 overflow is undefined, as in C.
+bool is_index_type(Type t) { return t.is_int() && t.is_scalar() && t.bits() >= 32; }
 
 Expr rebuild_binary(IRKind kind, const Expr &a, const Expr &b) {
   switch (kind) {

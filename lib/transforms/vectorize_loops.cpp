@@ -67,6 +67,14 @@ class Widen : public IRMutator {
     if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
     return select(c, t, f);
   }
+  // x / 0 and x % 0 are 0. The operators refuse a literal 0 divisor, written by a user,
+  // but simplifying a loop of one iteration can make one (x % min(j, 8) with j = 0).
+  static Expr divide(const Expr &a, const Expr &b, bool mod) {
+    const auto *wide = b.as<BroadcastNode>();
+    if (a.type().is_int_or_uint() && is_const_int(wide ? wide->value : b, 0))
+      return make_zero(a.type().with_lanes(std::max(a.type().lanes(), b.type().lanes())));
+    return mod ? a % b : a / b;
+  }
 #define TIR_WIDEN_BINARY(Node, expr)                                   \
   Expr visit(const Node *op, const Expr &self) override {              \
     Expr a = mutate(op->a), b = mutate(op->b);                         \
@@ -76,8 +84,8 @@ class Widen : public IRMutator {
   TIR_WIDEN_BINARY(AddNode, a + b)
   TIR_WIDEN_BINARY(SubNode, a - b)
   TIR_WIDEN_BINARY(MulNode, a * b)
-  TIR_WIDEN_BINARY(DivNode, a / b)
-  TIR_WIDEN_BINARY(ModNode, a % b)
+  TIR_WIDEN_BINARY(DivNode, divide(a, b, false))
+  TIR_WIDEN_BINARY(ModNode, divide(a, b, true))
   TIR_WIDEN_BINARY(MinNode, min(a, b))
   TIR_WIDEN_BINARY(MaxNode, max(a, b))
   TIR_WIDEN_BINARY(EQNode, a == b)

@@ -351,5 +351,13 @@ TEST_CASE("llvm: target options", "[llvm]") {
   CHECK(narrow.source("asm").find("zmm") == std::string::npos);
   CHECK_THROWS_WITH(build_one(f, "llvm -mcpu=not-a-cpu"), Catch::Contains("unknown CPU 'not-a-cpu'"));
   CHECK_THROWS_WITH(build_one(f, "llvm -mattr=avx2"), Catch::Contains("must start with + or -"));
+  CHECK_THROWS_WITH(build_one(f, "llvm -mattr=+avx2,+banana"), Catch::Contains("unknown CPU feature 'banana'"));
+  // Feature sets 64-bit x86 code cannot be compiled for are refused before LLVM, which
+  // would end the process ("SSE register return with SSE disabled") or call functions
+  // that no process provides.
+  for (const char *bad : {"-sse", "+avx512f,-sse2", "-x87", "+soft-float"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(build_one(f, std::string("llvm -mattr=") + bad), Catch::Contains("64-bit x86 code needs"));
+  }
   CHECK_THROWS_WITH(build_one(f, "llvm -mfoo=1"), Catch::Contains("unknown option '-mfoo'"));
 }

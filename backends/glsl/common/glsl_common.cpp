@@ -207,6 +207,8 @@ std::string ExprPrinter::div_mod(bool is_div, const Expr &a, const Expr &b, Type
       return use_helper(t.bits() == 64 ? "tir_fmod_d" : "tir_fmod") + "(" + print(a) + ", " + print(b) + ")";
     return "mod(" + print(a) + ", " + print(b) + ")";
   }
+  // x / 0 and x % 0 give 0, as on the CPU, where the divisor is a literal 0.
+  if (const int64_t *c = as_const_int(b); c && *c == 0) return print(make_zero(t));
   if (t.is_uint() || t.is_bool()) return wrap_narrow(t, "(" + print(a) + (is_div ? " / " : " % ") + print(b) + ")");
   // Signed: floor semantics. A power-of-two divisor is a shift or a mask.
   if (const int64_t *c = as_const_int(b); c && log2_exact(*c) >= 0) {
