@@ -171,7 +171,8 @@ void slice(Context &c, bool inputs) {
   }
   if (c.known(0)) return c.set_output(0, host_slice(c.input(0).known, begin, step, out));
   if (element_count(out) == 0) unsupported("the slice is empty " + shape_str(out));
-  if (out == in) return c.forward(0, 0);
+  // The whole of every axis, in order: a reversal (step -1) keeps the shape too.
+  if (out == in && std::all_of(step.begin(), step.end(), [](int64_t s) { return s == 1; })) return c.forward(0, 0);
   Shape end(in.size());
   for (size_t i = 0; i < in.size(); ++i) end[i] = begin[i] + out[i] * step[i];
   c.output(0, "slice", {c.node(0)}, {{"begin", begin}, {"end", end}, {"strides", step}});

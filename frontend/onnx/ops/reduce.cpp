@@ -59,6 +59,15 @@ NDArray fold_reduce(const NDArray &x, const std::string &kind, const std::vector
   return from_int64s(std::vector<int64_t>(acc.begin(), acc.end()), out_shape, x.dtype());
 }
 
+// noop_with_empty_axes: each element reduced alone. Its element-wise part stays, as in
+// ONNX's reference and ONNX Runtime: |x| (l1, l2), x * x (sum_square), log x (log_sum).
+void reduce_nothing(Context &c, const std::string &kind) {
+  if (kind == "l1" || kind == "l2") c.output(0, "abs", {c.node(0)});
+  else if (kind == "sum_square") c.output(0, "multiply", {c.node(0), c.node(0)});
+  else if (kind == "log_sum") c.output(0, "log", {c.node(0)});
+  else c.forward(0, 0);  // sum, mean, max, min, prod, log_sum_exp: x itself
+}
+
 void reduce(Context &c, const Reduction &r) {
   check_reduce_input(c, r);
   const Attributes &a = c.attrs();
@@ -67,7 +76,7 @@ void reduce(Context &c, const Reduction &r) {
     axes = a.ints("axes");
   } else {
     if (c.num_inputs() > 1 && c.has_input(1)) axes = c.ints(1, "axes");
-    if (axes.empty() && a.i("noop_with_empty_axes", 0) != 0) return c.forward(0, 0);
+    if (axes.empty() && a.i("noop_with_empty_axes", 0) != 0) return reduce_nothing(c, r.kind);
   }
   for (int64_t &ax : axes) ax = normalize_axis(ax, c.rank(0), "axis");
   const bool keepdims = a.i("keepdims", 1) != 0;

@@ -146,7 +146,8 @@ namespace tensorir::ops::defs {
 inline Expr round_even(Expr x) {
   Expr r = floor(x), d = x - r;
   Expr one = make_const(x.type(), 1), half = make_const(x.type(), 0.5), two = make_const(x.type(), 2);
-  return select(d > half, r + one, select(d < half, r, r + (r - two * floor(r / two))));
+  // An infinity's fraction is NaN: neither above nor at one half, it stays as it is.
+  return select(d > half, r + one, select(d == half, r + (r - two * floor(r / two)), r));
 }
 
 // The weights of cubic convolution with coefficient a (-0.75 or -0.5, as in image

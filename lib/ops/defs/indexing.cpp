@@ -208,7 +208,8 @@ Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updat
 Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in) {
   Expr xf = cast(Float(64), x);
   auto c = [](double v) { return make_const(Float(64), v); };
-  const double resized = double(in) * scale;
+  // In float32, as ONNX's scales are: 5 x 0.2f is 1 there, 1.00000003 in double.
+  const double resized = double(float(in) * float(scale));
   const bool one = std::fabs(resized - 1) < 1e-9;
   if (mode == "asymmetric") return xf / c(scale);
   if (mode == "tf_half_pixel_for_nn") return (xf + c(0.5)) / c(scale);
