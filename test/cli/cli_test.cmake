@@ -128,6 +128,20 @@ expect(0 "output 'output': \\[3, 4\\] float32, min -8, max 65504, mean 5459.16, 
 
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
 expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/new/a/b")
+# Interrupted while compiling (Ctrl-C, SIGTERM): the directories made for -o and the
+# hidden staging one go; one that was there stays. ResNet-50 takes seconds to build.
+file(REMOVE_RECURSE "${WORK}/interrupted")
+file(MAKE_DIRECTORY "${WORK}/interrupted/there")
+foreach(sig INT TERM)
+  execute_process(COMMAND timeout -s ${sig} 1 "${TENSORIR}" compile resnet50 --target llvm
+                          -o "${WORK}/interrupted/there/new/out" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  file(GLOB_RECURSE left LIST_DIRECTORIES true "${WORK}/interrupted/*")
+  if(NOT rc EQUAL 124 OR NOT left STREQUAL "${WORK}/interrupted/there")
+    message(FATAL_ERROR "compile stopped by SIG${sig} (exit ${rc}, 124 if stopped) left: ${left}")
+  endif()
+  message(STATUS "ok: compile stopped by SIG${sig} left only what was there")
+endforeach()
+
 # A built-in network's name is the network for run as for compile, even beside a file of
 # that name; "./resnet18" is the file.
 file(MAKE_DIRECTORY "${WORK}/beside")

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <signal.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -98,6 +100,46 @@ graph::Graph static_graph(const CompileArgs &a) {
   }
 }
 
+// Ctrl-C (or SIGTERM, SIGHUP) while compiling: the empty staging directory and the
+// directories made for -o are removed before the process ends as the signal says. Only
+// rmdir, which is safe in a signal handler: the staging directory is empty until the
+// model is written, in the last moments of a compile.
+class InterruptCleanup {
+ public:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  // `dirs` innermost first.
+  explicit InterruptCleanup(const std::vector<std::filesystem::path> &dirs) {
+    count_ = 0;
+    for (const std::filesystem::path &d : dirs) {
+      const std::string s = d.string();
+      if (count_ == kMaxDirs || s.size() >= sizeof(paths_[0])) break;
+      std::memcpy(paths_[count_], s.c_str(), s.size() + 1);
+      count_ = count_ + 1;
+    }
+    struct sigaction act {};
+    act.sa_handler = &on_signal;
+    sigemptyset(&act.sa_mask);
+    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &act, &old_[i]);
+  }
+  InterruptCleanup(const InterruptCleanup &) = delete;
+  InterruptCleanup &operator=(const InterruptCleanup &) = delete;
+  ~InterruptCleanup() {
+    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+    count_ = 0;
+  }
+
+ private:
+  static void on_signal(int sig) {
+    for (int i = 0; i < count_; ++i) ::rmdir(paths_[i]);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+  }
+  static constexpr int kMaxDirs = 32;
+  static inline char paths_[kMaxDirs][4096];
+  static inline volatile sig_atomic_t count_ = 0;
+  struct sigaction old_[std::size(kSignals)] {};
+};
+
 // The model is written to a hidden directory inside OUT and moved into place once it is
 // whole: a compile that fails leaves OUT as it was, and replacing an earlier model there
 // leaves none of its files behind (model.so beside a web package): the files its model.json
@@ -130,10 +172,14 @@ class StagedOutput {
       throw Error("cannot write in the output directory '" + out + "': " + std::strerror(err));
     }
     staging_ = name;
+    std::vector<std::filesystem::path> dirs{staging_};
+    dirs.insert(dirs.end(), created_.rbegin(), created_.rend());
+    cleanup_.emplace(dirs);
   }
   StagedOutput(const StagedOutput &) = delete;
   StagedOutput &operator=(const StagedOutput &) = delete;
   ~StagedOutput() {
+    cleanup_.reset();
     std::error_code ec;
     if (!staging_.empty()) std::filesystem::remove_all(staging_, ec);
     if (!committed_) undo();
@@ -167,6 +213,7 @@ class StagedOutput {
   std::filesystem::path out_, staging_;
   std::vector<std::filesystem::path> created_;  // by the constructor, outermost first
   bool committed_ = false;
+  std::optional<InterruptCleanup> cleanup_;
 };
 
 void compile(const CompileArgs &a) {
