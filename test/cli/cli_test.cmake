@@ -125,6 +125,14 @@ if(NOT rc EQUAL 0)
 endif()
 expect(0 "output 'output': \\[3, 4\\] float32, min -8, max 65504, mean 5459.16, argmax 10" run
        "${CASES}/test_cast_FLOAT16_to_FLOAT/model.onnx" --input "input=${WORK}/half.npy")
+# A saved model's float16 input takes the float16 array as it is.
+file(REMOVE_RECURSE "${WORK}/half_model")
+execute_process(COMMAND "${MAKE_HALF_MODEL}" "${WORK}/half_model" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${MAKE_HALF_MODEL} could not save a model with a float16 input (exit ${rc})")
+endif()
+expect(0 "output 'y': \\[3, 4\\] float32, min -8, max 65504, mean 5459.16, argmax 10" run "${WORK}/half_model"
+       --input "h=${WORK}/half.npy")
 
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
 expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/new/a/b")

@@ -52,10 +52,13 @@ void refuse_weight_seed(const std::string &model, const ModelOptions &options, c
 // A UsageError when --input-shape or --input-value is given for a model whose input
 // shapes are fixed already (`what`: "a built-in network", "a saved model").
 void refuse_import_options(const std::string &model, const ModelOptions &options, const std::string &what);
-// An array from a .npy or ONNX TensorProto (.pb) file, float16 widened to float32 from
-// either; a UsageError naming a path that is not a regular file (a directory, a device, a
-// pipe).
+// An array from a .npy or ONNX TensorProto (.pb) file (a .pb's float16 widened to
+// float32, as onnx::read_tensor does); a UsageError naming a path that is not a regular
+// file (a directory, a device, a pipe).
 NDArray read_array(const std::string &path);
+// A float16 array as float32 (other arrays as they are): what an ONNX model's float16
+// input takes, since tensorir computes such tensors in float32.
+NDArray widen_half(const NDArray &a);
 
 double median(std::vector<double> v);
 

@@ -75,7 +75,8 @@ onnx::ImportOptions import_options(const ModelOptions &options) {
     const size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
       throw UsageError{"--input-value '" + v + "': expected NAME=FILE (a .npy or .pb file)"};
-    if (!o.input_values.emplace(v.substr(0, eq), read_array(v.substr(eq + 1))).second)
+    // An ONNX model's float16 tensors are computed in float32.
+    if (!o.input_values.emplace(v.substr(0, eq), widen_half(read_array(v.substr(eq + 1)))).second)
       throw UsageError{"--input-value gives input '" + v.substr(0, eq) + "' twice"};
   }
   return o;
@@ -133,11 +134,11 @@ NDArray read_array(const std::string &path) {
   if (!npy && !ends_with(path, ".pb"))
     throw UsageError{"'" + path + "': arrays are read from .npy files or ONNX TensorProto .pb files"};
   require_regular_file(path, "array file");
-  if (!npy) return onnx::read_tensor(path);
-  NDArray a = NDArray::load_npy(path);
+  return npy ? NDArray::load_npy(path) : onnx::read_tensor(path);
+}
+
+NDArray widen_half(const NDArray &a) {
   if (a.dtype() != Float(16)) return a;
-  // Widened as read_tensor widens a float16 TensorProto: tensorir computes an ONNX model's
-  // float16 tensors in float32, so its float16 inputs take float32 arrays.
   NDArray wide = NDArray::empty(a.shape(), Float(32));
   const uint16_t *src = static_cast<const uint16_t *>(a.data());
   float *dst = wide.data_as<float>();

@@ -122,17 +122,21 @@ std::map<std::string, NDArray> gather_inputs(const Runnable &r, const std::vecto
     const size_t eq = f.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError{"--input '" + f + "': expected NAME=FILE"};
     const std::string name = f.substr(0, eq);
-    bool known = false;
+    const RunnableInput *known = nullptr;
     std::string names;
     for (const RunnableInput &in : r.inputs) {
-      known = known || in.name == name;
+      if (in.name == name) known = &in;
       names += (names.empty() ? "" : ", ") + in.name;
     }
     if (!known)
       throw UsageError{"--input '" + f + "': the model has no input '" + name + "' (" +
                        (names.empty() ? "it takes none at run time" : "it has " + names) + ")"};
     if (given.count(name)) throw UsageError{"--input gives input '" + name + "' twice"};
-    given[name] = read_array(f.substr(eq + 1));
+    NDArray value = read_array(f.substr(eq + 1));
+    // A float16 file for a float32 input (an ONNX model's float16 input) is widened; a
+    // saved model's float16 input takes it as it is.
+    if (known->dtype == Float(32)) value = widen_half(value);
+    given[name] = value;
   }
   // Each input its own seed (seed, seed + 1, ... in the model's order), so that inputs of
   // one shape differ.
