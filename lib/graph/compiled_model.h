@@ -3,6 +3,7 @@
 // or export a compiled model.
 #pragma once
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct CompiledModel::Impl {
   double compile_ms = 0;
   size_t storage_bytes = 0;
   size_t planned_peak_bytes = 0;
+  // run and profile write the results into `storage`: calls from several threads (on
+  // this model or its copies) take turns.
+  mutable std::mutex calls;
 
   // storage with the inputs bound, checked against the graph.
   std::vector<NDArray> bind(const std::map<std::string, NDArray> &inputs) const;

@@ -46,8 +46,8 @@ class LoadedModel {
   // Runs the model on `inputs` (one NDArray per input, by name) and returns a host copy
   // of its output; a model with several outputs throws an Error that points to run_all.
   // Missing, unknown or mis-shaped inputs throw an Error naming the input. The model's
-  // intermediate storage is allocated once and shared by every call: do not run one
-  // LoadedModel from two threads at once.
+  // intermediate storage is allocated once and shared by every call: calls from several
+  // threads are safe and take turns.
   NDArray run(const std::map<std::string, NDArray> &inputs) const;
   // Runs the model and returns a host copy of every output, by the output's name.
   std::map<std::string, NDArray> run_all(const std::map<std::string, NDArray> &inputs) const;
