@@ -159,14 +159,15 @@ struct GridRef {
       px = std::nearbyint(px);
       py = std::nearbyint(py);
     }
-    if (px < lo(w) || px > hi(w) || py < lo(h) || py > hi(h)) {
-      if (padding == "border") {
-        px = std::clamp(px, 0.0, double(w - 1));
-        py = std::clamp(py, 0.0, double(h - 1));
-      } else if (padding == "reflection") {
-        px = reflect(px, lo(w), hi(w));
-        py = reflect(py, lo(h), hi(h));
-      }
+    // Axis by axis: a coordinate inside the image stays where it is, even when the other is
+    // outside (and bicubic's taps then differ from those of the clamped coordinate).
+    if (px < lo(w) || px > hi(w)) {
+      if (padding == "border") px = std::clamp(px, 0.0, double(w - 1));
+      if (padding == "reflection") px = reflect(px, lo(w), hi(w));
+    }
+    if (py < lo(h) || py > hi(h)) {
+      if (padding == "border") py = std::clamp(py, 0.0, double(h - 1));
+      if (padding == "reflection") py = reflect(py, lo(h), hi(h));
     }
     if (mode == "nearest") return pixel(plane, int64_t(py), int64_t(px));
     const double fx = std::floor(px), fy = std::floor(py);

@@ -46,11 +46,11 @@ Tensor grid_sample(const Node &n, const Tensor &x, const Tensor &grid, const std
           pos[a] = align ? (g + f32(1)) / f32(2) * f32(len - 1) : ((g + f32(1)) * f32(len) - f32(1)) / f32(2);
           if (mode == "nearest") pos[a] = round_even(pos[a]);
         }
-        // A position outside the image has both coordinates clamped to the pixels' centres
-        // (border) or reflected into the image (reflection), as ONNX's reference does.
-        Expr outside = make_const(Bool(), 0);
-        for (int a = 0; a < 2; ++a) outside = outside || pos[a] < f32(axes[a].lo) || pos[a] > f32(axes[a].hi);
+        // A coordinate outside the image is clamped to the pixels' centres (border) or
+        // reflected into it (reflection), axis by axis as ONNX's reference does: one
+        // inside (in the half-pixel margin, say) stays where it is, as bicubic's taps see.
         for (int a = 0; a < 2; ++a) {
+          const Expr outside = pos[a] < f32(axes[a].lo) || pos[a] > f32(axes[a].hi);
           if (padding == "border")
             pos[a] = select(outside, min(max(pos[a], f32(0)), f32(double(axes[a].len - 1))), pos[a]);
           if (padding == "reflection") pos[a] = reflect(pos[a], axes[a].lo, axes[a].hi);
