@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -167,6 +168,9 @@ void append_record(const std::string &path, const Record &r) {
 }
 
 std::vector<Record> read_log(const std::string &path) {
+  std::error_code ec;
+  TIR_USER_CHECK(!std::filesystem::is_directory(path, ec))
+      << "tuning log '" << path << "' is a directory; give the log file (JSON lines) that tensorir tune wrote";
   std::ifstream in(path);
   TIR_USER_CHECK(in) << "tuning log '" << path << "' cannot be opened";
   std::vector<Record> records;
@@ -175,12 +179,14 @@ std::vector<Record> read_log(const std::string &path) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
       records.push_back(parse_record(line));
+      records.back().origin = "'" + path + "' line " + std::to_string(number);
     } catch (const Error &e) {
       TIR_THROW() << "tuning log '" << path << "' line " << number << ": " << e.what();
     } catch (const json::exception &e) {  // parse_record turns the library's own into Errors; this is a backstop
       TIR_THROW() << "tuning log '" << path << "' line " << number << ": " << e.what();
     }
   }
+  TIR_USER_CHECK(!in.bad()) << "tuning log '" << path << "': reading it failed after " << records.size() << " records";
   return records;
 }
 

@@ -147,7 +147,8 @@ Config config_for(const ApplyHistoryBest *tuning, const graph::Graph &g, const g
   if (why.empty()) return Config::from_values(std::move(values));
   // A log of another version of the templates: this workload keeps its untuned schedule
   // rather than failing the whole build.
-  warn("tuning log: the configuration " + r->config_json + " of " + n.op + " '" + n.name +
+  warn("tuning log" + (r->origin.empty() ? "" : " " + r->origin) + ": the configuration " + r->config_json + " of " +
+       n.op + " '" + n.name +
        "' does not fit its template (" + why + "); the untuned schedule is used");
   return Config();
 }

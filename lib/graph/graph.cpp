@@ -204,6 +204,9 @@ NodeRef Builder::input(const std::string &name, const std::vector<int64_t> &shap
         << " holds more than 2147483647 elements; compiled kernels index with 32-bit integers";
     elements *= d;
   }
+  TIR_USER_CHECK(NDArray::can_hold(dtype))
+      << detail::node_prefix(n) << "no array holds elements of type " << dtype
+      << "; inputs are bool, int8-64, uint8-64, float16/32/64 or bfloat16";
   n.shape = shape;
   n.dtype = dtype;
   return add_checked(std::move(n));

@@ -186,11 +186,14 @@ class PlanReader {
   }
   Type dtype(const json::Value &v, const std::string &where) const {
     const std::string t = string(v, where);
+    Type parsed;
     try {
-      return Type::parse(t);
+      parsed = Type::parse(t);
     } catch (const Error &e) {
       fail(where, e.what());
     }
+    if (!NDArray::can_hold(parsed)) fail(where, "no array holds elements of type " + t);
+    return parsed;
   }
   SavedFile file(const json::Value &v, const std::string &where, const char *name) const {
     const std::string f = string(member(v, where, "file"), where + ".file");

@@ -126,6 +126,8 @@ void fill_int(T *out, int64_t n, uint64_t seed, double low, double high, Type dt
 
 }  // namespace
 
+bool NDArray::can_hold(Type t) { return is_storable(t); }
+
 NDArray NDArray::empty(const std::vector<int64_t> &shape, Type dtype, Device dev) {
   TIR_USER_CHECK(is_storable(dtype))
       << "NDArray cannot hold elements of type " << dtype

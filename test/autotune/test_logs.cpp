@@ -40,6 +40,8 @@ void check_not_applied(const autotune::Record &r, const std::string &why, uint64
   CHECK(warnings[0].find("'conv'") != std::string::npos);
   CHECK(warnings[0].find(why) != std::string::npos);
   CHECK(warnings[0].find("untuned") != std::string::npos);
+  CHECK(warnings[0].find("one_record") != std::string::npos);  // the log's file
+  CHECK(warnings[0].find("line 1:") != std::string::npos);
   const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), seed);
   CHECK(built.run({{"x", x}}).to_vector<float>() == graph::build(g, "llvm").run({{"x", x}}).to_vector<float>());
 }
@@ -213,6 +215,14 @@ autotune::Record plain_record(int64_t index, std::vector<double> times) {
 }
 
 }  // namespace
+
+TEST_CASE("a directory given as a tuning log is an error, not an empty log", "[autotune][log][error]") {
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  CHECK_THROWS_WITH(autotune::read_log(dir), Catch::Contains("is a directory"));
+  graph::BuildOptions o;
+  o.tuning_log = dir;
+  CHECK_THROWS_WITH(graph::build(conv_graph(), "llvm", o), Catch::Contains("is a directory"));
+}
 
 TEST_CASE("a measurement whose times are not durations is logged as a failure that shows them",
           "[autotune][log]") {

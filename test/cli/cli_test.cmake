@@ -168,6 +168,13 @@ expect(2 "--input gives input 'x' twice" run "${CASES}/test_relu/model.onnx"
        -i "x=${CASES}/test_relu/test_data_set_0/input_0.pb" -i "x=${CASES}/test_relu/test_data_set_0/input_0.pb")
 file(WRITE "${WORK}/a_file" "")
 expect(2 "-o '[^']*a_file' exists and is not a directory" run "${CASES}/test_relu/model.onnx" -o "${WORK}/a_file")
+# A file in the way of -o's directories: refused before anything runs or is compiled.
+foreach(cmd run compile)
+  expect(2 "-o '[^']*a_file/sub': '[^']*a_file' is a file, not a directory" ${cmd} "${CASES}/test_relu/model.onnx"
+         -t llvm -o "${WORK}/a_file/sub")
+endforeach()
+expect(2 "-o '[^']*a_file' exists and is not a directory" compile "${CASES}/test_relu/model.onnx" -t llvm
+       -o "${WORK}/a_file")
 expect(2 "is not a positive dimension" compile "${CASES}/test_relu/model.onnx" --input-shape x=3,0 --target llvm
        -o "${WORK}/x")
 # Input bindings for a model whose shapes are fixed: refused, not ignored.

@@ -76,6 +76,12 @@ TEST_CASE("graph builder errors name the nodes involved", "[graph][error]") {
   // Errors raised inside ops:: carry the node's name too.
   REQUIRE_THROWS_WITH(b.add(x, b.constant("c", rand_array({3}, 5)), "sum"), Contains("node 'sum' (add): "));
   REQUIRE_THROWS_WITH(b.max_pool2d(x, {9, 9}, {1, 1}, {0, 0}, "big_pool"), Contains("node 'big_pool' (max_pool2d): "));
+  // Element types no array holds: refused where they are named, not when a kernel is built.
+  for (const Type t : {Float(8), Int(4), Float(32, 4)}) {
+    INFO(t);
+    REQUIRE_THROWS_WITH(b.input("odd", {4}, t), Contains("no array holds elements of type"));
+    REQUIRE_THROWS_WITH(b.make("cast", {x}, {{"dtype", t.str()}}, "to_odd"), Contains("which no array holds"));
+  }
 }
 
 TEST_CASE("graph validation finds cycles and unknown operators", "[graph][error]") {

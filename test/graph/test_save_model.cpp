@@ -418,6 +418,15 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json is not a valid model plan") &&
                                                           Catch::Contains("1e400 is beyond the range of a double"));
   }
+  SECTION("a plan with an element type no array holds") {
+    std::string edited = text;
+    const size_t at = edited.find("\"dtype\": \"float32\"");
+    REQUIRE(at != std::string::npos);
+    edited.replace(at, 18, "\"dtype\": \"float8\"");
+    write_text(dir.str("model.json"), edited);
+    CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json") &&
+                                                          Catch::Contains("no array holds elements of type float8"));
+  }
   SECTION("a plan without a member") {
     json::Value cut = json::Value::object();
     for (const auto &[key, v] : plan.members())

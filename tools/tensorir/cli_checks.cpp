@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <regex>
 
 #include "cli.h"
@@ -132,6 +133,22 @@ std::string not_a_regular_file(const std::string &path) {
 void require_regular_file(const std::string &path, const std::string &what) {
   const std::string why = not_a_regular_file(path);
   if (!why.empty()) throw UsageError{what + " '" + path + "' " + why};
+}
+
+void require_output_directory(const std::string &dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) throw UsageError{"-o needs a directory"};
+  std::error_code ec;
+  fs::path p;
+  for (const fs::path &part : fs::path(dir)) {
+    p /= part;
+    if (part.empty()) continue;
+    const fs::file_status st = fs::status(p, ec);
+    if (!fs::exists(st)) return;  // made from here on
+    if (fs::is_directory(st)) continue;
+    if (p == fs::path(dir)) throw UsageError{"-o '" + dir + "' exists and is not a directory"};
+    throw UsageError{"-o '" + dir + "': '" + p.string() + "' is a file, not a directory"};
+  }
 }
 
 }  // namespace tensorir::cli

@@ -33,5 +33,8 @@ CLI::Validator regular_file();
 std::string not_a_regular_file(const std::string &path);
 // A UsageError "<what> '<path>' is a directory: ..." unless `path` is a regular file.
 void require_regular_file(const std::string &path, const std::string &what);
+// A UsageError for an output directory -o that cannot be made: `dir`, or one of its
+// parents, exists and is not a directory. Checked before any work.
+void require_output_directory(const std::string &dir);
 
 }  // namespace tensorir::cli

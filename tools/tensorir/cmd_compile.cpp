@@ -150,9 +150,7 @@ class StagedOutput {
   explicit StagedOutput(const std::string &out) : out_(out) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    const fs::file_status st = fs::status(out_, ec);
-    if (out.empty()) throw UsageError{"-o needs a directory"};
-    if (fs::exists(st) && !fs::is_directory(st)) throw UsageError{"-o '" + out + "' exists and is not a directory"};
+    require_output_directory(out);
     // One directory at a time, so that a failed compile removes exactly those it made.
     fs::path p;
     for (const fs::path &part : out_) {

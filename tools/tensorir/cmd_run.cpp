@@ -62,10 +62,7 @@ void summarise(const std::string &name, const NDArray &a) {
 }
 
 void run(const RunArgs &a) {
-  std::error_code ec;
-  if (!a.output_dir.empty() && std::filesystem::exists(a.output_dir, ec) &&
-      !std::filesystem::is_directory(a.output_dir, ec))
-    throw UsageError{"-o '" + a.output_dir + "' exists and is not a directory"};
+  if (!a.output_dir.empty()) require_output_directory(a.output_dir);
   const Runnable r = make_runnable(a.model, a.target, a.model_options, a.tuning_log);
   std::printf("%s\n", r.description.c_str());
   if (!a.output_dir.empty()) check_file_names(r.output_names, a.output_dir);

@@ -28,6 +28,8 @@ struct Record {
   // threads. "in_model" and "threads" in the log.
   bool in_model = false;
   int threads = 0;
+  // Where read_log found it ("FILE line N"), for messages; not written to a log.
+  std::string origin;
 };
 
 // `r` as append_record writes it: a time that is not a positive finite duration makes it

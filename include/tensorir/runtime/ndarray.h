@@ -69,6 +69,9 @@ class NDArray {
 
   template <typename T>
   static Type type_of();
+  // Whether arrays hold elements of `t`: bool, int8-64, uint8-64, float16/32/64, bfloat16
+  // (scalar types only).
+  static bool can_hold(Type t);
 
  private:
   const NDArrayNode &node() const;

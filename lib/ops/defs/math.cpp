@@ -73,7 +73,12 @@ void register_cast() {
   def.attrs = {{"dtype", AttrType::String}};
   def.pattern = graph::OpPattern::kElementWise;
   def.layout = graph::LayoutRule::kElementWise;
-  def.check = [](const Node &n, const std::vector<const Node *> &) { Type::parse(n.attr_string("dtype")); };
+  def.check = [](const Node &n, const std::vector<const Node *> &) {
+    const Type to = Type::parse(n.attr_string("dtype"));
+    TIR_USER_CHECK(NDArray::can_hold(to)) << "node '" << n.name << "': cast to " << to
+                                          << ", which no array holds; cast to bool, int8-64, uint8-64, "
+                                             "float16/32/64 or bfloat16";
+  };
   def.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &out) {
     const Type to = Type::parse(n.attr_string("dtype"));
     const Tensor &x = in[0];
