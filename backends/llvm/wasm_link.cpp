@@ -6,7 +6,10 @@
 #include <fstream>
 #include <iterator>
 
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/Support/FileSystem.h>
 
+#include "backends/llvm/diagnostics.h"
 #include "backends/llvm/programs.h"
 #include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
@@ -64,8 +67,11 @@ std::string undefined_symbol_hint(const std::string &log) {
 void write_wasm_object(const std::string &ll, const Target &target, const std::string &path) {
   std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target);
   llvm::LLVMContext ctx;
+  const std::shared_ptr<std::string> diagnostics = keep_diagnostics(ctx);
   std::unique_ptr<llvm::Module> m = parse_ir(ll, ctx);
   emit_object(*m, *tm, path);
+  if (!diagnostics->empty()) llvm::sys::fs::remove(path);
+  throw_if_reported(*diagnostics, "the WebAssembly object " + path, target.str());
 }
 
 void link_wasm(const std::vector<std::string> &objects, const std::vector<std::string> &exports,

@@ -7,6 +7,7 @@
 
 #include "codegen/signature.h"
 #include "backends/llvm/codegen_llvm.h"
+#include "backends/llvm/diagnostics.h"
 #include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
 #include "backends/llvm/wasm_link.h"
@@ -75,6 +76,7 @@ Module build_wasm(const std::vector<LoweredFunc> &funcs, const Target &target) {
   }
   std::unique_ptr<llvm::TargetMachine> tm = wasm_target_machine(target);
   llvm::LLVMContext ctx;
+  const std::shared_ptr<std::string> diagnostics = keep_diagnostics(ctx);
   std::unique_ptr<llvm::Module> mod;
   {
     CodeGenLLVM cg(ctx, codegen_target(*tm));
@@ -82,6 +84,7 @@ Module build_wasm(const std::vector<LoweredFunc> &funcs, const Target &target) {
     mod = cg.finish();
   }
   optimize_module(*mod, *tm);
+  throw_if_reported(*diagnostics, "the WebAssembly module", target.str());
   std::string ll;
   llvm::raw_string_ostream os(ll);
   mod->print(os, nullptr);

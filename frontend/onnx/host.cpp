@@ -388,9 +388,12 @@ T apply(BinaryOp op, T x, T y) {
       }
       return T(x / y);  // toward zero on integers, as C
     case BinaryOp::kMax:
-      return std::max(x, y);
     case BinaryOp::kMin:
-      return std::min(x, y);
+      // NaN when either is NaN, as the compiled max and min (std::max keeps the first).
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+      }
+      return op == BinaryOp::kMax ? std::max(x, y) : std::min(x, y);
   }
   return x;
 }

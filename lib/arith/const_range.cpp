@@ -65,7 +65,22 @@ Opt max_opt(Opt a, Opt b, bool take_known) {
 
 }  // namespace
 
+namespace {
+ConstRange structural_range(const Expr &e);
+}  // namespace
+
+// int8, int16 and unsigned arithmetic wraps: a range that leaves the type's says nothing.
 ConstRange const_range(const Expr &e) {
+  const Type t = e.type();
+  const ConstRange r = structural_range(e);
+  if (!t.is_int_or_uint() || (t.is_int() && t.bits() >= 32)) return r;
+  const bool fits = r.lo && r.hi && t.holds_int(*r.lo) && t.holds_int(*r.hi);
+  return fits ? r : type_bounds(t);
+}
+
+namespace {
+
+ConstRange structural_range(const Expr &e) {
   Type t = e.type();
   if (!t.is_int_or_uint()) return {};
   switch (e->kind) {
@@ -139,5 +154,7 @@ ConstRange const_range(const Expr &e) {
   if (t.is_uint()) return type_bounds(t.element_of());
   return {};
 }
+
+}  // namespace
 
 }  // namespace tensorir::arith

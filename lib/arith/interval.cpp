@@ -47,6 +47,18 @@ Interval type_range(Type t) {
   return {int_const(t, t.min_int()), hi ? int_const(t, *hi) : Expr()};
 }
 
+// int8, int16 and unsigned arithmetic wraps (int32 and int64 overflow is undefined):
+// bounds of such a type hold only where both are constants of the type, else its full
+// range does (int8(i) + 100 is not at least -28 for i in [0, 200)).
+Interval wrapped(Type t, Interval r) {
+  if (!t.is_scalar() || !t.is_int_or_uint() || (t.is_int() && t.bits() >= 32)) return r;
+  const auto fits = [&](const Expr &b) {
+    const int64_t *c = b.defined() ? as_const_int(b) : nullptr;
+    return c && t.holds_int(*c);
+  };
+  return fits(r.min) && fits(r.max) ? r : type_range(t);
+}
+
 // True when every value of integer type `from` is a value of `to`.
 bool cast_preserves(Type from, Type to) {
   if (!from.is_int_or_uint() || !to.is_int_or_uint()) return false;
@@ -148,6 +160,7 @@ Interval BoundAnalyzer::interval(const Expr &e) {
   auto it = interval_cache_.find(e.get());
   if (it != interval_cache_.end()) return it->second.second;
   Interval r = compute_interval(e);
+  if (expr_depth(e) > 0 && !e.type().is_bool()) r = wrapped(e.type(), r);
   interval_cache_[e.get()] = {e, r};
   return r;
 }

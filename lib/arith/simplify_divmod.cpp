@@ -132,6 +132,7 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
   Expr a = mutate(op->a), b = mutate(op->b);
   Type t = op->type;
   if (Expr f = fold_binary(IRKind::Div, t, a, b); f.defined()) return f;
+  if (t.is_int_or_uint() && is_int_value(b, 0) && !must_keep(a)) return make_zero(t);  // x / 0 is 0
   if (t.is_float()) {
     if (is_float_value(b, 1.0)) return a;
   } else if (is_int_value(b, 1)) {
@@ -204,7 +205,8 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
   Expr a = mutate(op->a), b = mutate(op->b);
   Type t = op->type;
   if (Expr f = fold_binary(IRKind::Mod, t, a, b); f.defined()) return f;
-  if (t.is_int_or_uint() && is_int_value(b, 1)) return make_zero(t);
+  // x % 1 and x % 0 are 0.
+  if (t.is_int_or_uint() && (is_int_value(b, 1) || (is_int_value(b, 0) && !must_keep(a)))) return make_zero(t);
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
   if (ba && bb) return BroadcastNode::make(mutate(ModNode::make(ba->value, bb->value)), ba->lanes);
   const int64_t *c = positive_const(b);

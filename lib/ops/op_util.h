@@ -46,8 +46,6 @@ inline int normalize_axis(int axis, int ndim, const Tensor &t, const std::string
   return axis < 0 ? axis + ndim : axis;
 }
 
-// `e` clamped into [0, size): select may evaluate its untaken side, which must still
-// read inside the buffer.
 // Whether `v` is the extreme a max or min reduction found: equal to it, or NaN where the
 // extreme is NaN (float max and min return NaN), so that an arg search finds the NaN.
 inline Expr is_extreme(const Expr &v, const Expr &extreme) {
@@ -55,6 +53,8 @@ inline Expr is_extreme(const Expr &v, const Expr &extreme) {
   return v == extreme || (extreme != extreme && v != v);
 }
 
+// `e` clamped into [0, size): select may evaluate its untaken side, which must still
+// read inside the buffer.
 inline Expr clamp_index(Expr e, int64_t size) { return min(max(e, 0), Expr(static_cast<int>(size - 1))); }
 
 inline std::vector<Expr> to_exprs(const std::vector<int64_t> &v) {

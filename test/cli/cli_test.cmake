@@ -133,6 +133,9 @@ if(NOT rc EQUAL 0)
 endif()
 expect(0 "output 'y': \\[3, 4\\] float32, min -8, max 65504, mean 5459.16, argmax 10" run "${WORK}/half_model"
        --input "h=${WORK}/half.npy")
+# A float16 .pb (read as float32, as for ONNX models) is narrowed back for it, exactly.
+expect(0 "output 'y': \\[3, 4\\] float32" run "${WORK}/half_model"
+       --input "h=${CASES}/test_cast_FLOAT16_to_FLOAT/test_data_set_0/input_0.pb")
 
 # Mistakes: each a message and exit status 2 (usage) or 1 (the model).
 expect(2 "neither an ONNX file nor a built-in network" compile resnet19 --target llvm -o "${WORK}/new/a/b")
@@ -149,6 +152,14 @@ foreach(sig INT TERM)
   endif()
   message(STATUS "ok: compile stopped by SIG${sig} left only what was there")
 endforeach()
+# A signal the caller ignores (nohup's SIGHUP, SIGINT of a background job) stays ignored:
+# the compile goes on to the end.
+execute_process(COMMAND timeout -s INT 1 sh -c "trap '' INT; exec \"$0\" compile resnet50 --target llvm -o \"$1\""
+                        "${TENSORIR}" "${WORK}/interrupted/there/ignored" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT EXISTS "${WORK}/interrupted/there/ignored/model.so")
+  message(FATAL_ERROR "compile with SIGINT ignored was stopped by SIGINT (exit ${rc})")
+endif()
+message(STATUS "ok: compile with SIGINT ignored went on to the end")
 
 # A built-in network's name is the network for run as for compile, even beside a file of
 # that name; "./resnet18" is the file.

@@ -147,3 +147,21 @@ TEST_CASE("integers: an int32 divisor whose computation overflows does not trap"
     }
   }
 }
+
+TEST_CASE("integers: bounds of int8 arithmetic that wraps prove nothing", "[correctness][int]") {
+  // int8(i) + 100 wraps for i in [28, 128): its bounds are int8's, so the max stays.
+  const int n = 200;
+  Tensor C = compute({n}, [&](Var i) {
+    return max(cast(Int(32), cast(Int(8), i) + make_const(Int(8), 100)), Expr(-50));
+  }, "C");
+  std::vector<int32_t> want;
+  for (int i = 0; i < n; ++i) want.push_back(std::max<int32_t>(int8_t(int8_t(i) + 100), -50));
+  for (bool vector : {false, true}) {
+    INFO((vector ? "vectorized" : "scalar"));
+    Kernel k = build_both({C}, {C}, vector, "wrap_bounds");
+    INFO("lowered:\n" << k.lowered);
+    NDArray out = NDArray::empty({n}, Int(32));
+    k(out);
+    CHECK(out.to_vector<int32_t>() == want);
+  }
+}

@@ -17,8 +17,8 @@ using namespace tensorir;
 
 namespace {
 
-// exp(relu(x)) + x on 2^16 elements: several kernels' worth of work between the input and
-// the output, so that an unserialized second call lands in the middle of the first.
+// exp(relu(x)) + x on 2^16 elements: enough work between binding the input and copying
+// the output that an unserialized second call lands in the middle of the first.
 graph::Graph small_graph() {
   graph::Builder b;
   auto x = b.input("x", {1 << 16});

@@ -93,3 +93,17 @@ TEST_CASE("converters: a NaN input stays NaN through conv, relu, max pool, Reduc
   check_close(out.at(1), m);
   CHECK(out.at(2).to_vector<int64_t>() == a);
 }
+
+TEST_CASE("converters: Max and Min of constants folded at import keep NaN", "[onnx][converters][nan]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  ModelBuilder mb(13);
+  mb.initializer("a", NDArray::from_vector<float>({1, nan, 3}, {3}));
+  mb.initializer("b", NDArray::from_vector<float>({nan, 2, 1}, {3}));
+  mb.node("Max", {"a", "b"}, {"hi"});
+  mb.node("Min", {"a", "b"}, {"lo"});
+  mb.output("hi");
+  mb.output("lo");
+  const graph::Outputs out = run(mb, {});
+  check_close(out.at(0), std::vector<double>{kNaN, kNaN, 3}, 0, 0);
+  check_close(out.at(1), std::vector<double>{kNaN, kNaN, 1}, 0, 0);
+}

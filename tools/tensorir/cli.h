@@ -34,7 +34,8 @@ struct ModelOptions {
 graph::Graph load_graph(const std::string &model, const ModelOptions &options);
 // Whether MODEL names an ONNX file (ends in .onnx, or exists: one that is not a regular
 // file is then refused by name; a built-in network's name is the network even where a
-// file of that name exists, "./resnet18" the file), and the import options its
+// file of that name exists, "./resnet18" the file; run takes a directory of that name
+// as the saved model it is), and the import options its
 // --input-shape and --input-value give.
 bool is_onnx_file(const std::string &model);
 onnx::ImportOptions import_options(const ModelOptions &options);
@@ -59,6 +60,8 @@ NDArray read_array(const std::string &path);
 // A float16 array as float32 (other arrays as they are): what an ONNX model's float16
 // input takes, since tensorir computes such tensors in float32.
 NDArray widen_half(const NDArray &a);
+// A float32 array as float16, rounding to nearest even (a float16 .pb that read_array widened).
+NDArray narrow_to_half(const NDArray &a);
 
 double median(std::vector<double> v);
 

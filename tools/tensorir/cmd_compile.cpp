@@ -119,12 +119,16 @@ class InterruptCleanup {
     struct sigaction act {};
     act.sa_handler = &on_signal;
     sigemptyset(&act.sa_mask);
-    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &act, &old_[i]);
+    // A signal the caller ignores (nohup's SIGHUP, SIGINT of a background job) stays ignored.
+    for (size_t i = 0; i < std::size(kSignals); ++i)
+      installed_[i] = ::sigaction(kSignals[i], nullptr, &old_[i]) == 0 && old_[i].sa_handler != SIG_IGN &&
+                      ::sigaction(kSignals[i], &act, nullptr) == 0;
   }
   InterruptCleanup(const InterruptCleanup &) = delete;
   InterruptCleanup &operator=(const InterruptCleanup &) = delete;
   ~InterruptCleanup() {
-    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+    for (size_t i = 0; i < std::size(kSignals); ++i)
+      if (installed_[i]) ::sigaction(kSignals[i], &old_[i], nullptr);
     count_ = 0;
   }
 
@@ -138,6 +142,7 @@ class InterruptCleanup {
   static inline char paths_[kMaxDirs][4096];
   static inline volatile sig_atomic_t count_ = 0;
   struct sigaction old_[std::size(kSignals)] {};
+  bool installed_[std::size(kSignals)] = {};
 };
 
 // The model is written to a hidden directory inside OUT and moved into place once it is

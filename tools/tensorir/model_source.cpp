@@ -137,6 +137,14 @@ NDArray read_array(const std::string &path) {
   return npy ? NDArray::load_npy(path) : onnx::read_tensor(path);
 }
 
+NDArray narrow_to_half(const NDArray &a) {
+  NDArray half = NDArray::empty(a.shape(), Float(16));
+  const float *src = a.data_as<float>();
+  uint16_t *dst = static_cast<uint16_t *>(half.data());
+  for (int64_t i = 0; i < a.numel(); ++i) dst[i] = float_to_half(src[i]);
+  return half;
+}
+
 NDArray widen_half(const NDArray &a) {
   if (a.dtype() != Float(16)) return a;
   NDArray wide = NDArray::empty(a.shape(), Float(32));

@@ -132,10 +132,15 @@ std::map<std::string, NDArray> gather_inputs(const Runnable &r, const std::vecto
       throw UsageError{"--input '" + f + "': the model has no input '" + name + "' (" +
                        (names.empty() ? "it takes none at run time" : "it has " + names) + ")"};
     if (given.count(name)) throw UsageError{"--input gives input '" + name + "' twice"};
-    NDArray value = read_array(f.substr(eq + 1));
+    const std::string file = f.substr(eq + 1);
+    NDArray value = read_array(file);
     // A float16 file for a float32 input (an ONNX model's float16 input) is widened; a
-    // saved model's float16 input takes it as it is.
+    // saved model's float16 input takes it as it is (a float16 .pb, which read_array
+    // widens, narrowed back exactly).
     if (known->dtype == Float(32)) value = widen_half(value);
+    if (known->dtype == Float(16) && value.dtype() == Float(32) && std::filesystem::path(file).extension() == ".pb" &&
+        onnx::tensor_file_type(file) == "float16")
+      value = narrow_to_half(value);
     given[name] = value;
   }
   // Each input its own seed (seed, seed + 1, ... in the model's order), so that inputs of

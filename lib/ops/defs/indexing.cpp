@@ -208,8 +208,11 @@ Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updat
 Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in) {
   Expr xf = cast(Float(64), x);
   auto c = [](double v) { return make_const(Float(64), v); };
-  // In float32, as ONNX's scales are: 5 x 0.2f is 1 there, 1.00000003 in double.
-  const double resized = double(float(in) * float(scale));
+  // ONNX's scales are float32, and so is their product there: 5 x 0.2f is 1 (1.00000003 in
+  // double). A product that is whole in float32 is taken as such; others (1.7 x 4, or a
+  // scale from sizes) in double.
+  const float single = float(in) * float(scale);
+  const double resized = single == std::floor(single) ? double(single) : double(in) * scale;
   const bool one = std::fabs(resized - 1) < 1e-9;
   if (mode == "asymmetric") return xf / c(scale);
   if (mode == "tf_half_pixel_for_nn") return (xf + c(0.5)) / c(scale);
