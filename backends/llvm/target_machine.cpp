@@ -61,9 +61,7 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const Target &target) {
     TIR_USER_CHECK(f[0] == '+' || f[0] == '-')
         << "feature '" << f << "' in -mattr must start with + or - (e.g. -mattr=+avx2,-avx512f)";
     if (!any_cpu) any_cpu = subtarget_info(jtmb.getTargetTriple(), "", "");
-    bool known = false;
-    for (const llvm::SubtargetFeatureKV &kv : any_cpu->getAllProcessorFeatures()) known = known || f.substr(1) == kv.Key;
-    TIR_USER_CHECK(known) << "unknown CPU feature '" << f.substr(1) << "' in -mattr=" << mattr
+    TIR_USER_CHECK(is_processor_feature(*any_cpu, f.substr(1))) << "unknown CPU feature '" << f.substr(1) << "' in -mattr=" << mattr
                           << " (LLVM's names, e.g. avx2, avx512f, fma)";
     jtmb.getFeatures().AddFeature(f);
   }
@@ -115,6 +113,12 @@ CodeGenTarget codegen_target(const llvm::TargetMachine &tm) {
   if (tm.getTargetTriple().isX86() && tm.getMCSubtargetInfo()->checkFeatures("+avx512f"))
     t.prefer_vector_width = 512;
   return t;
+}
+
+bool is_processor_feature(const llvm::MCSubtargetInfo &sti, const std::string &name) {
+  for (const llvm::SubtargetFeatureKV &kv : sti.getAllProcessorFeatures())
+    if (name == kv.Key) return true;
+  return false;
 }
 
 std::vector<std::string> enabled_features(const llvm::TargetMachine &tm) {

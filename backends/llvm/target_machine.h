@@ -24,6 +24,9 @@ CodeGenTarget codegen_target(const llvm::TargetMachine &tm);
 // Every feature the machine has, as "+name", those a named CPU implies included
 // (-mcpu=x86-64-v3 lists none of its own): what its code may use.
 std::vector<std::string> enabled_features(const llvm::TargetMachine &tm);
+// Whether `name` ("avx2", "simd128") is a feature LLVM knows for `sti`'s target: for -mattr,
+// whose unknown names LLVM only warns about.
+bool is_processor_feature(const llvm::MCSubtargetInfo &sti, const std::string &name);
 // Whether `target` asks for something other than the host CPU (an -mcpu other than
 // native, or an -mattr that adds a feature).
 bool targets_other_cpu(const Target &target);

@@ -10,6 +10,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
+#include "backends/llvm/target_machine.h"
 #include "tensorir/error.h"
 
 extern "C" {
@@ -51,18 +52,13 @@ std::unique_ptr<llvm::TargetMachine> wasm_target_machine(const Target &target) {
                                << "); the \"wasm\" target needs an LLVM built with it (Debian's llvm-19 has it)";
   // LLVM only warns about a feature it does not know; here it is the user's mistake.
   std::unique_ptr<llvm::MCSubtargetInfo> sti(t->createMCSubtargetInfo(kTriple, "generic", ""));
-  auto known = [&](const std::string &name) {
-    for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
-      if (name == kv.Key) return true;
-    return false;
-  };
   llvm::SubtargetFeatures features(kFeatures);
   std::stringstream ss(target.option("mattr"));
   for (std::string f; std::getline(ss, f, ',');) {
     if (f.empty()) continue;
     TIR_USER_CHECK(f[0] == '+' || f[0] == '-')
         << "feature '" << f << "' in -mattr must start with + or - (e.g. -mattr=+relaxed-simd)";
-    TIR_USER_CHECK(known(f.substr(1))) << "unknown WebAssembly feature '" << f.substr(1)
+    TIR_USER_CHECK(is_processor_feature(*sti, f.substr(1))) << "unknown WebAssembly feature '" << f.substr(1)
                                        << "' in -mattr (e.g. relaxed-simd, simd128, bulk-memory)";
     features.AddFeature(f);
   }
