@@ -23,8 +23,8 @@ BackendRegistry &registry() {
 }
 
 // What the target cannot do taken out of the functions: prefetches where it has no
-// prefetch instructions (the GPUs, WebAssembly), index checks where its kernels cannot
-// fail a call (the GPUs: the indices are clamped instead).
+// prefetch instructions (the GPUs, WebAssembly), index checks and asserts where its
+// kernels cannot fail a call (the GPUs: the indices are clamped instead).
 std::vector<LoweredFunc> for_target(const std::vector<LoweredFunc> &funcs, const TargetCaps &caps) {
   if (caps.prefetch && caps.kernel_errors) return funcs;
   std::vector<LoweredFunc> out;
@@ -34,7 +34,7 @@ std::vector<LoweredFunc> for_target(const std::vector<LoweredFunc> &funcs, const
     n->args = f->args;
     n->symbols = f->symbols;
     n->body = caps.prefetch ? f->body : strip_prefetch(f->body);
-    if (!caps.kernel_errors) n->body = clamp_checked_indices(n->body);
+    if (!caps.kernel_errors) n->body = drop_asserts(clamp_checked_indices(n->body));
     out.emplace_back(n);
   }
   return out;
@@ -115,6 +115,17 @@ Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target 
 
 Module build_lowered(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
                      const std::string &name) {
+  // The CPU targets run loops, not GPU threads: a bound loop would reach code generation
+  // naming a thread index that no CPU code defines.
+  if (target.caps().cpu_schedules)
+    for (const Stage &st : s.stages()) {
+      if (st->attach_type == AttachType::Inline) continue;  // runs no loops of its own
+      for (const auto &[axis, thread] : st->bound_threads)
+        TIR_THROW() << "stage '" << st->op->name << "' binds axis '" << axis->var.name() << "' to "
+                    << thread->thread_tag << ", but target '" << target.str()
+                    << "' runs on the CPU, which has no thread indices: bind axes only for the GPU targets "
+                       "(opengl, opencl), and use parallel() for CPU threads";
+    }
   // GPU compute kernels need bound loops: stages that bind none get the default schedule
   // unless the target says -no-default-schedule. It goes on a copy: the caller's schedule
   // stays as written (building it again, or for another target, sees the same schedule).

@@ -187,12 +187,11 @@ llvm::Value *CodeGenLLVM::emit_div(Type t, const Expr &a, const Expr &b, bool mo
     // from the operation (max(x * 65536, 0) == 0 as x < 1) while the division divides by 0.
     y = builder_.CreateFreeze(y);
     by_zero = builder_.CreateICmpEQ(y, zero);
-    llvm::Value *unsafe = by_zero;
-    if (!t.is_uint()) {
-      by_minus_one = builder_.CreateICmpEQ(y, llvm::Constant::getAllOnesValue(ty));
-      unsafe = builder_.CreateOr(by_zero, by_minus_one);
-    }
-    y = builder_.CreateSelect(unsafe, llvm::ConstantInt::get(ty, 1), y);
+    if (!t.is_uint()) by_minus_one = builder_.CreateICmpEQ(y, llvm::Constant::getAllOnesValue(ty));
+    // 0 and -1 become 1 by arithmetic, not by select(unsafe, 1, y): LLVM's instcombine
+    // folds a division by that select to 0 where y is a select of constant vectors.
+    y = builder_.CreateOr(y, builder_.CreateZExt(by_zero, ty));
+    if (by_minus_one) y = builder_.CreateAdd(y, builder_.CreateShl(builder_.CreateZExt(by_minus_one, ty), 1));
   } else if (*c == -1 && !t.is_uint()) {
     return mod ? zero : builder_.CreateSub(zero, x);
   }

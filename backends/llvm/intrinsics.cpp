@@ -40,7 +40,7 @@ std::string supported_list() {
   std::string s;
   for (const auto &[name, id] : unary_intrinsics()) s += name + ", ";
   for (const std::string &name : libm_functions()) s += name + ", ";
-  return s + "pow, fma, abs, rsqrt, sigmoid, shift_left, shift_right";
+  return s + "pow, fmod, fma, abs, rsqrt, sigmoid, shift_left, shift_right";
 }
 
 }  // namespace
@@ -80,6 +80,12 @@ llvm::Value *CodeGenLLVM::emit_call(const CallNode *op) {
     want_float();
     llvm::Value *x = emit(op->args[0]);
     return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, emit(op->args[1]));
+  }
+  if (name == "fmod") {  // frem is C's fmod: a libm call on x86, fmodf for WebAssembly
+    want_args(2);
+    want_float();
+    llvm::Value *x = emit(op->args[0]);
+    return builder_.CreateFRem(x, emit(op->args[1]));
   }
   if (name == "fma") {
     want_args(3);

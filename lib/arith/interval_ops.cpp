@@ -1,10 +1,12 @@
 // Interval arithmetic on symbolic bounds. An undefined bound is infinite; every
 // bound built here is simplified, so constants fold and comparable bounds collapse.
 #include <algorithm>
+#include <cstdint>
 
 #include "arith/bound.h"
 #include "arith/const_fold.h"
 #include "tensorir/arith/simplify.h"
+#include "tensorir/error.h"
 #include "tensorir/ir/op.h"
 
 namespace tensorir::arith {
@@ -20,9 +22,40 @@ const int64_t *point(const Interval &a) {
 }
 bool all_const(const Interval &a) { return cst(a.min) && cst(a.max); }
 
+// A constant bound of type t; none (infinite) where the value is outside t, as a constant
+// of t it would wrap into a claim of the opposite (int16 -32768 * -32768 is not 0).
+Expr bound_const(Type t, int64_t v) { return !t.is_int_or_uint() || t.holds_int(v) ? int_const(t, v) : Expr(); }
+
+// x op y of two bounds: constants combined exactly (bound_const), others folded as nodes.
+Expr combine(IRKind op, const Expr &x, const Expr &y) {
+  if (!x.defined() || !y.defined()) return Expr();
+  const int64_t *a = cst(x), *b = cst(y);
+  if (a && b) {
+    int64_t r = 0;
+    bool over = false;
+    switch (op) {
+      case IRKind::Add: over = __builtin_add_overflow(*a, *b, &r); break;
+      case IRKind::Sub: over = __builtin_sub_overflow(*a, *b, &r); break;
+      case IRKind::Mul: over = __builtin_mul_overflow(*a, *b, &r); break;
+      case IRKind::Div:
+        if (*b == 0 || (*b == -1 && *a == INT64_MIN)) return Expr();
+        r = floor_div(*a, *b);
+        break;
+      default: TIR_ASSERT(false) << "combine: not an arithmetic operation";
+    }
+    return over ? Expr() : bound_const(x.type(), r);
+  }
+  switch (op) {
+    case IRKind::Add: return simp(AddNode::make(x, y));
+    case IRKind::Sub: return simp(SubNode::make(x, y));
+    case IRKind::Mul: return simp(MulNode::make(x, y));
+    default: return simp(DivNode::make(x, y));
+  }
+}
+
 Interval scale(const Interval &a, int64_t k, Type t) {
   if (k == 0) return Interval::single_point(int_const(t, 0));
-  auto mul = [&](const Expr &e) { return e.defined() ? simp(MulNode::make(e, int_const(t, k))) : Expr(); };
+  auto mul = [&](const Expr &e) { return combine(IRKind::Mul, e, int_const(t, k)); };
   if (k > 0) return {mul(a.min), mul(a.max)};
   return {mul(a.max), mul(a.min)};
 }
@@ -37,13 +70,11 @@ Type bound_type(const Interval &a, const Interval &b) {
 }  // namespace
 
 Interval interval_add(const Interval &a, const Interval &b) {
-  auto add = [](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(AddNode::make(x, y)) : Expr(); };
-  return {add(a.min, b.min), add(a.max, b.max)};
+  return {combine(IRKind::Add, a.min, b.min), combine(IRKind::Add, a.max, b.max)};
 }
 
 Interval interval_sub(const Interval &a, const Interval &b) {
-  auto sub = [](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(SubNode::make(x, y)) : Expr(); };
-  return {sub(a.min, b.max), sub(a.max, b.min)};
+  return {combine(IRKind::Sub, a.min, b.max), combine(IRKind::Sub, a.max, b.min)};
 }
 
 Interval interval_mul(const Interval &a, const Interval &b) {
@@ -54,9 +85,9 @@ Interval interval_mul(const Interval &a, const Interval &b) {
     int64_t x[2] = {*cst(a.min), *cst(a.max)}, y[2] = {*cst(b.min), *cst(b.max)}, p[4];
     for (int k = 0; k < 4; ++k)
       if (__builtin_mul_overflow(x[k / 2], y[k % 2], &p[k])) return Interval::everything();
-    return {int_const(t, *std::min_element(p, p + 4)), int_const(t, *std::max_element(p, p + 4))};
+    return {bound_const(t, *std::min_element(p, p + 4)), bound_const(t, *std::max_element(p, p + 4))};
   }
-  auto mul = [](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(MulNode::make(x, y)) : Expr(); };
+  auto mul = [](const Expr &x, const Expr &y) { return combine(IRKind::Mul, x, y); };
   const int64_t *la = cst(a.min), *lb = cst(b.min), *ha = cst(a.max), *hb = cst(b.max);
   // Both factors non-negative: the product grows with each.
   if (la && lb && *la >= 0 && *lb >= 0) return {mul(a.min, b.min), mul(a.max, b.max)};
@@ -67,7 +98,7 @@ Interval interval_mul(const Interval &a, const Interval &b) {
 
 Interval interval_div(const Interval &a, const Interval &b) {
   Type t = bound_type(a, b);
-  auto div = [&](const Expr &x, const Expr &y) { return x.defined() && y.defined() ? simp(DivNode::make(x, y)) : Expr(); };
+  auto div = [&](const Expr &x, const Expr &y) { return combine(IRKind::Div, x, y); };
   if (const int64_t *c = point(b)) {
     if (*c > 0) return {div(a.min, b.min), div(a.max, b.min)};
     if (*c < 0) return {div(a.max, b.min), div(a.min, b.min)};
@@ -78,10 +109,10 @@ Interval interval_div(const Interval &a, const Interval &b) {
     if (all_const(a)) {
       int64_t lo = *cst(a.min), hi = *cst(a.max);
       int64_t p[4] = {floor_div(lo, *d1), floor_div(lo, *d2), floor_div(hi, *d1), floor_div(hi, *d2)};
-      return {int_const(t, *std::min_element(p, p + 4)), int_const(t, *std::max_element(p, p + 4))};
+      return {bound_const(t, *std::min_element(p, p + 4)), bound_const(t, *std::max_element(p, p + 4))};
     }
     const int64_t *lo = cst(a.min);
-    if (lo && *lo >= 0) return {int_const(t, floor_div(*lo, *d2)), div(a.max, b.min)};
+    if (lo && *lo >= 0) return {bound_const(t, floor_div(*lo, *d2)), div(a.max, b.min)};
   }
   return Interval::everything();
 }

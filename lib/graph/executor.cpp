@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "autotune/workload.h"
 #include "build_passes.h"
@@ -34,6 +35,19 @@ std::string identifier(const std::string &name) {
   std::string out;
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "n" + out;
+  return out;
+}
+
+// `g` with a copy of each constant's array, which the model keeps (on the CPU its kernels
+// read it): the caller's arrays stay the caller's, and changing one after build changes
+// nothing, whether a build pass gave that constant a new array (a packed layout) or not.
+Graph own_constants(const Graph &g) {
+  Graph out;
+  for (Node n : g.nodes()) {
+    if (n.op == "constant") n.value = n.value.to(Device::cpu());
+    out.add_node(std::move(n));
+  }
+  out.set_outputs(g.outputs());
   return out;
 }
 
@@ -200,9 +214,20 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
   if (target.caps().in_place_results) k.in_place = in_place_candidate(g, nodes, k.args);
   std::map<int, Tensor> tensors;
   std::vector<BuildArg> args;
+  // Distinct names map to one identifier ("x.1" and "x_1"): the later gets its node id.
+  std::set<std::string> used;
+  const auto unique_identifier = [&used](const Node &n) {
+    std::string s = identifier(n.name);
+    if (!used.insert(s).second) {
+      s += "_n" + std::to_string(n.id);
+      while (!used.insert(s).second) s += "_";
+    }
+    return s;
+  };
   for (size_t i = 0; i + 1 < k.args.size(); ++i) {
     const Node &src = g.node(k.args[i]);
-    const Tensor t = placeholder(std::vector<Expr>(src.shape.begin(), src.shape.end()), src.dtype, identifier(src.name));
+    const Tensor t =
+        placeholder(std::vector<Expr>(src.shape.begin(), src.shape.end()), src.dtype, unique_identifier(src));
     tensors.emplace(src.id, t);
     args.emplace_back(t, int(i) == k.in_place);
   }
@@ -212,7 +237,7 @@ Kernel compile_group(const Graph &g, const std::vector<int> &nodes, int anchor, 
     for (int in : n.inputs) ins.push_back(tensors.at(in));
     // Each node computes by its own strategy; only the lead's decides the schedule.
     const ComputeFn compute = id == lead ? strategy.compute : group_strategy(n, target, tuned).compute;
-    tensors[id] = detail::make_tensor(n, ins, identifier(n.name), compute);
+    tensors[id] = detail::make_tensor(n, ins, unique_identifier(n), compute);
   }
   const Tensor out = tensors.at(k.node);
   Schedule s;
@@ -371,6 +396,7 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;
   impl->device = Device{target.caps().device, 0};
+  if (impl->device == Device::cpu()) g = own_constants(g);
   impl->storage.resize(g.nodes().size());
   for (const Node &n : g.nodes())
     if (n.op == "constant") impl->storage[size_t(n.id)] = impl->device == Device::cpu() ? n.value : n.value.to(impl->device);

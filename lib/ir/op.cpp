@@ -432,6 +432,15 @@ Expr pow(Expr x, Expr y) {
   return CallNode::make(x.type(), "pow", {x, y}, CallNode::PureIntrinsic);
 }
 
+Expr fmod(Expr x, Expr y) {
+  x = to_float(x, "fmod");
+  y = to_float(y, "fmod");
+  match_types(x, y, "fmod");
+  const FloatImmNode *a = as_float(x), *b = as_float(y);
+  if (a && b) return FloatImmNode::make(x.type(), std::fmod(a->value, b->value));
+  return CallNode::make(x.type(), "fmod", {x, y}, CallNode::PureIntrinsic);
+}
+
 namespace {
 // x << n and x >> n on integers; n in [0, bits) (other amounts are the caller's to handle).
 Expr shift(const char *name, Expr x, Expr n) {
@@ -484,7 +493,7 @@ int64_t checked_index_extent(const CallNode *call) {
 
 const std::vector<std::string> &intrinsic_names() {
   static const std::vector<std::string> names = {
-      "exp",  "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",  "floor", "ceil",  "fabs",  "pow",  "abs",
+      "exp",  "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",  "floor", "ceil",  "fabs",  "pow",  "fmod", "abs",
       "sin",  "cos", "tan",  "asin",  "acos", "atan",    "sinh", "cosh",  "asinh", "acosh", "atanh",
       "shift_left", "shift_right"};
   return names;

@@ -6,6 +6,8 @@
 
 #include "schedule/schedule_internal.h"
 #include "tensorir/arith/simplify.h"
+#include "tensorir/ir/op.h"
+#include "tensorir/ir/printer.h"
 #include "tensorir/ir/visitor.h"
 
 namespace tensorir {
@@ -261,13 +263,39 @@ void check_loops_nest_distinct_axes(const Stmt &body) {
   checker.visit(body);
 }
 
+// A split by a factor (or into a number of parts) known only at run time: a call with one
+// of 0 or less would run no iteration and leave the result unwritten (unless the axis is
+// empty then). The calls of targets whose kernels can fail check it first; the GPU
+// targets drop the check (drop_asserts).
+Stmt check_split_factors(const Schedule &s, const ScheduleBounds &bounds, Stmt body) {
+  for (const Stage &st : s.stages()) {
+    if (st->attach_type == AttachType::Inline) continue;  // runs no loops of its own
+    for (const IterVarRelation &rel : st->relations) {
+      if (!rel->is_split()) continue;
+      const Expr &f = rel->factor.defined() ? rel->factor : rel->nparts;
+      if (as_const_int(f)) continue;
+      const char *what = rel->factor.defined() ? "factor" : "number of parts";
+      Expr ok = f > make_zero(f.type());
+      // A root stage's extents name only shapes; an attached one's may name the loops
+      // around it, which do not exist where the check runs.
+      auto it = bounds.ranges.find(rel->parent.get());
+      if (st->attach_type == AttachType::Root && it != bounds.ranges.end())
+        ok = ok || it->second.extent <= make_zero(it->second.extent.type());
+      body = AssertStmtNode::make(ok,
+                                  "stage '" + st->op->name + "': axis '" + rel->parent.name() + "' is split by the " +
+                                      what + " " + to_string(f) + ", which must be at least 1 in every call",
+                                  body);
+    }
+  }
+  return body;
+}
 }  // namespace
 
 Stmt schedule_ops(const Schedule &s, const EffectiveBodies &bodies, const ScheduleBounds &bounds) {
   Stmt body = NestBuilder(s, bodies, bounds).build();
   if (!body.defined()) return EvaluateNode::make(0);
   check_loops_nest_distinct_axes(body);
-  return body;
+  return check_split_factors(s, bounds, body);
 }
 
 }  // namespace tensorir

@@ -250,6 +250,7 @@ class Partitioner : public IRMutator {
     GuardFinder finder;
     finder.visit(op->body);
     const Var &v = op->loop_var;
+    const std::vector<Var> inside = bound_inside(op->body);
     for (const Guard &g : finder.guards) {
       const auto *lt = g.condition.as<LTNode>();
       if (!lt || !lt->a.type().is_int() || !uses_var(g.condition, {v})) continue;
@@ -260,7 +261,9 @@ class Partitioner : public IRMutator {
       VarRanges r = outer_;
       for (const auto &[var, range] : g.inner) r[var] = range;
       Interval rest = eval_interval(substitute(d, {{v, make_zero(v.type())}}), r);
-      if (!rest.has_upper()) continue;
+      // A bound naming a loop inside (one of symbolic extent has no range there) is not
+      // a split point: the variable is not defined where the loop splits.
+      if (!rest.has_upper() || uses_var(rest.max, inside)) continue;
       Expr end = op->min + op->extent;
       Expr split = simplify(min(max((make_zero(v.type()) - rest.max - 1) / make_const(v.type(), double(*a)) + 1, op->min), end));
       // No iteration is free of the guard: the tail would be this loop again, and split again.

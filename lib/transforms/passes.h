@@ -13,6 +13,8 @@ Stmt strip_prefetch(const Stmt &s);
 // its index clamped into range.
 Stmt clamp_checked_indices(const Stmt &s);
 Expr clamp_checked_indices(const Expr &e);
+// For the same targets: AssertStmts (a split factor given at run time) become their body.
+Stmt drop_asserts(const Stmt &s);
 // Splits loops whose body is guarded by a condition that holds on a prefix of the
 // iteration space (the tail of a non-dividing split) into a guard-free part and a tail.
 Stmt loop_partition(const Stmt &s);

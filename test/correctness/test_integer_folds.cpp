@@ -165,3 +165,90 @@ TEST_CASE("integers: bounds of int8 arithmetic that wraps prove nothing", "[corr
     CHECK(out.to_vector<int32_t>() == want);
   }
 }
+
+TEST_CASE("integers: bounds of products, negations and differences that leave the type prove nothing",
+          "[correctness][int]") {
+  // The bounds of an int16 product ([-32768, 32767]^2), of int8 / -1 (-128 / -1) and of
+  // uint16 0 - b leave their type; folded as constants of it they would wrap and decide
+  // the max, min and comparisons below at compile time.
+  const int n = 64;
+  Tensor A = placeholder({n}, Int(16), "A"), B = placeholder({n}, Int(16), "B");
+  Tensor S = placeholder({n}, Int(8), "S"), U = placeholder({n}, UInt(16), "U"), V = placeholder({n}, UInt(8), "V");
+  Tensor W = placeholder({n}, UInt(16), "W");
+  const auto i32 = [](Expr e) { return cast(Int(32), e); };
+  Tensor relu = compute({n}, [&](Var i) { return max(i32(A(i) * B(i)), Expr(0)); }, "relu");
+  Tensor positive = compute({n}, [&](Var i) { return i32(i32(A(i) * B(i)) > 0); }, "positive");
+  Tensor square = compute({n}, [&](Var i) { return i32(i32(V(i) * V(i)) > 1); }, "square");
+  // uint16 x uint16 in int32: bounds up to 65535^2 leave int32 (values below 46341 do not).
+  Tensor wide = compute({n}, [&](Var i) { return max(i32(W(i)) * i32(W(i)), Expr(1)); }, "wide");
+  Tensor negated = compute({n}, [&](Var i) { return min(i32(S(i) / make_const(Int(8), -1)), i32(S(i))); }, "negated");
+  Tensor below = compute({n}, [&](Var i) { return i32(i32(S(i) / make_const(Int(8), -1)) < -100); }, "below");
+  Tensor diff = compute({n}, [&](Var i) { return min(i32(make_const(UInt(16), 0) - U(i)), i32(U(i))); }, "diff");
+  const NDArray a = random_array<int16_t>({n}, 741, -300, 300), b = random_array<int16_t>({n}, 742, -300, 300);
+  const NDArray s = random_array<int8_t>({n}, 743, -128, 127), u = random_array<uint16_t>({n}, 744, 0, 65535);
+  const NDArray v = random_array<uint8_t>({n}, 745, 0, 255), w = random_array<uint16_t>({n}, 746, 0, 46340);
+  const std::vector<int16_t> av = a.to_vector<int16_t>(), bv = b.to_vector<int16_t>();
+  const std::vector<int8_t> sv = s.to_vector<int8_t>();
+  const std::vector<uint16_t> uv = u.to_vector<uint16_t>();
+  const std::vector<uint8_t> vv = v.to_vector<uint8_t>();
+  const std::vector<uint16_t> wv = w.to_vector<uint16_t>();
+  std::vector<int32_t> r_relu, r_positive, r_square, r_wide, r_negated, r_below, r_diff;
+  for (size_t i = 0; i < size_t(n); ++i) {
+    const int32_t p = int16_t(av[i] * bv[i]), neg = int8_t(-sv[i]);  // wrapping, as int16 and int8 do
+    r_relu.push_back(std::max(p, 0));
+    r_positive.push_back(p > 0);
+    r_square.push_back(int32_t(uint8_t(vv[i] * vv[i])) > 1);
+    r_wide.push_back(std::max(int32_t(wv[i]) * int32_t(wv[i]), 1));
+    r_negated.push_back(std::min(neg, int32_t(sv[i])));
+    r_below.push_back(neg < -100);
+    r_diff.push_back(std::min(int32_t(uint16_t(-uv[i])), int32_t(uv[i])));
+  }
+  const std::vector<Tensor> outs{relu, positive, square, wide, negated, below, diff};
+  const std::vector<std::vector<int32_t>> want{r_relu, r_positive, r_square, r_wide, r_negated, r_below, r_diff};
+  for (bool vector : {false, true}) {
+    INFO((vector ? "vectorized" : "scalar"));
+    std::vector<BuildArg> args{A, B, S, U, V, W};
+    for (const Tensor &t : outs) args.push_back(t);
+    Kernel k = build_both(outs, args, vector, "bounds");
+    INFO("lowered:\n" << k.lowered);
+    std::vector<NDArray> results;
+    for (size_t j = 0; j < outs.size(); ++j) results.push_back(NDArray::empty({n}, Int(32)));
+    k(a, b, s, u, v, w, results[0], results[1], results[2], results[3], results[4], results[5], results[6]);
+    for (size_t j = 0; j < outs.size(); ++j) {
+      INFO(outs[j].name());
+      CHECK(results[j].to_vector<int32_t>() == want[j]);
+    }
+  }
+}
+
+TEST_CASE("integers: a vector divisor that is a select of constants divides lane by lane", "[correctness][int]") {
+  // Per lane -2, 0 (x / 0 = x % 0 = 0), j or 2j: with the outer loop of extent 1 the
+  // divisor is a select of constant vectors.
+  const int n = 16;
+  Tensor A = placeholder({n}, Int(32), "A");
+  const auto divisor = [&](Var j) { return select(A(j) < 0, Expr(-2), Expr(j)) + j; };
+  Tensor M = compute({n}, [&](Var j) { return A(j) % divisor(j); }, "M");
+  Tensor D = compute({n}, [&](Var j) { return A(j) / divisor(j); }, "D");
+  const NDArray a = random_array<int32_t>({n}, 751, -100, 100);
+  const std::vector<int32_t> av = a.to_vector<int32_t>();
+  std::vector<int32_t> r_mod, r_div;
+  for (int j = 0; j < n; ++j) {
+    const int64_t d = (av[size_t(j)] < 0 ? -2 : j) + j;
+    r_mod.push_back(int32_t(mod_ref(av[size_t(j)], d)));
+    r_div.push_back(int32_t(div_ref(av[size_t(j)], d)));
+  }
+  for (bool vector : {false, true}) {
+    INFO((vector ? "vectorized" : "scalar"));
+    Schedule sch = create_schedule({M, D});
+    if (vector) {
+      sch[M].vectorize(M.axis(0));
+      sch[D].vectorize(D.axis(0));
+    }
+    Kernel k = build_kernel(sch, {A, M, D}, "select_divisor");
+    INFO("lowered:\n" << k.lowered);
+    NDArray m = NDArray::empty({n}, Int(32)), d = NDArray::empty({n}, Int(32));
+    k(a, m, d);
+    CHECK(m.to_vector<int32_t>() == r_mod);
+    CHECK(d.to_vector<int32_t>() == r_div);
+  }
+}

@@ -144,3 +144,31 @@ TEST_CASE("a symbolic shape variable may also be used as a value in the body", "
     check_close<int32_t>(c, ref);
   }
 }
+
+TEST_CASE("a split by a factor given at run time, reordered and checked", "[correctness][symbolic][schedule]") {
+  // The inner loop outside the outer one: the tail split of the symbolic loop must not
+  // name a loop variable defined inside it.
+  Var n("n"), f("f");
+  Tensor A = placeholder({n}, Float(32), "A");
+  Tensor C = compute({n}, [&](Var i) { return A(i) * 2.0f + 1.0f; }, "C");
+  Schedule s = create_schedule({C});
+  auto [outer, inner] = s[C].split(C.axis(0), f);
+  s[C].reorder({inner, outer});
+  Kernel k = build_kernel(s, {A, C, f}, "split_by_f");
+  INFO("lowered:\n" << k.lowered);
+  for (auto [N, F] : std::vector<std::pair<int, int64_t>>{{10, 3}, {16, 4}, {7, 20}, {1, 1}}) {
+    INFO("n = " << N << ", f = " << F);
+    const NDArray a = random_array<float>({N}, 531 + N);
+    NDArray c = NDArray::empty({N}, Float(32));
+    k(a, c, F);
+    std::vector<double> ref;
+    for (float x : a.to_vector<float>()) ref.push_back(double(x) * 2 + 1);
+    check_close<float>(c, ref);
+  }
+  // A factor of 0 or less would run no iteration and leave C unwritten: the call fails.
+  for (int64_t F : {int64_t(0), int64_t(-2)}) {
+    NDArray c = NDArray::empty({8}, Float(32));
+    CHECK_THROWS_WITH(k(random_array<float>({8}, 539), c, F),
+                      Catch::Matchers::Contains("split by the factor f") && Catch::Matchers::Contains("at least 1"));
+  }
+}

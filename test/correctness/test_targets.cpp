@@ -121,6 +121,8 @@ TEST_CASE("every target: math intrinsics match the C library", "[correctness][ta
       {"pow", [](Expr x, Expr p) { return pow(p, x); }, [](double x, double p) { return std::pow(p, x); }, {1e-5, 1e-5}},
       {"pow of negatives", [](Expr x, Expr) { return pow(x, floor(x)); },
        [](double x, double) { return std::pow(double(float(x)), std::floor(x)); }, {1e-5, 1e-5}},
+      {"fmod", [](Expr x, Expr p) { return fmod(x * 3.0f, p); },
+       [](double x, double p) { return std::fmod(double(float(x * 3)), p); }, t},
       {"abs", [](Expr x, Expr) { return abs(x); }, [](double x, double) { return std::abs(x); }, {0, 0}},
       {"floor", [](Expr x, Expr) { return floor(x * 3.0f); }, [](double x, double) { return std::floor(double(float(x * 3))); }, {0, 0}},
       {"ceil", [](Expr x, Expr) { return ceil(x * 3.0f); }, [](double x, double) { return std::ceil(double(float(x * 3))); }, {0, 0}},
@@ -389,3 +391,27 @@ TEST_CASE("every target: reductions longer than a shader invocation's loop limit
 }
 
 #endif  // TENSORIR_WITH_OPENGL
+
+TEST_CASE("every target: a reduction split by a factor given at run time", "[correctness][targets][opengl][opencl]") {
+  // The CPU kernels check the factor when called; the GPU kernels, which cannot fail a
+  // call, build without the check.
+  const std::string target = GENERATE(as<std::string>{}, "llvm", "opengl", "opencl");
+  INFO("target " << target);
+  const int R = 9, K = 37;
+  Tensor A = placeholder({R, K}, Float(32), "A");
+  Var f("f");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor S = compute({R}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
+  Schedule s = create_schedule({S});
+  s[S].split(S.reduce_axis(0), f);
+  const NDArray a = random_array<float>({R, K}, 41);
+  const std::vector<float> av = host<float>(a);
+  std::vector<double> ref(R, 0.0);
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < K; ++j) ref[size_t(i)] += av[size_t(i * K + j)];
+  for (int64_t factor : {int64_t(5), int64_t(64)}) {
+    INFO("f = " << factor);
+    auto out = run_on_target(target, s, {A, S, f}, "split_f", {a, NDArray::empty({R}, Float(32)), factor});
+    check_close<float>(out[1], ref, tolerance_for<float>(target));
+  }
+}

@@ -133,3 +133,15 @@ TEST_CASE("build: target options edited after parsing are checked against the ki
   CHECK_THROWS_WITH(build(create_schedule({C}), {A, C}, opengl, "f"), Contains("unknown mode 'vertex'"));
   CHECK_THROWS_WITH(build({lower(create_schedule({C}), {A, C}, "f")}, opengl), Contains("unknown mode 'vertex'"));
 }
+
+TEST_CASE("build: an axis bound to a GPU thread index is refused for the CPU targets", "[error][build]") {
+  Tensor A = placeholder({8}, Float(32), "A");
+  Tensor C = compute({8}, [&](Var i) { return A(i) + 1.0f; }, "C");
+  Schedule s = create_schedule({C});
+  s[C].bind(C.axis(0), thread_axis("threadIdx.x"));
+  for (const char *target : {"llvm", "wasm"}) {
+    INFO(target);
+    CHECK_THROWS_WITH(build(s, {A, C}, target, "f"), Contains("stage 'C' binds axis 'i' to threadIdx.x") &&
+                                                          Contains("no thread indices") && Contains("parallel()"));
+  }
+}

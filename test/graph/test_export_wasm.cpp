@@ -90,10 +90,10 @@ TEST_CASE("wasm: a call the web runtime cannot provide is an error when linking"
   fs::remove_all(dir);
 }
 
-TEST_CASE("wasm: the trigonometric functions link against the web runtime's imports", "[wasm]") {
+TEST_CASE("wasm: the trigonometric functions and fmod link against the web runtime's imports", "[wasm]") {
   Module m = vector_add("wasm", [](Expr a, Expr b) {
     return sin(a) + cos(b) + tan(a) + asin(a) + acos(b) + atan(a) + sinh(b) + cosh(a) + asinh(b) + acosh(a) +
-           atanh(b);
+           atanh(b) + fmod(a, b);
   });
   const fs::path dir = scratch_dir("trig");
   fs::create_directories(dir);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 #include "onnx/onnx_test_util.h"
 
@@ -107,6 +108,39 @@ TEST_CASE("converters: trigonometric functions outside their domain give NaN", "
   CHECK((std::isnan(a[0]) && std::isnan(a[3]) && !std::isnan(a[1])));
   CHECK((std::isnan(b[0]) && std::isnan(b[1]) && b[2] == 0.0f));
   CHECK((std::isnan(c[0]) && std::isnan(c[3]) && std::isinf(c[2])));
+}
+
+TEST_CASE("converters: Mod with fmod = 1 is C's fmod, exact at any quotient", "[onnx][converters][math]") {
+  ModelBuilder mb(13);
+  mb.input("a", dims({64}));
+  mb.input("b", dims({64}));
+  attr(mb.node("Mod", {"a", "b"}, {"y"}), "fmod", int64_t{1});
+  mb.output("y");
+  // Random magnitudes up to 2^30 over divisors from 1e-3 (quotients up to 10^12, where
+  // a - b * trunc(a / b) loses every digit), both signs, and the edge cases: an infinite
+  // divisor leaves the dividend, a zero divisor or an infinite dividend gives NaN.
+  std::vector<float> a = NDArray::random({64}, Float(32), 3, -1.0, 1.0).to_vector<float>();
+  std::vector<float> b = NDArray::random({64}, Float(32), 4, 0.001, 3.0).to_vector<float>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = std::ldexp(a[i], int(i % 31));
+    if (i % 3 == 0) b[i] = -b[i];
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  a[0] = 5.5f, b[0] = inf;
+  a[1] = -5.5f, b[1] = -inf;
+  a[2] = inf, b[2] = 2.0f;
+  a[3] = 1.0f, b[3] = 0.0f;
+  a[4] = -0.0f, b[4] = 3.0f;
+  const std::vector<float> y =
+      run(mb, {{"a", NDArray::from_vector<float>(a, {64})}, {"b", NDArray::from_vector<float>(b, {64})}})
+          .at(0)
+          .to_vector<float>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("fmod(" << a[i] << ", " << b[i] << ") = " << y[i]);
+    const float want = std::fmod(a[i], b[i]);
+    if (std::isnan(want)) CHECK(std::isnan(y[i]));
+    else CHECK((y[i] == want && std::signbit(y[i]) == std::signbit(want)));
+  }
 }
 
 TEST_CASE("converters: trigonometric functions refuse integer inputs", "[onnx][converters][math][error]") {

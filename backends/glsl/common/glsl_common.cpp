@@ -295,7 +295,7 @@ std::string ExprPrinter::let(const LetNode *op) {
 
 std::string ExprPrinter::supported_intrinsics() {
   return "exp, exp2, log, log2, log10, sqrt, rsqrt, fabs, abs, floor, ceil, trunc, round, nearbyint, sin, cos, "
-         "tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, pow, fma, sigmoid, tanh, erf, shift_left, "
+         "tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, pow, fmod, fma, sigmoid, tanh, erf, shift_left, "
          "shift_right";
 }
 
@@ -367,6 +367,11 @@ std::string ExprPrinter::call(const CallNode *op) {
     want_args(2);
     need_float(false);
     return use_helper("tir_pow") + "(" + args[0] + ", " + args[1] + ")";
+  }
+  if (name == "fmod") {
+    want_args(2);
+    need_float(false);
+    return use_helper("tir_truncmod") + "(" + args[0] + ", " + args[1] + ")";
   }
   if (name == "fma") {
     want_args(3);

@@ -86,6 +86,13 @@ const char *kPow = R"(float tir_pow(float x, float y) {
   return uintBitsToFloat(floatBitsToUint(pow(abs(x), y)) | sign_bit);
 }
 )";
+// C's fmod (the remainder takes the dividend's sign) where GLSL has only the floored mod:
+// an infinite divisor leaves a finite dividend as it is, as in C.
+const char *kTruncMod = R"(float tir_truncmod(float a, float b) {
+  if (isinf(b) && !isinf(a)) return a;
+  return a - b * trunc(a / b);
+}
+)";
 const char *kSigmoid = R"(float tir_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
 )";
 // Near zero the exponential form cancels: the Maclaurin series to x^11 is exact to float
@@ -232,6 +239,7 @@ const Helper kHelpers[] = {
     {"tir_round", "", kRound, kRound},
     {"tir_round_d", "", kRoundD, nullptr},
     {"tir_pow", "", kPow, kPow},
+    {"tir_truncmod", "", kTruncMod, kTruncMod},
     {"tir_sigmoid", "", kSigmoid, kSigmoid, kSigmoidCL},
     {"tir_tanh", "", kTanh, kTanh},
     {"tir_erf", "", kErf, kErf},

@@ -37,8 +37,8 @@ std::string ExprPrinter::call_opencl(const CallNode *op, const std::vector<std::
     need_float();
     return it->second + "(" + args[0] + ")";
   }
-  if (name == "pow" || name == "fma") {
-    want_args(name == "pow" ? 2 : 3);
+  if (name == "pow" || name == "fmod" || name == "fma") {
+    want_args(name == "fma" ? 3 : 2);
     need_float();
     return name + "(" + joined() + ")";
   }

@@ -714,6 +714,10 @@ class ShaderEmitter {
       arity(2);
       return helper("tir_pow", n->args[0], n->args[1]);
     }
+    if (f == "fmod") {
+      arity(2);
+      return helper("tir_truncmod", n->args[0], n->args[1]);
+    }
     arity(1);
     const Expr &x = n->args[0];
     if (f == "exp" || f == "log" || f == "sqrt" || f == "floor" || f == "ceil" || f == "sin" || f == "cos" ||

@@ -18,7 +18,8 @@
 // web package write that plan out. When this process can call the kernels ("llvm",
 // "opengl", and "webgl" on an OpenGL context), the storage is allocated once, on the
 // target's device, when the model is built; "wasm" models allocate none and cannot run
-// here. Constants are copied to the device once and passed to kernels as arguments.
+// here. Constants are copied to the device (the CPU too) once and passed to kernels as
+// arguments: changing a graph's constant after build changes no built model.
 #pragma once
 #include <functional>
 #include <map>

@@ -64,6 +64,10 @@ Expr asinh(Expr x);
 Expr acosh(Expr x);
 Expr atanh(Expr x);
 Expr pow(Expr x, Expr y);
+// The remainder of x / y truncated, with x's sign, as C's fmod: exact on the CPU targets
+// and OpenCL (NaN for y = 0 or infinite x, x for infinite y); on OpenGL and WebGL
+// x - y * trunc(x / y), x for infinite y.
+Expr fmod(Expr x, Expr y);
 // x << n and x >> n (arithmetic on signed types) on integers, for n in [0, bits).
 Expr shift_left(Expr x, Expr n);
 Expr shift_right(Expr x, Expr n);

@@ -408,11 +408,7 @@ Expr sign(Expr x) {
 Expr mod(Expr a, Expr b, bool fmod) {
   const Type t = a.type();
   Expr zero = make_const(t, 0);
-  if (t.is_float()) {
-    Expr q = a / b;
-    Expr trunc = select(q < zero, ceil(q), floor(q));
-    return fmod ? a - b * trunc : a - b * floor(q);
-  }
+  if (t.is_float()) return fmod ? tensorir::fmod(a, b) : a % b;
   Expr safe_b = select(b == zero, make_const(t, 1), b);
   Expr r = floormod(a, safe_b);
   if (!fmod || t.is_uint()) return r;
