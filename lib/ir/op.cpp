@@ -423,22 +423,20 @@ Expr asinh(Expr x) { return unary_intrinsic("asinh", x, [](double v) { return st
 Expr acosh(Expr x) { return unary_intrinsic("acosh", x, [](double v) { return std::acosh(v); }); }
 Expr atanh(Expr x) { return unary_intrinsic("atanh", x, [](double v) { return std::atanh(v); }); }
 
-Expr pow(Expr x, Expr y) {
-  x = to_float(x, "pow");
-  y = to_float(y, "pow");
-  match_types(x, y, "pow");
+namespace {
+Expr binary_intrinsic(const char *name, Expr x, Expr y, double (*f)(double, double)) {
+  x = to_float(x, name);
+  y = to_float(y, name);
+  match_types(x, y, name);
   const FloatImmNode *a = as_float(x), *b = as_float(y);
-  if (a && b) return FloatImmNode::make(x.type(), std::pow(a->value, b->value));
-  return CallNode::make(x.type(), "pow", {x, y}, CallNode::PureIntrinsic);
+  if (a && b) return FloatImmNode::make(x.type(), f(a->value, b->value));
+  return CallNode::make(x.type(), name, {x, y}, CallNode::PureIntrinsic);
 }
+}  // namespace
 
+Expr pow(Expr x, Expr y) { return binary_intrinsic("pow", x, y, [](double a, double b) { return std::pow(a, b); }); }
 Expr fmod(Expr x, Expr y) {
-  x = to_float(x, "fmod");
-  y = to_float(y, "fmod");
-  match_types(x, y, "fmod");
-  const FloatImmNode *a = as_float(x), *b = as_float(y);
-  if (a && b) return FloatImmNode::make(x.type(), std::fmod(a->value, b->value));
-  return CallNode::make(x.type(), "fmod", {x, y}, CallNode::PureIntrinsic);
+  return binary_intrinsic("fmod", x, y, [](double a, double b) { return std::fmod(a, b); });
 }
 
 namespace {
