@@ -141,6 +141,8 @@ bool Context::has_input(size_t i) const { return i < num_inputs() && !node_.inpu
 
 const std::string &Context::input_name(size_t i) const { return node_.input(int(i)); }
 
+bool Context::declared_half(size_t i) const { return has_input(i) && imp_.declared_half(input_name(i)); }
+
 const Value &Context::any_input(size_t i) const {
   if (auto it = replaced_.find(i); it != replaced_.end()) return it->second;
   TIR_USER_CHECK(has_input(i)) << "input " << i << " is missing (the node has " << num_inputs()

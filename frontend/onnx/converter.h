@@ -101,6 +101,8 @@ class Context {
   Type dtype(size_t i) const { return input(i).dtype; }
   int rank(size_t i) const { return int(shape(i).size()); }
   bool known(size_t i) const { return input(i).known.defined(); }
+  // Whether the model declares input i float16 (Importer::declared_half).
+  bool declared_half(size_t i) const;
   bool all_known() const;
   // The known value of input i, else Unsupported("<what> '<name>' is computed at run time ...").
   const NDArray &value(size_t i, const std::string &what) const;

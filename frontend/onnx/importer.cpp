@@ -117,8 +117,36 @@ void throw_unsupported(const std::string &model, std::vector<UnsupportedNode> no
   throw UnsupportedError(os.str(), std::move(nodes));
 }
 
+namespace {
+
+// The names `g` declares float16, for Importer::declared_half.
+std::set<std::string> half_names(const ::onnx::GraphProto &g) {
+  std::set<std::string> out;
+  for (const auto *infos : {&g.input(), &g.output(), &g.value_info()})
+    for (const ::onnx::ValueInfoProto &v : *infos)
+      if (is_float16(v.type().tensor_type().elem_type())) out.insert(v.name());
+  for (const ::onnx::TensorProto &t : g.initializer())
+    if (is_float16(t.data_type())) out.insert(t.name());
+  for (const ::onnx::NodeProto &n : g.node()) {
+    bool half = false;
+    for (const ::onnx::AttributeProto &a : n.attribute()) {
+      if (n.op_type() == "Cast" && a.name() == "to")
+        half = a.has_s() ? a.s() == "FLOAT16" : is_float16(int32_t(a.i()));
+      if (n.op_type() == "Constant" && a.name() == "value") half = is_float16(a.t().data_type());
+    }
+    if (half && n.output_size() > 0) out.insert(n.output(0));
+  }
+  return out;
+}
+
+}  // namespace
+
 Importer::Importer(const ::onnx::ModelProto &m, const ImportOptions &options, std::string model_dir, std::string what)
-    : model_(m), options_(options), dir_(std::move(model_dir)), what_(std::move(what)) {}
+    : model_(m),
+      options_(options),
+      dir_(std::move(model_dir)),
+      what_(std::move(what)),
+      half_names_(half_names(m.graph())) {}
 
 Value &Importer::value(const std::string &name) {
   auto it = values_.find(name);

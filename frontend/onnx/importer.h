@@ -43,6 +43,10 @@ class Importer {
   Value &value(const std::string &name);
   bool has_value(const std::string &name) const { return values_.count(name) > 0; }
   bool is_graph_input(const std::string &name) const { return graph_inputs_.count(name) > 0; }
+  // Whether the model declares `name` float16 (graph values of which are computed in
+  // float32): an input, initializer, output or value_info of that type, or the output of
+  // a Cast to it or of a float16 Constant.
+  bool declared_half(const std::string &name) const { return half_names_.count(name) > 0; }
   void bind(const std::string &name, Value v);
   // A graph node for `name`'s value, a constant node for a known one (made once).
   graph::NodeRef node_of(const std::string &name);
@@ -70,7 +74,7 @@ class Importer {
   int opset_ = 0;
   graph::Builder builder_;
   std::map<std::string, Value> values_;
-  std::set<std::string> onnx_names_, graph_names_, poisoned_, graph_inputs_;
+  std::set<std::string> onnx_names_, graph_names_, poisoned_, graph_inputs_, half_names_;
   std::vector<UnsupportedNode> unsupported_;
   int skipped_ = 0;
 };

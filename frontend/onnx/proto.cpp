@@ -10,6 +10,8 @@
 #include <limits>
 #include <sstream>
 
+#include "runtime/half.h"
+
 namespace tensorir::onnx::detail {
 
 namespace fs = std::filesystem;
@@ -131,31 +133,6 @@ int64_t element_count(const TensorProto &t) {
 }
 
 namespace {
-
-// IEEE half to float, subnormals and all.
-float half_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h >> 15) << 31;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        mant <<= 1;
-      } while (!(mant & 0x400));
-      bits = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
-    }
-  } else {
-    bits = sign | (exp + 127 - 15) << 23 | mant << 13;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 // Where external data lives: `dir` / location, which must stay inside `dir`.
 std::string external_path(const TensorProto &t, const std::string &dir, int64_t *offset, int64_t *length) {

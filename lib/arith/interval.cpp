@@ -102,6 +102,7 @@ int BoundAnalyzer::expr_depth(const Expr &e) {
 Expr BoundAnalyzer::bound(const LinearSum &s, bool upper) {
   LinearSum cur = s;
   for (int step = 0; step < kMaxSteps; ++step) {
+    if (cur.wrapped) return Expr();  // its constant is not the value's: it bounds nothing
     int best = -1, best_depth = 0;
     for (size_t i = 0; i < cur.terms.size(); ++i) {
       int d = 0;
@@ -147,6 +148,7 @@ Expr BoundAnalyzer::bound(const LinearSum &s, bool upper) {
 }
 
 std::optional<int64_t> BoundAnalyzer::const_bound(const LinearSum &s, bool upper) {
+  if (s.wrapped) return std::nullopt;
   if (s.is_const()) return s.constant;
   Expr b = bound(s, upper);
   if (!b.defined()) return std::nullopt;
@@ -177,6 +179,7 @@ Interval BoundAnalyzer::compute_interval(const Expr &e) {
   Type t = e.type();
   if (t.is_int() && t.is_scalar()) {
     LinearSum s = to_linear(e);
+    if (s.wrapped) return generic_interval(e);  // the sum's constant is not the value's
     return {bound(s, false), bound(s, true)};
   }
   return generic_interval(e);

@@ -10,8 +10,16 @@ namespace tensorir::arith {
 
 namespace {
 
-int64_t add_w(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
 int64_t mul_w(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
+// `v` wrapped to `t`, setting `wrapped` when it does not fit.
+int64_t fit(Type t, __int128 v, bool &wrapped) {
+  const int64_t w = wrap_int(t, static_cast<int64_t>(static_cast<unsigned __int128>(v)));
+  if (static_cast<__int128>(w) != v) wrapped = true;
+  return w;
+}
+int64_t add_in(Type t, int64_t a, int64_t b, bool &wrapped) { return fit(t, __int128(a) + b, wrapped); }
+int64_t mul_in(Type t, int64_t a, int64_t b, bool &wrapped) { return fit(t, __int128(a) * b, wrapped); }
 
 bool same_factors(const std::vector<Expr> &a, const std::vector<Expr> &b) {
   if (a.size() != b.size()) return false;
@@ -33,7 +41,7 @@ int LinearSum::find(const std::vector<Expr> &factors) const {
 }
 
 void LinearSum::add_term(std::vector<Expr> factors, int64_t coeff) {
-  coeff = wrap_int(type, coeff);
+  coeff = fit(type, coeff, wrapped);
   if (coeff == 0) return;
   sort_factors(factors);
   int i = find(factors);
@@ -41,7 +49,7 @@ void LinearSum::add_term(std::vector<Expr> factors, int64_t coeff) {
     terms.push_back({std::move(factors), coeff});
     return;
   }
-  int64_t c = wrap_int(type, add_w(terms[i].coeff, coeff));
+  int64_t c = add_in(type, terms[i].coeff, coeff, wrapped);
   if (c == 0)
     remove(static_cast<size_t>(i));
   else
@@ -49,14 +57,15 @@ void LinearSum::add_term(std::vector<Expr> factors, int64_t coeff) {
 }
 
 void LinearSum::add(const LinearSum &o, int64_t scale) {
-  for (const Monomial &m : o.terms) add_term(m.factors, mul_w(m.coeff, scale));
-  add_const(mul_w(o.constant, scale));
+  wrapped = wrapped || o.wrapped;
+  for (const Monomial &m : o.terms) add_term(m.factors, mul_in(type, m.coeff, scale, wrapped));
+  add_const(mul_in(type, o.constant, scale, wrapped));
 }
 
-void LinearSum::add_const(int64_t c) { constant = wrap_int(type, add_w(constant, c)); }
+void LinearSum::add_const(int64_t c) { constant = add_in(type, constant, c, wrapped); }
 
 void LinearSum::scale(int64_t k) {
-  k = wrap_int(type, k);
+  k = fit(type, k, wrapped);
   if (k == 0) {
     terms.clear();
     constant = 0;
@@ -64,11 +73,11 @@ void LinearSum::scale(int64_t k) {
   }
   std::vector<Monomial> kept;
   for (Monomial &m : terms) {
-    m.coeff = wrap_int(type, mul_w(m.coeff, k));
+    m.coeff = mul_in(type, m.coeff, k, wrapped);
     if (m.coeff != 0) kept.push_back(std::move(m));
   }
   terms = std::move(kept);
-  constant = wrap_int(type, mul_w(constant, k));
+  constant = mul_in(type, constant, k, wrapped);
 }
 
 int64_t LinearSum::coeff_gcd() const {
@@ -81,16 +90,18 @@ std::optional<LinearSum> multiply(const LinearSum &a, const LinearSum &b, size_t
   size_t na = a.terms.size() + (a.constant != 0), nb = b.terms.size() + (b.constant != 0);
   if (na * nb > max_terms) return std::nullopt;
   LinearSum r(a.type);
+  r.wrapped = a.wrapped || b.wrapped;
+  const auto product = [&](int64_t x, int64_t y) { return mul_in(r.type, x, y, r.wrapped); };
   for (const Monomial &x : a.terms) {
     for (const Monomial &y : b.terms) {
       std::vector<Expr> f = x.factors;
       f.insert(f.end(), y.factors.begin(), y.factors.end());
-      r.add_term(std::move(f), mul_w(x.coeff, y.coeff));
+      r.add_term(std::move(f), product(x.coeff, y.coeff));
     }
-    r.add_term(x.factors, mul_w(x.coeff, b.constant));
+    r.add_term(x.factors, product(x.coeff, b.constant));
   }
-  for (const Monomial &y : b.terms) r.add_term(y.factors, mul_w(y.coeff, a.constant));
-  r.add_const(mul_w(a.constant, b.constant));
+  for (const Monomial &y : b.terms) r.add_term(y.factors, product(y.coeff, a.constant));
+  r.add_const(product(a.constant, b.constant));
   return r;
 }
 
@@ -106,7 +117,7 @@ LinearSum flat(const Expr &e, const std::function<Expr(const Expr &)> &atom) {
 
 void flatten(const Expr &e, int64_t scale, LinearSum &out, const std::function<Expr(const Expr &)> &atom) {
   switch (e->kind) {
-    case IRKind::IntImm: out.add_const(mul_w(e.as<IntImmNode>()->value, scale)); return;
+    case IRKind::IntImm: out.add_const(mul_in(out.type, e.as<IntImmNode>()->value, scale, out.wrapped)); return;
     case IRKind::Add: {
       const auto *n = e.as<AddNode>();
       flatten(n->a, scale, out, atom);
@@ -116,14 +127,15 @@ void flatten(const Expr &e, int64_t scale, LinearSum &out, const std::function<E
     case IRKind::Sub: {
       const auto *n = e.as<SubNode>();
       flatten(n->a, scale, out, atom);
-      flatten(n->b, mul_w(scale, -1), out, atom);
+      flatten(n->b, mul_in(out.type, scale, -1, out.wrapped), out, atom);
       return;
     }
     case IRKind::Mul: {
       const auto *n = e.as<MulNode>();
-      if (const int64_t *c = as_const_int(n->b)) return flatten(n->a, mul_w(scale, *c), out, atom);
-      if (const int64_t *c = as_const_int(n->a)) return flatten(n->b, mul_w(scale, *c), out, atom);
+      if (const int64_t *c = as_const_int(n->b)) return flatten(n->a, mul_in(out.type, scale, *c, out.wrapped), out, atom);
+      if (const int64_t *c = as_const_int(n->a)) return flatten(n->b, mul_in(out.type, scale, *c, out.wrapped), out, atom);
       LinearSum la = flat(n->a, atom), lb = flat(n->b, atom);
+      out.wrapped = out.wrapped || la.wrapped || lb.wrapped;
       if (auto p = multiply(la, lb)) {
         out.add(*p, scale);
       } else {

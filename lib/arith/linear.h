@@ -31,6 +31,12 @@ class LinearSum {
   Type type;
   std::vector<Monomial> terms;  // no zero coefficients, no two with equal factors
   int64_t constant = 0;
+  // Some coefficient or the constant did not fit the type and wrapped around it: the sum
+  // is right modulo 2^bits only. Written out it may overflow where the expression it came
+  // from did not (x + 2147483647 + 1 is x + -2147483648, which overflows for x < 0), and
+  // its constant's bounds, quotients and remainders are another number's. (Not the only
+  // hazard of reordering: a partial sum of terms that did not wrap can still overflow.)
+  bool wrapped = false;
 
   bool is_const() const { return terms.empty(); }
   // Adds coeff * (product of factors); factors need not be sorted.

@@ -51,8 +51,11 @@ const Expr *single_atom(const LinearSum &s) {
 
 Expr Simplifier::div_by_const(const Expr &a, int64_t c) {
   Type t = a.type();
+  const LinearSum la = to_linear(a);
+  // A wrapped constant is not the value's: dividing it would divide another number.
+  if (la.wrapped) return DivNode::make(a, int_const(t, c));
   LinearSum q(t), r(t);
-  split_by(to_linear(a), c, q, r);
+  split_by(la, c, q, r);
   if (r.is_const()) {
     q.add_const(floor_div(r.constant, c));
     return to_expr(q);
@@ -94,8 +97,10 @@ Expr Simplifier::div_by_const(const Expr &a, int64_t c) {
 
 Expr Simplifier::mod_by_const(const Expr &a, int64_t c) {
   Type t = a.type();
+  const LinearSum la = to_linear(a);
+  if (la.wrapped) return ModNode::make(a, int_const(t, c));  // as in div_by_const
   LinearSum q(t), r(t);
-  split_by(to_linear(a), c, q, r);
+  split_by(la, c, q, r);
   if (r.is_const()) return int_const(t, floor_mod(r.constant, c));
   std::optional<int64_t> lo = lower(r), hi = upper(r);
   if (lo && hi && floor_div(*lo, c) == floor_div(*hi, c)) {
@@ -155,8 +160,10 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
         // Every lane lands in one quotient: a broadcast.
         Type et = ramp->base.type();
         LinearSum q(et), r(et);
-        split_by(to_linear(ramp->base), *c, q, r);
+        const LinearSum base = to_linear(ramp->base);
+        split_by(base, *c, q, r);
         std::optional<int64_t> lo = lower(r), hi = upper(r);
+        if (base.wrapped) lo.reset();
         int64_t last;
         if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
             !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c) &&
@@ -171,8 +178,9 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
     // (b*q + r) / b = q when r is 0, or when 0 <= r < b.
     LinearSum lb = to_linear(b);
     const Expr *den = single_atom(lb);
-    if (den) {
-      LinearSum q(t), r(t), la = to_linear(a);
+    LinearSum la = to_linear(a);
+    if (den && !la.wrapped && !lb.wrapped) {
+      LinearSum q(t), r(t);
       for (const Monomial &m : la.terms) {
         auto it = std::find_if(m.factors.begin(), m.factors.end(), [&](const Expr &f) { return same_expr(f, *den); });
         if (it == m.factors.end()) {
@@ -222,8 +230,10 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
         // No lane wraps around: the remainders form a ramp.
         Type et = ramp->base.type();
         LinearSum q(et), r(et);
-        split_by(to_linear(ramp->base), *c, q, r);
+        const LinearSum base = to_linear(ramp->base);
+        split_by(base, *c, q, r);
         std::optional<int64_t> lo = lower(r), hi = upper(r);
+        if (base.wrapped) lo.reset();
         int64_t last;
         if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
             !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c)) {
@@ -235,9 +245,9 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
   }
   if (is_index_type(t) && !c) {
     // (b*q + r) % b = r when 0 <= r < b; b*q % b = 0.
-    LinearSum lb = to_linear(b);
-    if (const Expr *den = single_atom(lb)) {
-      LinearSum r(t), la = to_linear(a);
+    LinearSum lb = to_linear(b), la = to_linear(a);
+    if (const Expr *den = la.wrapped || lb.wrapped ? nullptr : single_atom(lb)) {
+      LinearSum r(t);
       bool dropped = false;
       for (const Monomial &m : la.terms) {
         bool has = std::any_of(m.factors.begin(), m.factors.end(), [&](const Expr &f) { return same_expr(f, *den); });

@@ -65,6 +65,18 @@ bool is_one(const Expr &e) { return is_int_value(e, 1) || is_float_value(e, 1.0)
 // ---------------------------------------------------------------- canonical sums
 Expr Simplifier::canonical(const Expr &self) {
   LinearSum s = to_linear(self, [this](const Expr &e) { return mutate(e); });
+  // A constant or coefficient that wrapped: written out, the sum could overflow where the
+  // expression does not (signed overflow is undefined), so the node keeps its form.
+  if (s.wrapped) {
+    const Expr a = mutate(self->kind == IRKind::Add   ? self.as<AddNode>()->a
+                          : self->kind == IRKind::Sub ? self.as<SubNode>()->a
+                                                      : self.as<MulNode>()->a);
+    const Expr b = mutate(self->kind == IRKind::Add   ? self.as<AddNode>()->b
+                          : self->kind == IRKind::Sub ? self.as<SubNode>()->b
+                                                      : self.as<MulNode>()->b);
+    if (Expr f = fold_binary(self->kind, self.type(), a, b); f.defined()) return f;
+    return rebuild_binary(self->kind, a, b);
+  }
   merge_div_mod(s, [this](const Expr &e) { return mutate(e); });
   Expr r = to_expr(s);
   if (same_expr(r, self)) return self;

@@ -65,6 +65,7 @@ bool comparison_operands(const Expr &e, Expr *a, Expr *b) {
 std::optional<bool> Simplifier::decide(IRKind op, const Expr &a, const Expr &b) {
   LinearSum d = to_linear(a);
   d.add(to_linear(b), -1);
+  if (d.wrapped) return std::nullopt;  // the difference is not the sum's value
   std::optional<int64_t> lo = lower(d), hi = upper(d);
   switch (op) {
     case IRKind::LT:
@@ -132,6 +133,7 @@ Expr Simplifier::compare(IRKind op, const Expr &self, const Expr &a, const Expr 
     // coefficients), or as N op' c when P is empty: variables left, constants right.
     LinearSum d = to_linear(a);
     d.add(to_linear(b), -1);
+    if (d.wrapped) return rebuild_binary(op, a, b);
     LinearSum p(t), n(t);
     for (const Monomial &m : d.terms) {
       if (m.coeff > 0)

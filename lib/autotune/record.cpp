@@ -46,7 +46,8 @@ T field(const json &j, const char *key, const char *kind) {
   TIR_USER_CHECK(it != j.end()) << "the field '" << key << "' is missing";
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     TIR_USER_CHECK(!it->is_number_float()) << "the field '" << key << "' is " << it->dump()
-                                           << ", not a whole number that fits in " << 8 * sizeof(T) << " bits";
+                                           << ", not an integer (written without a point or an exponent) that fits in "
+                                           << 8 * sizeof(T) << " bits";
     TIR_USER_CHECK(it->is_number_integer()) << "the field '" << key << "' is not " << kind << " (it is "
                                             << it->dump() << ")";
     const bool fits = it->is_number_unsigned()
@@ -181,6 +182,11 @@ std::vector<Record> read_log(const std::string &path) {
       records.push_back(parse_record(line));
       records.back().origin = "'" + path + "' line " + std::to_string(number);
     } catch (const Error &e) {
+      // A last line without its newline is one a tune was writing when it stopped.
+      if (in.eof() && std::string(e.what()).find("not JSON") != std::string::npos)
+        TIR_THROW() << "tuning log '" << path << "' line " << number
+                    << " is cut off (the file ends inside it, as when a tune stops while writing): delete that "
+                       "line (" << e.what() << ")";
       TIR_THROW() << "tuning log '" << path << "' line " << number << ": " << e.what();
     } catch (const json::exception &e) {  // parse_record turns the library's own into Errors; this is a backstop
       TIR_THROW() << "tuning log '" << path << "' line " << number << ": " << e.what();
@@ -246,18 +252,17 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
     it->second.is_default = it->second.is_default || r.is_default;
   }
   for (const auto &[workload, list] : configs) {
-    const Timed *def = nullptr, *best = nullptr;
+    const Timed *def = nullptr;
     for (const auto &c : list)
       if (c.second.is_default && !def) def = &c.second;
-    // The lowest sum among those that beat the default (all, without one); a tie keeps the
-    // earlier.
-    for (const auto &c : list) {
-      const Timed &t = c.second;
-      if (&t == def || (def && !t.beats(*def, kDefaultMargin))) continue;
-      if (!best || t.sum() < best->sum()) best = &t;
-    }
-    if (!best) best = def;
-    best_[workload] = *best->first;
+    // Those that beat the default (all, without one) by their sums, lowest first; a tie
+    // keeps the log's order. The default last.
+    std::vector<const Timed *> order;
+    for (const auto &c : list)
+      if (&c.second != def && (!def || c.second.beats(*def, kDefaultMargin))) order.push_back(&c.second);
+    std::stable_sort(order.begin(), order.end(), [](const Timed *a, const Timed *b) { return a->sum() < b->sum(); });
+    if (def) order.push_back(def);
+    for (const Timed *t : order) ranked_[workload].push_back(*t->first);
   }
   if (foreign_)
     warn(source + ": " + std::to_string(foreign_) + " of its " + std::to_string(records.size()) +
@@ -266,8 +271,37 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
 }
 
 const Record *ApplyHistoryBest::best(const std::string &workload, const Target &target) const {
-  auto it = best_.find({workload, target.str()});
-  return it == best_.end() ? nullptr : &it->second;
+  auto it = ranked_.find({workload, target.str()});
+  return it == ranked_.end() ? nullptr : &it->second.front();
+}
+
+std::set<std::string> ApplyHistoryBest::targets() const {
+  std::set<std::string> out;
+  for (const auto &entry : ranked_) out.insert(entry.first.second);
+  return out;
+}
+
+ApplyHistoryBest ApplyHistoryBest::without(const std::function<std::string(const Record &)> &misfit) const {
+  ApplyHistoryBest out;
+  out.foreign_ = foreign_;
+  for (const auto &[workload, list] : ranked_) {
+    std::vector<Record> kept;
+    std::vector<std::pair<const Record *, std::string>> passed_over;  // ranked above the first kept
+    for (const Record &r : list) {
+      std::string why = misfit(r);
+      if (why.empty()) kept.push_back(r);
+      else if (kept.empty()) passed_over.emplace_back(&r, std::move(why));
+    }
+    for (const auto &[r, why] : passed_over)
+      warn("tuning log" + (r->origin.empty() ? "" : " " + r->origin) + ": the configuration " + r->config_json +
+            " does not fit " + why + ", as in a log of another version of tensorir's templates; " +
+           (kept.empty() ? std::string("this workload is built untuned")
+                          : "the best record that fits is applied instead" +
+                                (kept[0].origin.empty() ? "" : " (" + kept[0].origin + ")")) +
+           "; tune again into a new log to replace it");
+    if (!kept.empty()) out.ranked_.emplace(workload, std::move(kept));
+  }
+  return out;
 }
 
 }  // namespace tensorir::autotune

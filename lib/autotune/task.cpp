@@ -215,6 +215,7 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
     if (space.names().empty()) continue;  // nothing to tune
     Task t;
     std::tie(t.name, t.flops) = describe(g, n);
+    t.first_node = n.name;
     t.workload = std::move(key);
     t.target = target;
     t.knob_names = space.names();
@@ -239,6 +240,18 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
       TIR_USER_CHECK(index >= 0 && index < size)
           << "task '" << name << "': configuration " << index << " is outside its space [0, " << size << ")";
       return autotune::config_json(names, decode(choices, index));
+    };
+    t.misfit = [space](const std::string &json) {
+      try {
+        std::map<std::string, int64_t> values = config_values(json);
+        // Without the algorithm knob, a record of the direct template from before it was
+        // one: graph::build gives it the default algorithm (the knob's fallback).
+        for (size_t k = 0; k < space.names().size(); ++k)
+          if (space.names()[k] == "winograd" && !values.count("winograd")) values["winograd"] = space.values()[k];
+        return autotune::misfit(space, values);
+      } catch (const Error &e) {
+        return std::string(e.what());
+      }
     };
     seen[t.workload] = tasks.size();
     tasks.push_back(std::move(t));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "autotune/workload.h"
@@ -14,11 +15,13 @@
 #include "runtime/device_api.h"
 #include "runtime/input_check.h"
 #include "op_table.h"
+#include "tensorir/autotune/task.h"
 #include "tensorir/build.h"
 #include "tensorir/graph/memory_plan.h"
 #include "tensorir/graph/op_registry.h"
 #include "tensorir/graph/passes.h"
 #include "tensorir/ops/schedule.h"
+#include "tensorir/warning.h"
 
 namespace tensorir::graph {
 
@@ -380,6 +383,40 @@ void bind_storage(const Graph &g, const std::vector<NDArray> &storage, std::vect
   }
 }
 
+// The records of `tuning` whose configurations fit the templates of this graph's
+// workloads (autotune::Task::misfit), so that the layout and algorithm passes, which ask
+// a few of a workload's knobs, and its kernel, which asks them all, apply the same record.
+// A log with no record for `target` applies nothing: a warning says so.
+std::shared_ptr<const autotune::ApplyHistoryBest> fitting_records(const Graph &g, const Target &target,
+                                                                  const autotune::ApplyHistoryBest &tuning,
+                                                                  const std::string &source) {
+  const std::set<std::string> targets = tuning.targets();
+  if (!targets.count(target.str())) {
+    std::string names;
+    for (const std::string &t : targets) names += (names.empty() ? "'" : ", '") + t + "'";
+    warn(source + " has no record for target '" + target.str() + "' (its records are for " + names +
+         "); nothing of it is applied: tune for the target as it is written here");
+    return nullptr;
+  }
+  std::vector<autotune::Task> tasks;
+  try {
+    tasks = autotune::extract_tasks(g, target);
+  } catch (const Error &e) {  // the build itself says what is wrong, or succeeds without the check
+    warn(source + ": its records could not be checked against this model's templates (" + e.what() +
+         "); they are applied as they are");
+    return std::make_shared<autotune::ApplyHistoryBest>(tuning);
+  }
+  std::map<std::string, const autotune::Task *> by_workload;
+  for (const autotune::Task &t : tasks) by_workload[t.workload] = &t;
+  return std::make_shared<autotune::ApplyHistoryBest>(tuning.without([&](const autotune::Record &r) {
+    const auto it = by_workload.find(r.workload);
+    if (r.target != target.str() || it == by_workload.end()) return std::string();
+    const autotune::Task &t = *it->second;
+    const std::string why = t.misfit(r.config_json);
+    return why.empty() ? why : "the template of node '" + t.first_node + "' (" + t.name + "): " + why;
+  }));
+}
+
 }  // namespace
 
 CompiledModel build(const Graph &input_graph, const Target &target, const BuildOptions &options) {
@@ -387,10 +424,14 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
   input_graph.validate();
   TIR_USER_CHECK(options.tuning_log.empty() || !options.tuning)
       << "graph::build: BuildOptions has both a tuning_log and tuning records; set one";
-  const std::shared_ptr<const autotune::ApplyHistoryBest> tuning =
+  std::shared_ptr<const autotune::ApplyHistoryBest> tuning =
       options.tuning_log.empty() ? options.tuning
                                  : std::make_shared<autotune::ApplyHistoryBest>(
                                        autotune::ApplyHistoryBest::load(options.tuning_log));
+  if (tuning && tuning->size() > 0 && options.tuned_schedules)
+    tuning = fitting_records(
+        input_graph, target, *tuning,
+        options.tuning_log.empty() ? std::string("the tuning records") : "tuning log '" + options.tuning_log + "'");
   Graph g = build_passes(input_graph, target, options, tuning.get());
   const bool strategies = options.tuned_schedules;
   auto impl = std::make_shared<CompiledModel::Impl>();

@@ -206,7 +206,7 @@ NodeRef Builder::input(const std::string &name, const std::vector<int64_t> &shap
   }
   TIR_USER_CHECK(NDArray::can_hold(dtype))
       << detail::node_prefix(n) << "no array holds elements of type " << dtype
-      << "; inputs are bool, int8-64, uint8-64, float16/32/64 or bfloat16";
+      << "; inputs are " << NDArray::holdable_types();
   n.shape = shape;
   n.dtype = dtype;
   return add_checked(std::move(n));

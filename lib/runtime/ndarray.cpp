@@ -128,10 +128,11 @@ void fill_int(T *out, int64_t n, uint64_t seed, double low, double high, Type dt
 
 bool NDArray::can_hold(Type t) { return is_storable(t); }
 
+const char *NDArray::holdable_types() { return "bool, int8-64, uint8-64, float16/32/64 or bfloat16"; }
+
 NDArray NDArray::empty(const std::vector<int64_t> &shape, Type dtype, Device dev) {
-  TIR_USER_CHECK(is_storable(dtype))
-      << "NDArray cannot hold elements of type " << dtype
-      << "; supported: bool, int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16";
+  TIR_USER_CHECK(is_storable(dtype)) << "NDArray cannot hold elements of type " << dtype << "; supported: "
+                                     << holdable_types();
   int64_t n = checked_numel(shape, dtype);
   size_t bytes = static_cast<size_t>(n) * dtype.bytes();
   DeviceAPI &api = device_api(dev);

@@ -140,6 +140,12 @@ ScheduleBounds infer_bounds(const Schedule &s, const EffectiveBodies &bodies) {
     } else {
       std::vector<Interval> need(shape.size());
       bool read = false;
+      TIR_USER_CHECK(st->attach_type != AttachType::Scope || st->attach_stage->attach_type != AttachType::Inline)
+          << "stage '" << st.op()->name << "' is computed at a loop of '" << st->attach_stage->op->name
+          << "', but '" << st->attach_stage->op->name
+          << "' is inlined into its readers and has no loops of its own; compute it at a loop of a stage that "
+             "reads '"
+          << st->attach_stage->op->name << "', or at root";
       for (const Stage &consumer : stages) {
         if (!consumer.op().as<ComputeOpNode>() || consumer->attach_type == AttachType::Inline) continue;
         int level = -1;

@@ -180,6 +180,13 @@ Stage &Stage::compute_root() {
 
 Stage &Stage::set_kind(const IterVar &axis, ForKind kind, const char *primitive) {
   leaf_index(axis, primitive);
+  // A loop is one of parallel, vectorized or unrolled: a second, different kind would
+  // silently replace the first.
+  static const char *const past[] = {"serial", "parallel", "vectorized", "unrolled"};
+  const auto old = n_->loop_kind.find(axis.get());
+  TIR_USER_CHECK(old == n_->loop_kind.end() || old->second == kind)
+      << primitive << " on stage '" << stage_name(n_.get()) << "': loop '" << axis.name() << "' is "
+      << past[int(old->second)] << " already, and a loop has one kind; split it and give each part its own";
   n_->loop_kind[axis.get()] = kind;
   return *this;
 }

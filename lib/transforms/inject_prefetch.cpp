@@ -107,6 +107,7 @@ class BodyScan : public IRVisitor {
 // The spans one load reads over the inner loops, or none when they cannot be told.
 std::vector<Span> spans_of(const Expr &index, const BodyScan &scan, int64_t line_elems) {
   const arith::LinearSum lin = arith::to_linear(scan.normalized(index));
+  if (lin.wrapped) return {};
   arith::LinearSum outer(lin.type);
   outer.add_const(lin.constant);
   struct Term {

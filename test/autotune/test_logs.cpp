@@ -170,9 +170,9 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
       {good.substr(0, good.size() - 1) + ",\"threads\":-2}", "the field 'threads' is -2"},
       // Numbers the JSON library would overflow, wrap or truncate.
       {with(good, "\"times_ms\":[1.0]", "\"times_ms\":[1e999]"), "a number is out of range"},
-      {with(good, "\"index\":0", "\"index\":99999999999999999999999"), "the field 'index' is 9.999999999999999e+22, not a whole number"},
+      {with(good, "\"index\":0", "\"index\":99999999999999999999999"), "the field 'index' is 9.999999999999999e+22, not an integer"},
       {with(good, "\"index\":0", "\"index\":18446744073709551615"), "the field 'index' is 18446744073709551615, not"},
-      {with(good, "\"index\":0", "\"index\":1.5"), "the field 'index' is 1.5, not a whole number"},
+      {with(good, "\"index\":0", "\"index\":1.5"), "the field 'index' is 1.5, not an integer (written without a point"},
       {with(good, "\"index\":0", "\"index\":-1"), "the field 'index' is -1, not a configuration index"},
       {with(good, "\"version\":1", "\"version\":4294967297"), "the field 'version' is 4294967297, not"},
       {with(good, "\"config\":{", "\"config\":{\"huge\":18446744073709551615,"), "the knob 'huge'"},

@@ -251,6 +251,60 @@ TEST_CASE("a log's algorithm that is no choice warns and builds the default", "[
   CHECK_THROWS_WITH(tasks[0].instantiate_json("{\"winograd\":3}"), Catch::Contains("'winograd' = 3"));
 }
 
+TEST_CASE("a best record that does not fit its template gives way to the best that fits, algorithm and all",
+          "[autotune][winograd][log]") {
+  // A log appended to after the templates changed: its fastest record (F(2, 3), a tile_oc
+  // no longer offered) does not fit; the next, F(4, 3), does and is applied whole: the
+  // algorithm the graph pass picks and the kernel's knobs come from the same record.
+  TempLog log("stale_best");
+  const graph::Graph g = conv_graph();  // 12x12: direct by default
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm");
+  REQUIRE(tasks.size() == 1);
+  const autotune::Task &t = tasks[0];
+  autotune::Record def = record_of(t, t.default_index, {1.0});
+  def.is_default = true;
+  const autotune::Record f4 = record_of(t, find_config(t, {"\"winograd\":4"}), {0.5});
+  autotune::Record stale = record_of(t, find_config(t, {"\"winograd\":2"}), {0.1});
+  stale.config_json = json_with_knob(stale.config_json, "tile_oc", 3);
+  for (const autotune::Record &r : {def, f4, stale}) autotune::append_record(log.path, r);
+  std::vector<std::string> warnings;
+  graph::BuildOptions o;
+  o.tuning_log = log.path;
+  const graph::CompiledModel m = build_warning(g, o, warnings);
+  REQUIRE(warnings.size() == 1);
+  INFO(warnings[0]);
+  CHECK(warnings[0].find("line 3: the configuration") != std::string::npos);
+  CHECK(warnings[0].find("node 'conv'") != std::string::npos);
+  CHECK(warnings[0].find("knob 'tile_oc' = 3 is not one of its choices") != std::string::npos);
+  CHECK(warnings[0].find("the best record that fits is applied instead") != std::string::npos);
+  CHECK(warnings[0].find("line 2)") != std::string::npos);
+  const graph::Node &conv = m.graph().node("conv");
+  REQUIRE(conv.op == "conv2d_winograd");
+  CHECK(conv.attr_int("tile") == 4);
+  const NDArray x = NDArray::random({1, 16, 12, 12}, Float(32), 41);
+  CHECK(max_rel_error(m.run({{"x", x}}).to_vector<float>(), graph::build(g, "llvm").run({{"x", x}}).to_vector<float>()) <
+        1e-4);
+  // With only the stale record: untuned (direct), one warning saying so.
+  warnings.clear();
+  const graph::CompiledModel untuned = build_with_record(g, stale, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("this workload is built untuned") != std::string::npos);
+  CHECK(untuned.graph().node("conv").op == "conv2d");
+}
+
+TEST_CASE("a log with no record for the target applies nothing and says so", "[autotune][log]") {
+  const graph::Graph g = conv_graph();
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(g, "llvm -mcpu=native");
+  std::vector<std::string> warnings;
+  const graph::CompiledModel m =
+      build_with_record(g, record_of(tasks[0], find_config(tasks[0], {"\"winograd\":4"}), {0.5}), warnings);
+  REQUIRE(warnings.size() == 1);
+  INFO(warnings[0]);
+  CHECK(warnings[0].find("has no record for target 'llvm'") != std::string::npos);
+  CHECK(warnings[0].find("'llvm -mcpu=native'") != std::string::npos);
+  CHECK(m.graph().node("conv").op == "conv2d");
+}
+
 TEST_CASE("webgl: Winograd is a knob of 3x3 stride-1 convolutions, each choice with the same knobs",
           "[autotune][winograd][webgl]") {
   // x [1, 16, S, S] -> conv to 32 (its result in texels of 4 channels for the next) ->

@@ -188,6 +188,11 @@ expect(2 "-o '[^']*a_file' exists and is not a directory" compile "${CASES}/test
        -o "${WORK}/a_file")
 expect(2 "is not a positive dimension" compile "${CASES}/test_relu/model.onnx" --input-shape x=3,0 --target llvm
        -o "${WORK}/x")
+# A binding that names no input of the model: a usage error listing the inputs, for
+# compile (an import) and run (a session) alike.
+expect(2 "--input-shape names 'y', which is not an input of '[^']*model.onnx' \\(its inputs: 'x'\\)" compile
+       "${CASES}/test_relu/model.onnx" --input-shape y=3,4 --target llvm -o "${WORK}/x")
+expect(2 "--input-shape names 'y', which is not an input" run "${CASES}/test_relu/model.onnx" --input-shape y=3,4)
 # Input bindings for a model whose shapes are fixed: refused, not ignored.
 expect(2 "--input-shape binds an ONNX file's inputs.*'resnet18' is a built-in network" compile resnet18
        --input-shape data=2,3,224,224 --target llvm -o "${WORK}/x")
@@ -257,6 +262,8 @@ expect(2 "ONNX model '[^']*null.onnx' is not a regular file" compile "${WORK}/nu
 expect(2 "ONNX model '[^']*null.onnx' is not a regular file" test "${WORK}/null.onnx"
        --data-dir "${CASES}/test_relu/test_data_set_0")
 expect(2 "array file '[^']*dir.pb' is a directory" run "${CASES}/test_relu/model.onnx" -i "x=${WORK}/dir.pb")
+file(MAKE_DIRECTORY "${WORK}/arrays")
+expect(2 "array file '[^']*arrays' is a directory" run "${CASES}/test_relu/model.onnx" -i "x=${WORK}/arrays")
 expect(2 "array file '[^']*null.pb' is not a regular file" run "${CASES}/test_relu/model.onnx" -i "x=${WORK}/null.pb")
 expect(2 "array file '[^']*null.pb' is not a regular file" compile "${CASES}/test_reshape_negative_dim/model.onnx"
        --input-value "shape=${WORK}/null.pb" --target llvm -o "${WORK}/x")

@@ -55,6 +55,59 @@ TEST_CASE("integers: a divisor that simplifies to 0 gives 0, as a run-time 0 doe
   CHECK(out.to_vector<int32_t>() == want);
 }
 
+TEST_CASE("integers: constants that merge past the type's range keep the expression's form",
+          "[correctness][int]") {
+  // (x + INT_MAX) + 1 and x - INT_MIN never overflow for the x given here; merged into
+  // x + INT_MIN they would (signed overflow is undefined, and LLVM takes it so).
+  const int n = 40;
+  const int32_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+  Tensor A = placeholder({n}, Int(32), "A");
+  Tensor up = compute({n}, [&](Var i) { return (A(i) + hi) + 1; }, "up");
+  Tensor neg = compute({n}, [&](Var i) { return min(A(i), -1) + 1 - Expr(lo); }, "neg");
+  // Their remainders and signs are those of the value, not of the wrapped constant.
+  const auto wide = [&](Expr x) { return (min(x, -1) + hi) + 1; };
+  Tensor rem = compute({n}, [&](Var i) { return wide(A(i)) % 3 + cast(Int(32), wide(A(i)) < 0) * 10; }, "rem");
+  Tensor A64 = placeholder({n}, Int(64), "A64");
+  Tensor up64 = compute({n}, [&](Var i) { return (A64(i) + Expr(std::numeric_limits<int64_t>::max())) + Expr(int64_t{1}); },
+                        "up64");
+  std::vector<int32_t> av(n);
+  std::vector<int64_t> av64(n);
+  for (int i = 0; i < n; ++i) {
+    av[size_t(i)] = lo + 1 + i * 7919;  // negative: x + INT_MAX + 1 stays in range
+    av64[size_t(i)] = std::numeric_limits<int64_t>::min() + 1 + int64_t(i) * 104729;
+  }
+  const NDArray a = NDArray::from_vector<int32_t>(av, {n}), a64 = NDArray::from_vector<int64_t>(av64, {n});
+  for (bool vector : {false, true}) {
+    INFO((vector ? "vectorized" : "scalar"));
+    Kernel k = build_both({up, neg, rem}, {A, up, neg, rem}, vector, "merge");
+    INFO("lowered:\n" << k.lowered);
+    NDArray u = NDArray::empty({n}, Int(32)), m = NDArray::empty({n}, Int(32)), r = NDArray::empty({n}, Int(32));
+    k(a, u, m, r);
+    Kernel k64 = build_both({up64}, {A64, up64}, vector, "merge64");
+    NDArray u64 = NDArray::empty({n}, Int(64));
+    k64(a64, u64);
+    for (int i = 0; i < n; ++i) {
+      const int64_t x = av[size_t(i)];
+      CHECK(u.to_vector<int32_t>()[size_t(i)] == x + hi + 1);
+      CHECK(m.to_vector<int32_t>()[size_t(i)] == std::min<int64_t>(x, -1) + 1 - lo);
+      CHECK(r.to_vector<int32_t>()[size_t(i)] == floormod_ref<int64_t>(std::min<int64_t>(x, -1) + hi + 1, 3));
+      CHECK(u64.to_vector<int64_t>()[size_t(i)] == av64[size_t(i)] + std::numeric_limits<int64_t>::max() + 1);
+    }
+  }
+}
+
+TEST_CASE("integers: the simplifier writes no constant past the type's range", "[correctness][int]") {
+  Var x("x"), y("y");
+  const int32_t hi = std::numeric_limits<int32_t>::max();
+  for (const Expr &e : {(x + hi) + 1, (x + hi) + (y + 1), ((x + hi) + 1) % 3, ((x + hi) + 1) / 3, (x + hi) + 1 < 0}) {
+    const std::string text = to_string(simplify(e));
+    INFO(e << " simplifies to " << text);
+    CHECK(text.find("2147483648") == std::string::npos);
+  }
+  // Sums whose constants stay in range still merge.
+  CHECK(to_string(simplify((x + 5) + 1)) == to_string(simplify(x + 6)));
+}
+
 TEST_CASE("integers: x / x and (x * 3) / x are 0 where x is 0", "[correctness][int]") {
   const int n = 48;
   Tensor A = placeholder({n}, Int(32), "A"), B = placeholder({n}, Int(32), "B");

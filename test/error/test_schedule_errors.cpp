@@ -429,6 +429,30 @@ TEST_CASE("schedule: compute_at a loop of a stage that does not read it, while a
   REQUIRE_THROWS_AS(build(s, {p.A, p.D}, "llvm", "at_non_reader"), Error);
 }
 
+TEST_CASE("schedule: compute_at a loop of an inlined stage", "[error][schedule][compute_at][compute_inline]") {
+  // X -> Y -> Z with Y inlined into Z: Y has no loops, whichever primitive came first.
+  Tensor A = placeholder({16}, Float(32), "A_in");
+  Tensor X = compute({16}, [&](Var i) { return A(i) + 1.0f; }, "X_st");
+  Tensor Y = compute({16}, [&](Var i) { return X(i) * 2.0f; }, "Y_inl");
+  Tensor Z = compute({16}, [&](Var i) { return Y(i) - 3.0f; }, "Z_out");
+  for (bool inline_first : {true, false}) {
+    Schedule s = create_schedule({Z});
+    if (inline_first) s[Y].compute_inline();
+    s[X].compute_at(s[Y], Y.axis(0));
+    if (!inline_first) s[Y].compute_inline();
+    CHECK_THROWS_WITH(build(s, {A, Z}, "llvm", "at_inlined"),
+                      Contains("stage 'X_st' is computed at a loop of 'Y_inl', but 'Y_inl' is inlined") &&
+                          Contains("at a loop of a stage that reads 'Y_inl', or at root"));
+  }
+  // At the loop of Z, where Y is inlined, it builds and computes A * 2 + 2 - 3.
+  Schedule s = create_schedule({Z});
+  s[Y].compute_inline();
+  s[X].compute_at(s[Z], Z.axis(0));
+  NDArray a = NDArray::random({16}, Float(32), 5), z = NDArray::empty({16}, Float(32));
+  build(s, {A, Z}, "llvm", "at_reader")("at_reader")(a, z);
+  for (int q = 0; q < 16; ++q) REQUIRE(z.data_as<float>()[q] == (a.data_as<float>()[q] + 1.0f) * 2.0f - 3.0f);
+}
+
 TEST_CASE("schedule: compute_at a loop of the reader's consumer that the reader is not computed inside",
           "[error][schedule][compute_at]") {
   Chain p;
@@ -458,6 +482,24 @@ TEST_CASE("schedule: a stage vectorizes one loop", "[error][schedule][vectorize]
   CHECK_THROWS_WITH(s[C].vectorize(o), Catch::Contains("stage 'C'") && Catch::Contains("loop 'i.inner' is vectorized") &&
                                            Catch::Contains("fuse"));
   CHECK_NOTHROW(s[C].vectorize(in));  // the same loop again
+}
+
+TEST_CASE("schedule: a loop has one kind", "[error][schedule][vectorize][parallel][unroll]") {
+  Tensor A = placeholder({64, 16}, Float(32), "A");
+  Tensor C = compute({64, 16}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "C");
+  Schedule s = create_schedule({C});
+  IterVar i = C.axis(0), j = C.axis(1);
+  s[C].vectorize(j);
+  CHECK_THROWS_WITH(s[C].parallel(j), Contains("parallel on stage 'C'") && Contains("loop 'j' is vectorized already") &&
+                                          Contains("split it"));
+  CHECK_THROWS_WITH(s[C].unroll(j), Contains("unroll on stage 'C'") && Contains("loop 'j' is vectorized already"));
+  s[C].parallel(i);
+  CHECK_THROWS_WITH(s[C].unroll(i), Contains("unroll on stage 'C'") && Contains("loop 'i' is parallel already"));
+  CHECK_NOTHROW(s[C].parallel(i));  // the same kind again
+  // The kinds asked first are the ones built: each row on a thread, each row's 16 a vector.
+  NDArray a = NDArray::random({64, 16}, Float(32), 3), c = NDArray::empty({64, 16}, Float(32));
+  build(s, {A, C}, "llvm", "kinds")("kinds")(a, c);
+  for (int q = 0; q < 64 * 16; ++q) REQUIRE(c.data_as<float>()[q] == a.data_as<float>()[q] + 1.0f);
 }
 
 TEST_CASE("schedule: a layout block too large for any tensor and an endless repeat time are errors",

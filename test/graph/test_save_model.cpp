@@ -132,6 +132,13 @@ json::Value with_item(const json::Value &doc, const std::string &list, size_t i,
   return with(doc, list, std::move(items));
 }
 
+// `text` with the first `from` in it replaced by `to` (which must be there).
+std::string replaced_once(std::string text, const std::string &from, const std::string &to) {
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
 // FNV-1a 32 of a file, written out here as the JS runtime does (web/runtime/validate.js).
 std::string fnv1a32_of(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
@@ -410,20 +417,12 @@ TEST_CASE("save_model: missing and damaged files give clear errors", "[graph][sa
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json is not a valid model plan"));
   }
   SECTION("a plan with a number beyond a double's range") {
-    std::string edited = text;
-    const size_t at = edited.find("\"version\": 6");
-    REQUIRE(at != std::string::npos);
-    edited.replace(at, 12, "\"version\": 1e400");
-    write_text(dir.str("model.json"), edited);
+    write_text(dir.str("model.json"), replaced_once(text, "\"version\": 6", "\"version\": 1e400"));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json is not a valid model plan") &&
                                                           Catch::Contains("1e400 is beyond the range of a double"));
   }
   SECTION("a plan with an element type no array holds") {
-    std::string edited = text;
-    const size_t at = edited.find("\"dtype\": \"float32\"");
-    REQUIRE(at != std::string::npos);
-    edited.replace(at, 18, "\"dtype\": \"float8\"");
-    write_text(dir.str("model.json"), edited);
+    write_text(dir.str("model.json"), replaced_once(text, "\"dtype\": \"float32\"", "\"dtype\": \"float8\""));
     CHECK_THROWS_WITH(runtime::load_model(dir.str()), Catch::Contains("model.json") &&
                                                           Catch::Contains("no array holds elements of type float8"));
   }

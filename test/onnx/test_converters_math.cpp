@@ -182,6 +182,31 @@ TEST_CASE("converters: float16 inputs and Cast to and from float16", "[onnx][con
   }
 }
 
+TEST_CASE("converters: CastLike to a float16 value rounds to float16", "[onnx][converters][math]") {
+  // `like` is float16 in the model; f is computed at run time, k known at import: both are
+  // rounded to float16 (to nearest, ties to even, past the largest to infinity).
+  ModelBuilder mb(15);
+  mb.input("f", dims({8}));
+  mb.input("like", dims({1}), ::onnx::TensorProto::FLOAT16);
+  const std::vector<float> edges = {1 + 1.0f / 2048, 1 + 3.0f / 2048, 3e-7f, -1e-8f, 65504, 65519, 65520, 0.1f};
+  mb.initializer("k", NDArray::from_vector<float>(edges, {8}));
+  mb.node("CastLike", {"f", "like"}, {"h"});
+  mb.node("CastLike", {"k", "like"}, {"hk"});
+  mb.node("Add", {"h", "hk"}, {"y"});
+  mb.output("h", {}, ::onnx::TensorProto::FLOAT16);
+  mb.output("y", {}, ::onnx::TensorProto::FLOAT16);
+  const std::vector<float> fv = NDArray::random({8}, Float(32), 9, -3, 3).to_vector<float>();
+  const graph::Outputs out = run(
+      mb, {{"f", NDArray::from_vector<float>(fv, {8})}, {"like", NDArray::from_vector<float>({0}, {1})}});
+  const std::vector<float> h = out.at(0).to_vector<float>(), y = out.at(1).to_vector<float>();
+  for (size_t i = 0; i < 8; ++i) {
+    const float hf = float(static_cast<_Float16>(fv[i])), hk = float(static_cast<_Float16>(edges[i]));
+    INFO("element " << i << ": " << fv[i] << " and " << edges[i]);
+    CHECK(h[i] == hf);
+    CHECK(y[i] == hf + hk);
+  }
+}
+
 TEST_CASE("converters: unsigned inputs and BitShift", "[onnx][converters][math]") {
   for (const Type t : {UInt(8), UInt(16), UInt(32), UInt(64)}) {
     INFO(t);

@@ -65,7 +65,24 @@ bool is_onnx_file(const std::string &model) {
   return ends_with(model, ".onnx") || std::filesystem::exists(model, ec);
 }
 
-onnx::ImportOptions import_options(const ModelOptions &options) {
+// An option naming no input of the model is a mistake on the command line: refused as
+// one, with the inputs listed, before the import.
+void check_bound_names(const std::string &model, const onnx::ImportOptions &o) {
+  if (o.input_shapes.empty() && o.input_values.empty()) return;
+  const onnx::ModelInfo info = onnx::inspect(model);
+  std::string known;
+  for (const onnx::ValueInfo &in : info.inputs) known += (known.empty() ? "'" : ", '") + in.name + "'";
+  auto check = [&](const std::string &name, const char *flag) {
+    for (const onnx::ValueInfo &in : info.inputs)
+      if (in.name == name) return;
+    throw UsageError{std::string(flag) + " names '" + name + "', which is not an input of '" + model + "' (" +
+                     (known.empty() ? "it has none" : "its inputs: " + known) + ")"};
+  };
+  for (const auto &binding : o.input_shapes) check(binding.first, "--input-shape");
+  for (const auto &binding : o.input_values) check(binding.first, "--input-value");
+}
+
+onnx::ImportOptions import_options(const std::string &model, const ModelOptions &options) {
   onnx::ImportOptions o;
   for (const std::string &b : options.input_shapes) {
     auto [name, shape] = parse_shape_binding(b);
@@ -79,6 +96,7 @@ onnx::ImportOptions import_options(const ModelOptions &options) {
     if (!o.input_values.emplace(v.substr(0, eq), widen_half(read_array(v.substr(eq + 1)))).second)
       throw UsageError{"--input-value gives input '" + v.substr(0, eq) + "' twice"};
   }
+  check_bound_names(model, o);
   return o;
 }
 
@@ -115,7 +133,7 @@ graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
   if (is_onnx_file(model)) {
     require_regular_file(model, "ONNX model");
     refuse_weight_seed(model, options, "an ONNX model");
-    return onnx::import(model, import_options(options));
+    return onnx::import(model, import_options(model, options));
   }
   throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};
 }
@@ -131,8 +149,11 @@ void add_model_options(CLI::App &cmd, ModelOptions &options) {
 
 NDArray read_array(const std::string &path) {
   const bool npy = ends_with(path, ".npy");
-  if (!npy && !ends_with(path, ".pb"))
+  if (!npy && !ends_with(path, ".pb")) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) require_regular_file(path, "array file");  // says so
     throw UsageError{"'" + path + "': arrays are read from .npy files or ONNX TensorProto .pb files"};
+  }
   require_regular_file(path, "array file");
   return npy ? NDArray::load_npy(path) : onnx::read_tensor(path);
 }

@@ -33,7 +33,7 @@ Runnable session_runnable(const std::string &model, const Target &t, const Model
                           const std::string &tuning_log) {
   require_regular_file(model, "ONNX model");
   onnx::SessionOptions so;
-  so.import = import_options(options);
+  so.import = import_options(model, options);
   so.build.tuning_log = tuning_log;
   auto s = std::make_shared<onnx::Session>(onnx::Session::open(model, t, so));
   Runnable r;

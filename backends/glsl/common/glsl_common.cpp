@@ -207,9 +207,14 @@ std::string ExprPrinter::div_mod(bool is_div, const Expr &a, const Expr &b, Type
       return use_helper(t.bits() == 64 ? "tir_fmod_d" : "tir_fmod") + "(" + print(a) + ", " + print(b) + ")";
     return "mod(" + print(a) + ", " + print(b) + ")";
   }
-  // x / 0 and x % 0 give 0, as on the CPU, where the divisor is a literal 0.
+  // x / 0 and x % 0 give 0, as on the CPU: here for a literal 0, in the helpers at run time.
   if (const int64_t *c = as_const_int(b); c && *c == 0) return print(make_zero(t));
-  if (t.is_uint() || t.is_bool()) return wrap_narrow(t, "(" + print(a) + (is_div ? " / " : " % ") + print(b) + ")");
+  if (t.is_uint() || t.is_bool()) {
+    const std::string x = print(a), y = print(b), op = "(" + x + (is_div ? " / " : " % ") + y + ")";
+    if (as_const_int(b) || t.is_vector()) return wrap_narrow(t, op);  // a vector ?: would divide every lane
+    const std::string zero = print(make_zero(t));  // and 0 at run time
+    return wrap_narrow(t, "(" + y + " == " + zero + " ? " + zero + " : " + op + ")");
+  }
   // Signed: floor semantics. A power-of-two divisor is a shift or a mask.
   if (const int64_t *c = as_const_int(b); c && log2_exact(*c) >= 0) {
     int k = log2_exact(*c);
@@ -356,7 +361,9 @@ std::string ExprPrinter::call(const CallNode *op) {
   if (name == "shift_left" || name == "shift_right") {
     want_args(2);
     TIR_USER_CHECK(t.is_int_or_uint()) << "intrinsic '" << name << "' needs integers, got " << t;
-    return wrap_narrow(t, "(" + args[0] + (name == "shift_left" ? " << " : " >> ") + args[1] + ")");
+    // GLSL shifts by an int or uint: a 64-bit count is narrowed (it is below 64 to mean anything).
+    const std::string count = dialect_ != Dialect::OpenCL && t.bits() == 64 ? "int(" + args[1] + ")" : args[1];
+    return wrap_narrow(t, "(" + args[0] + (name == "shift_left" ? " << " : " >> ") + count + ")");
   }
   if (name == "round") {
     want_args(1);
@@ -420,6 +427,11 @@ std::string ExprPrinter::print(const Expr &e) {
       const char *fn = e->kind == IRKind::Min ? "min" : "max";
       if (t.is_bool())  // min is "and", max is "or" on bools
         return "(" + print(a) + (e->kind == IRKind::Min ? " && " : " || ") + print(b) + ")";
+      if (dialect_ == Dialect::OpenCL && is_narrow_int(t)) {  // min(char, int) is ambiguous in OpenCL C
+        const std::string ty = opencl_storage_type(t, "min and max");
+        return std::string(fn) + "(" + convert_text(dialect_, ty, print(a)) + ", " + convert_text(dialect_, ty, print(b)) +
+               ")";
+      }
       return std::string(fn) + "(" + print(a) + ", " + print(b) + ")";
     }
     case IRKind::EQ: return binary("==", e.as<EQNode>()->a, e.as<EQNode>()->b, t);

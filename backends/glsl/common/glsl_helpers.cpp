@@ -19,40 +19,48 @@ struct Helper {
 // Divides magnitudes (as uint, so that abs(INT_MIN) divides too) and fixes the sign: the
 // quotient rounds towards minus infinity. GLSL leaves / and % on negatives undefined.
 const char *kFloorDiv = R"(int tir_floordiv(int a, int b) {
+  if (b == 0) return 0;
   int q = int(uint(abs(a)) / uint(abs(b)));
   if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
   return q;
 }
 )";
 // The remainder takes the divisor's sign.
-const char *kFloorMod = R"(int tir_floormod(int a, int b) { return a - tir_floordiv(a, b) * b; }
+const char *kFloorMod = R"(int tir_floormod(int a, int b) { return b == 0 ? 0 : a - tir_floordiv(a, b) * b; }
 )";
 const char *kFloorDivL = R"(int64_t tir_floordiv_l(int64_t a, int64_t b) {
+  if (b == 0l) return 0l;
   int64_t q = int64_t(uint64_t(abs(a)) / uint64_t(abs(b)));
   if ((a < 0l) != (b < 0l)) { q = -q; if (q * b != a) q -= 1l; }
   return q;
 }
 )";
-const char *kFloorModL = R"(int64_t tir_floormod_l(int64_t a, int64_t b) { return a - tir_floordiv_l(a, b) * b; }
+const char *kFloorModL = R"(int64_t tir_floormod_l(int64_t a, int64_t b) {
+  return b == 0l ? 0l : a - tir_floordiv_l(a, b) * b;
+}
 )";
 const char *kFMod = R"(float tir_fmod(float a, float b) {
   return a - b * floor(a / b);
 }
 )";
-// The same in OpenCL C, whose abs() of a signed integer gives its unsigned magnitude.
+// The same in OpenCL C, the magnitudes taken by hand (abs(INT_MIN) is wrong on some drivers).
 const char *kFloorDivCL = R"(int tir_floordiv(int a, int b) {
-  int q = (int)(abs(a) / abs(b));
-  if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
+  if (b == 0) return 0;
+  uint ua = a < 0 ? 0u - (uint)a : (uint)a, ub = b < 0 ? 0u - (uint)b : (uint)b;
+  int q = (int)(ua / ub);
+  if ((a < 0) != (b < 0)) { q = (int)(0u - (uint)q); if (q * b != a) q -= 1; }
   return q;
 }
 )";
 const char *kFloorDivLCL = R"(long tir_floordiv_l(long a, long b) {
-  long q = (long)(abs(a) / abs(b));
-  if ((a < 0) != (b < 0)) { q = -q; if (q * b != a) q -= 1; }
+  if (b == 0) return 0;
+  ulong ua = a < 0 ? 0ul - (ulong)a : (ulong)a, ub = b < 0 ? 0ul - (ulong)b : (ulong)b;
+  long q = (long)(ua / ub);
+  if ((a < 0) != (b < 0)) { q = (long)(0ul - (ulong)q); if (q * b != a) q -= 1; }
   return q;
 }
 )";
-const char *kFloorModLCL = R"(long tir_floormod_l(long a, long b) { return a - tir_floordiv_l(a, b) * b; }
+const char *kFloorModLCL = R"(long tir_floormod_l(long a, long b) { return b == 0 ? 0 : a - tir_floordiv_l(a, b) * b; }
 )";
 const char *kFModDCL = R"(double tir_fmod_d(double a, double b) {
   return a - b * floor(a / b);
@@ -78,11 +86,12 @@ const char *kRoundD = R"(double tir_round_d(double x) {
 // for -0 and an odd integer y; a negative base takes an integral exponent's parity,
 // and gives NaN for any other exponent.
 const char *kPow = R"(float tir_pow(float x, float y) {
-  if (y == 0.0) return 1.0;
+  if (y == 0.0 || x == 1.0 || (x == -1.0 && isinf(y))) return 1.0;
+  if (isnan(x) || isnan(y)) return uintBitsToFloat(0x7fc00000u);
   bool odd = y == trunc(y) && abs(y - 2.0 * floor(y * 0.5)) == 1.0;
   uint sign_bit = odd ? floatBitsToUint(x) & 0x80000000u : 0u;
   if (x == 0.0) return uintBitsToFloat((y < 0.0 ? 0x7f800000u : 0u) | sign_bit);
-  if (x < 0.0 && y != trunc(y)) return uintBitsToFloat(0x7fc00000u);
+  if (x < 0.0 && y != trunc(y) && !isinf(x)) return uintBitsToFloat(0x7fc00000u);
   return uintBitsToFloat(floatBitsToUint(pow(abs(x), y)) | sign_bit);
 }
 )";

@@ -668,15 +668,17 @@ class ComputeCodegen : public ExprPrinter {
     if (b.packed) {  // 8/16-bit elements: rewrite the element's bits of its word atomically
       int bits = b.elem.is_bool() ? 8 : b.elem.bits();
       int per_word = 32 / bits;
-      std::string i = names_.fresh("i"), sh = names_.fresh("shift");
+      std::string i = names_.fresh("i"), sh = names_.fresh("shift"), v = names_.fresh("v");
       open("");
       for (const std::string &l : pre.lines) line(l);
       line("int " + i + " = " + idx + ";");
+      // The value first: it may read the element the next line clears (an accumulator).
+      line("uint " + v + " = uint(" + value + ");");
       line("uint " + sh + " = uint((" + i + " & " + std::to_string(per_word - 1) + ") * " + std::to_string(bits) + ");");
       std::string mask = bits == 8 ? "0xffu" : "0xffffu";
       std::string word = b.name + ".data[" + i + " >> " + std::to_string(bits == 8 ? 2 : 1) + "]";
       line("atomicAnd(" + word + ", ~(" + mask + " << " + sh + "));");
-      line("atomicOr(" + word + ", (uint(" + value + ") & " + mask + ") << " + sh + ");");
+      line("atomicOr(" + word + ", (" + v + " & " + mask + ") << " + sh + ");");
       close();
       return;
     }

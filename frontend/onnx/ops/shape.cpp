@@ -61,20 +61,9 @@ void constant_of_shape(Context &c) {
   c.set_output(0, host_broadcast_to(host_reshape(fill, {}), shape));
 }
 
-// Cast: `to` is a type's name ("FLOAT") before opset 6, its number after; to float16:
-// float32 rounded to float16 (cast to float16 and back on the graph).
-void cast(Context &c, bool named) {
-  int64_t code = 0;
-  if (named) {
-    ::onnx::TensorProto_DataType t;
-    const std::string name = c.attrs().s("to", "");
-    TIR_USER_CHECK(::onnx::TensorProto_DataType_Parse(name, &t)) << "to '" << name << "' is not a type";
-    code = t;
-  } else {
-    code = c.attrs().i("to", 0);
-  }
-  const Type to = onnx_dtype(code, "cast to");
-  const bool half = is_float16(int32_t(code));
+// Output 0 is input 0 cast to `to`; to float16 (`half`, `to` float32): rounded to float16
+// (cast to float16 and back on the graph).
+void cast_to(Context &c, Type to, bool half) {
   if (c.known(0)) {
     const NDArray v = host_cast(c.input(0).known, to);
     return c.set_output(0, half ? host_round_to_half(v) : v);
@@ -85,13 +74,22 @@ void cast(Context &c, bool named) {
   c.output(0, "cast", {x}, {{"dtype", to.str()}});
 }
 
-// CastLike: to the type of input 1.
-void cast_like(Context &c) {
-  const Type to = c.dtype(1);
-  if (c.known(0)) return c.set_output(0, host_cast(c.input(0).known, to));
-  if (to == c.dtype(0)) return c.forward(0, 0);
-  c.output(0, "cast", {c.node(0)}, {{"dtype", to.str()}});
+// Cast: `to` is a type's name ("FLOAT") before opset 6, its number after.
+void cast(Context &c, bool named) {
+  int64_t code = 0;
+  if (named) {
+    ::onnx::TensorProto_DataType t;
+    const std::string name = c.attrs().s("to", "");
+    TIR_USER_CHECK(::onnx::TensorProto_DataType_Parse(name, &t)) << "to '" << name << "' is not a type";
+    code = t;
+  } else {
+    code = c.attrs().i("to", 0);
+  }
+  cast_to(c, onnx_dtype(code, "cast to"), is_float16(int32_t(code)));
 }
+
+// CastLike: to the type of input 1, rounded to float16 where the model declares it so.
+void cast_like(Context &c) { cast_to(c, c.dtype(1), c.declared_half(1)); }
 
 // Reshape's target: 0 copies the input's dimension (unless allowzero), -1 is inferred.
 // Before opset 5 it is the attribute `shape`, from 5 the input.

@@ -2,7 +2,9 @@
 // concatenation.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,13 +72,24 @@ class ApplyHistoryBest {
 
   // The best record of `workload` on `target`, or nullptr.
   const Record *best(const std::string &workload, const Target &target) const;
-  size_t size() const { return best_.size(); }
+  // The workloads it has a best record of.
+  size_t size() const { return ranked_.size(); }
   // Records left out for their CPU.
   size_t foreign() const { return foreign_; }
+  // The targets (Target::str()) of its workloads.
+  std::set<std::string> targets() const;
+  // A copy without the records `misfit` names a reason for (a configuration that does not
+  // fit its template, from a log of another version of the templates; the reason reads
+  // "the template of node 'x' (...): knob 'k' = 3 is not one of its choices"): where one was
+  // a workload's best, the next best that fits takes its place, and a warning says which
+  // record was passed over and why.
+  ApplyHistoryBest without(const std::function<std::string(const Record &)> &misfit) const;
 
  private:
   ApplyHistoryBest(const std::vector<Record> &records, const std::string &source);
-  std::map<std::pair<std::string, std::string>, Record> best_;  // (workload, target) -> record
+  // (workload, target) -> the configurations that may be applied, best first: those that
+  // beat the default as the class comment says, fastest first, then the default.
+  std::map<std::pair<std::string, std::string>, std::vector<Record>> ranked_;
   size_t foreign_ = 0;
 };
 

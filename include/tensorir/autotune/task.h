@@ -33,6 +33,7 @@ struct Task {
   Target target;
   double flops = 0;      // per call, for GFLOP/s
   int occurrences = 1;   // the nodes of the graph that run this workload
+  std::string first_node;  // the name of the first of them, for messages
   // The number of choices of each knob, in declaration order; a configuration's index is
   // mixed-radix over them (knob 0 varies fastest).
   std::vector<int64_t> knob_sizes;
@@ -50,6 +51,10 @@ struct Task {
   std::function<Instance(const std::string &config_json)> instantiate_json;
   // The configuration's knob values as a JSON object (name -> value), for records.
   std::function<std::string(int64_t index)> config_json;
+  // Why a record's configuration `config_json` does not fit this template (a knob it
+  // lacks, a value that is not among its knob's choices, not a JSON object of integers),
+  // or "" when it fits: logs of another version of the templates hold such records.
+  std::function<std::string(const std::string &config_json)> misfit;
 
   int64_t space_size() const;
 };

@@ -72,6 +72,8 @@ class NDArray {
   // Whether arrays hold elements of `t`: bool, int8-64, uint8-64, float16/32/64, bfloat16
   // (scalar types only).
   static bool can_hold(Type t);
+  // Those types in words, for messages: "bool, int8-64, ... or bfloat16".
+  static const char *holdable_types();
 
  private:
   const NDArrayNode &node() const;

@@ -76,8 +76,7 @@ void register_cast() {
   def.check = [](const Node &n, const std::vector<const Node *> &) {
     const Type to = Type::parse(n.attr_string("dtype"));
     TIR_USER_CHECK(NDArray::can_hold(to)) << "node '" << n.name << "': cast to " << to
-                                          << ", which no array holds; cast to bool, int8-64, uint8-64, "
-                                             "float16/32/64 or bfloat16";
+                                          << ", which no array holds; cast to " << NDArray::holdable_types();
   };
   def.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &out) {
     const Type to = Type::parse(n.attr_string("dtype"));
