@@ -63,6 +63,12 @@ expect(2 "--timeout: nan is not a number of seconds" tune "${MODEL}" --target ll
 expect(2 "--time: 0x10 is not a duration from 1s to" tune "${MODEL}" --target llvm --time 0x10 -o "${LOG}")
 expect(2 "--time: 1e-9 is not a duration from 1s to" tune "${MODEL}" --target llvm --time 1e-9 -o "${LOG}")
 expect(2 "--time: 0.5s is not a duration from 1s to" tune "${MODEL}" --target llvm --time 0.5s -o "${LOG}")
+# A run that fails before it measures anything (nothing listens on port 1) leaves no empty
+# log behind.
+expect(1 "127.0.0.1:1" tune "${MODEL}" --target llvm --trials 2 --rpc 127.0.0.1:1 --key k -o "${WORK}/never.log")
+if(EXISTS "${WORK}/never.log")
+  message(FATAL_ERROR "a tune that failed before measuring left its new log '${WORK}/never.log' behind")
+endif()
 # A port outside 1..65535 in --rpc is refused, not wrapped around (99999 is 34463 mod 65536).
 expect(1 "RPC address '127.0.0.1:99999': the port '99999' is not a number from 1 to 65535" tune "${MODEL}"
        --target llvm --trials 2 --rpc 127.0.0.1:99999 --key k -o "${LOG}")

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -62,10 +63,12 @@ void show_progress(const autotune::Progress &p) {
 
 // The log, checked before any work: the run's records must be appendable, and appended
 // to a log that reads back (one bad line makes the whole log unreadable).
-void check_log(const std::string &path) {
+// Whether it created the log.
+bool check_log(const std::string &path) {
   if (path.empty()) throw UsageError{"-o '': give the file to append the log to, e.g. -o model.log"};
   std::error_code missing;
-  if (std::filesystem::exists(path, missing)) require_regular_file(path, "the log");
+  const bool existed = std::filesystem::exists(path, missing);
+  if (existed) require_regular_file(path, "the log");
   std::FILE *f = std::fopen(path.c_str(), "a");  // created when missing
   if (!f)
     TIR_THROW() << "cannot open the log '" << path << "' for appending: " << std::strerror(errno)
@@ -74,7 +77,7 @@ void check_log(const std::string &path) {
   // A run stopped while writing leaves its last line cut off: a record appended after it
   // would be glued onto that line. Only the last byte is read here; read_log reads the rest.
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (in.tellg() <= 0) return;
+  if (in.tellg() <= 0) return !existed;
   in.seekg(-1, std::ios::end);
   if (in.get() != '\n') {
     in.seekg(0);
@@ -83,7 +86,21 @@ void check_log(const std::string &path) {
                 << " has no newline at its end): repair or remove that line, then tune again";
   }
   autotune::read_log(path);  // an Error naming a malformed line
+  return false;
 }
+
+// A log this run created is removed when the run fails before writing a record to it:
+// a failed first run (an unreachable --rpc, say) leaves no empty file behind.
+struct NewLogCleanup {
+  std::string path;
+  bool created;
+  int exceptions = std::uncaught_exceptions();
+  ~NewLogCleanup() {
+    std::error_code ec;
+    if (created && std::uncaught_exceptions() > exceptions && std::filesystem::file_size(path, ec) == 0 && !ec)
+      std::filesystem::remove(path, ec);
+  }
+};
 
 // The tasks' trials and best times; a line on the tasks that measured nothing, which a
 // time budget too short for a first batch of each leaves.
@@ -204,7 +221,7 @@ void tune(const TuneArgs &a) {
     std::printf("%s has no tunable kernels for %s; nothing written\n", a.model.c_str(), target.str().c_str());
     return;
   }
-  check_log(a.log);
+  const NewLogCleanup cleanup{a.log, check_log(a.log)};
   std::printf("%s for %s: %zu tasks, measured %s, log %s\n", a.model.c_str(), target.str().c_str(), tasks.size(),
               a.rpc.empty() ? "here" : ("on " + a.rpc).c_str(), a.log.c_str());
   std::fflush(stdout);
