@@ -61,7 +61,8 @@ class Simplifier : public IRMutator {
   Stmt visit(const AllocateNode *op, const Stmt &self) override;
   Stmt visit(const EvaluateNode *op, const Stmt &self) override;
 
-  // The canonical form of a scalar integer +, -, * tree rooted at `self`.
+  // The canonical form of a scalar integer +, -, * tree rooted at `self`; none where its
+  // canonical sum wrapped (LinearSum::wrapped): the node is then simplified as it is.
   Expr canonical(const Expr &self);
   Expr div_by_const(const Expr &a, int64_t c);
   Expr mod_by_const(const Expr &a, int64_t c);

@@ -14,6 +14,7 @@ namespace {
 
 // Splits s into q (terms c divides, divided by c) and r (the rest, with the constant).
 void split_by(const LinearSum &s, int64_t c, LinearSum &q, LinearSum &r) {
+  q.wrapped = r.wrapped = s.wrapped;  // parts of a wrapped sum bound nothing either
   for (const Monomial &m : s.terms) {
     if (m.coeff % c == 0)
       q.add_term(m.factors, m.coeff / c);
@@ -29,6 +30,7 @@ int64_t gcd_of(const LinearSum &r, int64_t c) {
 
 LinearSum divided(const LinearSum &r, int64_t g) {
   LinearSum out(r.type);
+  out.wrapped = r.wrapped;
   for (const Monomial &m : r.terms) out.add_term(m.factors, m.coeff / g);
   out.add_const(r.constant / g);
   return out;
@@ -160,10 +162,8 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
         // Every lane lands in one quotient: a broadcast.
         Type et = ramp->base.type();
         LinearSum q(et), r(et);
-        const LinearSum base = to_linear(ramp->base);
-        split_by(base, *c, q, r);
+        split_by(to_linear(ramp->base), *c, q, r);
         std::optional<int64_t> lo = lower(r), hi = upper(r);
-        if (base.wrapped) lo.reset();
         int64_t last;
         if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
             !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c) &&
@@ -177,9 +177,9 @@ Expr Simplifier::visit(const DivNode *op, const Expr &self) {
   if (is_index_type(t) && !c) {
     // (b*q + r) / b = q when r is 0, or when 0 <= r < b.
     LinearSum lb = to_linear(b);
-    const Expr *den = single_atom(lb);
-    LinearSum la = to_linear(a);
-    if (den && !la.wrapped && !lb.wrapped) {
+    const Expr *den = lb.wrapped ? nullptr : single_atom(lb);
+    const LinearSum la = den ? to_linear(a) : LinearSum(t);
+    if (den && !la.wrapped) {
       LinearSum q(t), r(t);
       for (const Monomial &m : la.terms) {
         auto it = std::find_if(m.factors.begin(), m.factors.end(), [&](const Expr &f) { return same_expr(f, *den); });
@@ -230,10 +230,8 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
         // No lane wraps around: the remainders form a ramp.
         Type et = ramp->base.type();
         LinearSum q(et), r(et);
-        const LinearSum base = to_linear(ramp->base);
-        split_by(base, *c, q, r);
+        split_by(to_linear(ramp->base), *c, q, r);
         std::optional<int64_t> lo = lower(r), hi = upper(r);
-        if (base.wrapped) lo.reset();
         int64_t last;
         if (lo && hi && !__builtin_mul_overflow(*s, ramp->lanes - 1, &last) &&
             !__builtin_add_overflow(*hi, last, &last) && floor_div(*lo, *c) == floor_div(last, *c)) {
@@ -245,8 +243,10 @@ Expr Simplifier::visit(const ModNode *op, const Expr &self) {
   }
   if (is_index_type(t) && !c) {
     // (b*q + r) % b = r when 0 <= r < b; b*q % b = 0.
-    LinearSum lb = to_linear(b), la = to_linear(a);
-    if (const Expr *den = la.wrapped || lb.wrapped ? nullptr : single_atom(lb)) {
+    LinearSum lb = to_linear(b);
+    const Expr *den = lb.wrapped ? nullptr : single_atom(lb);
+    const LinearSum la = den ? to_linear(a) : LinearSum(t);
+    if (den && !la.wrapped) {
       LinearSum r(t);
       bool dropped = false;
       for (const Monomial &m : la.terms) {

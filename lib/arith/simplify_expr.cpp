@@ -66,17 +66,8 @@ bool is_one(const Expr &e) { return is_int_value(e, 1) || is_float_value(e, 1.0)
 Expr Simplifier::canonical(const Expr &self) {
   LinearSum s = to_linear(self, [this](const Expr &e) { return mutate(e); });
   // A constant or coefficient that wrapped: written out, the sum could overflow where the
-  // expression does not (signed overflow is undefined), so the node keeps its form.
-  if (s.wrapped) {
-    const Expr a = mutate(self->kind == IRKind::Add   ? self.as<AddNode>()->a
-                          : self->kind == IRKind::Sub ? self.as<SubNode>()->a
-                                                      : self.as<MulNode>()->a);
-    const Expr b = mutate(self->kind == IRKind::Add   ? self.as<AddNode>()->b
-                          : self->kind == IRKind::Sub ? self.as<SubNode>()->b
-                                                      : self.as<MulNode>()->b);
-    if (Expr f = fold_binary(self->kind, self.type(), a, b); f.defined()) return f;
-    return rebuild_binary(self->kind, a, b);
-  }
+  // expression does not (signed overflow is undefined): none, the node keeps its form.
+  if (s.wrapped) return Expr();
   merge_div_mod(s, [this](const Expr &e) { return mutate(e); });
   Expr r = to_expr(s);
   if (same_expr(r, self)) return self;
@@ -87,7 +78,8 @@ Expr Simplifier::canonical(const Expr &self) {
 
 // ---------------------------------------------------------------- + - *
 Expr Simplifier::visit(const AddNode *op, const Expr &self) {
-  if (is_index_type(op->type)) return canonical(self);
+  if (is_index_type(op->type))
+    if (Expr r = canonical(self); r.defined()) return r;
   Expr a = mutate(op->a), b = mutate(op->b);
   if (Expr f = fold_binary(IRKind::Add, op->type, a, b); f.defined()) return f;
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
@@ -104,7 +96,8 @@ Expr Simplifier::visit(const AddNode *op, const Expr &self) {
 }
 
 Expr Simplifier::visit(const SubNode *op, const Expr &self) {
-  if (is_index_type(op->type)) return canonical(self);
+  if (is_index_type(op->type))
+    if (Expr r = canonical(self); r.defined()) return r;
   Expr a = mutate(op->a), b = mutate(op->b);
   if (Expr f = fold_binary(IRKind::Sub, op->type, a, b); f.defined()) return f;
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
@@ -125,7 +118,8 @@ Expr Simplifier::visit(const SubNode *op, const Expr &self) {
 }
 
 Expr Simplifier::visit(const MulNode *op, const Expr &self) {
-  if (is_index_type(op->type)) return canonical(self);
+  if (is_index_type(op->type))
+    if (Expr r = canonical(self); r.defined()) return r;
   Expr a = mutate(op->a), b = mutate(op->b);
   if (Expr f = fold_binary(IRKind::Mul, op->type, a, b); f.defined()) return f;
   const auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();

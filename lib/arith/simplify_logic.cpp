@@ -65,7 +65,6 @@ bool comparison_operands(const Expr &e, Expr *a, Expr *b) {
 std::optional<bool> Simplifier::decide(IRKind op, const Expr &a, const Expr &b) {
   LinearSum d = to_linear(a);
   d.add(to_linear(b), -1);
-  if (d.wrapped) return std::nullopt;  // the difference is not the sum's value
   std::optional<int64_t> lo = lower(d), hi = upper(d);
   switch (op) {
     case IRKind::LT:
