@@ -96,7 +96,9 @@ class LocalRunner : public Runner {
       set_num_threads(saved);
       return r;
     }
-    return measure_in_child(module, function, args, expected, options);
+    MeasureResult r = measure_in_child(module, function, args, expected, options);
+    r.threads = options.threads > 0 ? options.threads : num_threads();  // the child inherited the count
+    return r;
   }
 
  private:

@@ -16,6 +16,7 @@
 
 #include "runtime/cpu_features.h"
 #include "tensorir/error.h"
+#include "tensorir/runtime/parallel.h"
 #include "tensorir/warning.h"
 
 namespace tensorir::autotune {
@@ -103,6 +104,20 @@ Record parse_record(const std::string &line) {
   TIR_USER_CHECK(r.threads >= 0) << "the field 'threads' is " << r.threads << ", not a count of threads";
   TIR_USER_CHECK(!r.times_ms.empty() || !r.error.empty()) << "the record has neither times nor an error";
   return r;
+}
+
+// For each workload, the one thread count whose records timed alone rank it: `now` where
+// it has records at `now`, else the nearest count it has, the larger of two as near.
+template <typename Workload>
+std::map<Workload, int> ranked_thread_counts(const std::map<Workload, std::set<int>> &counts, int now) {
+  std::map<Workload, int> out;
+  for (const auto &[w, have] : counts) {
+    int pick = *have.begin();
+    for (int c : have)
+      if (std::abs(c - now) <= std::abs(pick - now)) pick = c;
+    out.emplace(w, pick);
+  }
+  return out;
 }
 
 }  // namespace
@@ -236,16 +251,23 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
   const auto foreign = [&](const Record &r) { return !r.cpu.empty() && !host.empty() && r.cpu != host; };
   const auto timed = [](const Record &r) { return r.error.empty() && !r.times_ms.empty(); };
   std::set<Workload> in_model;  // workloads timed in a model: ranked by those records alone
-  for (const Record &r : records)
-    if (r.in_model && !foreign(r) && timed(r)) in_model.emplace(r.workload, r.target);
+  std::map<Workload, std::set<int>> counts;  // the known thread counts of each workload's records timed alone
+  for (const Record &r : records) {
+    if (foreign(r) || !timed(r)) continue;
+    if (r.in_model) in_model.emplace(r.workload, r.target);
+    else if (r.threads > 0) counts[{r.workload, r.target}].insert(r.threads);
+  }
+  const std::map<Workload, int> alone_at = ranked_thread_counts(counts, num_threads());
   for (const Record &r : records) {
     if (foreign(r)) {
       ++foreign_;
       other = r.cpu;
       continue;
     }
-    if (!timed(r) || r.in_model != bool(in_model.count({r.workload, r.target}))) continue;
-    auto &list = configs[{r.workload, r.target}];
+    const Workload w{r.workload, r.target};
+    if (!timed(r) || r.in_model != bool(in_model.count(w))) continue;
+    if (!r.in_model && r.threads > 0 && r.threads != alone_at.at(w)) continue;
+    auto &list = configs[w];
     auto it = std::find_if(list.begin(), list.end(), [&](const auto &c) { return c.first == r.config_json; });
     if (it == list.end()) it = list.insert(list.end(), {r.config_json, Timed{&r, {}, false}});
     it->second.ms[r.in_model ? r.threads : 0].push_back(median(r.times_ms));

@@ -224,6 +224,7 @@ class TaskTuner {
                                       o_.measure);
         r.times_ms = std::move(m.times_ms);
         r.error = std::move(m.error);
+        r.threads = m.threads;
       } catch (const std::exception &e) {
         r.error = std::string("run error: ") + e.what();
       }

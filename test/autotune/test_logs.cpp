@@ -3,6 +3,7 @@
 #include <tensorir/graph/executor.h>
 #include <tensorir/graph/models.h>
 #include <tensorir/graph/passes.h>
+#include <tensorir/runtime/parallel.h>
 #include <tensorir/warning.h>
 
 #include <cmath>
@@ -122,6 +123,46 @@ TEST_CASE("a configuration replaces the default only when it measured 3% faster"
   CHECK(back[0].is_default);
   CHECK_FALSE(back[1].is_default);
   CHECK(autotune::ApplyHistoryBest(back).best(t.workload, t.target)->index == t.default_index);
+}
+
+TEST_CASE("records timed alone rank among those of the thread count the kernels run at", "[autotune][log]") {
+  const std::vector<autotune::Task> tasks = autotune::extract_tasks(conv_graph(), "llvm");
+  const autotune::Task &t = tasks.at(0);
+  const auto at = [&](int64_t index, int threads, double ms) {
+    autotune::Record r = record_of(t, index, {ms});
+    r.threads = threads;
+    return r;
+  };
+  // A merged log: 1 wins on one thread, 2 on two, 3 on four.
+  const std::vector<autotune::Record> log = {at(1, 1, 1.0), at(2, 1, 1.2), at(3, 1, 1.5), at(1, 2, 0.9), at(2, 2, 0.6),
+                                             at(3, 2, 0.8), at(1, 4, 0.5), at(2, 4, 0.4), at(3, 4, 0.3)};
+  const int saved = num_threads();
+  const auto best_at = [&](int threads, const std::vector<autotune::Record> &records) {
+    set_num_threads(threads);
+    const autotune::ApplyHistoryBest best(records);
+    set_num_threads(saved);
+    REQUIRE(best.best(t.workload, t.target));
+    return best.best(t.workload, t.target)->index;
+  };
+  CHECK(best_at(1, log) == 1);
+  CHECK(best_at(2, log) == 2);
+  CHECK(best_at(4, log) == 3);
+  // No records at 3: 2 and 4 are as near, and the larger is taken; at 8, 4.
+  CHECK(best_at(3, log) == 3);
+  CHECK(best_at(8, log) == 3);
+  // Records of an unknown count (an older log's) rank with the chosen count's.
+  std::vector<autotune::Record> merged = log;
+  merged.push_back(record_of(t, 4, {0.5}));
+  CHECK(best_at(2, merged) == 4);
+  CHECK(best_at(4, merged) == 3);
+  // The count is written and read back.
+  TempLog file("threads");
+  autotune::append_record(file.path, at(2, 2, 0.6));
+  autotune::append_record(file.path, record_of(t, 4, {0.5}));
+  const std::vector<autotune::Record> back = autotune::read_log(file.path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].threads == 2);
+  CHECK(back[1].threads == 0);
 }
 
 TEST_CASE("a configuration read from a log schedules as its index does", "[autotune][log]") {

@@ -149,7 +149,12 @@ TEST_CASE("a kernel run multi-threaded in the measuring child", "[autotune]") {
   for (const Record &r : tune({task}, o)) {
     INFO(r.error);
     REQUIRE(r.error.empty());
+    CHECK(r.threads == 2);  // kept in the log: a 1-thread and a 2-thread log may be merged
   }
+  // Unset, the count is the runtime's.
+  o.measure.threads = 0;
+  o.trials = 1;
+  for (const Record &r : tune({task}, o)) CHECK(r.threads == num_threads());
 }
 
 TEST_CASE("bad tuning options are errors", "[autotune]") {

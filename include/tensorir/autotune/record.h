@@ -26,9 +26,11 @@ struct Record {
   double timestamp = 0;     // seconds since the epoch
   bool is_default = false;  // the task's default configuration (Task::default_index); "default" in the log
   // Timed inside a whole model (check_in_model): times_ms are the kernel's times in the
-  // model's runs, the kernels around it having left the caches as they do, on `threads`
-  // threads. "in_model" and "threads" in the log.
+  // model's runs, the kernels around it having left the caches as they do. "in_model" in
+  // the log.
   bool in_model = false;
+  // The CPU threads it was timed on ("threads" in the log); 0 where that is not known: a
+  // remote's kernel timed alone, a GPU kernel, a log written before the count was kept.
   int threads = 0;
   // Where read_log found it ("FILE line N"), for messages; not written to a log.
   std::string origin;
@@ -54,14 +56,21 @@ std::string host_cpu_features();
 // confirmation, merged logs). Where the log has times of the default configuration
 // (Record::is_default), another replaces it only when at least kDefaultMargin faster:
 // closer than that, the two are within the timer's spread from run to run, and inside a
-// model the kernels around a kernel change its time more. A workload with records timed in
-// the model (Record::in_model) is ranked by those alone, as a kernel timed alone and cold
-// can rank otherwise than inside its model: another configuration replaces the default
-// only when it ran at least kDefaultMargin faster there at each thread count the default
-// was timed at, and of several such the lowest sum over the thread counts wins. Records whose CPU features are not this host's
-// are left out with a warning (tensorir/warning.h): kernels tuned for other vector units
-// are no guide here. graph::BuildOptions::tuning_log reads a log into one; pass one as
-// BuildOptions::tuning to build several models from a log read once.
+// model the kernels around a kernel change its time more.
+//
+// A workload with records timed in the model (Record::in_model) is ranked by those alone,
+// as a kernel timed alone and cold can rank otherwise than inside its model: another
+// configuration replaces the default only when it ran at least kDefaultMargin faster there
+// at each thread count the default was timed at, and of several such the lowest sum over
+// the thread counts wins. Records timed alone are ranked among those of one thread count
+// (Record::threads), as a kernel that wins on one thread can lose on two: the count this
+// process runs its kernels at when the records are read (num_threads()), else the nearest
+// the log has (the larger of two as near); records of an unknown count join whichever.
+//
+// Records whose CPU features are not this host's are left out with a warning
+// (tensorir/warning.h): kernels tuned for other vector units are no guide here.
+// graph::BuildOptions::tuning_log reads a log into one; pass one as BuildOptions::tuning
+// to build several models from a log read once.
 class ApplyHistoryBest {
  public:
   static constexpr double kDefaultMargin = 0.03;

@@ -42,6 +42,7 @@ struct MeasureOptions {
 struct MeasureResult {
   std::vector<double> times_ms;
   std::string error;
+  int threads = 0;  // the CPU threads the kernel ran on; 0 where that is not known (a remote) or not a CPU's
 };
 
 // Where built candidates run and are timed. A runner gets the kernel's arguments as host
