@@ -191,10 +191,9 @@ void Importer::add_initializers() {
 }
 
 void Importer::add_inputs() {
-  std::set<std::string> inputs;
+  check_option_names();
   for (const ::onnx::ValueInfoProto &in : model_.graph().input()) {
     if (values_.count(in.name())) continue;  // an initializer: a constant with a default
-    inputs.insert(in.name());
     const std::string what = "onnx: input '" + in.name() + "'";
     const auto &tt = in.type().tensor_type();
     Type dtype;
@@ -248,15 +247,25 @@ void Importer::add_inputs() {
     graph_inputs_.insert(in.name());
     bind(in.name(), Value{r.id, NDArray(), shape, dtype});
   }
+}
+
+// Before any input is bound: a misspelt name is the mistake to report, not what follows
+// from the input it meant being left unbound.
+void Importer::check_option_names() const {
+  std::vector<std::string> inputs;
+  for (const ::onnx::ValueInfoProto &in : model_.graph().input())
+    if (!values_.count(in.name())) inputs.push_back(in.name());
   std::string known;
   for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
-  auto check_named = [&](const std::string &name, const char *option, const char *flag) {
-    TIR_USER_CHECK(inputs.count(name)) << "onnx: ImportOptions::" << option << " (tensorir " << flag << ") names '"
-                                       << name << "', which is not an input of the model ("
-                                       << (known.empty() ? "it has none" : "its inputs: " + known) << ")";
+  auto check = [&](const std::string &name, const char *option, const char *flag) {
+    if (std::find(inputs.begin(), inputs.end(), name) != inputs.end()) return;
+    throw UnknownInputError("onnx: ImportOptions::" + std::string(option) + " (tensorir " + flag + ") names '" +
+                                name + "', which is not an input of the model (" +
+                                (known.empty() ? "it has none" : "its inputs: " + known) + ")",
+                            option, name, inputs);
   };
-  for (const auto &[name, shape] : options_.input_shapes) check_named(name, "input_shapes", "--input-shape");
-  for (const auto &[name, value] : options_.input_values) check_named(name, "input_values", "--input-value");
+  for (const auto &[name, shape] : options_.input_shapes) check(name, "input_shapes", "--input-shape");
+  for (const auto &[name, value] : options_.input_values) check(name, "input_values", "--input-value");
 }
 
 void Importer::bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value) {

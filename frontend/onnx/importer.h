@@ -63,6 +63,7 @@ class Importer {
  private:
   void add_initializers();
   void add_inputs();
+  void check_option_names() const;
   // An input fixed by ImportOptions::input_values: a known value, not a graph input.
   void bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value);
   void convert_nodes();

@@ -183,6 +183,15 @@ TEST_CASE("import errors: symbolic inputs need a shape, and bindings must fit", 
   unknown.input_shapes["imagee"] = {2, 3};
   unknown.input_shapes["image"] = {2, 3};
   REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes(), unknown), Contains("'imagee', which is not an input"));
+  // Typed, so that a command line can report it as its own usage error.
+  try {
+    tonnx::import_bytes(mb.bytes(), unknown);
+    FAIL("a misspelt input name was accepted");
+  } catch (const tonnx::UnknownInputError &e) {
+    CHECK(e.option() == "input_shapes");
+    CHECK(e.name() == "imagee");
+    CHECK(e.inputs() == std::vector<std::string>{"image"});
+  }
 }
 
 TEST_CASE("import errors: a wrong input shape at run time names the input", "[onnx][error]") {

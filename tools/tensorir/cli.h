@@ -36,9 +36,12 @@ graph::Graph load_graph(const std::string &model, const ModelOptions &options);
 // file is then refused by name; a built-in network's name is the network even where a
 // file of that name exists, "./resnet18" the file; run takes a directory of that name
 // as the saved model it is), and the import options its
-// --input-shape and --input-value give (a UsageError when they name no input of `model`).
+// --input-shape and --input-value give.
 bool is_onnx_file(const std::string &model);
-onnx::ImportOptions import_options(const std::string &model, const ModelOptions &options);
+onnx::ImportOptions import_options(const ModelOptions &options);
+// The usage error of an --input-shape or --input-value that names no input of `model`,
+// from the importer's refusal.
+UsageError unknown_input(const onnx::UnknownInputError &e, const std::string &model);
 // The built-in networks, for messages: "resnet18, resnet50, mobilenet_v2".
 std::string zoo_names();
 // "name=d0,d1,..." as a name and a shape; a UsageError otherwise.

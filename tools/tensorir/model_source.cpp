@@ -65,24 +65,15 @@ bool is_onnx_file(const std::string &model) {
   return ends_with(model, ".onnx") || std::filesystem::exists(model, ec);
 }
 
-// An option naming no input of the model is a mistake on the command line: refused as
-// one, with the inputs listed, before the import.
-void check_bound_names(const std::string &model, const onnx::ImportOptions &o) {
-  if (o.input_shapes.empty() && o.input_values.empty()) return;
-  const onnx::ModelInfo info = onnx::inspect(model);
+UsageError unknown_input(const onnx::UnknownInputError &e, const std::string &model) {
   std::string known;
-  for (const onnx::ValueInfo &in : info.inputs) known += (known.empty() ? "'" : ", '") + in.name + "'";
-  auto check = [&](const std::string &name, const char *flag) {
-    for (const onnx::ValueInfo &in : info.inputs)
-      if (in.name == name) return;
-    throw UsageError{std::string(flag) + " names '" + name + "', which is not an input of '" + model + "' (" +
-                     (known.empty() ? "it has none" : "its inputs: " + known) + ")"};
-  };
-  for (const auto &binding : o.input_shapes) check(binding.first, "--input-shape");
-  for (const auto &binding : o.input_values) check(binding.first, "--input-value");
+  for (const std::string &in : e.inputs()) known += (known.empty() ? "'" : ", '") + in + "'";
+  return UsageError{std::string(e.option() == "input_shapes" ? "--input-shape" : "--input-value") + " names '" +
+                    e.name() + "', which is not an input of '" + model + "' (" +
+                    (known.empty() ? "it has none" : "its inputs: " + known) + ")"};
 }
 
-onnx::ImportOptions import_options(const std::string &model, const ModelOptions &options) {
+onnx::ImportOptions import_options(const ModelOptions &options) {
   onnx::ImportOptions o;
   for (const std::string &b : options.input_shapes) {
     auto [name, shape] = parse_shape_binding(b);
@@ -96,7 +87,6 @@ onnx::ImportOptions import_options(const std::string &model, const ModelOptions 
     if (!o.input_values.emplace(v.substr(0, eq), widen_half(read_array(v.substr(eq + 1)))).second)
       throw UsageError{"--input-value gives input '" + v.substr(0, eq) + "' twice"};
   }
-  check_bound_names(model, o);
   return o;
 }
 
@@ -133,7 +123,12 @@ graph::Graph load_graph(const std::string &model, const ModelOptions &options) {
   if (is_onnx_file(model)) {
     require_regular_file(model, "ONNX model");
     refuse_weight_seed(model, options, "an ONNX model");
-    return onnx::import(model, import_options(model, options));
+    const onnx::ImportOptions o = import_options(options);
+    try {
+      return onnx::import(model, o);
+    } catch (const onnx::UnknownInputError &e) {
+      throw unknown_input(e, model);
+    }
   }
   throw UsageError{"'" + model + "' is neither an ONNX file nor a built-in network (" + zoo_names() + ")"};
 }

@@ -33,9 +33,14 @@ Runnable session_runnable(const std::string &model, const Target &t, const Model
                           const std::string &tuning_log) {
   require_regular_file(model, "ONNX model");
   onnx::SessionOptions so;
-  so.import = import_options(model, options);
+  so.import = import_options(options);
   so.build.tuning_log = tuning_log;
-  auto s = std::make_shared<onnx::Session>(onnx::Session::open(model, t, so));
+  std::shared_ptr<onnx::Session> s;
+  try {
+    s = std::make_shared<onnx::Session>(onnx::Session::open(model, t, so));
+  } catch (const onnx::UnknownInputError &e) {
+    throw unknown_input(e, model);
+  }
   Runnable r;
   r.description = model + " compiled for " + t.str();
   const std::vector<std::string> shape_inputs = s->shape_inputs();

@@ -60,12 +60,32 @@ class UnsupportedError : public Error {
   std::vector<UnsupportedNode> nodes_;
 };
 
+// What import throws when ImportOptions::input_shapes or input_values names a value that
+// is not an input of the model (an initializer is none): a mistake in the options, which
+// a command line reports as a usage error.
+class UnknownInputError : public Error {
+ public:
+  UnknownInputError(const std::string &message, std::string option, std::string name, std::vector<std::string> inputs)
+      : Error(message), option_(std::move(option)), name_(std::move(name)), inputs_(std::move(inputs)) {}
+  // "input_shapes" or "input_values".
+  const std::string &option() const { return option_; }
+  // The name the option gives.
+  const std::string &name() const { return name_; }
+  // The model's inputs, in its order.
+  const std::vector<std::string> &inputs() const { return inputs_; }
+
+ private:
+  std::string option_, name_;
+  std::vector<std::string> inputs_;
+};
+
 // Reads an ONNX model (.onnx, protobuf) and converts it. Throws tensorir::Error for a
 // missing, truncated or corrupt file, a missing external-data file, or an input shape
-// that does not fit; UnsupportedError for an opset outside ai.onnx 1 to 18, another
-// domain, an unsupported element type, or operators that cannot be converted (every such
-// node named at once). Graph nodes are named after the ONNX values they compute, and
-// the graph's outputs after the model's outputs.
+// that does not fit; UnknownInputError for options that name no input of the model;
+// UnsupportedError for an opset outside ai.onnx 1 to 18, another domain, an unsupported
+// element type, or operators that cannot be converted (every such node named at once).
+// Graph nodes are named after the ONNX values they compute, and the graph's outputs
+// after the model's outputs.
 graph::Graph import(const std::string &path, const ImportOptions &options = {});
 graph::Graph import_bytes(const std::string &bytes, const ImportOptions &options = {});
 
