@@ -243,12 +243,7 @@ std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target)
     };
     t.misfit = [space](const std::string &json) {
       try {
-        std::map<std::string, int64_t> values = config_values(json);
-        // Without the algorithm knob, a record of the direct template from before it was
-        // one: graph::build gives it the default algorithm (the knob's fallback).
-        for (size_t k = 0; k < space.names().size(); ++k)
-          if (space.names()[k] == "winograd" && !values.count("winograd")) values["winograd"] = space.values()[k];
-        return autotune::misfit(space, values);
+        return autotune::misfit(space, config_values(json));
       } catch (const Error &e) {
         return std::string(e.what());
       }

@@ -99,7 +99,10 @@ int winograd_default(const graph::Graph &g, const graph::Node &conv, const Targe
 }
 
 int winograd_tile(Config &cfg, int fallback) {
-  return static_cast<int>(cfg.define_knob("winograd", {0, 2, 4, 6}, fallback));
+  // Optional: a record without it is of the direct template from before the algorithm
+  // was a knob (webgl logs), whose knobs still fit the direct kernel, the default there;
+  // it gets the algorithm graph::build gives the workload by default.
+  return static_cast<int>(cfg.define_optional_knob("winograd", {0, 2, 4, 6}, fallback, fallback));
 }
 
 std::map<std::string, int64_t> config_values(const std::string &config_json) {

@@ -44,7 +44,7 @@ int winograd_default(const graph::Graph &g, const graph::Node &conv, const Targe
 // (ops::winograd_panel's) on the CPU and the GPU compute targets.
 int winograd_weight_panel(const Target &target);
 // Knob "winograd" of such a conv2d: 0 (direct) or the tile m = 2, 4, 6, by default
-// `fallback` (winograd_default's).
+// `fallback` (winograd_default's), which a record without the knob gets too.
 int winograd_tile(Config &cfg, int fallback);
 
 // The knob values of a configuration's JSON object (a record's config_json); anything

@@ -30,10 +30,6 @@ std::function<int(const Graph &, const Node &)> winograd_policy(const BuildOptio
   if (o.winograd != BuildOptions::kWinogradAuto) return [m = o.winograd](const Graph &, const Node &) { return m; };
   return [tuning, target](const Graph &g, const Node &conv) {
     const int fallback = autotune::winograd_default(g, conv, target);
-    // A record without the knob is of the direct template before the algorithm was one
-    // (webgl logs): its knobs still fit the direct kernel, which is the default there.
-    const autotune::Record *r = tuning ? tuning->best(autotune::workload_key(g, conv), target) : nullptr;
-    if (r && !autotune::config_values(r->config_json).count("winograd")) return fallback;
     const auto tile = [&](autotune::Config &c) { return autotune::winograd_tile(c, fallback); };
     autotune::Config cfg = autotune::config_for(tuning, g, conv, target, tile);
     return tile(cfg);
