@@ -1,4 +1,5 @@
 // Split and fuse relations: ranges flow from root axes to leaves, values from leaves to roots.
+#include <algorithm>
 #include <unordered_set>
 
 #include "schedule/schedule_internal.h"
@@ -47,6 +48,40 @@ std::unordered_map<const IterVarNode *, Expr> iter_values(const Stage &stage, co
     }
   }
   return value;
+}
+
+std::vector<IterVar> overrun_axes(const Stage &stage, const IterRanges &ranges, const std::vector<IterVar> &roots) {
+  std::unordered_set<const IterVarNode *> root_set, descends;
+  for (const IterVar &r : roots) root_set.insert(r.get());
+  descends = root_set;
+  std::vector<IterVar> out;
+  for (const IterVarRelation &rel : stage->relations) {
+    const IterVarRelationNode &r = *rel;
+    if (r.is_fuse()) {
+      if (descends.count(r.outer.get()) && descends.count(r.inner.get())) descends.insert(r.fused.get());
+      continue;
+    }
+    if (!descends.count(r.parent.get())) continue;
+    descends.insert(r.outer.get());
+    descends.insert(r.inner.get());
+    if (root_set.count(r.parent.get())) continue;
+    const Expr over = simplify(ranges.at(r.outer.get()).extent * ranges.at(r.inner.get()).extent -
+                               ranges.at(r.parent.get()).extent);
+    if (!is_const_int(over, 0)) out.push_back(r.parent);
+  }
+  return out;
+}
+
+void check_attached_loops(const std::vector<Stage> &stages, const Stage &st, const std::vector<IterVar> &kept,
+                          const std::string &what) {
+  for (const Stage &other : stages) {
+    if (other->attach_type != AttachType::Scope || other->attach_stage.get() != st.get()) continue;
+    const IterVar &at = other->attach_ivar;
+    TIR_USER_CHECK(std::any_of(kept.begin(), kept.end(), [&](const IterVar &v) { return v.same_as(at); }))
+        << what << ": stage '" << other->op->name << "' is computed at its loop '" << at.name()
+        << "', which this rebuilds away; call " << what.substr(0, what.find(' '))
+        << " first, then compute_at the stages it reads";
+  }
 }
 
 int attach_level(const Stage &stage) {

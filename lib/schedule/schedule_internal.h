@@ -34,6 +34,15 @@ EffectiveBodies inline_stages(const Schedule &s);
 void derive_ranges(const Stage &stage, IterRanges &ranges);
 // The value of every iter var of the stage in terms of its leaf loop variables.
 std::unordered_map<const IterVarNode *, Expr> iter_values(const Stage &stage, const IterRanges &ranges);
+// The axes descending from `roots` that a split divides again without covering them
+// exactly (the parts' extents multiply to more than the axis's): the loops then run past
+// the axis's extent, which the root's own range need not show (a split by 3 of a split
+// part of extent 3 by 2), so each needs a guard of its own.
+std::vector<IterVar> overrun_axes(const Stage &stage, const IterRanges &ranges, const std::vector<IterVar> &roots);
+// An Error when one of `stages` is computed at a loop of `st` that `kept` lacks: `what`
+// ("cache_write of 'C'") is about to rebuild st's loops with only those.
+void check_attached_loops(const std::vector<Stage> &stages, const Stage &st, const std::vector<IterVar> &kept,
+                          const std::string &what);
 // The leaf index (0-based position in leaf_iter_vars) of the attach axis; -1 for root.
 int attach_level(const Stage &stage);
 

@@ -132,7 +132,7 @@ class NestBuilder {
       const Range &r = bounds_.ranges.at(iv.get());
       leaf_ranges[iv.var().get()] = {r.min, simplify(r.min + r.extent - 1)};
     }
-    Expr axis_guard = guards(compute->axis, values, leaf_ranges);
+    Expr axis_guard = guards(st, compute->axis, values, leaf_ranges);
     if (!st->is_output) axis_guard = inside_shape(compute, values, leaf_ranges, axis_guard);
     const std::vector<Expr> &body = bodies_.at(compute);
     const OperationNode *op = compute;
@@ -176,7 +176,7 @@ class NestBuilder {
     }
     std::vector<IterVar> all = compute->axis;
     all.insert(all.end(), compute->reduce_axis.begin(), compute->reduce_axis.end());
-    Expr cond = guards(all, values, leaf_ranges);
+    Expr cond = guards(st, all, values, leaf_ranges);
     if (!st->is_output) cond = inside_shape(compute, values, leaf_ranges, cond);
     Expr user_cond = simplify(substitute(red->condition, subst));
     if (!is_const_int(user_cond, 1)) cond = cond.defined() ? (cond && user_cond) : user_cond;
@@ -199,8 +199,13 @@ class NestBuilder {
   }
 
   // Conditions that keep the iterations of non-dividing splits inside the root ranges.
-  Expr guards(const std::vector<IterVar> &roots, const std::unordered_map<const IterVarNode *, Expr> &values,
+  Expr guards(const Stage &st, std::vector<IterVar> roots, const std::unordered_map<const IterVarNode *, Expr> &values,
               const VarRanges &leaf_ranges) const {
+    // Past an axis split again (overrun_axes) a loop computes an element of another
+    // iteration: the same value again for an element-wise stage, but a reduction would
+    // reset or add to it twice.
+    if (!st.op().as<ComputeOpNode>()->reduce_axis.empty())
+      for (const IterVar &iv : overrun_axes(st, bounds_.ranges, roots)) roots.push_back(iv);
     Expr cond;
     for (const IterVar &r : roots) {
       const Range &range = bounds_.ranges.at(r.get());

@@ -19,6 +19,7 @@ Tensor Schedule::rfactor(const Tensor &t, const IterVar &axis) {
   TIR_USER_CHECK(axis.defined() && std::any_of(leaves.begin(), leaves.end(), [&](const IterVar &v) { return v.same_as(axis); }))
       << what << ": '" << (axis.defined() ? axis.name() : "?") << "' is not one of its current loops";
   TIR_USER_CHECK(axis.iter_type() == IterVarType::Reduce) << what << ": '" << axis.name() << "' is not a reduction axis";
+  check_attached_loops(n_->stages, st, c->axis, what);
 
   // Ranges of the reduction loops, known from the axes' domains.
   IterRanges ranges;
@@ -41,14 +42,16 @@ Tensor Schedule::rfactor(const Tensor &t, const IterVar &axis) {
   }
   std::vector<std::pair<Var, Expr>> root_subst;
   Expr in_range;
+  const auto skip_past = [&](const IterVar &r) {  // a non-dividing split: skip the tail
+    Expr inside = substitute(values.at(r.get()), leaf_subst) < ranges.at(r.get()).min + ranges.at(r.get()).extent;
+    in_range = in_range.defined() ? (in_range && inside) : inside;
+  };
   for (const IterVar &r : c->reduce_axis) {
     Expr v = substitute(values.at(r.get()), leaf_subst);
     root_subst.emplace_back(r.var(), v);
-    if (!is_const_int(simplify(v - r.var()), 0)) {  // a non-dividing split: skip the tail
-      Expr inside = v < ranges.at(r.get()).min + ranges.at(r.get()).extent;
-      in_range = in_range.defined() ? (in_range && inside) : inside;
-    }
+    if (!is_const_int(simplify(v - r.var()), 0)) skip_past(r);
   }
+  for (const IterVar &r : overrun_axes(st, ranges, c->reduce_axis)) skip_past(r);
   for (const IterVar &iv : c->axis) {
     out_vars.emplace_back(iv.name());
     root_subst.emplace_back(iv.var(), out_vars.back());

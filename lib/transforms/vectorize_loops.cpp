@@ -170,6 +170,11 @@ class Vectorizer : public IRMutator {
         << "cannot vectorize loop '" << op->loop_var.name() << "' of extent " << *extent
         << ": vectors have 1 to 256 lanes; split it first";
     if (*extent == 1) return substitute(body, {{op->loop_var, op->min}});
+    // A body that does not read the loop's variable is the same work repeated: its lanes
+    // would all be one, and an update (C[i] = C[i] + x, a sum over an axis it ignores)
+    // must run once per iteration. It stays a loop.
+    if (substitute(body, {{op->loop_var, op->min}}).same_as(body))
+      return ForNode::make(op->loop_var, op->min, op->extent, ForKind::Serial, body);
     // Vector types whose lane count is not a power of two legalise badly (a <56 x float>
     // spills): such a loop longer than kChunk runs as vectors of kChunk lanes plus one
     // vector for the rest.

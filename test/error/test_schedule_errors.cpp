@@ -514,3 +514,28 @@ TEST_CASE("schedule: a layout block too large for any tensor and an endless repe
   const NDArray in = NDArray::random({1, 8, 2, 2}, Float(32), 1), out = NDArray::empty({4}, Float(32));
   CHECK_THROWS_WITH(m.time_evaluator("f", o)(in, out), Catch::Contains("min_repeat_ms is 1e+300"));
 }
+
+TEST_CASE("cache_write or rfactor of a stage another is computed at is an Error naming both", "[error][schedule]") {
+  const int N = 8, K = 4;
+  Tensor A = placeholder({N, K}, Float(32), "A");
+  Tensor B = compute({N, K}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
+  IterVar k = reduce_axis({0, K}, "k");
+  Tensor C = compute({N}, [&](Var i) { return sum(B(i, k), {k}); }, "C");
+  {
+    Schedule s = create_schedule({C});
+    s[B].compute_at(s[C], k);  // a reduction loop, which the cache stage takes
+    CHECK_THROWS_WITH(s.cache_write(C, "local"), Contains("cache_write of 'C': stage 'B' is computed at its loop 'k'") &&
+                                                     Contains("call cache_write first"));
+  }
+  {
+    Schedule s = create_schedule({C});
+    s[B].compute_at(s[C], k);
+    CHECK_THROWS_WITH(s.rfactor(C, k), Contains("rfactor of 'C': stage 'B' is computed at its loop 'k'") &&
+                                           Contains("call rfactor first"));
+  }
+  {  // a data-parallel loop stays: cache_write goes on
+    Schedule s = create_schedule({C});
+    s[B].compute_at(s[C], C.op().as<ComputeOpNode>()->axis[0]);
+    CHECK_NOTHROW(s.cache_write(C, "local"));
+  }
+}
