@@ -411,10 +411,12 @@ NDArray host_binary(BinaryOp op, const NDArray &a, const NDArray &b) {
   const int64_t n = result.numel();
   Walker w(out, {broadcast_strides(a.shape(), out), broadcast_strides(b.shape(), out)}, {0, 0});
   // Floats in double (each single operation then rounds once, exactly as in the type),
-  // integers in int64 and wrapped back to their width.
+  // integers in int64 (uint64 in itself: from 2^63 up it has no int64) and wrapped back
+  // to their width.
   with_type(a.dtype(), [&](auto z) {
     using T = decltype(z);
-    using Wide = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+    using Wide = std::conditional_t<std::is_floating_point_v<T>, double,
+                                    std::conditional_t<std::is_same_v<T, uint64_t>, uint64_t, int64_t>>;
     const T *pa = static_cast<const T *>(a.data()), *pb = static_cast<const T *>(b.data());
     T *dst = static_cast<T *>(result.data());
     for (int64_t i = 0; i < n; ++i, w.next()) dst[i] = T(apply<Wide>(op, Wide(pa[w[0]]), Wide(pb[w[1]])));

@@ -244,6 +244,42 @@ TEST_CASE("converters: unsigned inputs and BitShift", "[onnx][converters][math]"
   CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("shift") && Contains("LEFT or RIGHT"));
 }
 
+TEST_CASE("converters: uint64 values from 2^63 up fold at import as they compute at run time", "[onnx][converters][math]") {
+  const std::vector<uint64_t> av = {~uint64_t{0}, uint64_t{1} << 63, 7, 12345678901234567890ull},
+                              bv = {2, 3, (uint64_t{1} << 63) + 1, 10};
+  const NDArray a = unsigned_array({int64_t(av[0]), int64_t(av[1]), int64_t(av[2]), int64_t(av[3])}, {4}, UInt(64));
+  const NDArray b = unsigned_array({int64_t(bv[0]), int64_t(bv[1]), int64_t(bv[2]), int64_t(bv[3])}, {4}, UInt(64));
+  const std::vector<const char *> ops = {"Div", "Max", "Min", "Less", "Greater"};
+  for (const bool folded : {true, false}) {
+    INFO((folded ? "initializers, folded at import" : "inputs, computed at run time"));
+    ModelBuilder mb(13);
+    if (folded) {
+      mb.initializer("a", a);
+      mb.initializer("b", b);
+    } else {
+      mb.input("a", dims({4}), ::onnx::TensorProto::UINT64);
+      mb.input("b", dims({4}), ::onnx::TensorProto::UINT64);
+    }
+    for (const char *op : ops) {
+      mb.node(op, {"a", "b"}, {std::string("y") + op});
+      const bool compare = std::string(op) == "Less" || std::string(op) == "Greater";
+      mb.output(std::string("y") + op, {}, compare ? ::onnx::TensorProto::BOOL : ::onnx::TensorProto::UINT64);
+    }
+    const graph::Outputs out = folded ? run(mb, {}) : run(mb, {{"a", a}, {"b", b}});
+    const std::vector<int64_t> div = unsigned_values(out.at(0)), mx = unsigned_values(out.at(1)),
+                               mn = unsigned_values(out.at(2)), lt = unsigned_values(out.at(3)),
+                               gt = unsigned_values(out.at(4));
+    for (size_t i = 0; i < 4; ++i) {
+      INFO(av[i] << " and " << bv[i]);
+      CHECK(uint64_t(div[i]) == av[i] / bv[i]);
+      CHECK(uint64_t(mx[i]) == std::max(av[i], bv[i]));
+      CHECK(uint64_t(mn[i]) == std::min(av[i], bv[i]));
+      CHECK(lt[i] == int64_t(av[i] < bv[i]));
+      CHECK(gt[i] == int64_t(av[i] > bv[i]));
+    }
+  }
+}
+
 TEST_CASE("converters: Hann, Hamming and Blackman windows of a known size", "[onnx][converters][math]") {
   const struct {
     const char *op;

@@ -26,6 +26,9 @@ std::vector<std::vector<long double>> broadcast_known(const Context &c, const st
     if (b.dtype().is_float()) {
       const std::vector<double> v = to_doubles(b);
       out.emplace_back(v.begin(), v.end());
+    } else if (b.dtype() == UInt(64)) {  // from 2^63 up, no int64 holds the value
+      const uint64_t *p = static_cast<const uint64_t *>(b.data());
+      out.emplace_back(p, p + b.numel());
     } else {
       const std::vector<int64_t> v = to_int64s(b);
       out.emplace_back(v.begin(), v.end());
