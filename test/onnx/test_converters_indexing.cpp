@@ -369,6 +369,33 @@ TEST_CASE("converters: Resize by known sizes or scales, Upsample", "[onnx][conve
       for (int j = 0; j < 6; ++j) want.push_back(float(1 + (i / 2) * 2 + j / 3));
     CHECK(y.to_vector<float>() == want);
   }
+  {  // Resize 10 shrinking rows by 0.5 and growing columns by 1.6 (0.6 shrinks): nearest
+     // rounds the source position up along an axis that shrinks and down along one that
+     // grows (ONNX's resize_downsample_nearest: [[1, 2, 3, 4], [5, 6, 7, 8]] by 0.6 is [[1, 3]]).
+    for (const auto &[sh, sw] : {std::pair{0.5, 1.6}, {0.6, 0.6}, {1.0, 0.6}}) {
+      INFO("scales " << sh << ", " << sw);
+      const int64_t h = 4, w = 5;
+      std::vector<float> xv(size_t(h * w));
+      for (size_t e = 0; e < xv.size(); ++e) xv[e] = float(e);
+      ModelBuilder mb(10);
+      mb.input("x", dims({1, 1, h, w}));
+      mb.initializer("scales", NDArray::from_vector<float>({1, 1, float(sh), float(sw)}, {4}));
+      mb.node("Resize", {"x", "scales"}, {"y"});
+      mb.output("y");
+      const NDArray y = run(mb, {{"x", NDArray::from_vector<float>(xv, {1, 1, h, w})}}).at(0);
+      const int64_t oh = int64_t(std::floor(h * float(sh))), ow = int64_t(std::floor(w * float(sw)));
+      REQUIRE(y.shape() == std::vector<int64_t>{1, 1, oh, ow});
+      const auto source = [](int64_t o, float scale, int64_t len) {
+        const double p = double(o) / double(scale);
+        const int64_t i = int64_t(scale < 1 ? std::ceil(p) : std::floor(p));
+        return std::min(i, len - 1);
+      };
+      std::vector<float> want;
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) want.push_back(xv[size_t(source(i, float(sh), h) * w + source(j, float(sw), w))]);
+      CHECK(y.to_vector<float>() == want);
+    }
+  }
 }
 
 TEST_CASE("converters: Pad in edge and reflect modes, TopK with a known k", "[onnx][converters]") {

@@ -327,7 +327,8 @@ void resize11(Context &c) {
 // width_scale of 4-D data before opset 7, its attribute scales to 8, then an input.
 enum class Scales { kHeightWidth, kAttribute, kInput };
 
-// Resize 10 and Upsample: asymmetric coordinates, nearest rounding down.
+// Resize 10 and Upsample: asymmetric coordinates; nearest rounds down along an axis that
+// grows and up along one that shrinks (ONNX's resize_downsample_nearest test, ONNX Runtime).
 void resize_scales(Context &c, Scales from) {
   std::vector<double> scales;
   if (from == Scales::kHeightWidth) {
@@ -340,7 +341,7 @@ void resize_scales(Context &c, Scales from) {
   } else {
     scales = known_floats(c, 1, "scales");
   }
-  resize(c, scales, {}, c.attrs().s("mode", "nearest"), "asymmetric", "floor");
+  resize(c, scales, {}, c.attrs().s("mode", "nearest"), "asymmetric", "simple");
 }
 
 std::string resize_mode(const Attributes &a) {

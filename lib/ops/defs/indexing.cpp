@@ -266,7 +266,11 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
         for (int a = 0; a < 2; ++a)
           pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)]);
         if (mode == "nearest") {
-          for (int a = 0; a < 2; ++a) base[r - 2 + size_t(a)] = nearest_index(pos[a], nearest, xs[r - 2 + size_t(a)]);
+          for (int a = 0; a < 2; ++a) {
+            // "simple" (ONNX Resize 10, Upsample): up along an axis that shrinks, else down.
+            const std::string rounding = nearest != "simple" ? nearest : scales[a] < 1 ? "ceil" : "floor";
+            base[r - 2 + size_t(a)] = nearest_index(pos[a], rounding, xs[r - 2 + size_t(a)]);
+          }
           return x(base);
         }
         auto at = [&](Expr h, Expr w) {
@@ -540,7 +544,8 @@ const bool registered = [] {
   rs.doc = "the last two dimensions resized to `size` by nearest, linear or cubic interpolation; scale_h and "
            "scale_w and coordinate_transformation_mode (half_pixel, pytorch_half_pixel, align_corners, asymmetric, "
            "tf_half_pixel_for_nn) map output to input coordinates, nearest_mode (round_prefer_floor, "
-           "round_prefer_ceil, floor, ceil) rounds them; cubic_coeff_a and exclude_outside shape the cubic "
+           "round_prefer_ceil, floor, ceil, or simple: ceil along an axis that shrinks, floor along the other) "
+           "rounds them; cubic_coeff_a and exclude_outside shape the cubic "
            "kernel (ONNX's Resize)";
   rs.inputs = {"x"};
   rs.attrs = {{"size", AttrType::Ints},
@@ -563,7 +568,8 @@ const bool registered = [] {
     TIR_USER_CHECK(c == "half_pixel" || c == "pytorch_half_pixel" || c == "align_corners" || c == "asymmetric" ||
                    c == "tf_half_pixel_for_nn")
         << "coordinate_transformation_mode '" << c << "' is not supported";
-    TIR_USER_CHECK(r == "round_prefer_floor" || r == "round_prefer_ceil" || r == "floor" || r == "ceil")
+    TIR_USER_CHECK(r == "round_prefer_floor" || r == "round_prefer_ceil" || r == "floor" || r == "ceil" ||
+                   r == "simple")
         << "nearest_mode '" << r << "' is not supported";
     for (int64_t s : n.attr_ints("size")) TIR_USER_CHECK(s >= 1) << "a size below 1";
     TIR_USER_CHECK(n.attr_double("scale_h") > 0 && n.attr_double("scale_w") > 0) << "scales must be positive";
