@@ -190,48 +190,55 @@ TEST_CASE("converters: LSTM, bidirectional with peepholes and initial states, ag
   const NDArray h0 = NDArray::random({dirs, batch, hs}, Float(32), 5, -1, 1);
   const NDArray c0 = NDArray::random({dirs, batch, hs}, Float(32), 6, -1, 1);
   const NDArray p = NDArray::random({dirs, 3 * hs}, Float(32), 7, -1, 1);
-  ModelBuilder mb(13);
-  for (auto [name, a] : std::vector<std::pair<std::string, NDArray>>{
-           {"x", x}, {"w", w}, {"r", r}, {"b", b}, {"h0", h0}, {"c0", c0}, {"p", p}})
-    mb.input(name, dims(a.shape()));
-  auto &n = mb.node("LSTM", {"x", "w", "r", "b", "", "h0", "c0", "p"}, {"y", "yh", "yc"});
-  attr(n, "direction", std::string("bidirectional"));
-  attr(n, "hidden_size", hs);
-  mb.output("y");
-  mb.output("yh");
-  mb.output("yc");
-  const graph::Outputs got = run(mb, {{"x", x}, {"w", w}, {"r", r}, {"b", b}, {"h0", h0}, {"c0", c0}, {"p", p}});
-  const std::vector<float> xv = x.to_vector<float>(), h0v = h0.to_vector<float>(), c0v = c0.to_vector<float>();
-  std::vector<double> y(size_t(seq * dirs * batch * hs)), yh, yc;
-  for (int64_t d = 0; d < dirs; ++d) {
-    Weights ws{w.to_vector<float>(), r.to_vector<float>(),    b.to_vector<float>(),
-               p.to_vector<float>(), size_t(d * 4 * hs * in), size_t(d * 4 * hs * hs),
-               size_t(d * 8 * hs),   size_t(d * 3 * hs),      size_t(hs)};
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      Vec h(h0v.begin() + (d * batch + bi) * hs, h0v.begin() + (d * batch + bi + 1) * hs);
-      Vec cell(c0v.begin() + (d * batch + bi) * hs, c0v.begin() + (d * batch + bi + 1) * hs);
-      for (int64_t k = 0; k < seq; ++k) {
-        const int64_t t = d ? seq - 1 - k : k;
-        const Vec xt(xv.begin() + (t * batch + bi) * in, xv.begin() + (t * batch + bi + 1) * in);
-        const Vec i = pre(ws, 4, 0, xt, h, true), o = pre(ws, 4, 1, xt, h, true), f = pre(ws, 4, 2, xt, h, true),
-                  g = pre(ws, 4, 3, xt, h, true);
-        for (size_t j = 0; j < size_t(hs); ++j) {
-          const double ig = sigmoid(i[j] + ws.p[ws.po + j] * cell[j]);
-          const double fg = sigmoid(f[j] + ws.p[ws.po + 2 * size_t(hs) + j] * cell[j]);
-          cell[j] = fg * cell[j] + ig * std::tanh(g[j]);
-          const double og = sigmoid(o[j] + ws.p[ws.po + size_t(hs) + j] * cell[j]);
-          h[j] = og * std::tanh(cell[j]);
-          y[size_t(((t * dirs + d) * batch + bi) * hs) + j] = h[j];
+  // clip bounds the gates' pre-activations (peepholes included), not the cell that h
+  // reads through tanh (ONNX Runtime's reading of the spec): cells reach past 0.5 here.
+  for (const double clip : {0.0, 0.5}) {
+    INFO("clip " << clip);
+    const auto clipped = [clip](double v) { return clip > 0 ? std::clamp(v, -clip, clip) : v; };
+    ModelBuilder mb(13);
+    for (auto [name, a] : std::vector<std::pair<std::string, NDArray>>{
+             {"x", x}, {"w", w}, {"r", r}, {"b", b}, {"h0", h0}, {"c0", c0}, {"p", p}})
+      mb.input(name, dims(a.shape()));
+    auto &n = mb.node("LSTM", {"x", "w", "r", "b", "", "h0", "c0", "p"}, {"y", "yh", "yc"});
+    attr(n, "direction", std::string("bidirectional"));
+    attr(n, "hidden_size", hs);
+    if (clip > 0) attr(n, "clip", float(clip));
+    mb.output("y");
+    mb.output("yh");
+    mb.output("yc");
+    const graph::Outputs got = run(mb, {{"x", x}, {"w", w}, {"r", r}, {"b", b}, {"h0", h0}, {"c0", c0}, {"p", p}});
+    const std::vector<float> xv = x.to_vector<float>(), h0v = h0.to_vector<float>(), c0v = c0.to_vector<float>();
+    std::vector<double> y(size_t(seq * dirs * batch * hs)), yh, yc;
+    for (int64_t d = 0; d < dirs; ++d) {
+      Weights ws{w.to_vector<float>(), r.to_vector<float>(),    b.to_vector<float>(),
+                 p.to_vector<float>(), size_t(d * 4 * hs * in), size_t(d * 4 * hs * hs),
+                 size_t(d * 8 * hs),   size_t(d * 3 * hs),      size_t(hs)};
+      for (int64_t bi = 0; bi < batch; ++bi) {
+        Vec h(h0v.begin() + (d * batch + bi) * hs, h0v.begin() + (d * batch + bi + 1) * hs);
+        Vec cell(c0v.begin() + (d * batch + bi) * hs, c0v.begin() + (d * batch + bi + 1) * hs);
+        for (int64_t k = 0; k < seq; ++k) {
+          const int64_t t = d ? seq - 1 - k : k;
+          const Vec xt(xv.begin() + (t * batch + bi) * in, xv.begin() + (t * batch + bi + 1) * in);
+          const Vec i = pre(ws, 4, 0, xt, h, true), o = pre(ws, 4, 1, xt, h, true), f = pre(ws, 4, 2, xt, h, true),
+                    g = pre(ws, 4, 3, xt, h, true);
+          for (size_t j = 0; j < size_t(hs); ++j) {
+            const double ig = sigmoid(clipped(i[j] + ws.p[ws.po + j] * cell[j]));
+            const double fg = sigmoid(clipped(f[j] + ws.p[ws.po + 2 * size_t(hs) + j] * cell[j]));
+            cell[j] = fg * cell[j] + ig * std::tanh(clipped(g[j]));
+            const double og = sigmoid(clipped(o[j] + ws.p[ws.po + size_t(hs) + j] * cell[j]));
+            h[j] = og * std::tanh(cell[j]);
+            y[size_t(((t * dirs + d) * batch + bi) * hs) + j] = h[j];
+          }
         }
+        yh.insert(yh.end(), h.begin(), h.end());
+        yc.insert(yc.end(), cell.begin(), cell.end());
       }
-      yh.insert(yh.end(), h.begin(), h.end());
-      yc.insert(yc.end(), cell.begin(), cell.end());
     }
+    REQUIRE(got.at(0).shape() == std::vector<int64_t>{seq, dirs, batch, hs});
+    check_close(got.at(0), y, 1e-4, 1e-5);
+    check_close(got.at(1), yh, 1e-4, 1e-5);
+    check_close(got.at(2), yc, 1e-4, 1e-5);
   }
-  REQUIRE(got.at(0).shape() == std::vector<int64_t>{seq, dirs, batch, hs});
-  check_close(got.at(0), y, 1e-4, 1e-5);
-  check_close(got.at(1), yh, 1e-4, 1e-5);
-  check_close(got.at(2), yc, 1e-4, 1e-5);
 }
 
 TEST_CASE("converters: GRU with and without linear_before_reset, batch first, against its cell",

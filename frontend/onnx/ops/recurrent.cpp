@@ -124,10 +124,10 @@ graph::NodeRef gate(Unroll &u, graph::NodeRef x, int64_t g, int64_t count) {
   return slice(u.c, x, {u.batch, count * u.hidden}, 1, g * u.hidden, (g + 1) * u.hidden);
 }
 
-// f(clip(x)).
-graph::NodeRef activate(Unroll &u, const Activation &f, graph::NodeRef x) {
+// f(clip(x)), or f(x) where `clipped` is false.
+graph::NodeRef activate(Unroll &u, const Activation &f, graph::NodeRef x, bool clipped = true) {
   Context &c = u.c;
-  if (u.clip > 0) x = c.make("clip", {x}, {{"lo", -u.clip}, {"hi", u.clip}});
+  if (u.clip > 0 && clipped) x = c.make("clip", {x}, {{"lo", -u.clip}, {"hi", u.clip}});
   auto mul = [&](graph::NodeRef v, double k) { return k == 1 ? v : c.make("multiply", {v, constant(u, k)}); };
   auto add = [&](graph::NodeRef v, double k) { return k == 0 ? v : c.make("add", {v, constant(u, k)}); };
   auto neg_part = [&](graph::NodeRef v) { return c.make("minimum", {v, constant(u, 0)}); };
@@ -200,7 +200,8 @@ void lstm_step(Unroll &u, Direction &d, graph::NodeRef x) {
   graph::NodeRef g = activate(u, d.f[1], gate(u, pre, 3, 4));
   d.cell = c.make("add", {c.make("multiply", {f, d.cell}), c.make("multiply", {i, g})});
   graph::NodeRef o = activate(u, d.f[0], peep(gate(u, pre, 1, 4), 1, d.cell));
-  d.h = c.make("multiply", {o, activate(u, d.f[2], d.cell)});
+  // `clip` bounds the gates' pre-activations, not the cell state h reads (as ONNX Runtime).
+  d.h = c.make("multiply", {o, activate(u, d.f[2], d.cell, false)});
 }
 
 // Input i ([dirs, batch, hidden], or [batch, dirs, hidden] in layout 1) for direction
