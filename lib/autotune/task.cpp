@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "autotune/workload.h"
+#include "autotune/laid_out_tasks.h"
 #include "graph/build_passes.h"
 #include "graph/op_table.h"
 #include "tensorir/autotune/config.h"
@@ -191,10 +192,15 @@ int64_t Task::space_size() const { return product(knob_sizes); }
 
 std::vector<Task> extract_tasks(const graph::Graph &input, const Target &target) {
   input.validate();
+  const graph::BuildOptions options;
+  return laid_out_tasks(graph::layout_passes(input, target, options), target, options);
+}
+
+std::vector<Task> laid_out_tasks(const graph::Graph &laid_out, const Target &target, graph::BuildOptions options) {
   // Convolutions stay conv2d: Winograd is their "winograd" knob.
-  graph::BuildOptions direct;
-  direct.winograd = 0;
-  const graph::Graph g = graph::build_passes(input, target, direct, nullptr);
+  options.winograd = 0;
+  options.winograd_tile_for = nullptr;
+  const graph::Graph g = graph::tuning_passes(laid_out, target, options, nullptr);
   std::vector<Task> tasks;
   std::map<std::string, size_t> seen;  // workload -> its task, or SIZE_MAX when it has no knobs
   for (int id : g.topological_order()) {

@@ -37,8 +37,7 @@ std::function<int(const Graph &, const Node &)> winograd_policy(const BuildOptio
 }
 }  // namespace
 
-Graph build_passes(const Graph &input_graph, const Target &target, const BuildOptions &options,
-                   const autotune::ApplyHistoryBest *tuning) {
+Graph layout_passes(const Graph &input_graph, const Target &target, const BuildOptions &options) {
   Graph g = input_graph;
   if (options.fold_constants) g = fold_constants(g);
   if (options.fold_batch_norm) g = fold_batch_norm(g);
@@ -53,6 +52,12 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
               : alter_conv_layout(g, options.fuse_operators, block, target.caps().textures);
     g = fold_constants(g);  // packs the weights (and blocks the biases) once, here
   }
+  return g;
+}
+
+Graph tuning_passes(Graph g, const Target &target, const BuildOptions &options,
+                    const autotune::ApplyHistoryBest *tuning) {
+  const bool tuned = options.tuned_schedules && target.caps().cpu_schedules;
   // On "webgl" the transformed weight's texels hold 4 output channels (its panel), the
   // kernel's stages blocks of 4 channels (conv2d_winograd's fragment strategy); the GPU
   // compute targets read it in the CPU's panels.
@@ -71,6 +76,11 @@ Graph build_passes(const Graph &input_graph, const Target &target, const BuildOp
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
   if (target.caps().textures) g = store_as_float(g);
   return g;
+}
+
+Graph build_passes(const Graph &g, const Target &target, const BuildOptions &options,
+                   const autotune::ApplyHistoryBest *tuning) {
+  return tuning_passes(layout_passes(g, target, options), target, options, tuning);
 }
 
 }  // namespace tensorir::graph

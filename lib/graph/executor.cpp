@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "autotune/laid_out_tasks.h"
 #include "autotune/workload.h"
 #include "build_passes.h"
 #include "compiled_model.h"
@@ -383,11 +384,12 @@ void bind_storage(const Graph &g, const std::vector<NDArray> &storage, std::vect
   }
 }
 
-// The records of `tuning` whose configurations fit the templates of this graph's
-// workloads (autotune::Task::misfit), so that the layout and algorithm passes, which ask
+// The records of `tuning` whose configurations fit the templates of the workloads of
+// `laid_out` (the graph after layout_passes with `options`; autotune::Task::misfit), so that the layout and algorithm passes, which ask
 // a few of a workload's knobs, and its kernel, which asks them all, apply the same record.
 // A log with no record for `target` applies nothing: a warning says so.
-std::shared_ptr<const autotune::ApplyHistoryBest> fitting_records(const Graph &g, const Target &target,
+std::shared_ptr<const autotune::ApplyHistoryBest> fitting_records(const Graph &laid_out, const Target &target,
+                                                                  const BuildOptions &options,
                                                                   const autotune::ApplyHistoryBest &tuning,
                                                                   const std::string &source) {
   const std::set<std::string> targets = tuning.targets();
@@ -400,7 +402,7 @@ std::shared_ptr<const autotune::ApplyHistoryBest> fitting_records(const Graph &g
   }
   std::vector<autotune::Task> tasks;
   try {
-    tasks = autotune::extract_tasks(g, target);
+    tasks = autotune::laid_out_tasks(laid_out, target, options);
   } catch (const Error &e) {  // the build itself says what is wrong, or succeeds without the check
     warn(source + ": its records could not be checked against this model's templates (" + e.what() +
          "); they are applied as they are");
@@ -428,11 +430,12 @@ CompiledModel build(const Graph &input_graph, const Target &target, const BuildO
       options.tuning_log.empty() ? options.tuning
                                  : std::make_shared<autotune::ApplyHistoryBest>(
                                        autotune::ApplyHistoryBest::load(options.tuning_log));
+  Graph g = layout_passes(input_graph, target, options);
   if (tuning && tuning->size() > 0 && options.tuned_schedules)
     tuning = fitting_records(
-        input_graph, target, *tuning,
+        g, target, options, *tuning,
         options.tuning_log.empty() ? std::string("the tuning records") : "tuning log '" + options.tuning_log + "'");
-  Graph g = build_passes(input_graph, target, options, tuning.get());
+  g = tuning_passes(std::move(g), target, options, tuning.get());
   const bool strategies = options.tuned_schedules;
   auto impl = std::make_shared<CompiledModel::Impl>();
   impl->target = target;
