@@ -104,6 +104,26 @@ struct Matmul {
   }
 };
 
+// S(i) = sum_k A(i, k) over rows of length K.
+struct RowSum {
+  int n, K;
+  Tensor A, S;
+  IterVar k;
+  RowSum(int rows, int len) : n(rows), K(len) {
+    A = placeholder({n, K}, Float(32), "A");
+    k = reduce_axis({0, K}, "k");
+    S = compute(
+        {n}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
+  }
+  std::vector<double> reference(const NDArray &a) const {
+    auto av = a.to_vector<float>();
+    std::vector<double> r(static_cast<size_t>(n), 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int x = 0; x < K; ++x) r[size_t(i)] += av[size_t(i) * K + x];
+    return r;
+  }
+};
+
 // Whether LLVM IR text holds a float vector of at least 8 lanes.
 inline bool has_wide_float_vector(const std::string &ll) {
   return std::regex_search(ll, std::regex(R"(<(8|16|32|64|128|256) x float>)"));

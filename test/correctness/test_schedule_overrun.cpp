@@ -10,29 +10,12 @@ using namespace tensorir::testing::sched;
 
 namespace {
 
-// S(i) = sum_k A(i, k).
-struct RowSum {
-  int n, K;
-  Tensor A, S;
-  IterVar k;
-  RowSum(int rows, int len) : n(rows), K(len) {
-    A = placeholder({n, K}, Float(32), "A");
-    k = reduce_axis({0, K}, "k");
-    S = compute({n}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
-  }
-  std::vector<double> reference(const NDArray &a) const {
-    const std::vector<float> av = a.to_vector<float>();
-    std::vector<double> r(size_t(n), 0.0);
-    for (int i = 0; i < n; ++i)
-      for (int x = 0; x < K; ++x) r[size_t(i)] += av[size_t(i) * K + x];
-    return r;
-  }
-  void check(const Schedule &s, const std::string &name, const Tensor &out) const {
-    NDArray a = random_array<float>({n, K}, 31);
-    Both r = run_both(s, {A}, {out}, {a}, name);
-    check_both<float>(r, reference(a), sum_tolerance(K));
-  }
-};
+// S = the row sums of A, scheduled by `s`, against the unscheduled result and plain loops.
+void check_sums(const RowSum &p, const Schedule &s, const std::string &name) {
+  NDArray a = random_array<float>({p.n, p.K}, 31);
+  Both r = run_both(s, {p.A}, {p.S}, {a}, name);
+  check_both<float>(r, p.reference(a), sum_tolerance(p.K));
+}
 
 }  // namespace
 
@@ -43,7 +26,7 @@ TEST_CASE("a reduction axis split twice, the second split not dividing the first
     Schedule s = create_schedule({p.S});
     auto [ko, ki] = s[p.S].split(p.k, f1);
     s[p.S].split(ki, f2);
-    p.check(s, "split_split_k", p.S);
+    check_sums(p, s, "split_split_k");
   }
 }
 
@@ -57,12 +40,12 @@ TEST_CASE("a data-parallel axis split twice with the reduction loop outside it",
     auto [io, ii] = s[p.S].split(p.S.axis(0), f1);
     auto [iio, iii] = s[p.S].split(ii, f2);
     s[p.S].reorder({p.k, io, iio, iii});
-    p.check(s, "split_split_i_k_outer", p.S);
+    check_sums(p, s, "split_split_i_k_outer");
     Schedule inner = create_schedule({p.S});
     auto [jo, ji] = inner[p.S].split(p.S.axis(0), f1);
     auto [jio, jii] = inner[p.S].split(ji, f2);
     inner[p.S].reorder({jii, jio, jo, p.k});  // the overrunning loop outermost
-    p.check(inner, "split_split_i_reordered", p.S);
+    check_sums(p, inner, "split_split_i_reordered");
   }
 }
 
@@ -72,7 +55,7 @@ TEST_CASE("rfactor of the innermost part of a reduction axis split twice", "[sch
   auto [ko, ki] = s[p.S].split(p.k, 5);
   auto [kio, kii] = s[p.S].split(ki, 3);
   s.rfactor(p.S, kii);
-  p.check(s, "rfactor_split_split", p.S);
+  check_sums(p, s, "rfactor_split_split");
 }
 
 TEST_CASE("a vectorized reduction loop whose body does not read it runs once per iteration", "[schedule][vectorize]") {

@@ -13,26 +13,6 @@ using namespace tensorir::testing::sched;
 
 namespace {
 
-// S(i) = sum_k A(i, k) over rows of length K.
-struct RowSum {
-  int n, K;
-  Tensor A, S;
-  IterVar k;
-  RowSum(int rows, int len) : n(rows), K(len) {
-    A = placeholder({n, K}, Float(32), "A");
-    k = reduce_axis({0, K}, "k");
-    S = compute(
-        {n}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
-  }
-  std::vector<double> reference(const NDArray &a) const {
-    auto av = a.to_vector<float>();
-    std::vector<double> r(static_cast<size_t>(n), 0.0);
-    for (int i = 0; i < n; ++i)
-      for (int x = 0; x < K; ++x) r[size_t(i)] += av[size_t(i) * K + x];
-    return r;
-  }
-};
-
 // Sums of K values in [-1, 1) in float32, in any order.
 Tolerance long_sum_tolerance(int K) { return {4e-7 * K, 1e-5}; }
 
