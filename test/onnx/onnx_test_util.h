@@ -40,6 +40,7 @@ inline int32_t onnx_type(Type t) {
   if (t == UInt(32)) return ::onnx::TensorProto::UINT32;
   if (t == UInt(64)) return ::onnx::TensorProto::UINT64;
   if (t == Int(8)) return ::onnx::TensorProto::INT8;
+  if (t == Int(16)) return ::onnx::TensorProto::INT16;
   if (t.is_bool()) return ::onnx::TensorProto::BOOL;
   if (t == Float(64)) return ::onnx::TensorProto::DOUBLE;
   FAIL("no ONNX type for " << t);

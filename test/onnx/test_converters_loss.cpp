@@ -130,7 +130,8 @@ TEST_CASE("converters: Clip with computed bounds and of integers", "[onnx][conve
                {-inf, 1, true, true, {-inf, -2, 0.5f, 1, 1}},
                {-1, 1, true, true, {-1, -1, 0.5f, 1, 1}},
                {0, -inf, false, false, {-big, -2, 0.5f, 2, big}},
-               {-1, 0, true, false, {-1, -1, 0.5f, 2, big}}};
+               {-1, 0, true, false, {-1, -1, 0.5f, 2, big}},
+               {1, -1, true, true, {-1, -1, -1, -1, -1}}};  // min above max: every value is max
   for (const auto &cs : cases) {
     INFO("min " << (cs.has_lo ? std::to_string(cs.lo) : "absent") << ", max "
                 << (cs.has_hi ? std::to_string(cs.hi) : "absent"));

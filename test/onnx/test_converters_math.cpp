@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <random>
 
 #include "onnx/onnx_test_util.h"
 
@@ -242,6 +243,40 @@ TEST_CASE("converters: unsigned inputs and BitShift", "[onnx][converters][math]"
   attr(mb.node("BitShift", {"x", "x"}, {"y"}, "shift"), "direction", std::string("UP"));
   mb.output("y", {}, ::onnx::TensorProto::UINT8);
   CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("shift") && Contains("LEFT or RIGHT"));
+}
+
+TEST_CASE("converters: Div of signed integers at run time truncates toward zero", "[onnx][converters][math]") {
+  for (const Type t : {Int(8), Int(16), Int(32), Int(64)}) {
+    INFO(t);
+    ModelBuilder mb(13);
+    mb.input("a", dims({64}), onnx_test::onnx_type(t));
+    mb.input("b", dims({64}), onnx_test::onnx_type(t));
+    mb.node("Div", {"a", "b"}, {"q"});
+    mb.output("q", {}, onnx_test::onnx_type(t));
+    // Every sign combination, exact and inexact quotients; no divisor of 0.
+    std::mt19937 rng(uint32_t(t.bits()));
+    std::vector<int64_t> av, bv;
+    for (int i = 0; i < 64; ++i) {
+      av.push_back(int64_t(rng() % 200) - 100);
+      int64_t d = int64_t(rng() % 19) - 9;
+      bv.push_back(d == 0 ? 7 : d);
+    }
+    const auto array = [&](const std::vector<int64_t> &v) {
+      NDArray x = NDArray::empty({64}, t);
+      for (size_t i = 0; i < v.size(); ++i)
+        std::memcpy(static_cast<char *>(x.data()) + i * size_t(t.bytes()), &v[i], size_t(t.bytes()));  // little-endian
+      return x;
+    };
+    const NDArray q = run(mb, {{"a", array(av)}, {"b", array(bv)}}).at(0);
+    REQUIRE(q.dtype() == t);
+    for (size_t i = 0; i < 64; ++i) {
+      int64_t got = 0;
+      std::memcpy(&got, static_cast<const char *>(q.data()) + i * size_t(t.bytes()), size_t(t.bytes()));
+      if (t.bits() < 64) got = (got << (64 - t.bits())) >> (64 - t.bits());  // sign-extend
+      INFO(av[i] << " / " << bv[i]);
+      CHECK(got == av[i] / bv[i]);
+    }
+  }
 }
 
 TEST_CASE("converters: uint64 values from 2^63 up fold at import as they compute at run time", "[onnx][converters][math]") {

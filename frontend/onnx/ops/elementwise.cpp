@@ -50,8 +50,12 @@ void binary(const std::string &onnx_op, const std::string &op, BinaryOp host) {
                                              << c.input_name(1) << "' (" << c.dtype(1) << ") differ in type";
     if (c.all_known()) return c.set_output(0, host_binary(host, c.input(0).known, c.input(1).known));
     if (c.dtype(0).is_bool()) unsupported("bool inputs");
-    // The graph's divide floors on integers; ONNX's truncates.
-    if (op == "divide" && c.dtype(0).is_int()) unsupported("division of signed integers (" + c.dtype(0).str() + ")");
+    // The graph's divide floors on integers; ONNX's truncates: (a - fmod(a, b)) / b, whose
+    // division is exact (a divisor of 0 gives 0, as the graph's divide and mod do).
+    if (op == "divide" && c.dtype(0).is_int()) {
+      graph::NodeRef rest = c.make("mod", {c.node(0), c.node(1)}, {{"fmod", int64_t{1}}});
+      return void(c.output(0, "divide", {c.make("subtract", {c.node(0), rest}), c.node(1)}));
+    }
     if (op == "multiply" && (silu(c) || fuse_gelu(c))) return;
     if (op == "add" && fuse_layer_norm(c)) return;
     c.output(0, op, {c.node(0), c.node(1)});
@@ -120,7 +124,10 @@ double type_max(Type t) { return t == Float(32) ? double(FLT_MAX) : DBL_MAX; }
 void clip(Context &c, double lo, double hi) {
   need_float(c, 0);
   const double m = type_max(c.dtype(0));
-  if (lo > hi) unsupported("min " + std::to_string(lo) + " exceeds max " + std::to_string(hi));
+  if (lo > hi) {  // ONNX: Min(max, Max(x, min)), every value max (a NaN stays NaN)
+    graph::NodeRef raised = c.make("maximum", {c.node(0), c.constant(scalar(lo, c.dtype(0)), "min")});
+    return void(c.output(0, "minimum", {raised, c.constant(scalar(hi, c.dtype(0)), "max")}));
+  }
   const bool below = lo >= -m, above = hi <= m;
   if (!below && !above) return c.forward(0, 0);
   if (!below || !above) {
