@@ -130,3 +130,45 @@ TEST_CASE("opencl vectors: a CPU device gets vectors by default, a lane count ca
   CHECK(Target("opencl -vector-lanes=8").caps().work_item_vector_lanes == 8);
   CHECK(Target("opencl -vector-lanes=0").caps().work_item_vector_lanes == 0);
 }
+
+TEST_CASE("opencl vectors: unsigned division and remainder by a lane of 0 give 0 in that lane", "[correctness][opencl]") {
+  const Type t = GENERATE(UInt(32), UInt(8));
+  INFO(t);
+  const int n = 64;
+  Tensor A = placeholder({n}, t, "A"), B = placeholder({n}, t, "B");
+  Tensor Q = compute({n}, [&](Var i) { return A(i) / B(i); }, "Q");
+  Tensor R = compute({n}, [&](Var i) { return A(i) % B(i); }, "R");
+  Schedule s = create_schedule({Q, R});
+  for (const Tensor &out : {Q, R}) {
+    auto [blk, vec] = s[out].split(out.axis(0), 8);
+    s[out].bind(blk, thread_axis("blockIdx.x"));
+    s[out].vectorize(vec);
+  }
+  std::vector<uint64_t> av, bv;
+  for (int i = 0; i < n; ++i) {
+    av.push_back(uint64_t(37 * i + 5) % 251);
+    bv.push_back(i % 3 == 0 ? 0 : uint64_t(i % 11));  // a 0 in every vector
+  }
+  const auto array = [&](const std::vector<uint64_t> &v) {
+    NDArray x = NDArray::empty({n}, t);
+    for (int i = 0; i < n; ++i) {
+      if (t == UInt(8)) static_cast<uint8_t *>(x.data())[i] = uint8_t(v[size_t(i)]);
+      else static_cast<uint32_t *>(x.data())[i] = uint32_t(v[size_t(i)]);
+    }
+    return x;
+  };
+  // Division is built lane by lane, each lane guarded.
+  Module m = build(s, {A, B, Q, R}, "opencl", "f");
+  CHECK_THAT(m.source("cl"), Contains("== 0u ? 0u :"));
+  const std::vector<NDArray> out =
+      call_on_target(m, "opencl", "f", {array(av), array(bv), NDArray::empty({n}, t), NDArray::empty({n}, t)});
+  for (int i = 0; i < n; ++i) {
+    const uint64_t a = av[size_t(i)], b = bv[size_t(i)];
+    const auto at = [&](const NDArray &x) {
+      return t == UInt(8) ? uint64_t(static_cast<const uint8_t *>(x.data())[i]) : uint64_t(static_cast<const uint32_t *>(x.data())[i]);
+    };
+    INFO(a << " and " << b);
+    CHECK(at(out[2]) == (b ? a / b : 0));
+    CHECK(at(out[3]) == (b ? a % b : 0));
+  }
+}
