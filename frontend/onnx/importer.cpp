@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <new>
+#include <set>
 #include <sstream>
 
 #include "frontend/onnx/host.h"
@@ -191,7 +192,6 @@ void Importer::add_initializers() {
 }
 
 void Importer::add_inputs() {
-  check_option_names();
   for (const ::onnx::ValueInfoProto &in : model_.graph().input()) {
     if (values_.count(in.name())) continue;  // an initializer: a constant with a default
     const std::string what = "onnx: input '" + in.name() + "'";
@@ -249,12 +249,14 @@ void Importer::add_inputs() {
   }
 }
 
-// Before any input is bound: a misspelt name is the mistake to report, not what follows
-// from the input it meant being left unbound.
+// A misspelt name is the mistake to report, not what follows from the input it meant
+// being left unbound, nor whatever else the model holds that cannot be imported.
 void Importer::check_option_names() const {
+  std::set<std::string> initializers;
+  for (const ::onnx::TensorProto &t : model_.graph().initializer()) initializers.insert(t.name());
   std::vector<std::string> inputs;
   for (const ::onnx::ValueInfoProto &in : model_.graph().input())
-    if (!values_.count(in.name())) inputs.push_back(in.name());
+    if (!initializers.count(in.name())) inputs.push_back(in.name());
   std::string known;
   for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
   auto check = [&](const std::string &name, const char *option, const char *flag) {
@@ -393,6 +395,7 @@ std::vector<graph::NodeRef> Importer::outputs() {
 }
 
 graph::Graph Importer::run() {
+  check_option_names();  // a mistake in the options, before anything of the model is read
   const UnsupportedNode opset = opset_problem(model_);
   if (!opset.reason.empty()) throw UnsupportedError("onnx: " + what_ + ": " + opset.reason, {opset});
   opset_ = model_opset(model_);

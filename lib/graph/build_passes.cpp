@@ -78,9 +78,4 @@ Graph tuning_passes(Graph g, const Target &target, const BuildOptions &options,
   return g;
 }
 
-Graph build_passes(const Graph &g, const Target &target, const BuildOptions &options,
-                   const autotune::ApplyHistoryBest *tuning) {
-  return tuning_passes(layout_passes(g, target, options), target, options, tuning);
-}
-
 }  // namespace tensorir::graph

@@ -16,8 +16,5 @@ namespace tensorir::graph {
 Graph layout_passes(const Graph &g, const Target &target, const BuildOptions &options);
 Graph tuning_passes(Graph laid_out, const Target &target, const BuildOptions &options,
                     const autotune::ApplyHistoryBest *tuning);
-// Both.
-Graph build_passes(const Graph &g, const Target &target, const BuildOptions &options,
-                   const autotune::ApplyHistoryBest *tuning);
 
 }  // namespace tensorir::graph

@@ -1,5 +1,4 @@
 // Split and fuse relations: ranges flow from root axes to leaves, values from leaves to roots.
-#include <algorithm>
 #include <unordered_set>
 
 #include "schedule/schedule_internal.h"
@@ -72,16 +71,12 @@ std::vector<IterVar> overrun_axes(const Stage &stage, const IterRanges &ranges, 
   return out;
 }
 
-void check_attached_loops(const std::vector<Stage> &stages, const Stage &st, const std::vector<IterVar> &kept,
-                          const std::string &what) {
-  for (const Stage &other : stages) {
-    if (other->attach_type != AttachType::Scope || other->attach_stage.get() != st.get()) continue;
-    const IterVar &at = other->attach_ivar;
-    TIR_USER_CHECK(std::any_of(kept.begin(), kept.end(), [&](const IterVar &v) { return v.same_as(at); }))
-        << what << ": stage '" << other->op->name << "' is computed at its loop '" << at.name()
-        << "', which this rebuilds away; call " << what.substr(0, what.find(' '))
-        << " first, then compute_at the stages it reads";
-  }
+void check_nothing_attached(const std::vector<Stage> &stages, const Stage &st, const std::string &what) {
+  for (const Stage &other : stages)
+    TIR_USER_CHECK(other->attach_type != AttachType::Scope || other->attach_stage.get() != st.get())
+        << what << ": stage '" << other->op->name << "' is computed at its loop '" << other->attach_ivar.name()
+        << "', but the stage this makes computes '" << st->op->name << "' and reads it; call "
+        << what.substr(0, what.find(' ')) << " first, then compute_at the stages it reads";
 }
 
 int attach_level(const Stage &stage) {

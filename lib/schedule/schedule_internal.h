@@ -39,10 +39,9 @@ std::unordered_map<const IterVarNode *, Expr> iter_values(const Stage &stage, co
 // the axis's extent, which the root's own range need not show (a split by 3 of a split
 // part of extent 3 by 2), so each needs a guard of its own.
 std::vector<IterVar> overrun_axes(const Stage &stage, const IterRanges &ranges, const std::vector<IterVar> &roots);
-// An Error when one of `stages` is computed at a loop of `st` that `kept` lacks: `what`
-// ("cache_write of 'C'") is about to rebuild st's loops with only those.
-void check_attached_loops(const std::vector<Stage> &stages, const Stage &st, const std::vector<IterVar> &kept,
-                          const std::string &what);
+// An Error when one of `stages` is computed at a loop of `st`: `what` ("cache_write of
+// 'C'") is about to give st's computation to a new stage, which then reads that stage.
+void check_nothing_attached(const std::vector<Stage> &stages, const Stage &st, const std::string &what);
 // The leaf index (0-based position in leaf_iter_vars) of the attach axis; -1 for root.
 int attach_level(const Stage &stage);
 

@@ -19,7 +19,7 @@ Tensor Schedule::rfactor(const Tensor &t, const IterVar &axis) {
   TIR_USER_CHECK(axis.defined() && std::any_of(leaves.begin(), leaves.end(), [&](const IterVar &v) { return v.same_as(axis); }))
       << what << ": '" << (axis.defined() ? axis.name() : "?") << "' is not one of its current loops";
   TIR_USER_CHECK(axis.iter_type() == IterVarType::Reduce) << what << ": '" << axis.name() << "' is not a reduction axis";
-  check_attached_loops(n_->stages, st, c->axis, what);
+  check_nothing_attached(n_->stages, st, what);
 
   // Ranges of the reduction loops, known from the axes' domains.
   IterRanges ranges;

@@ -99,7 +99,7 @@ Tensor Schedule::cache_write(const Tensor &t, const std::string &scope) {
   TIR_USER_CHECK(c) << what << ": it is a placeholder; only computed tensors can be cached";
   TIR_USER_CHECK(st->relations.empty() && st->attach_type == AttachType::Root)
       << what << ": call cache_write before splitting, fusing or attaching '" << t.name() << "'";
-  check_attached_loops(n_->stages, st, c->axis, what);
+  check_nothing_attached(n_->stages, st, what);
   // The cache computes the original body over fresh axes of its own.
   std::vector<std::pair<Var, Expr>> subst;
   std::vector<Var> axis_vars;

@@ -193,6 +193,9 @@ expect(2 "is not a positive dimension" compile "${CASES}/test_relu/model.onnx" -
 expect(2 "--input-shape names 'y', which is not an input of '[^']*model.onnx' \\(its inputs: 'x'\\)" compile
        "${CASES}/test_relu/model.onnx" --input-shape y=3,4 --target llvm -o "${WORK}/x")
 expect(2 "--input-shape names 'y', which is not an input" run "${CASES}/test_relu/model.onnx" --input-shape y=3,4)
+expect(2 "--input-value names 'y', which is not an input of '[^']*model.onnx' \\(its inputs: 'x'\\)" compile
+       "${CASES}/test_relu/model.onnx" --input-value "y=${CASES}/test_relu/test_data_set_0/input_0.pb" --target llvm
+       -o "${WORK}/x")
 # Input bindings for a model whose shapes are fixed: refused, not ignored.
 expect(2 "--input-shape binds an ONNX file's inputs.*'resnet18' is a built-in network" compile resnet18
        --input-shape data=2,3,224,224 --target llvm -o "${WORK}/x")

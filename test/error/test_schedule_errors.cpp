@@ -525,7 +525,7 @@ TEST_CASE("cache_write or rfactor of a stage another is computed at is an Error 
     Schedule s = create_schedule({C});
     s[B].compute_at(s[C], k);  // a reduction loop, which the cache stage takes
     CHECK_THROWS_WITH(s.cache_write(C, "local"), Contains("cache_write of 'C': stage 'B' is computed at its loop 'k'") &&
-                                                     Contains("call cache_write first"));
+                                                     Contains("call cache_write first, then compute_at"));
   }
   {
     Schedule s = create_schedule({C});
@@ -533,9 +533,15 @@ TEST_CASE("cache_write or rfactor of a stage another is computed at is an Error 
     CHECK_THROWS_WITH(s.rfactor(C, k), Contains("rfactor of 'C': stage 'B' is computed at its loop 'k'") &&
                                            Contains("call rfactor first"));
   }
-  {  // a data-parallel loop stays: cache_write goes on
+  {  // a data-parallel loop too: the cache stage, not C, reads B then
     Schedule s = create_schedule({C});
     s[B].compute_at(s[C], C.op().as<ComputeOpNode>()->axis[0]);
-    CHECK_NOTHROW(s.cache_write(C, "local"));
+    CHECK_THROWS_WITH(s.cache_write(C, "local"), Contains("stage 'B' is computed at its loop 'i'"));
+  }
+  {  // computed at the cache's loops instead, after cache_write: it builds
+    Schedule s = create_schedule({C});
+    Tensor local = s.cache_write(C, "local");
+    s[B].compute_at(s[local], local.op().as<ComputeOpNode>()->axis[0]);
+    CHECK_NOTHROW(build(s, {A, C}, "llvm", "f"));
   }
 }

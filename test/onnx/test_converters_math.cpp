@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "onnx/onnx_test_util.h"
 
@@ -253,13 +254,22 @@ TEST_CASE("converters: Div of signed integers at run time truncates toward zero"
     mb.input("b", dims({64}), onnx_test::onnx_type(t));
     mb.node("Div", {"a", "b"}, {"q"});
     mb.output("q", {}, onnx_test::onnx_type(t));
-    // Every sign combination, exact and inexact quotients; no divisor of 0.
+    // Every sign combination, exact and inexact quotients; then the type's lowest value
+    // over -1, which wraps to itself, and divisors of 0, which give 0 (as the graph's divide).
     std::mt19937 rng(uint32_t(t.bits()));
-    std::vector<int64_t> av, bv;
-    for (int i = 0; i < 64; ++i) {
+    std::vector<int64_t> av, bv, want;
+    for (int i = 0; i < 60; ++i) {
       av.push_back(int64_t(rng() % 200) - 100);
       int64_t d = int64_t(rng() % 19) - 9;
       bv.push_back(d == 0 ? 7 : d);
+      want.push_back(av.back() / bv.back());
+    }
+    const int64_t lowest = t.bits() == 64 ? INT64_MIN : -(int64_t{1} << (t.bits() - 1));
+    for (auto [a, b, q] : {std::tuple{lowest, int64_t{-1}, lowest}, {lowest, int64_t{0}, int64_t{0}},
+                           {int64_t{5}, int64_t{0}, int64_t{0}}, {int64_t{-5}, int64_t{0}, int64_t{0}}}) {
+      av.push_back(a);
+      bv.push_back(b);
+      want.push_back(q);
     }
     const auto array = [&](const std::vector<int64_t> &v) {
       NDArray x = NDArray::empty({64}, t);
@@ -274,7 +284,7 @@ TEST_CASE("converters: Div of signed integers at run time truncates toward zero"
       std::memcpy(&got, static_cast<const char *>(q.data()) + i * size_t(t.bytes()), size_t(t.bytes()));
       if (t.bits() < 64) got = (got << (64 - t.bits())) >> (64 - t.bits());  // sign-extend
       INFO(av[i] << " / " << bv[i]);
-      CHECK(got == av[i] / bv[i]);
+      CHECK(got == want[i]);
     }
   }
 }
