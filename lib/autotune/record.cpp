@@ -106,16 +106,18 @@ Record parse_record(const std::string &line) {
   return r;
 }
 
-// For each workload, the one thread count whose records timed alone rank it: `now` where
-// it has records at `now`, else the nearest count it has, the larger of two as near.
+// For each workload, its records' thread counts nearest to `now` first (the larger of two
+// as near): the first ranks it, the others are fallbacks in that order.
 template <typename Workload>
-std::map<Workload, int> ranked_thread_counts(const std::map<Workload, std::set<int>> &counts, int now) {
-  std::map<Workload, int> out;
+std::map<Workload, std::vector<int>> thread_counts_by_nearness(const std::map<Workload, std::set<int>> &counts,
+                                                               int now) {
+  std::map<Workload, std::vector<int>> out;
   for (const auto &[w, have] : counts) {
-    int pick = *have.begin();
-    for (int c : have)
-      if (std::abs(c - now) <= std::abs(pick - now)) pick = c;
-    out.emplace(w, pick);
+    std::vector<int> order(have.begin(), have.end());
+    std::sort(order.begin(), order.end(), [now](int a, int b) {
+      return std::abs(a - now) != std::abs(b - now) ? std::abs(a - now) < std::abs(b - now) : a > b;
+    });
+    out.emplace(w, std::move(order));
   }
   return out;
 }
@@ -247,7 +249,10 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
     }
   };
   using Workload = std::pair<std::string, std::string>;  // (workload, target)
-  std::map<Workload, std::vector<std::pair<std::string, Timed>>> configs;  // in the log's order
+  // (workload, group) -> its configurations in the log's order; a workload's records timed
+  // alone are grouped by thread count, group 0 the nearest count (with the records of an
+  // unknown count), 1 the next, ...
+  std::map<std::pair<Workload, size_t>, std::vector<std::pair<std::string, Timed>>> configs;
   const auto foreign = [&](const Record &r) { return !r.cpu.empty() && !host.empty() && r.cpu != host; };
   const auto timed = [](const Record &r) { return r.error.empty() && !r.times_ms.empty(); };
   std::set<Workload> in_model;  // workloads timed in a model: ranked by those records alone
@@ -257,7 +262,7 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
     if (r.in_model) in_model.emplace(r.workload, r.target);
     else if (r.threads > 0) counts[{r.workload, r.target}].insert(r.threads);
   }
-  const std::map<Workload, int> alone_at = ranked_thread_counts(counts, num_threads());
+  const std::map<Workload, std::vector<int>> nearest = thread_counts_by_nearness(counts, num_threads());
   for (const Record &r : records) {
     if (foreign(r)) {
       ++foreign_;
@@ -266,14 +271,21 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
     }
     const Workload w{r.workload, r.target};
     if (!timed(r) || r.in_model != bool(in_model.count(w))) continue;
-    if (!r.in_model && r.threads > 0 && r.threads != alone_at.at(w)) continue;
-    auto &list = configs[w];
+    size_t group = 0;
+    if (!r.in_model && r.threads > 0) {
+      const std::vector<int> &order = nearest.at(w);
+      group = size_t(std::find(order.begin(), order.end(), r.threads) - order.begin());
+    }
+    auto &list = configs[{w, group}];
     auto it = std::find_if(list.begin(), list.end(), [&](const auto &c) { return c.first == r.config_json; });
     if (it == list.end()) it = list.insert(list.end(), {r.config_json, Timed{&r, {}, false}});
     it->second.ms[r.in_model ? r.threads : 0].push_back(median(r.times_ms));
     it->second.is_default = it->second.is_default || r.is_default;
   }
-  for (const auto &[workload, list] : configs) {
+  // Groups in order: a workload's later groups follow its first as fallbacks, for when the
+  // records of the first do not fit (ApplyHistoryBest::without).
+  for (const auto &[key, list] : configs) {
+    const Workload &workload = key.first;
     const Timed *def = nullptr;
     for (const auto &c : list)
       if (c.second.is_default && !def) def = &c.second;

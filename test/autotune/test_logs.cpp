@@ -155,6 +155,15 @@ TEST_CASE("records timed alone rank among those of the thread count the kernels 
   merged.push_back(record_of(t, 4, {0.5}));
   CHECK(best_at(2, merged) == 4);
   CHECK(best_at(4, merged) == 3);
+  // Where no record of the nearest count fits its template, the next count's best applies.
+  set_num_threads(2);
+  const autotune::ApplyHistoryBest all(log);
+  set_num_threads(saved);
+  const autotune::ApplyHistoryBest fitting =
+      all.without([](const autotune::Record &r) { return r.threads == 2 ? std::string("a test's misfit") : ""; });
+  REQUIRE(fitting.best(t.workload, t.target));
+  CHECK(fitting.best(t.workload, t.target)->index == 1);  // the best on 1 thread, nearer to 2 than 4 is
+  CHECK(fitting.best(t.workload, t.target)->threads == 1);
   // The count is written and read back.
   TempLog file("threads");
   autotune::append_record(file.path, at(2, 2, 0.6));

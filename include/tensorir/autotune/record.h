@@ -66,6 +66,8 @@ std::string host_cpu_features();
 // (Record::threads), as a kernel that wins on one thread can lose on two: the count this
 // process runs its kernels at when the records are read (num_threads()), else the nearest
 // the log has (the larger of two as near); records of an unknown count join whichever.
+// The other counts' records follow, nearest first, for when none of that count fits its
+// template (without()).
 //
 // Records whose CPU features are not this host's are left out with a warning
 // (tensorir/warning.h): kernels tuned for other vector units are no guide here.
