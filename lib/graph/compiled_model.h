@@ -3,11 +3,11 @@
 // or export a compiled model.
 #pragma once
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "tensorir/graph/executor.h"
+#include "runtime/model_turn.h"
 #include "tensorir/graph/memory_plan.h"
 #include "tensorir/runtime/module.h"
 
@@ -42,7 +42,7 @@ struct CompiledModel::Impl {
   size_t planned_peak_bytes = 0;
   // run and profile write the results into `storage`: calls from several threads (on
   // this model or its copies) take turns.
-  mutable std::mutex calls;
+  mutable runtime::ModelTurns calls;
 
   // storage with the inputs bound, checked against the graph.
   std::vector<NDArray> bind(const std::map<std::string, NDArray> &inputs) const;

@@ -120,7 +120,7 @@ NDArray Outputs::single() const {
 }
 
 Outputs CompiledModel::run(const std::map<std::string, NDArray> &inputs) const {
-  const std::lock_guard<std::mutex> turn(impl_->calls);
+  const runtime::ModelTurns::Turn turn(impl_->calls, "model run");
   const std::vector<NDArray> s = impl_->bind(inputs);
   for (const Kernel &k : impl_->kernels) impl_->call(k, s);
   std::vector<std::string> names;
@@ -134,7 +134,7 @@ Outputs CompiledModel::run(const std::map<std::string, NDArray> &inputs) const {
 
 std::vector<KernelProfile> CompiledModel::profile(const std::map<std::string, NDArray> &inputs, int repeats) const {
   TIR_USER_CHECK(repeats >= 1) << "profile: repeats must be at least 1, got " << repeats;
-  const std::lock_guard<std::mutex> turn(impl_->calls);
+  const runtime::ModelTurns::Turn turn(impl_->calls, "model profile");
   const std::vector<NDArray> s = impl_->bind(inputs);
   std::vector<KernelProfile> out;
   const Graph &g = impl_->graph;

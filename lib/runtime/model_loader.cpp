@@ -5,12 +5,12 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 
 #include "runtime/cpu_features.h"
 #include "runtime/input_check.h"
 #include "runtime/library_module.h"
 #include "runtime/model_files.h"
+#include "runtime/model_turn.h"
 #include "runtime/plan_check.h"
 
 namespace tensorir::runtime {
@@ -27,7 +27,7 @@ struct LoadedModel::Impl {
   std::vector<void *> fixed;  // per value: its storage, nullptr for inputs
   std::vector<size_t> functions;  // per kernel: its index in the library's kernel table
   // The kernels write into `buffers`: calls from several threads take turns.
-  mutable std::mutex calls;
+  mutable runtime::ModelTurns calls;
 
   // Per-value data pointers with the inputs bound; `keep` holds copies made for them.
   std::vector<void *> bind(const std::map<std::string, NDArray> &given, std::vector<NDArray> &keep) const;
@@ -85,13 +85,13 @@ size_t LoadedModel::Impl::single_output(const char *what) const {
 
 NDArray LoadedModel::run(const std::map<std::string, NDArray> &inputs) const {
   const size_t out = impl_->single_output("run");
-  const std::lock_guard<std::mutex> turn(impl_->calls);
+  const runtime::ModelTurns::Turn turn(impl_->calls, "model run");
   std::vector<NDArray> keep;
   return impl_->output(out, impl_->run(inputs, keep));
 }
 
 std::map<std::string, NDArray> LoadedModel::run_all(const std::map<std::string, NDArray> &inputs) const {
-  const std::lock_guard<std::mutex> turn(impl_->calls);
+  const runtime::ModelTurns::Turn turn(impl_->calls, "model run_all");
   std::vector<NDArray> keep;
   const std::vector<void *> ptrs = impl_->run(inputs, keep);
   std::map<std::string, NDArray> out;
@@ -102,7 +102,7 @@ std::map<std::string, NDArray> LoadedModel::run_all(const std::map<std::string, 
 std::vector<KernelProfile> LoadedModel::profile(const std::map<std::string, NDArray> &inputs, int repeats) const {
   using Clock = std::chrono::steady_clock;
   TIR_USER_CHECK(repeats >= 1) << "profile: repeats must be at least 1, got " << repeats;
-  const std::lock_guard<std::mutex> turn(impl_->calls);
+  const runtime::ModelTurns::Turn turn(impl_->calls, "model profile");
   std::vector<NDArray> keep;
   const std::vector<void *> ptrs = impl_->bind(inputs, keep);
   std::vector<KernelProfile> out;

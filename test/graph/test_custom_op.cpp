@@ -7,6 +7,7 @@
 
 #include "graph/compiled_model.h"
 #include "graph_test_util.h"
+#include "tensorir/build.h"
 #include "tensorir/graph/executor.h"
 #include "tensorir/graph/op_registry.h"
 #include "tensorir/ops/schedule.h"
@@ -310,4 +311,62 @@ TEST_CASE("any exception of an operator's compute becomes an Error naming the no
   auto x = b.input("x", {4});
   CHECK_THROWS_MATCHES(b.make("test.throws", {x}, {}, "t"), Error,
                        Catch::Matchers::Message("node 't' (test.throws): map::at"));
+}
+
+namespace {
+
+// A kernel's extern function that runs a model: the same one (re-entrant) or another.
+const graph::CompiledModel *g_inner = nullptr;
+std::string g_inner_error;
+extern "C" float tir_test_run_inner(float x) {
+  try {
+    g_inner->run({{"x", NDArray::from_vector<float>({x}, {1})}});
+  } catch (const Error &e) {
+    g_inner_error = e.what();
+  }
+  return x + 1.0f;
+}
+
+graph::Graph calling_graph() {
+  static const bool op = [] {
+    register_extern_function("tir_test_run_inner", reinterpret_cast<void *>(&tir_test_run_inner));
+    graph::OpDef d;
+    d.name = "test.run_inner";
+    d.inputs = {"x"};
+    d.pattern = graph::OpPattern::kOpaque;
+    d.compute = [](const graph::Node &, const std::vector<Tensor> &in, const std::string &name) {
+      const Tensor x = in[0];
+      return compute(x.shape(), [&](Var i) { return call_extern(Float(32), "tir_test_run_inner", {x(i)}); }, name);
+    };
+    graph::register_op(d);
+    return true;
+  }();
+  (void)op;
+  graph::Builder b;
+  auto x = b.input("x", {1});
+  return b.finish(b.make("test.run_inner", {x}, {}, "y"));
+}
+
+}  // namespace
+
+TEST_CASE("a model run again from inside its own run is an Error, not a deadlock", "[graph][custom_op][error]") {
+  const graph::CompiledModel outer = graph::build(calling_graph(), "llvm");
+  const graph::CompiledModel relu = [] {
+    graph::Builder b;
+    auto x = b.input("x", {1});
+    return graph::build(b.finish(b.relu(x)), "llvm");
+  }();
+  // Another model runs inside: fine.
+  g_inner = &relu;
+  g_inner_error.clear();
+  CHECK(outer.run({{"x", NDArray::from_vector<float>({2}, {1})}}).single().to_vector<float>() ==
+        std::vector<float>{3});
+  CHECK(g_inner_error.empty());
+  // The same model: the inner run is refused, the outer one finishes.
+  g_inner = &outer;
+  CHECK(outer.run({{"x", NDArray::from_vector<float>({2}, {1})}}).single().to_vector<float>() ==
+        std::vector<float>{3});
+  CHECK_THAT(g_inner_error, Contains("model run: the model is already running on this thread") &&
+                                Contains("build or load the model a second time"));
+  g_inner = nullptr;
 }
