@@ -132,7 +132,8 @@ class CompiledModel {
   // Runs the graph on `inputs` (one NDArray per input node, by name, any device) and
   // returns a host copy of each output, by name. Missing, unknown or mis-shaped inputs
   // throw an Error naming the input. Calls from several threads are safe and take turns
-  // (the model's intermediate storage is allocated once; each call uses all the cores).
+  // (the model's intermediate storage is allocated once; each call uses all the cores); a
+  // call from inside a call of the same model (an extern function a kernel calls) throws.
   Outputs run(const std::map<std::string, NDArray> &inputs) const;
   // Runs the graph `repeats` times and reports each kernel's mean time, in graph order.
   std::vector<KernelProfile> profile(const std::map<std::string, NDArray> &inputs, int repeats = 1) const;
