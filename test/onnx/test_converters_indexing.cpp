@@ -398,6 +398,54 @@ TEST_CASE("converters: Resize by known sizes or scales, Upsample", "[onnx][conve
   }
 }
 
+TEST_CASE("converters: Pad with negative pads removes elements, in every mode", "[onnx][converters]") {
+  // ONNX's definition: pad by the positive pads, then remove the negative ones' elements.
+  const int64_t h = 4, w = 5;
+  std::vector<float> xv(size_t(h * w));
+  for (size_t e = 0; e < xv.size(); ++e) xv[e] = float(e) * 0.5f - 3;
+  const auto reference = [&](const std::vector<int64_t> &p, const std::string &mode) {
+    const int64_t pb[2] = {std::max<int64_t>(p[0], 0), std::max<int64_t>(p[1], 0)},
+                  pa[2] = {std::max<int64_t>(p[2], 0), std::max<int64_t>(p[3], 0)};
+    const int64_t ph = h + pb[0] + pa[0], pw = w + pb[1] + pa[1];
+    const auto source = [&](int64_t i, int64_t n) {  // the element a padded position reads, or -1
+      if (i >= 0 && i < n) return i;
+      if (mode == "constant") return int64_t{-1};
+      if (mode == "edge") return i < 0 ? int64_t{0} : n - 1;
+      return i < 0 ? -i : 2 * (n - 1) - i;  // reflect
+    };
+    std::vector<float> out;
+    for (int64_t i = std::max<int64_t>(-p[0], 0); i < ph - std::max<int64_t>(-p[2], 0); ++i)
+      for (int64_t j = std::max<int64_t>(-p[1], 0); j < pw - std::max<int64_t>(-p[3], 0); ++j) {
+        const int64_t si = source(i - pb[0], h), sj = source(j - pb[1], w);
+        out.push_back(si < 0 || sj < 0 ? 7.0f : xv[size_t(si * w + sj)]);
+      }
+    return out;
+  };
+  const std::vector<std::vector<int64_t>> cases = {
+      {-1, 0, 0, 0}, {0, -2, -1, 0}, {-1, 2, 1, -2}, {2, -1, -1, 1}, {-3, -4, 0, 0}, {1, 1, -1, -1}};
+  for (const std::string mode : {"constant", "edge", "reflect"})
+    for (const std::vector<int64_t> &p : cases) {
+      INFO(mode << " pads " << p[0] << ", " << p[1] << ", " << p[2] << ", " << p[3]);
+      ModelBuilder mb(13);
+      mb.input("x", dims({h, w}));
+      mb.initializer("pads", NDArray::from_vector<int64_t>(p, {4}));
+      mb.initializer("value", NDArray::from_vector<float>({7}, {}));
+      attr(mb.node("Pad", {"x", "pads", "value"}, {"y"}), "mode", mode);
+      mb.output("y");
+      const NDArray y = run(mb, {{"x", NDArray::from_vector<float>(xv, {h, w})}}).at(0);
+      const int64_t oh = h + p[0] + p[2], ow = w + p[1] + p[3];
+      REQUIRE(y.shape() == std::vector<int64_t>{oh, ow});
+      CHECK(y.to_vector<float>() == reference(p, mode));
+    }
+  // Every element removed: refused, naming the empty result.
+  ModelBuilder mb(13);
+  mb.input("x", dims({h, w}));
+  mb.initializer("pads", NDArray::from_vector<int64_t>({-2, 0, -2, 0}, {4}));
+  mb.node("Pad", {"x", "pads"}, {"y"});
+  mb.output("y");
+  CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("an empty result"));
+}
+
 TEST_CASE("converters: Pad in edge and reflect modes, TopK with a known k", "[onnx][converters]") {
   const NDArray x = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   for (const std::string mode : {"edge", "reflect"}) {

@@ -241,20 +241,19 @@ void split(Context &c, int version) {
   }
 }
 
-// Pad in edge or reflect mode: along each padded axis, the border element repeated (edge)
-// or the elements next to it mirrored (reflect) are concatenated on either side.
-void pad_border(Context &c, const Shape &before, const Shape &after, bool reflect) {
-  Shape shape = c.shape(0);
+// Pad in edge or reflect mode of x (of `shape`: input 0, or the part of it negative pads
+// keep): along each padded axis, the border element repeated (edge) or the elements next
+// to it mirrored (reflect) are concatenated on either side.
+void pad_border(Context &c, graph::NodeRef x, Shape shape, const Shape &before, const Shape &after, bool reflect) {
   if (element_count(shape) == 0) unsupported("an empty input");
   for (size_t i = 0; i < shape.size() && reflect; ++i) {
     TIR_USER_CHECK(before[i] < shape[i] && after[i] < shape[i])
         << "reflect pads " << before[i] << " and " << after[i] << " of dimension " << shape[i];
   }
-  graph::NodeRef x = c.node(0);
   size_t last = shape.size();
   for (size_t i = 0; i < shape.size(); ++i)
     if (before[i] > 0 || after[i] > 0) last = i;
-  if (last == shape.size()) return c.forward(0, 0);
+  TIR_ASSERT(last < shape.size()) << "pad_border without pads";
   for (size_t i = 0; i <= last; ++i) {
     const int64_t n = shape[i], b = before[i], a = after[i];
     if (b == 0 && a == 0) continue;
@@ -310,19 +309,45 @@ void pad(Context &c, int version) {
     pads = all;
   }
   TIR_USER_CHECK(pads.size() == 2 * r) << "pads has " << pads.size() << " values for rank " << r;
-  for (int64_t p : pads)
-    if (p < 0) unsupported("negative pads (cropping)");
   Shape out = c.shape(0);
   for (size_t i = 0; i < r; ++i)
     out[i] = checked_add(checked_add(out[i], pads[i], "the padded extent"), pads[r + i], "the padded extent");
+  for (int64_t d : out)
+    if (d < 1) unsupported("an empty result " + shape_str(out) + " (negative pads remove every element)");
   check_graph_size(out, c.dtype(0));
+  // Negative pads remove elements: the input is cut first, then padded. The same as
+  // padding first and cutting after, as ONNX defines it, since the two act on opposite
+  // ends (where a reflection would read a removed element, the cut input is too short
+  // for it, and that is refused).
+  graph::NodeRef x = c.node(0);
+  Shape shape = c.shape(0), begin(r, 0), end = c.shape(0);
+  bool cut = false, padded = false;
+  for (size_t i = 0; i < r; ++i) {
+    for (size_t side : {i, r + i}) {
+      if (pads[side] >= 0) {
+        padded = padded || pads[side] > 0;
+        continue;
+      }
+      (side == i ? begin[i] : end[i]) += side == i ? -pads[side] : pads[side];
+      pads[side] = 0;
+      cut = true;
+    }
+    shape[i] = end[i] - begin[i];
+  }
+  if (cut) {
+    const std::map<std::string, graph::AttrValue> attrs = {{"begin", begin}, {"end", end}, {"strides", Shape(r, 1)}};
+    if (!padded) return void(c.output(0, "slice", {x}, attrs));
+    x = c.make("slice", {x}, attrs);
+  } else if (!padded) {
+    return c.forward(0, 0);
+  }
   const std::string mode = c.attrs().s("mode", "constant");
-  if (mode != "constant") return pad_border(c, Shape(pads.begin(), pads.begin() + long(r)),
+  if (mode != "constant") return pad_border(c, x, shape, Shape(pads.begin(), pads.begin() + long(r)),
                                             Shape(pads.begin() + long(r), pads.end()), mode == "reflect");
   double value = c.attrs().f("value", 0);
   if (inputs && c.has_input(2)) value = to_doubles(c.value(2, "constant_value")).at(0);
   if (c.dtype(0).is_bool()) unsupported("bool input");
-  c.output(0, "pad", {c.node(0)},
+  c.output(0, "pad", {x},
            {{"before", Shape(pads.begin(), pads.begin() + long(r))},
             {"after", Shape(pads.begin() + long(r), pads.end())},
             {"value", value}});
