@@ -106,22 +106,6 @@ Record parse_record(const std::string &line) {
   return r;
 }
 
-// For each workload, its records' thread counts nearest to `now` first (the larger of two
-// as near): the first ranks it, the others are fallbacks in that order.
-template <typename Workload>
-std::map<Workload, std::vector<int>> thread_counts_by_nearness(const std::map<Workload, std::set<int>> &counts,
-                                                               int now) {
-  std::map<Workload, std::vector<int>> out;
-  for (const auto &[w, have] : counts) {
-    std::vector<int> order(have.begin(), have.end());
-    std::sort(order.begin(), order.end(), [now](int a, int b) {
-      return std::abs(a - now) != std::abs(b - now) ? std::abs(a - now) < std::abs(b - now) : a > b;
-    });
-    out.emplace(w, std::move(order));
-  }
-  return out;
-}
-
 }  // namespace
 
 Record as_logged(Record r) {
@@ -249,20 +233,26 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
     }
   };
   using Workload = std::pair<std::string, std::string>;  // (workload, target)
-  // (workload, group) -> its configurations in the log's order; a workload's records timed
-  // alone are grouped by thread count, group 0 the nearest count (with the records of an
-  // unknown count), 1 the next, ...
-  std::map<std::pair<Workload, size_t>, std::vector<std::pair<std::string, Timed>>> configs;
+  // A workload's records timed alone are grouped by thread count, nearest to the count the
+  // kernels run at first (the larger of two as near): keyed (distance, -count).
+  const int now = num_threads();
+  using Group = std::pair<int, int>;
+  const auto group_of = [now](int threads) { return Group{std::abs(threads - now), -threads}; };
+  // (workload, group) -> its configurations in the log's order.
+  std::map<std::pair<Workload, Group>, std::vector<std::pair<std::string, Timed>>> configs;
   const auto foreign = [&](const Record &r) { return !r.cpu.empty() && !host.empty() && r.cpu != host; };
   const auto timed = [](const Record &r) { return r.error.empty() && !r.times_ms.empty(); };
   std::set<Workload> in_model;  // workloads timed in a model: ranked by those records alone
-  std::map<Workload, std::set<int>> counts;  // the known thread counts of each workload's records timed alone
+  std::map<Workload, int> nearest;  // the known thread count of its records timed alone nearest to `now`
   for (const Record &r : records) {
     if (foreign(r) || !timed(r)) continue;
-    if (r.in_model) in_model.emplace(r.workload, r.target);
-    else if (r.threads > 0) counts[{r.workload, r.target}].insert(r.threads);
+    if (r.in_model) {
+      in_model.emplace(r.workload, r.target);
+    } else if (r.threads > 0) {
+      const auto [it, first] = nearest.emplace(Workload{r.workload, r.target}, r.threads);
+      if (!first && group_of(r.threads) < group_of(it->second)) it->second = r.threads;
+    }
   }
-  const std::map<Workload, std::vector<int>> nearest = thread_counts_by_nearness(counts, num_threads());
   for (const Record &r : records) {
     if (foreign(r)) {
       ++foreign_;
@@ -271,12 +261,10 @@ ApplyHistoryBest::ApplyHistoryBest(const std::vector<Record> &records, const std
     }
     const Workload w{r.workload, r.target};
     if (!timed(r) || r.in_model != bool(in_model.count(w))) continue;
-    size_t group = 0;
-    if (!r.in_model && r.threads > 0) {
-      const std::vector<int> &order = nearest.at(w);
-      group = size_t(std::find(order.begin(), order.end(), r.threads) - order.begin());
-    }
-    auto &list = configs[{w, group}];
+    // Records of an unknown count (0) rank with the nearest count's; in-model ones are alone.
+    const auto known = nearest.find(w);
+    const int threads = r.in_model || r.threads > 0 || known == nearest.end() ? r.threads : known->second;
+    auto &list = configs[{w, r.in_model ? Group{} : group_of(threads)}];
     auto it = std::find_if(list.begin(), list.end(), [&](const auto &c) { return c.first == r.config_json; });
     if (it == list.end()) it = list.insert(list.end(), {r.config_json, Timed{&r, {}, false}});
     it->second.ms[r.in_model ? r.threads : 0].push_back(median(r.times_ms));
