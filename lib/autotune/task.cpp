@@ -7,8 +7,8 @@
 #include <memory>
 #include <sstream>
 
-#include "autotune/workload.h"
 #include "autotune/laid_out_tasks.h"
+#include "autotune/workload.h"
 #include "graph/build_passes.h"
 #include "graph/op_table.h"
 #include "tensorir/autotune/config.h"

@@ -328,7 +328,8 @@ void pad(Context &c, int version) {
         padded = padded || pads[side] > 0;
         continue;
       }
-      (side == i ? begin[i] : end[i]) += side == i ? -pads[side] : pads[side];
+      if (side == i) begin[i] -= pads[side];
+      else end[i] += pads[side];
       pads[side] = 0;
       cut = true;
     }
