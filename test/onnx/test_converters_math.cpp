@@ -246,14 +246,11 @@ TEST_CASE("converters: unsigned inputs and BitShift", "[onnx][converters][math]"
   CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("shift") && Contains("LEFT or RIGHT"));
 }
 
-TEST_CASE("converters: Div of signed integers at run time truncates toward zero", "[onnx][converters][math]") {
-  for (const Type t : {Int(8), Int(16), Int(32), Int(64)}) {
-    INFO(t);
-    ModelBuilder mb(13);
-    mb.input("a", dims({64}), onnx_test::onnx_type(t));
-    mb.input("b", dims({64}), onnx_test::onnx_type(t));
-    mb.node("Div", {"a", "b"}, {"q"});
-    mb.output("q", {}, onnx_test::onnx_type(t));
+TEST_CASE("converters: Div of signed integers truncates toward zero, folded at import as at run time",
+          "[onnx][converters][math]") {
+  for (const auto &[t, folded] : {std::pair{Int(8), false}, {Int(16), false}, {Int(32), false}, {Int(64), false},
+                                  {Int(8), true}, {Int(64), true}}) {
+    INFO(t << (folded ? ", initializers folded at import" : ", inputs computed at run time"));
     // Every sign combination, exact and inexact quotients; then the type's lowest value
     // over -1, which wraps to itself, and divisors of 0, which give 0 (as the graph's divide).
     std::mt19937 rng(uint32_t(t.bits()));
@@ -277,7 +274,17 @@ TEST_CASE("converters: Div of signed integers at run time truncates toward zero"
         std::memcpy(static_cast<char *>(x.data()) + i * size_t(t.bytes()), &v[i], size_t(t.bytes()));  // little-endian
       return x;
     };
-    const NDArray q = run(mb, {{"a", array(av)}, {"b", array(bv)}}).at(0);
+    ModelBuilder mb(13);
+    if (folded) {
+      mb.initializer("a", array(av));
+      mb.initializer("b", array(bv));
+    } else {
+      mb.input("a", dims({64}), onnx_test::onnx_type(t));
+      mb.input("b", dims({64}), onnx_test::onnx_type(t));
+    }
+    mb.node("Div", {"a", "b"}, {"q"});
+    mb.output("q", {}, onnx_test::onnx_type(t));
+    const NDArray q = (folded ? run(mb, {}) : run(mb, {{"a", array(av)}, {"b", array(bv)}})).at(0);
     REQUIRE(q.dtype() == t);
     for (size_t i = 0; i < 64; ++i) {
       int64_t got = 0;
@@ -290,10 +297,13 @@ TEST_CASE("converters: Div of signed integers at run time truncates toward zero"
 }
 
 TEST_CASE("converters: uint64 values from 2^63 up fold at import as they compute at run time", "[onnx][converters][math]") {
-  const std::vector<uint64_t> av = {~uint64_t{0}, uint64_t{1} << 63, 7, 12345678901234567890ull},
-                              bv = {2, 3, (uint64_t{1} << 63) + 1, 10};
-  const NDArray a = unsigned_array({int64_t(av[0]), int64_t(av[1]), int64_t(av[2]), int64_t(av[3])}, {4}, UInt(64));
-  const NDArray b = unsigned_array({int64_t(bv[0]), int64_t(bv[1]), int64_t(bv[2]), int64_t(bv[3])}, {4}, UInt(64));
+  // The last divisor is 0: the quotient is 0 both ways.
+  const std::vector<uint64_t> av = {~uint64_t{0}, uint64_t{1} << 63, 7, 12345678901234567890ull, 9},
+                              bv = {2, 3, (uint64_t{1} << 63) + 1, 10, 0};
+  const auto array = [](const std::vector<uint64_t> &v) {
+    return unsigned_array(std::vector<int64_t>(v.begin(), v.end()), {int64_t(v.size())}, UInt(64));
+  };
+  const NDArray a = array(av), b = array(bv);
   const std::vector<const char *> ops = {"Div", "Max", "Min", "Less", "Greater"};
   for (const bool folded : {true, false}) {
     INFO((folded ? "initializers, folded at import" : "inputs, computed at run time"));
@@ -302,8 +312,8 @@ TEST_CASE("converters: uint64 values from 2^63 up fold at import as they compute
       mb.initializer("a", a);
       mb.initializer("b", b);
     } else {
-      mb.input("a", dims({4}), ::onnx::TensorProto::UINT64);
-      mb.input("b", dims({4}), ::onnx::TensorProto::UINT64);
+      mb.input("a", dims({5}), ::onnx::TensorProto::UINT64);
+      mb.input("b", dims({5}), ::onnx::TensorProto::UINT64);
     }
     for (const char *op : ops) {
       mb.node(op, {"a", "b"}, {std::string("y") + op});
@@ -314,9 +324,9 @@ TEST_CASE("converters: uint64 values from 2^63 up fold at import as they compute
     const std::vector<int64_t> div = unsigned_values(out.at(0)), mx = unsigned_values(out.at(1)),
                                mn = unsigned_values(out.at(2)), lt = unsigned_values(out.at(3)),
                                gt = unsigned_values(out.at(4));
-    for (size_t i = 0; i < 4; ++i) {
+    for (size_t i = 0; i < av.size(); ++i) {
       INFO(av[i] << " and " << bv[i]);
-      CHECK(uint64_t(div[i]) == av[i] / bv[i]);
+      CHECK(uint64_t(div[i]) == (bv[i] ? av[i] / bv[i] : 0));
       CHECK(uint64_t(mx[i]) == std::max(av[i], bv[i]));
       CHECK(uint64_t(mn[i]) == std::min(av[i], bv[i]));
       CHECK(lt[i] == int64_t(av[i] < bv[i]));
