@@ -257,13 +257,10 @@ void Importer::check_option_names() const {
   std::vector<std::string> inputs;
   for (const ::onnx::ValueInfoProto &in : model_.graph().input())
     if (!initializers.count(in.name())) inputs.push_back(in.name());
-  std::string known;
-  for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
   auto check = [&](const std::string &name, const char *option, const char *flag) {
     if (std::find(inputs.begin(), inputs.end(), name) != inputs.end()) return;
     throw UnknownInputError("onnx: ImportOptions::" + std::string(option) + " (tensorir " + flag + ") names '" +
-                                name + "', which is not an input of the model (" +
-                                (known.empty() ? "it has none" : "its inputs: " + known) + ")",
+                                name + "', which is not an input of the model (" + UnknownInputError::inputs_text(inputs) + ")",
                             option, name, inputs);
   };
   for (const auto &[name, shape] : options_.input_shapes) check(name, "input_shapes", "--input-shape");

@@ -69,6 +69,12 @@ ModelInfo detail::describe(const ::onnx::ModelProto &m) {
   return info;
 }
 
+std::string UnknownInputError::inputs_text(const std::vector<std::string> &inputs) {
+  std::string known;
+  for (const std::string &n : inputs) known += (known.empty() ? "'" : ", '") + n + "'";
+  return known.empty() ? "it has none" : "its inputs: " + known;
+}
+
 ModelInfo inspect(const std::string &path) { return detail::describe(detail::load_model(path)); }
 
 namespace {

@@ -73,6 +73,8 @@ class UnknownInputError : public Error {
   const std::string &name() const { return name_; }
   // The model's inputs, in its order.
   const std::vector<std::string> &inputs() const { return inputs_; }
+  // "its inputs: 'a', 'b'", or "it has none": how a message lists `inputs`.
+  static std::string inputs_text(const std::vector<std::string> &inputs);
 
  private:
   std::string option_, name_;
