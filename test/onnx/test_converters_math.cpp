@@ -409,3 +409,108 @@ TEST_CASE("converters: Det of 1x1, 2x2 and 3x3 matrices", "[onnx][converters][ma
   mb.output("y");
   CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("det") && Contains("square"));
 }
+
+namespace {
+
+// An array's elements as doubles (integers and float64 exactly, below 2^53).
+std::vector<double> as_doubles(const NDArray &a) {
+  const Type t = a.dtype();
+  if (t == Float(64)) return a.to_vector<double>();
+  if (t == Float(32)) {
+    const std::vector<float> v = a.to_vector<float>();
+    return std::vector<double>(v.begin(), v.end());
+  }
+  std::vector<double> out;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    int64_t x = 0;  // little-endian, sign- or zero-extended
+    std::memcpy(&x, static_cast<const char *>(a.data()) + i * t.bytes(), size_t(t.bytes()));
+    if (t.is_int() && t.bits() < 64) x = (x << (64 - t.bits())) >> (64 - t.bits());
+    out.push_back(t == UInt(64) ? double(uint64_t(x)) : double(x));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("converters: MatMul and Gemm of float64 and integers compute in their type", "[onnx][converters][math]") {
+  // Shapes of NumPy's matmul: plain, batched with broadcasting, 1-D on either side.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{5, 7}, {7, 3}}, {{2, 1, 4, 6}, {3, 6, 5}}, {{6}, {6, 4}}, {{3, 6}, {6}}, {{2, 3, 6}, {6, 5}}};
+  for (const Type t : {Float(64), Int(32), Int(64), UInt(32), UInt(64)}) {
+    for (size_t s = 0; s <= shapes.size(); ++s) {
+      // Last, the first shapes again with B a known weight (which the graph packs).
+      const bool known_b = s == shapes.size();
+      const auto &[as, bs] = shapes[known_b ? 0 : s];
+      INFO(t << " " << shape_str(as) << " x " << shape_str(bs) << (known_b ? ", B an initializer" : ""));
+      // Small integers: every product and sum is exact in the type and in double.
+      const bool integer = !t.is_float();
+      const NDArray a = NDArray::random(as, t, 3, integer ? 0 : -1, integer ? 50 : 1);
+      const NDArray b = NDArray::random(bs, t, 4, integer ? 0 : -1, integer ? 50 : 1);
+      ModelBuilder mb(13);
+      mb.input("a", dims(as), onnx_test::onnx_type(t));
+      if (known_b) mb.initializer("b", b);
+      else mb.input("b", dims(bs), onnx_test::onnx_type(t));
+      mb.node("MatMul", {"a", "b"}, {"y"});
+      mb.output("y", {}, onnx_test::onnx_type(t));
+      const NDArray y = known_b ? run(mb, {{"a", a}}).at(0) : run(mb, {{"a", a}, {"b", b}}).at(0);
+      REQUIRE(y.dtype() == t);
+      // The reference: rows of A [.., M, K] by columns of B [.., K, N], batches broadcast.
+      const std::vector<int64_t> a2 = as.size() == 1 ? std::vector<int64_t>{1, as[0]} : as;
+      const std::vector<int64_t> b2 = bs.size() == 1 ? std::vector<int64_t>{bs[0], 1} : bs;
+      const int64_t m = a2[a2.size() - 2], k = a2.back(), n = b2.back();
+      const size_t nd = std::max(a2.size(), b2.size());
+      std::vector<int64_t> batch(nd - 2, 1), a_batch(nd - 2, 1), b_batch(nd - 2, 1);
+      for (size_t i = 0; i + 2 < a2.size(); ++i) a_batch[nd - a2.size() + i] = a2[i];
+      for (size_t i = 0; i + 2 < b2.size(); ++i) b_batch[nd - b2.size() + i] = b2[i];
+      int64_t batches = 1;
+      for (size_t i = 0; i < batch.size(); ++i) batches *= batch[i] = std::max(a_batch[i], b_batch[i]);
+      const std::vector<double> av = as_doubles(a), bv = as_doubles(b), got = as_doubles(y);
+      REQUIRE(got.size() == size_t(batches * m * n));
+      for (int64_t p = 0; p < batches; ++p) {
+        int64_t ao = 0, bo = 0, rest = p;
+        for (size_t i = batch.size(); i-- > 0;) {
+          const int64_t idx = rest % batch[i];
+          rest /= batch[i];
+          int64_t a_stride = m * k, b_stride = k * n;
+          for (size_t j = i + 1; j < batch.size(); ++j) a_stride *= a_batch[j], b_stride *= b_batch[j];
+          ao += (a_batch[i] == 1 ? 0 : idx) * a_stride;
+          bo += (b_batch[i] == 1 ? 0 : idx) * b_stride;
+        }
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double want = 0;
+            for (int64_t q = 0; q < k; ++q) want += av[size_t(ao + i * k + q)] * bv[size_t(bo + q * n + j)];
+            const double g = got[size_t((p * m + i) * n + j)];
+            if (integer) CHECK(g == want);
+            else CHECK(std::abs(g - want) <= 1e-12 * (1 + std::abs(want)));
+          }
+      }
+    }
+    // Gemm: alpha A' B' + beta C, A transposed, C a row broadcast.
+    INFO(t << " Gemm");
+    ModelBuilder mb(13);
+    mb.input("a", dims({4, 3}), onnx_test::onnx_type(t));
+    mb.input("b", dims({4, 5}), onnx_test::onnx_type(t));
+    mb.input("c", dims({5}), onnx_test::onnx_type(t));
+    auto &node = mb.node("Gemm", {"a", "b", "c"}, {"y"});
+    attr(node, "transA", int64_t{1});
+    attr(node, "alpha", 2.0f);
+    attr(node, "beta", 3.0f);
+    mb.output("y", {}, onnx_test::onnx_type(t));
+    const bool integer = !t.is_float();
+    const NDArray a = NDArray::random({4, 3}, t, 5, integer ? 0 : -1, integer ? 50 : 1);
+    const NDArray b = NDArray::random({4, 5}, t, 6, integer ? 0 : -1, integer ? 50 : 1);
+    const NDArray c = NDArray::random({5}, t, 7, integer ? 0 : -1, integer ? 50 : 1);
+    const NDArray y = run(mb, {{"a", a}, {"b", b}, {"c", c}}).at(0);
+    REQUIRE(y.dtype() == t);
+    const std::vector<double> av = as_doubles(a), bv = as_doubles(b), cv = as_doubles(c), got = as_doubles(y);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 5; ++j) {
+        double s = 0;
+        for (int64_t q = 0; q < 4; ++q) s += av[size_t(q * 3 + i)] * bv[size_t(q * 5 + j)];
+        const double want = 2 * s + 3 * cv[size_t(j)], g = got[size_t(i * 5 + j)];
+        if (integer) CHECK(g == want);
+        else CHECK(std::abs(g - want) <= 1e-12 * (1 + std::abs(want)));
+      }
+  }
+}

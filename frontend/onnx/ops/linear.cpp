@@ -8,7 +8,37 @@
 
 namespace tensorir::onnx::detail {
 
+graph::NodeRef numpy_matmul(Context &c, graph::NodeRef a, std::vector<int64_t> as, graph::NodeRef b,
+                            std::vector<int64_t> bs) {
+  TIR_USER_CHECK(!as.empty() && !bs.empty()) << "the operands of a matrix product have rank 1 or more";
+  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  if (a_vec) a = c.make("reshape", {a}, {{"shape", as = {1, as[0]}}});
+  if (b_vec) b = c.make("reshape", {b}, {{"shape", bs = {bs[0], 1}}});
+  TIR_USER_CHECK(as.back() == bs[bs.size() - 2])
+      << "a product of " << shape_str(as) << " and " << shape_str(bs) << ": inner dimensions differ";
+  std::string error;
+  std::vector<int64_t> out = broadcast_shapes(std::vector<int64_t>(as.begin(), as.end() - 2),
+                                              std::vector<int64_t>(bs.begin(), bs.end() - 2), &error);
+  TIR_USER_CHECK(error.empty()) << "a product of " << shape_str(as) << " and " << shape_str(bs) << ": " << error;
+  graph::NodeRef y = c.make("batch_matmul", {a, b});
+  if (!a_vec && !b_vec) return y;
+  if (!a_vec) out.push_back(as[as.size() - 2]);
+  if (!b_vec) out.push_back(bs.back());
+  return c.make("reshape", {y}, {{"shape", out}});
+}
+
 namespace {
+
+// Inputs 0 and 1 (and 2, Gemm's C, when `bias`) of one type: float32, float64 or a 32- or
+// 64-bit integer.
+void need_product_types(const Context &c, bool bias) {
+  const Type t = c.dtype(0);
+  if (t != Float(32) && t != Float(64) && t.bits() < 32)
+    unsupported("input '" + c.input_name(0) + "' is " + t.str() + "; float32, float64 and 32- and 64-bit integers are supported");
+  for (size_t i = 1; i < (bias ? 3u : 2u); ++i)
+    TIR_USER_CHECK(c.dtype(i) == t) << "input '" << c.input_name(i) << "' is " << c.dtype(i) << " but '"
+                                    << c.input_name(0) << "' is " << t;
+}
 
 // Input i as dense's weight [N, K]: `transposed` says it is [N, K] already.
 graph::NodeRef weight(Context &c, size_t i, bool transposed, double alpha) {
@@ -28,8 +58,7 @@ graph::NodeRef weight(Context &c, size_t i, bool transposed, double alpha) {
 // when it is a vector [N] (or [1, N]), else added with broadcasting. Before opset 7 C is
 // required, and is [M, N] unless the broadcast attribute is set.
 void gemm(Context &c, bool legacy) {
-  need_float32(c, 0);
-  need_float32(c, 1);
+  need_product_types(c, c.has_input(2));
   TIR_USER_CHECK(c.rank(0) == 2 && c.rank(1) == 2) << "Gemm takes 2-D A and B";
   const Attributes &a = c.attrs();
   graph::NodeRef x = c.node(0);
@@ -38,7 +67,6 @@ void gemm(Context &c, bool legacy) {
   const double beta = a.f("beta", 1.0f);
   TIR_USER_CHECK(!legacy || c.has_input(2)) << "C is missing (Gemm requires it before opset 11)";
   if (!c.has_input(2) || beta == 0.0) return void(c.output(0, "dense", {x, w}));
-  need_float32(c, 2);
   graph::NodeRef y = c.make("dense", {x, w});
   const int64_t n = c.graph_node(y).shape[1];
   if (legacy && a.i("broadcast", 0) == 0) {
@@ -88,8 +116,7 @@ void batch_matmul(Context &c) {
 // MatMul with NumPy semantics where B is 2-D (or 1-D): A's leading dimensions are
 // folded into rows for dense and restored after.
 void matmul(Context &c) {
-  need_float32(c, 0);
-  need_float32(c, 1);
+  need_product_types(c, false);
   const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
   TIR_USER_CHECK(!as.empty() && !bs.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
                                              << ": the operands of a MatMul have rank 1 or more";

@@ -94,6 +94,11 @@ graph::NodeRef conv2d(Context &c, graph::NodeRef x, const std::vector<int64_t> &
 // The tensor values `items` (one shape but along `axis`, one type) concatenated along
 // `axis`, or with `new_axis` stacked along a new dimension `axis`; defined in sequence.cpp.
 Value join_values(Context &c, const std::vector<Value> &items, int axis, bool new_axis);
+// a [..., M, K] times b [..., K, N] as NumPy's matmul (1-D operands gain a dimension
+// that the result drops; leading dimensions broadcast), in their type; the shapes are
+// a's and b's. Defined in linear.cpp.
+graph::NodeRef numpy_matmul(Context &c, graph::NodeRef a, std::vector<int64_t> as, graph::NodeRef b,
+                            std::vector<int64_t> bs);
 // Why Conv's attributes rule a node out, or "".
 std::string check_conv(const Attributes &a);
 

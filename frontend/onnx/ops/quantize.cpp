@@ -59,27 +59,6 @@ graph::NodeRef centered(Context &c, size_t i, size_t zp_index, int axis) {
   return c.make("subtract", {x, param(c, zp_index, axis, c.rank(i), c.shape(i)[size_t(axis)], Int(32))});
 }
 
-// a [..., M, K] times b [..., K, N] in int32 (NumPy's matmul: 1-D operands gain a
-// dimension that the result drops).
-graph::NodeRef int_matmul(Context &c, graph::NodeRef a, std::vector<int64_t> as, graph::NodeRef b,
-                          std::vector<int64_t> bs) {
-  TIR_USER_CHECK(!as.empty() && !bs.empty()) << "the operands of a matrix product have rank 1 or more";
-  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
-  if (a_vec) a = c.make("reshape", {a}, {{"shape", as = {1, as[0]}}});
-  if (b_vec) b = c.make("reshape", {b}, {{"shape", bs = {bs[0], 1}}});
-  TIR_USER_CHECK(as.back() == bs[bs.size() - 2])
-      << "a product of " << shape_str(as) << " and " << shape_str(bs) << ": inner dimensions differ";
-  std::string error;
-  std::vector<int64_t> out = broadcast_shapes(std::vector<int64_t>(as.begin(), as.end() - 2),
-                                              std::vector<int64_t>(bs.begin(), bs.end() - 2), &error);
-  TIR_USER_CHECK(error.empty()) << "a product of " << shape_str(as) << " and " << shape_str(bs) << ": " << error;
-  graph::NodeRef y = c.make("batch_matmul", {a, b});
-  if (!a_vec && !b_vec) return y;
-  if (!a_vec) out.push_back(as[as.size() - 2]);
-  if (!b_vec) out.push_back(bs.back());
-  return c.make("reshape", {y}, {{"shape", out}});
-}
-
 int quant_axis(const Context &c, size_t scale) {
   return c.rank(0) == 0 || element_count(c.shape(scale)) == 1 ? 0 : normalize_axis(c.attrs().i("axis", 1), c.rank(0));
 }
@@ -133,7 +112,7 @@ graph::NodeRef centered_matmul(Context &c, size_t a, size_t a_zp, size_t b, size
   const int ra = c.rank(a), rb = c.rank(b);
   graph::NodeRef x = centered(c, a, a_zp, ra >= 2 ? ra - 2 : -1);
   graph::NodeRef y = centered(c, b, b_zp, rb >= 2 ? rb - 1 : -1);
-  return int_matmul(c, x, c.shape(a), y, c.shape(b));
+  return numpy_matmul(c, x, c.shape(a), y, c.shape(b));
 }
 
 void matmul_integer(Context &c) { c.set_output(0, centered_matmul(c, 0, 2, 1, 3)); }
