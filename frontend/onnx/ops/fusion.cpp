@@ -105,7 +105,10 @@ bool fuse_gelu(Context &c) {
   };
   for (size_t s : {size_t{0}, size_t{1}}) {
     double half = 0;
-    if (c.known(s) || !c.known(1 - s) || !scalar_value(c.input(1 - s).known, &half) || half != 0.5) continue;
+    // A 0.5 of more dimensions than the product broadcasts it to them: no GELU then.
+    if (c.known(s) || !c.known(1 - s) || !scalar_value(c.input(1 - s).known, &half) || half != 0.5 ||
+        c.rank(1 - s) > c.rank(s))
+      continue;
     const graph::Node &mul = at(c, c.node(s).id);
     if (!is_op(mul, "multiply", 2) || mul.shape != c.shape(s)) continue;
     for (size_t t : {size_t{0}, size_t{1}}) {
