@@ -223,7 +223,7 @@ void Importer::add_inputs() {
             unsupported_.push_back({in.name(), "input",
                                     "input '" + in.name() + "': dimension " + std::to_string(i) + " (" + sym +
                                         ") is symbolic; bind it with ImportOptions::input_shapes[\"" + in.name() + "\"]",
-                                    in.name()});
+                                    in.name(), true});
             break;
           }
           shape.push_back(d.dim_value());

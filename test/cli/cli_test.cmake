@@ -88,6 +88,15 @@ expect(0 "once per value of its shape inputs \\(shape\\).*output 'reshaped': \\[
        -i "shape=${RESHAPE}/test_data_set_0/input_1.pb")
 expect(2 "input 'shape' decides shapes.*--input shape=FILE" run "${RESHAPE}/model.onnx")
 expect(1 "input 'shape' decides shapes.*--input-value" compile "${RESHAPE}/model.onnx" --target llvm -o "${WORK}/x")
+# A symbolic dimension is bound with --input-shape (fixing the input's value would make
+# it a constant).
+execute_process(COMMAND "${MAKE_SYMBOLIC_MODEL}" "${WORK}/symbolic.onnx" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${MAKE_SYMBOLIC_MODEL} could not write a model (exit ${rc})")
+endif()
+expect(1 "input 'x' has symbolic dimensions: bind them with --input-shape" compile "${WORK}/symbolic.onnx"
+       --target llvm -o "${WORK}/x")
+expect(0 "saved in" compile "${WORK}/symbolic.onnx" --input-shape x=2,3 --target llvm -o "${WORK}/symbolic")
 expect(0 "PASS" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0"
        --input-value "shape=${RESHAPE}/test_data_set_0/input_1.pb")
 expect(2 "expected NAME=FILE" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0" --input-value shape)

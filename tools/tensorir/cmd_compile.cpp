@@ -81,22 +81,32 @@ std::vector<Target> parse_targets(const CompileArgs &a, bool &web) {
   return parsed;
 }
 
-// The model as a graph; a model whose refused nodes all need an input's value says which
-// inputs to fix, since a saved model or a web package is compiled for fixed shapes.
+// The model as a graph; a model whose refused nodes all need an input's value or shape
+// says which inputs to fix or bind, since a saved model or a web package is compiled for
+// fixed shapes.
 graph::Graph static_graph(const CompileArgs &a) {
   try {
     return load_graph(a.model, a.model_options);
   } catch (const onnx::UnsupportedError &e) {
-    std::vector<std::string> names;
+    std::vector<std::string> values, shapes;
     for (const onnx::UnsupportedNode &u : e.nodes()) {
       if (u.input.empty()) throw;
+      std::vector<std::string> &names = u.symbolic_shape ? shapes : values;
       if (std::find(names.begin(), names.end(), u.input) == names.end()) names.push_back(u.input);
     }
-    const bool one = names.size() == 1;
-    throw Error("'" + a.model + "': " + (one ? "input '" : "inputs '") + joined(names, "', '") +
-                (one ? "' decides" : "' decide") + " shapes, and compile makes a model of fixed shapes: fix " +
-                (one ? "it" : "them") + " with --input-value NAME=FILE (tensorir run and test take " +
-                (one ? "it" : "them") + " at run time)\n" + e.what());
+    std::string fix;
+    if (!shapes.empty()) {
+      const bool one = shapes.size() == 1;
+      fix = std::string(one ? "input '" : "inputs '") + joined(shapes, "', '") + (one ? "' has" : "' have") +
+            " symbolic dimensions: bind them with --input-shape NAME=D0,D1,...";
+    }
+    if (!values.empty()) {
+      const bool one = values.size() == 1;
+      fix += std::string(fix.empty() ? "" : "; ") + (one ? "input '" : "inputs '") + joined(values, "', '") +
+             (one ? "' decides" : "' decide") + " shapes: fix " + (one ? "it" : "them") +
+             " with --input-value NAME=FILE (tensorir run and test take " + (one ? "it" : "them") + " at run time)";
+    }
+    throw Error("'" + a.model + "': compile makes a model of fixed shapes, and " + fix + "\n" + e.what());
   }
 }
 

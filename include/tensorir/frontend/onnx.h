@@ -45,6 +45,9 @@ struct UnsupportedNode {
   // A graph input whose value the node needs at import (a shape, axes, a bound); fixing
   // it with ImportOptions::input_values lets the node convert. Empty for other reasons.
   std::string input;
+  // The node is that input itself, whose dimensions are symbolic: ImportOptions::
+  // input_shapes binds them (as does fixing its value).
+  bool symbolic_shape = false;
 };
 
 // What import throws for a well-formed model that uses what the importer does not
