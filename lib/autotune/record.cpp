@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "runtime/cpu_features.h"
+#include "support/json_parse.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
 #include "tensorir/warning.h"
@@ -46,22 +47,22 @@ T field(const json &j, const char *key, const char *kind) {
   auto it = j.find(key);
   TIR_USER_CHECK(it != j.end()) << "the field '" << key << "' is missing";
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    TIR_USER_CHECK(!it->is_number_float()) << "the field '" << key << "' is " << it->dump()
+    TIR_USER_CHECK(!it->is_number_float()) << "the field '" << key << "' is " << support::quote_json(*it)
                                            << ", not an integer (written without a point or an exponent) that fits in "
                                            << 8 * sizeof(T) << " bits";
     TIR_USER_CHECK(it->is_number_integer()) << "the field '" << key << "' is not " << kind << " (it is "
-                                            << it->dump() << ")";
+                                            << support::quote_json(*it) << ")";
     const bool fits = it->is_number_unsigned()
                           ? it->template get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
                           : it->template get<int64_t>() >= int64_t(std::numeric_limits<T>::min()) &&
                                 it->template get<int64_t>() <= int64_t(std::numeric_limits<T>::max());
-    TIR_USER_CHECK(fits) << "the field '" << key << "' is " << it->dump() << ", not a whole number that fits in "
+    TIR_USER_CHECK(fits) << "the field '" << key << "' is " << support::quote_json(*it) << ", not a whole number that fits in "
                          << 8 * sizeof(T) << " bits";
   }
   try {
     return it->template get<T>();
   } catch (const json::exception &) {
-    TIR_THROW() << "the field '" << key << "' is not " << kind << " (it is " << it->dump() << ")";
+    TIR_THROW() << "the field '" << key << "' is not " << kind << " (it is " << support::quote_json(*it) << ")";
   }
   return T{};
 }
@@ -69,11 +70,11 @@ T field(const json &j, const char *key, const char *kind) {
 Record parse_record(const std::string &line) {
   json j;
   try {
-    j = json::parse(line);
+    j = support::parse_json<json>(line);
   } catch (const json::out_of_range &e) {  // a number like 1e999
-    TIR_THROW() << "a number is out of range (" << e.what() << ")";
+    TIR_THROW() << "a number is out of range (" << support::cut_text(e.what()) << ")";
   } catch (const json::exception &e) {
-    TIR_THROW() << "not JSON (" << e.what() << ")";
+    TIR_THROW() << "not JSON (" << support::cut_text(e.what()) << ")";
   }
   TIR_USER_CHECK(j.is_object()) << "not a JSON object";
   Record r;
@@ -86,11 +87,11 @@ Record parse_record(const std::string &line) {
   TIR_USER_CHECK(r.index >= 0) << "the field 'index' is " << r.index
                                << ", not a configuration index (they count from 0)";
   const json config = field<json>(j, "config", "an object");
-  TIR_USER_CHECK(config.is_object()) << "the field 'config' is not an object (it is " << config.dump() << ")";
+  TIR_USER_CHECK(config.is_object()) << "the field 'config' is not an object (it is " << support::quote_json(config) << ")";
   for (const auto &[name, value] : config.items())
     TIR_USER_CHECK(value.is_number_integer() &&
                    !(value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX)))
-        << "the knob '" << name << "' of 'config' is not an integer that fits in 64 bits (it is " << value.dump()
+        << "the knob '" << name << "' of 'config' is not an integer that fits in 64 bits (it is " << support::quote_json(value)
         << ")";
   r.config_json = config.dump();
   r.times_ms = field<std::vector<double>>(j, "times_ms", "a list of numbers");
@@ -126,7 +127,7 @@ Record as_logged(Record r) {
 void append_record(const std::string &path, const Record &r) {
   json config;
   try {
-    config = json::parse(r.config_json.empty() ? "{}" : r.config_json);
+    config = support::parse_json<json>(r.config_json.empty() ? "{}" : r.config_json);
   } catch (const json::exception &e) {
     TIR_THROW() << "append_record: config_json is not JSON (" << e.what() << "): " << r.config_json;
   }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <variant>
 
+#include "support/json_parse.h"
 #include "tensorir/error.h"
 #include "tensorir/graph/passes.h"
 #include "tensorir/ops/nn.h"
@@ -108,7 +109,7 @@ int winograd_tile(Config &cfg, int fallback) {
 std::map<std::string, int64_t> config_values(const std::string &config_json) {
   json j;
   try {
-    j = json::parse(config_json);
+    j = support::parse_json<json>(config_json);
   } catch (const json::parse_error &e) {
     TIR_THROW() << "autotune: the configuration is not JSON (" << e.what() << "): " << config_json;
   }

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "support/json_parse.h"
 #include "tensorir/error.h"
 #include "tensorir/rpc.h"
 
@@ -40,7 +41,14 @@ uint32_t header_length(std::string_view message) {
 
 nlohmann::json decode_header(std::string_view message) {
   const uint32_t n = header_length(message);
-  nlohmann::json header = nlohmann::json::parse(message.substr(8, n), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json header;
+  try {
+    header = support::parse_json<nlohmann::json>(message.substr(8, n));
+  } catch (const nlohmann::json::exception &) {
+    header = nullptr;  // not JSON: said below
+  } catch (const Error &e) {
+    TIR_THROW() << "RPC: a frame's header is " << e.what();
+  }
   TIR_USER_CHECK(header.is_object() && header.contains("type") && header["type"].is_string())
       << "RPC: a frame's header is not a JSON object with a string \"type\"";
   return header;

@@ -229,6 +229,12 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
       // Times are durations.
       {with(good, "\"times_ms\":[1.0]", "\"times_ms\":[1.0,0]"), "the field 'times_ms' has 0, not a duration"},
       {with(good, "\"times_ms\":[1.0]", "\"times_ms\":[-2.5]"), "the field 'times_ms' has -2.5, not a duration"},
+      // Nesting deep enough to overflow the stack of whatever copies or prints it; a long
+      // value is quoted cut short.
+      {good.substr(0, good.size() - 1) + ",\"deep\":" + std::string(100000, '[') + std::string(100000, ']') + "}",
+       "nested more than 64 levels deep"},
+      {with(good, "\"index\":0", "\"index\":\"" + std::string(4000, 'x') + "\""), "the field 'index' is not"},
+      {with(good, "\"index\":0", "\"index\":" + std::string(4000, '9')), "a number is out of range"},
   };
   for (const Case &c : cases) {
     INFO(c.line);
@@ -245,6 +251,7 @@ TEST_CASE("a malformed log line is an error naming the file and line", "[autotun
       CHECK(what.find(log.path) != std::string::npos);
       CHECK(what.find("line 3") != std::string::npos);
       CHECK(what.find(c.message) != std::string::npos);
+      CHECK(what.size() < 1000);  // values are quoted cut short
     }
   }
   CHECK_THROWS_WITH(autotune::read_log(log.path + ".missing"), Catch::Contains("cannot be opened"));
@@ -323,6 +330,8 @@ TEST_CASE("append_record refuses a record read_log would reject, naming what is 
   add([](autotune::Record &r) { r.config_json = "[1]"; }, "the field 'config' is not an object");
   add([](autotune::Record &r) { r.config_json = "{\"a\":1.5}"; }, "the knob 'a'");
   add([](autotune::Record &r) { r.config_json = "{\"a\":"; }, "config_json is not JSON");
+  add([](autotune::Record &r) { r.config_json = "{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}"; },
+      "nested more than 64 levels deep");
   for (const Case &c : cases) {
     INFO(c.message);
     try {

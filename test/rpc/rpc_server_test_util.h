@@ -16,6 +16,17 @@
 
 namespace tensorir::rpc_test {
 
+// A frame whose header is `header` as it is (JSON or not), without a payload.
+inline std::string raw_frame(const std::string &header) {
+  std::string f = "TRPC";
+  for (int i = 0; i < 4; ++i) f.push_back(char((header.size() >> (8 * i)) & 0xff));
+  return f + header;
+}
+
+// JSON arrays nested `depth` deep: enough, at 100000, to overflow the stack of what copies
+// or prints them recursively.
+inline std::string nested_arrays(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
 // A fresh folder under the system's temporary one, removed with the object.
 struct ScratchDir {
   std::filesystem::path path;

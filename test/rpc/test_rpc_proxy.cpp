@@ -8,6 +8,7 @@
 #include "rpc/connection.h"
 #include "tensorir/rpc.h"
 #include "rpc/rpc_process.h"
+#include "rpc/rpc_server_test_util.h"
 #include "tensorir/error.h"
 
 using namespace tensorir;
@@ -202,6 +203,12 @@ TEST_CASE("rpc proxy: malformed, oversized and other-version frames end only the
     bad[9] = '!';
     c->send_message(bad);
     CHECK_THAT(error_of(*c), Catch::Contains("JSON object"));
+  }
+  SECTION("a header nested too deep to copy or print") {
+    auto c = Connection::dial(proxy.address());
+    c->send_message(rpc_test::raw_frame("{\"type\":\"register\",\"v\":2,\"key\":\"k\",\"info\":" +
+                                        rpc_test::nested_arrays(100000) + "}"));
+    CHECK_THAT(error_of(*c), Catch::Contains("nested more than 64 levels deep"));
   }
   SECTION("an unknown first frame") {
     auto c = Connection::dial(proxy.address());

@@ -127,6 +127,11 @@ TEST_CASE("rpc server process: a bad handshake or frame ends only its connection
     c->send_message(std::string("TRPC\x05\x00\x00\x00{oops", 13));
     CHECK_THAT(last_error(*c), Contains("not a JSON object"));
   }
+  SECTION("a header nested too deep to copy or print") {
+    auto c = rpc::Connection::dial(server.address());
+    c->send_message(rpc_test::raw_frame("{\"type\":\"connect\",\"v\":2,\"key\":" + rpc_test::nested_arrays(100000) + "}"));
+    CHECK_THAT(last_error(*c), Contains("nested more than 64 levels deep"));
+  }
   SECTION("oversized frame") {
     auto c = session(server);
     const rpc::Frame big = request(1, "write", {{"handle", 1}, {"offset", 0}}, std::string(4 << 20, 'x'));
