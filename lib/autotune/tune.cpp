@@ -23,7 +23,11 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-Clock::duration seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+// At most 10^9 s (32 years): beyond that the clock's count overflows, and a budget of
+// infinity would end before it began.
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(s, 1e9)));
+}
 
 double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -315,7 +319,11 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   TIR_USER_CHECK(options.trials > 0 || options.time_budget_s > 0)
       << "tune: give a number of trials per task (trials > 0) or a time budget (time_budget_s > 0)";
   TIR_USER_CHECK(options.batch_size >= 1) << "tune: batch_size must be at least 1, not " << options.batch_size;
+  TIR_USER_CHECK(options.time_budget_s >= 0)
+      << "tune: time_budget_s is " << options.time_budget_s << "; give a number of seconds, or 0 for none";
   TIR_USER_CHECK(options.measure.timeout_s > 0) << "tune: the timeout must be positive";
+  TIR_USER_CHECK(options.build_timeout_s > 0)
+      << "tune: build_timeout_s is " << options.build_timeout_s << "; give a positive number of seconds";
   TIR_USER_CHECK(options.measure.threads >= 0 && options.measure.threads <= kMaxThreads)
       << "tune: measure.threads is " << options.measure.threads << "; give 1 to " << kMaxThreads
       << ", or 0 for the runtime's default";

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -168,6 +170,37 @@ TEST_CASE("bad tuning options are errors", "[autotune]") {
   o.tuner = "random";
   o.batch_size = 0;
   REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("batch_size"));
+  o.batch_size = 2;
+  for (const double bad : {-1.0, std::nan("")}) {
+    INFO(bad);
+    o.time_budget_s = bad;
+    REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("time_budget_s is"));
+    o.time_budget_s = 0;
+    o.build_timeout_s = bad;
+    REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("build_timeout_s is"));
+    o.build_timeout_s = 60;
+  }
+  o.build_timeout_s = 0;
+  REQUIRE_THROWS_WITH(tune({task}, o), Catch::Contains("build_timeout_s is 0"));
+}
+
+TEST_CASE("a time budget or timeout past what the clock can count is no limit", "[autotune]") {
+  // Infinity, or 10^12 s, added to the clock's int64 nanoseconds would overflow into a
+  // deadline already past: nothing would be measured.
+  Task task = test::matmul_task(16);
+  TuneOptions o = quick_options();
+  o.trials = 2;
+  o.batch_size = 2;
+  o.confirm = 0;
+  for (const double huge : {1e12, std::numeric_limits<double>::infinity()}) {
+    INFO(huge);
+    o.time_budget_s = huge;
+    o.build_timeout_s = huge;
+    o.measure.timeout_s = huge;
+    const std::vector<Record> records = tune({task}, o);
+    REQUIRE(records.size() == 2);
+    for (const Record &r : records) CHECK(r.error.empty());
+  }
 }
 
 TEST_CASE("a time budget is shared by the time each task takes in the model", "[autotune]") {
