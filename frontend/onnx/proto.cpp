@@ -164,11 +164,18 @@ std::string external_path(const TensorProto &t, const std::string &dir, int64_t 
 std::string external_bytes(const TensorProto &t, const std::string &dir, size_t want) {
   int64_t offset, length;
   const std::string path = external_path(t, dir, &offset, &length);
+  // Not a FIFO or a device either: opening one blocks until something writes to it.
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  TIR_USER_CHECK(!fs::is_directory(status)) << "onnx: tensor '" << t.name() << "': its external data file '" << path
+                                            << "' is a directory, not a file";
+  TIR_USER_CHECK(!fs::exists(status) || fs::is_regular_file(status))
+      << "onnx: tensor '" << t.name() << "': its external data file '" << path
+      << "' is not a regular file (a pipe, socket or device)";
   std::ifstream in(path, std::ios::binary);
   TIR_USER_CHECK(in) << "onnx: tensor '" << t.name() << "': cannot open its external data file '" << path << "'";
   TIR_USER_CHECK(length < 0 || size_t(length) == want) << "onnx: tensor '" << t.name() << "': external data length "
                                                        << length << " but its shape needs " << want << " bytes";
-  std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
   TIR_USER_CHECK(!ec && uintmax_t(offset) <= size && want <= size - uintmax_t(offset))
       << "onnx: tensor '" << t.name() << "': external data file '" << path << "' ends before offset " << offset << " + "

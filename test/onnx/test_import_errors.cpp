@@ -5,6 +5,7 @@
 // repeats) too large to compute.
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -158,6 +159,17 @@ TEST_CASE("import errors: a missing external data file names the tensor and the 
   // A file too short for the tensor.
   write(dir / "weights.bin", std::string(20, '\0'));
   REQUIRE_THROWS_WITH(tonnx::import((dir / "model.onnx").string()), Contains("tensor 'fc.weight'") && Contains("ends"));
+  // A directory, or a named pipe (which would block the import until something wrote to
+  // it), is no file of data.
+  fs::remove(dir / "weights.bin");
+  fs::create_directory(dir / "weights.bin");
+  REQUIRE_THROWS_WITH(tonnx::import((dir / "model.onnx").string()),
+                      Contains("tensor 'fc.weight'") && Contains("is a directory, not a file"));
+  fs::remove(dir / "weights.bin");
+  REQUIRE(::mkfifo((dir / "weights.bin").c_str(), 0600) == 0);
+  REQUIRE_THROWS_WITH(tonnx::import((dir / "model.onnx").string()),
+                      Contains("tensor 'fc.weight'") && Contains("is not a regular file"));
+  fs::remove(dir / "weights.bin");
   // A location outside the model's directory is refused.
   e->set_value("../weights.bin");
   write(dir / "model.onnx", mb.bytes());
