@@ -175,7 +175,7 @@ const NDArray &Context::value(size_t i, const std::string &what) const {
     throw Unsupported{what + " '" + input_name(i) + "' is a graph input; it must be known at import: fix its value " +
                           "with ImportOptions::input_values (tensorir --input-value)",
                       input_name(i)};
-  if (!known(i))
+  if (!known(i) && (replaced_.count(i) || !imp_.fold(imp_.value(input_name(i)))))
     unsupported(what + " '" + input_name(i) + "' is computed at run time; it must be known at import (a constant)");
   return input(i).known;
 }

@@ -48,6 +48,9 @@ class Importer {
   // a Cast to it or of a float16 Constant.
   bool declared_half(const std::string &name) const { return half_names_.count(name) > 0; }
   void bind(const std::string &name, Value v);
+  // Makes `v` known when graph nodes compute it from constants alone, by compiling and
+  // running them (fold.cpp); false, leaving it as it is, when a graph input is among them.
+  bool fold(Value &v);
   // A graph node for `name`'s value, a constant node for a known one (made once).
   graph::NodeRef node_of(const std::string &name);
   // A name for a new graph node: `base` itself when it is an ONNX value's name that no
