@@ -210,6 +210,16 @@ TEST_CASE("rpc proxy: malformed, oversized and other-version frames end only the
                                         rpc_test::nested_arrays(100000) + "}"));
     CHECK_THAT(error_of(*c), Catch::Contains("nested more than 64 levels deep"));
   }
+  SECTION("a wait that is not a number of milliseconds") {
+    for (const json &bad : {json("x"), json(nullptr), json(-5), json(1e300), json(int64_t{4294967396})}) {
+      INFO(bad.dump());
+      auto c = Connection::dial(proxy.address());
+      json h = hello("connect", "k");
+      h["timeout_ms"] = bad;
+      c->send(h);
+      CHECK_THAT(error_of(*c), Catch::Contains("\"timeout_ms\" is " + bad.dump()));
+    }
+  }
   SECTION("an unknown first frame") {
     auto c = Connection::dial(proxy.address());
     c->send({{"type", "request"}, {"v", kProtocolVersion}, {"key", "k"}});

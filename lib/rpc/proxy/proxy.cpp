@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <limits>
 #include <list>
 #include <mutex>
 
 #include "rpc/connection.h"
 #include "rpc/proxy/page_files.h"
+#include "support/json_parse.h"
 #include "tensorir/error.h"
 
 namespace tensorir::rpc {
@@ -78,6 +80,12 @@ struct Proxy::State {
       TIR_USER_CHECK(type == "register" || type == "connect")
           << "RPC: the first frame to a proxy is \"register\" (a page or server) or \"connect\" (a client), not \""
           << type << "\"";
+      const auto timeout = hello.find("timeout_ms");
+      TIR_USER_CHECK(timeout == hello.end() ||
+                     (timeout->is_number_integer() && timeout->get<int64_t>() >= 0 &&
+                      timeout->get<int64_t>() <= std::numeric_limits<int>::max()))
+          << "RPC: \"timeout_ms\" is " << support::quote_json(*timeout) << "; give a whole number of milliseconds from 0 to "
+          << std::numeric_limits<int>::max();
     } catch (const std::exception &e) {
       refuse(*conn, e.what());
       return;
