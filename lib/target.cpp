@@ -34,6 +34,9 @@ Target Target::parse(const std::string &s) {
         << "\"; options look like -key=value or -flag";
     size_t eq = token.find('=');
     std::string key = token.substr(1, eq == std::string::npos ? std::string::npos : eq - 1);
+    const TargetOption *known = eq == std::string::npos ? find_target_kind(t.kind)->find_option(key) : nullptr;
+    TIR_USER_CHECK(!known || known->type == TargetOption::Flag)
+        << "option -" << key << " in target \"" << s << "\" needs a value: " << known->usage();
     // A bare flag means "true", which str() writes back as the bare flag.
     std::string value = eq == std::string::npos ? "true" : token.substr(eq + 1);
     TIR_USER_CHECK(!value.empty()) << "option '" << token << "' in target \"" << s

@@ -55,6 +55,9 @@ TEST_CASE("target: malformed strings are errors", "[target]") {
   REQUIRE_THROWS_WITH(Target::parse("llvm mcpu=native"), Contains("malformed option 'mcpu=native'"));
   REQUIRE_THROWS_WITH(Target::parse("llvm -"), Contains("malformed option"));
   REQUIRE_THROWS_WITH(Target::parse("llvm -mcpu="), Contains("no value"));
+  // An option that takes a value, given bare, says so (not that "true" is no CPU).
+  REQUIRE_THROWS_WITH(Target::parse("llvm -mcpu"), Contains("option -mcpu in target \"llvm -mcpu\" needs a value: -mcpu="));
+  REQUIRE_THROWS_WITH(Target::parse("webgl -draw-buffers"), Contains("-draw-buffers") && Contains("needs a value"));
   REQUIRE_THROWS_WITH(Target::parse("llvm -mcpu=a -mcpu=b"), Contains("appears twice"));
 }
 
