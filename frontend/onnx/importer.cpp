@@ -213,7 +213,8 @@ void Importer::add_inputs() {
       if (bound != options_.input_shapes.end()) {
         shape = bound->second;
         TIR_USER_CHECK(shape.size() == size_t(dims.size()))
-            << what << " has " << dims.size() << " dimensions but input_shapes gives " << shape_str(shape);
+            << what << " has " << dims.size() << " dimensions but input_shapes (tensorir --input-shape) gives "
+            << shape_str(shape);
       }
       for (int i = 0; i < dims.size(); ++i) {
         const auto &d = dims[i];
@@ -229,7 +230,7 @@ void Importer::add_inputs() {
           shape.push_back(d.dim_value());
         } else {
           TIR_USER_CHECK(!d.has_dim_value() || d.dim_value() == shape[size_t(i)])
-              << what << ": dimension " << i << " is " << d.dim_value() << " in the model but input_shapes gives "
+              << what << ": dimension " << i << " is " << d.dim_value() << " in the model but input_shapes (tensorir --input-shape) gives "
               << shape[size_t(i)] << " (" << shape_str(shape) << ")";
         }
       }
@@ -269,18 +270,21 @@ void Importer::check_option_names() const {
 
 void Importer::bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value) {
   const std::string what = "onnx: input '" + in.name() + "'";
-  TIR_USER_CHECK(value.defined()) << what << ": ImportOptions::input_values gives an empty array";
+  TIR_USER_CHECK(value.defined()) << what << ": ImportOptions::input_values (tensorir --input-value or --input) gives an empty array";
   TIR_USER_CHECK(!options_.input_shapes.count(in.name()))
-      << what << " is given both a shape (input_shapes) and a value (input_values); give only the value";
+      << what << " is given both a shape (input_shapes, tensorir --input-shape) and a value (input_values, tensorir "
+         "--input-value); give only the value";
   TIR_USER_CHECK(value.dtype() == dtype)
-      << what << " is " << dtype << " but the value given in ImportOptions::input_values is " << value.dtype();
+      << what << " is " << dtype << " but the value given in ImportOptions::input_values (tensorir --input-value or "
+      << "--input) is " << value.dtype();
   const auto &tt = in.type().tensor_type();
   if (tt.has_shape()) {
     const auto &dims = tt.shape().dim();
     bool fits = value.shape().size() == size_t(dims.size());
     for (int i = 0; fits && i < dims.size(); ++i)
       fits = !dims[i].has_dim_value() || dims[i].dim_value() == value.shape()[size_t(i)];
-    TIR_USER_CHECK(fits) << what << ": the value given in ImportOptions::input_values has shape "
+    TIR_USER_CHECK(fits) << what << ": the value given in ImportOptions::input_values (tensorir --input-value or "
+                         << "--input) has shape "
                          << shape_str(value.shape()) << ", which does not fit the input's shape in the model";
   }
   NDArray copy = value.to(Device::cpu());  // the caller keeps its array

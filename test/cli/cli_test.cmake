@@ -97,6 +97,11 @@ endif()
 expect(1 "input 'x' has symbolic dimensions: bind them with --input-shape" compile "${WORK}/symbolic.onnx"
        --target llvm -o "${WORK}/x")
 expect(0 "saved in" compile "${WORK}/symbolic.onnx" --input-shape x=2,3 --target llvm -o "${WORK}/symbolic")
+# -o names a directory that can be made, checked before the model runs.
+expect(2 "-o '/proc/tensorir_out': cannot create the directory" run "${CASES}/test_relu/model.onnx" -o /proc/tensorir_out)
+# Kernels that run only in a browser are refused before anything compiles.
+expect(2 "--target wasm: its kernels run in a browser.*tensorir compile .* --target wasm -o DIR" run
+       "${CASES}/test_relu/model.onnx" --target wasm)
 expect(0 "PASS" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0"
        --input-value "shape=${RESHAPE}/test_data_set_0/input_1.pb")
 expect(2 "expected NAME=FILE" test "${RESHAPE}/model.onnx" --data-dir "${RESHAPE}/test_data_set_0" --input-value shape)

@@ -187,7 +187,7 @@ TEST_CASE("import errors: symbolic inputs need a shape, and bindings must fit", 
   tonnx::ImportOptions wrong;
   wrong.input_shapes["image"] = {2, 4};
   REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes(), wrong),
-                      Contains("input 'image': dimension 1 is 3 in the model but input_shapes gives 4"));
+                      Contains("input 'image': dimension 1 is 3 in the model but input_shapes (tensorir --input-shape) gives 4"));
   tonnx::ImportOptions rank;
   rank.input_shapes["image"] = {2, 3, 1};
   REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes(), rank), Contains("has 2 dimensions"));

@@ -84,5 +84,5 @@ TEST_CASE("input_values: values that do not fit the input are Errors naming it",
   tonnx::ImportOptions both;
   both.input_values["s"] = NDArray::from_vector<int64_t>({3, 4}, {2});
   both.input_shapes["s"] = {2};
-  REQUIRE_THROWS_WITH(tonnx::import_bytes(bytes, both), Contains("is given both a shape (input_shapes) and a value"));
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(bytes, both), Contains("is given both a shape (input_shapes, tensorir --input-shape) and a value"));
 }

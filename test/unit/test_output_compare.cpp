@@ -1,4 +1,5 @@
-// `tensorir test`'s comparison of an output with the expected one (tools/tensorir/output_compare.h).
+// `tensorir test`'s comparison of an output with the expected one (tools/tensorir/output_compare.h), and
+// what `tensorir run` prints of an output (output_summary.h).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -6,9 +7,11 @@
 #include <vector>
 
 #include "output_compare.h"
+#include "output_summary.h"
 
 using namespace tensorir;
 using tensorir::cli::compare_elements;
+using tensorir::cli::value_summary;
 
 TEST_CASE("tensorir test: floats within tolerance, equal infinities and NaN match", "[cli]") {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
@@ -47,4 +50,16 @@ TEST_CASE("tensorir test: integers compare in exact arithmetic, past 2^53 too", 
   CHECK(compare_elements(NDArray::from_vector<uint64_t>({top - 1}, {1}), NDArray::from_vector<uint64_t>({top}, {1}), 0,
                          0)
             .bad == 1);
+}
+
+TEST_CASE("tensorir run: an output's summary counts NaNs apart, wherever they are", "[cli]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::string plain = ", min -2, max 5, mean 1.5, argmax 1";
+  CHECK(value_summary(NDArray::from_vector<float>({-2, 5}, {2})) == plain);
+  // A NaN first, between or last: the same numbers, and the NaN counted.
+  CHECK(value_summary(NDArray::from_vector<float>({nan, -2, 5}, {3})) == ", min -2, max 5, mean 1.5, argmax 2, 1 NaN");
+  CHECK(value_summary(NDArray::from_vector<float>({-2, nan, 5}, {3})) == ", min -2, max 5, mean 1.5, argmax 2, 1 NaN");
+  CHECK(value_summary(NDArray::from_vector<float>({-2, 5, nan}, {3})) == plain + ", 1 NaN");
+  CHECK(value_summary(NDArray::from_vector<float>({nan, nan}, {2})) == ", 2 NaN (all)");
+  CHECK(value_summary(NDArray::from_vector<int32_t>({1, 2}, {2})).empty());
 }

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cli_checks.h"
+#include "output_summary.h"
 #include "runnable.h"
 #include "tensorir/error.h"
 
@@ -26,6 +27,7 @@ struct RunArgs {
   uint64_t input_seed = 1;
   int repeat = 0;
   bool profile = false;
+  bool output_given = false;  // -o, even with an empty value
 };
 
 // A file name for an output: its name with path separators replaced.
@@ -49,28 +51,24 @@ void check_file_names(const std::vector<std::string> &outputs, const std::string
 }
 
 void summarise(const std::string &name, const NDArray &a) {
-  std::printf("output '%s': %s %s", name.c_str(), shape_str(a.shape()).c_str(), a.dtype().str().c_str());
-  if (a.dtype() == Float(32) && a.numel() > 0) {
-    const std::vector<float> v = a.to_vector<float>();
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    double sum = 0;
-    for (float x : v) sum += x;
-    std::printf(", min %.6g, max %.6g, mean %.6g, argmax %zu", *lo, *hi, sum / double(v.size()),
-                size_t(hi - v.begin()));
-  }
-  std::printf("\n");
+  std::printf("output '%s': %s %s%s\n", name.c_str(), shape_str(a.shape()).c_str(), a.dtype().str().c_str(),
+              value_summary(a).c_str());
 }
 
 void run(const RunArgs &a) {
-  if (!a.output_dir.empty()) require_output_directory(a.output_dir);
+  if (a.output_given) require_output_directory(a.output_dir);
   const Runnable r = make_runnable(a.model, a.target, a.model_options, a.tuning_log);
   std::printf("%s\n", r.description.c_str());
-  if (!a.output_dir.empty()) check_file_names(r.output_names, a.output_dir);
+  if (a.output_given) {
+    check_file_names(r.output_names, a.output_dir);
+    std::error_code ec;  // made before the run, which may be long, can fail
+    std::filesystem::create_directories(a.output_dir, ec);
+    if (ec) throw UsageError{"-o '" + a.output_dir + "': cannot create the directory: " + ec.message()};
+  }
   const std::map<std::string, NDArray> inputs = gather_inputs(r, a.inputs, a.input_seed);
   const std::map<std::string, NDArray> outputs = r.run(inputs);
   for (const std::string &name : r.output_names) summarise(name, outputs.at(name));
-  if (!a.output_dir.empty()) {
-    std::filesystem::create_directories(a.output_dir);
+  if (a.output_given) {
     for (const std::string &name : r.output_names) {
       const std::string path = (std::filesystem::path(a.output_dir) / file_name(name)).string();
       outputs.at(name).save_npy(path);
@@ -120,7 +118,10 @@ void add_run(CLI::App &app) {
   cmd->add_flag("--profile", a->profile, "print each kernel's time");
   cmd->add_option("--tuning-log", a->tuning_log, "apply the best configurations of this log (tensorir tune)")
       ->check(regular_file());
-  cmd->callback([a] { run(*a); });
+  cmd->callback([a, cmd] {
+    a->output_given = cmd->count("--output-dir") > 0;
+    run(*a);
+  });
 }
 
 }  // namespace tensorir::cli

@@ -102,6 +102,10 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
     return r;
   }
   const Target t(target.empty() ? "llvm" : target);
+  // Refused before compiling: the compiled model could not be called here.
+  if (!t.caps().runs_in_process && !t.caps().textures)
+    throw UsageError{"--target " + target + ": its kernels run in a browser, not in this process; `tensorir compile " +
+                     model + " --target " + target + " -o DIR` writes a web package to serve and open"};
   if (is_onnx_file(model)) {
     refuse_weight_seed(model, options, "an ONNX model");
     return session_runnable(model, t, options, tuning_log);
