@@ -42,6 +42,11 @@ void split_address(const std::string &address, std::string &host, std::string &p
   if (host.empty()) host = "127.0.0.1";
 }
 
+std::string join_address(const std::string &host, int port) {
+  const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 bool is_loopback(const std::string &host) {
   return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
 }
@@ -312,21 +317,29 @@ struct Listener::Impl {
 
 Listener::Listener(const std::string &host, int port, uint64_t max_frame_bytes) : impl_(std::make_unique<Impl>()) {
   // Checked here: the resolver would take 70000 as 70000 mod 65536.
+  TIR_USER_CHECK(!host.empty()) << "RPC: the address to listen on is empty; give one such as 127.0.0.1";
   TIR_USER_CHECK(port >= 0 && port <= 65535)
-      << "RPC: cannot listen on " << host << ":" << port << ": the port must be from 0 (any free port) to 65535";
+      << "RPC: cannot listen on " << join_address(host, port) << ": the port must be from 0 (any free port) to 65535";
   impl_->max_frame_bytes = max_frame_bytes;
-  impl_->address = host + ":" + std::to_string(port);
+  impl_->address = join_address(host, port);
   impl_->loopback = is_loopback(host);
+  tcp::endpoint ep;
   try {
     tcp::resolver resolver(impl_->ioc);
-    const tcp::endpoint ep = *resolver.resolve(host, std::to_string(port)).begin();
+    ep = *resolver.resolve(host, std::to_string(port)).begin();
+  } catch (const std::exception &e) {
+    TIR_THROW() << "RPC: cannot listen on " << impl_->address << ": '" << host
+                << "' is not an address of this machine (" << e.what() << "); give one such as 127.0.0.1";
+  }
+  try {
     impl_->acceptor.open(ep.protocol());
     impl_->acceptor.set_option(net::socket_base::reuse_address(true));
     impl_->acceptor.bind(ep);
     impl_->acceptor.listen();
-  } catch (const std::exception &e) {
+  } catch (const boost::system::system_error &e) {
     TIR_THROW() << "RPC: cannot listen on " << impl_->address << ": " << e.what()
-                << " (another process on that port? choose another with --port)";
+                << (e.code() == net::error::address_in_use ? " (another process on that port? choose another with --port)"
+                                                           : "");
   }
 }
 

@@ -19,6 +19,9 @@ inline constexpr uint64_t kDefaultMaxFrameBytes = uint64_t(1) << 30;
 // is not a number from 1 to 65535.
 void split_address(const std::string &address, std::string &host, std::string &port);
 
+// "HOST:PORT", an IPv6 HOST in brackets ("[::1]:9190"), as split_address and URLs take it.
+std::string join_address(const std::string &host, int port);
+
 // Whether `host` is 127.0.0.1 (or another 127.x address), ::1 or localhost.
 bool is_loopback(const std::string &host);
 

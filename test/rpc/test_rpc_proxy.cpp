@@ -237,6 +237,22 @@ TEST_CASE("rpc proxy: malformed, oversized and other-version frames end only the
   CHECK(proxy.alive());
 }
 
+TEST_CASE("rpc proxy: an address to listen on that is empty or unknown says so", "[rpc]") {
+  std::string err;
+  CHECK(test::run_rpc_command({"proxy", "--host", "", "--port", "0"}, err) != 0);
+  CHECK_THAT(err, Catch::Contains("address to bind is empty"));
+  CHECK(test::run_rpc_command({"proxy", "--host", "999.1.1.1", "--port", "0", "--token", "t"}, err) != 0);
+  CHECK_THAT(err, Catch::Contains("'999.1.1.1' is not an address of this machine"));
+  CHECK_THAT(err, !Catch::Contains("--port"));  // no port is at fault
+  // An IPv6 address in brackets, as URLs and split_address take it.
+  CHECK(rpc::join_address("::1", 9190) == "[::1]:9190");
+  CHECK(rpc::join_address("127.0.0.1", 9190) == "127.0.0.1:9190");
+  std::string host, port;
+  rpc::split_address(rpc::join_address("::1", 9190), host, port);
+  CHECK(host == "::1");
+  CHECK(port == "9190");
+}
+
 TEST_CASE("rpc proxy: a token is required off the loopback address, and checked when given", "[rpc]") {
   std::string err;
   CHECK(test::run_rpc_command({"proxy", "--host", "0.0.0.0", "--port", "0"}, err) != 0);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_checks.h"
+#include "rpc/connection.h"
 #include "rpc/proxy/proxy.h"
 
 namespace tensorir::cli {
@@ -30,7 +31,7 @@ void run_proxy(const ProxyArgs &args) {
   options.max_frame_bytes = uint64_t(args.max_frame_mb) << 20;
   if (!args.quiet) options.log = rpc_log_line;
   rpc::Proxy proxy(options);
-  const std::string address = args.host + ":" + std::to_string(proxy.port());
+  const std::string address = rpc::join_address(args.host, proxy.port());
   std::printf("tensorir rpc proxy: listening on %s; open http://%s/rpc.html?key=browser\n", address.c_str(),
               address.c_str());
   std::fflush(stdout);

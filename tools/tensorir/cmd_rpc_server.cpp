@@ -37,7 +37,7 @@ void run_server(ServerArgs args) {
   // signals that stop the server.
   block_stop_signals();
   rpc::server::Server server(options);
-  std::printf("tensorir rpc server: listening on %s:%d\n", options.host.c_str(), server.port());
+  std::printf("tensorir rpc server: listening on %s\n", rpc::join_address(options.host, server.port()).c_str());
   std::fflush(stdout);
   if (options.log) {
     std::string devices;

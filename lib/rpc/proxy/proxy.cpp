@@ -48,7 +48,7 @@ struct Proxy::State {
     if (options.log) options.log(line);
   }
 
-  std::string address() const { return options.host + ":" + std::to_string(listener.port()); }
+  std::string address() const { return join_address(options.host, listener.port()); }
 
   HttpResponse http(const std::string &target) {
     if (target == "/status" || target.rfind("/status?", 0) == 0) return {200, "application/json", status(), {}};
@@ -250,6 +250,7 @@ struct Proxy::State {
 };
 
 Proxy::Proxy(ProxyOptions options) {
+  TIR_USER_CHECK(!options.host.empty()) << "the RPC proxy's address to bind is empty; give one such as 127.0.0.1";
   TIR_USER_CHECK(is_loopback(options.host) || !options.token.empty())
       << "the RPC proxy binds to " << options.host
       << ", which other machines can reach: give a --token that clients and pages must present (or bind to "

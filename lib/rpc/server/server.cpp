@@ -18,6 +18,7 @@ namespace tensorir::rpc::server {
 namespace {
 
 const ServerOptions &checked(const ServerOptions &o) {
+  TIR_USER_CHECK(!o.host.empty()) << "the server's address to listen on is empty; give one such as 127.0.0.1";
   TIR_USER_CHECK(is_loopback(o.host) || !o.token.empty())
       << "a server listening on " << o.host << " can be reached from other machines, which could run code on this "
       << "one: give it a secret with --token T (clients present it), or listen on 127.0.0.1";
