@@ -332,7 +332,8 @@ TEST_CASE("a model goes up as the files of a saved model, and a malformed answer
     else if (op == "run_model")  // 8 bytes for an output of 16
       FakeRemote::reply(c, f.header, {{"outputs", {{{"name", "x"}, {"shape", {1, 4}}, {"dtype", "float32"}, {"bytes", 8}}}}},
                         std::string(8, '\0'));
-    else if (op == "time_model") FakeRemote::reply(c, f.header, {{"times_ms", {1.5}}});
+    else if (op == "time_model")  // one time for two repeats, then an absurd one
+      FakeRemote::reply(c, f.header, {{"times_ms", f.header.value("repeat", 0) == 2 ? json{1.5} : json{1.5, 1e308, 2.0}}});
     else return FakeRemote::serve_store(c, f, store);
     return true;
   });
@@ -360,5 +361,6 @@ TEST_CASE("a model goes up as the files of a saved model, and a malformed answer
   CHECK(run["inputs"] == json::array({{{"name", "x"}, {"bytes", 16}}}));
   CHECK(run["payload_bytes"] == 16);
   CHECK_THROWS_WITH(m.time(inputs, {.number = 1, .repeat = 2}), Contains("1 \"times_ms\" for 2 repeats"));
+  CHECK_THROWS_WITH(m.time(inputs, {.number = 1, .repeat = 3}), Contains("answered with a time of 1e+308 ms"));
   CHECK_THROWS_WITH(rpc::RemoteModel().run(inputs), Contains("undefined RemoteModel"));
 }

@@ -52,7 +52,10 @@ std::vector<double> parse_times(const json &reply, size_t repeats, const std::st
       << repeats << " repeats";
   std::vector<double> times;
   for (const json &v : t) {
-    TIR_USER_CHECK(v.is_number() && v.get<double>() >= 0) << who << " answered with a time of " << v.dump() << " ms";
+    // Below 10^9 ms (11 days): no measurement lasts longer, and larger numbers would
+    // pass for times in the log and in what a tune prints.
+    TIR_USER_CHECK(v.is_number() && v.get<double>() >= 0 && v.get<double>() < 1e9)
+        << who << " answered with a time of " << v.dump() << " ms";
     times.push_back(v.get<double>());
   }
   return times;
