@@ -50,7 +50,8 @@ void max_pool(Context &c) {
 }
 
 // 1 / (the number of elements each window counts), per output position: those inside the
-// input, or with count_include_pad those inside the explicit padding too.
+// input, or with count_include_pad those inside the explicit padding too (not those of
+// ceil_mode's last windows past it, as ONNX Runtime and PyTorch count).
 NDArray reciprocal_counts(const Window &w, const std::vector<int64_t> &in, bool include_pad) {
   std::vector<double> factor = {1.0};
   for (size_t i = 0; i < w.rank(); ++i) {
@@ -79,8 +80,6 @@ void avg_pool(Context &c) {
                           {"strides", w.stride},
                           {"padding", w.begin},
                           {"count_include_pad", int64_t(include_pad)}}));
-  if (include_pad && w.has_extra())
-    unsupported("ceil_mode with count_include_pad: the divisor of windows past the padding is not defined here");
   graph::NodeRef sum = c.make("pool_nd", {c.node(0)}, pool_attrs(w, "sum"));
   c.output(0, "multiply", {sum, c.constant(reciprocal_counts(w, spatial(c, 0), include_pad), "divisor")});
 }
