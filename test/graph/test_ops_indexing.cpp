@@ -227,7 +227,8 @@ TEST_CASE("scatter_elements and scatter_nd write updates, the last of duplicates
   const NDArray idx = NDArray::from_vector<int64_t>({2, 0, -3, 1}, {2, 2});  // along axis 1
   const NDArray upd = NDArray::from_vector<float>({10, 20, 30, 40}, {2, 2});
   const std::map<std::string, std::vector<float>> want = {
-      {"none", {20, 2, 10, 30, 40, 6}}, {"add", {21, 2, 13, 34, 45, 6}}, {"mul", {20, 2, 30, 120, 200, 6}}};
+      {"none", {20, 2, 10, 30, 40, 6}}, {"add", {21, 2, 13, 34, 45, 6}}, {"mul", {20, 2, 30, 120, 200, 6}},
+      {"max", {20, 2, 10, 30, 40, 6}},  {"min", {1, 2, 3, 4, 5, 6}}};
   for (const auto &[reduction, w] : want) {
     INFO("scatter_elements reduction " << reduction);
     graph::Builder b;
@@ -244,7 +245,8 @@ TEST_CASE("scatter_elements and scatter_nd write updates, the last of duplicates
   const NDArray i3 = NDArray::from_vector<int64_t>({1, -2, 0}, {3, 1});
   const NDArray u3 = NDArray::from_vector<float>({10, 20, 30, 40, 50, 60}, {3, 2});
   const std::map<std::string, std::vector<float>> want3 = {
-      {"none", {50, 60, 30, 40, 5, 6}}, {"add", {51, 62, 43, 64, 5, 6}}, {"mul", {50, 120, 900, 3200, 5, 6}}};
+      {"none", {50, 60, 30, 40, 5, 6}}, {"add", {51, 62, 43, 64, 5, 6}}, {"mul", {50, 120, 900, 3200, 5, 6}},
+      {"max", {50, 60, 30, 40, 5, 6}},  {"min", {1, 2, 3, 4, 5, 6}}};
   for (const auto &[reduction, w] : want3) {
     INFO("scatter_nd reduction " << reduction);
     graph::Builder b;
@@ -267,12 +269,16 @@ TEST_CASE("scatter_elements on random data matches plain loops for every index t
   for (Type it : {Int(8), Int(32), Int(64)}) {
     const NDArray idx = NDArray::random(is, it, 33, -5, 5);
     const std::vector<int64_t> iv = NDArray::random(is, Int(64), 33, -5, 5).to_vector<int64_t>();
-    for (const std::string reduction : {"none", "add", "mul"}) {
+    for (const std::string reduction : {"none", "add", "mul", "max", "min"}) {
       INFO(it << " indices, reduction " << reduction);
       std::vector<float> want = dv;
       for (size_t q = 0; q < iv.size(); ++q) {
         float &w = want[size_t(iv[q] < 0 ? iv[q] + 5 : iv[q]) * 37 + q % 37];
-        w = reduction == "none" ? uv[q] : reduction == "add" ? w + uv[q] : w * uv[q];
+        w = reduction == "none"  ? uv[q]
+            : reduction == "add" ? w + uv[q]
+            : reduction == "mul" ? w * uv[q]
+            : reduction == "max" ? std::max(w, uv[q])
+                                 : std::min(w, uv[q]);
       }
       graph::Builder b;
       auto d = b.input("d", ds);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "onnx/onnx_test_util.h"
 
@@ -564,5 +565,52 @@ TEST_CASE("converters: TopK with NaN gives a permutation of valid positions", "[
         }
       }
     }
+  }
+}
+
+TEST_CASE("converters: ScatterElements and ScatterND with reduction max and min (opset 18)", "[onnx][converters]") {
+  // Duplicate indices, and data holding infinities that no update reaches: they stay.
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> xv = {-inf, 2, 7, inf, -3, 0, 5, 1, 4};  // [3, 3]
+  const NDArray x = NDArray::from_vector<float>(xv, {3, 3});
+  const NDArray u = NDArray::random({4, 3}, Float(32), 9, -6, 6);
+  const std::vector<float> uv = u.to_vector<float>();
+  const std::vector<int64_t> rows = {2, 0, 2, -2};  // ScatterND: whole rows, row 2 twice
+  for (const std::string reduction : {"max", "min"}) {
+    INFO("ScatterND reduction " << reduction);
+    ModelBuilder mb(18);
+    mb.input("x", dims({3, 3}));
+    mb.initializer("i", NDArray::from_vector<int64_t>(rows, {4, 1}));
+    mb.input("u", dims({4, 3}));
+    attr(mb.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", reduction);
+    mb.output("y");
+    std::vector<float> want = xv;
+    for (size_t q = 0; q < rows.size(); ++q)
+      for (size_t c = 0; c < 3; ++c) {
+        float &w = want[size_t(rows[q] < 0 ? rows[q] + 3 : rows[q]) * 3 + c];
+        w = reduction == "max" ? std::max(w, uv[q * 3 + c]) : std::min(w, uv[q * 3 + c]);
+      }
+    CHECK(run(mb, {{"x", x}, {"u", u}}).at(0).to_vector<float>() == want);
+  }
+  // ScatterElements along axis 0 of the first two columns only: column 2 keeps its data.
+  const std::vector<int64_t> iv = {1, 1, 1, 0, 0, 2, 1, 2};  // [4, 2]
+  const NDArray u2 = NDArray::random({4, 2}, Float(32), 10, -6, 6);
+  const std::vector<float> u2v = u2.to_vector<float>();
+  for (const std::string reduction : {"max", "min"}) {
+    INFO("ScatterElements reduction " << reduction);
+    ModelBuilder mb(18);
+    mb.input("x", dims({3, 3}));
+    mb.initializer("i", NDArray::from_vector<int64_t>(iv, {4, 2}));
+    mb.input("u", dims({4, 2}));
+    ::onnx::NodeProto &node = mb.node("ScatterElements", {"x", "i", "u"}, {"y"});
+    attr(node, "axis", int64_t{0});
+    attr(node, "reduction", reduction);
+    mb.output("y");
+    std::vector<float> want = xv;
+    for (size_t q = 0; q < iv.size(); ++q) {
+      float &w = want[size_t(iv[q]) * 3 + q % 2];
+      w = reduction == "max" ? std::max(w, u2v[q]) : std::min(w, u2v[q]);
+    }
+    CHECK(run(mb, {{"x", x}, {"u", u2}}).at(0).to_vector<float>() == want);
   }
 }

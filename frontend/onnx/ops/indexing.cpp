@@ -41,7 +41,8 @@ void gather_nd(Context &c) {
 
 std::string scatter_reduction(const Attributes &a) {
   const std::string r = a.s("reduction", "none");
-  return r == "none" || r == "add" || r == "mul" ? "" : "reduction '" + r + "' is not supported";
+  return r == "none" || r == "add" || r == "mul" || r == "max" || r == "min" ? ""
+                                                                             : "reduction '" + r + "' is not supported";
 }
 
 void scatter_elements(Context &c) {

@@ -104,8 +104,8 @@ Tensor gather_nd(const Tensor &data, const Tensor &indices, int batch, const std
 }
 
 // Scatter as a gather: each output element finds the updates aimed at it. "none" takes
-// the last such update (in row-major order of the indices), "add" and "mul" combine them
-// all with the data element.
+// the last such update (in row-major order of the indices), "add", "mul", "max" and "min"
+// combine them all with the data element.
 Tensor scatter_combine(const Tensor &data, const Tensor &updates, const std::string &reduction,
                        const std::function<Expr(const std::vector<Var> &, const std::vector<IterVar> &)> &match,
                        const std::function<std::vector<Expr>(const std::vector<Var> &, const std::vector<Expr> &)> &at,
@@ -113,6 +113,22 @@ Tensor scatter_combine(const Tensor &data, const Tensor &updates, const std::str
   std::vector<IterVar> rs;
   for (size_t i = 0; i < rshape.size(); ++i) rs.push_back(reduce_axis({0, int(rshape[i])}, "r" + std::to_string(i)));
   const Type t = data.dtype();
+  if (reduction == "max" || reduction == "min") {
+    // The data element stands in for the updates not aimed at it: no identity value that
+    // would differ from it when it is an infinity.
+    const bool larger = reduction == "max";
+    Tensor acc = compute(
+        data.shape(),
+        [&](const std::vector<Var> &v) {
+          std::vector<Expr> r(rs.begin(), rs.end()), i(v.begin(), v.end());
+          Expr x = select(match(v, rs), updates(at(v, r)), data(i));
+          return larger ? max(x, rs) : min(x, rs);
+        },
+        name + "_updates");
+    return compute(
+        data.shape(), [&](const std::vector<Var> &v) { return acc(std::vector<Expr>(v.begin(), v.end())); }, name,
+        kInjective);
+  }
   if (reduction != "none") {
     const bool add = reduction == "add";
     Tensor acc = compute(
@@ -489,13 +505,14 @@ const bool registered = [] {
 
   auto check_reduction = [](const Node &n) {
     const std::string &r = n.attr_string("reduction");
-    TIR_USER_CHECK(r == "none" || r == "add" || r == "mul") << "reduction '" << r << "' is not none, add or mul";
+    TIR_USER_CHECK(r == "none" || r == "add" || r == "mul" || r == "max" || r == "min")
+        << "reduction '" << r << "' is not none, add, mul, max or min";
   };
   OpDef se;
   se.name = "scatter_elements";
   se.doc = "data with updates[q] written at q with q[axis] replaced by indices[q] (negative ones count from the "
            "end; one out of range fails the run on the CPU targets and is clamped on the GPU targets); duplicates: "
-           "the last one (reduction none) or all of them added to or multiplied with the data (add, mul)";
+           "the last one (reduction none) or all of them combined with the data (add, mul, max, min)";
   se.inputs = {"data", "indices", "updates"};
   se.attrs = {{"axis", AttrType::Int, int64_t{0}}, {"reduction", AttrType::String, std::string("none")}};
   se.pattern = graph::OpPattern::kReduction;
