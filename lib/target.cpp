@@ -78,7 +78,13 @@ std::string Target::option(const std::string &key, const std::string &fallback) 
 
 std::string Target::str() const {
   std::string s = kind;
-  for (const auto &[key, value] : options) s += " -" + key + (value == "true" ? "" : "=" + value);
+  const TargetKindInfo *info = find_target_kind(kind);
+  for (const auto &[key, value] : options) {
+    // Only a flag is written bare: "-mcpu=true" must read back as it was given.
+    const TargetOption *o = info ? info->find_option(key) : nullptr;
+    const bool flag = value == "true" && (!o || o->type == TargetOption::Flag);
+    s += " -" + key + (flag ? "" : "=" + value);
+  }
   return s;
 }
 

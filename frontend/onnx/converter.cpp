@@ -175,9 +175,17 @@ const NDArray &Context::value(size_t i, const std::string &what) const {
     throw Unsupported{what + " '" + input_name(i) + "' is a graph input; it must be known at import: fix its value " +
                           "with ImportOptions::input_values (tensorir --input-value)",
                       input_name(i)};
-  if (!known(i) && (replaced_.count(i) || !imp_.fold(imp_.value(input_name(i)))))
+  if (!known(i) && (replaced_.count(i) || !compute_known(imp_.value(input_name(i)), what + " '" + input_name(i) + "'")))
     unsupported(what + " '" + input_name(i) + "' is computed at run time; it must be known at import (a constant)");
   return input(i).known;
+}
+
+bool Context::compute_known(Value &v, const std::string &what) const {
+  try {
+    return imp_.fold(v);
+  } catch (const Error &e) {
+    unsupported(what + " is computed from constants, but computing it at import failed: " + e.what());
+  }
 }
 
 std::vector<int64_t> Context::ints(size_t i, const std::string &what) const {

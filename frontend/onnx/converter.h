@@ -105,7 +105,11 @@ class Context {
   bool declared_half(size_t i) const;
   bool all_known() const;
   // The known value of input i, else Unsupported("<what> '<name>' is computed at run time ...").
+  // One that graph nodes compute from constants alone is computed now (compute_known).
   const NDArray &value(size_t i, const std::string &what) const;
+  // Makes `v` known when graph nodes compute it from constants alone (Importer::fold);
+  // false when they do not; Unsupported, naming `what`, when computing it fails.
+  bool compute_known(Value &v, const std::string &what) const;
   // A known integer input as a list (a scalar gives one value).
   std::vector<int64_t> ints(size_t i, const std::string &what) const;
   // Input i as a graph node (a known value is added as a constant node once).

@@ -50,6 +50,7 @@ class Importer {
   void bind(const std::string &name, Value v);
   // Makes `v` known when graph nodes compute it from constants alone, by compiling and
   // running them (fold.cpp); false, leaving it as it is, when a graph input is among them.
+  // An Error when computing it fails or would take too much.
   bool fold(Value &v);
   // A graph node for `name`'s value, a constant node for a known one (made once).
   graph::NodeRef node_of(const std::string &name);
@@ -80,6 +81,8 @@ class Importer {
   std::map<std::string, Value> values_;
   std::set<std::string> onnx_names_, graph_names_, poisoned_, graph_inputs_, half_names_;
   std::vector<UnsupportedNode> unsupported_;
+  std::map<int, NDArray> folded_;  // graph node -> its value, computed by fold
+  int folds_ = 0;
   int skipped_ = 0;
 };
 

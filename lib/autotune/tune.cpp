@@ -322,8 +322,8 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   TIR_USER_CHECK(options.time_budget_s >= 0)
       << "tune: time_budget_s is " << options.time_budget_s << "; give a number of seconds, or 0 for none";
   TIR_USER_CHECK(options.measure.timeout_s > 0) << "tune: the timeout must be positive";
-  TIR_USER_CHECK(options.build_timeout_s > 0)
-      << "tune: build_timeout_s is " << options.build_timeout_s << "; give a positive number of seconds";
+  TIR_USER_CHECK(options.build_timeout_s >= 0)
+      << "tune: build_timeout_s is " << options.build_timeout_s << "; give a number of seconds, or 0 for no limit";
   TIR_USER_CHECK(options.measure.threads >= 0 && options.measure.threads <= kMaxThreads)
       << "tune: measure.threads is " << options.measure.threads << "; give 1 to " << kMaxThreads
       << ", or 0 for the runtime's default";

@@ -328,8 +328,8 @@ Listener::Listener(const std::string &host, int port, uint64_t max_frame_bytes) 
     tcp::resolver resolver(impl_->ioc);
     ep = *resolver.resolve(host, std::to_string(port)).begin();
   } catch (const std::exception &e) {
-    TIR_THROW() << "RPC: cannot listen on " << impl_->address << ": '" << host
-                << "' is not an address of this machine (" << e.what() << "); give one such as 127.0.0.1";
+    TIR_THROW() << "RPC: cannot listen on " << impl_->address << ": the address '" << host << "' cannot be resolved ("
+                << e.what() << "); give one such as 127.0.0.1";
   }
   try {
     impl_->acceptor.open(ep.protocol());
@@ -338,8 +338,11 @@ Listener::Listener(const std::string &host, int port, uint64_t max_frame_bytes) 
     impl_->acceptor.listen();
   } catch (const boost::system::system_error &e) {
     TIR_THROW() << "RPC: cannot listen on " << impl_->address << ": " << e.what()
-                << (e.code() == net::error::address_in_use ? " (another process on that port? choose another with --port)"
-                                                           : "");
+                << (e.code() == net::error::address_in_use
+                        ? " (another process on that port? choose another with --port)"
+                    : e.code() == boost::system::errc::address_not_available
+                        ? " ('" + host + "' is not an address of this machine; give one such as 127.0.0.1)"
+                        : std::string());
   }
 }
 

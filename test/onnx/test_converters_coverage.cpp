@@ -260,6 +260,36 @@ TEST_CASE("converters: Loop unrolled at import, with a scan output and an early 
                     tensorir::onnx::UnsupportedError);  // an empty scan output
 }
 
+TEST_CASE("converters: a Loop's condition computed from constants through Mod is computed at import",
+          "[onnx][converters][fold]") {
+  // The body goes on while i % 100 < stop: Mod has no host folding, so each iteration's
+  // condition is computed by compiling it; more iterations than the import computes are refused.
+  const NDArray x = NDArray::random({4}, Float(32), 13);
+  auto model = [](int64_t trips, int64_t stop) {
+    ModelBuilder mb(13);
+    mb.input("x", dims({4}));
+    mb.initializer("m", int64_scalar(trips));
+    mb.initializer("go", bool_scalar(true));
+    mb.initializer("stop", int64_scalar(stop));
+    mb.initializer("hundred", int64_scalar(100));
+    ::onnx::NodeProto &n = mb.node("Loop", {"m", "go", "x"}, {"v_final"});
+    graph_attr(n, "body", {{"i", ::onnx::TensorProto::INT64}, {"c", ::onnx::TensorProto::BOOL}, {"v", 1}},
+               {"c_out", "v_out"}, [](ModelBuilder &g) {
+                 g.node("Mod", {"i", "hundred"}, {"r"});
+                 g.node("Less", {"r", "stop"}, {"c_out"});
+                 g.node("Add", {"v", "x"}, {"v_out"});
+               });
+    mb.output("v_final", dims({4}));
+    return mb;
+  };
+  std::vector<float> want;
+  for (float v : x.to_vector<float>()) want.push_back(v * 3);  // iterations 0 and 1 ran
+  check_close(run(model(5, 1), {{"x", x}}).at(0), want);
+  REQUIRE_THROWS_WITH(tensorir::onnx::import_bytes(model(90, 100).bytes()),
+                      Contains("the body's condition is computed from constants, but computing it at import failed") &&
+                          Contains("more than 64 values computed at import"));
+}
+
 TEST_CASE("converters: DFT forward, one-sided, padded and inverse against the sums", "[onnx][converters]") {
   struct Case {
     std::vector<int64_t> shape;

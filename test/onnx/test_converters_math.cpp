@@ -512,5 +512,10 @@ TEST_CASE("converters: MatMul and Gemm of float64 and integers compute in their 
         if (integer) CHECK(g == want);
         else CHECK(std::abs(g - want) <= 1e-12 * (1 + std::abs(want)));
       }
+    if (!integer) continue;
+    // Integers are scaled in their type: a fraction would be cut, so it is refused.
+    for (auto &at : *node.mutable_attribute())
+      if (at.name() == "alpha") at.set_f(0.5f);
+    CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("alpha = 0.5") && Contains("whole numbers"));
   }
 }

@@ -89,3 +89,25 @@ TEST_CASE("import: a shape computed from an input's values is still refused", "[
   mb.output("y");
   REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("'m' is computed at run time"));
 }
+
+TEST_CASE("import: a shape whose computation from constants fails at import is refused, naming why",
+          "[onnx][import][fold]") {
+  // ScatterElements (no host folding) of constants with an index out of range: the run at
+  // import fails, and the Reshape is refused with the other nodes, not as a crash of the import.
+  ModelBuilder mb(13);
+  mb.input("x", {int64_t{12}});
+  mb.initializer("d", ints({3, 4}, {2}));
+  mb.initializer("i", ints({5}, {1}));
+  mb.initializer("u", ints({6}, {1}));
+  mb.node("ScatterElements", {"d", "i", "u"}, {"shape"});
+  mb.node("Reshape", {"x", "shape"}, {"y"});
+  mb.output("y");
+  try {
+    tonnx::import_bytes(mb.bytes());
+    FAIL("the import succeeded");
+  } catch (const tonnx::UnsupportedError &e) {
+    REQUIRE(e.nodes().size() == 1);
+    CHECK_THAT(e.nodes()[0].reason, Contains("shape 'shape' is computed from constants, but computing it at import failed") &&
+                                        Contains("outside [-2, 2)"));
+  }
+}

@@ -75,9 +75,11 @@ TEST_CASE("input_values: values that do not fit the input are Errors naming it",
                       Contains("ImportOptions::input_values (tensorir --input-value) names 'shape', which is not an input of the model "
                                "(its inputs: 'x', 's', 'starts')"));
   REQUIRE_THROWS_WITH(import_with("s", NDArray::from_vector<int32_t>({3, 4}, {2})),
-                      Contains("input 's' is int64 but the value given in ImportOptions::input_values is int32"));
+                      Contains("input 's' is int64 but the value given in ImportOptions::input_values (tensorir --input-value or "
+                               "--input) is int32"));
   REQUIRE_THROWS_WITH(import_with("s", NDArray::from_vector<int64_t>({3, 4, 1}, {3})),
-                      Contains("input 's': the value given in ImportOptions::input_values has shape [3], which "
+                      Contains("input 's': the value given in ImportOptions::input_values (tensorir --input-value or --input) has "
+                               "shape [3], which "
                                "does not fit the input's shape in the model"));
   REQUIRE_THROWS_WITH(import_with("ends", NDArray::from_vector<int64_t>({4}, {1})),
                       Contains("names 'ends', which is not an input of the model"));

@@ -43,6 +43,9 @@ TEST_CASE("target: str round-trips", "[target]") {
   }
   REQUIRE(Target("llvm").str() == "llvm");
   REQUIRE(Target("llvm -mcpu=native").str() == "llvm -mcpu=native");
+  // Only a flag is written bare: an option's value "true" reads back as it was given.
+  REQUIRE(Target("llvm -mcpu=true").str() == "llvm -mcpu=true");
+  REQUIRE(Target::parse(Target("llvm -mcpu=true").str()).option("mcpu") == "true");
 }
 
 TEST_CASE("target: malformed strings are errors", "[target]") {

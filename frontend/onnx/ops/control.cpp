@@ -46,10 +46,11 @@ void loop(Context &c) {
     std::vector<Value> in = {Value{-1, scalar(double(it), Int(64)), {}, Int(64)},
                              Value{-1, scalar(1, Bool()), {}, Bool()}};
     in.insert(in.end(), v.begin(), v.end());
-    const std::vector<Value> out = c.subgraph("body", in);
+    std::vector<Value> out = c.subgraph("body", in);
     TIR_USER_CHECK(out.size() == 1 + carried + scans.size())
         << "the body has " << out.size() << " outputs; the node needs " << 1 + carried + scans.size();
-    if (!out[0].known.defined()) unsupported("the body computes its condition at run time");
+    if (!out[0].known.defined() && !c.compute_known(out[0], "the body's condition"))
+      unsupported("the body computes its condition at run time");
     cond = to_int64s(out[0].known).at(0) != 0;
     v.assign(out.begin() + 1, out.begin() + std::ptrdiff_t(1 + carried));
     for (size_t k = 0; k < scans.size(); ++k) scans[k].push_back(out[1 + carried + k]);

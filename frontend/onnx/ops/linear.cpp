@@ -3,6 +3,8 @@
 // a transpose node. A MatMul whose B has rank 3 or more is a batch_matmul. Det of small
 // matrices.
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 #include "frontend/onnx/ops/ops_util.h"
 
@@ -61,6 +63,16 @@ void gemm(Context &c, bool legacy) {
   need_product_types(c, c.has_input(2));
   TIR_USER_CHECK(c.rank(0) == 2 && c.rank(1) == 2) << "Gemm takes 2-D A and B";
   const Attributes &a = c.attrs();
+  // Integers are scaled in their type: a fraction would be cut to a whole number.
+  for (const char *s : {"alpha", "beta"}) {
+    const double v = a.f(s, 1.0f);
+    if (!c.dtype(0).is_float() && v != std::floor(v)) {
+      std::ostringstream why;
+      why << s << " = " << v << " on " << c.dtype(0) << " inputs, which are scaled in their type: only whole numbers "
+          << "are supported";
+      unsupported(why.str());
+    }
+  }
   graph::NodeRef x = c.node(0);
   if (a.i("transA", 0)) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}});
   graph::NodeRef w = weight(c, 1, a.i("transB", 0) != 0, a.f("alpha", 1.0f));

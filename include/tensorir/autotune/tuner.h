@@ -85,7 +85,7 @@ struct TuneOptions {
   std::string tuner = "xgb";    // "xgb" (cost-model guided), "random"
   int batch_size = 8;           // configurations built together, then timed one by one
   int build_threads = 0;        // threads that build a batch; 0: the cores, at most batch_size
-  double build_timeout_s = 60;  // a build slower than this is recorded as an error
+  double build_timeout_s = 60;  // a build slower than this is recorded as an error; 0: no limit
   uint64_t seed = 0;            // the search's random choices, and the inputs
   MeasureOptions measure;       // threads, timeout and repeats of each measurement
   // Compare every candidate's arrays after one call with those of the task's default
