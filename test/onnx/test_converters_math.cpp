@@ -513,9 +513,30 @@ TEST_CASE("converters: MatMul and Gemm of float64 and integers compute in their 
         else CHECK(std::abs(g - want) <= 1e-12 * (1 + std::abs(want)));
       }
     if (!integer) continue;
-    // Integers are scaled in their type: a fraction would be cut, so it is refused.
-    for (auto &at : *node.mutable_attribute())
-      if (at.name() == "alpha") at.set_f(0.5f);
-    CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("alpha = 0.5") && Contains("whole numbers"));
+    // Integers are scaled in their type: a fraction would be cut, and a value the type
+    // does not hold has no conversion, so they are refused.
+    for (const float bad : {0.5f, std::numeric_limits<float>::infinity(), 1e30f, std::nanf("")}) {
+      for (auto &at : *node.mutable_attribute())
+        if (at.name() == "alpha") at.set_f(bad);
+      CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("alpha = ") && Contains("whole numbers that"));
+    }
+  }
+}
+
+TEST_CASE("converters: Gemm scales the product by alpha, not B", "[onnx][converters][math]") {
+  // alpha B would overflow float32 (1e30 * 1e20) where alpha (A B) = 1e30 does not, with B
+  // a known weight or an input.
+  for (const bool known : {true, false}) {
+    INFO((known ? "B an initializer" : "B an input"));
+    ModelBuilder mb(13);
+    mb.input("a", dims({1, 2}));
+    const NDArray b = NDArray::from_vector<float>({1e20f, 0.0f}, {2, 1});
+    if (known) mb.initializer("b", b);
+    else mb.input("b", dims({2, 1}));
+    attr(mb.node("Gemm", {"a", "b"}, {"y"}), "alpha", 1e30f);
+    mb.output("y");
+    const NDArray a = NDArray::from_vector<float>({1e-20f, 1.0f}, {1, 2});
+    const NDArray y = (known ? run(mb, {{"a", a}}) : run(mb, {{"a", a}, {"b", b}})).at(0);
+    CHECK(y.to_vector<float>().at(0) == Approx(1e30f).epsilon(1e-6));
   }
 }

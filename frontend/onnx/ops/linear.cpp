@@ -1,6 +1,5 @@
 // Gemm and MatMul onto dense, whose weight is [N, K] (the transpose of ONNX's [K, N]): a
-// known weight is transposed (and scaled by alpha) once, at import; a computed one by
-// a transpose node. A MatMul whose B has rank 3 or more is a batch_matmul. Det of small
+// known weight is transposed once, at import; a computed one by a transpose node. A MatMul whose B has rank 3 or more is a batch_matmul. Det of small
 // matrices.
 #include <algorithm>
 #include <cmath>
@@ -43,43 +42,46 @@ void need_product_types(const Context &c, bool bias) {
 }
 
 // Input i as dense's weight [N, K]: `transposed` says it is [N, K] already.
-graph::NodeRef weight(Context &c, size_t i, bool transposed, double alpha) {
-  if (transposed && alpha == 1.0) return c.node(i);
-  if (c.known(i)) {
-    NDArray w = c.input(i).known;
-    if (!transposed) w = host_transpose(w, {1, 0});
-    if (alpha != 1.0) w = host_binary(BinaryOp::kMul, w, scalar(alpha, w.dtype()));
-    return c.constant(w, "weight");
-  }
-  graph::NodeRef w = transposed ? c.node(i) : c.make("transpose", {c.node(i)}, {{"axes", std::vector<int64_t>{1, 0}}});
-  if (alpha != 1.0) w = c.make("multiply", {w, c.constant(scalar(alpha, c.dtype(i)), "alpha")});
-  return w;
+graph::NodeRef weight(Context &c, size_t i, bool transposed) {
+  if (transposed) return c.node(i);
+  if (c.known(i)) return c.constant(host_transpose(c.input(i).known, {1, 0}), "weight");
+  return c.make("transpose", {c.node(i)}, {{"axes", std::vector<int64_t>{1, 0}}});
 }
 
-// Y = alpha * A' B' + beta * C: dense(A', weight), then C as a bias along the columns
+// Y = alpha * A' B' + beta * C: dense(A', weight) times alpha (the product scaled, not B:
+// alpha B could overflow where alpha A'B' does not), then C as a bias along the columns
 // when it is a vector [N] (or [1, N]), else added with broadcasting. Before opset 7 C is
 // required, and is [M, N] unless the broadcast attribute is set.
 void gemm(Context &c, bool legacy) {
   need_product_types(c, c.has_input(2));
   TIR_USER_CHECK(c.rank(0) == 2 && c.rank(1) == 2) << "Gemm takes 2-D A and B";
   const Attributes &a = c.attrs();
-  // Integers are scaled in their type: a fraction would be cut to a whole number.
+  // Integers are scaled in their type: a fraction would be cut, and a value outside the
+  // type's range has no conversion.
+  const Type t = c.dtype(0);
   for (const char *s : {"alpha", "beta"}) {
     const double v = a.f(s, 1.0f);
-    if (!c.dtype(0).is_float() && v != std::floor(v)) {
+    const double top = std::ldexp(1.0, t.bits() - (t.is_uint() ? 0 : 1)), bottom = t.is_uint() ? 0.0 : -top;
+    if (!t.is_float() && !(v == std::floor(v) && v >= bottom && v < top)) {
       std::ostringstream why;
-      why << s << " = " << v << " on " << c.dtype(0) << " inputs, which are scaled in their type: only whole numbers "
-          << "are supported";
+      why << s << " = " << v << " on " << t << " inputs, which are scaled in their type: only whole numbers that "
+          << t << " holds are supported";
       unsupported(why.str());
     }
   }
   graph::NodeRef x = c.node(0);
   if (a.i("transA", 0)) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}});
-  graph::NodeRef w = weight(c, 1, a.i("transB", 0) != 0, a.f("alpha", 1.0f));
-  const double beta = a.f("beta", 1.0f);
+  const graph::NodeRef w = weight(c, 1, a.i("transB", 0) != 0);
+  const double alpha = a.f("alpha", 1.0f), beta = a.f("beta", 1.0f);
   TIR_USER_CHECK(!legacy || c.has_input(2)) << "C is missing (Gemm requires it before opset 11)";
-  if (!c.has_input(2) || beta == 0.0) return void(c.output(0, "dense", {x, w}));
+  const bool plain = !c.has_input(2) || beta == 0.0;
+  if (plain && alpha == 1.0) return void(c.output(0, "dense", {x, w}));
   graph::NodeRef y = c.make("dense", {x, w});
+  if (alpha != 1.0) {
+    const std::vector<graph::NodeRef> scaled = {y, c.constant(scalar(alpha, t), "alpha")};
+    if (plain) return void(c.output(0, "multiply", scaled));
+    y = c.make("multiply", scaled);
+  }
   const int64_t n = c.graph_node(y).shape[1];
   if (legacy && a.i("broadcast", 0) == 0) {
     TIR_USER_CHECK(c.shape(2) == c.graph_node(y).shape)
@@ -142,7 +144,7 @@ void matmul(Context &c) {
     w = c.known(1) ? c.constant(host_reshape(c.input(1).known, {1, k}), "weight")
                    : c.make("reshape", {c.node(1)}, {{"shape", std::vector<int64_t>{1, k}}});
   } else {
-    w = weight(c, 1, false, 1.0);
+    w = weight(c, 1, false);
   }
   const int64_t n = bs.size() == 1 ? 1 : bs[1];
   std::vector<int64_t> out(as.begin(), as.end() - 1);  // A's leading dimensions, then N
