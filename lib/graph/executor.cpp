@@ -327,14 +327,6 @@ StoragePlan kernel_storage_plan(const Graph &g, const std::vector<Kernel> &kerne
   return plan_storage(g, steps, share);
 }
 
-// Whether this process can call the kernels of `target`, so that build() allocates their
-// storage: targets that run in process, and "webgl", whose fragment programs also run on
-// an OpenGL context here (as "opengl -mode=fragment" does). "wasm" kernels cannot.
-bool runs_here(const Target &target) {
-  const TargetCaps caps = target.caps();
-  return caps.runs_in_process || caps.textures;
-}
-
 // Storage for every kernel's result, as `plan` places it: shared results are views into
 // its buffers. A device whose storage has no view at a result's offset (OpenGL; OpenCL
 // at an offset its sub-buffers cannot start at) gives that result an array of its own.
@@ -420,6 +412,11 @@ std::shared_ptr<const autotune::ApplyHistoryBest> fitting_records(const Graph &l
 }
 
 }  // namespace
+
+bool runs_here(const Target &target) {
+  const TargetCaps caps = target.caps();
+  return caps.runs_in_process || caps.textures;  // build() allocates the storage of these
+}
 
 CompiledModel build(const Graph &input_graph, const Target &target, const BuildOptions &options) {
   const auto t0 = Clock::now();

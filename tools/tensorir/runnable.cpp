@@ -103,7 +103,7 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
   }
   const Target t(target.empty() ? "llvm" : target);
   // Refused before compiling: the compiled model could not be called here.
-  if (!t.caps().runs_in_process && !t.caps().textures)
+  if (!graph::runs_here(t))
     throw UsageError{"--target " + target + ": its kernels run in a browser, not in this process; `tensorir compile " +
                      model + " --target " + target + " -o DIR` writes a web package to serve and open"};
   if (is_onnx_file(model)) {

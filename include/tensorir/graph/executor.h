@@ -174,4 +174,9 @@ class CompiledModel {
 // kernel per fused group (per operator node without fusion) for `target`.
 CompiledModel build(const Graph &g, const Target &target, const BuildOptions &options = {});
 
+// Whether this process can call the kernels of a model built for `target` (run, profile):
+// targets that run in process, and "webgl", whose fragment programs also run on an
+// OpenGL context here (as "opengl -mode=fragment" does). "wasm" kernels cannot.
+bool runs_here(const Target &target);
+
 }  // namespace tensorir::graph
