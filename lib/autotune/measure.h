@@ -1,7 +1,9 @@
 // Building a batch of candidates and preparing their arguments (measure.cpp); timing them
 // in child processes (measure_local.cpp).
 #pragma once
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,6 +17,13 @@
 namespace tensorir::autotune {
 
 struct MeasureOptions;  // tensorir/autotune/tuner.h
+
+// `s` seconds on the steady clock, at most 10^9 s (32 years): beyond that the clock's
+// count overflows, and a deadline of infinity would have passed before it began.
+inline std::chrono::steady_clock::duration clock_seconds(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(std::min(s, 1e9)));
+}
 
 // Calls fn(i) for every i in [0, n) on up to `threads` threads, the caller's among them.
 template <typename F>

@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -155,9 +154,7 @@ class LocalRunner : public Runner {
   // Reads `fd` to its end; false when `timeout_s` passed first.
   static bool read_until(int fd, std::string &out, double timeout_s) {
     using clock = std::chrono::steady_clock;
-    // At most 10^9 s: the clock's count overflows far beyond.
-    const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
-                                             std::chrono::duration<double>(timeout_s > 0 ? std::min(timeout_s, 1e9) : 1e9));
+    const auto deadline = clock::now() + clock_seconds(timeout_s > 0 ? timeout_s : 1e9);
     char buf[4096];
     while (true) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();

@@ -23,12 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// At most 10^9 s (32 years): beyond that the clock's count overflows, and a budget of
-// infinity would end before it began.
-Clock::duration seconds(double s) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(s, 1e9)));
-}
-
 double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -192,7 +186,7 @@ class TaskTuner {
   // What building and timing `measurements` take at the pace so far (the search's
   // updates included); nothing before the first batch.
   Clock::duration taking(int measurements) const {
-    return seconds(trials_ ? measure_s_ / trials_ * measurements : 0);
+    return clock_seconds(trials_ ? measure_s_ / trials_ * measurements : 0);
   }
 
   // Logs `r`, keeps it, and notes its configuration's first time.
@@ -373,7 +367,7 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   // left is then shared by that, so that the kernels that take most of the model's time
   // get most of the search. Shared by FLOPs, a convolution that occurs four times got a
   // quarter of its due, and one that runs at a third of the others' speed a third.
-  const Clock::time_point end = start + seconds(options.time_budget_s);
+  const Clock::time_point end = start + clock_seconds(options.time_budget_s);
   for (size_t k = 0; k < tasks.size(); ++k)
     search(k, cap[k] ? std::min(cap[k], options.batch_size) : options.batch_size, end);
   std::vector<double> best;
@@ -384,7 +378,7 @@ std::vector<Record> tune(const std::vector<Task> &tasks, const TuneOptions &opti
   double share_so_far = 0;  // unused time of earlier tasks passes on
   for (size_t k = 0; k < tasks.size(); ++k) {
     share_so_far += shares[k];
-    finish(k, second + seconds(left_s * share_so_far));
+    finish(k, second + clock_seconds(left_s * share_so_far));
   }
   return records;
 }
