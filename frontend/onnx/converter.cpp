@@ -171,12 +171,13 @@ bool Context::all_known() const {
 }
 
 const NDArray &Context::value(size_t i, const std::string &what) const {
+  const std::string named = what + " '" + input_name(i) + "'";
   if (!known(i) && imp_.is_graph_input(input_name(i)))
-    throw Unsupported{what + " '" + input_name(i) + "' is a graph input; it must be known at import: fix its value " +
-                          "with ImportOptions::input_values (tensorir --input-value)",
+    throw Unsupported{named + " is a graph input; it must be known at import: fix its value with "
+                              "ImportOptions::input_values (tensorir --input-value)",
                       input_name(i)};
-  if (!known(i) && (replaced_.count(i) || !compute_known(imp_.value(input_name(i)), what + " '" + input_name(i) + "'")))
-    unsupported(what + " '" + input_name(i) + "' is computed at run time; it must be known at import (a constant)");
+  if (!known(i) && !replaced_.count(i)) compute_known(imp_.value(input_name(i)), named);
+  if (!known(i)) unsupported(named + " is computed at run time; it must be known at import (a constant)");
   return input(i).known;
 }
 

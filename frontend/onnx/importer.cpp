@@ -14,6 +14,10 @@ namespace tensorir::onnx::detail {
 
 namespace {
 
+// The options a message names, as the library and the command line spell them.
+constexpr const char *kGivenShapes = "input_shapes (tensorir --input-shape)";
+constexpr const char *kGivenValues = "ImportOptions::input_values (tensorir --input-value or --input)";
+
 bool is_ai_onnx(const std::string &domain) { return domain.empty() || domain == "ai.onnx"; }
 
 // Why an input of this ONNX type cannot be a graph input, or "".
@@ -213,8 +217,7 @@ void Importer::add_inputs() {
       if (bound != options_.input_shapes.end()) {
         shape = bound->second;
         TIR_USER_CHECK(shape.size() == size_t(dims.size()))
-            << what << " has " << dims.size() << " dimensions but input_shapes (tensorir --input-shape) gives "
-            << shape_str(shape);
+            << what << " has " << dims.size() << " dimensions but " << kGivenShapes << " gives " << shape_str(shape);
       }
       for (int i = 0; i < dims.size(); ++i) {
         const auto &d = dims[i];
@@ -230,8 +233,8 @@ void Importer::add_inputs() {
           shape.push_back(d.dim_value());
         } else {
           TIR_USER_CHECK(!d.has_dim_value() || d.dim_value() == shape[size_t(i)])
-              << what << ": dimension " << i << " is " << d.dim_value() << " in the model but input_shapes (tensorir --input-shape) gives "
-              << shape[size_t(i)] << " (" << shape_str(shape) << ")";
+              << what << ": dimension " << i << " is " << d.dim_value() << " in the model but " << kGivenShapes
+              << " gives " << shape[size_t(i)] << " (" << shape_str(shape) << ")";
         }
       }
     }
@@ -261,7 +264,8 @@ void Importer::check_option_names() const {
   auto check = [&](const std::string &name, const char *option, const char *flag) {
     if (std::find(inputs.begin(), inputs.end(), name) != inputs.end()) return;
     throw UnknownInputError("onnx: ImportOptions::" + std::string(option) + " (tensorir " + flag + ") names '" +
-                                name + "', which is not an input of the model (" + UnknownInputError::inputs_text(inputs) + ")",
+                                name + "', which is not an input of the model (" +
+                                UnknownInputError::inputs_text(inputs) + ")",
                             option, name, inputs);
   };
   for (const auto &[name, shape] : options_.input_shapes) check(name, "input_shapes", "--input-shape");
@@ -270,21 +274,19 @@ void Importer::check_option_names() const {
 
 void Importer::bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value) {
   const std::string what = "onnx: input '" + in.name() + "'";
-  TIR_USER_CHECK(value.defined()) << what << ": ImportOptions::input_values (tensorir --input-value or --input) gives an empty array";
+  TIR_USER_CHECK(value.defined()) << what << ": " << kGivenValues << " gives an empty array";
   TIR_USER_CHECK(!options_.input_shapes.count(in.name()))
       << what << " is given both a shape (input_shapes, tensorir --input-shape) and a value (input_values, tensorir "
          "--input-value); give only the value";
   TIR_USER_CHECK(value.dtype() == dtype)
-      << what << " is " << dtype << " but the value given in ImportOptions::input_values (tensorir --input-value or "
-      << "--input) is " << value.dtype();
+      << what << " is " << dtype << " but the value given in " << kGivenValues << " is " << value.dtype();
   const auto &tt = in.type().tensor_type();
   if (tt.has_shape()) {
     const auto &dims = tt.shape().dim();
     bool fits = value.shape().size() == size_t(dims.size());
     for (int i = 0; fits && i < dims.size(); ++i)
       fits = !dims[i].has_dim_value() || dims[i].dim_value() == value.shape()[size_t(i)];
-    TIR_USER_CHECK(fits) << what << ": the value given in ImportOptions::input_values (tensorir --input-value or "
-                         << "--input) has shape "
+    TIR_USER_CHECK(fits) << what << ": the value given in " << kGivenValues << " has shape "
                          << shape_str(value.shape()) << ", which does not fit the input's shape in the model";
   }
   NDArray copy = value.to(Device::cpu());  // the caller keeps its array

@@ -56,8 +56,8 @@ T field(const json &j, const char *key, const char *kind) {
                           ? it->template get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
                           : it->template get<int64_t>() >= int64_t(std::numeric_limits<T>::min()) &&
                                 it->template get<int64_t>() <= int64_t(std::numeric_limits<T>::max());
-    TIR_USER_CHECK(fits) << "the field '" << key << "' is " << support::quote_json(*it) << ", not a whole number that fits in "
-                         << 8 * sizeof(T) << " bits";
+    TIR_USER_CHECK(fits) << "the field '" << key << "' is " << support::quote_json(*it)
+                         << ", not a whole number that fits in " << 8 * sizeof(T) << " bits";
   }
   try {
     return it->template get<T>();
@@ -87,12 +87,13 @@ Record parse_record(const std::string &line) {
   TIR_USER_CHECK(r.index >= 0) << "the field 'index' is " << r.index
                                << ", not a configuration index (they count from 0)";
   const json config = field<json>(j, "config", "an object");
-  TIR_USER_CHECK(config.is_object()) << "the field 'config' is not an object (it is " << support::quote_json(config) << ")";
+  TIR_USER_CHECK(config.is_object())
+      << "the field 'config' is not an object (it is " << support::quote_json(config) << ")";
   for (const auto &[name, value] : config.items())
     TIR_USER_CHECK(value.is_number_integer() &&
                    !(value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX)))
-        << "the knob '" << name << "' of 'config' is not an integer that fits in 64 bits (it is " << support::quote_json(value)
-        << ")";
+        << "the knob '" << name << "' of 'config' is not an integer that fits in 64 bits (it is "
+        << support::quote_json(value) << ")";
   r.config_json = config.dump();
   r.times_ms = field<std::vector<double>>(j, "times_ms", "a list of numbers");
   for (double t : r.times_ms)

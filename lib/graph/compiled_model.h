@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tensorir/graph/executor.h"
 #include "runtime/model_turn.h"
+#include "tensorir/graph/executor.h"
 #include "tensorir/graph/memory_plan.h"
 #include "tensorir/runtime/module.h"
 

@@ -67,7 +67,8 @@ bool is_onnx_file(const std::string &model) {
 
 UsageError unknown_input(const onnx::UnknownInputError &e, const std::string &model) {
   return UsageError{std::string(e.option() == "input_shapes" ? "--input-shape" : "--input-value") + " names '" +
-                    e.name() + "', which is not an input of '" + model + "' (" + onnx::UnknownInputError::inputs_text(e.inputs()) + ")"};
+                    e.name() + "', which is not an input of '" + model + "' (" +
+                    onnx::UnknownInputError::inputs_text(e.inputs()) + ")"};
 }
 
 onnx::ImportOptions import_options(const ModelOptions &options) {

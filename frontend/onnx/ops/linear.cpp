@@ -1,6 +1,6 @@
 // Gemm and MatMul onto dense, whose weight is [N, K] (the transpose of ONNX's [K, N]): a
-// known weight is transposed once, at import; a computed one by a transpose node. A MatMul whose B has rank 3 or more is a batch_matmul. Det of small
-// matrices.
+// known weight is transposed once, at import; a computed one by a transpose node. A
+// MatMul whose B has rank 3 or more is a batch_matmul. Det of small matrices.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -35,7 +35,8 @@ namespace {
 void need_product_types(const Context &c, bool bias) {
   const Type t = c.dtype(0);
   if (t != Float(32) && t != Float(64) && t.bits() < 32)
-    unsupported("input '" + c.input_name(0) + "' is " + t.str() + "; float32, float64 and 32- and 64-bit integers are supported");
+    unsupported("input '" + c.input_name(0) + "' is " + t.str() +
+                "; float32, float64 and 32- and 64-bit integers are supported");
   for (size_t i = 1; i < (bias ? 3u : 2u); ++i)
     TIR_USER_CHECK(c.dtype(i) == t) << "input '" << c.input_name(i) << "' is " << c.dtype(i) << " but '"
                                     << c.input_name(0) << "' is " << t;

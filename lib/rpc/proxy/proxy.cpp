@@ -84,8 +84,8 @@ struct Proxy::State {
       TIR_USER_CHECK(timeout == hello.end() ||
                      (timeout->is_number_integer() && timeout->get<int64_t>() >= 0 &&
                       timeout->get<int64_t>() <= std::numeric_limits<int>::max()))
-          << "RPC: \"timeout_ms\" is " << support::quote_json(*timeout) << "; give a whole number of milliseconds from 0 to "
-          << std::numeric_limits<int>::max();
+          << "RPC: \"timeout_ms\" is " << support::quote_json(*timeout)
+          << "; give a whole number of milliseconds from 0 to " << std::numeric_limits<int>::max();
     } catch (const std::exception &e) {
       refuse(*conn, e.what());
       return;
