@@ -40,6 +40,31 @@ NDArray bool_scalar(bool v) {
   return a;
 }
 
+// A Loop over x [4] of `trips` iterations: v starts as x and each iteration adds x; the
+// body goes on while i < stop, or with `mod` while i % 100 < stop (a Mod, which the import
+// computes by compiling it). With `scan`, a scan output of each iteration's v.
+ModelBuilder add_loop(int64_t trips, int64_t stop, bool scan, bool mod) {
+  ModelBuilder mb(13);
+  mb.input("x", dims({4}));
+  mb.initializer("m", int64_scalar(trips));
+  mb.initializer("go", bool_scalar(true));
+  mb.initializer("stop", int64_scalar(stop));
+  if (mod) mb.initializer("hundred", int64_scalar(100));
+  std::vector<std::string> outs = {"v_final"}, body_outs = {"c_out", "v_out"};
+  if (scan) outs.push_back("scan"), body_outs.push_back("s_out");
+  ::onnx::NodeProto &n = mb.node("Loop", {"m", "go", "x"}, outs);
+  graph_attr(n, "body", {{"i", ::onnx::TensorProto::INT64}, {"c", ::onnx::TensorProto::BOOL}, {"v", 1}}, body_outs,
+             [&](ModelBuilder &g) {
+               if (mod) g.node("Mod", {"i", "hundred"}, {"r"});
+               g.node("Less", {mod ? "r" : "i", "stop"}, {"c_out"});
+               g.node("Add", {"v", "x"}, {"v_out"});
+               if (scan) g.node("Identity", {"v_out"}, {"s_out"});
+             });
+  mb.output("v_final", dims({4}));
+  if (scan) mb.output("scan", {});
+  return mb;
+}
+
 // x[:, begin:end] of a row-major [rows, cols] matrix.
 std::vector<float> columns(const std::vector<float> &x, int64_t cols, int64_t begin, int64_t end) {
   std::vector<float> out;
@@ -224,24 +249,7 @@ TEST_CASE("converters: If converts the branch its known condition takes", "[onnx
 
 TEST_CASE("converters: Loop unrolled at import, with a scan output and an early exit", "[onnx][converters]") {
   const NDArray x = NDArray::random({4}, Float(32), 11);
-  // v starts as x; each iteration adds x; the body goes on while the iteration < stop.
-  auto model = [](int64_t trips, int64_t stop) {
-    ModelBuilder mb(13);
-    mb.input("x", dims({4}));
-    mb.initializer("m", int64_scalar(trips));
-    mb.initializer("go", bool_scalar(true));
-    mb.initializer("stop", int64_scalar(stop));
-    ::onnx::NodeProto &n = mb.node("Loop", {"m", "go", "x"}, {"v_final", "scan"});
-    graph_attr(n, "body", {{"i", ::onnx::TensorProto::INT64}, {"c", ::onnx::TensorProto::BOOL}, {"v", 1}},
-               {"c_out", "v_out", "s_out"}, [](ModelBuilder &g) {
-                 g.node("Less", {"i", "stop"}, {"c_out"});
-                 g.node("Add", {"v", "x"}, {"v_out"});
-                 g.node("Identity", {"v_out"}, {"s_out"});
-               });
-    mb.output("v_final", dims({4}));
-    mb.output("scan", {});
-    return mb;
-  };
+  auto model = [](int64_t trips, int64_t stop) { return add_loop(trips, stop, true, false); };
   const std::vector<float> xv = x.to_vector<float>();
   for (auto [trips, stop, iterations] : {std::tuple{3, 10, 3}, std::tuple{5, 1, 2}}) {
     INFO("trip count " << trips << ", stop after iteration " << stop);
@@ -265,23 +273,7 @@ TEST_CASE("converters: a Loop's condition computed from constants through Mod is
   // The body goes on while i % 100 < stop: Mod has no host folding, so each iteration's
   // condition is computed by compiling it; more iterations than the import computes are refused.
   const NDArray x = NDArray::random({4}, Float(32), 13);
-  auto model = [](int64_t trips, int64_t stop) {
-    ModelBuilder mb(13);
-    mb.input("x", dims({4}));
-    mb.initializer("m", int64_scalar(trips));
-    mb.initializer("go", bool_scalar(true));
-    mb.initializer("stop", int64_scalar(stop));
-    mb.initializer("hundred", int64_scalar(100));
-    ::onnx::NodeProto &n = mb.node("Loop", {"m", "go", "x"}, {"v_final"});
-    graph_attr(n, "body", {{"i", ::onnx::TensorProto::INT64}, {"c", ::onnx::TensorProto::BOOL}, {"v", 1}},
-               {"c_out", "v_out"}, [](ModelBuilder &g) {
-                 g.node("Mod", {"i", "hundred"}, {"r"});
-                 g.node("Less", {"r", "stop"}, {"c_out"});
-                 g.node("Add", {"v", "x"}, {"v_out"});
-               });
-    mb.output("v_final", dims({4}));
-    return mb;
-  };
+  auto model = [](int64_t trips, int64_t stop) { return add_loop(trips, stop, false, true); };
   std::vector<float> want;
   for (float v : x.to_vector<float>()) want.push_back(v * 3);  // iterations 0 and 1 ran
   check_close(run(model(5, 1), {{"x", x}}).at(0), want);
