@@ -139,7 +139,11 @@ const std::string &Context::data_dir() const { return imp_.data_dir(); }
 
 bool Context::has_input(size_t i) const { return i < num_inputs() && !node_.input(int(i)).empty(); }
 
-const std::string &Context::input_name(size_t i) const { return node_.input(int(i)); }
+const std::string &Context::input_name(size_t i) const {
+  TIR_USER_CHECK(i < num_inputs()) << "input " << i << " is missing (the node has " << num_inputs()
+                                   << (num_inputs() == 1 ? " input)" : " inputs)");
+  return node_.input(int(i));
+}
 
 bool Context::declared_half(size_t i) const { return has_input(i) && imp_.declared_half(input_name(i)); }
 
@@ -177,7 +181,10 @@ const NDArray &Context::value(size_t i, const std::string &what) const {
                               "ImportOptions::input_values (tensorir --input-value)",
                       input_name(i)};
   if (!known(i) && !replaced_.count(i)) compute_known(imp_.value(input_name(i)), named);
-  if (!known(i)) unsupported(named + " is computed at run time; it must be known at import (a constant)");
+  if (!known(i))
+    throw Unsupported{named + " is computed at run time; it must be known at import (a constant), or the node "
+                              "computed between stages of the model (onnx::Session, `tensorir run`)",
+                      "", input_name(i)};
   return input(i).known;
 }
 

@@ -32,6 +32,9 @@ constexpr int kLatest = INT_MAX;
 struct Unsupported {
   std::string reason;
   std::string input;  // a graph input whose value, known, would let the node convert
+  // A value the model computes (or a graph input that is data) whose value, known, would
+  // let the node convert: a Session computes such a node on the host between stages.
+  std::string value = {};
 };
 [[noreturn]] void unsupported(const std::string &reason);
 

@@ -314,7 +314,7 @@ void Importer::convert_nodes() {
         TIR_ASSERT(n.output(i).empty() || values_.count(n.output(i)))
             << "the converter of " << n.op_type() << " left output '" << n.output(i) << "' unset";
     } catch (const Unsupported &u) {
-      unsupported_.push_back({ctx.label(), n.op_type(), u.reason, u.input});
+      unsupported_.push_back({ctx.label(), n.op_type(), u.reason, u.input, false, u.value});
       for (const std::string &out : n.output()) poisoned_.insert(out);
     } catch (const std::bad_alloc &) {
       throw Error("onnx: node '" + ctx.label() + "' (" + n.op_type() + "): " + out_of_memory());

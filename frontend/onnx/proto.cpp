@@ -311,4 +311,15 @@ NDArray tensor_value(const TensorProto &t, const std::string &dir) {
   return out;
 }
 
+TensorProto tensor_proto(const std::string &name, const NDArray &a) {
+  const int32_t type = onnx_type_of(a.dtype());
+  TIR_USER_CHECK(type != TensorProto::UNDEFINED) << "onnx: '" << name << "' is " << a.dtype() << ", which ONNX has no type for";
+  TensorProto t;
+  t.set_name(name);
+  t.set_data_type(type);
+  for (int64_t d : a.shape()) t.add_dims(d);
+  t.set_raw_data(std::string(static_cast<const char *>(a.data()), a.nbytes()));
+  return t;
+}
+
 }  // namespace tensorir::onnx::detail

@@ -32,6 +32,8 @@ int32_t onnx_type_of(Type t);
 // The values of `t` as an NDArray (float16 widened to float32). External data is read
 // from `dir` (its location must be a relative path inside it). Errors name the tensor.
 NDArray tensor_value(const ::onnx::TensorProto &t, const std::string &dir);
+// A TensorProto called `name` holding `a` (on the CPU) as raw data.
+::onnx::TensorProto tensor_proto(const std::string &name, const NDArray &a);
 
 // The number of elements `t` declares by its dims.
 int64_t element_count(const ::onnx::TensorProto &t);

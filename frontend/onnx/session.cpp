@@ -1,48 +1,13 @@
 // onnx::Session (include/tensorir/frontend/onnx.h): import and compile per run with the
-// shape inputs fixed, keeping the compiled models of the latest distinct values.
+// shape inputs fixed, keeping the compiled models of the latest distinct values. Models
+// that need values they compute at run time run in stages (session_stages.cpp).
 #include <algorithm>
 #include <filesystem>
-#include <list>
-#include <optional>
-#include <set>
 
-#include "frontend/onnx/importer.h"
 #include "frontend/onnx/proto.h"
-#include "tensorir/frontend/onnx.h"
+#include "frontend/onnx/session_impl.h"
 
 namespace tensorir::onnx {
-
-struct Session::Impl {
-  ::onnx::ModelProto model;
-  std::string dir, what;
-  Target target;
-  SessionOptions options;
-  std::vector<SessionInput> inputs;
-  std::set<std::string> symbolic;      // inputs whose unbound dimensions the given array binds
-  std::set<std::string> shape_inputs;  // inputs fixed at import on each run
-  std::optional<graph::Graph> imported;  // the graph of a model without shape inputs
-  std::list<std::pair<std::string, graph::CompiledModel>> cache;  // most recently used first
-  size_t compiles = 0;
-
-  Impl(::onnx::ModelProto m, std::string d, std::string w, Target t, SessionOptions o)
-      : model(std::move(m)), dir(std::move(d)), what(std::move(w)), target(std::move(t)), options(std::move(o)) {}
-
-  graph::Graph import(const ImportOptions &o) const {
-    const std::string &data_dir = o.external_data_dir.empty() ? dir : o.external_data_dir;
-    return detail::Importer(model, o, data_dir, what).run();
-  }
-  const SessionInput *find(const std::string &name) const {
-    for (const SessionInput &in : inputs)
-      if (in.name == name) return &in;
-    return nullptr;
-  }
-  void list_inputs();
-  void probe();
-  bool learn(const UnsupportedError &e, bool shapes_bound);
-  std::string key(const std::map<std::string, NDArray> &given) const;
-  void check_given(const std::map<std::string, NDArray> &given) const;
-  graph::CompiledModel compile(const std::map<std::string, NDArray> &given);
-};
 
 namespace {
 
@@ -138,7 +103,9 @@ graph::CompiledModel Session::Impl::compile(const std::map<std::string, NDArray>
       if (cache.size() > std::max<size_t>(options.cache_size, 1)) cache.pop_back();
       return cache.front().second;
     } catch (const UnsupportedError &e) {
-      // Fixing one input can let the importer reach nodes that need another.
+      // Fixing one input can let the importer reach nodes that need another, or nodes
+      // that need values the model computes.
+      if (stage(e)) throw Restaged{};
       if (!learn(e, true) || round > int(inputs.size())) throw;
     }
   }
@@ -151,7 +118,21 @@ void Session::Impl::probe() {
   try {
     imported = import(options.import);
   } catch (const UnsupportedError &e) {
-    if (!learn(e, false)) throw;
+    if (!stage(e) && !learn(e, false)) throw;
+  }
+}
+
+std::optional<Session::Prepared> Session::Impl::prepared(const std::map<std::string, NDArray> &given) {
+  if (staged) return std::nullopt;
+  try {
+    Prepared p{compile(given), {}};
+    std::set<std::string> reads;  // dead inputs may be gone
+    for (int id : p.model.graph().input_ids()) reads.insert(p.model.graph().node(id).name);
+    for (const auto &[name, value] : given)
+      if (reads.count(name) && !shape_inputs.count(name)) p.feed[name] = value;
+    return p;
+  } catch (const Restaged &) {
+    return std::nullopt;
   }
 }
 
@@ -175,27 +156,47 @@ const std::vector<SessionInput> &Session::inputs() const { return impl_->inputs;
 ModelInfo Session::info() const { return detail::describe(impl_->model); }
 
 std::vector<std::string> Session::shape_inputs() const {
+  std::set<std::string> in_stages;
+  if (impl_->staged)
+    for (const std::optional<Session> *stage : {&impl_->staged->before, &impl_->staged->after})
+      if (*stage)
+        for (const std::string &name : (*stage)->shape_inputs()) in_stages.insert(name);
   std::vector<std::string> out;
   for (const SessionInput &in : impl_->inputs)
-    if (impl_->shape_inputs.count(in.name)) out.push_back(in.name);
+    if (impl_->shape_inputs.count(in.name) || in_stages.count(in.name)) out.push_back(in.name);
   return out;
 }
 
+bool Session::staged() const { return impl_->staged != nullptr; }
+std::string Session::stage_boundary() const { return impl_->staged ? impl_->staged->boundary : ""; }
+
 Session::Prepared Session::prepare(const std::map<std::string, NDArray> &inputs) {
-  Prepared p{impl_->compile(inputs), {}};
-  std::set<std::string> reads;  // dead inputs may be gone
-  for (int id : p.model.graph().input_ids()) reads.insert(p.model.graph().node(id).name);
-  for (const auto &[name, value] : inputs)
-    if (reads.count(name) && !impl_->shape_inputs.count(name)) p.feed[name] = value;
-  return p;
+  std::optional<Prepared> p = impl_->prepared(inputs);
+  TIR_USER_CHECK(p) << "onnx: " << impl_->what << " runs in stages around " << impl_->staged->boundary
+                    << ", which need values it computes: Session::run runs it, and there is no one compiled "
+                       "model to prepare";
+  return *p;
 }
 
 graph::Outputs Session::run(const std::map<std::string, NDArray> &inputs) {
-  Prepared p = prepare(inputs);
-  return p.model.run(p.feed);
+  if (std::optional<Prepared> p = impl_->prepared(inputs)) return p->model.run(p->feed);
+  return impl_->run_stages(inputs);
 }
 
-size_t Session::compiles() const { return impl_->compiles; }
-size_t Session::cached() const { return impl_->cache.size(); }
+size_t Session::compiles() const {
+  size_t n = impl_->compiles;
+  if (impl_->staged)
+    for (const std::optional<Session> *stage : {&impl_->staged->before, &impl_->staged->after})
+      if (*stage) n += (*stage)->compiles();
+  return n;
+}
+
+size_t Session::cached() const {
+  size_t n = impl_->cache.size();
+  if (impl_->staged)
+    for (const std::optional<Session> *stage : {&impl_->staged->before, &impl_->staged->after})
+      if (*stage) n += (*stage)->cached();
+  return n;
+}
 
 }  // namespace tensorir::onnx

@@ -55,7 +55,7 @@ void write_summary(const std::vector<CaseResult> &results, const std::map<std::s
   bool first = true;
   for (const auto &[cat, c] : by_category) {
     os << (first ? "\n" : ",\n") << "    \"" << cat << "\": {\"passed\": " << c.passed << ", \"passed_specialized\": " << c.specialized
-       << ", \"failed\": " << c.failed
+       << ", \"passed_in_stages\": " << c.staged << ", \"failed\": " << c.failed
        << ", \"unsupported\": " << c.unsupported << "}";
     first = false;
   }
@@ -68,7 +68,7 @@ void write_summary(const std::vector<CaseResult> &results, const std::map<std::s
     os << "], \"specialized_inputs\": [";
     for (size_t j = 0; j < r.specialized.size(); ++j)
       os << (j ? ", " : "") << "\"" << json_escape(r.specialized[j]) << "\"";
-    os << "]}";
+    os << "], \"in_stages\": " << (r.staged ? "true" : "false") << "}";
   }
   os << "\n  ]\n}\n";
 }
@@ -199,6 +199,7 @@ std::string unsupported_reason(const tonnx::UnsupportedError &e) {
 void Counts::add(const CaseResult &r) {
   (r.status == "passed" ? passed : r.status == "failed" ? failed : unsupported)++;
   if (r.status == "passed" && !r.specialized.empty()) ++specialized;
+  if (r.status == "passed" && r.staged) ++staged;
 }
 
 std::string report(const std::vector<CaseResult> &results, const std::string &title, const std::string &summary,
@@ -211,12 +212,13 @@ std::string report(const std::vector<CaseResult> &results, const std::string &ti
     all.add(r);
   }
   // "specialized": of the passed, those compiled with inputs fixed at import (the
-  // session's shape inputs, given with each data set).
-  std::printf("\n%s (rtol %g, atol %g)\n%-20s %7s %12s %7s %12s %6s %7s\n", title.c_str(), kRtol, kAtol, "category",
-              "passed", "specialized", "failed", "unsupported", "total", "passed");
+  // session's shape inputs, given with each data set); "in stages": those run in stages
+  // around nodes that need values the model computes.
+  std::printf("\n%s (rtol %g, atol %g)\n%-20s %7s %12s %10s %7s %12s %6s %7s\n", title.c_str(), kRtol, kAtol,
+              "category", "passed", "specialized", "in stages", "failed", "unsupported", "total", "passed");
   auto row = [](const std::string &name, const Counts &c) {
-    std::printf("%-20s %7d %12d %7d %12d %6d %6.1f%%\n", name.c_str(), c.passed, c.specialized, c.failed, c.unsupported,
-                c.total(), c.percent());
+    std::printf("%-20s %7d %12d %10d %7d %12d %6d %6.1f%%\n", name.c_str(), c.passed, c.specialized, c.staged, c.failed,
+                c.unsupported, c.total(), c.percent());
   };
   for (const auto &[cat, c] : by_category) row(cat, c);
   row("all", all);

@@ -28,6 +28,8 @@ struct CaseResult {
   // those a runner fixed up front (ImportOptions::input_values).
   std::vector<std::string> specialized;
   double seconds = 0;
+  // Run in stages around nodes that need values the model computes (Session::staged).
+  bool staged = false;
 };
 
 // Every case of the four folders, in order; TENSORIR_ONNX_CASES=substring keeps only the
@@ -73,7 +75,8 @@ std::string json_escape(const std::string &s);
 std::string unsupported_reason(const onnx::UnsupportedError &e);
 
 struct Counts {
-  int passed = 0, specialized = 0, failed = 0, unsupported = 0;  // specialized: passed with inputs fixed at import
+  // specialized: passed with inputs fixed at import; staged: passed in stages
+  int passed = 0, specialized = 0, staged = 0, failed = 0, unsupported = 0;
   void add(const CaseResult &r);
   int total() const { return passed + failed + unsupported; }
   double percent() const { return total() ? 100.0 * passed / total() : 0; }

@@ -71,13 +71,14 @@ std::vector<size_t> needed_inputs(const tonnx::UnsupportedError &e, const tonnx:
 }
 
 // Runs every data set through one onnx::Session; "" when every output matches, else why
-// not. `specialized` gets the shape inputs the session fixed at import.
+// not. `r` gets the shape inputs the session fixed at import and whether it ran in stages.
 std::string run_session(const fs::path &dir, const tonnx::ModelInfo &info, const std::vector<fs::path> &sets,
-                        std::vector<std::string> *specialized) {
+                        CaseResult *r) {
   tonnx::Session s = tonnx::Session::open((dir / "model.onnx").string(), "llvm");
   std::string why;
   for (size_t i = 0; i < sets.size() && why.empty(); ++i) why = compare_outputs(s.run(read_inputs(info, sets[i])), sets[i]);
-  *specialized = s.shape_inputs();
+  r->specialized = s.shape_inputs();
+  r->staged = s.staged();
   return why;
 }
 
@@ -118,7 +119,7 @@ std::optional<CaseResult> run_case(const std::string &category, const fs::path &
       if (fixed.empty()) return std::nullopt;
       r.reason = run_all_fixed(dir, info, sets, fixed, &r.specialized);
     } else {
-      r.reason = run_session(dir, info, sets, &r.specialized);
+      r.reason = run_session(dir, info, sets, &r);
     }
     if (!r.reason.empty()) r.status = "failed";
   } catch (const tonnx::UnsupportedError &e) {

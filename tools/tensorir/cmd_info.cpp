@@ -53,10 +53,12 @@ void print_summary(const std::string &model, const onnx::ModelInfo &m) {
 // imports is read once, by the session; one that does not is read again to describe it.
 void info(const std::string &model) {
   std::vector<std::string> shape;
+  std::string boundary;
   try {
     const onnx::Session s = onnx::Session::open(model, "llvm");
     print_summary(model, s.info());
     shape = s.shape_inputs();
+    boundary = s.stage_boundary();
   } catch (const Error &e) {
     // What the operators alone rule out, else what converting refused; another error
     // with nothing to list is the model's own.
@@ -67,6 +69,9 @@ void info(const std::string &model) {
     print_unsupported(m.unsupported.empty() ? refused->nodes() : m.unsupported);
   }
   std::printf("every node can be imported\n");
+  if (!boundary.empty())
+    std::printf("runs in stages around %s, which need values the model computes: run and test compute them "
+                "between the stages; compile cannot save the model\n", boundary.c_str());
   if (shape.empty()) return;
   std::string names;
   for (const std::string &n : shape) names += (names.empty() ? "" : ", ") + n;

@@ -60,7 +60,11 @@ Runnable session_runnable(const std::string &model, const Target &t, const Model
   r.onnx = s->info();
   for (const onnx::ValueInfo &out : r.onnx->outputs) r.output_names.push_back(out.name);
   r.run = [s](const std::map<std::string, NDArray> &in) { return by_name(s->run(in)); };
-  r.profile = [s](const std::map<std::string, NDArray> &in, int repeats) {
+  r.profile = [s, model](const std::map<std::string, NDArray> &in, int repeats) {
+    if (s->staged())  // learnt by the run before, at the latest
+      throw UsageError{"--profile: " + model + " runs in stages around " + s->stage_boundary() +
+                       ", which need values the model computes; its kernels are not one model to profile: run it "
+                       "without --profile (--repeat times the whole run)"};
     const onnx::Session::Prepared p = s->prepare(in);
     return kernel_times(p.model.profile(p.feed, repeats));
   };

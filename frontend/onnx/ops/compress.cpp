@@ -1,6 +1,7 @@
 // Compress with a condition known at import: the positions it selects are then fixed, and
 // the operator is a take of constant indices (without an axis, of the flattened input).
-// A condition computed at run time would decide the result's shape: unsupported.
+// A condition computed at run time would decide the result's shape: the node is then a
+// boundary between the stages a Session runs (stages.h).
 #include "frontend/onnx/ops/ops_util.h"
 
 namespace tensorir::onnx::detail {

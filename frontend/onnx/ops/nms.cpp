@@ -1,5 +1,6 @@
 // NonMaxSuppression of boxes and scores known at import, computed then: how many boxes
-// survive decides the result's shape, so boxes computed at run time are unsupported.
+// survive decides the result's shape, so boxes computed at run time make the node a
+// boundary between the stages a Session runs (stages.h).
 #include <algorithm>
 #include <cmath>
 #include <numeric>

@@ -104,12 +104,15 @@ std::string check_conv(const Attributes &a);
 
 // Input i of an operator whose result's shape depends on the input's values
 // (NonMaxSuppression's boxes, Unique's X, Compress's condition): known at import, or the
-// node is unsupported. Unlike Context::value, a graph input is not offered for fixing at
-// import: it is data, and a model fixed to one value of it computes nothing.
+// node is unsupported, naming the value (UnsupportedNode::value) for a Session to compute
+// the node between stages. Unlike Context::value, a graph input is not offered for fixing
+// at import: it is data, and a model fixed to one value of it computes nothing.
 inline const NDArray &data_value(const Context &c, size_t i, const std::string &what) {
   if (!c.known(i))
-    unsupported(what + " '" + c.input_name(i) + "' is computed at run time, and the result's shape depends on its "
-                "values: tensorir computes this operator only from constants");
+    throw Unsupported{what + " '" + c.input_name(i) + "' is computed at run time, and the result's shape depends on "
+                             "its values: import computes this operator only from constants (onnx::Session and "
+                             "`tensorir run` compute it between stages of the model)",
+                      "", c.input_name(i)};
   return c.input(i).known;
 }
 

@@ -1,6 +1,6 @@
 // Unique of a tensor known at import, computed then: how many distinct values (or slices
-// along `axis`) there are decides the result's shape, so an input computed at run time is
-// unsupported.
+// along `axis`) there are decides the result's shape, so an input computed at run time
+// makes the node a boundary between the stages a Session runs (stages.h).
 #include <algorithm>
 #include <cmath>
 #include <map>

@@ -48,6 +48,10 @@ struct UnsupportedNode {
   // The node is that input itself, whose dimensions are symbolic: ImportOptions::
   // input_shapes binds them (as does fixing its value).
   bool symbolic_shape = false;
+  // A value the node needs known at import that the model computes at run time, or a
+  // graph input that is data (NonMaxSuppression's boxes, say): a Session runs such a
+  // model in stages, computing the node between them (see Session).
+  std::string value = {};
 };
 
 // What import throws for a well-formed model that uses what the importer does not
@@ -165,9 +169,14 @@ class Session {
   // Runs the model: every output, by name, in the model's order.
   graph::Outputs run(const std::map<std::string, NDArray> &inputs);
 
-  // Models compiled so far, and how many are cached now.
+  // Models compiled so far, and how many are cached now (over every stage).
   size_t compiles() const;
   size_t cached() const;
+  // Whether the model runs in stages (see above); known once a run (or the session's
+  // making) has reached the nodes that need values the model computes. The nodes between
+  // the stages as "node 'nms' (NonMaxSuppression), ...", or "" when it does not.
+  bool staged() const;
+  std::string stage_boundary() const;
 
   struct Impl;
 

@@ -1,0 +1,112 @@
+// onnx::Session for models that need values they compute at run time (stages.h): the
+// split, the stages' own sessions, and one run through them.
+#include <iterator>
+
+#include "frontend/onnx/proto.h"
+#include "frontend/onnx/session_impl.h"
+
+namespace tensorir::onnx {
+
+namespace {
+
+// `m` less the entries whose names are not in `keep`.
+template <typename Map>
+void keep_only(Map &m, const std::set<std::string> &keep) {
+  for (auto it = m.begin(); it != m.end();) it = keep.count(it->first) ? std::next(it) : m.erase(it);
+}
+
+}  // namespace
+
+bool Session::Impl::stage(const UnsupportedError &e) {
+  for (const UnsupportedNode &u : e.nodes())
+    if (u.value.empty() && (u.input.empty() || !find(u.input))) return false;
+  auto s = std::make_shared<Staged>();
+  if (!detail::split_stages(model, e.nodes(), &s->stages)) return false;
+  for (int i : s->stages.boundary) {
+    const ::onnx::NodeProto &n = model.graph().node(i);
+    s->boundary += (s->boundary.empty() ? "node '" : ", node '") + detail::node_label(n) + "' (" + n.op_type() + ")";
+  }
+  if (s->stages.has_before) s->before = sub_session(s->stages.before, "before " + s->boundary);
+  staged = std::move(s);
+  shape_inputs.clear();  // the stages' sessions learn their own
+  imported.reset();
+  cache.clear();
+  return true;
+}
+
+Session Session::Impl::sub_session(::onnx::ModelProto m, const std::string &part) const {
+  std::set<std::string> names;
+  for (const auto &in : m.graph().input()) names.insert(in.name());
+  SessionOptions o = options;
+  keep_only(o.import.input_values, names);
+  keep_only(o.import.input_shapes, names);
+  o.import.external_data_dir = o.import.external_data_dir.empty() ? dir : o.import.external_data_dir;
+  auto impl = std::make_shared<Impl>(std::move(m), dir, what + ", the part " + part, target, o);
+  impl->probe();
+  return Session(impl);
+}
+
+graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &given) {
+  check_given(given);
+  Staged &s = *staged;
+  const ::onnx::GraphProto &g = model.graph();
+  std::map<std::string, NDArray> values = given;
+  for (const auto &[name, value] : options.import.input_values) values[name] = value;
+  auto initializer = [&](const std::string &name) -> const ::onnx::TensorProto * {
+    for (const auto &t : g.initializer())
+      if (t.name() == name) return &t;
+    return nullptr;
+  };
+  const std::string &data_dir = options.import.external_data_dir.empty() ? dir : options.import.external_data_dir;
+  auto feed_of = [&](const Session &stage) {
+    std::map<std::string, NDArray> feed;
+    for (const SessionInput &in : stage.inputs()) feed[in.name] = values.at(in.name);
+    return feed;
+  };
+  if (s.before) {
+    const graph::Outputs out = s.before->run(feed_of(*s.before));
+    for (size_t i = 0; i < out.size(); ++i) values[out.names()[i]] = out.at(i);
+  }
+  for (int i : s.stages.boundary) {
+    const ::onnx::NodeProto &n = g.node(i);
+    std::map<std::string, NDArray> reads;
+    for (const std::string &name : detail::names_read(n)) {
+      if (auto it = values.find(name); it != values.end()) reads[name] = it->second;
+      else if (const ::onnx::TensorProto *t = initializer(name)) reads[name] = detail::tensor_value(*t, data_dir);
+    }
+    try {
+      for (auto &[name, value] : detail::compute_on_host(model, n, reads, data_dir, what)) values[name] = value;
+    } catch (const UnsupportedError &e) {
+      throw Error("onnx: " + what + ": node '" + detail::node_label(n) + "' (" + n.op_type() +
+                  "), computed between stages from this run's values: " +
+                  (e.nodes().empty() ? std::string(e.what()) : e.nodes()[0].reason));
+    }
+  }
+  std::map<std::string, NDArray> after;
+  if (s.stages.has_after) {
+    if (!s.after) {  // the types of its inputs are those of this run's values
+      ::onnx::ModelProto m = s.stages.after;
+      detail::type_inputs(m, values);
+      s.after = sub_session(std::move(m), "after " + s.boundary);
+    }
+    const graph::Outputs out = s.after->run(feed_of(*s.after));
+    for (size_t i = 0; i < out.size(); ++i) after[out.names()[i]] = out.at(i);
+  }
+  std::vector<std::string> names;
+  std::vector<NDArray> arrays;
+  for (const auto &o : g.output()) {
+    names.push_back(o.name());
+    if (auto it = after.find(o.name()); it != after.end()) {
+      arrays.push_back(it->second);
+    } else if (auto v = values.find(o.name()); v != values.end()) {
+      arrays.push_back(v->second);
+    } else {
+      const ::onnx::TensorProto *t = initializer(o.name());
+      TIR_USER_CHECK(t) << "onnx: " << what << ": graph output '" << o.name() << "' is computed by no node";
+      arrays.push_back(detail::tensor_value(*t, data_dir));
+    }
+  }
+  return graph::Outputs(std::move(names), std::move(arrays));
+}
+
+}  // namespace tensorir::onnx

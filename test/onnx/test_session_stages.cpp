@@ -1,0 +1,186 @@
+// onnx::Session running a model in stages around nodes that need values it computes
+// (NonMaxSuppression of computed boxes, NonZero of a computed mask): against plain loops
+// (a greedy NMS, a scan for non-zero elements) on random data, the compile cache of the
+// stage after, and the errors.
+#include <tensorir/frontend/onnx.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "onnx/onnx_test_util.h"
+
+using namespace tensorir;
+using namespace tensorir::onnx_test;
+using Catch::Matchers::Contains;
+namespace tonnx = tensorir::onnx;
+
+namespace {
+
+constexpr int64_t kBoxes = 30, kClasses = 2, kMaxPerClass = 4;
+constexpr float kIou = 0.3f, kMinScore = 0.55f;
+
+// boxes = Relu(x) [1, kBoxes, 4], scores = Sigmoid(s) [1, kClasses, kBoxes]; sel = NMS;
+// picked = the selected boxes (Gather of sel's third column); total = ReduceSum(x), which
+// does not depend on the NMS. `batch` names x's and s's first dimension when symbolic.
+std::string nms_model(bool symbolic_batch = false) {
+  ModelBuilder mb(13);
+  const Dim batch = symbolic_batch ? Dim(std::string("batch")) : Dim(int64_t{1});
+  mb.input("x", {batch, kBoxes, int64_t{4}});
+  mb.input("s", {batch, kClasses, kBoxes});
+  mb.initializer("max_out", NDArray::from_vector<int64_t>({kMaxPerClass}, {1}));
+  mb.initializer("iou", NDArray::from_vector<float>({kIou}, {1}));
+  mb.initializer("min_score", NDArray::from_vector<float>({kMinScore}, {1}));
+  mb.initializer("two", NDArray::from_vector<int64_t>({2}, {}));
+  mb.node("Relu", {"x"}, {"boxes"});
+  mb.node("Sigmoid", {"s"}, {"scores"});
+  mb.node("NonMaxSuppression", {"boxes", "scores", "max_out", "iou", "min_score"}, {"sel"}, "nms");
+  attr(mb.node("Gather", {"sel", "two"}, {"box_index"}), "axis", int64_t{1});
+  attr(mb.node("Gather", {"boxes", "box_index"}, {"picked"}), "axis", int64_t{1});
+  attr(mb.node("ReduceSum", {"x"}, {"total"}), "keepdims", int64_t{0});
+  mb.output("sel", {}, ::onnx::TensorProto::INT64);
+  mb.output("picked");
+  mb.output("total");
+  return mb.bytes();
+}
+
+// Greedy NMS as ONNX defines it, corners [y1, x1, y2, x2]: per class, boxes by descending
+// score above the threshold, each kept unless it overlaps a kept one by more than kIou.
+std::vector<int64_t> reference_nms(const std::vector<float> &boxes, const std::vector<float> &scores) {
+  auto iou = [&](int64_t a, int64_t b) {
+    const float *p = &boxes[size_t(a * 4)], *q = &boxes[size_t(b * 4)];
+    auto lo = [](float u, float v) { return std::min(u, v); };
+    auto hi = [](float u, float v) { return std::max(u, v); };
+    const double ay0 = lo(p[0], p[2]), ay1 = hi(p[0], p[2]), ax0 = lo(p[1], p[3]), ax1 = hi(p[1], p[3]);
+    const double by0 = lo(q[0], q[2]), by1 = hi(q[0], q[2]), bx0 = lo(q[1], q[3]), bx1 = hi(q[1], q[3]);
+    const double h = std::min(ay1, by1) - std::max(ay0, by0), w = std::min(ax1, bx1) - std::max(ax0, bx0);
+    const double area_a = (ay1 - ay0) * (ax1 - ax0), area_b = (by1 - by0) * (bx1 - bx0);
+    if (h <= 0 || w <= 0 || area_a <= 0 || area_b <= 0) return 0.0;
+    return h * w / (area_a + area_b - h * w);
+  };
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < kClasses; ++k) {
+    std::vector<int64_t> order(kBoxes);
+    std::iota(order.begin(), order.end(), 0);
+    const float *s = &scores[size_t(k * kBoxes)];
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return s[a] > s[b]; });
+    std::vector<int64_t> kept;
+    for (int64_t i : order) {
+      if (int64_t(kept.size()) == kMaxPerClass || !(s[i] > kMinScore)) break;
+      bool suppressed = false;
+      for (int64_t j : kept) suppressed = suppressed || iou(i, j) > kIou;
+      if (!suppressed) {
+        kept.push_back(i);
+        out.insert(out.end(), {0, k, i});
+      }
+    }
+  }
+  return out;
+}
+
+// One run of the NMS model on seeded data against the reference; returns how many boxes
+// were selected.
+int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
+  const NDArray x = NDArray::random({1, kBoxes, 4}, Float(32), seed, -1.0, 10.0);
+  const NDArray s = NDArray::random({1, kClasses, kBoxes}, Float(32), seed + 1, -3.0, 3.0);
+  std::vector<float> boxes = x.to_vector<float>(), scores = s.to_vector<float>();
+  for (float &v : boxes) v = std::max(v, 0.0f);
+  for (float &v : scores) v = 1.0f / (1.0f + std::exp(-v));
+  const std::vector<int64_t> want = reference_nms(boxes, scores);
+  REQUIRE(!want.empty());
+  const graph::Outputs out = session.run({{"x", x}, {"s", s}});
+  const NDArray sel = out["sel"];
+  const int64_t count = int64_t(want.size() / 3);
+  REQUIRE(sel.shape() == std::vector<int64_t>{count, 3});
+  CHECK(sel.to_vector<int64_t>() == want);
+  std::vector<double> picked;
+  for (int64_t r = 0; r < count; ++r)
+    for (int c = 0; c < 4; ++c) picked.push_back(boxes[size_t(want[size_t(r * 3 + 2)] * 4 + c)]);
+  REQUIRE(out["picked"].shape() == std::vector<int64_t>{1, count, 4});
+  check_close(out["picked"], picked);
+  const std::vector<float> xs = x.to_vector<float>();
+  check_close(out["total"], std::vector<double>{std::accumulate(xs.begin(), xs.end(), 0.0)}, 1e-4, 1e-3);
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("a Session runs NonMaxSuppression of computed boxes between stages, and the nodes after it",
+          "[onnx][session][stages]") {
+  tonnx::Session session = tonnx::Session::from_bytes(nms_model(), "llvm");
+  CHECK(session.staged());
+  CHECK(session.shape_inputs().empty());
+  std::set<int64_t> counts;
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6}) counts.insert(check_nms_run(session, seed * 10));
+  // The stage before compiles once; the one after once per number of selected boxes.
+  CHECK(session.compiles() == 1 + counts.size());
+  CHECK_THROWS_WITH(session.prepare({{"x", NDArray::empty({1, kBoxes, 4}, Float(32))},
+                                     {"s", NDArray::empty({1, kClasses, kBoxes}, Float(32))}}),
+                    Contains("runs in stages around node 'nms' (NonMaxSuppression)") && Contains("Session::run"));
+  // import() itself still refuses the node, naming the value it needs.
+  try {
+    tonnx::import_bytes(nms_model());
+    FAIL("import accepted NonMaxSuppression of computed boxes");
+  } catch (const tonnx::UnsupportedError &e) {
+    REQUIRE(e.nodes().size() == 1);
+    CHECK(e.nodes()[0].value == "boxes");
+    CHECK_THAT(e.what(), Contains("Session"));
+  }
+}
+
+TEST_CASE("a Session finds the stages once a symbolic batch is bound, at the first run",
+          "[onnx][session][stages]") {
+  tonnx::Session session = tonnx::Session::from_bytes(nms_model(true), "llvm");
+  CHECK(!session.staged());  // the import stops at the symbolic input
+  check_nms_run(session, 7);
+  CHECK(session.staged());
+  check_nms_run(session, 8);
+}
+
+TEST_CASE("a Session runs NonZero of a computed mask between stages", "[onnx][session][stages]") {
+  // vals = y[y > 0] (NonZero, Transpose, GatherND), squared.
+  ModelBuilder mb(13);
+  mb.input("y", {int64_t{4}, int64_t{7}});
+  mb.initializer("zero", NDArray::from_vector<float>({0.0f}, {}));
+  mb.node("Greater", {"y", "zero"}, {"mask"});
+  mb.node("NonZero", {"mask"}, {"nz"}, "where");
+  attr(mb.node("Transpose", {"nz"}, {"nzt"}), "perm", std::vector<int64_t>{1, 0});
+  mb.node("GatherND", {"y", "nzt"}, {"vals"});
+  mb.node("Mul", {"vals", "vals"}, {"sq"});
+  mb.output("nz", {}, ::onnx::TensorProto::INT64);
+  mb.output("sq");
+  tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
+  for (uint64_t seed : {3, 4, 5}) {
+    const NDArray y = NDArray::random({4, 7}, Float(32), seed, -1.0, 1.0);
+    const std::vector<float> v = y.to_vector<float>();
+    std::vector<int64_t> rows, cols;
+    std::vector<double> sq;
+    for (int64_t i = 0; i < 28; ++i)
+      if (v[size_t(i)] > 0) {
+        rows.push_back(i / 7);
+        cols.push_back(i % 7);
+        sq.push_back(double(v[size_t(i)]) * v[size_t(i)]);
+      }
+    REQUIRE(!rows.empty());
+    const graph::Outputs out = session.run({{"y", y}});
+    std::vector<int64_t> want = rows;
+    want.insert(want.end(), cols.begin(), cols.end());
+    REQUIRE(out["nz"].shape() == std::vector<int64_t>{2, int64_t(rows.size())});
+    CHECK(out["nz"].to_vector<int64_t>() == want);
+    check_close(out["sq"], sq);
+  }
+}
+
+TEST_CASE("a node computed between stages that cannot be is an error of that run, naming it",
+          "[onnx][session][stages]") {
+  // Every element of Relu(-|y|) is zero: NonZero's result would be empty.
+  ModelBuilder mb(13);
+  mb.input("y", {int64_t{3}});
+  mb.node("Abs", {"y"}, {"a"});
+  mb.node("Neg", {"a"}, {"n"});
+  mb.node("Relu", {"n"}, {"r"});
+  mb.node("NonZero", {"r"}, {"nz"}, "where");
+  mb.output("nz", {}, ::onnx::TensorProto::INT64);
+  tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
+  CHECK_THROWS_WITH(session.run({{"y", NDArray::random({3}, Float(32), 1)}}),
+                    Contains("node 'where' (NonZero)") && Contains("between stages") && Contains("empty result"));
+}
