@@ -189,6 +189,26 @@ TEST_CASE("converters: Celu, Shrink, MeanVarianceNormalization and CastLike", "[
         }
     }
     check_close(run(mb, {{"x", x}}).at(0), want);
+    // Data far from zero: float32's mean(x^2) - mean^2 would lose the variance to
+    // rounding (6% at a mean of 1000); the reference is in double.
+    std::vector<float> far(xv);
+    for (float &v : far) v += 1000.0f;
+    for (int64_t c = 0; c < 3; ++c) {
+      double s = 0, s2 = 0;
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < 4; ++i) s += double(far[size_t((b * 3 + c) * 4 + i)]) / 8;
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < 4; ++i) {
+          const double d = double(far[size_t((b * 3 + c) * 4 + i)]) - s;
+          s2 += d * d / 8;
+        }
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < 4; ++i) {
+          const size_t e = size_t((b * 3 + c) * 4 + i);
+          want[e] = (double(far[e]) - s) / (std::sqrt(s2) + 1e-9);
+        }
+    }
+    check_close(run(mb, {{"x", NDArray::from_vector<float>(far, {2, 3, 2, 2})}}).at(0), want, 1e-3, 1e-3);
   }
   {
     ModelBuilder mb(15);

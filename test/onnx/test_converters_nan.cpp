@@ -107,3 +107,20 @@ TEST_CASE("converters: Max and Min of constants folded at import keep NaN", "[on
   check_close(out.at(0), std::vector<double>{kNaN, kNaN, 3}, 0, 0);
   check_close(out.at(1), std::vector<double>{kNaN, kNaN, 1}, 0, 0);
 }
+
+TEST_CASE("converters: Sign is NaN for NaN, 1, 0 or -1 otherwise, computed and folded", "[onnx][converters][nan]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> xs = {nan, -2.5f, 0.0f, -0.0f, 3.0f, inf, -inf, 1e-40f};
+  const std::vector<double> want = {kNaN, -1, 0, 0, 1, 1, -1, 1};
+  const NDArray x = NDArray::from_vector<float>(xs, {int64_t(xs.size())});
+  for (bool folded : {false, true}) {
+    ModelBuilder mb(13);
+    if (folded) mb.initializer("x", x);
+    else mb.input("x", dims({int64_t(xs.size())}));
+    mb.node("Sign", {"x"}, {"y"});
+    mb.output("y");
+    INFO((folded ? "folded at import" : "computed"));
+    check_close(run(mb, folded ? std::map<std::string, NDArray>{} : std::map<std::string, NDArray>{{"x", x}}).at(0),
+                want, 0, 0);
+  }
+}

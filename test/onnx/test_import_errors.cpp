@@ -407,3 +407,22 @@ TEST_CASE("import errors: pads and repeats too large for a tensor", "[onnx][erro
       tonnx::import_bytes(one_node("Tile", {{"r", i64({1, 1, INT64_MAX, 1}, {4})}}, {1, 3, 2, 2}).bytes()),
       Contains("dimension 2 (2) repeated 9223372036854775807 times"));
 }
+
+TEST_CASE("import errors: a reduction's axes attribute where the opset takes them as an input",
+          "[onnx][error]") {
+  // Ignored, it would reduce over every axis: ONNX Runtime refuses the model too.
+  for (const auto &[op, opset] : std::vector<std::pair<std::string, int64_t>>{{"ReduceSum", 13}, {"ReduceMax", 18}}) {
+    ModelBuilder mb = one_node(op, {}, {2, 3}, opset);
+    attr(*mb.graph().mutable_node(0), "axes", std::vector<int64_t>{1});
+    try {
+      tonnx::import_bytes(mb.bytes());
+      FAIL(op << " with an axes attribute at opset " << opset << " was accepted");
+    } catch (const tonnx::UnsupportedError &e) {
+      CHECK_THAT(e.what(), Contains("node 'y' (" + op + "): axes is an attribute, but from opset"));
+    }
+    ModelBuilder before = one_node(op, {}, {2, 3}, opset - 1);  // where it is the attribute
+    attr(*before.graph().mutable_node(0), "axes", std::vector<int64_t>{1});
+    const graph::Graph g = tonnx::import_bytes(before.bytes());
+    CHECK(g.node(g.outputs()[0]).shape == std::vector<int64_t>{2, 1});
+  }
+}

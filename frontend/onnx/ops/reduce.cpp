@@ -92,7 +92,15 @@ void reduce(Context &c, const Reduction &r) {
 void register_reduction(const Reduction &r) {
   auto convert = [r](Context &c) { reduce(c, r); };
   register_converter({r.onnx_op, kMinOpset, r.axes_input_since - 1, nullptr, convert});
-  register_converter({r.onnx_op, r.axes_input_since, kLatest, nullptr, convert});
+  // From that opset an `axes` attribute is not part of the operator: ignoring it would
+  // reduce over every axis, so a model that still has one is refused, as ONNX's checker
+  // and ONNX Runtime refuse it.
+  const int since = r.axes_input_since;
+  auto check = [since](const Attributes &a) -> std::string {
+    if (!a.has("axes")) return "";
+    return "axes is an attribute, but from opset " + std::to_string(since) + " it is input 1 (the model is invalid)";
+  };
+  register_converter({r.onnx_op, r.axes_input_since, kLatest, check, convert});
 }
 
 void arg_reduce(Context &c, const std::string &op) {
@@ -143,7 +151,9 @@ void layer_norm(Context &c) {
   }
 }
 
-// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9), the means over axes (default N, H, W).
+// (x - mean) / (sqrt(var) + 1e-9), the means over axes (default N, H, W). ONNX writes
+// var as mean(x^2) - mean^2; computed as mean((x - mean)^2) it does not cancel to noise
+// (or below zero, a NaN) when the mean is large against the spread.
 void mean_variance_normalization(Context &c) {
   need_float(c, 0);
   const std::vector<int64_t> axes = c.attrs().ints("axes", {0, 2, 3});
@@ -152,10 +162,10 @@ void mean_variance_normalization(Context &c) {
   const std::map<std::string, graph::AttrValue> stat = {{"axes", axes}, {"keepdims", int64_t{1}}};
   graph::NodeRef x = c.node(0);
   graph::NodeRef mean = c.make("reduce_mean", {x}, stat);
-  graph::NodeRef sq_mean = c.make("reduce_mean", {c.make("multiply", {x, x})}, stat);
-  graph::NodeRef var = c.make("subtract", {sq_mean, c.make("multiply", {mean, mean})});
+  graph::NodeRef d = c.make("subtract", {x, mean});
+  graph::NodeRef var = c.make("reduce_mean", {c.make("multiply", {d, d})}, stat);
   graph::NodeRef sd = c.make("add", {c.make("sqrt", {var}), c.constant(scalar(1e-9, c.dtype(0)), "epsilon")});
-  c.output(0, "divide", {c.make("subtract", {x, mean}), sd});
+  c.output(0, "divide", {d, sd});
 }
 
 const bool registered = [] {

@@ -419,9 +419,11 @@ Tensor hardmax(const Tensor &x, int axis, const std::string &name) {
       name, kInjective);
 }
 
+// NaN stays NaN (as numpy's and ONNX Runtime's): it is neither above, below nor at zero.
 Expr sign(Expr x) {
   Expr zero = make_const(x.type(), 0);
-  return select(x > zero, make_const(x.type(), 1), select(x < zero, make_const(x.type(), -1), zero));
+  Expr rest = x.type().is_float() ? select(x == zero, zero, x) : zero;
+  return select(x > zero, make_const(x.type(), 1), select(x < zero, make_const(x.type(), -1), rest));
 }
 
 // a mod b: floored (the divisor's sign) or, with fmod, truncated (the dividend's sign).
@@ -700,7 +702,7 @@ const bool registered = [] {
   graph::register_op(std::move(hm));
 
   register_unary("round", "x rounded to the nearest integer, halves to the even one", true, round_even);
-  register_unary("sign", "1, 0 or -1 as x is positive, zero or negative", false, sign);
+  register_unary("sign", "1, 0 or -1 as x is positive, zero or negative (NaN for NaN)", false, sign);
 
   OpDef md;
   md.name = "mod";
