@@ -103,6 +103,8 @@ void register_schedule_builder(const std::string &target_kind, ScheduleBuildFn f
 
 Module build(const Schedule &s, const std::vector<BuildArg> &args, const Target &target,
              const std::string &name) {
+  TIR_USER_CHECK(s.get()) << "build('" << name << "'): the schedule is undefined; create it with "
+                          << "create_schedule({outputs})";
   target.check();
   ScheduleBuildFn fn;
   {

@@ -128,9 +128,21 @@ int64_t Config::define_split(const std::string &name, int64_t extent, int64_t mo
 
 std::string Config::json() const { return config_json(names_, values_); }
 
+bool Config::optional(size_t i) const {
+  TIR_USER_CHECK(i < optional_.size()) << "autotune: knob " << i << " of a configuration of " << optional_.size()
+                                       << " knob(s)";
+  return optional_[i];
+}
+
+bool Config::partition(size_t i) const {
+  TIR_USER_CHECK(i < partition_.size()) << "autotune: knob " << i << " of a configuration of " << partition_.size()
+                                        << " knob(s)";
+  return partition_[i];
+}
+
 std::string config_json(const std::vector<std::string> &names, const std::vector<int64_t> &values) {
-  TIR_ASSERT(names.size() == values.size()) << "config_json: " << names.size() << " names, " << values.size()
-                                            << " values";
+  TIR_USER_CHECK(names.size() == values.size()) << "autotune: config_json takes a value per name: " << names.size()
+                                                << " names, " << values.size() << " values";
   // Through the JSON library, so that knob names are escaped; ordered: the template's order.
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (size_t i = 0; i < names.size(); ++i) {

@@ -1,4 +1,5 @@
 // Element-wise activations and per-channel affine maps (bias, batch norm).
+#include <cmath>
 #include <functional>
 
 #include "op_util.h"
@@ -34,6 +35,18 @@ Tensor relu(const Tensor &x, const std::string &name) {
 Tensor clip(const Tensor &x, double lo, double hi, const std::string &name) {
   TIR_USER_CHECK(lo <= hi) << "clip of " << x.name() << ": lower bound " << lo << " exceeds upper bound " << hi;
   const Type t = x.dtype();
+  if (!t.is_float()) {
+    // Bounds past the type's range would wrap as constants of it (1000 as int8 is -24):
+    // those the type's values all lie within are dropped instead.
+    const auto [tmin, tmax] = detail::int_range(t);
+    TIR_USER_CHECK(hi >= tmin && lo <= tmax) << "clip of " << x.name() << ": no " << t << " value lies in [" << lo
+                                             << ", " << hi << "]";
+    return unary(x, name, [&](Expr v) {
+      if (lo > tmin) v = max(v, make_const(t, std::ceil(lo)));
+      if (hi < tmax) v = min(v, make_const(t, std::floor(hi)));
+      return v;
+    });
+  }
   return unary(x, name, [&](Expr v) { return min(max(v, make_const(t, lo)), make_const(t, hi)); });
 }
 

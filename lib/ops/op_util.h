@@ -1,6 +1,7 @@
 // Shared by the operator files: constant shapes, axis normalisation, safe padded reads.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -55,6 +56,13 @@ inline Expr is_extreme(const Expr &v, const Expr &extreme) {
 
 // `e` clamped into [0, size): select may evaluate its untaken side, which must still
 // read inside the buffer.
+// The least and greatest values of integer type `t`, in double (int64's greatest rounds
+// up to 2^63).
+inline std::pair<double, double> int_range(Type t) {
+  if (t.is_int()) return {-std::ldexp(1.0, t.bits() - 1), std::ldexp(1.0, t.bits() - 1) - 1};
+  return {0.0, std::ldexp(1.0, t.bits()) - 1};
+}
+
 inline Expr clamp_index(Expr e, int64_t size) { return min(max(e, 0), Expr(static_cast<int>(size - 1))); }
 
 inline std::vector<Expr> to_exprs(const std::vector<int64_t> &v) {

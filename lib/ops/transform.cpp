@@ -12,7 +12,13 @@ using namespace detail;
 
 Tensor pad(const Tensor &x, const std::vector<int> &before, const std::vector<int> &after, double value,
            const std::string &name) {
-  return pad_with(x, before, after, make_const(x.dtype(), value), name);
+  const Type t = x.dtype();
+  if (!t.is_float()) {  // as a constant of the type, 1000 would wrap (int8: -24)
+    const auto [tmin, tmax] = detail::int_range(t);
+    TIR_USER_CHECK(value >= tmin && value <= tmax && value == std::trunc(value))
+        << "pad of " << x.name() << ": the value " << value << " is not a " << t << " value";
+  }
+  return pad_with(x, before, after, make_const(t, value), name);
 }
 
 Tensor detail::pad_with(const Tensor &x, const std::vector<int> &before, const std::vector<int> &after, Expr value,
@@ -29,6 +35,9 @@ Tensor detail::pad_with(const Tensor &x, const std::vector<int> &before, const s
     TIR_USER_CHECK(lo[i] >= 0 && hi[i] >= 0) << "pad: negative padding for dimension " << i << " of tensor "
                                              << x.name();
     out[i] = in[i] + lo[i] + hi[i];
+    TIR_USER_CHECK(out[i] <= INT32_MAX) << "pad: dimension " << i << " of tensor " << x.name() << " padded ("
+                                        << in[i] << " + " << lo[i] << " + " << hi[i] << ") exceeds 2147483647, "
+                                        << "the largest extent tensorir indexes";
   }
   return compute(
       to_exprs(out),

@@ -34,6 +34,9 @@ std::vector<Expr> Reducer::reduce(std::vector<Expr> sources, const std::vector<I
       << "reducer '" << name_ << "': combine and identity must return " << sources.size()
       << " values, one per reduced value";
   for (size_t v = 0; v < sources.size(); ++v) {
+    TIR_USER_CHECK(result[v].defined() && identity[v].defined())
+        << "reducer '" << name_ << "': " << (result[v].defined() ? "identity" : "combine") << " returns an undefined "
+        << "value " << v;
     TIR_USER_CHECK(result[v].type() == types[v])
         << "reducer '" << name_ << "': combine returns " << result[v].type() << " for value " << v
         << ", which has type " << types[v];

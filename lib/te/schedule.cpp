@@ -65,6 +65,21 @@ Schedule create_schedule(const std::vector<Tensor> &outputs) {
   return Schedule(n);
 }
 
+const std::vector<Stage> &Schedule::stages() const {
+  TIR_USER_CHECK(n_.defined()) << "schedule is undefined; create it with create_schedule({outputs})";
+  return n_->stages;
+}
+
+const std::vector<Tensor> &Schedule::outputs() const {
+  TIR_USER_CHECK(n_.defined()) << "schedule is undefined; create it with create_schedule({outputs})";
+  return n_->outputs;
+}
+
+const Operation &Stage::op() const {
+  TIR_USER_CHECK(n_.defined()) << "stage is undefined; take it from a schedule: s[tensor]";
+  return n_->op;
+}
+
 Stage Schedule::operator[](const Operation &op) const {
   TIR_USER_CHECK(n_.defined()) << "schedule is undefined; create it with create_schedule({outputs})";
   auto it = n_->stage_map.find(op.get());

@@ -19,6 +19,10 @@ void check_factor(const Expr &f, const StageNode *n, const IterVar &axis, const 
   const int64_t *v = as_const_int(f);
   TIR_USER_CHECK(!v || *v > 0) << "stage '" << stage_name(n) << "': the " << what << " of split("
                                << axis.name() << ") must be positive, not " << *v;
+  // Loops count in 32 bits: a larger factor (an int64 knob value, say) would wrap.
+  TIR_USER_CHECK(!v || *v <= INT32_MAX) << "stage '" << stage_name(n) << "': the " << what << " of split("
+                                        << axis.name() << ") is " << *v << ", above 2147483647, the largest loop "
+                                        << "extent compiled code counts to";
 }
 
 IterVar derived(const IterVar &parent, const std::string &suffix) {

@@ -6,12 +6,15 @@
 
 #include "te/read_bounds.h"
 #include "tensorir/ir/printer.h"
+#include "tensorir/runtime/ndarray.h"
 #include "tensorir/ir/visitor.h"
 
 namespace tensorir {
 
 Tensor Operation::output(int i) const {
-  TIR_ASSERT(defined() && i >= 0 && i < get()->num_outputs()) << "output " << i;
+  TIR_USER_CHECK(defined()) << "output " << i << " of an undefined operation";
+  TIR_USER_CHECK(i >= 0 && i < get()->num_outputs())
+      << "operation '" << get()->name << "' has " << get()->num_outputs() << " output(s); there is no output " << i;
   return Tensor(*this, i);
 }
 
@@ -42,7 +45,7 @@ std::vector<Tensor> ComputeOpNode::input_tensors() const {
 }
 
 Expr Tensor::operator()(const std::vector<Expr> &indices) const {
-  TIR_USER_CHECK(defined()) << "element access on an undefined tensor";
+  producer("element access");
   TIR_USER_CHECK(indices.size() == shape().size())
       << "tensor '" << name() << "' has " << shape().size() << " dimensions but was indexed with "
       << indices.size() << " indices";
@@ -59,14 +62,20 @@ Expr Tensor::operator()(const std::vector<Expr> &indices) const {
   return TensorLoadNode::make(dtype(), Ref<const Object>(op_.get()), value_index_, name(), idx);
 }
 
-const std::vector<Expr> &Tensor::shape() const {
-  TIR_USER_CHECK(defined()) << "shape() of an undefined tensor";
-  return op_->output_shape(value_index_);
+const OperationNode &Tensor::producer(const char *what) const {
+  TIR_USER_CHECK(defined()) << what << " of an undefined tensor (a default-constructed Tensor)";
+  TIR_USER_CHECK(value_index_ >= 0 && value_index_ < op_->num_outputs())
+      << what << " of output " << value_index_ << " of '" << op_->name << "', which has " << op_->num_outputs()
+      << " output(s)";
+  return *op_;
 }
-Type Tensor::dtype() const { return op_->output_dtype(value_index_); }
-const std::string &Tensor::name() const { return op_->name; }
+
+const std::vector<Expr> &Tensor::shape() const { return producer("shape()").output_shape(value_index_); }
+Type Tensor::dtype() const { return producer("dtype()").output_dtype(value_index_); }
+const std::string &Tensor::name() const { return producer("name()").name; }
 
 IterVar Tensor::axis(int i) const {
+  producer("axis()");
   auto *c = op_.as<ComputeOpNode>();
   TIR_USER_CHECK(c) << "tensor '" << name() << "' is a placeholder; only computed tensors have axes";
   TIR_USER_CHECK(i >= 0 && i < static_cast<int>(c->axis.size()))
@@ -75,6 +84,7 @@ IterVar Tensor::axis(int i) const {
 }
 
 IterVar Tensor::reduce_axis(int i) const {
+  producer("reduce_axis()");
   auto *c = op_.as<ComputeOpNode>();
   TIR_USER_CHECK(c) << "tensor '" << name() << "' is a placeholder; it has no reduction axes";
   TIR_USER_CHECK(i >= 0 && i < static_cast<int>(c->reduce_axis.size()))
@@ -113,8 +123,8 @@ std::vector<Expr> normalize_shape(const std::vector<Expr> &shape) {
 
 Tensor placeholder(const std::vector<Expr> &shape, Type dtype, const std::string &name) {
   check_shape(shape, name);
-  TIR_USER_CHECK(dtype.is_scalar() && !dtype.is_handle())
-      << "placeholder '" << name << "': element type " << dtype << " must be a scalar number type";
+  TIR_USER_CHECK(NDArray::can_hold(dtype)) << "placeholder '" << name << "': element type " << dtype
+                                           << " is none that arrays hold (" << NDArray::holdable_types() << ")";
   auto *n = new PlaceholderOpNode();
   n->name = name;
   n->shape = normalize_shape(shape);
@@ -177,17 +187,30 @@ Operation make_compute_op(const std::vector<Expr> &shape, const std::string &nam
   const ReduceNode *first = body[0].as<ReduceNode>();
   for (size_t v = 0; v < body.size(); ++v) {
     TIR_USER_CHECK(body[v].defined()) << "compute '" << name << "': value " << v << " is undefined";
+    TIR_USER_CHECK(NDArray::can_hold(body[v].type()))
+        << "compute '" << name << "': value " << v << " is " << body[v].type() << ", which no tensor holds ("
+        << NDArray::holdable_types() << "); a vector is the work of vectorize, not of a value";
     const ReduceNode *r = body[v].as<ReduceNode>();
     TIR_USER_CHECK((r != nullptr) == (first != nullptr))
         << "compute '" << name << "': either every value is a reduction or none is";
     if (r) {
       TIR_USER_CHECK(r->combiner.same_as(first->combiner) && r->axis.size() == first->axis.size())
           << "compute '" << name << "': all reductions of one compute must come from one reducer call";
-      for (const Expr &s : r->source) {
+      // Anywhere inside: the values, the condition, the combiner, the axes' ranges.
+      std::vector<std::pair<const char *, Expr>> parts;
+      for (const Expr &e : r->source) parts.push_back({"a reduced value", e});
+      parts.push_back({"the condition", r->condition});
+      for (const Expr &e : r->combiner->result) parts.push_back({"the reducer's combine", e});
+      for (const Expr &e : r->combiner->identity) parts.push_back({"the reducer's identity", e});
+      for (const IterVar &a : r->axis) {
+        parts.push_back({"a reduction axis's range", a->dom.min});
+        parts.push_back({"a reduction axis's range", a->dom.extent});
+      }
+      for (const auto &[where, e] : parts) {
         NestedReduceFinder f;
-        f.visit(s);
-        TIR_USER_CHECK(!f.found) << "compute '" << name
-                                 << "': a reduction inside a reduction; compute the inner one in its own tensor";
+        if (e.defined()) f.visit(e);
+        TIR_USER_CHECK(!f.found) << "compute '" << name << "': a reduction inside a reduction (in " << where
+                                 << "); compute the inner one in its own tensor";
       }
     } else {
       NestedReduceFinder f;

@@ -1,7 +1,9 @@
 #include "transforms/split_host_device.h"
 
+#include <unordered_map>
 #include <unordered_set>
 
+#include "tensorir/arith/simplify.h"
 #include "tensorir/ir/printer.h"
 #include "tensorir/ir/visitor.h"
 
@@ -48,9 +50,29 @@ class FreeVars : public IRVisitor {
   std::unordered_set<const VarNode *> defined_, seen_;
 };
 
+// The buffers a statement stores to.
+class StoredBuffers : public IRVisitor {
+ public:
+  std::unordered_set<const VarNode *> buffers;
+  using IRVisitor::visit;
+
+ protected:
+  void visit(const StoreNode *op) override {
+    buffers.insert(static_cast<const VarNode *>(op->buffer.get()));
+    IRVisitor::visit(op);
+  }
+};
+
 class Splitter {
  public:
-  explicit Splitter(const LoweredFunc &f) : f_(f) {}
+  explicit Splitter(const LoweredFunc &f) : f_(f) {
+    for (const LoweredArg &a : f->args)
+      if (a.is_buffer) {
+        Expr n = make_const(Int(64), 1);
+        for (const Expr &e : a.shape) n = n * cast(Int(64), e);
+        elements_[a.var.get()] = n;
+      }
+  }
 
   HostPlan run() {
     host(f_->body);
@@ -69,11 +91,15 @@ class Splitter {
       Expr n = make_const(Int(32), 1);
       for (const Expr &e : a->extents) n = n * e;
       plan_.temps.push_back({a->buffer, a->type, n});
+      elements_[a->buffer.get()] = cast(Int(64), n);
       host(a->body);
     } else if (s.as<AttrStmtNode>() && s.as<AttrStmtNode>()->key == "thread_extent") {
       kernel(s);
     } else if (const auto *e = s.as<EvaluateNode>(); e && as_const_int(e->value)) {
       // a no-op
+    } else if (writes_single_elements(s)) {
+      // A 0-d result (a reduction over every axis): no loop to bind, one invocation.
+      kernel(s);
     } else {
       const auto *loop = s.as<ForNode>();
       TIR_THROW() << "function '" << f_->name << "': "
@@ -113,8 +139,20 @@ class Splitter {
     plan_.kernels.push_back(std::move(k));
   }
 
+  // Whether every buffer `s` stores to holds one element.
+  bool writes_single_elements(const Stmt &s) const {
+    StoredBuffers stored;
+    stored.visit(s);
+    for (const VarNode *b : stored.buffers) {
+      auto it = elements_.find(b);
+      if (it == elements_.end() || !is_const_int(simplify(it->second), 1)) return false;
+    }
+    return !stored.buffers.empty();
+  }
+
   const LoweredFunc &f_;
   HostPlan plan_;
+  std::unordered_map<const VarNode *, Expr> elements_;  // buffer -> its element count
 };
 }  // namespace
 

@@ -34,7 +34,8 @@ struct HostPlan {
 };
 
 // Throws tensorir::Error naming the stage's loop when code runs outside any bound
-// thread index (a GPU kernel needs at least one bound axis).
+// thread index (a GPU kernel needs at least one bound axis), except code that only
+// writes buffers of one element (a 0-d result), which runs as a kernel of one invocation.
 HostPlan split_host_device(const LoweredFunc &f);
 
 }  // namespace tensorir

@@ -60,6 +60,27 @@ TEST_CASE("opengl: uint32 division and casts", "[correctness][opengl][opencl]") 
   check_close<uint32_t>(out[1], u);
 }
 
+TEST_CASE("opengl: 0-d results of the default GPU schedule run as one invocation", "[correctness][opengl][opencl]") {
+  const std::string target = TARGETS;
+  INFO("target " << target);
+  // The sum of all of A (0-d: no loop to bind), then A divided by it.
+  const int n = 37, m = 5;
+  Tensor A = placeholder({n, m}, Float(32), "A");
+  IterVar i = reduce_axis({0, n}, "i"), j = reduce_axis({0, m}, "j");
+  Tensor S = compute({}, [&](const std::vector<Var> &) { return sum(A(i, j), {i, j}); }, "S");
+  Tensor D = compute({n, m}, [&](Var x, Var y) { return A(x, y) / S(); }, "D");
+  NDArray a = random_array<float>({n, m}, 11, 0.5, 1.5);
+  auto out = run_on_target(target, create_schedule({S, D}), {A, S, D}, "zero_d",
+                           {a, NDArray::empty({}, Float(32)), NDArray::empty({n, m}, Float(32))});
+  const std::vector<float> av = host<float>(a);
+  double total = 0;
+  for (float v : av) total += v;
+  check_close<float>(out[1], std::vector<float>{float(total)}, {1e-5, 1e-5});
+  std::vector<float> ref;
+  for (float v : av) ref.push_back(float(v / total));
+  check_close<float>(out[2], ref, {1e-5, 1e-7});
+}
+
 TEST_CASE("opengl: float64 arithmetic", "[correctness][opengl][opencl]") {
   const std::string target = TARGETS;
   INFO("target " << target);

@@ -78,3 +78,21 @@ TEST_CASE("split_host_device: code outside any thread index is an error naming t
   Stmt body = ForNode::make(i, 0, 4, ForKind::Serial, StoreNode::make(A, 0.0f, i));
   CHECK_THROWS_WITH(split_host_device(func(body)), Catch::Contains("loop 'i' runs outside any GPU thread index"));
 }
+
+TEST_CASE("split_host_device: code that writes only one-element buffers is a kernel of one invocation", "[pass]") {
+  // S[0] = sum of A[0..4): a 0-d result, with no loop to bind.
+  Var A("A", Handle()), S("S", Handle()), i("i");
+  Stmt body = BlockNode::make({StoreNode::make(S, 0.0f, 0),
+                               ForNode::make(i, 0, 4, ForKind::Serial,
+                                             StoreNode::make(S, LoadNode::make(Float(32), S, 0) +
+                                                                    LoadNode::make(Float(32), A, i), 0))});
+  LoweredFunc f = func(body);
+  auto *n = const_cast<LoweredFuncNode *>(f.get());
+  n->args = {{"A", A, true, Float(32), {Expr(4)}}, {"S", S, true, Float(32), {}}};
+  HostPlan plan = split_host_device(f);
+  REQUIRE(plan.kernels.size() == 1);
+  CHECK(plan.kernels[0].threads.empty());
+  // Writing A, of four elements, that way is still the error.
+  n->body = ForNode::make(i, 0, 4, ForKind::Serial, StoreNode::make(A, 0.0f, i));
+  CHECK_THROWS_WITH(split_host_device(f), Catch::Contains("loop 'i' runs outside any GPU thread index"));
+}

@@ -59,10 +59,11 @@ class Config {
   const std::vector<std::string> &names() const { return names_; }
   const std::vector<std::vector<int64_t>> &choices() const { return choices_; }
   const std::vector<int64_t> &values() const { return values_; }
-  // Whether knob i (in names() order) was asked by define_optional_knob.
-  bool optional(size_t i) const { return optional_.at(i); }
-  // Whether knob i was asked by define_partition_knob.
-  bool partition(size_t i) const { return partition_.at(i); }
+  // Whether knob i (in names() order) was asked by define_optional_knob; an Error for an
+  // i past the knobs asked.
+  bool optional(size_t i) const;
+  // Whether knob i was asked by define_partition_knob; likewise.
+  bool partition(size_t i) const;
   // The values returned, as a JSON object (name -> value).
   std::string json() const;
 

@@ -67,7 +67,8 @@ class Stage {
   StageNode *operator->() const { return n_.get(); }
   StageNode *get() const { return n_.get(); }
   bool defined() const { return n_.defined(); }
-  const Operation &op() const { return n_->op; }
+  // The operation this stage computes; an Error for an undefined stage.
+  const Operation &op() const;
 
   // Loop transformations. Each axis must be one of this stage's current loops.
   // split: outer runs ceil(extent / factor) times, inner `factor` times; a guard skips
@@ -135,7 +136,8 @@ class Schedule {
   // The stage of the operation that produces `t`; a clear error if it is not in this schedule.
   Stage operator[](const Tensor &t) const;
   Stage operator[](const Operation &op) const;
-  const std::vector<Stage> &stages() const { return n_->stages; }
+  // Its stages and outputs; an Error for an undefined (default-constructed) schedule.
+  const std::vector<Stage> &stages() const;
 
   // A copy of `t` in `scope` ("global", "local", "shared") computed at root, which
   // `readers` read instead of `t` (e.g. a packed copy of a matmul input).
@@ -149,7 +151,7 @@ class Schedule {
   Tensor rfactor(const Tensor &t, const IterVar &axis);
   // The operation that now computes `op` (itself unless a primitive replaced it).
   Operation current(const Operation &op) const;
-  const std::vector<Tensor> &outputs() const { return n_->outputs; }
+  const std::vector<Tensor> &outputs() const;
   ScheduleNode *get() const { return n_.get(); }
   // A schedule with stages of its own: scheduling the copy leaves this one as it is. The
   // copy shares the operations, so copy[t] takes the same tensors as (*this)[t].

@@ -85,6 +85,9 @@ class Tensor {
   static Expr to_index(const IterVar &v) { return v.var(); }
   static Expr to_index(int v) { return Expr(v); }
   static Expr to_index(int64_t v) { return Expr(v); }
+  // The producing operation; an Error when the tensor is undefined or names an output the
+  // operation does not have.
+  const OperationNode &producer(const char *what) const;
   Operation op_;
   int value_index_ = 0;
 };
