@@ -218,12 +218,12 @@ Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updat
   return scatter_combine(data, updates, reduction, match, at, qshape, name);
 }
 
-// The input coordinate (float64) that output coordinate x maps to along one axis. As in
-// ONNX, align_corners and pytorch_half_pixel use the resized length in * scale, which
-// is not rounded to the output's length when the scale was given.
-Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in) {
-  Expr xf = cast(Float(64), x);
-  auto c = [](double v) { return make_const(Float(64), v); };
+// The input coordinate (of float type `ct`) that output coordinate x maps to along one
+// axis. As in ONNX, align_corners and pytorch_half_pixel use the resized length
+// in * scale, which is not rounded to the output's length when the scale was given.
+Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in, Type ct) {
+  Expr xf = cast(ct, x);
+  auto c = [ct](double v) { return make_const(ct, v); };
   // ONNX's scales are float32, and so is their product there: 5 x 0.2f is 1 (1.00000003 in
   // double). A product that is whole in float32 is taken as such; others (1.7 x 4, or a
   // scale from sizes) in double.
@@ -238,7 +238,7 @@ Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in) {
 }
 
 Expr nearest_index(Expr xo, const std::string &mode, int64_t in) {
-  Expr half = make_const(Float(64), 0.5);
+  Expr half = make_const(xo.type(), 0.5);
   Expr r = mode == "floor"               ? floor(xo)
            : mode == "ceil"              ? ceil(xo)
            : mode == "round_prefer_ceil" ? floor(xo + half)
@@ -251,7 +251,7 @@ Expr nearest_index(Expr xo, const std::string &mode, int64_t in) {
 // coefficient a; with exclude_outside, those outside the axis weigh 0 and the others are
 // scaled to sum to 1.
 void cubic_taps(Expr p, int64_t len, double a, bool exclude_outside, Type t, Expr idx[4], Expr w[4]) {
-  auto c = [](double v) { return make_const(Float(64), v); };
+  auto c = [&p](double v) { return make_const(p.type(), v); };
   Expr f = floor(p), ws[4], total = c(0);
   cubic_weights(p - f, a, ws);
   for (int k = 0; k < 4; ++k) {
@@ -263,8 +263,11 @@ void cubic_taps(Expr p, int64_t len, double a, bool exclude_outside, Type t, Exp
   for (int k = 0; k < 4; ++k) w[k] = cast(t, exclude_outside ? ws[k] / total : ws[k]);
 }
 
-// The last two dimensions resized to `size` by nearest, (bi)linear or (bi)cubic interpolation.
-Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
+// The last two dimensions resized to `size` by nearest, (bi)linear or (bi)cubic
+// interpolation, with source coordinates of float type `ct`: float64 on the CPU, where
+// it matches ONNX's reference at ties; float32 on the GPU targets, which the fragment
+// ones need, and where Mesa's llvmpipe mis-converts int(floor(p) + 1.0) in float64.
+Tensor resize2d(const Node &n, const Tensor &x, const std::string &name, Type ct) {
   const std::vector<int64_t> xs = const_shape(x, "resize2d");
   const std::vector<int64_t> &size = n.attr_ints("size");
   const std::string mode = n.attr_string("mode"), coord = n.attr_string("coordinate_transformation_mode"),
@@ -280,7 +283,7 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
         std::vector<Expr> base(v.begin(), v.end());
         Expr pos[2];
         for (int a = 0; a < 2; ++a)
-          pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)]);
+          pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)], ct);
         if (mode == "nearest") {
           for (int a = 0; a < 2; ++a) {
             // "simple" (ONNX Resize 10, Upsample): up along an axis that shrinks, else down.
@@ -313,10 +316,10 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name) {
           const int64_t len = xs[r - 2 + size_t(a)];
           Expr f = floor(pos[a]);
           t[a] = cast(x.dtype(), pos[a] - f);
-          // Both neighbours cast from float64: the simplifier misjudges the bounds of
+          // Both neighbours cast from the float: the simplifier misjudges the bounds of
           // int32(floor(p)) + 1 and folds its clamp.
           lo[a] = detail::clamp_index(cast(Int(32), f), len);
-          hi[a] = detail::clamp_index(cast(Int(32), f + make_const(Float(64), 1)), len);
+          hi[a] = detail::clamp_index(cast(Int(32), f + make_const(ct, 1)), len);
         }
         Expr one = make_const(x.dtype(), 1);
         Expr top = at(lo[0], lo[1]) * (one - t[1]) + at(lo[0], hi[1]) * t[1];
@@ -594,9 +597,13 @@ const bool registered = [] {
     TIR_USER_CHECK(n.attr_double("scale_h") > 0 && n.attr_double("scale_w") > 0) << "scales must be positive";
   };
   rs.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
-    return resize2d(n, in[0], name);
+    return resize2d(n, in[0], name, Float(32));
   };
-  on_cpu(rs, blocked_cpu_strategy());
+  OpStrategy resize_cpu = blocked_cpu_strategy();
+  resize_cpu.compute = [](const Node &n, const std::vector<Tensor> &in, const std::string &name) {
+    return resize2d(n, in[0], name, Float(64));
+  };
+  on_cpu(rs, resize_cpu);
   graph::register_op(std::move(rs));
 
   OpDef tk2;
