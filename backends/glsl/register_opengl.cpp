@@ -62,6 +62,9 @@ tensorir::TargetKindInfo opengl_kind() {
     c.textures = !compute;
     c.default_gpu_schedule = compute && t.option("no-default-schedule").empty();
     c.gpu_schedules = compute;
+    // 16 storage buffers (the output among them) or 16 textures: what drivers give a
+    // shader at the least, llvmpipe included.
+    c.max_kernel_inputs = compute ? 15 : 16;
     if (compute) set_compute_limits(t, c);
     return c;
   };

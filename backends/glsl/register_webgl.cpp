@@ -28,6 +28,7 @@ tensorir::TargetKindInfo webgl_kind() {
     c.device = tensorir::Device::CPU;  // the plans are made here; the browser runs them
     c.textures = true;
     c.texture_channel_block = 4;  // RGBA: four channels to a texel
+    c.max_kernel_inputs = 16;     // WebGL 2 gives a fragment shader 16 textures at least
     return c;
   };
   return k;

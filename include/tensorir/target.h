@@ -56,6 +56,10 @@ struct TargetCaps {
   // float32 lanes (loops marked vectorize, printed as vector types) in work-groups of one,
   // instead of relying on the driver to vectorise across work-items.
   int work_item_vector_lanes = 0;
+  // > 0: the most tensors one kernel may read, the output aside (a shader binds 16 storage
+  // buffers or textures at least): graph::build splits wider concatenations and fused
+  // groups to fit. 0: no limit.
+  int max_kernel_inputs = 0;
 };
 
 struct Target {

@@ -74,6 +74,7 @@ Graph tuning_passes(Graph g, const Target &target, const BuildOptions &options,
       return panel(cfg);
     });
   if (options.eliminate_dead_nodes) g = eliminate_dead_nodes(g);
+  if (const int most = target.caps().max_kernel_inputs; most > 0) g = split_wide_concat(g, most);
   if (target.caps().textures) g = store_as_float(g);
   return g;
 }

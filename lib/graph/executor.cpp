@@ -315,6 +315,7 @@ std::vector<FusedGroup> kernel_groups(const Graph &g, const Target &target, bool
     groups.push_back(FusedGroup{{grp.anchor}, grp.anchor});
     groups.push_back(FusedGroup{std::vector<int>(grp.nodes.begin() + 1, grp.nodes.end()), -1});
   }
+  if (const int most = target.caps().max_kernel_inputs; most > 0) groups = limit_group_inputs(g, groups, most);
   return inline_casts_back(g, target, groups);
 }
 

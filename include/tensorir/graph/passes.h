@@ -146,6 +146,16 @@ struct FusedGroup {
 //  - a graph output ends its group.
 std::vector<FusedGroup> fuse_operators(const Graph &g);
 
+// Every concatenate node of more than `max_inputs` inputs as a tree of concatenates of
+// at most that many, along the same axis (for targets whose kernels read a bounded
+// number of tensors: TargetCaps::max_kernel_inputs).
+Graph split_wide_concat(const Graph &g, int max_inputs);
+
+// Each group of `groups` that reads more than `max_inputs` tensors from outside itself,
+// cut into consecutive groups that read at most that many (a chain of twenty adds of
+// constants, say). A single node that reads more stays whole.
+std::vector<FusedGroup> limit_group_inputs(const Graph &g, const std::vector<FusedGroup> &groups, int max_inputs);
+
 // One line per group, "conv1+bn1+relu", for messages and tests.
 std::string groups_str(const Graph &g, const std::vector<FusedGroup> &groups);
 

@@ -69,4 +69,34 @@ std::string groups_str(const Graph &g, const std::vector<FusedGroup> &groups) {
   return os.str();
 }
 
+std::vector<FusedGroup> limit_group_inputs(const Graph &g, const std::vector<FusedGroup> &groups, int max_inputs) {
+  std::vector<FusedGroup> out;
+  for (const FusedGroup &grp : groups) {
+    FusedGroup piece;
+    std::vector<int> reads;  // what the piece reads from outside it
+    auto reads_with = [&](int id) {
+      std::vector<int> r = reads;
+      for (int in : g.node(id).inputs)
+        if (std::find(piece.nodes.begin(), piece.nodes.end(), in) == piece.nodes.end() &&
+            std::find(r.begin(), r.end(), in) == r.end())
+          r.push_back(in);
+      return r;
+    };
+    for (int id : grp.nodes) {
+      std::vector<int> r = reads_with(id);
+      if (!piece.nodes.empty() && int(r.size()) > max_inputs) {
+        out.push_back(std::move(piece));
+        piece = FusedGroup{};
+        reads.clear();
+        r = reads_with(id);
+      }
+      piece.nodes.push_back(id);
+      if (id == grp.anchor) piece.anchor = id;
+      reads = std::move(r);
+    }
+    out.push_back(std::move(piece));
+  }
+  return out;
+}
+
 }  // namespace tensorir::graph
