@@ -9,6 +9,7 @@
 
 #include "frontend/onnx/host.h"
 #include "frontend/onnx/proto.h"
+#include "frontend/onnx/stages.h"
 
 namespace tensorir::onnx::detail {
 
@@ -295,8 +296,8 @@ void Importer::bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, co
 
 void Importer::convert_nodes() {
   for (const ::onnx::NodeProto &n : model_.graph().node()) {
-    bool skip = false;
-    for (const std::string &in : n.input()) skip = skip || poisoned_.count(in);
+    bool skip = false;  // what a subgraph reads from outside counts too
+    for (const std::string &in : names_read(n)) skip = skip || poisoned_.count(in);
     if (skip) {
       for (const std::string &out : n.output()) poisoned_.insert(out);
       ++skipped_;
@@ -358,7 +359,9 @@ std::vector<Value> Importer::run_subgraph(const ::onnx::GraphProto &g, const std
         if (!in.empty()) value(in);
       find_converter(n.op_type(), opset_)->convert(ctx);  // static_check found one
     } catch (const Unsupported &u) {
-      throw Unsupported{where + ctx.label() + "' (" + n.op_type() + "): " + u.reason, u.input};
+      // The value a node of the body needs makes the node holding the body (If, Loop) a
+      // boundary between stages: computed on the host once it is known.
+      throw Unsupported{where + ctx.label() + "' (" + n.op_type() + "): " + u.reason, u.input, u.value};
     } catch (const std::bad_alloc &) {
       throw Error(where + ctx.label() + "' (" + n.op_type() + "): " + out_of_memory());
     } catch (const Error &e) {

@@ -48,6 +48,8 @@ Session Session::Impl::sub_session(::onnx::ModelProto m, const std::string &part
 
 graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &given) {
   check_given(given);
+  for (const SessionInput &in : inputs)  // the stages read them wherever they are
+    TIR_USER_CHECK(given.count(in.name)) << "onnx: " << what << ": input '" << in.name << "' is not given";
   Staged &s = *staged;
   const ::onnx::GraphProto &g = model.graph();
   std::map<std::string, NDArray> values = given;

@@ -39,11 +39,15 @@ Tensor clip(const Tensor &x, double lo, double hi, const std::string &name) {
     // Bounds past the type's range would wrap as constants of it (1000 as int8 is -24):
     // those the type's values all lie within are dropped instead.
     const auto [tmin, tmax] = detail::int_range(t);
-    TIR_USER_CHECK(hi >= tmin && lo <= tmax) << "clip of " << x.name() << ": no " << t << " value lies in [" << lo
-                                             << ", " << hi << "]";
+    TIR_USER_CHECK(hi >= tmin && lo <= tmax && std::ceil(lo) <= std::floor(hi))
+        << "clip of " << x.name() << ": no " << t << " value lies in [" << lo << ", " << hi << "]";
+    const bool clamps_lo = lo > tmin, clamps_hi = hi < tmax;
+    TIR_USER_CHECK(!(clamps_lo && lo >= 0x1p63) && !(clamps_hi && hi >= 0x1p63))
+        << "clip of " << x.name() << ": a bound of 2^63 or more (" << (lo >= 0x1p63 ? lo : hi)
+        << ") is not supported for " << t;
     return unary(x, name, [&](Expr v) {
-      if (lo > tmin) v = max(v, make_const(t, std::ceil(lo)));
-      if (hi < tmax) v = min(v, make_const(t, std::floor(hi)));
+      if (clamps_lo) v = max(v, make_const(t, std::ceil(lo)));
+      if (clamps_hi) v = min(v, make_const(t, std::floor(hi)));
       return v;
     });
   }

@@ -54,8 +54,6 @@ inline Expr is_extreme(const Expr &v, const Expr &extreme) {
   return v == extreme || (extreme != extreme && v != v);
 }
 
-// `e` clamped into [0, size): select may evaluate its untaken side, which must still
-// read inside the buffer.
 // The least and greatest values of integer type `t`, in double (int64's greatest rounds
 // up to 2^63).
 inline std::pair<double, double> int_range(Type t) {
@@ -63,6 +61,8 @@ inline std::pair<double, double> int_range(Type t) {
   return {0.0, std::ldexp(1.0, t.bits()) - 1};
 }
 
+// `e` clamped into [0, size): select may evaluate its untaken side, which must still
+// read inside the buffer.
 inline Expr clamp_index(Expr e, int64_t size) { return min(max(e, 0), Expr(static_cast<int>(size - 1))); }
 
 inline std::vector<Expr> to_exprs(const std::vector<int64_t> &v) {

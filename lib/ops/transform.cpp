@@ -15,8 +15,9 @@ Tensor pad(const Tensor &x, const std::vector<int> &before, const std::vector<in
   const Type t = x.dtype();
   if (!t.is_float()) {  // as a constant of the type, 1000 would wrap (int8: -24)
     const auto [tmin, tmax] = detail::int_range(t);
-    TIR_USER_CHECK(value >= tmin && value <= tmax && value == std::trunc(value))
-        << "pad of " << x.name() << ": the value " << value << " is not a " << t << " value";
+    TIR_USER_CHECK(value >= tmin && value <= tmax && value == std::trunc(value) && value < 0x1p63)
+        << "pad of " << x.name() << ": the value " << value << " is not a " << t << " value"
+        << (value >= 0x1p63 && value <= tmax ? " tensorir pads with (2^63 and above are not supported)" : "");
   }
   return pad_with(x, before, after, make_const(t, value), name);
 }

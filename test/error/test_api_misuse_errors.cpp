@@ -76,6 +76,10 @@ TEST_CASE("api misuse: clip and pad bounds outside an integer type", "[error][op
     CHECK(out.to_vector<int8_t>() == want);
   }
   CHECK_THROWS_WITH(ops::clip(x, 200, 300), Contains("no int8 value lies in [200, 300]"));
+  CHECK_THROWS_WITH(ops::clip(x, 0.2, 0.8), Contains("no int8 value lies in [0.2, 0.8]"));
+  Tensor u = placeholder({4}, UInt(64), "u");
+  CHECK_THROWS_WITH(ops::clip(u, 0, 1e19), Contains("a bound of 2^63 or more"));
+  CHECK_THROWS_WITH(ops::pad(u, {1}, {1}, 0x1p63), Contains("2^63 and above are not supported"));
   CHECK_THROWS_WITH(ops::pad(x, {1}, {1}, 1000), Contains("the value 1000 is not a int8 value"));
   CHECK_THROWS_WITH(ops::pad(x, {1}, {1}, 0.5), Contains("is not a int8 value"));
   Tensor f32 = placeholder({4}, Float(32), "f");

@@ -184,3 +184,61 @@ TEST_CASE("a node computed between stages that cannot be is an error of that run
   CHECK_THROWS_WITH(session.run({{"y", NDArray::random({3}, Float(32), 1)}}),
                     Contains("node 'where' (NonZero)") && Contains("between stages") && Contains("empty result"));
 }
+
+TEST_CASE("a Session stages an If whose branch reads a boundary node's result, and an If of a computed condition",
+          "[onnx][session][stages]") {
+  // nz = NonZero(Relu(y)); the then-branch (a constant condition) returns Shape(nz); the
+  // outer If of cond = ReduceSum(y) > 0 picks 1 or -1.
+  ModelBuilder mb(13);
+  mb.input("y", {int64_t{6}});
+  mb.initializer("yes", NDArray::from_vector<uint8_t>({1}, {}).view({}, Bool()));
+  mb.initializer("zero", NDArray::from_vector<float>({0.0f}, {}));
+  mb.node("Relu", {"y"}, {"r"});
+  mb.node("NonZero", {"r"}, {"nz"}, "where");
+  auto branch = [](const std::string &name, const std::string &op, const std::vector<std::string> &in,
+                   const std::string &out, const NDArray *value) {
+    ::onnx::GraphProto g;
+    g.set_name(name);
+    ::onnx::NodeProto *n = g.add_node();
+    n->set_op_type(op);
+    for (const std::string &i : in) n->add_input(i);
+    n->add_output(out);
+    if (value) {
+      auto *a = n->add_attribute();
+      a->set_name("value");
+      a->set_type(::onnx::AttributeProto::TENSOR);
+      *a->mutable_t() = tensor_proto("", *value);
+    }
+    g.add_output()->set_name(out);
+    return g;
+  };
+  auto add_graph = [](::onnx::NodeProto &n, const std::string &name, const ::onnx::GraphProto &g) {
+    auto *a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = g;
+  };
+  const NDArray plus = NDArray::from_vector<int64_t>({1}, {1}), minus = NDArray::from_vector<int64_t>({-1}, {1});
+  ::onnx::NodeProto &inner = mb.node("If", {"yes"}, {"count"}, "reads_nz");
+  add_graph(inner, "then_branch", branch("then", "Shape", {"nz"}, "s", nullptr));
+  add_graph(inner, "else_branch", branch("else", "Constant", {}, "s2", &plus));
+  attr(mb.node("ReduceSum", {"y"}, {"total"}), "keepdims", int64_t{0});
+  mb.node("Greater", {"total", "zero"}, {"cond"});
+  ::onnx::NodeProto &outer = mb.node("If", {"cond"}, {"sign"}, "decides");
+  add_graph(outer, "then_branch", branch("then", "Constant", {}, "p", &plus));
+  add_graph(outer, "else_branch", branch("else", "Constant", {}, "m", &minus));
+  mb.output("count", {}, ::onnx::TensorProto::INT64);
+  mb.output("sign", {}, ::onnx::TensorProto::INT64);
+  tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
+  for (uint64_t seed : {1, 2, 3}) {
+    const NDArray y = NDArray::random({6}, Float(32), seed, -1.0, 1.0);
+    const std::vector<float> v = y.to_vector<float>();
+    const int64_t positive = std::count_if(v.begin(), v.end(), [](float e) { return e > 0; });
+    const double total = std::accumulate(v.begin(), v.end(), 0.0);
+    REQUIRE(positive > 0);
+    const graph::Outputs out = session.run({{"y", y}});
+    CHECK(out["count"].to_vector<int64_t>() == std::vector<int64_t>{1, positive});
+    CHECK(out["sign"].to_vector<int64_t>() == std::vector<int64_t>{total > 0 ? 1 : -1});
+  }
+  CHECK_THROWS_WITH(session.run({}), Contains("input 'y'"));
+}

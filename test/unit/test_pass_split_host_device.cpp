@@ -89,9 +89,11 @@ TEST_CASE("split_host_device: code that writes only one-element buffers is a ker
   LoweredFunc f = func(body);
   auto *n = const_cast<LoweredFuncNode *>(f.get());
   n->args = {{"A", A, true, Float(32), {Expr(4)}}, {"S", S, true, Float(32), {}}};
+  // The two statements (the block is flattened) are two kernels, run in order.
   HostPlan plan = split_host_device(f);
-  REQUIRE(plan.kernels.size() == 1);
+  REQUIRE(plan.kernels.size() == 2);
   CHECK(plan.kernels[0].threads.empty());
+  CHECK(plan.kernels[1].threads.empty());
   // Writing A, of four elements, that way is still the error.
   n->body = ForNode::make(i, 0, 4, ForKind::Serial, StoreNode::make(A, 0.0f, i));
   CHECK_THROWS_WITH(split_host_device(f), Catch::Contains("loop 'i' runs outside any GPU thread index"));

@@ -68,10 +68,11 @@ void info(const std::string &model) {
     print_summary(model, m);
     print_unsupported(m.unsupported.empty() ? refused->nodes() : m.unsupported);
   }
-  std::printf("every node can be imported\n");
-  if (!boundary.empty())
-    std::printf("runs in stages around %s, which need values the model computes: run and test compute them "
-                "between the stages; compile cannot save the model\n", boundary.c_str());
+  if (boundary.empty())
+    std::printf("every node can be imported\n");
+  else
+    std::printf("every node can be run: in stages around %s, which need values the model computes; run and "
+                "test compute them between the stages, and compile cannot save the model\n", boundary.c_str());
   if (shape.empty()) return;
   std::string names;
   for (const std::string &n : shape) names += (names.empty() ? "" : ", ") + n;

@@ -1,7 +1,8 @@
 // Control flow decided at import: If with a condition known at import converts only the
 // branch taken; Loop with a trip count and condition known at import is unrolled, its
 // body converted once per iteration, and Scan once per position of its scan inputs. A
-// condition computed at run time would need the graph to branch: unsupported.
+// condition computed at run time would need the graph to branch: import refuses it, and a
+// Session computes the node between stages (on the CPU, compiled for each run's values).
 #include <algorithm>
 
 #include "frontend/onnx/ops/ops_util.h"

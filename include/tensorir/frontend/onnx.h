@@ -50,7 +50,7 @@ struct UnsupportedNode {
   bool symbolic_shape = false;
   // A value the node needs known at import that the model computes at run time, or a
   // graph input that is data (NonMaxSuppression's boxes, say): a Session runs such a
-  // model in stages, computing the node between them (see Session).
+  // model in stages, computing the node between them (see Session below).
   std::string value = {};
 };
 
@@ -128,8 +128,16 @@ ModelInfo inspect(const std::string &path);
 //   s.shape_inputs();                               // {"shape"}
 //   graph::Outputs out = s.run({{"x", x}, {"shape", shape}});
 //
-// A model whose refused nodes do not all name a graph input throws the importer's
-// UnsupportedError when the session is made. Not thread-safe: run from one thread.
+// Nodes that need values the model computes at run time (UnsupportedNode::value: the
+// boxes of a NonMaxSuppression, the input of a NonZero, a Reshape's computed shape) make
+// the session run the model in stages: the nodes that do not depend on them compiled as
+// one model, those nodes computed on the host from its results, and the nodes after them
+// compiled for the shapes those results have (once per shape, cached like the rest).
+// run() runs such a model; prepare() refuses it (there is no one compiled model).
+//
+// A model with nodes refused for other reasons throws the importer's UnsupportedError
+// when the session is made (or at the run that reaches them). Not thread-safe: run from
+// one thread.
 struct SessionOptions {
   ImportOptions import;      // input_values fixed here are fixed for every run
   graph::BuildOptions build;
@@ -160,7 +168,7 @@ class Session {
 
   // The model compiled for `inputs`' shape values (now, unless cached) and what to feed
   // it: the other inputs, less those the compiled graph no longer reads. A missing shape
-  // input or an unknown name is an Error naming it.
+  // input or an unknown name is an Error naming it, as is a model that runs in stages.
   struct Prepared {
     graph::CompiledModel model;
     std::map<std::string, NDArray> feed;

@@ -264,9 +264,10 @@ void cubic_taps(Expr p, int64_t len, double a, bool exclude_outside, Type t, Exp
 }
 
 // The last two dimensions resized to `size` by nearest, (bi)linear or (bi)cubic
-// interpolation, with source coordinates of float type `ct`: float64 on the CPU, where
-// it matches ONNX's reference at ties; float32 on the GPU targets, which the fragment
-// ones need, and where Mesa's llvmpipe mis-converts int(floor(p) + 1.0) in float64.
+// interpolation, with source coordinates of float type `ct`: float64 under the CPU
+// strategy (graph::build's tuned schedules, the default), where it matches ONNX's
+// reference at ties; float32 otherwise, which the fragment targets need, and where Mesa's
+// llvmpipe mis-converts int(floor(p) + 1.0) in float64.
 Tensor resize2d(const Node &n, const Tensor &x, const std::string &name, Type ct) {
   const std::vector<int64_t> xs = const_shape(x, "resize2d");
   const std::vector<int64_t> &size = n.attr_ints("size");
