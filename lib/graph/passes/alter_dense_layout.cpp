@@ -36,8 +36,7 @@ Graph alter_dense_layout(const Graph &g) {
 
 Graph alter_dense_layout(const Graph &g, const DensePanelFn &panel) {
   g.validate();
-  std::set<std::string> names;
-  for (const Node &n : g.nodes()) names.insert(n.name);
+  std::set<std::string> names = detail::node_names(g);
   Graph out;
   std::vector<int> remap(g.nodes().size(), -1);
   for (int id : g.topological_order()) {

@@ -8,6 +8,13 @@
 
 namespace tensorir::graph::detail {
 
+// The names of `g`'s nodes: what fresh_name must avoid in a pass rebuilding `g`.
+inline std::set<std::string> node_names(const Graph &g) {
+  std::set<std::string> names;
+  for (const Node &n : g.nodes()) names.insert(n.name);
+  return names;
+}
+
 // `base`, or `base_1`, `base_2`, ... the first not in `names`; it is added to them.
 inline std::string fresh_name(std::set<std::string> &names, const std::string &base) {
   std::string name = base;

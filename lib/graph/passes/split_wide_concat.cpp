@@ -13,8 +13,7 @@ Graph split_wide_concat(const Graph &g, int max_inputs) {
   TIR_USER_CHECK(max_inputs >= 2) << "split_wide_concat: a concatenation of " << max_inputs
                                   << " inputs at most cannot join more";
   g.validate();
-  std::set<std::string> names;
-  for (const Node &n : g.nodes()) names.insert(n.name);
+  std::set<std::string> names = detail::node_names(g);
   Graph out;
   std::vector<int> remap(g.nodes().size(), -1);
   for (int id : g.topological_order()) {

@@ -67,8 +67,7 @@ WinogradNodes winograd_nodes(const Node &conv, int m, int panel) {
 
 Graph winograd_conv2d(const Graph &g, const std::function<int(const Graph &, const Node &)> &tile_for, int panel) {
   g.validate();
-  std::set<std::string> names;
-  for (const Node &n : g.nodes()) names.insert(n.name);
+  std::set<std::string> names = detail::node_names(g);
   Graph out;
   std::vector<int> remap(g.nodes().size(), -1);
   for (int id : g.topological_order()) {
