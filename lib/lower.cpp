@@ -61,6 +61,7 @@ std::vector<LoweredArg> make_args(const std::vector<BuildArg> &args, const std::
       a.dtype = t.dtype();
       a.shape = t.shape();
       a.may_alias = args[i].may_alias();
+      a.written = t.op().as<PlaceholderOpNode>() == nullptr;
       bindings.push_back({t, a.var});
     } else {
       TIR_USER_CHECK(args[i].var().defined()) << "function '" << name << "': argument " << i << " is undefined";

@@ -35,6 +35,7 @@ struct LoweredArg {
   Type dtype;                // element type
   std::vector<Expr> shape;   // buffers: dimensions (constants or in terms of `symbols`)
   bool may_alias = false;    // buffers: may share storage with another such argument (BuildArg)
+  bool written = false;      // buffers: computed by the function (every tensor but a placeholder)
 };
 
 struct LoweredFuncNode : Object {

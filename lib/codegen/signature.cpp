@@ -79,6 +79,8 @@ FuncSignature make_signature(const LoweredFunc &f, Device::Kind device) {
     spec.kind = arg.is_buffer ? ArgSpec::Buffer : ArgSpec::Scalar;
     spec.name = arg.name;
     spec.dtype = arg.dtype;
+    spec.written = arg.is_buffer && arg.written;
+    spec.may_alias = arg.is_buffer && arg.may_alias;
     if (arg.is_buffer) {
       for (size_t d = 0; d < arg.shape.size(); ++d) {
         std::optional<Affine> a = reader.read(arg.shape[d]);

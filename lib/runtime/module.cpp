@@ -42,6 +42,15 @@ struct SymbolBinding {
   size_t arg = 0;  // the argument that bound it
 };
 
+// Whether two arrays' storage overlaps: byte ranges on the CPU; elsewhere (device
+// handles) the same handle.
+bool overlap(const NDArray &a, const NDArray &b) {
+  if (a.nbytes() == 0 || b.nbytes() == 0) return false;
+  if (!a.device().is_cpu()) return a.data() == b.data();
+  const auto *pa = static_cast<const char *>(a.data()), *pb = static_cast<const char *>(b.data());
+  return pa < pb + b.nbytes() && pb < pa + a.nbytes();
+}
+
 class CallChecker {
  public:
   explicit CallChecker(const FuncSignature &sig) : sig_(sig), symbols_(sig.symbols.size()) {}
@@ -110,6 +119,23 @@ class CallChecker {
   }
 
   int64_t symbol_value(size_t s) const { return symbols_[s].value; }
+
+  // Compiled code assumes its buffers do not overlap (LLVM's noalias; a GPU kernel's
+  // reads race its writes), so a buffer the function writes must not share storage with
+  // another argument, unless both were built as ones that may alias (an in-place result).
+  void check_overlap(const std::vector<NDArray> &buffers) const {
+    for (size_t w = 0; w < buffers.size(); ++w) {
+      if (!sig_.args[w].is_buffer() || !sig_.args[w].written) continue;
+      for (size_t o = 0; o < buffers.size(); ++o) {
+        if (o == w || !sig_.args[o].is_buffer() || (sig_.args[w].may_alias && sig_.args[o].may_alias)) continue;
+        if (overlap(buffers[w], buffers[o]))
+          TIR_THROW() << sig_.name << ": argument " << sig_.args[w].name
+                      << ", which the function writes, shares storage with argument " << sig_.args[o].name
+                      << "; pass a separate array (a result computed in place of an input needs both "
+                         "built as BuildArg(tensor, true))";
+      }
+    }
+  }
 
  private:
   void check_dim(size_t index, size_t k, int64_t actual) {
@@ -185,6 +211,7 @@ void Function::pack(const std::vector<Arg> &args, std::vector<ArgValue> &values,
     }
   }
   check.check_all_bound();
+  check.check_overlap(buffers);
   for (size_t s = 0; s < sig.symbols.size(); ++s)
     values[args.size() + s].i64 = check.symbol_value(s);
 }

@@ -21,6 +21,9 @@ json::Value signature_json(const FuncSignature &sig) {
     arg.set("kind", a.is_buffer() ? "buffer" : "scalar");
     arg.set("dtype", a.dtype.str());
     arg.set("shape", std::move(shape));
+    // Only when set, so that files written before the flags read back the same.
+    if (a.written) arg.set("written", true);
+    if (a.may_alias) arg.set("may_alias", true);
     args.push(std::move(arg));
   }
   json::Value j = json::Value::object();
@@ -39,6 +42,15 @@ const json::Value &member(const json::Value &j, const char *key, json::Value::Ki
   const char *what = want == json::Value::Array ? "array" : want == json::Value::String ? "string" : "integer";
   TIR_USER_CHECK(ok) << "the signature " << where << " has no " << what << " \"" << key << "\"";
   return *v;
+}
+
+// An optional boolean member: false when absent.
+bool flag(const json::Value &j, const char *key, const std::string &where) {
+  const json::Value *v = j.find(key);
+  if (!v) return false;
+  TIR_USER_CHECK(v->kind() == json::Value::Bool) << "the signature " << where << " has a \"" << key
+                                                 << "\" that is not true or false";
+  return v->as_bool();
 }
 
 }  // namespace
@@ -75,6 +87,8 @@ FuncSignature signature_from_json(const json::Value &j) {
             << "the signature " << at << " has a negative extent";
         spec.shape.push_back(dim);
       }
+      spec.written = flag(a, "written", at);
+      spec.may_alias = flag(a, "may_alias", at);
     }
     sig.args.push_back(std::move(spec));
   }

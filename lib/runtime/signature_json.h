@@ -1,7 +1,9 @@
 // FuncSignature as JSON, for files and messages that carry compiled functions (the
 // "gpu-json" module file, the RPC protocol):
-//   {"name","args":[{"name","kind":"buffer"|"scalar","dtype","shape":[{"coeff","symbol","offset"}]}],
+//   {"name","args":[{"name","kind":"buffer"|"scalar","dtype","shape":[{"coeff","symbol","offset"}],
+//                    "written":true?,"may_alias":true?}],
 //    "symbols":[name]}
+// The two flags appear only when true (files from before them read back as false).
 #pragma once
 #include "runtime/json.h"
 #include "tensorir/runtime/module.h"

@@ -116,4 +116,17 @@ TEST_CASE("opengl errors: what GLSL cannot express", "[error][opengl]") {
   }
 }
 
+TEST_CASE("opengl errors: one device array as the input and the result of a kernel", "[error][opengl][alias]") {
+  Tensor A = placeholder({64}, Float(32), "A");
+  Tensor B = add_one(A);
+  Schedule s = create_schedule({B});
+  auto [bo, bi] = s[B].split(B.axis(0), 16);
+  s[B].bind(bo, thread_axis("blockIdx.x"));
+  s[B].bind(bi, thread_axis("threadIdx.x"));
+  Module m = build(s, {A, B}, "opengl", "in_place");
+  NDArray a = NDArray::random({64}, Float(32), 5).to(Device::opengl());
+  // The shader's reads would race its writes.
+  CHECK_THROWS_WITH(m("in_place")(a, a), Contains("argument B, which the function writes, shares storage with argument A"));
+}
+
 #endif  // TENSORIR_WITH_OPENGL

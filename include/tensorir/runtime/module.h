@@ -27,6 +27,11 @@ struct ArgSpec {
   std::string name;
   Type dtype;
   std::vector<DimSpec> shape;  // buffers only
+  // Buffers: the function stores into it (a computed tensor, not a placeholder), and it
+  // may share storage with another argument marked so (BuildArg's may_alias). A call
+  // refuses a written buffer that overlaps another argument unless both may alias.
+  bool written = false;
+  bool may_alias = false;
 
   bool is_buffer() const { return kind == Buffer; }
 };
