@@ -24,7 +24,7 @@ namespace tensorir::onnx::detail {
 
 // The opsets of ai.onnx the importer takes.
 constexpr int kMinOpset = 1;
-constexpr int kMaxOpset = 18;
+constexpr int kMaxOpset = 22;
 constexpr int kLatest = INT_MAX;
 
 // Thrown by a converter for a node it cannot convert (the reason says why); the

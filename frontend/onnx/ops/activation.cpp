@@ -1,6 +1,8 @@
 // Activations the graph has no operator of its own for, composed from those it has.
 // The negative part goes through min(x, 0) so that each formula is exact on both sides:
 // relu(x) + a * min(x, 0) is x for x >= 0 and a * x below.
+#include <cmath>
+
 #include "frontend/onnx/ops/ops_util.h"
 
 namespace tensorir::onnx::detail {
@@ -102,7 +104,35 @@ void shrink(Context &c) {
   c.output(0, "where", {below, c.make("add", {x, b}), above});
 }
 
+// x * tanh(softplus(x))
+void mish(Context &c) {
+  need_float(c, 0);
+  graph::NodeRef sp = c.make("add", softplus_terms(c, c.node(0), scalar_node(c, 1, "one")));
+  c.output(0, "multiply", {c.node(0), c.make("tanh", {sp})});
+}
+
+// x (1 + erf(x / sqrt 2)) / 2, or with approximate "tanh"
+// x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2.
+void gelu(Context &c) {
+  need_float(c, 0);
+  const std::string approx = c.attrs().s("approximate", "none");
+  if (approx == "none") return void(c.output(0, "gelu", {c.node(0)}));
+  graph::NodeRef x = c.node(0);
+  graph::NodeRef cube = c.make("multiply", {c.make("multiply", {x, x}), x});
+  graph::NodeRef inner = c.make("add", {x, c.make("multiply", {cube, scalar_node(c, 0.044715, "cubic")})});
+  inner = c.make("multiply", {inner, scalar_node(c, std::sqrt(2.0 / M_PI), "sqrt_2_over_pi")});
+  graph::NodeRef t = c.make("add", {c.make("tanh", {inner}), scalar_node(c, 1, "one")});
+  c.output(0, "multiply", {c.make("multiply", {x, t}), scalar_node(c, 0.5, "half")});
+}
+
+std::string check_gelu(const Attributes &a) {
+  const std::string approx = a.s("approximate", "none");
+  return approx == "none" || approx == "tanh" ? "" : "approximate '" + approx + "' is not none or tanh";
+}
+
 const bool registered = [] {
+  register_converter({"Mish", 18, kLatest, nullptr, mish});
+  register_converter({"Gelu", 20, kLatest, check_gelu, gelu});
   register_converter({"LeakyRelu", kMinOpset, kLatest, nullptr, leaky_relu});
   register_converter({"PRelu", kMinOpset, 6, nullptr, [](Context &c) { prelu(c, true); }});
   register_converter({"PRelu", 7, kLatest, nullptr, [](Context &c) { prelu(c, false); }});

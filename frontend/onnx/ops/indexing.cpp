@@ -353,24 +353,47 @@ std::string resize_mode(const Attributes &a) {
 // From opset 11 Resize also interpolates cubically.
 std::string resize11_mode(const Attributes &a) { return a.s("mode", "nearest") == "cubic" ? "" : resize_mode(a); }
 
-// GridSample (opset 16): the graph's grid_sample, attributes as they are.
-void grid_sample(Context &c) {
+// GridSample's mode in the graph's words ("" for none it has): from opset 20 "linear" and
+// "cubic" (which then also take volumes) name opset 16's "bilinear" and "bicubic".
+std::string grid_sample_mode(const Attributes &a, bool opset20) {
+  const std::string m = a.s("mode", opset20 ? "linear" : "bilinear");
+  if (m == "nearest") return m;
+  if (opset20) return m == "linear" ? "bilinear" : m == "cubic" ? "bicubic" : "";
+  return m == "bilinear" || m == "bicubic" ? m : "";
+}
+
+// GridSample: the graph's grid_sample over 4-D images.
+void grid_sample(Context &c, bool opset20) {
   need_float(c, 0);
   const Attributes &a = c.attrs();
   if (c.rank(0) != 4) unsupported("input of rank " + std::to_string(c.rank(0)) + " (only 4-D images)");
   if (c.dtype(1) != c.dtype(0)) unsupported("grid '" + c.input_name(1) + "' is " + c.dtype(1).str());
   if (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0) unsupported("an empty input");
   c.output(0, "grid_sample", {c.node(0), c.node(1)},
-           {{"mode", a.s("mode", "bilinear")},
+           {{"mode", grid_sample_mode(a, opset20)},
             {"padding_mode", a.s("padding_mode", "zeros")},
             {"align_corners", a.i("align_corners", 0)}});
 }
 
-std::string grid_sample_attrs(const Attributes &a) {
-  const std::string m = a.s("mode", "bilinear"), p = a.s("padding_mode", "zeros");
-  if (m != "nearest" && m != "bilinear" && m != "bicubic") return "mode '" + m + "' is not supported";
+std::string grid_sample_attrs(const Attributes &a, bool opset20) {
+  const std::string m = grid_sample_mode(a, opset20), p = a.s("padding_mode", "zeros");
+  if (m.empty())
+    return "mode '" + a.s("mode", "") + "' is not supported (" +
+           (opset20 ? "nearest, linear and cubic" : "nearest, bilinear and bicubic") + " from this opset)";
   if (p != "zeros" && p != "border" && p != "reflection") return "padding_mode '" + p + "' is not supported";
   return "";
+}
+
+// Resize 19's coordinate transformation, refused in a model of an opset before it.
+std::string before19_coords(const Attributes &a) {
+  return a.s("coordinate_transformation_mode", "half_pixel") == "half_pixel_symmetric"
+             ? "coordinate_transformation_mode half_pixel_symmetric needs opset 19"
+             : "";
+}
+
+std::string resize11_check(const Attributes &a) {
+  if (std::string r = resize11_mode(a); !r.empty()) return r;
+  return before19_coords(a);
 }
 
 // Resize 18's additions, where they change the result.
@@ -438,9 +461,16 @@ const bool registered = [] {
   register_converter({"Upsample", 7, 8, resize_mode, [](Context &c) { resize_scales(c, Scales::kAttribute); }});
   register_converter({"Upsample", 9, 9, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
   register_converter({"Resize", 10, 10, resize_mode, [](Context &c) { resize_scales(c, Scales::kInput); }});
-  register_converter({"Resize", 11, 17, resize11_mode, resize11});
-  register_converter({"Resize", 18, kLatest, resize18_check, resize11});
-  register_converter({"GridSample", 16, kLatest, grid_sample_attrs, grid_sample});
+  register_converter({"Resize", 11, 17, resize11_check, resize11});
+  register_converter({"Resize", 18, 18, [](const Attributes &a) {
+                        if (std::string r = resize18_check(a); !r.empty()) return r;
+                        return before19_coords(a);
+                      }, resize11});
+  register_converter({"Resize", 19, kLatest, resize18_check, resize11});
+  register_converter({"GridSample", 16, 19, [](const Attributes &a) { return grid_sample_attrs(a, false); },
+                      [](Context &c) { grid_sample(c, false); }});
+  register_converter({"GridSample", 20, kLatest, [](const Attributes &a) { return grid_sample_attrs(a, true); },
+                      [](Context &c) { grid_sample(c, true); }});
   register_converter({"TopK", kMinOpset, 9, nullptr, [](Context &c) { topk(c, false); }});
   register_converter({"TopK", 10, kLatest, nullptr, [](Context &c) { topk(c, true); }});
   register_converter({"ReverseSequence", 10, kLatest, nullptr, reverse_sequence});

@@ -241,11 +241,19 @@ void split(Context &c, int version) {
   }
 }
 
-// Pad in edge or reflect mode of x (of `shape`: input 0, or the part of it negative pads
-// keep): along each padded axis, the border element repeated (edge) or the elements next
-// to it mirrored (reflect) are concatenated on either side.
-void pad_border(Context &c, graph::NodeRef x, Shape shape, const Shape &before, const Shape &after, bool reflect) {
+// Pad in edge, reflect or wrap mode of x (of `shape`: input 0, or the part of it negative
+// pads keep): along each padded axis, the border element repeated (edge), the elements
+// next to it mirrored (reflect) or those of the other end (wrap) are concatenated on
+// either side.
+void pad_border(Context &c, graph::NodeRef x, Shape shape, const Shape &before, const Shape &after,
+                const std::string &mode) {
   if (element_count(shape) == 0) unsupported("an empty input");
+  const bool reflect = mode == "reflect", wrap = mode == "wrap";
+  for (size_t i = 0; i < shape.size() && wrap; ++i)
+    if ((before[i] + after[i]) / shape[i] > kMaxCopies)
+      unsupported("wrap pads of " + std::to_string(before[i]) + " and " + std::to_string(after[i]) +
+                  " around dimension " + std::to_string(i) + " of " + std::to_string(shape[i]) + " (at most " +
+                  std::to_string(kMaxCopies) + " times its length)");
   for (size_t i = 0; i < shape.size() && reflect; ++i) {
     TIR_USER_CHECK(before[i] < shape[i] && after[i] < shape[i])
         << "reflect pads " << before[i] << " and " << after[i] << " of dimension " << shape[i];
@@ -267,15 +275,27 @@ void pad_border(Context &c, graph::NodeRef x, Shape shape, const Shape &before, 
       }
       for (int64_t k = 0; k < count; ++k) parts.push_back(e);
     };
+    // `count` elements from `at` on, going round to the start past the end.
+    auto around = [&](int64_t at, int64_t count) {
+      for (; count > 0; at = 0) {
+        const int64_t take = std::min(n - at, count);
+        parts.push_back(take == n ? x : slice_node(c, x, shape, int(i), at, 1, take, false));
+        count -= take;
+      }
+    };
     if (b > 0) {
-      if (reflect)
+      if (wrap)
+        around((n - b % n) % n, b);
+      else if (reflect)
         parts.push_back(slice_node(c, x, shape, int(i), b, -1, b, false));
       else
         edge(0, b);
     }
     parts.push_back(x);
     if (a > 0) {
-      if (reflect)
+      if (wrap)
+        around(0, a);
+      else if (reflect)
         parts.push_back(slice_node(c, x, shape, int(i), n - 2, -1, a, false));
       else
         edge(n - 1, a);
@@ -343,8 +363,10 @@ void pad(Context &c, int version) {
     return c.forward(0, 0);
   }
   const std::string mode = c.attrs().s("mode", "constant");
+  // Wrapping would bring in what a negative pad removes at the other end.
+  if (mode == "wrap" && cut) unsupported("mode wrap with negative pads");
   if (mode != "constant") return pad_border(c, x, shape, Shape(pads.begin(), pads.begin() + long(r)),
-                                            Shape(pads.begin() + long(r), pads.end()), mode == "reflect");
+                                            Shape(pads.begin() + long(r), pads.end()), mode);
   double value = c.attrs().f("value", 0);
   if (inputs && c.has_input(2)) value = to_doubles(c.value(2, "constant_value")).at(0);
   if (c.dtype(0).is_bool()) unsupported("bool input");
@@ -411,6 +433,9 @@ std::string pad_mode(const Attributes &a) {
   return mode == "constant" || mode == "edge" || mode == "reflect" ? "" : "mode '" + mode + "' is not supported";
 }
 
+// Opset 19 adds "wrap".
+std::string pad19_mode(const Attributes &a) { return a.s("mode", "constant") == "wrap" ? "" : pad_mode(a); }
+
 const bool registered = [] {
   register_converter({"Transpose", kMinOpset, kLatest, nullptr, transpose});
   register_converter({"Concat", kMinOpset, 3, nullptr, [](Context &c) { concat(c, 1); }});
@@ -427,7 +452,8 @@ const bool registered = [] {
   register_converter({"Pad", kMinOpset, 1, pad_mode, [](Context &c) { pad(c, 1); }});
   register_converter({"Pad", 2, 10, pad_mode, [](Context &c) { pad(c, 2); }});
   register_converter({"Pad", 11, 17, pad_mode, [](Context &c) { pad(c, 11); }});
-  register_converter({"Pad", 18, kLatest, pad_mode, [](Context &c) { pad(c, 18); }});
+  register_converter({"Pad", 18, 18, pad_mode, [](Context &c) { pad(c, 18); }});
+  register_converter({"Pad", 19, kLatest, pad19_mode, [](Context &c) { pad(c, 18); }});
   return true;
 }();
 

@@ -146,6 +146,40 @@ void instance_norm(Context &c) {
   c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}});
 }
 
+// GroupNormalization: the channels in num_groups groups, each group of each sample
+// normalized over its channels and positions, then scaled and shifted per group (opset
+// 18: scale and bias of num_groups values) or per channel (from opset 21).
+void group_norm(Context &c, bool per_channel) {
+  if (c.rank(0) < 3) unsupported("input of rank " + std::to_string(c.rank(0)) + " (no spatial dimensions)");
+  for (size_t i = 0; i < 3; ++i) need_float32(c, i);
+  const std::vector<int64_t> &x = c.shape(0);
+  if (element_count(x) == 0) unsupported("an empty input");
+  const Attributes &a = c.attrs();
+  const int64_t groups = a.i("num_groups", 0), channels = x[1];
+  TIR_USER_CHECK(a.has("num_groups") && groups >= 1 && channels % groups == 0)
+      << "num_groups " << groups << " must divide the " << channels << " channels";
+  const std::vector<int64_t> params = {per_channel ? channels : groups};
+  for (size_t i : {size_t{1}, size_t{2}})
+    TIR_USER_CHECK(c.shape(i) == params) << "input '" << c.input_name(i) << "' " << shape_str(c.shape(i))
+                                         << " must be a vector of the " << params[0]
+                                         << (per_channel ? " channels" : " groups");
+  graph::NodeRef one = c.constant(scalar(1.0, Float(32)), "one"), zero = c.constant(scalar(0.0, Float(32)), "zero");
+  graph::NodeRef y = c.make("reshape", {c.node(0)}, {{"shape", std::vector<int64_t>{x[0], groups, element_count(x) / (x[0] * groups)}}});
+  y = c.make("layer_norm", {y, one, zero}, {{"axis", int64_t{2}}, {"eps", double(a.f("epsilon", 1e-5f))}});
+  if (per_channel) {
+    y = c.make("multiply", {c.make("reshape", {y}, {{"shape", x}}), channel_vector(c, 1, c.rank(0))});
+    return void(c.output(0, "bias_add", {y, c.node(2)}, {{"axis", int64_t{1}}}));
+  }
+  const std::vector<int64_t> column = {groups, 1};
+  y = c.make("multiply", {y, c.make("reshape", {c.node(1)}, {{"shape", column}})});
+  y = c.make("add", {y, c.make("reshape", {c.node(2)}, {{"shape", column}})});
+  c.output(0, "reshape", {y}, {{"shape", x}});
+}
+
+std::string check_stash_type(const Attributes &a) {
+  return a.i("stash_type", 1) == 1 ? "" : "stash_type other than 1 (float) is not supported";
+}
+
 std::string check_batch_norm(const Attributes &a) {
   if (a.i("spatial", 1) != 1) return "spatial = 0 is not supported";
   return "";
@@ -252,6 +286,8 @@ const bool registered = [] {
   register_converter({"BatchNormalization", kMinOpset, 6, check_batch_norm_6, batch_norm});
   register_converter({"BatchNormalization", 7, kLatest, check_batch_norm, batch_norm});
   register_converter({"InstanceNormalization", kMinOpset, kLatest, nullptr, instance_norm});
+  register_converter({"GroupNormalization", 18, 20, nullptr, [](Context &c) { group_norm(c, false); }});
+  register_converter({"GroupNormalization", 21, kLatest, check_stash_type, [](Context &c) { group_norm(c, true); }});
   return true;
 }();
 

@@ -59,8 +59,11 @@ NDArray reciprocal_counts(const Window &w, const std::vector<int64_t> &in, bool 
     for (double f : factor)
       for (int64_t p = 0; p < w.out[i]; ++p) {
         const int64_t lo = include_pad ? -w.begin[i] : 0, hi = in[i] + (include_pad ? w.end[i] : 0);
-        const int64_t start = p * w.stride[i] - w.begin[i];
-        const int64_t count = std::min(start + w.kernel[i], hi) - std::max(start, lo);
+        const int64_t start = p * w.stride[i] - w.begin[i], d = w.dilation[i];
+        // The taps start + t * d, t in [0, kernel), that fall in [lo, hi).
+        const int64_t first = start >= lo ? 0 : (lo - start + d - 1) / d;
+        const int64_t last = std::min(w.kernel[i] - 1, hi - 1 - start < 0 ? -1 : (hi - 1 - start) / d);
+        const int64_t count = last - first + 1;
         TIR_USER_CHECK(count > 0) << "a window covers no element of the input";
         next.push_back(f / double(count));
       }
@@ -198,7 +201,8 @@ std::string check_dilated_pool(const Attributes &a) { return check_window(a, tru
 
 const bool registered = [] {
   register_converter({"MaxPool", kMinOpset, kLatest, check_dilated_pool, max_pool});
-  register_converter({"AveragePool", kMinOpset, kLatest, check_avg_pool, avg_pool});
+  register_converter({"AveragePool", kMinOpset, 18, check_avg_pool, avg_pool});
+  register_converter({"AveragePool", 19, kLatest, check_dilated_pool, avg_pool});  // dilations from 19
   register_converter({"LpPool", kMinOpset, kLatest, check_dilated_pool, lp_pool});
   register_converter({"GlobalAveragePool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, false); }});
   register_converter({"GlobalMaxPool", kMinOpset, kLatest, nullptr, [](Context &c) { global_pool(c, true); }});

@@ -71,7 +71,15 @@ void quantize_linear(Context &c) {
   const int64_t dim = c.rank(0) ? c.shape(0)[size_t(axis)] : 1;
   graph::NodeRef x = c.dtype(0) == Float(32) ? c.node(0) : cast(c, c.node(0), Float(32));
   graph::NodeRef v = c.make("divide", {x, param(c, 1, axis, c.rank(0), dim, Float(32))});
-  if (!c.has_input(2)) return quantize_output(c, v, {}, UInt(8));
+  // From opset 21 output_dtype may name the type: that of the zero point if there is one.
+  Type to = UInt(8);
+  if (const int64_t code = c.attrs().i("output_dtype", 0)) {
+    if (!element_type(int32_t(code), &to) || (to != UInt(8) && to != Int(8)))
+      unsupported("output_dtype " + element_type_name(int32_t(code)) + " (uint8 and int8 are supported)");
+    TIR_USER_CHECK(!c.has_input(2) || c.dtype(2) == to)
+        << "output_dtype is " << to << " but zero point '" << c.input_name(2) << "' is " << c.dtype(2);
+  }
+  if (!c.has_input(2)) return quantize_output(c, v, {}, to);
   need_8bit(c, 2);
   quantize_output(c, v, param(c, 2, axis, c.rank(0), dim, Float(32)), c.dtype(2));
 }
@@ -157,9 +165,17 @@ void qlinear_conv(Context &c) {
   quantize_output(c, c.make("multiply", {acc, scale}), scalar_param(c, 7, Float(32)), c.dtype(7));
 }
 
+// Opset 21's blocked quantization: scales along an axis in blocks of block_size.
+std::string check_blocks(const Attributes &a) {
+  const int64_t b = a.i("block_size", 0);
+  return b != 0 ? "blocked quantization (block_size " + std::to_string(b) + ") is not supported" : "";
+}
+
 const bool registered = [] {
-  register_converter({"QuantizeLinear", 10, kLatest, nullptr, quantize_linear});
-  register_converter({"DequantizeLinear", 10, kLatest, nullptr, dequantize_linear});
+  register_converter({"QuantizeLinear", 10, 20, nullptr, quantize_linear});
+  register_converter({"QuantizeLinear", 21, kLatest, check_blocks, quantize_linear});
+  register_converter({"DequantizeLinear", 10, 20, nullptr, dequantize_linear});
+  register_converter({"DequantizeLinear", 21, kLatest, check_blocks, dequantize_linear});
   register_converter({"DynamicQuantizeLinear", 11, kLatest, nullptr, dynamic_quantize_linear});
   register_converter({"MatMulInteger", 10, kLatest, nullptr, matmul_integer});
   register_converter({"ConvInteger", 10, kLatest, check_conv, conv_integer});

@@ -19,8 +19,13 @@ struct Reduction {
   int axes_input_since;  // the opset from which axes are an input
 };
 
+// Max and min take bool from opset 20 (false < true): as uint8.
+bool bool_extremum(const Context &c, const Reduction &r) {
+  return c.dtype(0).is_bool() && c.opset() >= 20 && (r.kind == "max" || r.kind == "min");
+}
+
 void check_reduce_input(const Context &c, const Reduction &r) {
-  if (c.dtype(0).is_bool()) unsupported("bool input '" + c.input_name(0) + "'");
+  if (c.dtype(0).is_bool() && !bool_extremum(c, r)) unsupported("bool input '" + c.input_name(0) + "'");
   if (r.float_only) need_float(c, 0);
   if (c.rank(0) == 0) unsupported("a scalar input");
 }
@@ -86,7 +91,12 @@ void reduce(Context &c, const Reduction &r) {
     for (int64_t ax : axes) red[size_t(ax)] = true;
     return c.set_output(0, fold_reduce(c.input(0).known, r.kind, red, keepdims));
   }
-  c.output(0, "reduce_" + r.kind, {c.node(0)}, {{"axes", axes}, {"keepdims", int64_t(keepdims)}});
+  const std::map<std::string, graph::AttrValue> over = {{"axes", axes}, {"keepdims", int64_t(keepdims)}};
+  if (bool_extremum(c, r)) {
+    graph::NodeRef bytes = c.make("cast", {c.node(0)}, {{"dtype", UInt(8).str()}});
+    return void(c.output(0, "cast", {c.make("reduce_" + r.kind, {bytes}, over)}, {{"dtype", Bool().str()}}));
+  }
+  c.output(0, "reduce_" + r.kind, {c.node(0)}, over);
 }
 
 void register_reduction(const Reduction &r) {
@@ -168,7 +178,20 @@ void mean_variance_normalization(Context &c) {
   c.output(0, "divide", {d, sd});
 }
 
+// x / (the L1 or L2 norm of x along axis).
+void lp_normalization(Context &c) {
+  need_float(c, 0);
+  if (c.rank(0) == 0) unsupported("a scalar input");
+  const int64_t p = c.attrs().i("p", 2);
+  TIR_USER_CHECK(p == 1 || p == 2) << "p is " << p << "; it must be 1 or 2";
+  const int64_t axis = normalize_axis(c.attrs().i("axis", -1), c.rank(0), "axis");
+  graph::NodeRef norm = c.make(p == 1 ? "reduce_l1" : "reduce_l2", {c.node(0)},
+                               {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t{1}}});
+  c.output(0, "divide", {c.node(0), norm});
+}
+
 const bool registered = [] {
+  register_converter({"LpNormalization", kMinOpset, kLatest, nullptr, lp_normalization});
   const std::vector<Reduction> reductions = {
       {"ReduceSum", "sum", false, 13},
       {"ReduceMean", "mean", true, 18},

@@ -35,16 +35,26 @@ NDArray dft_weight(int64_t n, int64_t parts, int64_t length, int64_t bins, bool 
   return from_doubles(w, {bins * 2, n * parts}, Float(32));
 }
 
-void dft(Context &c) {
+// Opset 17: [batch, signal..., 1 or 2] with the axis an attribute (1 by default); from
+// opset 20 any [signal..., 1 or 2] with the axis an optional input (-2 by default).
+void dft(Context &c, int version) {
   need_float32(c, 0);
   const Shape in = c.shape(0);
   const int rank = c.rank(0);
-  TIR_USER_CHECK(rank >= 3 && (in.back() == 1 || in.back() == 2))
-      << "input " << shape_str(in) << " must be [batch, ..., signal, 1 or 2]";
-  // In [-rank, -2] or [1, rank - 2]: never the last (complex) axis, nor the batch axis.
-  const int64_t a = c.attrs().i("axis", 1);
+  TIR_USER_CHECK(rank >= (version >= 20 ? 2 : 3) && (in.back() == 1 || in.back() == 2))
+      << "input " << shape_str(in) << " must be [" << (version >= 20 ? "" : "batch, ") << "..., signal, 1 or 2]";
+  int64_t a = c.attrs().i("axis", 1);
+  if (version >= 20) {
+    a = -2;
+    if (c.num_inputs() > 2 && c.has_input(2)) {
+      const Shape v = c.ints(2, "axis");
+      TIR_USER_CHECK(v.size() == 1) << "axis '" << c.input_name(2) << "' has " << v.size() << " values, not one";
+      a = v[0];
+    }
+  }
+  // In [-rank, -2] or [0, rank - 2]: never the last (complex) axis.
   const int axis = int(a < 0 ? a + rank : a);
-  TIR_USER_CHECK(axis >= 1 && axis <= rank - 2) << "axis " << a << " is out of range for rank " << rank;
+  TIR_USER_CHECK(a >= -rank && axis >= 0 && axis <= rank - 2) << "axis " << a << " is out of range for rank " << rank;
   const bool inverse = c.attrs().i("inverse", 0) != 0, onesided = c.attrs().i("onesided", 0) != 0;
   if (onesided && inverse) unsupported("onesided with inverse");
   const int64_t n = in[size_t(axis)], parts = in.back();
@@ -159,7 +169,8 @@ void mel_weight_matrix(Context &c) {
 }
 
 const bool registered = [] {
-  register_converter({"DFT", 17, kLatest, nullptr, dft});
+  register_converter({"DFT", 17, 19, nullptr, [](Context &c) { dft(c, 17); }});
+  register_converter({"DFT", 20, kLatest, nullptr, [](Context &c) { dft(c, 20); }});
   register_converter({"MelWeightMatrix", 17, kLatest, nullptr, mel_weight_matrix});
   register_converter({"STFT", 17, kLatest, nullptr, stft});
   return true;

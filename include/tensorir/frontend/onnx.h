@@ -91,7 +91,7 @@ class UnknownInputError : public Error {
 // Reads an ONNX model (.onnx, protobuf) and converts it. Throws tensorir::Error for a
 // missing, truncated or corrupt file, a missing external-data file, or an input shape
 // that does not fit; UnknownInputError for options that name no input of the model;
-// UnsupportedError for an opset outside ai.onnx 1 to 18, another domain, an unsupported
+// UnsupportedError for an opset outside ai.onnx 1 to 22, another domain, an unsupported
 // element type, or operators that cannot be converted (every such node named at once).
 // Graph nodes are named after the ONNX values they compute, and the graph's outputs
 // after the model's outputs.

@@ -219,9 +219,10 @@ Tensor scatter_nd(const Tensor &data, const Tensor &indices, const Tensor &updat
 }
 
 // The input coordinate (of float type `ct`) that output coordinate x maps to along one
-// axis. As in ONNX, align_corners and pytorch_half_pixel use the resized length
-// in * scale, which is not rounded to the output's length when the scale was given.
-Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in, Type ct) {
+// axis of `in` elements resized to `out`. As in ONNX, align_corners, pytorch_half_pixel
+// and half_pixel_symmetric use the resized length in * scale, which is not rounded to the
+// output's length when the scale was given.
+Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in, int64_t out, Type ct) {
   Expr xf = cast(ct, x);
   auto c = [ct](double v) { return make_const(ct, v); };
   // ONNX's scales are float32, and so is their product there: 5 x 0.2f is 1 (1.00000003 in
@@ -234,6 +235,12 @@ Expr source_coord(Expr x, const std::string &mode, double scale, int64_t in, Typ
   if (mode == "tf_half_pixel_for_nn") return (xf + c(0.5)) / c(scale);
   if (mode == "align_corners") return one ? c(0) : xf * c(double(in - 1) / (resized - 1));
   if (mode == "pytorch_half_pixel" && one) return c(0);
+  if (mode == "half_pixel_symmetric") {
+    // Half-pixel, shifted so that the rounding of the output's length is shared out
+    // evenly at both ends: about the centre of the input.
+    const double offset = double(in) / 2 * (1 - double(out) / resized);
+    return c(offset) + (xf + c(0.5)) / c(scale) - c(0.5);
+  }
   return (xf + c(0.5)) / c(scale) - c(0.5);  // half_pixel, pytorch_half_pixel
 }
 
@@ -284,7 +291,7 @@ Tensor resize2d(const Node &n, const Tensor &x, const std::string &name, Type ct
         std::vector<Expr> base(v.begin(), v.end());
         Expr pos[2];
         for (int a = 0; a < 2; ++a)
-          pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)], ct);
+          pos[a] = source_coord(v[r - 2 + size_t(a)], coord, scales[a], xs[r - 2 + size_t(a)], size[size_t(a)], ct);
         if (mode == "nearest") {
           for (int a = 0; a < 2; ++a) {
             // "simple" (ONNX Resize 10, Upsample): up along an axis that shrinks, else down.
@@ -565,8 +572,8 @@ const bool registered = [] {
   OpDef rs;
   rs.name = "resize2d";
   rs.doc = "the last two dimensions resized to `size` by nearest, linear or cubic interpolation; scale_h and "
-           "scale_w and coordinate_transformation_mode (half_pixel, pytorch_half_pixel, align_corners, asymmetric, "
-           "tf_half_pixel_for_nn) map output to input coordinates, nearest_mode (round_prefer_floor, "
+           "scale_w and coordinate_transformation_mode (half_pixel, half_pixel_symmetric, pytorch_half_pixel, "
+           "align_corners, asymmetric, tf_half_pixel_for_nn) map output to input coordinates, nearest_mode (round_prefer_floor, "
            "round_prefer_ceil, floor, ceil, or simple: ceil along an axis that shrinks, floor along the other) "
            "rounds them; cubic_coeff_a and exclude_outside shape the cubic "
            "kernel (ONNX's Resize)";
@@ -588,8 +595,8 @@ const bool registered = [] {
                       &r = n.attr_string("nearest_mode");
     TIR_USER_CHECK(m == "nearest" || m == "linear" || m == "cubic")
         << "mode '" << m << "' is not nearest, linear or cubic";
-    TIR_USER_CHECK(c == "half_pixel" || c == "pytorch_half_pixel" || c == "align_corners" || c == "asymmetric" ||
-                   c == "tf_half_pixel_for_nn")
+    TIR_USER_CHECK(c == "half_pixel" || c == "half_pixel_symmetric" || c == "pytorch_half_pixel" ||
+                   c == "align_corners" || c == "asymmetric" || c == "tf_half_pixel_for_nn")
         << "coordinate_transformation_mode '" << c << "' is not supported";
     TIR_USER_CHECK(r == "round_prefer_floor" || r == "round_prefer_ceil" || r == "floor" || r == "ceil" ||
                    r == "simple")
