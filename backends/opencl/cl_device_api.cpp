@@ -68,6 +68,14 @@ class OpenCLDeviceAPI final : public DeviceAPI {
 
   void free_view(Device dev, void *view) noexcept override { free(dev, view); }
 
+  // Sub-buffers of one buffer overlap where their byte ranges do.
+  bool overlap(Device, const void *a, size_t an, const void *b, size_t bn) const override {
+    const auto *x = static_cast<const Buffer *>(a), *y = static_cast<const Buffer *>(b);
+    if (!x->mem || !y->mem) return false;  // empty arrays
+    if ((x->root ? x->root : x->mem) != (y->root ? y->root : y->mem)) return false;
+    return x->offset < y->offset + bn && y->offset < x->offset + an;
+  }
+
   void copy(const void *src, Device src_dev, void *dst, Device dst_dev, size_t nbytes) override {
     if (nbytes == 0) return;
     const bool from_cl = src_dev.kind == Device::OpenCL, to_cl = dst_dev.kind == Device::OpenCL;

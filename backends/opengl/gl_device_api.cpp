@@ -92,6 +92,9 @@ class OpenGLDeviceAPI final : public DeviceAPI {
     return new GLBuffer{static_cast<GLBuffer *>(data)->id, nbytes};
   }
   void free_view(Device, void *view) noexcept override { delete static_cast<GLBuffer *>(view); }
+  bool overlap(Device, const void *a, size_t, const void *b, size_t) const override {
+    return static_cast<const GLBuffer *>(a)->id == static_cast<const GLBuffer *>(b)->id;
+  }
 
  private:
   static void check_device(Device dev) {

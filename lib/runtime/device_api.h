@@ -26,6 +26,9 @@ class DeviceAPI {
   virtual bool has_view(Device dev, const void *data, size_t offset) const { return false; }
   virtual void *view(Device dev, void *data, size_t offset, size_t nbytes) { return nullptr; }
   virtual void free_view(Device dev, void *view) noexcept {}
+  // Whether storage handles `a` and `b` (of `an` and `bn` bytes, both on `dev`) share
+  // memory: a view and what it views do. By default only the same handle.
+  virtual bool overlap(Device dev, const void *a, size_t an, const void *b, size_t bn) const { return a == b; }
   // Whether `dev` computes on this machine's CPU cores, its storage in host memory
   // behind the CPU's caches (an OpenCL CPU driver), so that overwriting host memory
   // evicts a kernel's buffers. By default a device has memory of its own.

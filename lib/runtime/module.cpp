@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "runtime/device_api.h"
 #include "runtime/time_calls.h"
 
 namespace tensorir {
@@ -42,11 +43,11 @@ struct SymbolBinding {
   size_t arg = 0;  // the argument that bound it
 };
 
-// Whether two arrays' storage overlaps: byte ranges on the CPU; elsewhere (device
-// handles) the same handle.
+// Whether two arrays' storage overlaps: byte ranges on the CPU; elsewhere as the device
+// says (a view shares its array's buffer). Arrays on two devices never do.
 bool overlap(const NDArray &a, const NDArray &b) {
-  if (a.nbytes() == 0 || b.nbytes() == 0) return false;
-  if (!a.device().is_cpu()) return a.data() == b.data();
+  if (a.nbytes() == 0 || b.nbytes() == 0 || a.device() != b.device()) return false;
+  if (!a.device().is_cpu()) return device_api(a.device()).overlap(a.device(), a.data(), a.nbytes(), b.data(), b.nbytes());
   const auto *pa = static_cast<const char *>(a.data()), *pb = static_cast<const char *>(b.data());
   return pa < pb + b.nbytes() && pb < pa + a.nbytes();
 }

@@ -132,3 +132,25 @@ TEST_CASE("opencl errors: no OpenCL platform says to install an ICD", "[error][o
   CHECK(out.find("ERROR: no OpenCL platform found") != std::string::npos);
   CHECK(out.find("pocl-opencl-icd") != std::string::npos);
 }
+
+TEST_CASE("opencl errors: a result that overlaps its input through sub-buffers", "[error][opencl][alias]") {
+  Tensor A = placeholder({256}, Float(32), "A");
+  Tensor B = add_one(A);
+  Schedule s = create_schedule({B});
+  auto [bx, tx] = s[B].split(B.axis(0), 64);
+  s[B].bind(bx, thread_axis("blockIdx.x"));
+  s[B].bind(tx, thread_axis("threadIdx.x"));
+  Module m = build(s, {A, B}, "opencl", "step");
+  // Views 1 KiB apart (every device aligns sub-buffers to at most 1 KiB): the first two
+  // arrays of 256 floats are disjoint, the third starts inside the first.
+  const NDArray host = NDArray::random({768}, Float(32), 7);
+  NDArray storage = host.to(Device::opencl());
+  NDArray a = storage.view({256}, Float(32), 0), b = storage.view({256}, Float(32), 1024);
+  m("step")(a, b);
+  const std::vector<float> x = host.to_vector<float>(), y = b.to(Device::cpu()).to_vector<float>();
+  for (size_t i = 0; i < 256; ++i) REQUIRE(y[i] == x[i] + 1.0f);
+  const int align_bytes = 512;
+  NDArray inside = storage.view({256}, Float(32), align_bytes);
+  CHECK_THROWS_WITH(m("step")(a, inside), Contains("step: argument B, which the function writes, shares storage with "
+                                                   "argument A"));
+}

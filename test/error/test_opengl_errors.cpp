@@ -125,8 +125,17 @@ TEST_CASE("opengl errors: one device array as the input and the result of a kern
   s[B].bind(bi, thread_axis("threadIdx.x"));
   Module m = build(s, {A, B}, "opengl", "in_place");
   NDArray a = NDArray::random({64}, Float(32), 5).to(Device::opengl());
-  // The shader's reads would race its writes.
+  // The shader's reads would race its writes: the array itself, or a view of it.
   CHECK_THROWS_WITH(m("in_place")(a, a), Contains("argument B, which the function writes, shares storage with argument A"));
+  CHECK_THROWS_WITH(m("in_place")(a.view({64}, Float(32)), a), Contains("argument B, which the function writes"));
+  NDArray b = NDArray::empty({64}, Float(32), Device::opengl());
+  m("in_place")(a, b);
+  // Fragment passes read textures uploaded before the first pass: one array may be both.
+  Module frag = build(create_schedule({B}), {A, B}, "opengl -mode=fragment", "frag");
+  const std::vector<float> before = a.to(Device::cpu()).to_vector<float>();
+  frag("frag")(a, a);
+  const std::vector<float> after = a.to(Device::cpu()).to_vector<float>();
+  for (size_t i = 0; i < before.size(); ++i) REQUIRE(after[i] == before[i] + 1.0f);
 }
 
 #endif  // TENSORIR_WITH_OPENGL

@@ -39,6 +39,9 @@ FragmentFunction plan_function(const glsl::StageFunction &sf, const glsl::Fragme
   const LoweredFunc &lf = sf.func;
   FragmentFunction f;
   f.sig = make_signature(lf, web ? Device::CPU : Device::OpenGL);
+  // Every input is uploaded to a texture of its own before the first pass and every
+  // result read back after the last, so a call may pass one array as both.
+  for (ArgSpec &a : f.sig.args) a.may_alias = a.is_buffer();
   f.plan = glsl::plan_fragment(sf, o);
   if (web) {
     for (const FragmentTensor &t : f.plan.tensors)
