@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "onnx/onnx_test_util.h"
 
@@ -612,5 +613,25 @@ TEST_CASE("converters: ScatterElements and ScatterND with reduction max and min 
       w = reduction == "max" ? std::max(w, u2v[q]) : std::min(w, u2v[q]);
     }
     CHECK(run(mb, {{"x", x}, {"u", u2}}).at(0).to_vector<float>() == want);
+  }
+}
+
+TEST_CASE("converters: a scatter's reduction before the opset that defines it is refused", "[onnx][converters]") {
+  // add and mul from opset 16, max and min from 18 (ONNX Runtime refuses the models too).
+  for (const auto &[reduction, opset, since] : std::vector<std::tuple<std::string, int, int>>{
+           {"add", 15, 16}, {"mul", 13, 16}, {"max", 16, 18}, {"min", 17, 18}}) {
+    for (const std::string op : {"ScatterElements", "ScatterND"}) {
+      CAPTURE(reduction, opset, op);
+      ModelBuilder mb(opset);
+      mb.input("x", dims({3, 3}));
+      mb.initializer("i", NDArray::from_vector<int64_t>({2, 0, 1}, op == "ScatterND" ? std::vector<int64_t>{3, 1}
+                                                                                      : std::vector<int64_t>{1, 3}));
+      mb.input("u", dims(op == "ScatterND" ? std::vector<int64_t>{3, 3} : std::vector<int64_t>{1, 3}));
+      attr(mb.node(op, {"x", "i", "u"}, {"y"}, "s"), "reduction", reduction);
+      mb.output("y");
+      CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()),
+                        Contains("node 's' (" + op + "): reduction '" + reduction + "' needs opset " +
+                                 std::to_string(since)));
+    }
   }
 }

@@ -1,8 +1,12 @@
 // Converters at opset 18, on models built here, against plain loops: Pad's axes input,
 // Split's num_outputs (the last part smaller), a reduction's axes as an input, and
-// Resize's additions that are refused.
+// Resize's axes and keep_aspect_ratio_policy, and its additions that are refused.
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
 
 #include "onnx/onnx_test_util.h"
 
@@ -60,6 +64,51 @@ TEST_CASE("converters: opset 18", "[onnx][converters]") {
     std::vector<double> want(2, 0.0);
     for (size_t e = 0; e < xv.size(); ++e) want[e / 5] += xv[e] / 5.0;
     check_close(run(mb, {{"x", x}}).at(0), want);
+  }
+  SECTION("Resize of the axes listed, and sizes that keep the aspect ratio") {
+    // [1, 1, 4, 6], nearest with half-pixel centres rounded half down, against a loop.
+    const NDArray img = NDArray::random({1, 1, 4, 6}, Float(32), 72);
+    const std::vector<float> iv = img.to_vector<float>();
+    auto nearest = [&](int64_t oh, int64_t ow, double sh, double sw) {
+      std::vector<double> want;
+      auto pick = [](int64_t o, double s, int64_t n) {
+        return std::clamp<int64_t>(int64_t(std::ceil((double(o) + 0.5) / s - 0.5 - 0.5)), 0, n - 1);
+      };
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) want.push_back(iv[size_t(pick(i, sh, 4) * 6 + pick(j, sw, 6))]);
+      return want;
+    };
+    auto model = [](const std::string &input, const NDArray &value, const std::vector<int64_t> &axes,
+                    const std::string &policy) {
+      ModelBuilder mb(18);
+      mb.input("x", dims({1, 1, 4, 6}));
+      mb.initializer(input, value);
+      auto &n = mb.node("Resize", {"x", "", input == "scales" ? "scales" : "", input == "sizes" ? "sizes" : ""},
+                        {"y"}, "rs");
+      attr(n, "axes", axes);
+      if (!policy.empty()) attr(n, "keep_aspect_ratio_policy", policy);
+      mb.output("y");
+      return mb;
+    };
+    const NDArray xs = img;
+    {  // scales of axes 3 and 2 (in that order): width x 0.5, height x 2
+      const NDArray y = run(model("scales", NDArray::from_vector<float>({0.5f, 2.0f}, {2}), {3, -2}, ""), {{"x", xs}}).at(0);
+      CHECK(y.shape() == std::vector<int64_t>{1, 1, 8, 3});
+      check_close(y, nearest(8, 3, 2.0, 0.5), 0, 0);
+    }
+    // sizes 3 x 3: not_larger takes min(3/4, 3/6) = 0.5 for both (2 x 3), not_smaller
+    // max = 0.75 (3 x 5, 4.5 rounded half up).
+    for (const auto &[policy, scale, oh, ow] : std::vector<std::tuple<std::string, double, int64_t, int64_t>>{
+             {"not_larger", 0.5, 2, 3}, {"not_smaller", 0.75, 3, 5}}) {
+      CAPTURE(policy);
+      const NDArray y = run(model("sizes", NDArray::from_vector<int64_t>({3, 3}, {2}), {2, 3}, policy), {{"x", xs}}).at(0);
+      CHECK(y.shape() == std::vector<int64_t>{1, 1, oh, ow});
+      check_close(y, nearest(oh, ow, scale, scale), 0, 0);
+    }
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(model("scales", NDArray::from_vector<float>({2.0f}, {1}), {2, 3}, "").bytes()),
+                        Contains("scales has 1 values for the 2 axes"));
+    REQUIRE_THROWS_WITH(tonnx::import_bytes(model("sizes", NDArray::from_vector<int64_t>({3, 3}, {2}), {2, 3}, "fit").bytes()),
+                        Contains("keep_aspect_ratio_policy 'fit' is not supported"));
   }
   SECTION("Resize with antialias is refused") {
     ModelBuilder mb(18);

@@ -230,6 +230,24 @@ TEST_CASE("converters: DFT 20 takes its axis as an input", "[onnx][converters][o
     CHECK(y.shape() == std::vector<int64_t>{A, B, 2});
     check_close(y, want, 1e-4, 1e-5);
   }
+  SECTION("DFT 17 takes axis 0 as an attribute; DFT 20 refuses one") {
+    for (int opset : {17, 20}) {
+      ModelBuilder mb(opset);
+      mb.input("x", dims({A, B, 1}));
+      attr(mb.node("DFT", {"x"}, {"y"}, "dft"), "axis", int64_t{0});
+      mb.output("y");
+      if (opset == 20) {
+        REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("from opset 20 it is input 2"));
+        continue;
+      }
+      const std::vector<float> got = run(mb, {{"x", x}}).at(0).to_vector<float>();
+      for (int64_t j = 0; j < B; ++j) {  // bin 0 along axis 0: the column's sum
+        double sum = 0;
+        for (int64_t t = 0; t < A; ++t) sum += xv[size_t(t * B + j)];
+        CHECK(got[size_t(j * 2)] == Approx(sum).epsilon(1e-5).margin(1e-5));
+      }
+    }
+  }
   SECTION("the complex axis is refused") {
     ModelBuilder mb(20);
     mb.input("x", dims({A, B, 1}));
@@ -283,6 +301,16 @@ TEST_CASE("converters: QuantizeLinear 21's output_dtype, and blocked quantizatio
   for (float v : xv) want.push_back(int8_t(std::clamp(std::nearbyint(double(v) / 0.25), -128.0, 127.0)));
   CHECK(y.to_vector<int8_t>() == want);
 
+  ModelBuilder mismatch(21);
+  mismatch.input("x", dims({2, 6}));
+  mismatch.initializer("scale", NDArray::from_vector<float>({0.25f}, {}));
+  mismatch.initializer("zero", NDArray::from_vector<uint8_t>({3}, {}));
+  attr(mismatch.node("QuantizeLinear", {"x", "scale", "zero"}, {"y"}, "q"), "output_dtype",
+       int64_t{::onnx::TensorProto::INT8});
+  mismatch.output("y", {}, ::onnx::TensorProto::INT8);
+  REQUIRE_THROWS_WITH(tonnx::import_bytes(mismatch.bytes()),
+                      Contains("output_dtype is int8 but zero point 'zero' is uint8"));
+
   ModelBuilder blocked(21);
   blocked.input("x", dims({2, 6}));
   blocked.initializer("scale", NDArray::from_vector<float>({1, 2, 3, 4}, {2, 2}));
@@ -314,23 +342,27 @@ TEST_CASE("converters: Gelu 20, Mish 18 and LpNormalization", "[onnx][converters
     for (float f : xv) want.push_back(double(f) * std::tanh(std::log1p(std::exp(double(f)))));
     check_close(run(unary_model(18, "Mish", {3, 8}), {{"x", x}}).at(0), want, 1e-5, 1e-6);
   }
+  // Row 1 all zeros: its norm along the last axis is 0, and the result there 0.
+  std::vector<float> zv = xv;
+  std::fill(zv.begin() + 8, zv.begin() + 16, 0.0f);
+  const NDArray z = NDArray::from_vector(zv, {3, 8});
   for (int64_t p : {1, 2})
     for (int64_t axis : {0, -1}) {
       CAPTURE(p, axis);
       ModelBuilder mb = unary_model(22, "LpNormalization", {3, 8});
       attr(last_node(mb), "p", p);
       attr(last_node(mb), "axis", axis);
-      std::vector<double> want(xv.size());
+      std::vector<double> want(zv.size());
       for (size_t i = 0; i < 3; ++i)
         for (size_t j = 0; j < 8; ++j) {
           double norm = 0;
           for (size_t k = 0; k < (axis == 0 ? 3 : 8); ++k) {
-            const double v = xv[axis == 0 ? k * 8 + j : i * 8 + k];
+            const double v = zv[axis == 0 ? k * 8 + j : i * 8 + k];
             norm += p == 1 ? std::fabs(v) : v * v;
           }
-          want[i * 8 + j] = xv[i * 8 + j] / (p == 1 ? norm : std::sqrt(norm));
+          want[i * 8 + j] = norm == 0 ? 0.0 : zv[i * 8 + j] / (p == 1 ? norm : std::sqrt(norm));
         }
-      check_close(run(mb, {{"x", x}}).at(0), want, 1e-5, 1e-6);
+      check_close(run(mb, {{"x", z}}).at(0), want, 1e-5, 1e-6);
     }
   ModelBuilder bad = unary_model(22, "LpNormalization", {3, 8});
   attr(last_node(bad), "p", int64_t{3});

@@ -39,10 +39,12 @@ void gather_nd(Context &c) {
   c.output(0, "gather_nd", {c.node(0), c.node(1)}, {{"batch_dims", b}});
 }
 
-std::string scatter_reduction(const Attributes &a) {
+// The reductions of a scatter at `opset`: add and mul from 16, max and min from 18.
+std::string scatter_reduction(const Attributes &a, int opset) {
   const std::string r = a.s("reduction", "none");
-  return r == "none" || r == "add" || r == "mul" || r == "max" || r == "min" ? ""
-                                                                             : "reduction '" + r + "' is not supported";
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min") return "reduction '" + r + "' is not supported";
+  const int since = r == "none" ? 0 : r == "add" || r == "mul" ? 16 : 18;
+  return opset >= since ? "" : "reduction '" + r + "' needs opset " + std::to_string(since);
 }
 
 void scatter_elements(Context &c) {
@@ -275,7 +277,8 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
   if (!sizes_in.empty()) {
     TIR_USER_CHECK(sizes_in.size() == r) << "sizes has " << sizes_in.size() << " values for rank " << r;
     out = sizes_in;
-    for (size_t i = 0; i < r; ++i) scales[i] = double(out[i]) / double(in[i]);
+    // Sizes and scales both (a kept aspect ratio): the samples move by the one scale.
+    for (size_t i = 0; i < r; ++i) scales[i] = scales_in.empty() ? double(out[i]) / double(in[i]) : scales_in[i];
   } else {
     TIR_USER_CHECK(scales_in.size() == r) << "scales has " << scales_in.size() << " values for rank " << r;
     scales = scales_in;
@@ -311,6 +314,50 @@ std::vector<double> known_floats(Context &c, size_t i, const std::string &what) 
   return to_doubles(c.value(i, what));
 }
 
+// Opset 18's axes: scales or sizes of the axes listed, made whole (the others keep their
+// size); then keep_aspect_ratio_policy's one scale for every listed axis, the smallest
+// (not_larger) or the largest (not_smaller) of sizes / input, the sizes rounded half up.
+void apply_axes_and_policy(Context &c, std::vector<double> &scales, Shape &sizes) {
+  const Attributes &a = c.attrs();
+  const Shape &in = c.shape(0);
+  const int r = c.rank(0);
+  Shape axes;
+  for (int i = 0; i < r; ++i) axes.push_back(i);
+  if (a.has("axes")) {
+    axes = a.ints("axes");
+    std::vector<bool> seen(size_t(r), false);
+    for (int64_t &d : axes) {
+      d = normalize_axis(d, r, "axes");
+      TIR_USER_CHECK(!seen[size_t(d)]) << "axes lists axis " << d << " twice";
+      seen[size_t(d)] = true;
+    }
+    const size_t given = sizes.empty() ? scales.size() : sizes.size();
+    TIR_USER_CHECK(given == axes.size()) << (sizes.empty() ? "scales" : "sizes") << " has " << given
+                                         << " values for the " << axes.size() << " axes";
+    std::vector<double> all_scales(size_t(r), 1.0);
+    Shape all_sizes = in;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (sizes.empty()) all_scales[size_t(axes[i])] = scales[i];
+      else all_sizes[size_t(axes[i])] = sizes[i];
+    }
+    if (sizes.empty()) scales = all_scales;
+    else sizes = all_sizes;
+  }
+  const std::string policy = a.s("keep_aspect_ratio_policy", "stretch");
+  if (sizes.empty() || policy == "stretch") return;
+  TIR_USER_CHECK(sizes.size() == size_t(r)) << "sizes has " << sizes.size() << " values for rank " << r;
+  double scale = policy == "not_larger" ? INFINITY : 0;
+  for (int64_t d : axes) {
+    const double s = double(sizes[size_t(d)]) / double(in[size_t(d)]);
+    scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+  }
+  scales.assign(size_t(r), 1.0);
+  for (int64_t d : axes) {
+    scales[size_t(d)] = scale;
+    sizes[size_t(d)] = int64_t(scale * double(in[size_t(d)]) + 0.5);
+  }
+}
+
 // Opset 11 on: X, roi, scales, sizes; one of scales and sizes not empty.
 void resize11(Context &c) {
   const Attributes &a = c.attrs();
@@ -320,6 +367,7 @@ void resize11(Context &c) {
   std::vector<double> scales;
   if (c.num_inputs() > 3 && c.has_input(3)) sizes = c.ints(3, "sizes");
   if (sizes.empty() && c.num_inputs() > 2 && c.has_input(2)) scales = known_floats(c, 2, "scales");
+  if (c.opset() >= 18) apply_axes_and_policy(c, scales, sizes);
   resize(c, scales, sizes, a.s("mode", "nearest"), coord, a.s("nearest_mode", "round_prefer_floor"),
          a.f("cubic_coeff_a", -0.75), a.i("exclude_outside", 0) != 0);
 }
@@ -400,9 +448,10 @@ std::string resize11_check(const Attributes &a) {
 std::string resize18_check(const Attributes &a) {
   if (std::string r = resize11_mode(a); !r.empty()) return r;
   if (a.i("antialias", 0) != 0) return "antialias is not supported";
-  if (a.has("axes")) return "axes is not supported";
   const std::string policy = a.s("keep_aspect_ratio_policy", "stretch");
-  return policy == "stretch" ? "" : "keep_aspect_ratio_policy '" + policy + "' is not supported";
+  return policy == "stretch" || policy == "not_larger" || policy == "not_smaller"
+             ? ""
+             : "keep_aspect_ratio_policy '" + policy + "' is not supported";
 }
 
 // TopK with k known at import: the graph's topk_indices, the values gathered at them.
@@ -440,8 +489,11 @@ const bool registered = [] {
   register_converter({"GatherElements", 11, kLatest, nullptr, gather_elements});
   register_converter({"GatherND", 11, kLatest, nullptr, gather_nd});
   register_converter({"Scatter", 9, 10, nullptr, scatter_elements});
-  register_converter({"ScatterElements", 11, kLatest, scatter_reduction, scatter_elements});
-  register_converter({"ScatterND", 11, kLatest, scatter_reduction, scatter_nd});
+  for (const auto &[since, until] : {std::pair{11, 15}, std::pair{16, 17}, std::pair{18, kLatest}}) {
+    auto check = [opset = since](const Attributes &a) { return scatter_reduction(a, opset); };
+    register_converter({"ScatterElements", since, until, check, scatter_elements});
+    register_converter({"ScatterND", since, until, check, scatter_nd});
+  }
   register_converter({"Trilu", 14, kLatest, nullptr, trilu});
   register_converter({"CumSum", 11, kLatest, nullptr, cumsum});
   register_converter({"Hardmax", kMinOpset, 12, nullptr, [](Context &c) { hardmax(c, true); }});

@@ -178,7 +178,8 @@ void mean_variance_normalization(Context &c) {
   c.output(0, "divide", {d, sd});
 }
 
-// x / (the L1 or L2 norm of x along axis).
+// x / (the L1 or L2 norm of x along axis); 0 where the norm is 0, as ONNX's reference
+// and ONNX Runtime give.
 void lp_normalization(Context &c) {
   need_float(c, 0);
   if (c.rank(0) == 0) unsupported("a scalar input");
@@ -187,7 +188,8 @@ void lp_normalization(Context &c) {
   const int64_t axis = normalize_axis(c.attrs().i("axis", -1), c.rank(0), "axis");
   graph::NodeRef norm = c.make(p == 1 ? "reduce_l1" : "reduce_l2", {c.node(0)},
                                {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t{1}}});
-  c.output(0, "divide", {c.node(0), norm});
+  graph::NodeRef zero = c.constant(scalar(0.0, c.dtype(0)), "zero");
+  c.output(0, "where", {c.make("equal", {norm, zero}), zero, c.make("divide", {c.node(0), norm})});
 }
 
 const bool registered = [] {

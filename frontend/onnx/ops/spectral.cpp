@@ -170,7 +170,13 @@ void mel_weight_matrix(Context &c) {
 
 const bool registered = [] {
   register_converter({"DFT", 17, 19, nullptr, [](Context &c) { dft(c, 17); }});
-  register_converter({"DFT", 20, kLatest, nullptr, [](Context &c) { dft(c, 20); }});
+  register_converter({"DFT", 20, kLatest,
+                      [](const Attributes &a) -> std::string {
+                        return a.has("axis") ? "axis is an attribute, but from opset 20 it is input 2 (the model is "
+                                               "invalid)"
+                                             : "";
+                      },
+                      [](Context &c) { dft(c, 20); }});
   register_converter({"MelWeightMatrix", 17, kLatest, nullptr, mel_weight_matrix});
   register_converter({"STFT", 17, kLatest, nullptr, stft});
   return true;
