@@ -635,3 +635,65 @@ TEST_CASE("converters: a scatter's reduction before the opset that defines it is
     }
   }
 }
+
+namespace {
+
+// Plain resampling of `x` (of `shape`, row-major) along `axis` to `n` elements at `scale`
+// with half-pixel centres: nearest (rounded half down) or linear (clamped at the edges),
+// as ONNX's reference resizes, one axis after another.
+std::vector<double> resample_axis(const std::vector<double> &x, std::vector<int64_t> &shape, size_t axis, int64_t n,
+                                  double scale, bool linear) {
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+  for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+  const int64_t len = shape[axis];
+  std::vector<double> y(size_t(outer * n * inner));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t i = 0; i < inner; ++i) {
+        const double src = (double(k) + 0.5) / scale - 0.5;
+        auto at = [&](int64_t j) { return x[size_t((o * len + std::clamp<int64_t>(j, 0, len - 1)) * inner + i)]; };
+        double v;
+        if (!linear) {
+          v = at(int64_t(std::ceil(src - 0.5)));
+        } else {
+          const double f = std::floor(src), w = src - f;
+          v = (1 - w) * at(int64_t(f)) + w * at(int64_t(f) + 1);
+        }
+        y[size_t((o * n + k) * inner + i)] = v;
+      }
+  shape[axis] = n;
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("converters: Resize of a volume and of leading dimensions (axis by axis)", "[onnx][converters]") {
+  const std::vector<int64_t> in = {1, 2, 3, 4, 5};
+  const NDArray x = NDArray::random(in, Float(32), 95);
+  const std::vector<float> xf = x.to_vector<float>();
+  struct Case {
+    std::string mode;
+    std::vector<int64_t> sizes;
+  };
+  // Depth, height and width (trilinear); then the channels too, and the channels alone.
+  for (const Case &k : std::vector<Case>{{"linear", {1, 2, 5, 3, 7}},
+                                         {"nearest", {1, 2, 5, 3, 7}},
+                                         {"nearest", {1, 5, 2, 6, 5}},
+                                         {"linear", {1, 3, 3, 4, 5}}}) {
+    CAPTURE(k.mode, k.sizes);
+    ModelBuilder mb(13);
+    mb.input("x", dims(in));
+    mb.initializer("sizes", NDArray::from_vector<int64_t>(k.sizes, {5}));
+    attr(mb.node("Resize", {"x", "", "", "sizes"}, {"y"}, "rs"), "mode", k.mode);
+    mb.output("y");
+    std::vector<double> want(xf.begin(), xf.end());
+    std::vector<int64_t> shape = in;
+    for (size_t a = 0; a < in.size(); ++a)
+      if (k.sizes[a] != in[a])
+        want = resample_axis(want, shape, a, k.sizes[a], double(k.sizes[a]) / double(in[a]), k.mode == "linear");
+    const NDArray y = run(mb, {{"x", x}}).at(0);
+    CHECK(y.shape() == k.sizes);
+    onnx_test::check_close(y, want, 1e-5, 1e-6);
+  }
+}

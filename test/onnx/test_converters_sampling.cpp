@@ -219,14 +219,22 @@ TEST_CASE("converters: Resize and Upsample resample at a scale other than 1 that
     mb.output("y");
     check_close(run(mb, {{"x", x}}).at(0), {0, 0, 1, 2}, 0, 0);
   }
-  // A leading dimension longer than 1 at a scale other than 1 is refused, not ignored.
+  // A leading dimension longer than 1 at a scale other than 1 is resampled, not ignored:
+  // 3 channels x 1.7 are 5, whose half-pixel centres round (half down) to 0 0 1 2 2.
   {
     ModelBuilder mb(13);
     mb.input("x", dims({1, 3, 1, 4}));
-    mb.initializer("scales", NDArray::from_vector<float>({1, 1.2f, 1, 1}, {4}));
+    mb.initializer("scales", NDArray::from_vector<float>({1, 1.7f, 1, 1}, {4}));
     mb.node("Resize", {"x", "", "scales"}, {"y"});
     mb.output("y");
-    CHECK_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("resizing dimension 1"));
+    const NDArray c3 = NDArray::random({1, 3, 1, 4}, Float(32), 11);
+    const std::vector<float> cv = c3.to_vector<float>();
+    std::vector<double> want;
+    for (size_t ch : {0, 0, 1, 2, 2})
+      for (size_t i = 0; i < 4; ++i) want.push_back(cv[ch * 4 + i]);
+    const NDArray y = run(mb, {{"x", c3}}).at(0);
+    CHECK(y.shape() == std::vector<int64_t>{1, 5, 1, 4});
+    check_close(y, want, 0, 0);
   }
 }
 

@@ -262,8 +262,10 @@ void one_hot(Context &c) {
   c.output(0, "where", {hit, c.constant(scalar(vs[1], vt), "on"), c.constant(scalar(vs[0], vt), "off")});
 }
 
-// Resize and Upsample over the last two dimensions (the others keep their size): the
-// scales or sizes known at import.
+// Resize and Upsample of any dimensions: the scales or sizes known at import. The last
+// two are the graph's resize2d; interpolation being separable (ONNX's reference resizes
+// axis by axis), each other dimension that changes goes through resize2d on its own,
+// moved last beside a unit axis (resized from 1 to 1, which every mode leaves as it is).
 void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes_in, const std::string &mode,
             const std::string &coord, const std::string &nearest, double cubic_a = -0.75,
             bool exclude_outside = false) {
@@ -288,26 +290,50 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
       out[i] = int64_t(std::min(std::floor(double(in[i]) * scales[i]), 0x1p62));
     }
   }
-  // A leading dimension keeps its size and is not resampled: its scale is 1, or it is 1 long.
-  for (size_t i = 0; i + 2 < r; ++i)
-    if (out[i] != in[i] || (scales[i] != 1.0 && in[i] > 1))
-      unsupported("resizing dimension " + std::to_string(i) + " (only the last two)");
-  if (out[r - 2] < 1 || out[r - 1] < 1) unsupported("an empty result " + shape_str(out));
+  for (int64_t d : out)
+    if (d < 1) unsupported("an empty result " + shape_str(out));
   check_graph_size(out, c.dtype(0));
   const std::string m = mode == "bilinear" ? "linear" : mode;
   if (m != "nearest" && m != "linear" && m != "cubic") unsupported("mode '" + mode + "'");
-  // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity. A size
-  // that does not change at another scale (4 x 1.2 is 4) still moves the samples.
-  if (scales[r - 2] == 1.0 && scales[r - 1] == 1.0 && coord != "tf_half_pixel_for_nn") return c.forward(0, 0);
-  c.output(0, "resize2d", {c.node(0)},
-           {{"size", Shape{out[r - 2], out[r - 1]}},
-            {"scale_h", scales[r - 2]},
-            {"scale_w", scales[r - 1]},
+  auto attrs = [&](int64_t h, int64_t w, double sh, double sw) -> std::map<std::string, graph::AttrValue> {
+    return {{"size", Shape{h, w}},
+            {"scale_h", sh},
+            {"scale_w", sw},
             {"mode", m},
             {"coordinate_transformation_mode", coord},
             {"nearest_mode", nearest},
             {"cubic_coeff_a", cubic_a},
-            {"exclude_outside", int64_t{exclude_outside}}});
+            {"exclude_outside", int64_t{exclude_outside}}};
+  };
+  graph::NodeRef x = c.node(0);
+  Shape now = in;
+  // A leading dimension is resampled when its size changes, or its scale is not 1 (one
+  // element long, it stays as it is).
+  for (size_t a = 0; a + 2 < r; ++a) {
+    if (out[a] == in[a] && (scales[a] == 1.0 || in[a] == 1)) continue;
+    Shape perm, back(r, 0), moved;
+    for (size_t i = 0; i < r; ++i)
+      if (i != a) perm.push_back(int64_t(i));
+    perm.push_back(int64_t(a));
+    for (size_t i = 0; i < r; ++i) {
+      back[size_t(perm[i])] = int64_t(i);
+      moved.push_back(now[size_t(perm[i])]);
+    }
+    moved.push_back(1);
+    x = c.make("reshape", {c.make("transpose", {x}, {{"axes", perm}})}, {{"shape", moved}});
+    x = c.make("resize2d", {x}, attrs(out[a], 1, scales[a], 1.0));
+    moved.pop_back();
+    moved.back() = out[a];
+    x = c.make("transpose", {c.make("reshape", {x}, {{"shape", moved}})}, {{"axes", back}});
+    now[a] = out[a];
+  }
+  // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity. A size
+  // that does not change at another scale (4 x 1.2 is 4) still moves the samples.
+  if (scales[r - 2] == 1.0 && scales[r - 1] == 1.0 && coord != "tf_half_pixel_for_nn") {
+    if (now == in) return c.forward(0, 0);
+    return c.set_output(0, x);
+  }
+  c.output(0, "resize2d", {x}, attrs(out[r - 2], out[r - 1], scales[r - 2], scales[r - 1]));
 }
 
 std::vector<double> known_floats(Context &c, size_t i, const std::string &what) {
