@@ -47,7 +47,8 @@ struct SymbolBinding {
 // says (a view shares its array's buffer). Arrays on two devices never do.
 bool overlap(const NDArray &a, const NDArray &b) {
   if (a.nbytes() == 0 || b.nbytes() == 0 || a.device() != b.device()) return false;
-  if (!a.device().is_cpu()) return device_api(a.device()).overlap(a.device(), a.data(), a.nbytes(), b.data(), b.nbytes());
+  if (!a.device().is_cpu())
+    return device_api(a.device()).overlap(a.device(), a.data(), a.nbytes(), b.data(), b.nbytes());
   const auto *pa = static_cast<const char *>(a.data()), *pb = static_cast<const char *>(b.data());
   return pa < pb + b.nbytes() && pb < pa + a.nbytes();
 }

@@ -42,7 +42,8 @@ void gather_nd(Context &c) {
 // The reductions of a scatter at `opset`: add and mul from 16, max and min from 18.
 std::string scatter_reduction(const Attributes &a, int opset) {
   const std::string r = a.s("reduction", "none");
-  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min") return "reduction '" + r + "' is not supported";
+  if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+    return "reduction '" + r + "' is not supported";
   const int since = r == "none" ? 0 : r == "add" || r == "mul" ? 16 : 18;
   return opset >= since ? "" : "reduction '" + r + "' needs opset " + std::to_string(since);
 }
@@ -311,20 +312,17 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
   // element long, it stays as it is).
   for (size_t a = 0; a + 2 < r; ++a) {
     if (out[a] == in[a] && (scales[a] == 1.0 || in[a] == 1)) continue;
-    Shape perm, back(r, 0), moved;
+    Shape perm, moved;
     for (size_t i = 0; i < r; ++i)
       if (i != a) perm.push_back(int64_t(i));
     perm.push_back(int64_t(a));
-    for (size_t i = 0; i < r; ++i) {
-      back[size_t(perm[i])] = int64_t(i);
-      moved.push_back(now[size_t(perm[i])]);
-    }
+    for (int64_t p : perm) moved.push_back(now[size_t(p)]);
     moved.push_back(1);
     x = c.make("reshape", {c.make("transpose", {x}, {{"axes", perm}})}, {{"shape", moved}});
     x = c.make("resize2d", {x}, attrs(out[a], 1, scales[a], 1.0));
     moved.pop_back();
     moved.back() = out[a];
-    x = c.make("transpose", {c.make("reshape", {x}, {{"shape", moved}})}, {{"axes", back}});
+    x = c.make("transpose", {c.make("reshape", {x}, {{"shape", moved}})}, {{"axes", inverse_permutation(perm)}});
     now[a] = out[a];
   }
   // At scale 1 every transform but tf_half_pixel_for_nn's (x + 0.5) is the identity. A size

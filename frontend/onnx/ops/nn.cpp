@@ -164,7 +164,8 @@ void group_norm(Context &c, bool per_channel) {
                                          << " must be a vector of the " << params[0]
                                          << (per_channel ? " channels" : " groups");
   graph::NodeRef one = c.constant(scalar(1.0, Float(32)), "one"), zero = c.constant(scalar(0.0, Float(32)), "zero");
-  graph::NodeRef y = c.make("reshape", {c.node(0)}, {{"shape", std::vector<int64_t>{x[0], groups, element_count(x) / (x[0] * groups)}}});
+  const std::vector<int64_t> grouped = {x[0], groups, element_count(x) / (x[0] * groups)};
+  graph::NodeRef y = c.make("reshape", {c.node(0)}, {{"shape", grouped}});
   y = c.make("layer_norm", {y, one, zero}, {{"axis", int64_t{2}}, {"eps", double(a.f("epsilon", 1e-5f))}});
   if (per_channel) {
     y = c.make("multiply", {c.make("reshape", {y}, {{"shape", x}}), channel_vector(c, 1, c.rank(0))});
@@ -174,10 +175,6 @@ void group_norm(Context &c, bool per_channel) {
   y = c.make("multiply", {y, c.make("reshape", {c.node(1)}, {{"shape", column}})});
   y = c.make("add", {y, c.make("reshape", {c.node(2)}, {{"shape", column}})});
   c.output(0, "reshape", {y}, {{"shape", x}});
-}
-
-std::string check_stash_type(const Attributes &a) {
-  return a.i("stash_type", 1) == 1 ? "" : "stash_type other than 1 (float) is not supported";
 }
 
 std::string check_batch_norm(const Attributes &a) {

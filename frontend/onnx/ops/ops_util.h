@@ -58,6 +58,26 @@ inline std::string all_equal(const std::vector<int64_t> &v, int64_t want, const 
   return "";
 }
 
+// LayerNormalization and GroupNormalization (from 21) compute their statistics in float only.
+inline std::string check_stash_type(const Attributes &a) {
+  return a.i("stash_type", 1) == 1 ? "" : "stash_type other than 1 (float) is not supported";
+}
+
+// An attribute that from opset `since` is input `input`: a model that still has it is
+// refused (ignoring it would change the result), as ONNX's checker and ONNX Runtime do.
+inline std::string attribute_now_input(const Attributes &a, const std::string &name, int since, int input) {
+  if (!a.has(name)) return "";
+  return name + " is an attribute, but from opset " + std::to_string(since) + " it is input " +
+         std::to_string(input) + " (the model is invalid)";
+}
+
+// The permutation that undoes `perm`.
+inline std::vector<int64_t> inverse_permutation(const std::vector<int64_t> &perm) {
+  std::vector<int64_t> back(perm.size(), 0);
+  for (size_t i = 0; i < perm.size(); ++i) back[size_t(perm[i])] = int64_t(i);
+  return back;
+}
+
 // Before opset 7 BatchNormalization and Dropout compute as at inference only in test mode.
 inline std::string check_is_test(const Attributes &a) {
   return a.i("is_test", 0) != 0 ? "" : "is_test = 0 (training mode) is not supported";

@@ -103,13 +103,9 @@ void register_reduction(const Reduction &r) {
   auto convert = [r](Context &c) { reduce(c, r); };
   register_converter({r.onnx_op, kMinOpset, r.axes_input_since - 1, nullptr, convert});
   // From that opset an `axes` attribute is not part of the operator: ignoring it would
-  // reduce over every axis, so a model that still has one is refused, as ONNX's checker
-  // and ONNX Runtime refuse it.
+  // reduce over every axis.
   const int since = r.axes_input_since;
-  auto check = [since](const Attributes &a) -> std::string {
-    if (!a.has("axes")) return "";
-    return "axes is an attribute, but from opset " + std::to_string(since) + " it is input 1 (the model is invalid)";
-  };
+  auto check = [since](const Attributes &a) { return attribute_now_input(a, "axes", since, 1); };
   register_converter({r.onnx_op, r.axes_input_since, kLatest, check, convert});
 }
 
@@ -210,11 +206,7 @@ const bool registered = [] {
   register_converter({"MeanVarianceNormalization", 9, kLatest, nullptr, mean_variance_normalization});
   register_converter({"ArgMax", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmax"); }});
   register_converter({"ArgMin", kMinOpset, kLatest, nullptr, [](Context &c) { arg_reduce(c, "argmin"); }});
-  register_converter({"LayerNormalization", 17, kLatest,
-                      [](const Attributes &a) {
-                        return a.i("stash_type", 1) == 1 ? "" : "stash_type other than 1 (float) is not supported";
-                      },
-                      layer_norm});
+  register_converter({"LayerNormalization", 17, kLatest, check_stash_type, layer_norm});
   return true;
 }();
 

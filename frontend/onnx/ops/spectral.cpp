@@ -81,9 +81,7 @@ void dft(Context &c, int version) {
   moved.push_back(2);
   if (axis == rank - 2) return void(c.output(0, "reshape", {y}, {{"shape", moved}}));
   y = c.make("reshape", {y}, {{"shape", moved}});
-  Shape back(perm.size(), 0);  // the inverse of perm
-  for (size_t i = 0; i < perm.size(); ++i) back[size_t(perm[i])] = int64_t(i);
-  c.output(0, "transpose", {y}, {{"axes", back}});
+  c.output(0, "transpose", {y}, {{"axes", inverse_permutation(perm)}});
 }
 
 // STFT: the frames of the signal [batch, length, 1 or 2], frame_step apart, stacked into
@@ -170,12 +168,7 @@ void mel_weight_matrix(Context &c) {
 
 const bool registered = [] {
   register_converter({"DFT", 17, 19, nullptr, [](Context &c) { dft(c, 17); }});
-  register_converter({"DFT", 20, kLatest,
-                      [](const Attributes &a) -> std::string {
-                        return a.has("axis") ? "axis is an attribute, but from opset 20 it is input 2 (the model is "
-                                               "invalid)"
-                                             : "";
-                      },
+  register_converter({"DFT", 20, kLatest, [](const Attributes &a) { return attribute_now_input(a, "axis", 20, 2); },
                       [](Context &c) { dft(c, 20); }});
   register_converter({"MelWeightMatrix", 17, kLatest, nullptr, mel_weight_matrix});
   register_converter({"STFT", 17, kLatest, nullptr, stft});

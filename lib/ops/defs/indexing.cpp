@@ -573,8 +573,9 @@ const bool registered = [] {
   rs.name = "resize2d";
   rs.doc = "the last two dimensions resized to `size` by nearest, linear or cubic interpolation; scale_h and "
            "scale_w and coordinate_transformation_mode (half_pixel, half_pixel_symmetric, pytorch_half_pixel, "
-           "align_corners, asymmetric, tf_half_pixel_for_nn) map output to input coordinates, nearest_mode (round_prefer_floor, "
-           "round_prefer_ceil, floor, ceil, or simple: ceil along an axis that shrinks, floor along the other) "
+           "align_corners, asymmetric, tf_half_pixel_for_nn) map output to input coordinates, nearest_mode "
+           "(round_prefer_floor, round_prefer_ceil, floor, ceil, or simple: ceil along an axis that shrinks, floor "
+           "along the other) "
            "rounds them; cubic_coeff_a and exclude_outside shape the cubic "
            "kernel (ONNX's Resize)";
   rs.inputs = {"x"};
