@@ -158,7 +158,7 @@ llvm::Value *CodeGenLLVM::emit_arith(const ExprNode *op, const Expr &a, const Ex
 // else y" is a compare, an unordered compare and a blend (LLVM's minimum/maximum also
 // order -0 below +0 and cost three more instructions on x86).
 llvm::Value *CodeGenLLVM::emit_float_min_max(bool is_min, llvm::Value *x, llvm::Value *y) {
-  if (target_.triple.rfind("wasm", 0) == 0)
+  if (targets_wasm())
     return builder_.CreateBinaryIntrinsic(is_min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, x, y);
   llvm::Value *wins = is_min ? builder_.CreateFCmpOLT(x, y) : builder_.CreateFCmpOGT(x, y);
   return builder_.CreateSelect(builder_.CreateOr(builder_.CreateFCmpUNO(x, x), wins), x, y);

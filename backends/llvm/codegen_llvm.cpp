@@ -116,11 +116,31 @@ llvm::AllocaInst *CodeGenLLVM::entry_alloca(llvm::Type *t, uint64_t count,
 }
 
 void CodeGenLLVM::emit_return(llvm::Value *code) {
-  llvm::FunctionCallee free_fn = runtime_function(
-      "free", llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
-  for (auto it = fs_.heap_allocs.rbegin(); it != fs_.heap_allocs.rend(); ++it)
-    builder_.CreateCall(free_fn, {*it});
+  for (auto it = fs_.heap_allocs.rbegin(); it != fs_.heap_allocs.rend(); ++it) emit_heap_free(*it);
   builder_.CreateRet(code);
+}
+
+llvm::Value *CodeGenLLVM::emit_heap_alloc(llvm::Value *bytes, const std::string &name) {
+  llvm::Type *i64 = builder_.getInt64Ty();
+  llvm::FunctionCallee fn =
+      targets_wasm()
+          ? runtime_function("aligned_alloc", llvm::FunctionType::get(builder_.getPtrTy(), {i64, i64}, false))
+          : runtime_function("tensorir_workspace_alloc", llvm::FunctionType::get(builder_.getPtrTy(), {i64}, false));
+  // A fresh block aliases nothing else: what lets LLVM keep its loads and stores apart
+  // from the arguments' (it knows aligned_alloc by name, not the runtime's function).
+  if (auto *f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+    f->addRetAttr(llvm::Attribute::NoAlias);
+    f->addRetAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+  }
+  if (targets_wasm()) return builder_.CreateCall(fn, {builder_.getInt64(64), bytes}, name);
+  return builder_.CreateCall(fn, {bytes}, name);
+}
+
+void CodeGenLLVM::emit_heap_free(llvm::Value *p) {
+  llvm::FunctionCallee fn =
+      runtime_function(targets_wasm() ? "free" : "tensorir_workspace_free",
+                       llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
+  builder_.CreateCall(fn, {p});
 }
 
 void CodeGenLLVM::emit_fail_if(llvm::Value *failed, const std::string &message, const std::string &what) {

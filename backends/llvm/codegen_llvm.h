@@ -44,7 +44,7 @@ class CodeGenLLVM {
     // Exact int64 copies of narrower variables (a parallel body's loop index), for
     // emit_index: variable -> (its bound value, the int64 value), valid while still bound.
     std::unordered_map<const VarNode *, std::pair<llvm::Value *, llvm::Value *>> wide_vars;
-    std::vector<llvm::Value *> heap_allocs;  // live aligned_alloc results, freed on early return
+    std::vector<llvm::Value *> heap_allocs;  // live heap buffers, freed on early return
     int64_t stack_bytes = 0;                 // bytes of entry-block allocas so far
     bool in_parallel = false;                // inside an outlined parallel body
   };
@@ -71,6 +71,12 @@ class CodeGenLLVM {
   llvm::Value *from_bool_memory(llvm::Value *v, Type t);
   llvm::Constant *global_string(const std::string &s, const std::string &name);
   llvm::FunctionCallee runtime_function(const std::string &name, llvm::FunctionType *type);
+  // A heap buffer of `bytes` (an i64), 64-byte aligned, or null; and its release. On the
+  // CPU the runtime's workspace cache (runtime/workspace.h), on WebAssembly the web
+  // runtime's scratch memory (aligned_alloc and free).
+  llvm::Value *emit_heap_alloc(llvm::Value *bytes, const std::string &name);
+  void emit_heap_free(llvm::Value *p);
+  bool targets_wasm() const { return target_.triple.rfind("wasm", 0) == 0; }
 
   // ---- expressions (codegen_expr.cpp)
   llvm::Value *emit(const Expr &e);

@@ -220,7 +220,7 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
     return;
   }
 
-  // Heap: aligned_alloc(64, size rounded up to 64), freed when the scope ends.
+  // Heap: a block of the size rounded up to 64 bytes, freed when the scope ends.
   llvm::Type *i64 = builder_.getInt64Ty();
   llvm::Value *n = builder_.getInt64(1);
   for (const Expr &e : op->extents) {
@@ -231,9 +231,7 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
   llvm::Value *size = builder_.CreateMul(n, builder_.getInt64(elem_bytes));
   size = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, size, builder_.getInt64(1));
   size = builder_.CreateAnd(builder_.CreateAdd(size, builder_.getInt64(63)), builder_.getInt64(~int64_t(63)));
-  llvm::FunctionCallee alloc_fn = runtime_function(
-      "aligned_alloc", llvm::FunctionType::get(builder_.getPtrTy(), {i64, i64}, false));
-  llvm::Value *p = builder_.CreateCall(alloc_fn, {builder_.getInt64(64), size}, op->buffer.name());
+  llvm::Value *p = emit_heap_alloc(size, op->buffer.name());
 
   emit_fail_if(builder_.CreateIsNull(p),
                "out of memory allocating temporary buffer '" + op->buffer.name() + "' in " + func_name_, "alloc");
@@ -244,9 +242,7 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
     emit(op->body);
   }
   fs_.heap_allocs.pop_back();
-  llvm::FunctionCallee free_fn = runtime_function(
-      "free", llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
-  builder_.CreateCall(free_fn, {p});
+  emit_heap_free(p);
 }
 
 void CodeGenLLVM::emit_if(const IfThenElseNode *op) {

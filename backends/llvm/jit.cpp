@@ -16,6 +16,7 @@
 #include "tensorir/build.h"
 #include "tensorir/ir/visitor.h"
 #include "tensorir/runtime/parallel.h"
+#include "tensorir/runtime/workspace.h"
 
 namespace tensorir::llvm_backend {
 
@@ -60,6 +61,8 @@ void define_runtime_symbols(llvm::orc::LLJIT &jit, const std::set<std::string> &
   };
   add("tensorir_parallel_for", &tensorir_parallel_for);
   add("tensorir_set_last_error", &tensorir_set_last_error);
+  add("tensorir_workspace_alloc", &tensorir_workspace_alloc);
+  add("tensorir_workspace_free", &tensorir_workspace_free);
   for (const std::string &name : extern_names)
     if (void *fn = lookup_extern_function(name)) add(name.c_str(), fn);
   check(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))),

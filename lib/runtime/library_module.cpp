@@ -21,10 +21,10 @@ namespace tensorir::runtime {
 
 namespace {
 
-// The library's code calls tensorir_parallel_for and tensorir_set_last_error, left
-// undefined when it was linked. They resolve from the global scope, which holds this
-// runtime when the program links it, but not when the runtime itself was dlopen'ed
-// privately: promote it (RTLD_NOLOAD only finds the copy already loaded).
+// The library's code calls tensorir_parallel_for, tensorir_set_last_error and the
+// workspace functions, left undefined when it was linked. They resolve from the global
+// scope, which holds this runtime when the program links it, but not when the runtime
+// itself was dlopen'ed privately: promote it (RTLD_NOLOAD only finds the copy already loaded).
 void make_runtime_global() {
   static const bool done = [] {
     Dl_info info{};

@@ -10,6 +10,7 @@
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
 #include "tensorir/runtime/ndarray.h"
+#include "tensorir/runtime/workspace.h"
 
 using namespace tensorir;
 
@@ -298,6 +299,31 @@ TEST_CASE("llvm: temporary buffers on the stack and on the heap", "[llvm]") {
   m2("tmp_big")(a2, b2);
   std::vector<float> x2 = floats(a2), y2 = floats(b2);
   for (int k = 0; k < len; ++k) REQUIRE(y2[k] == x2[len - 1 - k] + 1);
+}
+
+TEST_CASE("llvm: heap temporaries come from the workspace cache and are reused across calls", "[llvm]") {
+  Var A = handle("A"), B = handle("B"), T = handle("T"), n("n"), i("i");
+  Expr last = SubNode::make(n, i32(1));
+  Stmt fill = loop(i, 0, n, st(T, MulNode::make(ld(A, i), f32(3)), i));
+  Stmt use = loop(i, 0, n, st(B, ld(T, SubNode::make(last, i)), i));
+  Stmt body = AllocateNode::make(T, Float(32), {n}, "global", BlockNode::make({fill, use}));
+  Module m = build_one(make_func("tmp_reused", {buffer(A, Float(32), {n}), buffer(B, Float(32), {n})}, {n}, body));
+  const std::string ll = m.source("ll");
+  CHECK(ll.find("tensorir_workspace_alloc") != std::string::npos);
+  CHECK(ll.find("tensorir_workspace_free") != std::string::npos);
+  CHECK(ll.find("aligned_alloc") == std::string::npos);
+  release_workspace_cache();
+  const int len = 500000;  // 2 MB: past the stack's limit
+  for (int call = 0; call < 3; ++call) {
+    NDArray a = NDArray::random({len}, Float(32), 20 + call), b = NDArray::empty({len}, Float(32));
+    m("tmp_reused")(a, b);
+    std::vector<float> x = floats(a), y = floats(b);
+    for (int k = 0; k < len; ++k) REQUIRE(y[k] == x[len - 1 - k] * 3);
+    // The buffer went back to the cache, and the next call takes it again.
+    CHECK(workspace_cache_bytes() >= uint64_t(len) * 4);
+    CHECK(workspace_cache_bytes() < uint64_t(len) * 8);
+  }
+  release_workspace_cache();
 }
 
 TEST_CASE("llvm: scalar arguments of several types and extern calls", "[llvm]") {
