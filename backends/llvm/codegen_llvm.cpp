@@ -140,6 +140,10 @@ void CodeGenLLVM::emit_heap_free(llvm::Value *p) {
   llvm::FunctionCallee fn =
       runtime_function(targets_wasm() ? "free" : "tensorir_workspace_free",
                        llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy()}, false));
+  // Freeing keeps no copy of the pointer: without saying so, handing the block to the
+  // runtime counts as its address escaping, and LLVM no longer sees that the block and
+  // the buffers a parallel body loads from its closure are apart.
+  if (auto *f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) f->addParamAttr(0, llvm::Attribute::NoCapture);
   builder_.CreateCall(fn, {p});
 }
 

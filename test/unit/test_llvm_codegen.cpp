@@ -312,6 +312,9 @@ TEST_CASE("llvm: heap temporaries come from the workspace cache and are reused a
   CHECK(ll.find("tensorir_workspace_alloc") != std::string::npos);
   CHECK(ll.find("tensorir_workspace_free") != std::string::npos);
   CHECK(ll.find("aligned_alloc") == std::string::npos);
+  // The block is fresh memory and freeing it keeps no copy (what alias analysis needs).
+  CHECK(std::regex_search(ll, std::regex(R"(declare noalias align 64 ptr @tensorir_workspace_alloc)")));
+  CHECK(std::regex_search(ll, std::regex(R"(declare void @tensorir_workspace_free\(ptr nocapture\))")));
   release_workspace_cache();
   const int len = 500000;  // 2 MB: past the stack's limit
   for (int call = 0; call < 3; ++call) {
