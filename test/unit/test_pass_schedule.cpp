@@ -83,3 +83,30 @@ TEST_CASE("schedule_ops: an intermediate stage is realized around its consumer",
                        loop(bi, 0, 8, provide(B, T(bi.var()) + 1.0f, {bi.var()}))}));
   TIR_CHECK_IR(out, expected);
 }
+
+TEST_CASE("schedule_ops: a reduction in blocks around a data-parallel loop starts each element at its first block",
+          "[pass]") {
+  Tensor A = placeholder({2, 8}, Float(32), "A");
+  IterVar k = reduce_axis({0, 8}, "k");
+  Tensor C = compute({2}, [&](Var i) { return sum(A(i, k), {k}); }, "C");
+  Schedule s = create_schedule({C});
+  auto [kb, ki] = s[C].split(k, 4);
+  IterVar i = C.axis(0);
+  s[C].reorder({kb, i, ki});
+  EffectiveBodies bodies = inline_stages(s);
+  Stmt out = schedule_ops(s, bodies, infer_bounds(s, bodies));
+  // for kb: for i: { if (kb == 0) C[i] = 0; for ki: C[i] = C[i] + A[i, kb*4 + ki] }, not a
+  // pass of zeros over every i before the blocks.
+  Expr kk = kb.var() * 4 + ki.var();
+  Stmt init = IfThenElseNode::make(kb.var() == 0, provide(C, make_zero(Float(32)), {i.var()}));
+  Stmt update = loop(ki, 0, 4, provide(C, C(i.var()) + A(i.var(), kk), {i.var()}));
+  TIR_CHECK_IR(out, loop(kb, 0, 2, loop(i, 0, 2, BlockNode::make({init, update}))));
+
+  // An unrolled block loop has no single first iteration in time: the init stays ahead.
+  s[C].unroll(kb);
+  bodies = inline_stages(s);
+  out = schedule_ops(s, bodies, infer_bounds(s, bodies));
+  Stmt zeros = loop(i, 0, 2, provide(C, make_zero(Float(32)), {i.var()}));
+  Stmt blocks = ForNode::make(kb.var(), 0, 2, ForKind::Unrolled, loop(i, 0, 2, update));
+  TIR_CHECK_IR(out, BlockNode::make({zeros, blocks}));
+}

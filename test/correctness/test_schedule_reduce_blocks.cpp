@@ -1,0 +1,108 @@
+// Reductions whose loops are split into blocks around data-parallel loops (a K-blocked
+// matmul: blocks of k outside a tile of C, the tile accumulating one block at a time).
+// The init of each element then runs inside the tile's loops, at the first block; every
+// order, split and loop kind here is checked against plain loops on random data.
+#include <regex>
+
+#include "correctness/test_schedule_helpers.h"
+
+using namespace tensorir;
+using namespace tensorir::testing;
+using namespace tensorir::testing::sched;
+
+namespace {
+
+std::vector<float> argmax_reference(const NDArray &x, int rows, int len, std::vector<int32_t> &index) {
+  std::vector<float> xv = x.to_vector<float>(), best(rows);
+  index.assign(rows, 0);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 1; j < len; ++j)
+      if (xv[i * len + j] > xv[i * len + index[i]]) index[i] = j;
+    best[i] = xv[i * len + index[i]];
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("a K-blocked matmul (blocks of k around a tile of C) matches plain loops", "[schedule][reduce][matmul]") {
+  // Dividing and non-dividing blocks and tiles.
+  for (auto [M, K, N, kc] : std::vector<std::tuple<int, int, int, int>>{{24, 64, 32, 16}, {13, 37, 11, 8}, {6, 5, 7, 4}}) {
+    DYNAMIC_SECTION(M << "x" << K << "x" << N << " blocks of " << kc) {
+      NDArray a = random_array<float>({M, K}, 301), b = random_array<float>({K, N}, 302);
+      const std::vector<float> ref = matmul_reference(a, b);
+      SECTION("blocks outermost: kb, i.outer, j.outer, k.inner, i.inner, j.inner (j vectorized)") {
+        Matmul p(M, K, N);
+        Schedule s = create_schedule({p.C});
+        Stage st = s[p.C];
+        auto [io, jo, ii, ji] = st.tile(p.C.axis(0), p.C.axis(1), 3, 8);
+        auto [kb, ki] = st.split(p.k, kc);
+        st.reorder({kb, io, jo, ki, ii, ji});
+        st.vectorize(ji);
+        st.unroll(ii);
+        Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, "mm_kb_outer");
+        check_both<float>(r, ref, sum_tolerance(K));
+      }
+      SECTION("blocks between data-parallel loops, the tiles' loop parallel, two levels of blocks") {
+        Matmul p(M, K, N);
+        Schedule s = create_schedule({p.C});
+        Stage st = s[p.C];
+        auto [io, jo, ii, ji] = st.tile(p.C.axis(0), p.C.axis(1), 2, 4);
+        auto [kb, kin] = st.split(p.k, kc);
+        auto [ko, ki] = st.split(kin, 2);
+        st.reorder({jo, kb, io, ko, ii, ki, ji});
+        st.parallel(jo);
+        Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, "mm_kb_between");
+        check_both<float>(r, ref, sum_tolerance(K));
+      }
+      SECTION("an unrolled block loop around the tile keeps the init as a pass of its own") {
+        Matmul p(M, K, N);
+        Schedule s = create_schedule({p.C});
+        Stage st = s[p.C];
+        auto [kb, ki] = st.split(p.k, (K + 1) / 2);
+        st.reorder({kb, p.C.axis(0), ki, p.C.axis(1)});
+        st.unroll(kb);
+        Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, "mm_kb_unrolled");
+        check_both<float>(r, ref, sum_tolerance(K));
+      }
+    }
+  }
+}
+
+TEST_CASE("argmax and a conditional sum, each in blocks around their data-parallel loop", "[schedule][reduce][argmax]") {
+  const int R = 9, K = 45;
+  auto argmax = comm_reducer(
+      [](const std::vector<Expr> &x, const std::vector<Expr> &y) {
+        Expr take_y = y[1] > x[1];
+        return std::vector<Expr>{select(take_y, y[0], x[0]), select(take_y, y[1], x[1])};
+      },
+      [](const std::vector<Type> &types) {
+        return std::vector<Expr>{make_const(types[0], -1), min_value(types[1])};
+      },
+      "argmax");
+  Tensor X = placeholder({R, K}, Float(32), "X");
+  IterVar k = reduce_axis({0, K}, "k"), k2 = reduce_axis({0, K}, "k2");
+  std::vector<Tensor> am = compute({R}, [&](Var i) { return argmax({k, X(i, k)}, {k}); }, "argmax");
+  // Sums the positive elements only.
+  Tensor pos = compute({R}, [&](Var i) { return sum(X(i, k2), {k2}, X(i, k2) > 0.0f); }, "pos");
+  Schedule s = create_schedule({am[0], pos});
+  for (const Tensor &t : {am[0], pos}) {
+    Stage st = s[t];
+    auto [kb, ki] = st.split(st.op().as<ComputeOpNode>()->reduce_axis[0], 8);
+    auto [io, ii] = st.split(t.axis(0), 4);
+    st.reorder({kb, io, ki, ii});
+  }
+  Kernel kern = build_kernel(s, {X, am[0], am[1], pos}, "blocked_reducers");
+  INFO("lowered:\n" << kern.lowered);
+  NDArray x = random_array<float>({R, K}, 321, -1e3, 1e3);
+  NDArray idx = NDArray::empty({R}, Int(32)), val = NDArray::empty({R}, Float(32)), ps = NDArray::empty({R}, Float(32));
+  kern(x, idx, val, ps);
+  std::vector<int32_t> ridx;
+  const std::vector<float> rval = argmax_reference(x, R, K, ridx);
+  check_close<int32_t>(idx, ridx);
+  check_close<float>(val, rval, {0, 0});
+  std::vector<float> xv = x.to_vector<float>(), rpos(R, 0.0f);
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < K; ++j) rpos[i] += xv[i * K + j] > 0 ? xv[i * K + j] : 0.0f;
+  check_close<float>(ps, rpos, sum_tolerance(K));
+}
