@@ -1,6 +1,8 @@
 // CodeGenLLVM: statements (loops, stores, allocations, branches, assertions).
 #include "backends/llvm/codegen_llvm.h"
 
+#include <limits>
+
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
 
@@ -220,17 +222,24 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
     return;
   }
 
-  // Heap: a block of the size rounded up to 64 bytes, freed when the scope ends.
+  // Heap: a block of the size rounded up to 64 bytes, freed when the scope ends. A size
+  // past 2^62 bytes (extents whose product wraps around included) asks for 2^63 - 64,
+  // which no allocator gives: the call fails with the out-of-memory error below.
   llvm::Type *i64 = builder_.getInt64Ty();
-  llvm::Value *n = builder_.getInt64(1);
+  llvm::Value *size = builder_.getInt64(elem_bytes);
+  llvm::Value *too_big = builder_.getFalse();
   for (const Expr &e : op->extents) {
     TIR_USER_CHECK(e.type().is_int_or_uint())
         << "extent of buffer '" << op->buffer.name() << "' must be an integer";
-    n = builder_.CreateMul(n, builder_.CreateIntCast(emit(e), i64, e.type().is_int()));
+    llvm::Value *x = builder_.CreateIntCast(emit(e), i64, e.type().is_int());
+    llvm::Value *prod = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, size, x);
+    size = builder_.CreateExtractValue(prod, 0);
+    too_big = builder_.CreateOr(too_big, builder_.CreateExtractValue(prod, 1));
   }
-  llvm::Value *size = builder_.CreateMul(n, builder_.getInt64(elem_bytes));
+  too_big = builder_.CreateOr(too_big, builder_.CreateICmpUGT(size, builder_.getInt64(int64_t(1) << 62)));
   size = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, size, builder_.getInt64(1));
   size = builder_.CreateAnd(builder_.CreateAdd(size, builder_.getInt64(63)), builder_.getInt64(~int64_t(63)));
+  size = builder_.CreateSelect(too_big, builder_.getInt64(std::numeric_limits<int64_t>::max() & ~int64_t(63)), size);
   llvm::Value *p = emit_heap_alloc(size, op->buffer.name());
 
   emit_fail_if(builder_.CreateIsNull(p),

@@ -201,8 +201,9 @@ class NestBuilder {
   // GEMM in two blocks of k lost 5% to it); placed just above the first reduction loop
   // inside the last such data-parallel loop, it sets one tile right before the tile
   // accumulates, while the reduction loops around are at their first iteration. Only
-  // where those are plain serial loops: an unrolled, parallel or thread-bound one has no
-  // single first iteration in time. Else p.
+  // where those run at least once (else the init would never run: a reduction of a
+  // length 0 gives the identity) and one iteration after the other (serial or unrolled:
+  // a parallel or thread-bound one has no single first iteration in time). Else p.
   size_t init_position(const Stage &st, size_t p) const {
     const auto &leaves = st->leaf_iter_vars;
     size_t q = p, next_reduce = leaves.size();
@@ -217,7 +218,13 @@ class NestBuilder {
     for (size_t l = p; l < q; ++l) {
       if (!depends_on_reduce(st, leaves[l])) continue;
       auto kind = st->loop_kind.find(leaves[l].get());
-      if (st->bound_threads.count(leaves[l].get()) || (kind != st->loop_kind.end() && kind->second != ForKind::Serial))
+      const bool in_order = kind == st->loop_kind.end() || kind->second == ForKind::Serial ||
+                            kind->second == ForKind::Unrolled;
+      const Range &r = bounds_.ranges.at(leaves[l].get());
+      const int64_t *extent = as_const_int(r.extent);
+      // (A range of other integer types than its loop's variable: left as it was.)
+      if (st->bound_threads.count(leaves[l].get()) || !in_order || !extent || *extent < 1 ||
+          r.min.type() != leaves[l].var().type() || r.extent.type() != leaves[l].var().type())
         return p;
     }
     return q;

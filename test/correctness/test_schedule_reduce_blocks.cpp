@@ -2,6 +2,7 @@
 // matmul: blocks of k outside a tile of C, the tile accumulating one block at a time).
 // The init of each element then runs inside the tile's loops, at the first block; every
 // order, split and loop kind here is checked against plain loops on random data.
+#include <limits>
 #include <regex>
 
 #include "correctness/test_schedule_helpers.h"
@@ -105,4 +106,48 @@ TEST_CASE("argmax and a conditional sum, each in blocks around their data-parall
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < K; ++j) rpos[i] += xv[i * K + j] > 0 ? xv[i * K + j] : 0.0f;
   check_close<float>(ps, rpos, sum_tolerance(K));
+}
+
+TEST_CASE("blocks of a reduction of a length given at run time, 0 included, give the identity where it is empty",
+          "[schedule][reduce]") {
+  Var m("m");
+  Tensor A = placeholder({Expr(5), Expr(m)}, Float(32), "A");
+  IterVar k = reduce_axis(Range(Expr(0), m), "k");
+  Tensor S = compute({5}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
+  Schedule s = create_schedule({S});
+  auto [kb, ki] = s[S].split(k, 4);
+  s[S].reorder({kb, S.axis(0), ki});
+  Kernel kern = build_kernel(s, {A, S}, "blocked_symbolic");
+  INFO("lowered:\n" << kern.lowered);
+  for (int len : {0, 1, 7, 8}) {
+    DYNAMIC_SECTION("length " << len) {
+      NDArray a = random_array<float>({5, len}, 331);
+      NDArray out = NDArray::empty({5}, Float(32));
+      std::vector<float> nan(5, std::numeric_limits<float>::quiet_NaN());
+      out.copy_from_bytes(nan.data(), nan.size() * sizeof(float));
+      kern(a, out);
+      std::vector<float> av = a.to_vector<float>(), ref(5, 0.0f);
+      for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < len; ++j) ref[i] += av[i * len + j];
+      check_close<float>(out, ref, sum_tolerance(len + 1));
+    }
+  }
+}
+
+TEST_CASE("blocks of a reduction over a 64-bit range that starts above zero", "[schedule][reduce]") {
+  Tensor A = placeholder({4, 20}, Float(32), "A");
+  IterVar k = reduce_axis(Range(make_const(Int(64), 3), make_const(Int(64), 19)), "k");
+  Tensor S = compute({4}, [&](Var i) { return sum(A(i, k), {k}); }, "S");
+  Schedule s = create_schedule({S});
+  auto [kb, ki] = s[S].split(k, 5);
+  s[S].reorder({kb, S.axis(0), ki});
+  Kernel kern = build_kernel(s, {A, S}, "blocked_int64_start");
+  INFO("lowered:\n" << kern.lowered);
+  NDArray a = random_array<float>({4, 20}, 341);
+  NDArray out = NDArray::empty({4}, Float(32));
+  kern(a, out);
+  std::vector<float> av = a.to_vector<float>(), ref(4, 0.0f);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 3; j < 19; ++j) ref[i] += av[i * 20 + j];
+  check_close<float>(out, ref, sum_tolerance(16));
 }

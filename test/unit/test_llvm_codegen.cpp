@@ -329,6 +329,22 @@ TEST_CASE("llvm: heap temporaries come from the workspace cache and are reused a
   release_workspace_cache();
 }
 
+TEST_CASE("llvm: a heap temporary whose size overflows fails the call instead of getting a small block", "[llvm]") {
+  // T has n x n x 4 bytes: 2^64 for n = 2^31 - 1 wraps a 64-bit size around.
+  Var A = handle("A"), B = handle("B"), T = handle("T"), n("n"), i("i");
+  Stmt body = AllocateNode::make(
+      T, Float(32), {n, n}, "global",
+      BlockNode::make({st(T, ld(A, i32(0)), i32(0)), st(B, AddNode::make(ld(T, i32(0)), f32(1)), i32(0))}));
+  Module m = build_one(make_func("tmp_huge", {buffer(A, Float(32), {1}), buffer(B, Float(32), {1}), scalar(n)}, {}, body));
+  NDArray a = NDArray::random({1}, Float(32), 30), b = NDArray::empty({1}, Float(32));
+  for (int big : {2147483647, 1 << 30}) {
+    INFO("n = " << big);
+    REQUIRE_THROWS_WITH(m("tmp_huge")(a, b, big), Catch::Contains("out of memory allocating temporary buffer 'T'"));
+  }
+  m("tmp_huge")(a, b, 3);
+  CHECK(floats(b)[0] == floats(a)[0] + 1);
+}
+
 TEST_CASE("llvm: scalar arguments of several types and extern calls", "[llvm]") {
   Var A = handle("A"), B = handle("B"), n("n"), i("i"), k("k", Int(64)), d("d", Float(64));
   // B[i] = float(double(A[i]) * d + double(k)) + hypotf(A[i], 1)

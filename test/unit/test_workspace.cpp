@@ -2,6 +2,9 @@
 // heap buffers come from: alignment, reuse of freed blocks, the cache's bounds, threads.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <set>
 #include <thread>
@@ -93,5 +96,51 @@ TEST_CASE("workspace: threads allocating at once get distinct blocks", "[workspa
     });
   for (std::thread &t : ts) t.join();
   for (int t = 0; t < threads; ++t) CHECK(bad[t] == 0);
+  release_workspace_cache();
+}
+
+TEST_CASE("workspace: a full cache gives its oldest blocks back first", "[workspace]") {
+  release_workspace_cache();
+  // 70 blocks of distinct sizes: the cache keeps at most 64, the last ones freed.
+  std::vector<void *> live;
+  for (int b = 0; b < 70; ++b) live.push_back(tensorir_workspace_alloc((uint64_t(64) + uint64_t(b)) << 12));
+  for (void *p : live) tensorir_workspace_free(p);
+  uint64_t newest = 0;
+  for (int b = 6; b < 70; ++b) newest += (uint64_t(64) + uint64_t(b)) << 12;
+  CHECK(workspace_cache_bytes() == newest);
+  // The newest size is served from the cache, the oldest (gone) is not.
+  void *again = tensorir_workspace_alloc((uint64_t(64) + 69) << 12);
+  CHECK(again == live[69]);
+  tensorir_workspace_free(again);
+  release_workspace_cache();
+  // A block past the whole cache's limit is never kept.
+  void *huge = tensorir_workspace_alloc(kWorkspaceCacheLimit + 4096);
+  REQUIRE(huge != nullptr);
+  tensorir_workspace_free(huge);
+  CHECK(workspace_cache_bytes() == 0);
+}
+
+TEST_CASE("workspace: a forked child allocates and frees while the parent keeps its cache", "[workspace]") {
+  release_workspace_cache();
+  void *p = tensorir_workspace_alloc(1u << 20);
+  tensorir_workspace_free(p);
+  std::thread busy([] {  // another thread using the cache while the process forks
+    for (int r = 0; r < 2000; ++r) tensorir_workspace_free(tensorir_workspace_alloc((1u << 17) + (r % 5) * 4096));
+  });
+  for (int f = 0; f < 20; ++f) {
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      void *q = tensorir_workspace_alloc(1u << 20);
+      if (q) std::memset(q, 1, 1u << 20);
+      tensorir_workspace_free(q);
+      _exit(q && workspace_cache_bytes() >= (1u << 20) ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  busy.join();
   release_workspace_cache();
 }

@@ -14,8 +14,8 @@ void tensorir_workspace_free(void *block);
 }
 
 namespace tensorir {
-// Bytes of freed blocks the cache holds at most; blocks freed beyond it go back to the
-// system.
+// Bytes of freed blocks the cache holds at most (and at most 64 blocks): a block freed
+// into a full cache pushes the oldest ones back to the system.
 inline constexpr uint64_t kWorkspaceCacheLimit = uint64_t(512) << 20;
 // Bytes the cache holds now (free blocks, not those in use).
 uint64_t workspace_cache_bytes();
