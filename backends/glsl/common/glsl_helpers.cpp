@@ -171,11 +171,14 @@ const char *kAtan = R"(float tir_atan(float x) {
   return x < 0.0 ? -r : r;
 }
 )";
+// Past 1, 0.5 e^a is (e^(a/2) sqrt(1/2))^2: e^a itself overflows float from 88.73,
+// sinh and cosh only from 89.42.
 const char *kSinh = R"(float tir_sinh(float x) {
   float a = abs(x), r;
   if (a > 1.0) {
-    float e = exp(a);
-    r = 0.5 * e - 0.5 / e;
+    float s = exp(0.5 * a) * 0.7071067811865476;
+    float h = s * s;
+    r = h - 0.25 / h;
   } else {
     float z = x * x;
     r = ((0.000203721912945 * z + 0.00833028376239) * z + 0.166667160211) * z * a + a;
@@ -184,8 +187,9 @@ const char *kSinh = R"(float tir_sinh(float x) {
 }
 )";
 const char *kCosh = R"(float tir_cosh(float x) {
-  float e = exp(abs(x));
-  return 0.5 * e + 0.5 / e;
+  float s = exp(0.5 * abs(x)) * 0.7071067811865476;
+  float h = s * s;
+  return h + 0.25 / h;
 }
 )";
 const char *kAsinh = R"(float tir_asinh(float x) {
