@@ -146,24 +146,14 @@ class NestBuilder {
         stores.push_back(provide(static_cast<int>(v), substitute(body[v], subst)));
       return wrap_loops(st, 0, n, guard(axis_guard, BlockNode::make(stores)));
     }
-    // Reduction: init over the data-parallel loops below the first reduction loop, then
-    // update; or, where data-parallel loops lie between reduction loops, the init inside
-    // them under "the reduction loops around are at their first iteration" (init_position).
+    // Reduction: init over the data-parallel loops below the first reduction loop, then update.
     const auto *red = body[0].as<ReduceNode>();
     size_t p = 0;
     while (p < n && !depends_on_reduce(st, st->leaf_iter_vars[p])) ++p;
-    const size_t q = init_position(st, p);
-    Expr first;
-    for (size_t l = p; l < q; ++l) {
-      const IterVar &iv = st->leaf_iter_vars[l];
-      if (!depends_on_reduce(st, iv)) continue;
-      Expr c = iv.var() == bounds_.ranges.at(iv.get()).min;
-      first = first.defined() ? (first && c) : c;
-    }
     std::vector<Stmt> init;
     for (size_t v = 0; v < body.size(); ++v) init.push_back(provide(static_cast<int>(v), red->combiner->identity[v]));
-    Stmt init_nest = guard(first, wrap_loops(st, q, n, guard(axis_guard, BlockNode::make(init)),
-                                             [&](const IterVar &iv) { return !depends_on_reduce(st, iv); }));
+    Stmt init_nest = wrap_loops(st, p, n, guard(axis_guard, BlockNode::make(init)),
+                                [&](const IterVar &iv) { return !depends_on_reduce(st, iv); });
     std::vector<Expr> old_values, sources;
     for (size_t v = 0; v < body.size(); ++v) {
       old_values.push_back(TensorLoadNode::make(op->output_dtype(static_cast<int>(v)), Ref<const Object>(op),
@@ -190,44 +180,8 @@ class NestBuilder {
     if (!st->is_output) cond = inside_shape(compute, values, leaf_ranges, cond);
     Expr user_cond = simplify(substitute(red->condition, subst));
     if (!is_const_int(user_cond, 1)) cond = cond.defined() ? (cond && user_cond) : user_cond;
-    Stmt update_nest = wrap_loops(st, q, n, guard(cond, update));
-    return wrap_loops(st, 0, q, BlockNode::make({init_nest, update_nest}));
-  }
-
-  // Where a reduction's init goes among leaf loops [p, n) (p: the first reduction loop).
-  // With data-parallel loops between reduction loops (blocks of k around a tile of C, as
-  // a K-blocked GEMM orders them), an init at p would be a pass of its own over every
-  // element the inner loops reach, written long before the update reads it back (a 2048
-  // GEMM in two blocks of k lost 5% to it); placed just above the first reduction loop
-  // inside the last such data-parallel loop, it sets one tile right before the tile
-  // accumulates, while the reduction loops around are at their first iteration. Only
-  // where those run at least once (else the init would never run: a reduction of a
-  // length 0 gives the identity) and one iteration after the other (serial or unrolled:
-  // a parallel or thread-bound one has no single first iteration in time). Else p.
-  size_t init_position(const Stage &st, size_t p) const {
-    const auto &leaves = st->leaf_iter_vars;
-    size_t q = p, next_reduce = leaves.size();
-    for (size_t l = leaves.size(); l-- > p;) {
-      if (depends_on_reduce(st, leaves[l])) {
-        next_reduce = l;
-      } else if (next_reduce < leaves.size()) {
-        q = next_reduce;
-        break;
-      }
-    }
-    for (size_t l = p; l < q; ++l) {
-      if (!depends_on_reduce(st, leaves[l])) continue;
-      auto kind = st->loop_kind.find(leaves[l].get());
-      const bool in_order = kind == st->loop_kind.end() || kind->second == ForKind::Serial ||
-                            kind->second == ForKind::Unrolled;
-      const Range &r = bounds_.ranges.at(leaves[l].get());
-      const int64_t *extent = as_const_int(r.extent);
-      // (A range of other integer types than its loop's variable: left as it was.)
-      if (st->bound_threads.count(leaves[l].get()) || !in_order || !extent || *extent < 1 ||
-          r.min.type() != leaves[l].var().type() || r.extent.type() != leaves[l].var().type())
-        return p;
-    }
-    return q;
+    Stmt update_nest = wrap_loops(st, p, n, guard(cond, update));
+    return wrap_loops(st, 0, p, BlockNode::make({init_nest, update_nest}));
   }
 
   Stmt make_tensorized(const Stage &st) {

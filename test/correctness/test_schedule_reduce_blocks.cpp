@@ -1,9 +1,8 @@
 // Reductions whose loops are split into blocks around data-parallel loops (a K-blocked
-// matmul: blocks of k outside a tile of C, the tile accumulating one block at a time).
-// The init of each element then runs inside the tile's loops, at the first block; every
-// order, split and loop kind here is checked against plain loops on random data.
+// matmul: blocks of k outside a tile of C, the tile accumulating one block at a time):
+// every order, split and loop kind here, lengths given at run time (0 included) and a
+// 64-bit range, checked against plain loops on random data.
 #include <limits>
-#include <regex>
 
 #include "correctness/test_schedule_helpers.h"
 
@@ -56,7 +55,7 @@ TEST_CASE("a K-blocked matmul (blocks of k around a tile of C) matches plain loo
         Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, "mm_kb_between");
         check_both<float>(r, ref, sum_tolerance(K));
       }
-      SECTION("an unrolled block loop around the tile keeps the init as a pass of its own") {
+      SECTION("an unrolled block loop around the tile") {
         Matmul p(M, K, N);
         Schedule s = create_schedule({p.C});
         Stage st = s[p.C];
