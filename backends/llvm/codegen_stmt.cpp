@@ -5,6 +5,7 @@
 
 #include "tensorir/error.h"
 #include "tensorir/ir/op.h"
+#include "tensorir/runtime/workspace.h"
 
 namespace tensorir::llvm_backend {
 
@@ -223,9 +224,9 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
   }
 
   // Heap: a block of the size rounded up to 64 bytes, freed when the scope ends. A size
-  // past 2^48 bytes, more than any address space (extents whose product wraps around
-  // included), asks for 2^63 - 64, which the allocators refuse without trying: the call
-  // fails with the out-of-memory error below.
+  // past kWorkspaceMaxBytes, more than any address space (extents whose product wraps
+  // around included), asks for 2^63 - 64, which the allocators refuse without trying:
+  // the call fails with the out-of-memory error below.
   llvm::Type *i64 = builder_.getInt64Ty();
   llvm::Value *size = builder_.getInt64(elem_bytes);
   llvm::Value *too_big = builder_.getFalse();
@@ -237,7 +238,7 @@ void CodeGenLLVM::emit_allocate(const AllocateNode *op) {
     size = builder_.CreateExtractValue(prod, 0);
     too_big = builder_.CreateOr(too_big, builder_.CreateExtractValue(prod, 1));
   }
-  too_big = builder_.CreateOr(too_big, builder_.CreateICmpUGT(size, builder_.getInt64(int64_t(1) << 48)));
+  too_big = builder_.CreateOr(too_big, builder_.CreateICmpUGT(size, builder_.getInt64(int64_t(kWorkspaceMaxBytes))));
   size = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, size, builder_.getInt64(1));
   size = builder_.CreateAnd(builder_.CreateAdd(size, builder_.getInt64(63)), builder_.getInt64(~int64_t(63)));
   size = builder_.CreateSelect(too_big, builder_.getInt64(std::numeric_limits<int64_t>::max() & ~int64_t(63)), size);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/export.h"
 #include "runtime/thread_pool.h"
 #include "tensorir/error.h"
 #include "tensorir/runtime/parallel.h"
@@ -28,8 +29,6 @@
 #else
 #define TENSORIR_CPU_PAUSE() ((void)0)
 #endif
-
-#define TENSORIR_EXPORT __attribute__((visibility("default")))
 
 namespace tensorir {
 

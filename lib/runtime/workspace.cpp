@@ -9,7 +9,7 @@
 
 #include <cstdlib>
 
-#define TENSORIR_EXPORT __attribute__((visibility("default")))
+#include "runtime/export.h"
 
 namespace tensorir {
 
@@ -107,7 +107,7 @@ extern "C" {
 
 TENSORIR_EXPORT void *tensorir_workspace_alloc(uint64_t bytes) {
   using namespace tensorir;
-  if (bytes > (uint64_t(1) << 48)) return nullptr;  // more than any address space
+  if (bytes > kWorkspaceMaxBytes) return nullptr;
   // Pooled sizes round up to whole pages, so that nearly equal requests share blocks.
   const uint64_t cap = bytes >= kPooledMin ? (bytes + kPage - 1) / kPage * kPage : (bytes + 63) / 64 * 64;
   void *base = cap >= kPooledMin ? take_cached(cap) : nullptr;

@@ -58,7 +58,7 @@ TEST_CASE("workspace: small blocks and null are not cached", "[workspace]") {
   CHECK(workspace_cache_bytes() == 0);
   // No such memory: refused before any allocator is asked.
   CHECK(tensorir_workspace_alloc(uint64_t(1) << 63) == nullptr);
-  CHECK(tensorir_workspace_alloc((uint64_t(1) << 48) + 1) == nullptr);
+  CHECK(tensorir_workspace_alloc(kWorkspaceMaxBytes + 1) == nullptr);
 }
 
 TEST_CASE("workspace: the cache holds at most its limit", "[workspace]") {

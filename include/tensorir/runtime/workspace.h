@@ -7,13 +7,17 @@
 #include <cstdint>
 
 extern "C" {
-// A block of at least `bytes` (64-byte aligned), or null when memory is exhausted.
+// A block of at least `bytes` (64-byte aligned), or null when memory is exhausted or
+// `bytes` is past kWorkspaceMaxBytes.
 // Compiled kernels call it for their heap buffers and release them with the free below.
 void *tensorir_workspace_alloc(uint64_t bytes);
 void tensorir_workspace_free(void *block);
 }
 
 namespace tensorir {
+// More than any address space: a request past it is refused without asking the system
+// (compiled kernels map a size whose computation overflowed to past it).
+inline constexpr uint64_t kWorkspaceMaxBytes = uint64_t(1) << 48;
 // Bytes of freed blocks the cache holds at most (and at most 64 blocks): a block freed
 // into a full cache pushes the oldest ones back to the system.
 inline constexpr uint64_t kWorkspaceCacheLimit = uint64_t(512) << 20;
