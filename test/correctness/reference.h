@@ -117,4 +117,15 @@ inline Kernel build_kernel(const std::vector<Tensor> &outputs, const std::vector
   return build_kernel(create_schedule(outputs), args, name);
 }
 
+// argmax as a reducer over (index, value) pairs: the first maximum wins ties; the
+// identity is (-1, the lowest value of the type).
+inline Reducer argmax_reducer() {
+  return comm_reducer(
+      [](const std::vector<Expr> &a, const std::vector<Expr> &b) {
+        Expr take_b = b[1] > a[1];
+        return std::vector<Expr>{select(take_b, b[0], a[0]), select(take_b, b[1], a[1])};
+      },
+      [](const std::vector<Type> &t) { return std::vector<Expr>{make_const(t[0], -1), min_value(t[1])}; }, "argmax");
+}
+
 }  // namespace tensorir::testing

@@ -239,13 +239,7 @@ TEST_CASE("fragment: argmax returns the index and the value", "[opengl][fragment
       [] {
         Tensor X = placeholder({37, 53}, Float(32), "X");
         IterVar k = reduce_axis({0, 53}, "k");
-        auto argmax = comm_reducer(
-            [](const std::vector<Expr> &a, const std::vector<Expr> &b) {
-              Expr take_b = b[1] > a[1];
-              return std::vector<Expr>{select(take_b, b[0], a[0]), select(take_b, b[1], a[1])};
-            },
-            [](const std::vector<Type> &t) { return std::vector<Expr>{make_const(t[0], -1), min_value(t[1])}; },
-            "argmax");
+        auto argmax = argmax_reducer();
         auto outs = compute({37}, [&](Var i) { return argmax({Expr(k.var()), X(i, k)}, {k}); }, "am");
         return Program{create_schedule({outs[0], outs[1]}), {X, outs[0], outs[1]}};
       },
@@ -261,12 +255,7 @@ TEST_CASE("fragment: reductions longer than one shader loop are split into parti
   Tensor X = placeholder({n, k_len}, Float(32), "X");
   IterVar k = reduce_axis({0, k_len}, "k"), l = reduce_axis({0, 1000}, "l"), m = reduce_axis({0, 200}, "m");
   Tensor I = compute({n}, [&](Var i) { return sum((k + i) % 7, {k}); }, "I");
-  auto argmax = comm_reducer(
-      [](const std::vector<Expr> &a, const std::vector<Expr> &b) {
-        Expr take_b = b[1] > a[1];
-        return std::vector<Expr>{select(take_b, b[0], a[0]), select(take_b, b[1], a[1])};
-      },
-      [](const std::vector<Type> &t) { return std::vector<Expr>{make_const(t[0], -1), min_value(t[1])}; }, "argmax");
+  auto argmax = argmax_reducer();
   IterVar k2 = reduce_axis({0, k_len}, "k2");
   auto am = compute({n}, [&](Var i) { return argmax({Expr(k2.var()), X(i, k2)}, {k2}); }, "am");
   // Two axes, 200,000 iterations, with a condition.

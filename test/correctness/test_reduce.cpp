@@ -246,15 +246,7 @@ TEMPLATE_TEST_CASE("argmax through comm_reducer returns the index and value of t
                    "[correctness][reduce][argmax]", float, double, int32_t) {
   using T = TestType;
   const Type t = dtype_of<T>();
-  auto argmax = comm_reducer(
-      [](const std::vector<Expr> &a, const std::vector<Expr> &b) {
-        Expr take_b = b[1] > a[1];
-        return std::vector<Expr>{select(take_b, b[0], a[0]), select(take_b, b[1], a[1])};
-      },
-      [](const std::vector<Type> &types) {
-        return std::vector<Expr>{make_const(types[0], -1), min_value(types[1])};
-      },
-      "argmax");
+  auto argmax = argmax_reducer();
   for (auto [R, K] : std::vector<std::pair<int, int>>{{7, 33}, {3, 1023}}) {
     DYNAMIC_SECTION(R << "x" << K) {
       Tensor X = placeholder({R, K}, t, "X");

@@ -2,6 +2,7 @@
 // matmul: blocks of k outside a tile of C, the tile accumulating one block at a time):
 // every order, split and loop kind here, lengths given at run time (0 included) and a
 // 64-bit range, checked against plain loops on random data.
+#include <functional>
 #include <limits>
 
 #include "correctness/test_schedule_helpers.h"
@@ -31,39 +32,45 @@ TEST_CASE("a K-blocked matmul (blocks of k around a tile of C) matches plain loo
     DYNAMIC_SECTION(M << "x" << K << "x" << N << " blocks of " << kc) {
       NDArray a = random_array<float>({M, K}, 301), b = random_array<float>({K, N}, 302);
       const std::vector<float> ref = matmul_reference(a, b);
-      SECTION("blocks outermost: kb, i.outer, j.outer, k.inner, i.inner, j.inner (j vectorized)") {
+      // Schedules C's stage of a fresh matmul with `order`, builds and runs it.
+      auto check = [&](const std::function<void(Stage &, const Matmul &)> &order, const std::string &name) {
         Matmul p(M, K, N);
         Schedule s = create_schedule({p.C});
         Stage st = s[p.C];
-        auto [io, jo, ii, ji] = st.tile(p.C.axis(0), p.C.axis(1), 3, 8);
-        auto [kb, ki] = st.split(p.k, kc);
-        st.reorder({kb, io, jo, ki, ii, ji});
-        st.vectorize(ji);
-        st.unroll(ii);
-        Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, "mm_kb_outer");
+        order(st, p);
+        Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, name);
         check_both<float>(r, ref, sum_tolerance(K));
+      };
+      SECTION("blocks outermost: kb, i.outer, j.outer, k.inner, i.inner, j.inner (j vectorized)") {
+        check(
+            [&](Stage &st, const Matmul &p) {
+              auto [io, jo, ii, ji] = st.tile(p.C.axis(0), p.C.axis(1), 3, 8);
+              auto [kb, ki] = st.split(p.k, kc);
+              st.reorder({kb, io, jo, ki, ii, ji});
+              st.vectorize(ji);
+              st.unroll(ii);
+            },
+            "mm_kb_outer");
       }
       SECTION("blocks between data-parallel loops, the tiles' loop parallel, two levels of blocks") {
-        Matmul p(M, K, N);
-        Schedule s = create_schedule({p.C});
-        Stage st = s[p.C];
-        auto [io, jo, ii, ji] = st.tile(p.C.axis(0), p.C.axis(1), 2, 4);
-        auto [kb, kin] = st.split(p.k, kc);
-        auto [ko, ki] = st.split(kin, 2);
-        st.reorder({jo, kb, io, ko, ii, ki, ji});
-        st.parallel(jo);
-        Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, "mm_kb_between");
-        check_both<float>(r, ref, sum_tolerance(K));
+        check(
+            [&](Stage &st, const Matmul &p) {
+              auto [io, jo, ii, ji] = st.tile(p.C.axis(0), p.C.axis(1), 2, 4);
+              auto [kb, kin] = st.split(p.k, kc);
+              auto [ko, ki] = st.split(kin, 2);
+              st.reorder({jo, kb, io, ko, ii, ki, ji});
+              st.parallel(jo);
+            },
+            "mm_kb_between");
       }
       SECTION("an unrolled block loop around the tile") {
-        Matmul p(M, K, N);
-        Schedule s = create_schedule({p.C});
-        Stage st = s[p.C];
-        auto [kb, ki] = st.split(p.k, (K + 1) / 2);
-        st.reorder({kb, p.C.axis(0), ki, p.C.axis(1)});
-        st.unroll(kb);
-        Both r = run_both(s, {p.A, p.B}, {p.C}, {a, b}, "mm_kb_unrolled");
-        check_both<float>(r, ref, sum_tolerance(K));
+        check(
+            [&](Stage &st, const Matmul &p) {
+              auto [kb, ki] = st.split(p.k, (K + 1) / 2);
+              st.reorder({kb, p.C.axis(0), ki, p.C.axis(1)});
+              st.unroll(kb);
+            },
+            "mm_kb_unrolled");
       }
     }
   }
@@ -71,15 +78,7 @@ TEST_CASE("a K-blocked matmul (blocks of k around a tile of C) matches plain loo
 
 TEST_CASE("argmax and a conditional sum, each in blocks around their data-parallel loop", "[schedule][reduce][argmax]") {
   const int R = 9, K = 45;
-  auto argmax = comm_reducer(
-      [](const std::vector<Expr> &x, const std::vector<Expr> &y) {
-        Expr take_y = y[1] > x[1];
-        return std::vector<Expr>{select(take_y, y[0], x[0]), select(take_y, y[1], x[1])};
-      },
-      [](const std::vector<Type> &types) {
-        return std::vector<Expr>{make_const(types[0], -1), min_value(types[1])};
-      },
-      "argmax");
+  auto argmax = argmax_reducer();
   Tensor X = placeholder({R, K}, Float(32), "X");
   IterVar k = reduce_axis({0, K}, "k"), k2 = reduce_axis({0, K}, "k2");
   std::vector<Tensor> am = compute({R}, [&](Var i) { return argmax({k, X(i, k)}, {k}); }, "argmax");

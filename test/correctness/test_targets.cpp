@@ -180,12 +180,7 @@ TEST_CASE("every target: sum, max and argmax reductions", "[correctness][targets
   IterVar k1 = reduce_axis({0, K}, "k1"), k2 = reduce_axis({0, K}, "k2"), k3 = reduce_axis({0, K}, "k3");
   Tensor S = compute({R}, [&](Var i) { return sum(A(i, k1), {k1}); }, "S");
   Tensor M = compute({R}, [&](Var i) { return max(A(i, k2), {k2}); }, "M");
-  Reducer argmax = comm_reducer(
-      [](const std::vector<Expr> &a, const std::vector<Expr> &b) {
-        Expr take_b = b[1] > a[1];
-        return std::vector<Expr>{select(take_b, b[0], a[0]), select(take_b, b[1], a[1])};
-      },
-      [](const std::vector<Type> &t) { return std::vector<Expr>{make_const(t[0], -1), min_value(t[1])}; }, "argmax");
+  Reducer argmax = argmax_reducer();
   std::vector<Tensor> am = compute({R}, [&](Var i) { return argmax({Expr(k3.var()), A(i, k3)}, {k3}); }, "AM");
   NDArray a = random_array<float>({R, K}, 31);
   auto out = run_on_target(target, create_schedule({S, M, am[0], am[1]}), {A, S, M, am[0], am[1]}, "red",
