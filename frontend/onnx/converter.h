@@ -137,6 +137,10 @@ class Context {
   // inputs bound to `inputs` (Importer::run_subgraph).
   std::vector<Value> subgraph(const std::string &attr, const std::vector<Value> &inputs);
 
+  // Whether values may be empty here (Importer::allow_empty_values): then a converter
+  // lets empty inputs through, the result of its graph nodes being known empty.
+  bool empty_values() const;
+
   // Adds a graph node computing `op`, named after output 0 ("<output>/<op>").
   graph::NodeRef make(const std::string &op, const std::vector<graph::NodeRef> &inputs,
                       std::map<std::string, graph::AttrValue> attrs = {});
@@ -148,6 +152,10 @@ class Context {
   const graph::Node &graph_node(graph::NodeRef r) const;
 
  private:
+  // The graph node; where the importer allows empty values (Importer::allow_empty_values),
+  // one that computes elements from an empty input is refused, naming it.
+  graph::NodeRef make_node(const std::string &op, const std::vector<graph::NodeRef> &inputs,
+                           std::map<std::string, graph::AttrValue> attrs, const std::string &name);
   Importer &imp_;
   const ::onnx::NodeProto &node_;
   Attributes attrs_;

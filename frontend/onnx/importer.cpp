@@ -183,7 +183,7 @@ graph::NodeRef Importer::node_of(const std::string &name) {
     unsupported("value '" + name + "' is " + kind_name(v.kind) + "; graph outputs and operands must be tensors");
   if (v.node < 0) {
     TIR_ASSERT(v.known.defined()) << name;
-    if (v.known.numel() == 0) unsupported("value '" + name + "' is empty (a dimension of 0)");
+    if (v.known.numel() == 0 && !empty_values_) unsupported("value '" + name + "' is empty (a dimension of 0)");
     v.node = builder_.constant(node_name(name, true), v.known).id;
   }
   return graph::NodeRef{v.node};
@@ -375,11 +375,10 @@ std::vector<Value> Importer::run_subgraph(const ::onnx::GraphProto &g, const std
   return out;
 }
 
-std::vector<graph::NodeRef> Importer::outputs() {
+std::vector<graph::NodeRef> Importer::outputs(const std::vector<std::string> &names) {
   std::vector<graph::NodeRef> out;
   std::set<int> used;
-  for (const ::onnx::ValueInfoProto &o : model_.graph().output()) {
-    const std::string &name = o.name();
+  for (const std::string &name : names) {
     TIR_USER_CHECK(values_.count(name)) << "onnx: graph output '" << name << "' is computed by no node";
     graph::NodeRef r;
     try {
@@ -400,7 +399,7 @@ std::vector<graph::NodeRef> Importer::outputs() {
   return out;
 }
 
-graph::Graph Importer::run() {
+void Importer::convert() {
   check_option_names();  // a mistake in the options, before anything of the model is read
   const UnsupportedNode opset = opset_problem(model_);
   if (!opset.reason.empty()) throw UnsupportedError("onnx: " + what_ + ": " + opset.reason, {opset});
@@ -416,7 +415,13 @@ graph::Graph Importer::run() {
   add_inputs();
   if (unsupported_.empty()) convert_nodes();
   if (!unsupported_.empty()) throw_unsupported(what_, std::move(unsupported_), skipped_);
-  return builder_.finish(outputs());
+}
+
+graph::Graph Importer::finish(const std::vector<std::string> &outputs) {
+  std::vector<std::string> names = outputs;
+  if (names.empty())
+    for (const ::onnx::ValueInfoProto &o : model_.graph().output()) names.push_back(o.name());
+  return builder_.finish(this->outputs(names));
 }
 
 }  // namespace tensorir::onnx::detail

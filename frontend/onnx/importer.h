@@ -37,7 +37,19 @@ std::string node_label(const ::onnx::NodeProto &n);
 class Importer {
  public:
   Importer(const ::onnx::ModelProto &m, const ImportOptions &options, std::string model_dir, std::string what);
-  graph::Graph run();
+  graph::Graph run() {
+    convert();
+    return finish();
+  }
+  // run() in two steps: every node converted (the values bound, value() reads them), then
+  // the graph of `outputs` (by default the model's), which must not be empty.
+  void convert();
+  graph::Graph finish(const std::vector<std::string> &outputs = {});
+  // For values computed at import only (nothing compiled for the model): values may be
+  // empty (a dimension of 0). A converter's graph node whose result has no elements
+  // becomes a known empty value; one computing elements from an empty value is refused.
+  void allow_empty_values() { empty_values_ = true; }
+  bool empty_values() const { return empty_values_; }
 
   // For Context.
   Value &value(const std::string &name);
@@ -71,12 +83,13 @@ class Importer {
   // An input fixed by ImportOptions::input_values: a known value, not a graph input.
   void bind_fixed_input(const ::onnx::ValueInfoProto &in, Type dtype, const NDArray &value);
   void convert_nodes();
-  std::vector<graph::NodeRef> outputs();
+  std::vector<graph::NodeRef> outputs(const std::vector<std::string> &names);
 
   const ::onnx::ModelProto &model_;
   const ImportOptions &options_;
   std::string dir_, what_;
   int opset_ = 0;
+  bool empty_values_ = false;
   graph::Builder builder_;
   std::map<std::string, Value> values_;
   std::set<std::string> onnx_names_, graph_names_, poisoned_, graph_inputs_, half_names_;

@@ -171,30 +171,58 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const NodePr
   ModelProto one = empty_like(m);
   GraphProto *g = one.mutable_graph();
   *g->add_node() = n;
+  for (const std::string &o : n.output())
+    if (!o.empty()) g->add_output()->set_name(o);
+  std::map<std::string, NDArray> reads;
   for (const std::string &name : names_read(n)) {
     auto it = inputs.find(name);
     TIR_ASSERT(it != inputs.end()) << "no value for '" << name << "', read by " << node_label(n);
-    *g->add_initializer() = tensor_proto(name, it->second.to(Device::cpu()));
+    reads.insert(*it);
   }
-  for (const std::string &o : n.output())
-    if (!o.empty()) g->add_output()->set_name(o);
+  return compute_on_host(one, reads, dir, what);
+}
+
+std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::map<std::string, NDArray> &inputs,
+                                               const std::string &dir, const std::string &what) {
+  // Only the nodes the outputs need: a node whose result nobody reads could refuse an
+  // empty value that the outputs do not depend on.
+  ModelProto known = m;
+  GraphProto *g = known.mutable_graph();
+  std::set<std::string> needed;
+  for (const ValueInfoProto &o : m.graph().output()) needed.insert(o.name());
+  std::vector<bool> keep(size_t(m.graph().node_size()), false);
+  for (int i = m.graph().node_size() - 1; i >= 0; --i) {
+    const NodeProto &n = m.graph().node(i);
+    for (const std::string &o : n.output()) keep[size_t(i)] = keep[size_t(i)] || needed.count(o);
+    if (keep[size_t(i)])
+      for (const std::string &r : names_read(n)) needed.insert(r);
+  }
+  g->clear_node();
+  for (int i = 0; i < m.graph().node_size(); ++i)
+    if (keep[size_t(i)]) *g->add_node() = m.graph().node(i);
+  for (const ValueInfoProto &in : m.graph().input())
+    TIR_ASSERT(inputs.count(in.name())) << "no value for graph input '" << in.name() << "'";
+  g->clear_input();
+  for (const auto &[name, value] : inputs) *g->add_initializer() = tensor_proto(name, value.to(Device::cpu()));
   const ImportOptions options;
-  Importer imp(one, options, dir, what);
-  const graph::Graph graph = imp.run();
+  Importer imp(known, options, dir, what);
+  imp.allow_empty_values();
+  imp.convert();
+  // Every value the converters computed is known; what they left to graph nodes of
+  // constants is compiled for the CPU and run once. Known values may be empty, which a
+  // graph's values may not be.
   std::map<std::string, NDArray> out;
-  bool all_known = true;
-  for (const std::string &o : n.output())
-    if (!o.empty()) {
-      const Value &v = imp.value(o);
-      TIR_USER_CHECK(v.kind == ValueKind::kTensor)
-          << "onnx: " << what << ": " << node_label(n) << " (" << n.op_type() << ") computes " << kind_name(v.kind)
-          << "; between stages only tensors are supported";
-      if (v.known.defined()) out[o] = v.known;
-      else all_known = false;
-    }
-  if (all_known) return out;
-  // A converter that made graph nodes of its known inputs: run them on the CPU.
-  const graph::Outputs run = graph::build(graph, Target("llvm")).run({});
+  std::vector<std::string> computed;
+  for (const ValueInfoProto &o : m.graph().output()) {
+    const Value &v = imp.value(o.name());
+    TIR_USER_CHECK(v.kind == ValueKind::kTensor)
+        << "onnx: " << what << ": '" << o.name() << "' is " << kind_name(v.kind)
+        << "; between stages only tensors are supported";
+    if (v.known.defined()) out[o.name()] = v.known;
+    else computed.push_back(o.name());
+  }
+  if (computed.empty()) return out;
+  const graph::Outputs run = graph::build(imp.finish(computed), Target("llvm")).run({});
   for (size_t i = 0; i < run.size(); ++i) out[run.names()[i]] = run.at(i);
   return out;
 }

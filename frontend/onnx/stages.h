@@ -37,6 +37,13 @@ std::map<std::string, NDArray> compute_on_host(const ::onnx::ModelProto &m, cons
                                                const std::map<std::string, NDArray> &inputs, const std::string &dir,
                                                const std::string &what);
 
+// The outputs of model `m` computed on the host from `inputs`, which give each of its
+// graph inputs: the model converted with those as initializers. Unlike a compiled
+// session it takes empty arrays (a dimension of 0) wherever the converters compute their
+// results at import. An Error (UnsupportedError where a node cannot be) says why not.
+std::map<std::string, NDArray> compute_on_host(const ::onnx::ModelProto &m, const std::map<std::string, NDArray> &inputs,
+                                               const std::string &dir, const std::string &what);
+
 // The names node `n` reads: its inputs and the outer values its subgraphs read.
 std::set<std::string> names_read(const ::onnx::NodeProto &n);
 

@@ -102,6 +102,90 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
   return count;
 }
 
+// A detector's last steps after its NMS: det = [the selected boxes x scale, class] (Gather,
+// Mul, Cast, Unsqueeze, Concat), num = det's row count (Shape, Gather), proj = the
+// selected boxes x w (MatMul), corners = the scaled boxes as [2 x count, 2] (Reshape of
+// [-1, 2]); with `reduce`, also their largest coordinate (ReduceMax).
+constexpr float kScale[4] = {2.f, 3.f, 2.f, 3.f};
+std::string detector_model(const NDArray &w, bool reduce = false) {
+  ModelBuilder mb(13);
+  mb.input("x", {int64_t{1}, kBoxes, int64_t{4}});
+  mb.input("s", {int64_t{1}, kClasses, kBoxes});
+  mb.initializer("max_out", NDArray::from_vector<int64_t>({kMaxPerClass}, {1}));
+  mb.initializer("iou", NDArray::from_vector<float>({kIou}, {1}));
+  mb.initializer("min_score", NDArray::from_vector<float>({kMinScore}, {1}));
+  mb.initializer("zero", NDArray::from_vector<int64_t>({0}, {}));
+  mb.initializer("one", NDArray::from_vector<int64_t>({1}, {}));
+  mb.initializer("two", NDArray::from_vector<int64_t>({2}, {}));
+  mb.initializer("axis0", NDArray::from_vector<int64_t>({0}, {1}));
+  mb.initializer("axis1", NDArray::from_vector<int64_t>({1}, {1}));
+  mb.initializer("scale", NDArray::from_vector<float>(std::vector<float>(kScale, kScale + 4), {4}));
+  mb.initializer("w", w);
+  mb.node("Relu", {"x"}, {"boxes"});
+  mb.node("Sigmoid", {"s"}, {"scores"});
+  mb.node("NonMaxSuppression", {"boxes", "scores", "max_out", "iou", "min_score"}, {"sel"}, "nms");
+  attr(mb.node("Gather", {"sel", "one"}, {"cls"}), "axis", int64_t{1});
+  attr(mb.node("Gather", {"sel", "two"}, {"idx"}), "axis", int64_t{1});
+  mb.node("Squeeze", {"boxes", "axis0"}, {"boxes2"});
+  attr(mb.node("Gather", {"boxes2", "idx"}, {"picked"}), "axis", int64_t{0});
+  mb.node("Mul", {"picked", "scale"}, {"scaled"});
+  attr(mb.node("Cast", {"cls"}, {"cls_f"}), "to", int64_t{::onnx::TensorProto::FLOAT});
+  mb.node("Unsqueeze", {"cls_f", "axis1"}, {"cls_col"});
+  attr(mb.node("Concat", {"scaled", "cls_col"}, {"det"}), "axis", int64_t{1});
+  mb.node("Shape", {"det"}, {"det_shape"});
+  attr(mb.node("Gather", {"det_shape", "zero"}, {"num"}), "axis", int64_t{0});
+  mb.node("MatMul", {"picked", "w"}, {"proj"});
+  mb.initializer("pairs", NDArray::from_vector<int64_t>({-1, 2}, {2}));
+  mb.node("Reshape", {"scaled", "pairs"}, {"corners"});
+  mb.output("det");
+  mb.output("num", {}, ::onnx::TensorProto::INT64);
+  mb.output("proj");
+  mb.output("corners");
+  if (reduce) {
+    attr(mb.node("ReduceMax", {"picked"}, {"largest"}, "largest"), "keepdims", int64_t{0});
+    mb.output("largest");
+  }
+  return mb.bytes();
+}
+
+// One run of detector_model against the reference NMS and plain loops; how many boxes it
+// selected. `score_low` and `score_high` bound the scores before the sigmoid.
+int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t seed, double score_low,
+                           double score_high) {
+  const NDArray x = NDArray::random({1, kBoxes, 4}, Float(32), seed, -1.0, 10.0);
+  const NDArray s = NDArray::random({1, kClasses, kBoxes}, Float(32), seed + 1, score_low, score_high);
+  std::vector<float> boxes = x.to_vector<float>(), scores = s.to_vector<float>();
+  for (float &v : boxes) v = std::max(v, 0.0f);
+  for (float &v : scores) v = 1.0f / (1.0f + std::exp(-v));
+  const std::vector<int64_t> sel = reference_nms(boxes, scores);
+  const int64_t count = int64_t(sel.size() / 3);
+  const std::vector<float> wv = w.to_vector<float>();
+  std::vector<double> det, proj, corners;
+  for (int64_t r = 0; r < count; ++r) {
+    const float *box = &boxes[size_t(sel[size_t(r * 3 + 2)] * 4)];
+    for (int c = 0; c < 4; ++c) det.push_back(double(box[c]) * kScale[c]);
+    corners.insert(corners.end(), det.end() - 4, det.end());
+    det.push_back(double(sel[size_t(r * 3 + 1)]));
+    for (int j = 0; j < 3; ++j) {
+      double acc = 0;
+      for (int c = 0; c < 4; ++c) acc += double(box[c]) * wv[size_t(c * 3 + j)];
+      proj.push_back(acc);
+    }
+  }
+  const graph::Outputs out = session.run({{"x", x}, {"s", s}});
+  REQUIRE(out["det"].shape() == std::vector<int64_t>{count, 5});
+  CHECK(out["det"].dtype() == Float(32));
+  check_close(out["det"], det);
+  REQUIRE(out["num"].shape().empty());
+  CHECK(out["num"].to_vector<int64_t>() == std::vector<int64_t>{count});
+  REQUIRE(out["proj"].shape() == std::vector<int64_t>{count, 3});
+  CHECK(out["proj"].dtype() == Float(32));
+  check_close(out["proj"], proj, 1e-4, 1e-5);
+  REQUIRE(out["corners"].shape() == std::vector<int64_t>{2 * count, 2});
+  check_close(out["corners"], corners);
+  return count;
+}
+
 }  // namespace
 
 TEST_CASE("a Session runs NonMaxSuppression of computed boxes between stages, and the nodes after it",
@@ -136,7 +220,8 @@ TEST_CASE("a Session finds the stages once a symbolic batch is bound, at the fir
   check_nms_run(session, 8);
 }
 
-TEST_CASE("a Session runs NonZero of a computed mask between stages", "[onnx][session][stages]") {
+TEST_CASE("a Session runs NonZero of a computed mask between stages, an all-zero one giving empty results",
+          "[onnx][session][stages]") {
   // vals = y[y > 0] (NonZero, Transpose, GatherND), squared.
   ModelBuilder mb(13);
   mb.input("y", {int64_t{4}, int64_t{7}});
@@ -168,21 +253,61 @@ TEST_CASE("a Session runs NonZero of a computed mask between stages", "[onnx][se
     CHECK(out["nz"].to_vector<int64_t>() == want);
     check_close(out["sq"], sq);
   }
+  // Nothing above zero: nz is [2, 0], and the nodes after it give an empty result.
+  const NDArray negative = NDArray::random({4, 7}, Float(32), 6, -1.0, -0.1);
+  const graph::Outputs out = session.run({{"y", negative}});
+  CHECK(out["nz"].shape() == std::vector<int64_t>{2, 0});
+  CHECK(out["nz"].dtype() == Int(64));
+  CHECK(out["sq"].shape() == std::vector<int64_t>{0});
+  CHECK(out["sq"].dtype() == Float(32));
+}
+
+TEST_CASE("a detector that selects no box returns empty results, the nodes after its NMS computed on the host",
+          "[onnx][session][stages]") {
+  const NDArray w = NDArray::random({4, 3}, Float(32), 9);
+  tonnx::Session session = tonnx::Session::from_bytes(detector_model(w), "llvm");
+  CHECK(session.staged());
+  CHECK(check_detector_run(session, w, 10, -3.0, 3.0) > 0);
+  const int64_t compiles = session.compiles();
+  // Scores below -20 are below kMinScore after the sigmoid: no box at all.
+  CHECK(check_detector_run(session, w, 20, -30.0, -20.0) == 0);
+  CHECK(session.compiles() == compiles);  // nothing compiled for the empty run
+  CHECK(check_detector_run(session, w, 30, -3.0, 3.0) > 0);
+}
+
+TEST_CASE("a node after the boundary that would compute elements from an empty value is an error of that run",
+          "[onnx][session][stages]") {
+  const NDArray w = NDArray::random({4, 3}, Float(32), 9);
+  tonnx::Session session = tonnx::Session::from_bytes(detector_model(w, true), "llvm");
+  const NDArray x = NDArray::random({1, kBoxes, 4}, Float(32), 40, -1.0, 10.0);
+  std::vector<float> boxes = x.to_vector<float>();
+  const NDArray s = NDArray::random({1, kClasses, kBoxes}, Float(32), 41, -3.0, 3.0);
+  std::vector<float> scores = s.to_vector<float>();
+  for (float &v : scores) v = 1.0f / (1.0f + std::exp(-v));
+  double largest = 0;  // the boxes are Relu(x)
+  const std::vector<int64_t> sel = reference_nms(boxes, scores);
+  REQUIRE(!sel.empty());
+  for (size_t r = 0; r < sel.size() / 3; ++r)
+    for (int c = 0; c < 4; ++c) largest = std::max(largest, double(boxes[size_t(sel[r * 3 + 2] * 4 + c)]));
+  check_close(session.run({{"x", x}, {"s", s}})["largest"], std::vector<double>{largest});
+  // No box: the largest coordinate of none is not computed (ONNX's -inf is not taken up).
+  const NDArray none = NDArray::random({1, kClasses, kBoxes}, Float(32), 42, -30.0, -20.0);
+  CHECK_THROWS_WITH(session.run({{"x", x}, {"s", none}}),
+                    Contains("'sel', which is empty this run") && Contains("node 'largest' (ReduceMax)") &&
+                        Contains("reduce_max of picked [0, 4]"));
 }
 
 TEST_CASE("a node computed between stages that cannot be is an error of that run, naming it",
           "[onnx][session][stages]") {
-  // Every element of Relu(-|y|) is zero: NonZero's result would be empty.
+  // NonZero of a scalar computed at run time: refused when its value is known.
   ModelBuilder mb(13);
-  mb.input("y", {int64_t{3}});
-  mb.node("Abs", {"y"}, {"a"});
-  mb.node("Neg", {"a"}, {"n"});
-  mb.node("Relu", {"n"}, {"r"});
+  mb.input("y", {});
+  mb.node("Relu", {"y"}, {"r"});
   mb.node("NonZero", {"r"}, {"nz"}, "where");
   mb.output("nz", {}, ::onnx::TensorProto::INT64);
   tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
-  CHECK_THROWS_WITH(session.run({{"y", NDArray::random({3}, Float(32), 1)}}),
-                    Contains("node 'where' (NonZero)") && Contains("between stages") && Contains("empty result"));
+  CHECK_THROWS_WITH(session.run({{"y", NDArray::from_vector<float>({2.0f}, {})}}),
+                    Contains("node 'where' (NonZero)") && Contains("between stages") && Contains("a scalar input"));
 }
 
 TEST_CASE("a Session stages an If whose branch reads a boundary node's result, and an If of a computed condition",

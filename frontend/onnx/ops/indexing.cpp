@@ -24,7 +24,7 @@ void gather_elements(Context &c) {
   TIR_USER_CHECK(c.rank(1) == c.rank(0)) << "indices '" << c.input_name(1) << "' and data '" << c.input_name(0)
                                          << "' differ in rank";
   if (c.rank(0) == 0) unsupported("a scalar input");
-  if (element_count(c.shape(1)) == 0) unsupported("empty indices");
+  if (!c.empty_values() && element_count(c.shape(1)) == 0) unsupported("empty indices");
   c.output(0, "gather_elements", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}});
 }
 
@@ -34,7 +34,8 @@ void gather_nd(Context &c) {
   const int64_t k = c.shape(1).back();
   TIR_USER_CHECK(b >= 0 && k >= 1 && b + k <= c.rank(0)) << "indices " << shape_str(c.shape(1))
                                                           << " do not fit data " << shape_str(c.shape(0));
-  if (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0) unsupported("an empty input");
+  if (!c.empty_values() && (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0))
+    unsupported("an empty input");
   if (c.rank(1) - 1 + c.rank(0) - b - k == 0) unsupported("a scalar result");
   c.output(0, "gather_nd", {c.node(0), c.node(1)}, {{"batch_dims", b}});
 }
@@ -110,7 +111,7 @@ void hardmax(Context &c, bool coerce) {
   const Shape &in = c.shape(0);
   const int r = c.rank(0);
   if (r == 0) unsupported("a scalar input");
-  if (element_count(in) == 0) unsupported("an empty input " + shape_str(in));
+  if (!c.empty_values() && element_count(in) == 0) unsupported("an empty input " + shape_str(in));
   const int axis = normalize_axis(c.attrs().i("axis", coerce ? 1 : -1), r);
   if (!coerce || axis == r - 1) {  // the 2-D view reduces the last axis too
     c.output(0, "hardmax", {c.node(0)}, {{"axis", int64_t(axis)}});

@@ -98,7 +98,8 @@ void gather(Context &c) {
   const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
   if (!c.known(1)) {  // computed indices: the graph's take
     if (!c.dtype(1).is_int()) unsupported("indices '" + c.input_name(1) + "' are " + c.dtype(1).str());
-    if (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0) unsupported("an empty input");
+    if (!c.empty_values() && (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0))
+      unsupported("an empty input");
     if (c.rank(0) + c.rank(1) == 1) unsupported("a scalar result");
     return void(c.output(0, "take", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}}));
   }
@@ -106,7 +107,13 @@ void gather(Context &c) {
   if (c.known(0)) return c.set_output(0, host_gather(c.input(0).known, c.input(1).known, axis));
   const Shape &in = c.shape(0);
   if (c.rank(1) > 1) return void(c.output(0, "take", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}}));
-  if (idx.empty()) unsupported("no indices");
+  if (idx.empty()) {  // known to be none: an empty result
+    if (!c.empty_values()) unsupported("no indices");
+    Shape out = in;
+    out.erase(out.begin() + axis);
+    out.insert(out.begin() + axis, c.shape(1).begin(), c.shape(1).end());
+    return c.set_output(0, NDArray::empty(out, c.dtype(0)));
+  }
   std::vector<graph::NodeRef> parts;
   for (int64_t k : idx) {
     const int64_t j = k < 0 ? k + in[size_t(axis)] : k;

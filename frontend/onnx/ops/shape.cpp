@@ -97,7 +97,6 @@ void reshape(Context &c, bool attr) {
   TIR_USER_CHECK(!attr || c.attrs().has("shape")) << "the shape attribute is missing";
   Shape target = attr ? c.attrs().ints("shape") : c.ints(1, "shape");
   const Shape &in = c.shape(0);
-  if (element_count(in) == 0) unsupported("the data " + shape_str(in) + " is empty (a dimension of 0)");
   const bool allow_zero = c.attrs().i("allowzero", 0) != 0;
   int infer = -1;
   int64_t known = 1;
@@ -112,7 +111,8 @@ void reshape(Context &c, bool attr) {
       TIR_USER_CHECK(infer < 0) << "shape " << shape_str(target) << " has two -1";
       infer = int(i);
     } else {
-      TIR_USER_CHECK(target[i] >= 0 && target[i] <= std::max<int64_t>(element_count(in), 1))
+      // Empty data (a dimension of 0) takes any dimensions whose product is 0.
+      TIR_USER_CHECK(target[i] >= 0 && (element_count(in) == 0 || target[i] <= element_count(in)))
           << "cannot reshape " << shape_str(in) << " to " << shape_str(target);
       overflow = overflow || __builtin_mul_overflow(known, target[i], &known);
     }
