@@ -85,21 +85,23 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
     }
   }
   std::map<std::string, NDArray> after;
-  std::string empty;  // a value the stage after reads that has no elements this run
+  std::string empty;  // the values the stage after reads that have no elements this run
   for (const std::string &name : s.stages.cut)
-    if (empty.empty() && values.at(name).numel() == 0) empty = name;
+    if (values.at(name).numel() == 0) empty += (empty.empty() ? "'" : ", '") + name + "'";
   if (s.stages.has_after && !empty.empty()) {
     // A compiled stage takes no empty arrays: the nodes after are computed on the host,
     // as at import from known values (a detector that finds nothing, a mask of zeros).
     std::map<std::string, NDArray> feed;
     for (const std::string &name : s.stages.cut) feed[name] = values.at(name);
+    const std::string context = "onnx: " + what + ": the nodes after " + s.boundary + " read " + empty +
+                                ", empty this run (a dimension of 0), and cannot be computed from it: ";
     try {
       after = detail::compute_on_host(s.stages.after, feed, data_dir, what);
     } catch (const UnsupportedError &e) {
-      throw Error("onnx: " + what + ": the nodes after " + s.boundary + " read '" + empty +
-                  "', which is empty this run (a dimension of 0), and cannot be computed from it: " +
-                  (e.nodes().empty() ? std::string(e.what())
-                                     : "node '" + e.nodes()[0].node + "' (" + e.nodes()[0].op + "): " + e.nodes()[0].reason));
+      const UnsupportedNode *u = e.nodes().empty() ? nullptr : &e.nodes()[0];
+      throw Error(context + (u ? "node '" + u->node + "' (" + u->op + "): " + u->reason : std::string(e.what())));
+    } catch (const Error &e) {
+      throw Error(context + e.what());
     }
   } else if (s.stages.has_after) {
     if (!s.after) {  // the types of its inputs are those of this run's values

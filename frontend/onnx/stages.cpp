@@ -200,6 +200,9 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::m
   g->clear_node();
   for (int i = 0; i < m.graph().node_size(); ++i)
     if (keep[size_t(i)]) *g->add_node() = m.graph().node(i);
+  g->clear_initializer();  // and the initializers they read: each is parsed at import
+  for (const auto &t : m.graph().initializer())
+    if (needed.count(t.name())) *g->add_initializer() = t;
   for (const ValueInfoProto &in : m.graph().input())
     TIR_ASSERT(inputs.count(in.name())) << "no value for graph input '" << in.name() << "'";
   g->clear_input();
@@ -215,9 +218,14 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::m
   std::vector<std::string> computed;
   for (const ValueInfoProto &o : m.graph().output()) {
     const Value &v = imp.value(o.name());
-    TIR_USER_CHECK(v.kind == ValueKind::kTensor)
-        << "onnx: " << what << ": '" << o.name() << "' is " << kind_name(v.kind)
-        << "; between stages only tensors are supported";
+    if (v.kind != ValueKind::kTensor) {
+      std::string by;
+      for (const NodeProto &n : m.graph().node())
+        if (std::count(n.output().begin(), n.output().end(), o.name()))
+          by = " (of node '" + node_label(n) + "', " + n.op_type() + ")";
+      throw Error("onnx: " + what + ": '" + o.name() + "'" + by + " is " + kind_name(v.kind) +
+                  "; between stages only tensors are supported");
+    }
     if (v.known.defined()) out[o.name()] = v.known;
     else computed.push_back(o.name());
   }

@@ -105,9 +105,12 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
 // A detector's last steps after its NMS: det = [the selected boxes x scale, class] (Gather,
 // Mul, Cast, Unsqueeze, Concat), num = det's row count (Shape, Gather), proj = the
 // selected boxes x w (MatMul), corners = the scaled boxes as [2 x count, 2] (Reshape of
-// [-1, 2]); with `reduce`, also their largest coordinate (ReduceMax).
+// [-1, 2]), first = the softmax of the first `count` boxes (Slice to a computed end),
+// count_f = num as float (Cast, Relu). `refused` adds an output that an empty selection
+// cannot give: "ReduceMax" (the largest coordinate of the boxes) or "Pad" (a row of
+// zeros on either side).
 constexpr float kScale[4] = {2.f, 3.f, 2.f, 3.f};
-std::string detector_model(const NDArray &w, bool reduce = false) {
+std::string detector_model(const NDArray &w, const std::string &refused = "") {
   ModelBuilder mb(13);
   mb.input("x", {int64_t{1}, kBoxes, int64_t{4}});
   mb.input("s", {int64_t{1}, kClasses, kBoxes});
@@ -137,14 +140,23 @@ std::string detector_model(const NDArray &w, bool reduce = false) {
   mb.node("MatMul", {"picked", "w"}, {"proj"});
   mb.initializer("pairs", NDArray::from_vector<int64_t>({-1, 2}, {2}));
   mb.node("Reshape", {"scaled", "pairs"}, {"corners"});
+  mb.node("Softmax", {"boxes2"}, {"soft"});
+  mb.node("Unsqueeze", {"num", "axis0"}, {"end"});
+  mb.node("Slice", {"soft", "axis0", "end", "axis0"}, {"first"});
+  attr(mb.node("Cast", {"num"}, {"num_f"}), "to", int64_t{::onnx::TensorProto::FLOAT});
+  mb.node("Relu", {"num_f"}, {"count_f"});
   mb.output("det");
   mb.output("num", {}, ::onnx::TensorProto::INT64);
   mb.output("proj");
   mb.output("corners");
-  if (reduce) {
-    attr(mb.node("ReduceMax", {"picked"}, {"largest"}, "largest"), "keepdims", int64_t{0});
-    mb.output("largest");
+  mb.output("first");
+  mb.output("count_f");
+  if (refused == "ReduceMax") attr(mb.node("ReduceMax", {"picked"}, {"extra"}, "extra"), "keepdims", int64_t{0});
+  if (refused == "Pad") {
+    mb.initializer("pads", NDArray::from_vector<int64_t>({1, 0, 1, 0}, {4}));
+    mb.node("Pad", {"picked", "pads"}, {"extra"}, "extra");
   }
+  if (!refused.empty()) mb.output("extra");
   return mb.bytes();
 }
 
@@ -160,11 +172,15 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   const std::vector<int64_t> sel = reference_nms(boxes, scores);
   const int64_t count = int64_t(sel.size() / 3);
   const std::vector<float> wv = w.to_vector<float>();
-  std::vector<double> det, proj, corners;
+  std::vector<double> det, proj, corners, first;
   for (int64_t r = 0; r < count; ++r) {
     const float *box = &boxes[size_t(sel[size_t(r * 3 + 2)] * 4)];
     for (int c = 0; c < 4; ++c) det.push_back(double(box[c]) * kScale[c]);
     corners.insert(corners.end(), det.end() - 4, det.end());
+    const float *row = &boxes[size_t(r * 4)];  // softmax of box r
+    double total = 0;
+    for (int c = 0; c < 4; ++c) total += std::exp(double(row[c]));
+    for (int c = 0; c < 4; ++c) first.push_back(std::exp(double(row[c])) / total);
     det.push_back(double(sel[size_t(r * 3 + 1)]));
     for (int j = 0; j < 3; ++j) {
       double acc = 0;
@@ -183,6 +199,10 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   check_close(out["proj"], proj, 1e-4, 1e-5);
   REQUIRE(out["corners"].shape() == std::vector<int64_t>{2 * count, 2});
   check_close(out["corners"], corners);
+  REQUIRE(out["first"].shape() == std::vector<int64_t>{count, 4});
+  check_close(out["first"], first);
+  REQUIRE(out["count_f"].shape().empty());
+  check_close(out["count_f"], std::vector<double>{double(count)});
   return count;
 }
 
@@ -271,30 +291,48 @@ TEST_CASE("a detector that selects no box returns empty results, the nodes after
   const int64_t compiles = session.compiles();
   // Scores below -20 are below kMinScore after the sigmoid: no box at all.
   CHECK(check_detector_run(session, w, 20, -30.0, -20.0) == 0);
-  CHECK(session.compiles() == compiles);  // nothing compiled for the empty run
+  CHECK(session.compiles() == compiles);  // no stage compiled for the empty run
   CHECK(check_detector_run(session, w, 30, -3.0, 3.0) > 0);
 }
 
 TEST_CASE("a node after the boundary that would compute elements from an empty value is an error of that run",
           "[onnx][session][stages]") {
   const NDArray w = NDArray::random({4, 3}, Float(32), 9);
-  tonnx::Session session = tonnx::Session::from_bytes(detector_model(w, true), "llvm");
   const NDArray x = NDArray::random({1, kBoxes, 4}, Float(32), 40, -1.0, 10.0);
-  std::vector<float> boxes = x.to_vector<float>();
   const NDArray s = NDArray::random({1, kClasses, kBoxes}, Float(32), 41, -3.0, 3.0);
-  std::vector<float> scores = s.to_vector<float>();
+  std::vector<float> boxes = x.to_vector<float>(), scores = s.to_vector<float>();
+  for (float &v : boxes) v = std::max(v, 0.0f);
   for (float &v : scores) v = 1.0f / (1.0f + std::exp(-v));
-  double largest = 0;  // the boxes are Relu(x)
   const std::vector<int64_t> sel = reference_nms(boxes, scores);
-  REQUIRE(!sel.empty());
-  for (size_t r = 0; r < sel.size() / 3; ++r)
-    for (int c = 0; c < 4; ++c) largest = std::max(largest, double(boxes[size_t(sel[r * 3 + 2] * 4 + c)]));
-  check_close(session.run({{"x", x}, {"s", s}})["largest"], std::vector<double>{largest});
-  // No box: the largest coordinate of none is not computed (ONNX's -inf is not taken up).
+  const int64_t count = int64_t(sel.size() / 3);
+  REQUIRE(count > 0);
+  std::vector<double> largest = {0}, padded(4, 0.0);  // Pad: a row of zeros, the boxes, a row of zeros
+  for (int64_t r = 0; r < count; ++r)
+    for (int c = 0; c < 4; ++c) {
+      const double v = boxes[size_t(sel[size_t(r * 3 + 2)] * 4 + c)];
+      largest[0] = std::max(largest[0], v);
+      padded.push_back(v);
+    }
+  padded.insert(padded.end(), 4, 0.0);
   const NDArray none = NDArray::random({1, kClasses, kBoxes}, Float(32), 42, -30.0, -20.0);
-  CHECK_THROWS_WITH(session.run({{"x", x}, {"s", none}}),
-                    Contains("'sel', which is empty this run") && Contains("node 'largest' (ReduceMax)") &&
-                        Contains("reduce_max of picked [0, 4]"));
+  // The largest coordinate of no box (ONNX's -inf is not taken up), and zeros around no
+  // rows: each computes elements from the empty selection.
+  for (const char *op : {"ReduceMax", "Pad"}) {
+    INFO(op);
+    tonnx::Session session = tonnx::Session::from_bytes(detector_model(w, op), "llvm");
+    const NDArray extra = session.run({{"x", x}, {"s", s}})["extra"];
+    if (std::string(op) == "Pad") REQUIRE(extra.shape() == std::vector<int64_t>{count + 2, 4});
+    check_close(extra, std::string(op) == "Pad" ? padded : largest);
+    try {
+      session.run({{"x", x}, {"s", none}});
+      FAIL("an empty selection gave " << op << " a result");
+    } catch (const tonnx::UnsupportedError &e) {
+      FAIL("an UnsupportedError, which says the model cannot be imported: " << e.what());
+    } catch (const Error &e) {
+      CHECK_THAT(e.what(), Contains("read 'sel', empty this run") && Contains("node 'extra' (" + std::string(op) + ")") &&
+                               Contains(std::string(op == std::string("Pad") ? "pad" : "reduce_max") + " of picked [0, 4]"));
+    }
+  }
 }
 
 TEST_CASE("a node computed between stages that cannot be is an error of that run, naming it",
@@ -308,6 +346,27 @@ TEST_CASE("a node computed between stages that cannot be is an error of that run
   tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
   CHECK_THROWS_WITH(session.run({{"y", NDArray::from_vector<float>({2.0f}, {})}}),
                     Contains("node 'where' (NonZero)") && Contains("between stages") && Contains("a scalar input"));
+}
+
+TEST_CASE("outside a staged run an empty result is still refused, naming the node that gives it",
+          "[onnx][session][stages]") {
+  // NonZero of a constant of zeros, added to the input: a compiled model holds no empty value.
+  ModelBuilder mb(13);
+  mb.input("y", {int64_t{2}});
+  mb.initializer("zeros", NDArray::from_vector<float>({0.0f, 0.0f}, {2}));
+  mb.node("NonZero", {"zeros"}, {"nz"}, "where");
+  attr(mb.node("Cast", {"nz"}, {"nz_f"}), "to", int64_t{::onnx::TensorProto::FLOAT});
+  attr(mb.node("ReduceSum", {"nz_f"}, {"total"}), "keepdims", int64_t{0});
+  mb.node("Add", {"y", "total"}, {"out"});
+  mb.output("out");
+  try {
+    tonnx::import_bytes(mb.bytes());
+    FAIL("an empty NonZero result was imported");
+  } catch (const tonnx::UnsupportedError &e) {
+    REQUIRE(e.nodes().size() == 1);
+    CHECK(e.nodes()[0].node == "where");
+    CHECK_THAT(e.nodes()[0].reason, Contains("every element is zero: an empty result"));
+  }
 }
 
 TEST_CASE("a Session stages an If whose branch reads a boundary node's result, and an If of a computed condition",

@@ -20,9 +20,13 @@ void compress(Context &c) {
   std::vector<int64_t> picked;  // positions past the condition's end are dropped
   for (size_t i = 0; i < cond.size(); ++i)
     if (cond[i]) picked.push_back(int64_t(i));
+  if (picked.empty()) {
+    std::vector<int64_t> out = shape;
+    out[size_t(axis)] = 0;
+    return empty_output(c, 0, out, c.dtype(0), "the condition selects nothing: an empty result");
+  }
   const NDArray indices = from_int64s(picked, {int64_t(picked.size())});
   if (c.known(0)) return c.set_output(0, host_gather(host_reshape(c.input(0).known, shape), indices, axis));
-  if (picked.empty()) unsupported("the condition selects nothing: an empty result of a computed input");
   graph::NodeRef x = flat ? c.make("reshape", {c.node(0)}, {{"shape", shape}}) : c.node(0);
   c.output(0, "take", {x, c.constant(indices, "indices")}, {{"axis", int64_t(axis)}});
 }

@@ -244,9 +244,9 @@ void one_hot(Context &c) {
   if (vt.is_bool()) unsupported("bool values");
   const int r = c.rank(0) + 1;
   const int axis = normalize_axis(c.attrs().i("axis", -1), r);
-  if (element_count(c.shape(0)) == 0) unsupported("empty indices");
   Shape out = c.shape(0);
   out.insert(out.begin() + axis, depth);
+  if (element_count(c.shape(0)) == 0) return empty_output(c, 0, out, vt, "empty indices");
   check_graph_size(out, vt);
   check_host_size({depth}, Int(64), "the constant of positions 0 to depth - 1");
   graph::NodeRef idx = c.node(0);
@@ -492,7 +492,13 @@ void topk(Context &c, bool k_input) {
   }
   const int64_t n = c.shape(0)[size_t(axis)];
   TIR_USER_CHECK(k >= 0 && k <= n) << "k " << k << " is beyond the axis' " << n << " elements";
-  if (k == 0 || element_count(c.shape(0)) == 0) unsupported("an empty result");
+  if (k == 0 || element_count(c.shape(0)) == 0) {
+    Shape out = c.shape(0);
+    out[size_t(axis)] = k;
+    if (c.wants_output(0)) empty_output(c, 0, out, c.dtype(0), "an empty result");
+    if (c.num_outputs() > 1 && c.wants_output(1)) empty_output(c, 1, out, Int(64), "an empty result");
+    return;
+  }
   graph::NodeRef idx = c.make("topk_indices", {c.node(0)},
                               {{"axis", int64_t(axis)}, {"k", k}, {"largest", int64_t(c.attrs().i("largest", 1) != 0)}});
   if (c.wants_output(0)) c.output(0, "gather_elements", {c.node(0), idx}, {{"axis", int64_t(axis)}});

@@ -107,12 +107,11 @@ void gather(Context &c) {
   if (c.known(0)) return c.set_output(0, host_gather(c.input(0).known, c.input(1).known, axis));
   const Shape &in = c.shape(0);
   if (c.rank(1) > 1) return void(c.output(0, "take", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}}));
-  if (idx.empty()) {  // known to be none: an empty result
-    if (!c.empty_values()) unsupported("no indices");
+  if (idx.empty()) {
     Shape out = in;
     out.erase(out.begin() + axis);
     out.insert(out.begin() + axis, c.shape(1).begin(), c.shape(1).end());
-    return c.set_output(0, NDArray::empty(out, c.dtype(0)));
+    return empty_output(c, 0, out, c.dtype(0), "no indices");
   }
   std::vector<graph::NodeRef> parts;
   for (int64_t k : idx) {
@@ -177,7 +176,7 @@ void slice(Context &c, bool inputs) {
     out[size_t(a)] = r.len;
   }
   if (c.known(0)) return c.set_output(0, host_slice(c.input(0).known, begin, step, out));
-  if (element_count(out) == 0) unsupported("the slice is empty " + shape_str(out));
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "the slice is empty " + shape_str(out));
   // The whole of every axis, in order: a reversal (step -1) keeps the shape too.
   if (out == in && std::all_of(step.begin(), step.end(), [](int64_t s) { return s == 1; })) return c.forward(0, 0);
   Shape end(in.size());
@@ -236,8 +235,9 @@ void split(Context &c, int version) {
       out[size_t(axis)] = len;
       if (c.known(0)) {
         c.set_output(i, host_slice(c.input(0).known, begin, step, out));
+      } else if (len <= 0) {
+        empty_output(c, i, out, c.dtype(0), "an empty part");
       } else {
-        if (len <= 0) unsupported("an empty part");
         Shape end = in;
         end[size_t(axis)] = offset + len;
         graph::NodeRef r = c.make("slice", {c.node(0)}, {{"begin", begin}, {"end", end}, {"strides", step}});
@@ -411,7 +411,7 @@ void tile(Context &c, bool tiles_axis) {
     return c.set_output(0, v);
   }
   check_graph_size(out, c.dtype(0));
-  if (element_count(out) == 0) unsupported("an empty result " + shape_str(out));
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty result " + shape_str(out));
   if (out == in) return c.forward(0, 0);
   size_t last = 0;
   for (size_t i = 0; i < in.size(); ++i)

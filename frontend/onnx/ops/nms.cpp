@@ -46,7 +46,7 @@ void nms(Context &c) {
   std::vector<int64_t> out;  // [b, class, box] triples
   for (int64_t b = 0; b < batches; ++b)
     for (int64_t k = 0; k < classes; ++k) {
-      const double *s = &scores[size_t((b * classes + k) * n)];
+      const double *s = scores.data() + size_t((b * classes + k) * n);
       std::vector<int64_t> order(static_cast<size_t>(n));
       std::iota(order.begin(), order.end(), 0);
       // Highest first, NaN last: a strict weak order, which sorting needs.
@@ -64,6 +64,7 @@ void nms(Context &c) {
         out.insert(out.end(), {b, k, i});
       }
     }
+  if (out.empty()) return empty_output(c, 0, {0, 3}, Int(64), "no box is selected: an empty result");
   c.set_output(0, from_int64s(out, {int64_t(out.size() / 3), 3}));
 }
 

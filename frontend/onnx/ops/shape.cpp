@@ -134,9 +134,10 @@ void flatten(Context &c) {
   int64_t axis = c.attrs().i("axis", 1);
   TIR_USER_CHECK(axis >= -r && axis <= r) << "axis " << axis << " is out of range for rank " << r;
   if (axis < 0) axis += r;
-  int64_t outer = 1;
-  for (int64_t i = 0; i < axis; ++i) outer *= in[size_t(i)];
-  reshape_to(c, {outer, element_count(in) / std::max<int64_t>(outer, 1)});
+  // Each side's own product: with a dimension of 0 the total says nothing of the other.
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < r; ++i) (i < axis ? outer : inner) *= in[size_t(i)];
+  reshape_to(c, {outer, inner});
 }
 
 // Squeeze's and Unsqueeze's axes: an attribute up to opset 12, an input from 13.
