@@ -84,7 +84,7 @@ namespace {
 void expect(const ::onnx::AttributeProto &a, ::onnx::AttributeProto::AttributeType t, const char *kind) {
   // Old exporters leave `type` unset; then the field present tells.
   TIR_USER_CHECK(a.type() == t || a.type() == ::onnx::AttributeProto::UNDEFINED)
-      << "onnx: attribute '" << a.name() << "' must be " << kind;
+      << "attribute '" << a.name() << "' must be " << kind;
 }
 }  // namespace
 
@@ -273,8 +273,8 @@ graph::NodeRef Context::make_node(const std::string &op, const std::vector<graph
   graph::NodeRef r;
   try {
     r = imp_.builder().make(op, inputs, std::move(attrs), name);
-  } catch (const Error &) {  // the operator's own checks refuse the empty extent
-    unsupported(refused);
+  } catch (const Error &e) {  // the operator's own checks refuse the empty extent, most likely
+    unsupported(refused + " (the operator's check: " + e.what() + ")");
   }
   if (element_count(imp_.builder().node(r).shape) != 0) unsupported(refused);
   return r;

@@ -14,7 +14,7 @@ namespace tensorir::onnx::detail {
 
 namespace {
 
-[[noreturn]] void no_host_type(Type t) { TIR_THROW() << "onnx: no host arithmetic for " << t; }
+[[noreturn]] void no_host_type(Type t) { TIR_THROW() << "no host arithmetic for " << t; }
 
 // Calls f(T{}) with the C++ element type of `t`.
 template <typename F>
@@ -323,7 +323,7 @@ NDArray host_gather(const NDArray &data, const NDArray &indices, int axis) {
   for (size_t i = size_t(axis) + 1; i < ds.size(); ++i) inner *= ds[i];
   const int64_t n = ds[size_t(axis)];
   for (int64_t k : idx)
-    TIR_USER_CHECK(k >= -n && k < n) << "onnx: Gather index " << k << " is out of range for a dimension of " << n;
+    TIR_USER_CHECK(k >= -n && k < n) << "Gather index " << k << " is out of range for a dimension of " << n;
   // Runs of `inner` elements, one per (outer, index).
   NDArray result = NDArray::empty(out, data.dtype());
   const size_t size = size_t(data.dtype().bytes()), run = size_t(inner) * size;
@@ -404,7 +404,7 @@ NDArray host_binary(BinaryOp op, const NDArray &a, const NDArray &b) {
   TIR_ASSERT(a.dtype() == b.dtype()) << a.dtype() << " vs " << b.dtype();
   std::string error;
   const std::vector<int64_t> out = broadcast_shapes(a.shape(), b.shape(), &error);
-  TIR_USER_CHECK(error.empty()) << "onnx: " << error;
+  TIR_USER_CHECK(error.empty()) << error;
   // Broadcasting makes more than either operand holds only from values like [N, 1] and [1, N].
   if (element_count(out) > std::max(a.numel(), b.numel())) check_host_size(out, a.dtype());
   NDArray result = NDArray::empty(out, a.dtype());

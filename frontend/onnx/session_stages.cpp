@@ -86,22 +86,33 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
   }
   std::map<std::string, NDArray> after;
   std::string empty;  // the values the stage after reads that have no elements this run
+  int empties = 0;
   for (const std::string &name : s.stages.cut)
-    if (values.at(name).numel() == 0) empty += (empty.empty() ? "'" : ", '") + name + "'";
-  if (s.stages.has_after && !empty.empty()) {
+    if (values.at(name).numel() == 0) empty += (empties++ ? ", '" : "'") + name + "'";
+  if (s.stages.has_after && empties) {
     // A compiled stage takes no empty arrays: the nodes after are computed on the host,
     // as at import from known values (a detector that finds nothing, a mask of zeros).
     std::map<std::string, NDArray> feed;
     for (const std::string &name : s.stages.cut) feed[name] = values.at(name);
-    const std::string context = "onnx: " + what + ": the nodes after " + s.boundary + " read " + empty +
-                                ", empty this run (a dimension of 0), and cannot be computed from it: ";
+    const std::string head = "onnx: " + what + ": the nodes after " + s.boundary;
     try {
       after = detail::compute_on_host(s.stages.after, feed, data_dir, what);
     } catch (const UnsupportedError &e) {
-      const UnsupportedNode *u = e.nodes().empty() ? nullptr : &e.nodes()[0];
-      throw Error(context + (u ? "node '" + u->node + "' (" + u->op + "): " + u->reason : std::string(e.what())));
+      std::string nodes;
+      for (const UnsupportedNode &u : e.nodes())
+        nodes += (nodes.empty() ? "" : "; ") +
+                 (u.op == "input" || u.op == "initializer" || u.node.empty()
+                      ? u.reason
+                      : "node '" + u.node + "' (" + u.op + "): " + u.reason);
+      throw Error(head + " read " + empty + ", empty this run (a dimension of 0), and cannot be computed from " +
+                  (empties > 1 ? "them: " : "it: ") + (nodes.empty() ? std::string(e.what()) : nodes));
     } catch (const Error &e) {
-      throw Error(context + e.what());
+      // Without the prefix the host computation's own errors start with.
+      std::string why = e.what();
+      for (const std::string &prefix : {"onnx: " + what + ": ", std::string("onnx: ")})
+        if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+      throw Error(head + ", computed on the host as " + empty + (empties > 1 ? " are" : " is") +
+                  " empty this run (a dimension of 0), failed: " + why);
     }
   } else if (s.stages.has_after) {
     if (!s.after) {  // the types of its inputs are those of this run's values

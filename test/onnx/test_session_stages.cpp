@@ -77,6 +77,14 @@ std::vector<int64_t> reference_nms(const std::vector<float> &boxes, const std::v
   return out;
 }
 
+// The coordinates of the boxes that `sel` ([batch, class, box] triples) selects, in order.
+std::vector<double> selected_boxes(const std::vector<float> &boxes, const std::vector<int64_t> &sel) {
+  std::vector<double> out;
+  for (size_t r = 0; r < sel.size() / 3; ++r)
+    for (int c = 0; c < 4; ++c) out.push_back(boxes[size_t(sel[r * 3 + 2] * 4 + c)]);
+  return out;
+}
+
 // One run of the NMS model on seeded data against the reference; returns how many boxes
 // were selected.
 int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
@@ -92,11 +100,8 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
   const int64_t count = int64_t(want.size() / 3);
   REQUIRE(sel.shape() == std::vector<int64_t>{count, 3});
   CHECK(sel.to_vector<int64_t>() == want);
-  std::vector<double> picked;
-  for (int64_t r = 0; r < count; ++r)
-    for (int c = 0; c < 4; ++c) picked.push_back(boxes[size_t(want[size_t(r * 3 + 2)] * 4 + c)]);
   REQUIRE(out["picked"].shape() == std::vector<int64_t>{1, count, 4});
-  check_close(out["picked"], picked);
+  check_close(out["picked"], selected_boxes(boxes, want));
   const std::vector<float> xs = x.to_vector<float>();
   check_close(out["total"], std::vector<double>{std::accumulate(xs.begin(), xs.end(), 0.0)}, 1e-4, 1e-3);
   return count;
@@ -105,10 +110,15 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
 // A detector's last steps after its NMS: det = [the selected boxes x scale, class] (Gather,
 // Mul, Cast, Unsqueeze, Concat), num = det's row count (Shape, Gather), proj = the
 // selected boxes x w (MatMul), corners = the scaled boxes as [2 x count, 2] (Reshape of
-// [-1, 2]), first = the softmax of the first `count` boxes (Slice to a computed end),
-// count_f = num as float (Cast, Relu). `refused` adds an output that an empty selection
-// cannot give: "ReduceMax" (the largest coordinate of the boxes) or "Pad" (a row of
-// zeros on either side).
+// [-1, 2]), count_f = num as float (Cast, Relu), hot = the classes one-hot (OneHot),
+// flat = the selected boxes through Unsqueeze and Flatten at axis 2. soft = Softmax(boxes
+// + count_f), computed after the NMS and so by a graph node on an empty run too (the
+// softmax of the boxes, which a shift does not change): first = its first `count` rows
+// (Slice), top = its `count` largest per column (TopK values and indices), part = its
+// first `count` rows again (Split into count and the rest), tiled = it repeated `count`
+// times (Tile). `refused` adds an output that an empty selection
+// cannot give: "ReduceMax" (the largest coordinate of the boxes), "Pad" (a row of zeros
+// on either side) or "Gather" (the first box).
 constexpr float kScale[4] = {2.f, 3.f, 2.f, 3.f};
 std::string detector_model(const NDArray &w, const std::string &refused = "") {
   ModelBuilder mb(13);
@@ -140,22 +150,43 @@ std::string detector_model(const NDArray &w, const std::string &refused = "") {
   mb.node("MatMul", {"picked", "w"}, {"proj"});
   mb.initializer("pairs", NDArray::from_vector<int64_t>({-1, 2}, {2}));
   mb.node("Reshape", {"scaled", "pairs"}, {"corners"});
-  mb.node("Softmax", {"boxes2"}, {"soft"});
-  mb.node("Unsqueeze", {"num", "axis0"}, {"end"});
-  mb.node("Slice", {"soft", "axis0", "end", "axis0"}, {"first"});
   attr(mb.node("Cast", {"num"}, {"num_f"}), "to", int64_t{::onnx::TensorProto::FLOAT});
   mb.node("Relu", {"num_f"}, {"count_f"});
+  mb.initializer("depth", NDArray::from_vector<int64_t>({kClasses}, {}));
+  mb.initializer("off_on", NDArray::from_vector<float>({0.f, 1.f}, {2}));
+  attr(mb.node("OneHot", {"cls", "depth", "off_on"}, {"hot"}), "axis", int64_t{-1});
+  mb.node("Unsqueeze", {"picked", "axis0"}, {"picked3"});
+  attr(mb.node("Flatten", {"picked3"}, {"flat"}), "axis", int64_t{2});
+  mb.node("Add", {"boxes2", "count_f"}, {"shifted"});
+  mb.node("Softmax", {"shifted"}, {"soft"});
+  mb.node("Unsqueeze", {"num", "axis0"}, {"end"});
+  mb.node("Slice", {"soft", "axis0", "end", "axis0"}, {"first"});
+  attr(mb.node("TopK", {"soft", "end"}, {"top", "top_index"}), "axis", int64_t{0});
+  mb.initializer("all", NDArray::from_vector<int64_t>({kBoxes}, {1}));
+  mb.node("Sub", {"all", "end"}, {"rest"});
+  attr(mb.node("Concat", {"end", "rest"}, {"parts"}), "axis", int64_t{0});
+  attr(mb.node("Split", {"soft", "parts"}, {"part", "rest_part"}), "axis", int64_t{0});
+  mb.initializer("once", NDArray::from_vector<int64_t>({1}, {1}));
+  attr(mb.node("Concat", {"end", "once"}, {"reps"}), "axis", int64_t{0});
+  mb.node("Tile", {"soft", "reps"}, {"tiled"});
   mb.output("det");
   mb.output("num", {}, ::onnx::TensorProto::INT64);
   mb.output("proj");
   mb.output("corners");
-  mb.output("first");
   mb.output("count_f");
+  mb.output("hot");
+  mb.output("flat");
+  mb.output("first");
+  mb.output("top");
+  mb.output("top_index", {}, ::onnx::TensorProto::INT64);
+  mb.output("part");
+  mb.output("tiled");
   if (refused == "ReduceMax") attr(mb.node("ReduceMax", {"picked"}, {"extra"}, "extra"), "keepdims", int64_t{0});
   if (refused == "Pad") {
     mb.initializer("pads", NDArray::from_vector<int64_t>({1, 0, 1, 0}, {4}));
     mb.node("Pad", {"picked", "pads"}, {"extra"}, "extra");
   }
+  if (refused == "Gather") attr(mb.node("Gather", {"picked", "zero"}, {"extra"}, "extra"), "axis", int64_t{0});
   if (!refused.empty()) mb.output("extra");
   return mb.bytes();
 }
@@ -172,15 +203,34 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   const std::vector<int64_t> sel = reference_nms(boxes, scores);
   const int64_t count = int64_t(sel.size() / 3);
   const std::vector<float> wv = w.to_vector<float>();
-  std::vector<double> det, proj, corners, first;
+  std::vector<double> det, proj, corners, hot;
+  // The softmax of each box, and per column the boxes by descending value.
+  std::vector<double> soft;
+  for (int64_t b = 0; b < kBoxes; ++b) {
+    const float *row = &boxes[size_t(b * 4)];
+    double total = 0;
+    for (int c = 0; c < 4; ++c) total += std::exp(double(row[c]));
+    for (int c = 0; c < 4; ++c) soft.push_back(std::exp(double(row[c])) / total);
+  }
+  std::vector<std::vector<int64_t>> order(4, std::vector<int64_t>(kBoxes));
+  for (int c = 0; c < 4; ++c) {
+    std::iota(order[c].begin(), order[c].end(), 0);
+    std::stable_sort(order[c].begin(), order[c].end(),
+                     [&](int64_t a, int64_t b) { return soft[size_t(a * 4 + c)] > soft[size_t(b * 4 + c)]; });
+  }
+  std::vector<double> first(soft.begin(), soft.begin() + count * 4), top, tiled;
+  std::vector<int64_t> top_index;
+  for (int64_t r = 0; r < count; ++r)
+    for (int c = 0; c < 4; ++c) {
+      top_index.push_back(order[c][size_t(r)]);
+      top.push_back(soft[size_t(order[c][size_t(r)] * 4 + c)]);
+    }
+  for (int64_t t = 0; t < count; ++t) tiled.insert(tiled.end(), soft.begin(), soft.end());
   for (int64_t r = 0; r < count; ++r) {
     const float *box = &boxes[size_t(sel[size_t(r * 3 + 2)] * 4)];
     for (int c = 0; c < 4; ++c) det.push_back(double(box[c]) * kScale[c]);
     corners.insert(corners.end(), det.end() - 4, det.end());
-    const float *row = &boxes[size_t(r * 4)];  // softmax of box r
-    double total = 0;
-    for (int c = 0; c < 4; ++c) total += std::exp(double(row[c]));
-    for (int c = 0; c < 4; ++c) first.push_back(std::exp(double(row[c])) / total);
+    for (int64_t k = 0; k < kClasses; ++k) hot.push_back(sel[size_t(r * 3 + 1)] == k ? 1.0 : 0.0);
     det.push_back(double(sel[size_t(r * 3 + 1)]));
     for (int j = 0; j < 3; ++j) {
       double acc = 0;
@@ -199,10 +249,25 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   check_close(out["proj"], proj, 1e-4, 1e-5);
   REQUIRE(out["corners"].shape() == std::vector<int64_t>{2 * count, 2});
   check_close(out["corners"], corners);
-  REQUIRE(out["first"].shape() == std::vector<int64_t>{count, 4});
-  check_close(out["first"], first);
   REQUIRE(out["count_f"].shape().empty());
   check_close(out["count_f"], std::vector<double>{double(count)});
+  REQUIRE(out["hot"].shape() == std::vector<int64_t>{count, kClasses});
+  CHECK(out["hot"].dtype() == Float(32));
+  check_close(out["hot"], hot);
+  REQUIRE(out["flat"].shape() == std::vector<int64_t>{count, 4});
+  check_close(out["flat"], selected_boxes(boxes, sel));
+  for (const char *name : {"first", "part"}) {
+    INFO(name);
+    REQUIRE(out[name].shape() == std::vector<int64_t>{count, 4});
+    check_close(out[name], first);
+  }
+  REQUIRE(out["top"].shape() == std::vector<int64_t>{count, 4});
+  check_close(out["top"], top);
+  REQUIRE(out["top_index"].shape() == std::vector<int64_t>{count, 4});
+  CHECK(out["top_index"].dtype() == Int(64));
+  CHECK(out["top_index"].to_vector<int64_t>() == top_index);
+  REQUIRE(out["tiled"].shape() == std::vector<int64_t>{kBoxes * count, 4});
+  check_close(out["tiled"], tiled);
   return count;
 }
 
@@ -306,31 +371,35 @@ TEST_CASE("a node after the boundary that would compute elements from an empty v
   const std::vector<int64_t> sel = reference_nms(boxes, scores);
   const int64_t count = int64_t(sel.size() / 3);
   REQUIRE(count > 0);
-  std::vector<double> largest = {0}, padded(4, 0.0);  // Pad: a row of zeros, the boxes, a row of zeros
-  for (int64_t r = 0; r < count; ++r)
-    for (int c = 0; c < 4; ++c) {
-      const double v = boxes[size_t(sel[size_t(r * 3 + 2)] * 4 + c)];
-      largest[0] = std::max(largest[0], v);
-      padded.push_back(v);
-    }
+  const std::vector<double> picked = selected_boxes(boxes, sel);
+  const std::vector<double> largest = {*std::max_element(picked.begin(), picked.end())};
+  std::vector<double> padded(4, 0.0);  // Pad: a row of zeros, the boxes, a row of zeros
+  padded.insert(padded.end(), picked.begin(), picked.end());
   padded.insert(padded.end(), 4, 0.0);
   const NDArray none = NDArray::random({1, kClasses, kBoxes}, Float(32), 42, -30.0, -20.0);
   // The largest coordinate of no box (ONNX's -inf is not taken up), and zeros around no
   // rows: each computes elements from the empty selection.
-  for (const char *op : {"ReduceMax", "Pad"}) {
+  // The first of no box: an index out of range, an error of the model on that run.
+  const std::vector<double> first(picked.begin(), picked.begin() + 4);
+  const std::map<std::string, std::pair<const std::vector<double> *, std::string>> cases = {
+      {"ReduceMax", {&largest, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
+                               "node 'extra' (ReduceMax): reduce_max of picked [0, 4], which is empty"}},
+      {"Pad", {&padded, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
+                        "node 'extra' (Pad): pad of picked [0, 4], which is empty"}},
+      {"Gather", {&first, "computed on the host as 'sel' is empty this run (a dimension of 0), failed: "
+                          "node 'extra' (Gather): "}}};
+  for (const auto &[op, expected] : cases) {
     INFO(op);
     tonnx::Session session = tonnx::Session::from_bytes(detector_model(w, op), "llvm");
-    const NDArray extra = session.run({{"x", x}, {"s", s}})["extra"];
-    if (std::string(op) == "Pad") REQUIRE(extra.shape() == std::vector<int64_t>{count + 2, 4});
-    check_close(extra, std::string(op) == "Pad" ? padded : largest);
+    check_close(session.run({{"x", x}, {"s", s}})["extra"], *expected.first);
     try {
       session.run({{"x", x}, {"s", none}});
       FAIL("an empty selection gave " << op << " a result");
     } catch (const tonnx::UnsupportedError &e) {
       FAIL("an UnsupportedError, which says the model cannot be imported: " << e.what());
     } catch (const Error &e) {
-      CHECK_THAT(e.what(), Contains("read 'sel', empty this run") && Contains("node 'extra' (" + std::string(op) + ")") &&
-                               Contains(std::string(op == std::string("Pad") ? "pad" : "reduce_max") + " of picked [0, 4]"));
+      CHECK_THAT(e.what(), Contains("the nodes after node 'nms' (NonMaxSuppression)") && Contains(expected.second));
+      CHECK_THAT(e.what(), !Contains("onnx: onnx:") && !Contains(": onnx: "));
     }
   }
 }
@@ -359,13 +428,23 @@ TEST_CASE("outside a staged run an empty result is still refused, naming the nod
   attr(mb.node("ReduceSum", {"nz_f"}, {"total"}), "keepdims", int64_t{0});
   mb.node("Add", {"y", "total"}, {"out"});
   mb.output("out");
-  try {
-    tonnx::import_bytes(mb.bytes());
-    FAIL("an empty NonZero result was imported");
-  } catch (const tonnx::UnsupportedError &e) {
-    REQUIRE(e.nodes().size() == 1);
-    CHECK(e.nodes()[0].node == "where");
-    CHECK_THAT(e.nodes()[0].reason, Contains("every element is zero: an empty result"));
+  // TopK of k = 0 of the input: an empty result of a computed value.
+  ModelBuilder top(13);
+  top.input("y", {int64_t{2}});
+  top.initializer("k", NDArray::from_vector<int64_t>({0}, {1}));
+  top.node("TopK", {"y", "k"}, {"v", "i"}, "none");
+  top.output("v");
+  for (const auto &[bytes, node, reason] : {std::tuple{mb.bytes(), "where", "every element is zero: an empty result"},
+                                            std::tuple{top.bytes(), "none", "an empty result"}}) {
+    INFO(node);
+    try {
+      tonnx::import_bytes(bytes);
+      FAIL("an empty result was imported");
+    } catch (const tonnx::UnsupportedError &e) {
+      REQUIRE(e.nodes().size() == 1);
+      CHECK(e.nodes()[0].node == node);
+      CHECK_THAT(e.nodes()[0].reason, Contains(reason));
+    }
   }
 }
 

@@ -136,7 +136,11 @@ void flatten(Context &c) {
   if (axis < 0) axis += r;
   // Each side's own product: with a dimension of 0 the total says nothing of the other.
   int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < r; ++i) (i < axis ? outer : inner) *= in[size_t(i)];
+  for (int64_t i = 0; i < r; ++i) {
+    int64_t &side = i < axis ? outer : inner;
+    TIR_USER_CHECK(!__builtin_mul_overflow(side, in[size_t(i)], &side))
+        << "flattening " << shape_str(in) << " at axis " << axis << " overflows int64";
+  }
   reshape_to(c, {outer, inner});
 }
 
