@@ -5,6 +5,7 @@
 #include <tensorir/frontend/onnx.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "onnx/onnx_test_util.h"
@@ -116,9 +117,11 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
 // softmax of the boxes, which a shift does not change): first = its first `count` rows
 // (Slice), top = its `count` largest per column (TopK values and indices), part = its
 // first `count` rows again (Split into count and the rest), tiled = it repeated `count`
-// times (Tile). `refused` adds an output that an empty selection
-// cannot give: "ReduceMax" (the largest coordinate of the boxes), "Pad" (a row of zeros
-// on either side) or "Gather" (the first box).
+// times (Tile). largest = the selected boxes' largest coordinate (ReduceMax: -inf of
+// none), sums = each box's coordinates summed (ReduceSum over axis 1), total = all of
+// them summed (ReduceSum: 0 of none). `refused` adds an output that an empty selection
+// cannot give: "ReduceMean" (the mean coordinate), "Pad" (a row of zeros on either side)
+// or "Gather" (the first box).
 constexpr float kScale[4] = {2.f, 3.f, 2.f, 3.f};
 std::string detector_model(const NDArray &w, const std::string &refused = "") {
   ModelBuilder mb(13);
@@ -169,6 +172,9 @@ std::string detector_model(const NDArray &w, const std::string &refused = "") {
   mb.initializer("once", NDArray::from_vector<int64_t>({1}, {1}));
   attr(mb.node("Concat", {"end", "once"}, {"reps"}), "axis", int64_t{0});
   mb.node("Tile", {"soft", "reps"}, {"tiled"});
+  attr(mb.node("ReduceMax", {"picked"}, {"largest"}), "keepdims", int64_t{0});
+  attr(mb.node("ReduceSum", {"picked", "axis1"}, {"sums"}), "keepdims", int64_t{0});
+  attr(mb.node("ReduceSum", {"picked"}, {"total"}), "keepdims", int64_t{0});
   mb.output("det");
   mb.output("num", {}, ::onnx::TensorProto::INT64);
   mb.output("proj");
@@ -181,7 +187,10 @@ std::string detector_model(const NDArray &w, const std::string &refused = "") {
   mb.output("top_index", {}, ::onnx::TensorProto::INT64);
   mb.output("part");
   mb.output("tiled");
-  if (refused == "ReduceMax") attr(mb.node("ReduceMax", {"picked"}, {"extra"}, "extra"), "keepdims", int64_t{0});
+  mb.output("largest");
+  mb.output("sums");
+  mb.output("total");
+  if (refused == "ReduceMean") attr(mb.node("ReduceMean", {"picked"}, {"extra"}, "extra"), "keepdims", int64_t{0});
   if (refused == "Pad") {
     mb.initializer("pads", NDArray::from_vector<int64_t>({1, 0, 1, 0}, {4}));
     mb.node("Pad", {"picked", "pads"}, {"extra"}, "extra");
@@ -268,6 +277,16 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   CHECK(out["top_index"].to_vector<int64_t>() == top_index);
   REQUIRE(out["tiled"].shape() == std::vector<int64_t>{kBoxes * count, 4});
   check_close(out["tiled"], tiled);
+  const std::vector<double> picked = selected_boxes(boxes, sel);
+  std::vector<double> sums;
+  for (int64_t r = 0; r < count; ++r) sums.push_back(std::accumulate(&picked[size_t(r * 4)], &picked[size_t(r * 4 + 4)], 0.0));
+  REQUIRE(out["largest"].shape().empty());
+  if (count) check_close(out["largest"], std::vector<double>{*std::max_element(picked.begin(), picked.end())});
+  else CHECK(out["largest"].to_vector<float>() == std::vector<float>{-INFINITY});  // ONNX's max of none
+  REQUIRE(out["sums"].shape() == std::vector<int64_t>{count});
+  check_close(out["sums"], sums);
+  REQUIRE(out["total"].shape().empty());
+  check_close(out["total"], std::vector<double>{std::accumulate(sums.begin(), sums.end(), 0.0)}, 1e-4, 1e-5);
   return count;
 }
 
@@ -307,7 +326,8 @@ TEST_CASE("a Session finds the stages once a symbolic batch is bound, at the fir
 
 TEST_CASE("a Session runs NonZero of a computed mask between stages, an all-zero one giving empty results",
           "[onnx][session][stages]") {
-  // vals = y[y > 0] (NonZero, Transpose, GatherND), squared.
+  // vals = y[y > 0] (NonZero, Transpose, GatherND), squared; the reductions of the int64
+  // indices: the largest and smallest, their product and each row's sum.
   ModelBuilder mb(13);
   mb.input("y", {int64_t{4}, int64_t{7}});
   mb.initializer("zero", NDArray::from_vector<float>({0.0f}, {}));
@@ -316,8 +336,35 @@ TEST_CASE("a Session runs NonZero of a computed mask between stages, an all-zero
   attr(mb.node("Transpose", {"nz"}, {"nzt"}), "perm", std::vector<int64_t>{1, 0});
   mb.node("GatherND", {"y", "nzt"}, {"vals"});
   mb.node("Mul", {"vals", "vals"}, {"sq"});
+  mb.initializer("axis1", NDArray::from_vector<int64_t>({1}, {1}));
+  for (const char *op : {"ReduceMax", "ReduceMin", "ReduceProd"}) {
+    attr(mb.node(op, {"nz"}, {op}), "keepdims", int64_t{0});
+    mb.output(op, {}, ::onnx::TensorProto::INT64);
+  }
+  attr(mb.node("ReduceSum", {"nz", "axis1"}, {"row_sums"}), "keepdims", int64_t{0});
   mb.output("nz", {}, ::onnx::TensorProto::INT64);
   mb.output("sq");
+  mb.output("row_sums", {}, ::onnx::TensorProto::INT64);
+  // The reductions of the indices, from loops: of none, ONNX's int64 values for no
+  // elements (the lowest for max, the highest for min, 1, 0).
+  auto check_reductions = [](const graph::Outputs &out, const std::vector<int64_t> &rows,
+                             const std::vector<int64_t> &cols) {
+    int64_t hi = INT64_MIN, lo = INT64_MAX, prod = 1;
+    for (const std::vector<int64_t> *v : {&rows, &cols})
+      for (int64_t i : *v) {
+        hi = std::max(hi, i);
+        lo = std::min(lo, i);
+        prod *= i;
+      }
+    for (const auto &[name, want] : {std::pair{"ReduceMax", hi}, {"ReduceMin", lo}, {"ReduceProd", prod}}) {
+      INFO(name);
+      REQUIRE(out[name].shape().empty());
+      CHECK(out[name].to_vector<int64_t>() == std::vector<int64_t>{want});
+    }
+    REQUIRE(out["row_sums"].shape() == std::vector<int64_t>{2});
+    CHECK(out["row_sums"].to_vector<int64_t>() == std::vector<int64_t>{std::accumulate(rows.begin(), rows.end(), int64_t{0}),
+                                                                       std::accumulate(cols.begin(), cols.end(), int64_t{0})});
+  };
   tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
   for (uint64_t seed : {3, 4, 5}) {
     const NDArray y = NDArray::random({4, 7}, Float(32), seed, -1.0, 1.0);
@@ -337,6 +384,7 @@ TEST_CASE("a Session runs NonZero of a computed mask between stages, an all-zero
     REQUIRE(out["nz"].shape() == std::vector<int64_t>{2, int64_t(rows.size())});
     CHECK(out["nz"].to_vector<int64_t>() == want);
     check_close(out["sq"], sq);
+    check_reductions(out, rows, cols);
   }
   // Nothing above zero: nz is [2, 0], and the nodes after it give an empty result.
   const NDArray negative = NDArray::random({4, 7}, Float(32), 6, -1.0, -0.1);
@@ -345,6 +393,7 @@ TEST_CASE("a Session runs NonZero of a computed mask between stages, an all-zero
   CHECK(out["nz"].dtype() == Int(64));
   CHECK(out["sq"].shape() == std::vector<int64_t>{0});
   CHECK(out["sq"].dtype() == Float(32));
+  check_reductions(out, {}, {});
 }
 
 TEST_CASE("a detector that selects no box returns empty results, the nodes after its NMS computed on the host",
@@ -372,18 +421,18 @@ TEST_CASE("a node after the boundary that would compute elements from an empty v
   const int64_t count = int64_t(sel.size() / 3);
   REQUIRE(count > 0);
   const std::vector<double> picked = selected_boxes(boxes, sel);
-  const std::vector<double> largest = {*std::max_element(picked.begin(), picked.end())};
+  const std::vector<double> mean = {std::accumulate(picked.begin(), picked.end(), 0.0) / double(picked.size())};
   std::vector<double> padded(4, 0.0);  // Pad: a row of zeros, the boxes, a row of zeros
   padded.insert(padded.end(), picked.begin(), picked.end());
   padded.insert(padded.end(), 4, 0.0);
   const NDArray none = NDArray::random({1, kClasses, kBoxes}, Float(32), 42, -30.0, -20.0);
-  // The largest coordinate of no box (ONNX's -inf is not taken up), and zeros around no
-  // rows: each computes elements from the empty selection.
+  // The mean coordinate of no box (ONNX leaves it undefined), and zeros around no rows:
+  // each computes elements from the empty selection.
   // The first of no box: an index out of range, an error of the model on that run.
   const std::vector<double> first(picked.begin(), picked.begin() + 4);
   const std::map<std::string, std::pair<const std::vector<double> *, std::string>> cases = {
-      {"ReduceMax", {&largest, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
-                               "node 'extra' (ReduceMax): reduce_max of picked [0, 4], which is empty"}},
+      {"ReduceMean", {&mean, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
+                             "node 'extra' (ReduceMean): the mean of no elements"}},
       {"Pad", {&padded, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
                         "node 'extra' (Pad): pad of picked [0, 4], which is empty"}},
       {"Gather", {&first, "computed on the host as 'sel' is empty this run (a dimension of 0), failed: "

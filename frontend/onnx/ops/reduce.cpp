@@ -6,6 +6,7 @@
 // at import.
 #include <algorithm>
 #include <climits>
+#include <limits>
 
 #include "frontend/onnx/ops/ops_util.h"
 
@@ -73,6 +74,33 @@ void reduce_nothing(Context &c, const std::string &kind) {
   else c.forward(0, 0);  // sum, mean, max, min, prod, log_sum_exp: x itself
 }
 
+// The reduction of an empty input (a run's empty value, Context::empty_values) over the
+// axes flagged in `red`: empty where the result is, else ONNX's value for no elements:
+// 0 for sums (and L1, L2, squares), 1 for products, the lowest value for max (-inf in
+// floats) and the highest for min, -inf for the logarithms; the mean is undefined.
+void reduce_empty(Context &c, const Reduction &r, const std::vector<bool> &red, bool keepdims) {
+  const std::vector<int64_t> &in = c.shape(0);
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!red[i] || keepdims) out.push_back(red[i] ? 1 : in[i]);
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty input");
+  if (r.kind == "mean") unsupported("the mean of no elements, which ONNX leaves undefined");
+  const Type t = c.dtype(0);
+  const size_t n = size_t(element_count(out));
+  const bool high = r.kind == "min", low = r.kind == "max" || r.kind == "log_sum" || r.kind == "log_sum_exp";
+  if (t.is_float()) {
+    const double inf = std::numeric_limits<double>::infinity();
+    return c.set_output(0, from_doubles(std::vector<double>(n, high ? inf : low ? -inf : r.kind == "prod"), out, t));
+  }
+  // Integers (bool as 0 and 1): the type's extremes.
+  const int bits = t.is_bool() ? 1 : t.bits();
+  const bool is_signed = t.is_int() && !t.is_bool();
+  const int64_t top = bits == 64 ? INT64_MAX : is_signed ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+  const int64_t bottom = is_signed ? -top - 1 : 0;
+  const int64_t v = high ? top : low ? bottom : r.kind == "prod";
+  c.set_output(0, from_int64s(std::vector<int64_t>(n, v), out, t));
+}
+
 void reduce(Context &c, const Reduction &r) {
   check_reduce_input(c, r);
   const Attributes &a = c.attrs();
@@ -85,12 +113,12 @@ void reduce(Context &c, const Reduction &r) {
   }
   for (int64_t &ax : axes) ax = normalize_axis(ax, c.rank(0), "axis");
   const bool keepdims = a.i("keepdims", 1) != 0;
+  std::vector<bool> red(size_t(c.rank(0)), axes.empty());
+  for (int64_t ax : axes) red[size_t(ax)] = true;
+  if (c.empty_values() && element_count(c.shape(0)) == 0) return reduce_empty(c, r, red, keepdims);
   // Known integers (shape computations: the element count of a shape) fold on the host.
-  if (c.known(0) && !c.dtype(0).is_float() && !r.float_only && !c.dtype(0).is_uint()) {
-    std::vector<bool> red(size_t(c.rank(0)), axes.empty());
-    for (int64_t ax : axes) red[size_t(ax)] = true;
+  if (c.known(0) && !c.dtype(0).is_float() && !r.float_only && !c.dtype(0).is_uint())
     return c.set_output(0, fold_reduce(c.input(0).known, r.kind, red, keepdims));
-  }
   const std::map<std::string, graph::AttrValue> over = {{"axes", axes}, {"keepdims", int64_t(keepdims)}};
   if (bool_extremum(c, r)) {
     graph::NodeRef bytes = c.make("cast", {c.node(0)}, {{"dtype", UInt(8).str()}});
