@@ -119,9 +119,10 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
 // first `count` rows again (Split into count and the rest), tiled = it repeated `count`
 // times (Tile). largest = the selected boxes' largest coordinate (ReduceMax: -inf of
 // none), sums = each box's coordinates summed (ReduceSum over axis 1), total = all of
-// them summed (ReduceSum: 0 of none). `refused` adds an output that an empty selection
-// cannot give: "ReduceMean" (the mean coordinate), "Pad" (a row of zeros on either side)
-// or "Gather" (the first box).
+// them summed (ReduceSum: 0 of none), framed = a row of zeros on either side of the
+// boxes (Pad). `refused` adds an output that an empty selection cannot give: "ReduceMean"
+// (the mean coordinate), "Pad" (the first and last box repeated: mode edge), "MatMul"
+// (boxes^T x boxes: no elements to sum) or "Gather" (the first box).
 constexpr float kScale[4] = {2.f, 3.f, 2.f, 3.f};
 std::string detector_model(const NDArray &w, const std::string &refused = "") {
   ModelBuilder mb(13);
@@ -190,10 +191,14 @@ std::string detector_model(const NDArray &w, const std::string &refused = "") {
   mb.output("largest");
   mb.output("sums");
   mb.output("total");
+  mb.initializer("pads", NDArray::from_vector<int64_t>({1, 0, 1, 0}, {4}));
+  mb.node("Pad", {"picked", "pads"}, {"framed"});
+  mb.output("framed");
   if (refused == "ReduceMean") attr(mb.node("ReduceMean", {"picked"}, {"extra"}, "extra"), "keepdims", int64_t{0});
-  if (refused == "Pad") {
-    mb.initializer("pads", NDArray::from_vector<int64_t>({1, 0, 1, 0}, {4}));
-    mb.node("Pad", {"picked", "pads"}, {"extra"}, "extra");
+  if (refused == "Pad") attr(mb.node("Pad", {"picked", "pads"}, {"extra"}, "extra"), "mode", std::string("edge"));
+  if (refused == "MatMul") {
+    attr(mb.node("Transpose", {"picked"}, {"picked_t"}), "perm", std::vector<int64_t>{1, 0});
+    mb.node("MatMul", {"picked_t", "picked"}, {"extra"}, "extra");
   }
   if (refused == "Gather") attr(mb.node("Gather", {"picked", "zero"}, {"extra"}, "extra"), "axis", int64_t{0});
   if (!refused.empty()) mb.output("extra");
@@ -287,6 +292,11 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   check_close(out["sums"], sums);
   REQUIRE(out["total"].shape().empty());
   check_close(out["total"], std::vector<double>{std::accumulate(sums.begin(), sums.end(), 0.0)}, 1e-4, 1e-5);
+  std::vector<double> framed(4, 0.0);
+  framed.insert(framed.end(), picked.begin(), picked.end());
+  framed.insert(framed.end(), 4, 0.0);
+  REQUIRE(out["framed"].shape() == std::vector<int64_t>{count + 2, 4});
+  check_close(out["framed"], framed);
   return count;
 }
 
@@ -422,19 +432,24 @@ TEST_CASE("a node after the boundary that would compute elements from an empty v
   REQUIRE(count > 0);
   const std::vector<double> picked = selected_boxes(boxes, sel);
   const std::vector<double> mean = {std::accumulate(picked.begin(), picked.end(), 0.0) / double(picked.size())};
-  std::vector<double> padded(4, 0.0);  // Pad: a row of zeros, the boxes, a row of zeros
-  padded.insert(padded.end(), picked.begin(), picked.end());
-  padded.insert(padded.end(), 4, 0.0);
+  std::vector<double> edges(picked.begin(), picked.begin() + 4), gram(16, 0.0);  // Pad edge; boxes^T x boxes
+  edges.insert(edges.end(), picked.begin(), picked.end());
+  edges.insert(edges.end(), picked.end() - 4, picked.end());
+  for (int64_t r = 0; r < count; ++r)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) gram[size_t(i * 4 + j)] += picked[size_t(r * 4 + i)] * picked[size_t(r * 4 + j)];
   const NDArray none = NDArray::random({1, kClasses, kBoxes}, Float(32), 42, -30.0, -20.0);
-  // The mean coordinate of no box (ONNX leaves it undefined), and zeros around no rows:
-  // each computes elements from the empty selection.
-  // The first of no box: an index out of range, an error of the model on that run.
+  // The mean coordinate of no box (ONNX leaves it undefined), the edges of none, a product
+  // over no rows (a graph node whose result has elements), and the first of no box (an
+  // index out of range, an error of the model on that run).
   const std::vector<double> first(picked.begin(), picked.begin() + 4);
   const std::map<std::string, std::pair<const std::vector<double> *, std::string>> cases = {
       {"ReduceMean", {&mean, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
                              "node 'extra' (ReduceMean): the mean of no elements"}},
-      {"Pad", {&padded, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
-                        "node 'extra' (Pad): pad of picked [0, 4], which is empty"}},
+      {"Pad", {&edges, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
+                       "node 'extra' (Pad): mode edge of an empty input"}},
+      {"MatMul", {&gram, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
+                         "node 'extra' (MatMul): dense of "}},
       {"Gather", {&first, "computed on the host as 'sel' is empty this run (a dimension of 0), failed: "
                           "node 'extra' (Gather): "}}};
   for (const auto &[op, expected] : cases) {

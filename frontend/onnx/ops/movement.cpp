@@ -340,7 +340,16 @@ void pad(Context &c, int version) {
   for (size_t i = 0; i < r; ++i)
     out[i] = checked_add(checked_add(out[i], pads[i], "the padded extent"), pads[r + i], "the padded extent");
   for (int64_t d : out)
-    if (d < 1) unsupported("an empty result " + shape_str(out) + " (negative pads remove every element)");
+    if (d < 0) unsupported("a result of " + shape_str(out) + " (negative pads remove more than every element)");
+  if (element_count(out) == 0)
+    return empty_output(c, 0, out, c.dtype(0), "an empty result " + shape_str(out) + " (a dimension of 0)");
+  const std::string mode = c.attrs().s("mode", "constant");
+  double value = c.attrs().f("value", 0);
+  if (inputs && c.has_input(2)) value = to_doubles(c.value(2, "constant_value")).at(0);
+  if (element_count(c.shape(0)) == 0) {  // a run's empty value (Context::empty_values): all padding
+    if (mode != "constant") unsupported("mode " + mode + " of an empty input, which has no element to repeat");
+    return c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), value), out, c.dtype(0)));
+  }
   check_graph_size(out, c.dtype(0));
   // Negative pads remove elements: the input is cut first, then padded. The same as
   // padding first and cutting after, as ONNX defines it, since the two act on opposite
@@ -369,13 +378,10 @@ void pad(Context &c, int version) {
   } else if (!padded) {
     return c.forward(0, 0);
   }
-  const std::string mode = c.attrs().s("mode", "constant");
   // Wrapping would bring in what a negative pad removes at the other end.
   if (mode == "wrap" && cut) unsupported("mode wrap with negative pads");
   if (mode != "constant") return pad_border(c, x, shape, Shape(pads.begin(), pads.begin() + long(r)),
                                             Shape(pads.begin() + long(r), pads.end()), mode);
-  double value = c.attrs().f("value", 0);
-  if (inputs && c.has_input(2)) value = to_doubles(c.value(2, "constant_value")).at(0);
   if (c.dtype(0).is_bool()) unsupported("bool input");
   c.output(0, "pad", {x},
            {{"before", Shape(pads.begin(), pads.begin() + long(r))},
