@@ -120,9 +120,10 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
 // times (Tile). largest = the selected boxes' largest coordinate (ReduceMax: -inf of
 // none), sums = each box's coordinates summed (ReduceSum over axis 1), total = all of
 // them summed (ReduceSum: 0 of none), framed = a row of zeros on either side of the
-// boxes (Pad). `refused` adds an output that an empty selection cannot give: "ReduceMean"
-// (the mean coordinate), "Pad" (the first and last box repeated: mode edge), "MatMul"
-// (boxes^T x boxes: no elements to sum) or "Gather" (the first box).
+// boxes (Pad), gram = boxes^T x boxes (MatMul: zeros, sums of no products, of none).
+// `refused` adds an output that an empty selection cannot give: "ReduceMean" (the mean
+// coordinate), "Pad" (the first and last box repeated: mode edge), "Gemm" (boxes^T x
+// boxes again, a graph node whose result has elements) or "Gather" (the first box).
 constexpr float kScale[4] = {2.f, 3.f, 2.f, 3.f};
 std::string detector_model(const NDArray &w, const std::string &refused = "") {
   ModelBuilder mb(13);
@@ -196,13 +197,22 @@ std::string detector_model(const NDArray &w, const std::string &refused = "") {
   mb.output("framed");
   if (refused == "ReduceMean") attr(mb.node("ReduceMean", {"picked"}, {"extra"}, "extra"), "keepdims", int64_t{0});
   if (refused == "Pad") attr(mb.node("Pad", {"picked", "pads"}, {"extra"}, "extra"), "mode", std::string("edge"));
-  if (refused == "MatMul") {
-    attr(mb.node("Transpose", {"picked"}, {"picked_t"}), "perm", std::vector<int64_t>{1, 0});
-    mb.node("MatMul", {"picked_t", "picked"}, {"extra"}, "extra");
-  }
+  attr(mb.node("Transpose", {"picked"}, {"picked_t"}), "perm", std::vector<int64_t>{1, 0});
+  mb.node("MatMul", {"picked_t", "picked"}, {"gram"});
+  mb.output("gram");
+  if (refused == "Gemm") mb.node("Gemm", {"picked_t", "picked"}, {"extra"}, "extra");
   if (refused == "Gather") attr(mb.node("Gather", {"picked", "zero"}, {"extra"}, "extra"), "axis", int64_t{0});
   if (!refused.empty()) mb.output("extra");
   return mb.bytes();
+}
+
+// boxes^T x boxes for boxes [n, 4] as rows of `picked`: [4, 4], zeros for none.
+std::vector<double> gram_of(const std::vector<double> &picked) {
+  std::vector<double> gram(16, 0.0);
+  for (size_t r = 0; r < picked.size() / 4; ++r)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) gram[size_t(i * 4 + j)] += picked[r * 4 + size_t(i)] * picked[r * 4 + size_t(j)];
+  return gram;
 }
 
 // One run of detector_model against the reference NMS and plain loops; how many boxes it
@@ -297,6 +307,8 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   framed.insert(framed.end(), 4, 0.0);
   REQUIRE(out["framed"].shape() == std::vector<int64_t>{count + 2, 4});
   check_close(out["framed"], framed);
+  REQUIRE(out["gram"].shape() == std::vector<int64_t>{4, 4});
+  check_close(out["gram"], gram_of(picked), 1e-4, 1e-4);
   return count;
 }
 
@@ -432,24 +444,23 @@ TEST_CASE("a node after the boundary that would compute elements from an empty v
   REQUIRE(count > 0);
   const std::vector<double> picked = selected_boxes(boxes, sel);
   const std::vector<double> mean = {std::accumulate(picked.begin(), picked.end(), 0.0) / double(picked.size())};
-  std::vector<double> edges(picked.begin(), picked.begin() + 4), gram(16, 0.0);  // Pad edge; boxes^T x boxes
+  std::vector<double> edges(picked.begin(), picked.begin() + 4);  // Pad edge
   edges.insert(edges.end(), picked.begin(), picked.end());
   edges.insert(edges.end(), picked.end() - 4, picked.end());
-  for (int64_t r = 0; r < count; ++r)
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) gram[size_t(i * 4 + j)] += picked[size_t(r * 4 + i)] * picked[size_t(r * 4 + j)];
+  const std::vector<double> gram = gram_of(picked);
   const NDArray none = NDArray::random({1, kClasses, kBoxes}, Float(32), 42, -30.0, -20.0);
-  // The mean coordinate of no box (ONNX leaves it undefined), the edges of none, a product
-  // over no rows (a graph node whose result has elements), and the first of no box (an
-  // index out of range, an error of the model on that run).
+  // The mean coordinate of no box (ONNX leaves it undefined), the edges of none, Gemm's
+  // product over no rows (a graph node whose result has elements), and the first of no
+  // box (an index out of range, an error of the model on that run).
   const std::vector<double> first(picked.begin(), picked.begin() + 4);
   const std::map<std::string, std::pair<const std::vector<double> *, std::string>> cases = {
       {"ReduceMean", {&mean, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
                              "node 'extra' (ReduceMean): the mean of no elements"}},
       {"Pad", {&edges, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
                        "node 'extra' (Pad): mode edge of an empty input"}},
-      {"MatMul", {&gram, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
-                         "node 'extra' (MatMul): dense of "}},
+      {"Gemm", {&gram, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
+                       "node 'extra' (Gemm): dense of picked_t [4, 0], which is empty: only results that "
+                       "are empty too are computed from empty values"}},
       {"Gather", {&first, "computed on the host as 'sel' is empty this run (a dimension of 0), failed: "
                           "node 'extra' (Gather): "}}};
   for (const auto &[op, expected] : cases) {

@@ -128,10 +128,34 @@ void batch_matmul(Context &c) {
   c.output(0, "reshape", {y}, {{"shape", out}});
 }
 
+// MatMul with an empty operand (a run's empty value, Context::empty_values): an empty
+// result, or zeros where only the summed dimension is empty (sums of no products).
+void matmul_of_empty(Context &c) {
+  std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
+  TIR_USER_CHECK(!as.empty() && !bs.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
+                                             << ": the operands of a MatMul have rank 1 or more";
+  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  if (a_vec) as = {1, as[0]};
+  if (b_vec) bs = {bs[0], 1};
+  TIR_USER_CHECK(as.back() == bs[bs.size() - 2])
+      << "MatMul of " << shape_str(c.shape(0)) << " and " << shape_str(c.shape(1)) << ": inner dimensions differ";
+  std::string error;
+  std::vector<int64_t> out = broadcast_shapes(std::vector<int64_t>(as.begin(), as.end() - 2),
+                                              std::vector<int64_t>(bs.begin(), bs.end() - 2), &error);
+  TIR_USER_CHECK(error.empty()) << "MatMul of " << shape_str(c.shape(0)) << " and " << shape_str(c.shape(1)) << ": "
+                                << error;
+  if (!a_vec) out.push_back(as[as.size() - 2]);
+  if (!b_vec) out.push_back(bs.back());
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty result");
+  c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, c.dtype(0)));
+}
+
 // MatMul with NumPy semantics where B is 2-D (or 1-D): A's leading dimensions are
 // folded into rows for dense and restored after.
 void matmul(Context &c) {
   need_product_types(c, false);
+  if (c.empty_values() && (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0))
+    return matmul_of_empty(c);
   const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
   TIR_USER_CHECK(!as.empty() && !bs.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
                                              << ": the operands of a MatMul have rank 1 or more";
