@@ -119,8 +119,8 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
 // first `count` rows again (Split into count and the rest), tiled = it repeated `count`
 // times (Tile). largest = the selected boxes' largest coordinate (ReduceMax: -inf of
 // none), sums = each box's coordinates summed (ReduceSum over axis 1), total = all of
-// them summed (ReduceSum: 0 of none), framed = a row of zeros on either side of the
-// boxes (Pad), gram = boxes^T x boxes (MatMul: zeros, sums of no products, of none).
+// them summed (ReduceSum: 0 of none), framed = a row of sevens on either side of the
+// boxes (Pad with a constant_value), gram = boxes^T x boxes (MatMul: zeros, sums of no products, of none).
 // `refused` adds an output that an empty selection cannot give: "ReduceMean" (the mean
 // coordinate), "Pad" (the first and last box repeated: mode edge), "Gemm" (boxes^T x
 // boxes again, a graph node whose result has elements) or "Gather" (the first box).
@@ -193,7 +193,8 @@ std::string detector_model(const NDArray &w, const std::string &refused = "") {
   mb.output("sums");
   mb.output("total");
   mb.initializer("pads", NDArray::from_vector<int64_t>({1, 0, 1, 0}, {4}));
-  mb.node("Pad", {"picked", "pads"}, {"framed"});
+  mb.initializer("seven", NDArray::from_vector<float>({7.0f}, {}));
+  mb.node("Pad", {"picked", "pads", "seven"}, {"framed"});
   mb.output("framed");
   if (refused == "ReduceMean") attr(mb.node("ReduceMean", {"picked"}, {"extra"}, "extra"), "keepdims", int64_t{0});
   if (refused == "Pad") attr(mb.node("Pad", {"picked", "pads"}, {"extra"}, "extra"), "mode", std::string("edge"));
@@ -302,9 +303,9 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   check_close(out["sums"], sums);
   REQUIRE(out["total"].shape().empty());
   check_close(out["total"], std::vector<double>{std::accumulate(sums.begin(), sums.end(), 0.0)}, 1e-4, 1e-5);
-  std::vector<double> framed(4, 0.0);
+  std::vector<double> framed(4, 7.0);
   framed.insert(framed.end(), picked.begin(), picked.end());
-  framed.insert(framed.end(), 4, 0.0);
+  framed.insert(framed.end(), 4, 7.0);
   REQUIRE(out["framed"].shape() == std::vector<int64_t>{count + 2, 4});
   check_close(out["framed"], framed);
   REQUIRE(out["gram"].shape() == std::vector<int64_t>{4, 4});
@@ -364,6 +365,13 @@ TEST_CASE("a Session runs NonZero of a computed mask between stages, an all-zero
     mb.output(op, {}, ::onnx::TensorProto::INT64);
   }
   attr(mb.node("ReduceSum", {"nz", "axis1"}, {"row_sums"}), "keepdims", int64_t{0});
+  // The same indices as uint64 and int8: the extremes of those types for none.
+  attr(mb.node("Cast", {"nz"}, {"nz_u64"}), "to", int64_t{::onnx::TensorProto::UINT64});
+  attr(mb.node("ReduceMin", {"nz_u64"}, {"min_u64"}), "keepdims", int64_t{0});
+  attr(mb.node("Cast", {"nz"}, {"nz_i8"}), "to", int64_t{::onnx::TensorProto::INT8});
+  attr(mb.node("ReduceMax", {"nz_i8"}, {"max_i8"}), "keepdims", int64_t{1});
+  mb.output("min_u64", {}, ::onnx::TensorProto::UINT64);
+  mb.output("max_i8", {}, ::onnx::TensorProto::INT8);
   mb.output("nz", {}, ::onnx::TensorProto::INT64);
   mb.output("sq");
   mb.output("row_sums", {}, ::onnx::TensorProto::INT64);
@@ -383,6 +391,10 @@ TEST_CASE("a Session runs NonZero of a computed mask between stages, an all-zero
       REQUIRE(out[name].shape().empty());
       CHECK(out[name].to_vector<int64_t>() == std::vector<int64_t>{want});
     }
+    REQUIRE(out["min_u64"].shape().empty());
+    CHECK(out["min_u64"].to_vector<uint64_t>() == std::vector<uint64_t>{rows.empty() ? UINT64_MAX : uint64_t(lo)});
+    REQUIRE(out["max_i8"].shape() == std::vector<int64_t>{1, 1});  // keepdims
+    CHECK(out["max_i8"].to_vector<int8_t>() == std::vector<int8_t>{rows.empty() ? int8_t(-128) : int8_t(hi)});
     REQUIRE(out["row_sums"].shape() == std::vector<int64_t>{2});
     CHECK(out["row_sums"].to_vector<int64_t>() == std::vector<int64_t>{std::accumulate(rows.begin(), rows.end(), int64_t{0}),
                                                                        std::accumulate(cols.begin(), cols.end(), int64_t{0})});

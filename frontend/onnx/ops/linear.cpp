@@ -147,6 +147,7 @@ void matmul_of_empty(Context &c) {
   if (!a_vec) out.push_back(as[as.size() - 2]);
   if (!b_vec) out.push_back(bs.back());
   if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty result");
+  check_host_size(out, c.dtype(0));
   c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, c.dtype(0)));
 }
 

@@ -340,15 +340,23 @@ void pad(Context &c, int version) {
   for (size_t i = 0; i < r; ++i)
     out[i] = checked_add(checked_add(out[i], pads[i], "the padded extent"), pads[r + i], "the padded extent");
   for (int64_t d : out)
-    if (d < 0) unsupported("a result of " + shape_str(out) + " (negative pads remove more than every element)");
+    TIR_USER_CHECK(d >= 0) << "pads " << shape_str(pads) << " remove more than every element of "
+                           << shape_str(c.shape(0));
   if (element_count(out) == 0)
     return empty_output(c, 0, out, c.dtype(0), "an empty result " + shape_str(out) + " (a dimension of 0)");
   const std::string mode = c.attrs().s("mode", "constant");
-  double value = c.attrs().f("value", 0);
-  if (inputs && c.has_input(2)) value = to_doubles(c.value(2, "constant_value")).at(0);
-  if (element_count(c.shape(0)) == 0) {  // a run's empty value (Context::empty_values): all padding
+  // Read only in constant mode, where it is used: the other modes ignore input 2.
+  auto constant_value = [&]() -> double {
+    if (!inputs || !c.has_input(2)) return c.attrs().f("value", 0);
+    const std::vector<double> v = to_doubles(c.value(2, "constant_value"));
+    TIR_USER_CHECK(v.size() == 1) << "constant_value has " << v.size() << " elements; Pad takes one";
+    return v[0];
+  };
+  if (element_count(c.shape(0)) == 0) {  // an empty input (a staged run's, or a constant): all padding
     if (mode != "constant") unsupported("mode " + mode + " of an empty input, which has no element to repeat");
-    return c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), value), out, c.dtype(0)));
+    check_host_size(out, c.dtype(0));
+    return c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), constant_value()), out,
+                                        c.dtype(0)));
   }
   check_graph_size(out, c.dtype(0));
   // Negative pads remove elements: the input is cut first, then padded. The same as
@@ -382,6 +390,7 @@ void pad(Context &c, int version) {
   if (mode == "wrap" && cut) unsupported("mode wrap with negative pads");
   if (mode != "constant") return pad_border(c, x, shape, Shape(pads.begin(), pads.begin() + long(r)),
                                             Shape(pads.begin() + long(r), pads.end()), mode);
+  const double value = constant_value();
   if (c.dtype(0).is_bool()) unsupported("bool input");
   c.output(0, "pad", {x},
            {{"before", Shape(pads.begin(), pads.begin() + long(r))},

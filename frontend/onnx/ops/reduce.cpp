@@ -86,16 +86,17 @@ void reduce_empty(Context &c, const Reduction &r, const std::vector<bool> &red, 
   if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty input");
   if (r.kind == "mean") unsupported("the mean of no elements, which ONNX leaves undefined");
   const Type t = c.dtype(0);
-  const size_t n = size_t(element_count(out));
+  const size_t n = size_t(check_host_size(out, t));
   const bool high = r.kind == "min", low = r.kind == "max" || r.kind == "log_sum" || r.kind == "log_sum_exp";
   if (t.is_float()) {
     const double inf = std::numeric_limits<double>::infinity();
     return c.set_output(0, from_doubles(std::vector<double>(n, high ? inf : low ? -inf : r.kind == "prod"), out, t));
   }
-  // Integers (bool as 0 and 1): the type's extremes.
-  const int bits = t.is_bool() ? 1 : t.bits();
-  const bool is_signed = t.is_int() && !t.is_bool();
-  const int64_t top = bits == 64 ? INT64_MAX : is_signed ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+  // Integers (bool as 0 and 1): the type's extremes; uint64's highest is -1 as int64.
+  const int bits = t.bits();
+  const bool is_signed = t.is_int();
+  const int64_t top = bits == 64 ? (is_signed ? INT64_MAX : -1)
+                                 : is_signed ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
   const int64_t bottom = is_signed ? -top - 1 : 0;
   const int64_t v = high ? top : low ? bottom : r.kind == "prod";
   c.set_output(0, from_int64s(std::vector<int64_t>(n, v), out, t));
