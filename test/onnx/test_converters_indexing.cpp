@@ -400,6 +400,24 @@ TEST_CASE("converters: Resize by known sizes or scales, Upsample", "[onnx][conve
   }
 }
 
+TEST_CASE("converters: Pad in edge mode ignores a constant_value computed at run time", "[onnx][converters]") {
+  // The model's constant_value is a graph input: only constant mode would read it.
+  ModelBuilder mb(13);
+  mb.input("x", dims({2, 3}));
+  mb.input("cv", {});
+  mb.initializer("pads", NDArray::from_vector<int64_t>({1, 0, 1, 0}, {4}));
+  attr(mb.node("Pad", {"x", "pads", "cv"}, {"y"}), "mode", std::string("edge"));
+  mb.output("y");
+  const NDArray x = NDArray::random({2, 3}, Float(32), 5);
+  const std::vector<float> xv = x.to_vector<float>();
+  std::vector<double> want;  // row 0, rows 0 and 1, row 1
+  for (int64_t r : {0, 0, 1, 1})
+    for (int64_t col = 0; col < 3; ++col) want.push_back(xv[size_t(r * 3 + col)]);
+  const NDArray y = run(mb, {{"x", x}, {"cv", NDArray::from_vector<float>({9.0f}, {})}}).at(0);
+  REQUIRE(y.shape() == std::vector<int64_t>{4, 3});
+  onnx_test::check_close(y, want);
+}
+
 TEST_CASE("converters: Pad with negative pads removes elements, in every mode", "[onnx][converters]") {
   // ONNX's definition: pad by the positive pads, then remove the negative ones' elements.
   const int64_t h = 4, w = 5;
