@@ -120,10 +120,11 @@ int64_t check_nms_run(tonnx::Session &session, uint64_t seed) {
 // times (Tile). largest = the selected boxes' largest coordinate (ReduceMax: -inf of
 // none), sums = each box's coordinates summed (ReduceSum over axis 1), total = all of
 // them summed (ReduceSum: 0 of none), framed = a row of sevens on either side of the
-// boxes (Pad with a constant_value), gram = boxes^T x boxes (MatMul: zeros, sums of no products, of none).
+// boxes (Pad with a constant_value), gram = boxes^T x boxes (MatMul: zeros, sums of no
+// products, of none), gram_c = 2 gram + 0.5 C (Gemm with beta and a bias C).
 // `refused` adds an output that an empty selection cannot give: "ReduceMean" (the mean
-// coordinate), "Pad" (the first and last box repeated: mode edge), "Gemm" (boxes^T x
-// boxes again, a graph node whose result has elements) or "Gather" (the first box).
+// coordinate), "Pad" (the first and last box repeated: mode edge), "Einsum" (the column
+// sums, ij->j: a graph node whose result has elements) or "Gather" (the first box).
 constexpr float kScale[4] = {2.f, 3.f, 2.f, 3.f};
 std::string detector_model(const NDArray &w, const std::string &refused = "") {
   ModelBuilder mb(13);
@@ -201,7 +202,12 @@ std::string detector_model(const NDArray &w, const std::string &refused = "") {
   attr(mb.node("Transpose", {"picked"}, {"picked_t"}), "perm", std::vector<int64_t>{1, 0});
   mb.node("MatMul", {"picked_t", "picked"}, {"gram"});
   mb.output("gram");
-  if (refused == "Gemm") mb.node("Gemm", {"picked_t", "picked"}, {"extra"}, "extra");
+  mb.initializer("bias", NDArray::from_vector<float>({1.f, 2.f, 3.f, 4.f}, {4}));
+  ::onnx::NodeProto &gemm = mb.node("Gemm", {"picked_t", "picked", "bias"}, {"gram_c"});
+  attr(gemm, "alpha", 2.0f);
+  attr(gemm, "beta", 0.5f);
+  mb.output("gram_c");
+  if (refused == "Einsum") attr(mb.node("Einsum", {"picked"}, {"extra"}, "extra"), "equation", std::string("ij->j"));
   if (refused == "Gather") attr(mb.node("Gather", {"picked", "zero"}, {"extra"}, "extra"), "axis", int64_t{0});
   if (!refused.empty()) mb.output("extra");
   return mb.bytes();
@@ -310,6 +316,10 @@ int64_t check_detector_run(tonnx::Session &session, const NDArray &w, uint64_t s
   check_close(out["framed"], framed);
   REQUIRE(out["gram"].shape() == std::vector<int64_t>{4, 4});
   check_close(out["gram"], gram_of(picked), 1e-4, 1e-4);
+  std::vector<double> gram_c = gram_of(picked);
+  for (size_t e = 0; e < gram_c.size(); ++e) gram_c[e] = 2 * gram_c[e] + 0.5 * double(e % 4 + 1);
+  REQUIRE(out["gram_c"].shape() == std::vector<int64_t>{4, 4});
+  check_close(out["gram_c"], gram_c, 1e-4, 1e-4);
   return count;
 }
 
@@ -459,20 +469,21 @@ TEST_CASE("a node after the boundary that would compute elements from an empty v
   std::vector<double> edges(picked.begin(), picked.begin() + 4);  // Pad edge
   edges.insert(edges.end(), picked.begin(), picked.end());
   edges.insert(edges.end(), picked.end() - 4, picked.end());
-  const std::vector<double> gram = gram_of(picked);
+  std::vector<double> column_sums(4, 0.0);
+  for (size_t e = 0; e < picked.size(); ++e) column_sums[e % 4] += picked[e];
   const NDArray none = NDArray::random({1, kClasses, kBoxes}, Float(32), 42, -30.0, -20.0);
-  // The mean coordinate of no box (ONNX leaves it undefined), the edges of none, Gemm's
-  // product over no rows (a graph node whose result has elements), and the first of no
-  // box (an index out of range, an error of the model on that run).
+  // The mean coordinate of no box (ONNX leaves it undefined), the edges of none, Einsum's
+  // sums over no rows (a graph node whose result has elements), and the first of no box
+  // (an index out of range, an error of the model on that run).
   const std::vector<double> first(picked.begin(), picked.begin() + 4);
   const std::map<std::string, std::pair<const std::vector<double> *, std::string>> cases = {
       {"ReduceMean", {&mean, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
                              "node 'extra' (ReduceMean): the mean of no elements"}},
       {"Pad", {&edges, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
                        "node 'extra' (Pad): mode edge of an empty input"}},
-      {"Gemm", {&gram, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
-                       "node 'extra' (Gemm): dense of picked_t [4, 0], which is empty: only results that "
-                       "are empty too are computed from empty values"}},
+      {"Einsum", {&column_sums, "read 'sel', empty this run (a dimension of 0), and cannot be computed from it: "
+                                "node 'extra' (Einsum): reduce_sum of picked [0, 4], which is empty: "
+                                "only results that are empty too are computed from empty values"}},
       {"Gather", {&first, "computed on the host as 'sel' is empty this run (a dimension of 0), failed: "
                           "node 'extra' (Gather): "}}};
   for (const auto &[op, expected] : cases) {

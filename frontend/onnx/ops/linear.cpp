@@ -53,6 +53,26 @@ graph::NodeRef weight(Context &c, size_t i, bool transposed) {
 // alpha B could overflow where alpha A'B' does not), then C as a bias along the columns
 // when it is a vector [N] (or [1, N]), else added with broadcasting. Before opset 7 C is
 // required, and is [M, N] unless the broadcast attribute is set.
+// Gemm with an empty A or B (a run's empty value, Context::empty_values): an empty result,
+// or beta x C (zeros without C) where only the summed dimension is empty.
+void gemm_of_empty(Context &c, bool legacy) {
+  const Attributes &a = c.attrs();
+  const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
+  const bool ta = a.i("transA", 0) != 0, tb = a.i("transB", 0) != 0;
+  const int64_t m = as[ta ? 1 : 0], k = as[ta ? 0 : 1], n = bs[tb ? 0 : 1];
+  TIR_USER_CHECK(bs[tb ? 1 : 0] == k) << "Gemm of " << shape_str(as) << " and " << shape_str(bs)
+                                      << ": inner dimensions differ";
+  TIR_USER_CHECK(!legacy || c.has_input(2)) << "C is missing (Gemm requires it before opset 11)";
+  const std::vector<int64_t> out = {m, n};
+  const Type t = c.dtype(0);
+  if (m == 0 || n == 0) return empty_output(c, 0, out, t, "an empty result");
+  check_host_size(out, t);
+  const double beta = a.f("beta", 1.0f);
+  if (!c.has_input(2) || beta == 0.0) return c.set_output(0, host_broadcast_to(scalar(0, t), out));
+  if (!c.known(2)) unsupported("C '" + c.input_name(2) + "' computed on the host beside an empty A or B");
+  c.set_output(0, host_binary(BinaryOp::kMul, host_broadcast_to(c.input(2).known, out), scalar(beta, t)));
+}
+
 void gemm(Context &c, bool legacy) {
   need_product_types(c, c.has_input(2));
   TIR_USER_CHECK(c.rank(0) == 2 && c.rank(1) == 2) << "Gemm takes 2-D A and B";
@@ -70,6 +90,8 @@ void gemm(Context &c, bool legacy) {
       unsupported(why.str());
     }
   }
+  if (c.empty_values() && (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0))
+    return gemm_of_empty(c, legacy);
   graph::NodeRef x = c.node(0);
   if (a.i("transA", 0)) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}});
   const graph::NodeRef w = weight(c, 1, a.i("transB", 0) != 0);
