@@ -109,16 +109,15 @@ std::vector<UnsupportedNode> static_check(const ::onnx::GraphProto &g, int opset
   return out;
 }
 
+std::string describe(const UnsupportedNode &u) {
+  if (u.op == "input" || u.op == "initializer" || u.node.empty()) return u.reason;
+  return "node '" + u.node + "' (" + u.op + "): " + u.reason;
+}
+
 void throw_unsupported(const std::string &model, std::vector<UnsupportedNode> nodes, int skipped) {
   std::ostringstream os;
   os << "onnx: " << model << ": " << nodes.size() << (nodes.size() == 1 ? " node" : " nodes") << " cannot be imported:";
-  for (const UnsupportedNode &u : nodes) {
-    os << "\n  ";
-    if (u.op == "input" || u.op == "initializer" || u.node.empty())
-      os << u.reason;
-    else
-      os << "node '" << u.node << "' (" << u.op << "): " << u.reason;
-  }
+  for (const UnsupportedNode &u : nodes) os << "\n  " << describe(u);
   if (skipped) os << "\n  (" << skipped << " nodes reading their results were not checked)";
   throw UnsupportedError(os.str(), std::move(nodes));
 }

@@ -31,6 +31,9 @@ bool supported_dtype(Type t);
 // "node 'conv1' (Conv)" or "node 'y' (Conv)" for an unnamed node (its first output).
 std::string node_label(const ::onnx::NodeProto &n);
 
+// One refused node as the errors list it: "node 'n' (Op): reason", or the reason alone
+// for a graph input or initializer.
+std::string describe(const UnsupportedNode &u);
 // The error thrown for `nodes`: one line per node.
 [[noreturn]] void throw_unsupported(const std::string &model, std::vector<UnsupportedNode> nodes, int skipped);
 

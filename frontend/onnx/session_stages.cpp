@@ -99,11 +99,7 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
       after = detail::compute_on_host(s.stages.after, feed, data_dir, what);
     } catch (const UnsupportedError &e) {
       std::string nodes;
-      for (const UnsupportedNode &u : e.nodes())
-        nodes += (nodes.empty() ? "" : "; ") +
-                 (u.op == "input" || u.op == "initializer" || u.node.empty()
-                      ? u.reason
-                      : "node '" + u.node + "' (" + u.op + "): " + u.reason);
+      for (const UnsupportedNode &u : e.nodes()) nodes += (nodes.empty() ? "" : "; ") + detail::describe(u);
       throw Error(head + " read " + empty + ", empty this run (a dimension of 0), and cannot be computed from " +
                   (empties > 1 ? "them: " : "it: ") + (nodes.empty() ? std::string(e.what()) : nodes));
     } catch (const Error &e) {

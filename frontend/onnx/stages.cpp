@@ -184,28 +184,28 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const NodePr
 
 std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::map<std::string, NDArray> &inputs,
                                                const std::string &dir, const std::string &what) {
-  // Only the nodes the outputs need: a node whose result nobody reads could refuse an
-  // empty value that the outputs do not depend on.
-  ModelProto known = m;
-  GraphProto *g = known.mutable_graph();
+  // Only the nodes the outputs need, and the initializers they read (each is parsed at
+  // import): a node whose result nobody reads could refuse an empty value that the
+  // outputs do not depend on.
   std::set<std::string> needed;
-  for (const ValueInfoProto &o : m.graph().output()) needed.insert(o.name());
-  std::vector<bool> keep(size_t(m.graph().node_size()), false);
+  std::vector<std::string> outputs;
+  for (const ValueInfoProto &o : m.graph().output()) {
+    needed.insert(o.name());
+    outputs.push_back(o.name());
+  }
+  std::vector<int> keep;
   for (int i = m.graph().node_size() - 1; i >= 0; --i) {
     const NodeProto &n = m.graph().node(i);
-    for (const std::string &o : n.output()) keep[size_t(i)] = keep[size_t(i)] || needed.count(o);
-    if (keep[size_t(i)])
-      for (const std::string &r : names_read(n)) needed.insert(r);
+    if (std::none_of(n.output().begin(), n.output().end(), [&](const std::string &o) { return needed.count(o); }))
+      continue;
+    keep.insert(keep.begin(), i);
+    for (const std::string &r : names_read(n)) needed.insert(r);
   }
-  g->clear_node();
-  for (int i = 0; i < m.graph().node_size(); ++i)
-    if (keep[size_t(i)]) *g->add_node() = m.graph().node(i);
-  g->clear_initializer();  // and the initializers they read: each is parsed at import
-  for (const auto &t : m.graph().initializer())
-    if (needed.count(t.name())) *g->add_initializer() = t;
   for (const ValueInfoProto &in : m.graph().input())
     TIR_ASSERT(inputs.count(in.name())) << "no value for graph input '" << in.name() << "'";
-  g->clear_input();
+  ModelProto known = stage_model(m, keep, outputs, {});
+  GraphProto *g = known.mutable_graph();
+  g->clear_input();  // they are the initializers `inputs` gives
   for (const auto &[name, value] : inputs) *g->add_initializer() = tensor_proto(name, value.to(Device::cpu()));
   const ImportOptions options;
   Importer imp(known, options, dir, what);

@@ -9,22 +9,36 @@
 
 namespace tensorir::onnx::detail {
 
-graph::NodeRef numpy_matmul(Context &c, graph::NodeRef a, std::vector<int64_t> as, graph::NodeRef b,
-                            std::vector<int64_t> bs) {
+namespace {
+
+// The shape of a matrix product by NumPy's rules: a 1-D A is a row and a 1-D B a column,
+// each dimension dropped from the result; the leading dimensions broadcast.
+std::vector<int64_t> matmul_shape(std::vector<int64_t> as, std::vector<int64_t> bs) {
   TIR_USER_CHECK(!as.empty() && !bs.empty()) << "the operands of a matrix product have rank 1 or more";
   const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
-  if (a_vec) a = c.make("reshape", {a}, {{"shape", as = {1, as[0]}}});
-  if (b_vec) b = c.make("reshape", {b}, {{"shape", bs = {bs[0], 1}}});
+  if (a_vec) as = {1, as[0]};
+  if (b_vec) bs = {bs[0], 1};
   TIR_USER_CHECK(as.back() == bs[bs.size() - 2])
       << "a product of " << shape_str(as) << " and " << shape_str(bs) << ": inner dimensions differ";
   std::string error;
   std::vector<int64_t> out = broadcast_shapes(std::vector<int64_t>(as.begin(), as.end() - 2),
                                               std::vector<int64_t>(bs.begin(), bs.end() - 2), &error);
   TIR_USER_CHECK(error.empty()) << "a product of " << shape_str(as) << " and " << shape_str(bs) << ": " << error;
-  graph::NodeRef y = c.make("batch_matmul", {a, b});
-  if (!a_vec && !b_vec) return y;
   if (!a_vec) out.push_back(as[as.size() - 2]);
   if (!b_vec) out.push_back(bs.back());
+  return out;
+}
+
+}  // namespace
+
+graph::NodeRef numpy_matmul(Context &c, graph::NodeRef a, std::vector<int64_t> as, graph::NodeRef b,
+                            std::vector<int64_t> bs) {
+  const std::vector<int64_t> out = matmul_shape(as, bs);
+  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  if (a_vec) a = c.make("reshape", {a}, {{"shape", std::vector<int64_t>{1, as[0]}}});
+  if (b_vec) b = c.make("reshape", {b}, {{"shape", std::vector<int64_t>{bs[0], 1}}});
+  graph::NodeRef y = c.make("batch_matmul", {a, b});
+  if (!a_vec && !b_vec) return y;
   return c.make("reshape", {y}, {{"shape", out}});
 }
 
@@ -153,21 +167,7 @@ void batch_matmul(Context &c) {
 // MatMul with an empty operand (a run's empty value, Context::empty_values): an empty
 // result, or zeros where only the summed dimension is empty (sums of no products).
 void matmul_of_empty(Context &c) {
-  std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
-  TIR_USER_CHECK(!as.empty() && !bs.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)
-                                             << ": the operands of a MatMul have rank 1 or more";
-  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
-  if (a_vec) as = {1, as[0]};
-  if (b_vec) bs = {bs[0], 1};
-  TIR_USER_CHECK(as.back() == bs[bs.size() - 2])
-      << "MatMul of " << shape_str(c.shape(0)) << " and " << shape_str(c.shape(1)) << ": inner dimensions differ";
-  std::string error;
-  std::vector<int64_t> out = broadcast_shapes(std::vector<int64_t>(as.begin(), as.end() - 2),
-                                              std::vector<int64_t>(bs.begin(), bs.end() - 2), &error);
-  TIR_USER_CHECK(error.empty()) << "MatMul of " << shape_str(c.shape(0)) << " and " << shape_str(c.shape(1)) << ": "
-                                << error;
-  if (!a_vec) out.push_back(as[as.size() - 2]);
-  if (!b_vec) out.push_back(bs.back());
+  const std::vector<int64_t> out = matmul_shape(c.shape(0), c.shape(1));
   if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty result");
   check_host_size(out, c.dtype(0));
   c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, c.dtype(0)));
