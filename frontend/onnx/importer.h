@@ -67,6 +67,8 @@ class Importer {
   // running them (fold.cpp); false, leaving it as it is, when a graph input is among them.
   // An Error when computing it fails or would take too much.
   bool fold(Value &v);
+  // How many times fold compiled and ran graph nodes.
+  int folds() const { return folds_; }
   // A graph node for `name`'s value, a constant node for a known one (made once).
   graph::NodeRef node_of(const std::string &name);
   // A name for a new graph node: `base` itself when it is an ONNX value's name that no

@@ -184,19 +184,11 @@ graph::Outputs Session::run(const std::map<std::string, NDArray> &inputs) {
 }
 
 size_t Session::compiles() const {
-  size_t n = impl_->compiles;
-  if (impl_->staged)
-    for (const std::optional<Session> *stage : {&impl_->staged->before, &impl_->staged->after})
-      if (*stage) n += (*stage)->compiles();
-  return n;
+  return impl_->compiles + (impl_->staged ? impl_->staged->count(&Session::compiles) : 0);
 }
 
 size_t Session::cached() const {
-  size_t n = impl_->cache.size();
-  if (impl_->staged)
-    for (const std::optional<Session> *stage : {&impl_->staged->before, &impl_->staged->after})
-      if (*stage) n += (*stage)->cached();
-  return n;
+  return impl_->cache.size() + (impl_->staged ? impl_->staged->count(&Session::cached) : 0);
 }
 
 }  // namespace tensorir::onnx

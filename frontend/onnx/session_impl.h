@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "frontend/onnx/control_stage.h"
 #include "frontend/onnx/importer.h"
 #include "frontend/onnx/stages.h"
 #include "tensorir/frontend/onnx.h"
@@ -30,6 +31,10 @@ struct Session::Impl {
     detail::Stages stages;
     std::string boundary;  // "'nms' (NonMaxSuppression), ...": for messages
     std::optional<Session> before, after;
+    // The boundary's If and Loop nodes by index, run from sessions of their own.
+    std::map<int, std::unique_ptr<detail::ControlStage>> control;
+    // Every session of a stage: before, after and the control nodes' parts.
+    size_t count(size_t (Session::*what)() const) const;
   };
   std::shared_ptr<Staged> staged;  // set once the model runs in stages
   struct Restaged {};              // what compile throws when it has just split the model

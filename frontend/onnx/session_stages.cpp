@@ -17,6 +17,14 @@ void keep_only(Map &m, const std::set<std::string> &keep) {
 
 }  // namespace
 
+size_t Session::Impl::Staged::count(size_t (Session::*what)() const) const {
+  size_t n = 0;
+  for (const std::optional<Session> *stage : {&before, &after})
+    if (*stage) n += ((**stage).*what)();
+  for (const auto &[index, c] : control) n += what == &Session::compiles ? c->compiles() : c->cached();
+  return n;
+}
+
 bool Session::Impl::stage(const UnsupportedError &e) {
   for (const UnsupportedNode &u : e.nodes())
     if (u.value.empty() && (u.input.empty() || !find(u.input))) return false;
@@ -27,6 +35,12 @@ bool Session::Impl::stage(const UnsupportedError &e) {
     s->boundary += (s->boundary.empty() ? "node '" : ", node '") + detail::node_label(n) + "' (" + n.op_type() + ")";
   }
   if (s->stages.has_before) s->before = sub_session(s->stages.before, "before " + s->boundary);
+  for (int i : s->stages.boundary) {
+    const ::onnx::NodeProto &n = model.graph().node(i);
+    if (detail::ControlStage::handles(n))
+      s->control[i] = std::make_unique<detail::ControlStage>(
+          model, n, [this](::onnx::ModelProto m, const std::string &part) { return sub_session(std::move(m), part); });
+  }
   staged = std::move(s);
   shape_inputs.clear();  // the stages' sessions learn their own
   imported.reset();
@@ -76,8 +90,13 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
       if (auto it = values.find(name); it != values.end()) reads[name] = it->second;
       else if (const ::onnx::TensorProto *t = initializer(name)) reads[name] = detail::tensor_value(*t, data_dir);
     }
+    if (auto c = s.control.find(i); c != s.control.end())
+      if (std::optional<std::map<std::string, NDArray>> out = c->second->run(reads)) {
+        for (auto &[name, value] : *out) values[name] = value;
+        continue;
+      }
     try {
-      for (auto &[name, value] : detail::compute_on_host(model, n, reads, data_dir, what)) values[name] = value;
+      for (auto &[name, value] : detail::compute_on_host(model, n, reads, data_dir, what, &compiles)) values[name] = value;
     } catch (const UnsupportedError &e) {
       throw Error("onnx: " + what + ": node '" + detail::node_label(n) + "' (" + n.op_type() +
                   "), computed between stages from this run's values: " +
@@ -96,7 +115,7 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
     for (const std::string &name : s.stages.cut) feed[name] = values.at(name);
     const std::string head = "onnx: " + what + ": the nodes after " + s.boundary;
     try {
-      after = detail::compute_on_host(s.stages.after, feed, data_dir, what);
+      after = detail::compute_on_host(s.stages.after, feed, data_dir, what, &compiles);
     } catch (const UnsupportedError &e) {
       std::string nodes;
       for (const UnsupportedNode &u : e.nodes()) nodes += (nodes.empty() ? "" : "; ") + detail::describe(u);

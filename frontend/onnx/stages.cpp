@@ -15,31 +15,6 @@ using ::onnx::ModelProto;
 using ::onnx::NodeProto;
 using ::onnx::ValueInfoProto;
 
-// The names `g` reads that it does not define: what a subgraph takes from outside.
-void outer_reads(const GraphProto &g, std::set<std::string> &out) {
-  std::set<std::string> own;
-  for (const auto &in : g.input()) own.insert(in.name());
-  for (const auto &t : g.initializer()) own.insert(t.name());
-  for (const NodeProto &n : g.node())
-    for (const std::string &o : n.output()) own.insert(o);
-  for (const NodeProto &n : g.node())
-    for (const std::string &name : names_read(n))
-      if (!own.count(name)) out.insert(name);
-}
-
-// `m` with an empty graph of the same name, opsets and metadata.
-ModelProto empty_like(const ModelProto &m) {
-  ModelProto out = m;
-  GraphProto *g = out.mutable_graph();
-  g->clear_node();
-  g->clear_input();
-  g->clear_output();
-  g->clear_initializer();
-  g->clear_sparse_initializer();
-  g->clear_value_info();
-  return out;
-}
-
 // One stage's model: `nodes` of `m`, the graph inputs and initializers they read, `outputs`
 // (the model's own declarations where it has them), and the value_info of what they compute.
 ModelProto stage_model(const ModelProto &m, const std::vector<int> &nodes, const std::vector<std::string> &outputs,
@@ -82,13 +57,37 @@ void add_once(std::vector<std::string> &v, const std::string &name) {
 
 }  // namespace
 
+std::set<std::string> outer_reads(const GraphProto &g) {
+  std::set<std::string> own, out;
+  for (const auto &in : g.input()) own.insert(in.name());
+  for (const auto &t : g.initializer()) own.insert(t.name());
+  for (const NodeProto &n : g.node())
+    for (const std::string &o : n.output()) own.insert(o);
+  for (const NodeProto &n : g.node())
+    for (const std::string &name : names_read(n))
+      if (!own.count(name)) out.insert(name);
+  return out;
+}
+
+ModelProto empty_like(const ModelProto &m) {
+  ModelProto out = m;
+  GraphProto *g = out.mutable_graph();
+  g->clear_node();
+  g->clear_input();
+  g->clear_output();
+  g->clear_initializer();
+  g->clear_sparse_initializer();
+  g->clear_value_info();
+  return out;
+}
+
 std::set<std::string> names_read(const NodeProto &n) {
   std::set<std::string> out;
   for (const std::string &in : n.input())
     if (!in.empty()) out.insert(in);
   for (const auto &a : n.attribute()) {
-    if (a.has_g()) outer_reads(a.g(), out);
-    for (const GraphProto &g : a.graphs()) outer_reads(g, out);
+    if (a.has_g()) out.merge(outer_reads(a.g()));
+    for (const GraphProto &g : a.graphs()) out.merge(outer_reads(g));
   }
   return out;
 }
@@ -167,7 +166,7 @@ bool split_stages(const ModelProto &m, const std::vector<UnsupportedNode> &refus
 
 std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const NodeProto &n,
                                                const std::map<std::string, NDArray> &inputs, const std::string &dir,
-                                               const std::string &what) {
+                                               const std::string &what, size_t *compiles) {
   ModelProto one = empty_like(m);
   GraphProto *g = one.mutable_graph();
   *g->add_node() = n;
@@ -179,11 +178,11 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const NodePr
     TIR_ASSERT(it != inputs.end()) << "no value for '" << name << "', read by " << node_label(n);
     reads.insert(*it);
   }
-  return compute_on_host(one, reads, dir, what);
+  return compute_on_host(one, reads, dir, what, compiles);
 }
 
 std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::map<std::string, NDArray> &inputs,
-                                               const std::string &dir, const std::string &what) {
+                                               const std::string &dir, const std::string &what, size_t *compiles) {
   // Only the nodes the outputs need, and the initializers they read (each is parsed at
   // import): a node whose result nobody reads could refuse an empty value that the
   // outputs do not depend on.
@@ -210,6 +209,14 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::m
   const ImportOptions options;
   Importer imp(known, options, dir, what);
   imp.allow_empty_values();
+  // Counted as they happen: a conversion that fails has compiled as much.
+  struct Count {
+    const Importer &imp;
+    size_t *compiles;
+    ~Count() {
+      if (compiles) *compiles += size_t(imp.folds());
+    }
+  } count{imp, compiles};
   imp.convert();
   // Every value the converters computed is known; what they left to graph nodes of
   // constants is compiled for the CPU and run once. Known values may be empty, which a
@@ -230,6 +237,7 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::m
     else computed.push_back(o.name());
   }
   if (computed.empty()) return out;
+  if (compiles) ++*compiles;
   const graph::Outputs run = graph::build(imp.finish(computed), Target("llvm")).run({});
   for (size_t i = 0; i < run.size(); ++i) out[run.names()[i]] = run.at(i);
   return out;

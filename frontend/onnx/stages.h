@@ -33,19 +33,25 @@ bool split_stages(const ::onnx::ModelProto &m, const std::vector<UnsupportedNode
 // The outputs of node `n` of `m` computed on the host from `inputs`, which give every
 // input the node reads (its subgraphs' outer values included): the node converted alone,
 // all its inputs constants. An Error says why it cannot be.
+// `compiles` (when given) counts the graphs compiled to do it.
 std::map<std::string, NDArray> compute_on_host(const ::onnx::ModelProto &m, const ::onnx::NodeProto &n,
                                                const std::map<std::string, NDArray> &inputs, const std::string &dir,
-                                               const std::string &what);
+                                               const std::string &what, size_t *compiles = nullptr);
 
 // The outputs of model `m` computed on the host from `inputs`, which give each of its
 // graph inputs: the model converted with those as initializers. Unlike a compiled
 // session it takes empty arrays (a dimension of 0) wherever the converters compute their
 // results at import. An Error (UnsupportedError where a node cannot be) says why not.
 std::map<std::string, NDArray> compute_on_host(const ::onnx::ModelProto &m, const std::map<std::string, NDArray> &inputs,
-                                               const std::string &dir, const std::string &what);
+                                               const std::string &dir, const std::string &what,
+                                               size_t *compiles = nullptr);
 
 // The names node `n` reads: its inputs and the outer values its subgraphs read.
 std::set<std::string> names_read(const ::onnx::NodeProto &n);
+// The names subgraph `g` reads that it does not define: what it takes from around it.
+std::set<std::string> outer_reads(const ::onnx::GraphProto &g);
+// `m` with an empty graph: its opsets, functions and metadata only.
+::onnx::ModelProto empty_like(const ::onnx::ModelProto &m);
 
 // `after` with its graph inputs declared as `values` are (element type; every dimension
 // symbolic, bound by the arrays given at each run).

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <variant>
@@ -135,6 +136,34 @@ inline void attr(::onnx::NodeProto &n, const std::string &name, const std::strin
   a->set_name(name);
   a->set_type(::onnx::AttributeProto::STRING);
   a->set_s(v);
+}
+
+// A graph attribute whose graph has `inputs` and `outputs` (float tensors of unknown shape
+// unless typed) and the nodes `build` adds.
+inline void graph_attr(::onnx::NodeProto &n, const std::string &name,
+                       const std::vector<std::pair<std::string, int32_t>> &inputs,
+                       const std::vector<std::string> &outputs, const std::function<void(ModelBuilder &)> &build) {
+  ModelBuilder sub;
+  for (const auto &[in, type] : inputs) sub.input(in, {}, type);
+  for (const std::string &out : outputs) sub.graph().add_output()->set_name(out);
+  build(sub);
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = sub.graph();
+  a->mutable_g()->set_name(name);
+}
+
+inline NDArray int64_scalar(int64_t v) {
+  NDArray a = NDArray::empty({}, Int(64));
+  *static_cast<int64_t *>(a.data()) = v;
+  return a;
+}
+
+inline NDArray bool_scalar(bool v) {
+  NDArray a = NDArray::empty({}, Bool());
+  *static_cast<uint8_t *>(a.data()) = v ? 1 : 0;
+  return a;
 }
 
 // |got - want| <= atol + rtol * |want| for every element (NaN matches NaN), as ONNX's

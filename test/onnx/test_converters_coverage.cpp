@@ -5,40 +5,15 @@
 using namespace tensorir;
 using Catch::Matchers::Contains;
 using onnx_test::attr;
+using onnx_test::bool_scalar;
 using onnx_test::check_close;
 using onnx_test::dims;
+using onnx_test::graph_attr;
+using onnx_test::int64_scalar;
 using onnx_test::ModelBuilder;
 using onnx_test::run;
 
 namespace {
-
-// A graph attribute whose graph has `inputs` and `outputs` (float tensors of unknown shape
-// unless typed) and the nodes `build` adds.
-void graph_attr(::onnx::NodeProto &n, const std::string &name,
-                const std::vector<std::pair<std::string, int32_t>> &inputs, const std::vector<std::string> &outputs,
-                const std::function<void(ModelBuilder &)> &build) {
-  ModelBuilder sub;
-  for (const auto &[in, type] : inputs) sub.input(in, {}, type);
-  for (const std::string &out : outputs) sub.graph().add_output()->set_name(out);
-  build(sub);
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::GRAPH);
-  *a->mutable_g() = sub.graph();
-  a->mutable_g()->set_name(name);
-}
-
-NDArray int64_scalar(int64_t v) {
-  NDArray a = NDArray::empty({}, Int(64));
-  *static_cast<int64_t *>(a.data()) = v;
-  return a;
-}
-
-NDArray bool_scalar(bool v) {
-  NDArray a = NDArray::empty({}, Bool());
-  *static_cast<uint8_t *>(a.data()) = v ? 1 : 0;
-  return a;
-}
 
 // A Loop over x [4] of `trips` iterations: v starts as x and each iteration adds x; the
 // body goes on while i < stop, or with `mod` while i % 100 < stop (a Mod, which the import

@@ -1,8 +1,8 @@
 // Control flow decided at import: If with a condition known at import converts only the
 // branch taken; Loop with a trip count and condition known at import is unrolled, its
 // body converted once per iteration, and Scan once per position of its scan inputs. A
-// condition computed at run time would need the graph to branch: import refuses it, and a
-// Session computes the node between stages (on the CPU, compiled for each run's values).
+// condition or trip count computed at run time would need the graph to branch: import
+// refuses it, and a Session runs the node between stages (control_stage.h).
 #include <algorithm>
 
 #include "frontend/onnx/ops/ops_util.h"
@@ -50,8 +50,12 @@ void loop(Context &c) {
     std::vector<Value> out = c.subgraph("body", in);
     TIR_USER_CHECK(out.size() == 1 + carried + scans.size())
         << "the body has " << out.size() << " outputs; the node needs " << 1 + carried + scans.size();
-    if (!out[0].known.defined() && !c.compute_known(out[0], "the body's condition"))
-      unsupported("the body computes its condition at run time");
+    if (!out[0].known.defined() && !c.compute_known(out[0], "the body's condition")) {
+      const ::onnx::AttributeProto *body = c.attrs().get("body");
+      throw Unsupported{"the body computes its condition at run time (onnx::Session and `tensorir run` run the "
+                        "loop between stages)",
+                        "", body && body->g().output_size() ? body->g().output(0).name() : "the body's condition"};
+    }
     cond = to_int64s(out[0].known).at(0) != 0;
     v.assign(out.begin() + 1, out.begin() + std::ptrdiff_t(1 + carried));
     for (size_t k = 0; k < scans.size(); ++k) scans[k].push_back(out[1 + carried + k]);

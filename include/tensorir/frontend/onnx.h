@@ -177,7 +177,8 @@ class Session {
   // Runs the model: every output, by name, in the model's order.
   graph::Outputs run(const std::map<std::string, NDArray> &inputs);
 
-  // Models compiled so far, and how many are cached now (over every stage).
+  // Models compiled so far (over every stage, those compiled to compute nodes between
+  // stages on the host included), and how many are cached now.
   size_t compiles() const;
   size_t cached() const;
   // Whether the model runs in stages (see above); known once a run (or the session's
