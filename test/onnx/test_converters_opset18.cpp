@@ -1,6 +1,6 @@
 // Converters at opset 18, on models built here, against plain loops: Pad's axes input,
 // Split's num_outputs (the last part smaller), a reduction's axes as an input, and
-// Resize's axes and keep_aspect_ratio_policy, and its additions that are refused.
+// Resize's axes and keep_aspect_ratio_policy (antialias: test_converters_antialias.cpp).
 #include <tensorir/frontend/onnx.h>
 #include <tensorir/graph/executor.h>
 
@@ -109,13 +109,5 @@ TEST_CASE("converters: opset 18", "[onnx][converters]") {
                         Contains("scales has 1 values for the 2 axes"));
     REQUIRE_THROWS_WITH(tonnx::import_bytes(model("sizes", NDArray::from_vector<int64_t>({3, 3}, {2}), {2, 3}, "fit").bytes()),
                         Contains("keep_aspect_ratio_policy 'fit' is not supported"));
-  }
-  SECTION("Resize with antialias is refused") {
-    ModelBuilder mb(18);
-    mb.input("x", dims({1, 1, 2, 5}));
-    mb.initializer("scales", NDArray::from_vector<float>({1, 1, 2, 2}, {4}));
-    attr(mb.node("Resize", {"x", "", "scales"}, {"y"}, "up"), "antialias", int64_t{1});
-    mb.output("y");
-    REQUIRE_THROWS_WITH(tonnx::import_bytes(mb.bytes()), Contains("node 'up' (Resize): antialias is not supported"));
   }
 }

@@ -1,5 +1,6 @@
 // Indexed reads and writes, running sums and rearrangements: GatherElements, GatherND,
-// Scatter, ScatterElements, ScatterND, Resize (nearest, linear, cubic), Upsample
+// Scatter, ScatterElements, ScatterND, Resize (nearest, linear, cubic; antialias in
+// resize_antialias.cpp), Upsample
 // (nearest, linear), GridSample, TopK (known k), ReverseSequence, Trilu, CumSum,
 // Hardmax, Round, Sign, Mod, Range (known inputs, folded at import), DepthToSpace and
 // SpaceToDepth (a reshape, a transpose and a reshape), ThresholdedRelu, EyeLike (known
@@ -268,9 +269,11 @@ void one_hot(Context &c) {
 // two are the graph's resize2d; interpolation being separable (ONNX's reference resizes
 // axis by axis), each other dimension that changes goes through resize2d on its own,
 // moved last beside a unit axis (resized from 1 to 1, which every mode leaves as it is).
+// With `antialias` (opset 18), linear and cubic resampling stretch the filter along each
+// axis that shrinks (antialias_axis); the other axes interpolate as without it.
 void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes_in, const std::string &mode,
             const std::string &coord, const std::string &nearest, double cubic_a = -0.75,
-            bool exclude_outside = false) {
+            bool exclude_outside = false, bool antialias = false) {
   need_float(c, 0);
   const Shape &in = c.shape(0);
   const size_t r = in.size();
@@ -309,10 +312,16 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
   };
   graph::NodeRef x = c.node(0);
   Shape now = in;
+  for (size_t a = 0; antialias && m != "nearest" && a < r; ++a) {
+    if (scales[a] >= 1.0) continue;
+    x = antialias_axis(c, x, now, int(a), out[a], scales[a], m, coord, cubic_a, exclude_outside, c.dtype(0));
+    now[a] = out[a];
+    scales[a] = 1.0;  // done: what follows leaves it as it is
+  }
   // A leading dimension is resampled when its size changes, or its scale is not 1 (one
   // element long, it stays as it is).
   for (size_t a = 0; a + 2 < r; ++a) {
-    if (out[a] == in[a] && (scales[a] == 1.0 || in[a] == 1)) continue;
+    if (out[a] == now[a] && (scales[a] == 1.0 || in[a] == 1)) continue;
     Shape perm, moved;
     for (size_t i = 0; i < r; ++i)
       if (i != a) perm.push_back(int64_t(i));
@@ -394,7 +403,7 @@ void resize11(Context &c) {
   if (sizes.empty() && c.num_inputs() > 2 && c.has_input(2)) scales = known_floats(c, 2, "scales");
   if (c.opset() >= 18) apply_axes_and_policy(c, scales, sizes);
   resize(c, scales, sizes, a.s("mode", "nearest"), coord, a.s("nearest_mode", "round_prefer_floor"),
-         a.f("cubic_coeff_a", -0.75), a.i("exclude_outside", 0) != 0);
+         a.f("cubic_coeff_a", -0.75), a.i("exclude_outside", 0) != 0, c.opset() >= 18 && a.i("antialias", 0) != 0);
 }
 
 // Where Resize 10 and Upsample find their scales: Upsample's attributes height_scale and
@@ -472,7 +481,6 @@ std::string resize11_check(const Attributes &a) {
 // Resize 18's additions, where they change the result.
 std::string resize18_check(const Attributes &a) {
   if (std::string r = resize11_mode(a); !r.empty()) return r;
-  if (a.i("antialias", 0) != 0) return "antialias is not supported";
   const std::string policy = a.s("keep_aspect_ratio_policy", "stretch");
   return policy == "stretch" || policy == "not_larger" || policy == "not_smaller"
              ? ""

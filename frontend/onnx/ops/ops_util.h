@@ -127,6 +127,12 @@ Value join_values(Context &c, const std::vector<Value> &items, int axis, bool ne
 // a's and b's. Defined in linear.cpp.
 graph::NodeRef numpy_matmul(Context &c, graph::NodeRef a, std::vector<int64_t> as, graph::NodeRef b,
                             std::vector<int64_t> bs);
+// x (of `shape` and float `dtype`) resampled along `axis` to `out` elements with Resize's
+// antialiased linear or cubic filter (`mode`) at `scale` < 1, the source positions by
+// coordinate_transformation_mode `coord`. Defined in resize_antialias.cpp.
+graph::NodeRef antialias_axis(Context &c, graph::NodeRef x, const std::vector<int64_t> &shape, int axis, int64_t out,
+                              double scale, const std::string &mode, const std::string &coord, double cubic_a,
+                              bool exclude_outside, Type dtype);
 // Why Conv's attributes rule a node out, or "".
 std::string check_conv(const Attributes &a);
 
