@@ -28,6 +28,14 @@ const ::onnx::GraphProto &subgraph(const ::onnx::NodeProto &n, const std::string
   TIR_THROW() << "onnx: " << label << " has no graph attribute '" << attr << "'";
 }
 
+const NDArray &value_of(const std::map<std::string, NDArray> &values, const std::string &name,
+                        const std::string &label) {
+  auto it = values.find(name);
+  TIR_USER_CHECK(it != values.end() && it->second.defined())
+      << "onnx: " << label << " reads '" << name << "', which has no value in this run";
+  return it->second;
+}
+
 bool truth(const NDArray &a, const std::string &what) {
   const NDArray host = a.to(Device::cpu());
   TIR_USER_CHECK(host.numel() == 1) << what << " must have one element, not " << shape_str(host.shape());
@@ -104,35 +112,42 @@ std::optional<std::vector<NDArray>> ControlStage::run_part(Part &part, const std
   graph::Outputs computed;
   if (part.model.graph().output_size() > 0) {
     try {
+      for (const auto &in : part.model.graph().input())
+        if (value_of(values, in.name(), label_).numel() == 0) {
+          this_run_only_ = true;  // a compiled part takes no empty array
+          return std::nullopt;
+        }
       if (!part.session) {
         ::onnx::ModelProto typed = part.model;  // the types of this run's values, every dimension symbolic
         type_inputs(typed, values);
-        part.session = make_(std::move(typed), what);
+        part.session = make_(std::move(typed), what, part.declared);
       }
       std::map<std::string, NDArray> feed;
-      for (const SessionInput &in : part.session->inputs()) feed[in.name] = values.at(in.name);
+      for (const SessionInput &in : part.session->inputs()) feed[in.name] = value_of(values, in.name, label_);
       computed = part.session->run(feed);
     } catch (const UnsupportedError &) {
       return std::nullopt;  // what converting the node on the host says instead
     }
   }
   std::vector<NDArray> out;
-  for (const std::string &name : part.outputs) out.push_back(part.passed.count(name) ? values.at(name) : computed[name]);
+  for (const std::string &name : part.outputs)
+    out.push_back(part.passed.count(name) ? value_of(values, name, label_) : computed[name]);
   return out;
 }
 
 std::optional<std::map<std::string, NDArray>> ControlStage::run(const std::map<std::string, NDArray> &reads) {
   if (!on_host_) {
+    this_run_only_ = false;
     std::optional<std::map<std::string, NDArray>> out = node_.op_type() == "If" ? run_if(reads) : run_loop(reads);
     if (out) return out;
-    on_host_ = true;
+    on_host_ = !this_run_only_;
   }
   return std::nullopt;
 }
 
 std::optional<std::map<std::string, NDArray>> ControlStage::run_if(const std::map<std::string, NDArray> &reads) {
   TIR_USER_CHECK(node_.input_size() >= 1 && !node_.input(0).empty()) << "onnx: " << label_ << " has no condition";
-  const bool cond = truth(reads.at(node_.input(0)), "onnx: " + label_ + ": the condition");
+  const bool cond = truth(value_of(reads, node_.input(0), label_), "onnx: " + label_ + ": the condition");
   Part &part = *parts_[cond ? 0 : 1];
   const std::optional<std::vector<NDArray>> out = run_part(part, reads);
   if (!out) return std::nullopt;
@@ -161,8 +176,13 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
   TIR_USER_CHECK(body.outputs.size() == 1 + carried + scans)
       << "onnx: " << label_ << ": the body has " << body.outputs.size() << " outputs; the node needs "
       << 1 + carried + scans;
-  const int64_t trips = given(0) ? to_int64s(reads.at(node_.input(0)).to(Device::cpu())).at(0) : -1;
-  bool cond = given(1) ? truth(reads.at(node_.input(1)), "onnx: " + label_ + ": the condition") : true;
+  int64_t trips = -1;  // none: until the condition is false
+  if (given(0)) {
+    const std::vector<int64_t> m = to_int64s(value_of(reads, node_.input(0), label_).to(Device::cpu()));
+    TIR_USER_CHECK(m.size() == 1) << "onnx: " << label_ << ": the trip count must have one element, not " << m.size();
+    trips = std::max<int64_t>(m[0], 0);  // a negative count: no iterations
+  }
+  bool cond = given(1) ? truth(value_of(reads, node_.input(1), label_), "onnx: " + label_ + ": the condition") : true;
   TIR_USER_CHECK(given(0) || given(1)) << "onnx: " << label_ << " has neither a trip count nor a condition: it "
                                        << "does not end";
   // The iteration number and the condition as the body declares them: [] or [1].
@@ -173,7 +193,7 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
   const std::vector<int64_t> iteration_shape = shape_of(0), cond_shape = shape_of(1);
   std::map<std::string, NDArray> values = reads;
   std::vector<NDArray> v;
-  for (size_t i = 0; i < carried; ++i) v.push_back(reads.at(node_.input(int(2 + i))));
+  for (size_t i = 0; i < carried; ++i) v.push_back(value_of(reads, node_.input(int(2 + i)), label_));
   std::vector<std::vector<NDArray>> scanned(scans);
   const std::set<std::string> per_iteration(body.declared.begin(), body.declared.end());
   for (int64_t it = 0; cond && (trips < 0 || it < trips); ++it) {
@@ -194,13 +214,19 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
     for (size_t k = 0; k < scans; ++k) scanned[k].push_back((*out)[1 + carried + k]);
     cond = truth((*out)[0], "onnx: " + label_ + ": the condition the body computes");
   }
-  if (scans && scanned[0].empty()) return std::nullopt;  // no iterations: the scans' shapes are unknown
+  bool scans_used = false;
+  for (size_t k = 0; k < scans; ++k) scans_used = scans_used || !node_.output(int(carried + k)).empty();
+  if (scans_used && scanned[0].empty()) {  // no iterations: the scans' shapes are unknown
+    this_run_only_ = true;
+    return std::nullopt;
+  }
   std::map<std::string, NDArray> named;
   for (size_t i = 0; i < carried; ++i)
     if (!node_.output(int(i)).empty()) named[node_.output(int(i))] = v[i];
   for (size_t k = 0; k < scans; ++k) {
     const std::string &name = node_.output(int(carried + k));
-    if (!name.empty()) named[name] = stack(scanned[k], "onnx: " + label_ + ": scan output '" + name + "'");
+    if (!name.empty() && !scanned[k].empty())
+      named[name] = stack(scanned[k], "onnx: " + label_ + ": scan output '" + name + "'");
   }
   return named;
 }

@@ -19,8 +19,10 @@ namespace tensorir::onnx::detail {
 
 class ControlStage {
  public:
-  // Makes the Session of a part (a branch or the body) as a model, named for messages.
-  using MakeSession = std::function<Session(::onnx::ModelProto, const std::string &part)>;
+  // Makes the Session of a part (a branch or the body) as a model, named for messages;
+  // `own` are the part's own inputs, which no input of the model around it fixes.
+  using MakeSession =
+      std::function<Session(::onnx::ModelProto, const std::string &part, const std::vector<std::string> &own)>;
 
   // Whether `n` is an If or a Loop, which this runs.
   static bool handles(const ::onnx::NodeProto &n);
@@ -32,8 +34,9 @@ class ControlStage {
   // (names_read); none when the node is to be converted on the host instead: a loop
   // whose loop-carried values change shape from one iteration to the next, or whose body
   // needs the iteration number or a loop-carried value known to compile (a compile per
-  // iteration), a part no Session takes, or a loop of no iterations with scan outputs.
-  // Once it has said none it says none on every run.
+  // iteration), or a part no Session takes: from then on, on every run. Only for this
+  // run: a loop of no iterations whose scan outputs are read (their shapes unknown), or a
+  // part that reads an empty array.
   std::optional<std::map<std::string, NDArray>> run(const std::map<std::string, NDArray> &reads);
 
   size_t compiles() const;
@@ -50,6 +53,7 @@ class ControlStage {
   MakeSession make_;
   std::vector<std::unique_ptr<Part>> parts_;  // If: then, else; Loop: the body
   bool on_host_ = false;
+  bool this_run_only_ = false;  // the last run's none was for that run alone
 };
 
 }  // namespace tensorir::onnx::detail

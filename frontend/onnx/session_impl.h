@@ -64,7 +64,9 @@ struct Session::Impl {
   // Splits the model when `e` refuses nodes for values it computes at run time and every
   // other refusal is one that a run's inputs settle; false, changing nothing, otherwise.
   bool stage(const UnsupportedError &e);
-  Session sub_session(::onnx::ModelProto m, const std::string &part) const;
+  // A Session of `m`, a part of this model; `own` are inputs of its own that no fixed
+  // input of this model's options stands for (a subgraph's inputs may reuse outer names).
+  Session sub_session(::onnx::ModelProto m, const std::string &part, const std::vector<std::string> &own = {}) const;
   graph::Outputs run_stages(const std::map<std::string, NDArray> &given);
 };
 

@@ -39,7 +39,9 @@ bool Session::Impl::stage(const UnsupportedError &e) {
     const ::onnx::NodeProto &n = model.graph().node(i);
     if (detail::ControlStage::handles(n))
       s->control[i] = std::make_unique<detail::ControlStage>(
-          model, n, [this](::onnx::ModelProto m, const std::string &part) { return sub_session(std::move(m), part); });
+          model, n, [this](::onnx::ModelProto m, const std::string &part, const std::vector<std::string> &own) {
+            return sub_session(std::move(m), part, own);
+          });
   }
   staged = std::move(s);
   shape_inputs.clear();  // the stages' sessions learn their own
@@ -48,9 +50,11 @@ bool Session::Impl::stage(const UnsupportedError &e) {
   return true;
 }
 
-Session Session::Impl::sub_session(::onnx::ModelProto m, const std::string &part) const {
+Session Session::Impl::sub_session(::onnx::ModelProto m, const std::string &part,
+                                   const std::vector<std::string> &own) const {
   std::set<std::string> names;
   for (const auto &in : m.graph().input()) names.insert(in.name());
+  for (const std::string &name : own) names.erase(name);
   SessionOptions o = options;
   keep_only(o.import.input_values, names);
   keep_only(o.import.input_shapes, names);

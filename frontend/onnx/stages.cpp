@@ -66,6 +66,8 @@ std::set<std::string> outer_reads(const GraphProto &g) {
   for (const NodeProto &n : g.node())
     for (const std::string &name : names_read(n))
       if (!own.count(name)) out.insert(name);
+  for (const auto &o : g.output())  // an output may name an outer value as it is
+    if (!own.count(o.name())) out.insert(o.name());
   return out;
 }
 

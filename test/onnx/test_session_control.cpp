@@ -280,3 +280,37 @@ TEST_CASE("a Loop whose body holds an If of a computed condition runs both from 
   }
   CHECK(session.compiles() == first);
 }
+
+TEST_CASE("a Loop of a negative or zero computed trip count runs no iterations", "[onnx][session][control]") {
+  const NDArray w = NDArray::random({4, 4}, Float(32), 5, -0.5, 0.5);
+  tonnx::Session session = tonnx::Session::from_bytes(loop_model(w).bytes(), "llvm");
+  const NDArray x = NDArray::random({4}, Float(32), 8);
+  auto trips = [](float n) { return NDArray::from_vector<float>({n}, {1}); };
+  check_close(session.run({{"x", x}, {"n", trips(2)}})["h_final"], recur(x.to_vector<float>(), w.to_vector<float>(), 2).h,
+              1e-5, 1e-6);
+  const size_t compiles = session.compiles();
+  // No iterations: the scan output's shape is unknown, which this run refuses, naming it.
+  CHECK_THROWS_WITH(session.run({{"x", x}, {"n", trips(-3)}}), Contains("'recur' (Loop)") && Contains("no iterations"));
+  // The refusal was this run's: the next one runs from the body's session, compiling nothing.
+  const graph::Outputs out = session.run({{"x", x}, {"n", trips(3)}});
+  check_close(out["h_final"], recur(x.to_vector<float>(), w.to_vector<float>(), 3).h, 1e-5, 1e-6);
+  CHECK(session.compiles() == compiles);
+}
+
+TEST_CASE("an If whose branches give outer values as they are", "[onnx][session][control]") {
+  // a = |x| is read by no node of either branch: the then-branch gives it, the else-branch x.
+  ModelBuilder mb(13);
+  mb.input("x", dims({3}));
+  mb.initializer("zero", NDArray::from_vector<float>({0.0f}, {}));
+  mb.node("Abs", {"x"}, {"a"});
+  attr(mb.node("ReduceSum", {"x"}, {"total"}), "keepdims", int64_t{0});
+  mb.node("Greater", {"total", "zero"}, {"cond"});
+  ::onnx::NodeProto &n = mb.node("If", {"cond"}, {"y"}, "pick");
+  graph_attr(n, "then_branch", {}, {"a"}, [](ModelBuilder &) {});
+  graph_attr(n, "else_branch", {}, {"x"}, [](ModelBuilder &) {});
+  mb.output("y", dims({3}));
+  tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
+  const NDArray pos = NDArray::from_vector<float>({2, -1, 0.5f}, {3}), neg = NDArray::from_vector<float>({-2, 1, 0.5f}, {3});
+  CHECK(session.run({{"x", pos}})["y"].to_vector<float>() == std::vector<float>{2, 1, 0.5f});
+  CHECK(session.run({{"x", neg}})["y"].to_vector<float>() == std::vector<float>{-2, 1, 0.5f});
+}

@@ -34,7 +34,9 @@ void if_(Context &c) {
 // the outputs are the final v... and each scan output's values stacked along a new axis 0.
 void loop(Context &c) {
   TIR_USER_CHECK(c.num_inputs() >= 2) << "Loop needs its trip count and condition inputs (either may be \"\")";
-  const int64_t trips = c.has_input(0) ? c.ints(0, "trip count").at(0) : -1;
+  const std::vector<int64_t> m = c.has_input(0) ? c.ints(0, "trip count") : std::vector<int64_t>{};
+  TIR_USER_CHECK(!c.has_input(0) || m.size() == 1) << "the trip count must have one element, not " << m.size();
+  const int64_t trips = c.has_input(0) ? std::max<int64_t>(m[0], 0) : -1;  // a negative count: no iterations
   bool cond = c.has_input(1) ? known_condition(c, 1) : true;
   if (trips < 0 && !c.has_input(1)) unsupported("neither a trip count nor a condition: the loop does not end");
   const size_t carried = c.num_inputs() - 2;
