@@ -33,6 +33,7 @@ struct Session::Impl {
     std::optional<Session> before, after;
     // The boundary's If and Loop nodes by index, run from sessions of their own.
     std::map<int, std::unique_ptr<detail::ControlStage>> control;
+    std::map<std::string, NDArray> constants;  // initializers the boundary reads, decoded once
     // Every session of a stage: before, after and the control nodes' parts.
     size_t count(size_t (Session::*what)() const) const;
   };

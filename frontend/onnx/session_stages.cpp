@@ -92,7 +92,11 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
     std::map<std::string, NDArray> reads;
     for (const std::string &name : detail::names_read(n)) {
       if (auto it = values.find(name); it != values.end()) reads[name] = it->second;
-      else if (const ::onnx::TensorProto *t = initializer(name)) reads[name] = detail::tensor_value(*t, data_dir);
+      else if (const ::onnx::TensorProto *t = initializer(name)) {
+        auto c = s.constants.find(name);
+        if (c == s.constants.end()) c = s.constants.emplace(name, detail::tensor_value(*t, data_dir)).first;
+        reads[name] = c->second;
+      }
     }
     if (auto c = s.control.find(i); c != s.control.end())
       if (std::optional<std::map<std::string, NDArray>> out = c->second->run(reads)) {

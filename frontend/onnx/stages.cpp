@@ -72,14 +72,18 @@ std::set<std::string> outer_reads(const GraphProto &g) {
 }
 
 ModelProto empty_like(const ModelProto &m) {
-  ModelProto out = m;
-  GraphProto *g = out.mutable_graph();
-  g->clear_node();
-  g->clear_input();
-  g->clear_output();
-  g->clear_initializer();
-  g->clear_sparse_initializer();
-  g->clear_value_info();
+  // Field by field: a copy of `m` would copy every initializer, only to drop them.
+  ModelProto out;
+  if (m.has_ir_version()) out.set_ir_version(m.ir_version());
+  *out.mutable_opset_import() = m.opset_import();
+  if (m.has_producer_name()) out.set_producer_name(m.producer_name());
+  if (m.has_producer_version()) out.set_producer_version(m.producer_version());
+  if (m.has_domain()) out.set_domain(m.domain());
+  if (m.has_model_version()) out.set_model_version(m.model_version());
+  if (m.has_doc_string()) out.set_doc_string(m.doc_string());
+  *out.mutable_metadata_props() = m.metadata_props();
+  *out.mutable_functions() = m.functions();
+  out.mutable_graph()->set_name(m.graph().name());
   return out;
 }
 

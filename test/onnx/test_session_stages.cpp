@@ -605,3 +605,43 @@ TEST_CASE("a Session stages an If whose branch reads a boundary node's result, a
   }
   CHECK_THROWS_WITH(session.run({}), Contains("input 'y'"));
 }
+
+TEST_CASE("Trilu, ReverseSequence and Unique after a NonZero give empty results when it finds nothing",
+          "[onnx][session][stages]") {
+  // p = float(NonZero(Relu(y)))^T as [count, 1]: Trilu keeps its lower triangle (the
+  // first column), ReverseSequence reverses each column's first element (nothing moves),
+  // and Unique of the positions gives them back (sorted, each once).
+  ModelBuilder mb(14);
+  mb.input("y", {int64_t{6}});
+  mb.initializer("col", NDArray::from_vector<int64_t>({-1, 1}, {2}));
+  mb.initializer("lens", NDArray::from_vector<int64_t>({1}, {1}));
+  mb.node("Relu", {"y"}, {"r"});
+  mb.node("NonZero", {"r"}, {"nz"}, "where");
+  attr(mb.node("Cast", {"nz"}, {"f"}), "to", int64_t{::onnx::TensorProto::FLOAT});
+  mb.node("Reshape", {"f", "col"}, {"p"});
+  attr(mb.node("Trilu", {"p"}, {"low"}), "upper", int64_t{0});
+  ::onnx::NodeProto &reverse = mb.node("ReverseSequence", {"p", "lens"}, {"rev"});
+  attr(reverse, "time_axis", int64_t{0});
+  attr(reverse, "batch_axis", int64_t{1});
+  mb.node("Unique", {"f"}, {"u", "first", "inverse", "counts"});
+  for (const char *name : {"low", "rev", "u"}) mb.output(name);
+  for (const char *name : {"first", "inverse", "counts"}) mb.output(name, {}, ::onnx::TensorProto::INT64);
+  tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
+  const NDArray y = NDArray::from_vector<float>({0.5f, -1, 2, 0, 3, -2}, {6});
+  graph::Outputs out = session.run({{"y", y}});
+  CHECK(out["low"].to_vector<float>() == std::vector<float>{0, 2, 4});
+  CHECK(out["rev"].to_vector<float>() == std::vector<float>{0, 2, 4});
+  CHECK(out["u"].to_vector<float>() == std::vector<float>{0, 2, 4});
+  CHECK(out["inverse"].to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2});
+  CHECK(out["counts"].to_vector<int64_t>() == std::vector<int64_t>{1, 1, 1});
+  out = session.run({{"y", NDArray::from_vector<float>({-0.5f, -1, -2, 0, -3, -2}, {6})}});
+  CHECK(out["low"].shape() == std::vector<int64_t>{0, 1});
+  CHECK(out["rev"].shape() == std::vector<int64_t>{0, 1});
+  CHECK(out["u"].shape() == std::vector<int64_t>{0});
+  CHECK(out["u"].dtype() == Float(32));
+  for (const char *name : {"first", "inverse", "counts"}) {
+    CAPTURE(name);
+    CHECK(out[name].shape() == std::vector<int64_t>{0});
+    CHECK(out[name].dtype() == Int(64));
+  }
+}

@@ -68,8 +68,9 @@ void scatter_nd(Context &c) {
 void trilu(Context &c) {
   TIR_USER_CHECK(c.rank(0) >= 2) << "input '" << c.input_name(0) << "' has rank " << c.rank(0) << "; Trilu needs 2";
   const bool upper = c.attrs().i("upper", 1) != 0;
+  if (element_count(c.shape(0)) == 0)
+    return empty_output(c, 0, c.shape(0), c.dtype(0), "an empty input " + shape_str(c.shape(0)));
   if (c.num_inputs() > 1 && c.has_input(1) && !c.known(1)) {
-    if (element_count(c.shape(0)) == 0) unsupported("an empty input " + shape_str(c.shape(0)));
     TIR_USER_CHECK(c.dtype(1) == Int(64) && element_count(c.shape(1)) == 1) << "k must be one int64";
     const int64_t rows = c.shape(0)[size_t(c.rank(0) - 2)], cols = c.shape(0)[size_t(c.rank(0) - 1)];
     check_host_size({rows, cols}, Int(64), "the constant of diagonal offsets");
@@ -87,7 +88,6 @@ void trilu(Context &c) {
     TIR_USER_CHECK(v.size() == 1) << "k has " << v.size() << " values";
     k = v[0];
   }
-  if (element_count(c.shape(0)) == 0) unsupported("an empty input " + shape_str(c.shape(0)));
   c.output(0, "trilu", {c.node(0)}, {{"upper", int64_t(upper)}, {"k", k}});
 }
 
@@ -515,7 +515,7 @@ void topk(Context &c, bool k_input) {
 
 void reverse_sequence(Context &c) {
   const int64_t t = c.attrs().i("time_axis", 0), b = c.attrs().i("batch_axis", 1);
-  if (element_count(c.shape(0)) == 0) unsupported("an empty input");
+  if (element_count(c.shape(0)) == 0) return empty_output(c, 0, c.shape(0), c.dtype(0), "an empty input");
   c.output(0, "reverse_sequence", {c.node(0), c.node(1)}, {{"time_axis", t}, {"batch_axis", b}});
 }
 
