@@ -41,7 +41,8 @@ bool Session::Impl::stage(const UnsupportedError &e) {
       s->control[i] = std::make_unique<detail::ControlStage>(
           model, n, [this](::onnx::ModelProto m, const std::string &part, const std::vector<std::string> &own) {
             return sub_session(std::move(m), part, own);
-          });
+          },
+          options.cache_size);
   }
   staged = std::move(s);
   shape_inputs.clear();  // the stages' sessions learn their own

@@ -314,3 +314,48 @@ TEST_CASE("an If whose branches give outer values as they are", "[onnx][session]
   CHECK(session.run({{"x", pos}})["y"].to_vector<float>() == std::vector<float>{2, 1, 0.5f});
   CHECK(session.run({{"x", neg}})["y"].to_vector<float>() == std::vector<float>{-2, 1, 0.5f});
 }
+
+TEST_CASE("a Loop whose body needs the iteration number to compile runs from its sessions while they keep it",
+          "[onnx][session][control]") {
+  // acc += ReduceSum(x[0 : i + 1]) for i < int64(ReduceMax(n)): the Slice's end is the
+  // iteration number, so the body compiles once per iteration. A short loop's models stay
+  // cached; one longer than the cache holds (8) is unrolled on the host from then on.
+  ModelBuilder mb(13);
+  mb.input("x", dims({16}));
+  mb.input("n", dims({1}));
+  mb.initializer("go", bool_scalar(true));
+  mb.initializer("acc0", NDArray::from_vector<float>({0.0f}, {}));
+  mb.initializer("one", int64_scalar(1));
+  mb.initializer("zero1", NDArray::from_vector<int64_t>({0}, {1}));
+  mb.initializer("axis0", NDArray::from_vector<int64_t>({0}, {1}));
+  attr(mb.node("ReduceMax", {"n"}, {"nmax"}), "keepdims", int64_t{0});
+  attr(mb.node("Cast", {"nmax"}, {"trips"}), "to", int64_t{kInt64});
+  ::onnx::NodeProto &n = mb.node("Loop", {"trips", "go", "acc0"}, {"acc"}, "prefix_sums");
+  graph_attr(n, "body", {{"i", kInt64}, {"c", kBool}, {"a", kFloat}}, {"c", "a_out"}, [](ModelBuilder &g) {
+    g.node("Add", {"i", "one"}, {"end"});
+    g.node("Unsqueeze", {"end", "axis0"}, {"end1"});
+    g.node("Slice", {"x", "zero1", "end1"}, {"head"});
+    attr(g.node("ReduceSum", {"head"}, {"t"}), "keepdims", int64_t{0});
+    g.node("Add", {"a", "t"}, {"a_out"});
+  });
+  mb.output("acc", {});
+  tonnx::Session session = tonnx::Session::from_bytes(mb.bytes(), "llvm");
+  const NDArray x = NDArray::random({16}, Float(32), 12);
+  const std::vector<float> xv = x.to_vector<float>();
+  auto want = [&](int64_t trips) {
+    double acc = 0;
+    for (int64_t i = 0; i < trips; ++i) acc += std::accumulate(xv.begin(), xv.begin() + i + 1, 0.0);
+    return std::vector<double>{acc};
+  };
+  auto run = [&](int64_t trips) {
+    return session.run({{"x", x}, {"n", NDArray::from_vector<float>({float(trips)}, {1})}})["acc"];
+  };
+  check_close(run(3), want(3), 1e-5, 1e-6);
+  const size_t compiles = session.compiles();
+  check_close(run(3), want(3), 1e-5, 1e-6);
+  CHECK(session.compiles() == compiles);  // the three bodies are cached
+  check_close(run(12), want(12), 1e-5, 1e-6);
+  const size_t unrolled = session.compiles();
+  check_close(run(3), want(3), 1e-5, 1e-6);
+  CHECK(session.compiles() > unrolled);  // on the host now: a compile every run
+}
