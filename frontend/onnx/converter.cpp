@@ -208,7 +208,6 @@ graph::NodeRef Context::node(size_t i) {
   if (it == replaced_.end()) return imp_.node_of(input_name(i));
   Value &v = it->second;
   if (v.node < 0) {
-    if (v.known.numel() == 0 && !imp_.empty_values()) unsupported("input '" + input_name(i) + "' is empty (a dimension of 0)");
     v.node = constant(v.known, "input" + std::to_string(i)).id;
   }
   return graph::NodeRef{v.node};
@@ -228,7 +227,7 @@ bool Context::wants_output(size_t i) const { return i < num_outputs() && !node_.
 void Context::set_output(size_t i, graph::NodeRef r) {
   if (!wants_output(i)) return;
   const graph::Node &n = imp_.builder().node(r);
-  if (imp_.empty_values() && element_count(n.shape) == 0)
+  if (element_count(n.shape) == 0)  // known: a graph holds no empty value but as a constant
     return set_output(i, NDArray::empty(n.shape, n.dtype));
   imp_.bind(node_.output(int(i)), Value{r.id, NDArray(), n.shape, n.dtype});
 }
@@ -249,11 +248,8 @@ void Context::set_output(size_t i, const Value &v) {
 graph::NodeRef Context::node(const Value &v, const std::string &suffix) {
   TIR_USER_CHECK(v.kind == ValueKind::kTensor) << kind_name(v.kind) << " where a tensor is expected";
   if (v.node >= 0) return graph::NodeRef{v.node};
-  if (v.known.numel() == 0 && !imp_.empty_values()) unsupported("an element is empty (a dimension of 0)");
   return constant(v.known, suffix);
 }
-
-bool Context::empty_values() const { return imp_.empty_values(); }
 
 graph::NodeRef Context::make(const std::string &op, const std::vector<graph::NodeRef> &inputs,
                              std::map<std::string, graph::AttrValue> attrs) {
@@ -263,10 +259,9 @@ graph::NodeRef Context::make(const std::string &op, const std::vector<graph::Nod
 
 graph::NodeRef Context::make_node(const std::string &op, const std::vector<graph::NodeRef> &inputs,
                                   std::map<std::string, graph::AttrValue> attrs, const std::string &name) {
-  const graph::Node *empty = nullptr;  // an input without elements, where they are allowed
-  if (imp_.empty_values())
-    for (graph::NodeRef in : inputs)
-      if (!empty && element_count(imp_.builder().node(in).shape) == 0) empty = &imp_.builder().node(in);
+  const graph::Node *empty = nullptr;  // an input without elements
+  for (graph::NodeRef in : inputs)
+    if (!empty && element_count(imp_.builder().node(in).shape) == 0) empty = &imp_.builder().node(in);
   if (!empty) return imp_.builder().make(op, inputs, std::move(attrs), name);
   const std::string refused = op + " of " + empty->name + " " + shape_str(empty->shape) +
                               ", which is empty: only results that are empty too are computed from empty values";

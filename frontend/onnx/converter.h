@@ -137,10 +137,6 @@ class Context {
   // inputs bound to `inputs` (Importer::run_subgraph).
   std::vector<Value> subgraph(const std::string &attr, const std::vector<Value> &inputs);
 
-  // Whether values may be empty here (Importer::allow_empty_values): then a converter
-  // lets empty inputs through, the result of its graph nodes being known empty.
-  bool empty_values() const;
-
   // Adds a graph node computing `op`, named after output 0 ("<output>/<op>").
   graph::NodeRef make(const std::string &op, const std::vector<graph::NodeRef> &inputs,
                       std::map<std::string, graph::AttrValue> attrs = {});
@@ -152,8 +148,8 @@ class Context {
   const graph::Node &graph_node(graph::NodeRef r) const;
 
  private:
-  // The graph node; where the importer allows empty values (Importer::allow_empty_values),
-  // one that computes elements from an empty input is refused, naming it.
+  // The graph node; one that computes elements from an empty input (a dimension of 0) is
+  // refused, naming it (compiled kernels take no empty arrays).
   graph::NodeRef make_node(const std::string &op, const std::vector<graph::NodeRef> &inputs,
                            std::map<std::string, graph::AttrValue> attrs, const std::string &name);
   Importer &imp_;

@@ -182,7 +182,6 @@ graph::NodeRef Importer::node_of(const std::string &name) {
     unsupported("value '" + name + "' is " + kind_name(v.kind) + "; graph outputs and operands must be tensors");
   if (v.node < 0) {
     TIR_ASSERT(v.known.defined()) << name;
-    if (v.known.numel() == 0 && !empty_values_) unsupported("value '" + name + "' is empty (a dimension of 0)");
     v.node = builder_.constant(node_name(name, true), v.known).id;
   }
   return graph::NodeRef{v.node};

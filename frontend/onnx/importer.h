@@ -48,11 +48,6 @@ class Importer {
   // the graph of `outputs` (by default the model's), which must not be empty.
   void convert();
   graph::Graph finish(const std::vector<std::string> &outputs = {});
-  // For values computed at import only (nothing compiled for the model): values may be
-  // empty (a dimension of 0). A converter's graph node whose result has no elements
-  // becomes a known empty value; one computing elements from an empty value is refused.
-  void allow_empty_values() { empty_values_ = true; }
-  bool empty_values() const { return empty_values_; }
 
   // For Context.
   Value &value(const std::string &name);
@@ -94,7 +89,6 @@ class Importer {
   const ImportOptions &options_;
   std::string dir_, what_;
   int opset_ = 0;
-  bool empty_values_ = false;
   graph::Builder builder_;
   std::map<std::string, Value> values_;
   std::set<std::string> onnx_names_, graph_names_, poisoned_, graph_inputs_, half_names_;

@@ -154,7 +154,11 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
     if (auto it = after.find(o.name()); it != after.end()) {
       arrays.push_back(it->second);
     } else if (auto v = values.find(o.name()); v != values.end()) {
-      arrays.push_back(v->second);
+      // An initializer passed through (a loop of no iterations, say) is the session's
+      // decoded copy: the caller gets one of its own to write to.
+      bool kept = false;
+      for (const auto &[name, c] : s.constants) kept = kept || c.data() == v->second.data();
+      arrays.push_back(kept ? v->second.to(Device::cpu()) : v->second);
     } else {
       const ::onnx::TensorProto *t = initializer(o.name());
       TIR_USER_CHECK(t) << "onnx: " << what << ": graph output '" << o.name() << "' is computed by no node";

@@ -214,7 +214,6 @@ std::map<std::string, NDArray> compute_on_host(const ModelProto &m, const std::m
   for (const auto &[name, value] : inputs) *g->add_initializer() = tensor_proto(name, value.to(Device::cpu()));
   const ImportOptions options;
   Importer imp(known, options, dir, what);
-  imp.allow_empty_values();
   // Counted as they happen: a conversion that fails has compiled as much.
   struct Count {
     const Importer &imp;

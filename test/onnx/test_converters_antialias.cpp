@@ -62,7 +62,8 @@ double reference_1d(const Case &k, const std::vector<double> &data, double scale
   const int64_t n = int64_t(c.size()), pad = (n + 1) / 2;
   // The n indexes of the padded input nearest xo (ties to the smaller), in order. The
   // distances are taken from xo itself: the reference's xo + pad rounds (1 + 2^-52 + 2 is
-  // 3), which at such a position moves the window one element from its coefficients.
+  // 3), which at such a position moves the window one element from its coefficients (the
+  // cases here keep xo away from such ties).
   std::vector<int64_t> idx(size_t(data.size() + 2 * size_t(pad)));
   std::iota(idx.begin(), idx.end(), 0);
   std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) {
@@ -185,6 +186,29 @@ TEST_CASE("converters: Resize with antialias against ONNX's reference on random 
     CHECK(y.shape() == out);
     check_close(y, want, 1e-5, 1e-6);
   }
+}
+
+TEST_CASE("converters: Resize with antialias of the axes listed, keeping the aspect ratio",
+          "[onnx][converters][antialias]") {
+  // sizes 7 x 9 of axes 2 and 3, not_larger: one scale, min(7 / 20, 9 / 15) = 0.35, for
+  // both (7 x 5, 15 x 0.35 = 5.25 rounded).
+  const std::vector<int64_t> shape = {1, 2, 20, 15};
+  ModelBuilder mb(18);
+  mb.input("x", dims(shape));
+  mb.initializer("sizes", NDArray::from_vector<int64_t>({7, 9}, {2}));
+  auto &n = mb.node("Resize", {"x", "", "", "sizes"}, {"y"}, "shrink");
+  attr(n, "antialias", int64_t{1});
+  attr(n, "mode", std::string("cubic"));
+  attr(n, "axes", std::vector<int64_t>{2, 3});
+  attr(n, "keep_aspect_ratio_policy", std::string("not_larger"));
+  mb.output("y");
+  const NDArray x = NDArray::random(shape, Float(32), 21);
+  const std::vector<float> xv = x.to_vector<float>();
+  const NDArray y = run_on(mb, x);
+  CHECK(y.shape() == std::vector<int64_t>{1, 2, 7, 5});
+  check_close(y, reference(Case{"cubic"}, std::vector<double>(xv.begin(), xv.end()), shape, {1, 1, 0.35, 0.35},
+                           {1, 2, 7, 5}),
+              1e-5, 1e-6);
 }
 
 TEST_CASE("converters: Resize with antialias on the OpenGL targets", "[onnx][converters][antialias][opengl]") {

@@ -23,7 +23,7 @@ void compress(Context &c) {
   if (picked.empty()) {
     std::vector<int64_t> out = shape;
     out[size_t(axis)] = 0;
-    return empty_output(c, 0, out, c.dtype(0), "the condition selects nothing: an empty result");
+    return empty_output(c, 0, out, c.dtype(0));
   }
   const NDArray indices = from_int64s(picked, {int64_t(picked.size())});
   if (c.known(0)) return c.set_output(0, host_gather(host_reshape(c.input(0).known, shape), indices, axis));

@@ -25,7 +25,6 @@ void gather_elements(Context &c) {
   TIR_USER_CHECK(c.rank(1) == c.rank(0)) << "indices '" << c.input_name(1) << "' and data '" << c.input_name(0)
                                          << "' differ in rank";
   if (c.rank(0) == 0) unsupported("a scalar input");
-  if (!c.empty_values() && element_count(c.shape(1)) == 0) unsupported("empty indices");
   c.output(0, "gather_elements", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}});
 }
 
@@ -35,8 +34,6 @@ void gather_nd(Context &c) {
   const int64_t k = c.shape(1).back();
   TIR_USER_CHECK(b >= 0 && k >= 1 && b + k <= c.rank(0)) << "indices " << shape_str(c.shape(1))
                                                           << " do not fit data " << shape_str(c.shape(0));
-  if (!c.empty_values() && (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0))
-    unsupported("an empty input");
   if (c.rank(1) - 1 + c.rank(0) - b - k == 0) unsupported("a scalar result");
   c.output(0, "gather_nd", {c.node(0), c.node(1)}, {{"batch_dims", b}});
 }
@@ -68,8 +65,10 @@ void scatter_nd(Context &c) {
 void trilu(Context &c) {
   TIR_USER_CHECK(c.rank(0) >= 2) << "input '" << c.input_name(0) << "' has rank " << c.rank(0) << "; Trilu needs 2";
   const bool upper = c.attrs().i("upper", 1) != 0;
+  if (c.num_inputs() > 1 && c.has_input(1))
+    TIR_USER_CHECK(c.dtype(1) == Int(64) && element_count(c.shape(1)) == 1) << "k must be one int64";
   if (element_count(c.shape(0)) == 0)
-    return empty_output(c, 0, c.shape(0), c.dtype(0), "an empty input " + shape_str(c.shape(0)));
+    return empty_output(c, 0, c.shape(0), c.dtype(0));
   if (c.num_inputs() > 1 && c.has_input(1) && !c.known(1)) {
     TIR_USER_CHECK(c.dtype(1) == Int(64) && element_count(c.shape(1)) == 1) << "k must be one int64";
     const int64_t rows = c.shape(0)[size_t(c.rank(0) - 2)], cols = c.shape(0)[size_t(c.rank(0) - 1)];
@@ -112,7 +111,6 @@ void hardmax(Context &c, bool coerce) {
   const Shape &in = c.shape(0);
   const int r = c.rank(0);
   if (r == 0) unsupported("a scalar input");
-  if (!c.empty_values() && element_count(in) == 0) unsupported("an empty input " + shape_str(in));
   const int axis = normalize_axis(c.attrs().i("axis", coerce ? 1 : -1), r);
   if (!coerce || axis == r - 1) {  // the 2-D view reduces the last axis too
     c.output(0, "hardmax", {c.node(0)}, {{"axis", int64_t(axis)}});
@@ -247,7 +245,7 @@ void one_hot(Context &c) {
   const int axis = normalize_axis(c.attrs().i("axis", -1), r);
   Shape out = c.shape(0);
   out.insert(out.begin() + axis, depth);
-  if (element_count(c.shape(0)) == 0) return empty_output(c, 0, out, vt, "empty indices");
+  if (element_count(c.shape(0)) == 0) return empty_output(c, 0, out, vt);
   check_graph_size(out, vt);
   check_host_size({depth}, Int(64), "the constant of positions 0 to depth - 1");
   graph::NodeRef idx = c.node(0);
@@ -312,6 +310,8 @@ void resize(Context &c, const std::vector<double> &scales_in, const Shape &sizes
   };
   graph::NodeRef x = c.node(0);
   Shape now = in;
+  TIR_USER_CHECK(!antialias || coord != "tf_half_pixel_for_nn")
+      << "coordinate_transformation_mode tf_half_pixel_for_nn is not a mode of Resize 18 and later";
   for (size_t a = 0; antialias && m != "nearest" && a < r; ++a) {
     if (scales[a] >= 1.0) continue;
     x = antialias_axis(c, x, now, int(a), out[a], scales[a], m, coord, cubic_a, exclude_outside, c.dtype(0));
@@ -503,8 +503,8 @@ void topk(Context &c, bool k_input) {
   if (k == 0 || element_count(c.shape(0)) == 0) {
     Shape out = c.shape(0);
     out[size_t(axis)] = k;
-    if (c.wants_output(0)) empty_output(c, 0, out, c.dtype(0), "an empty result");
-    if (c.num_outputs() > 1 && c.wants_output(1)) empty_output(c, 1, out, Int(64), "an empty result");
+    if (c.wants_output(0)) empty_output(c, 0, out, c.dtype(0));
+    if (c.num_outputs() > 1 && c.wants_output(1)) empty_output(c, 1, out, Int(64));
     return;
   }
   graph::NodeRef idx = c.make("topk_indices", {c.node(0)},
@@ -515,7 +515,9 @@ void topk(Context &c, bool k_input) {
 
 void reverse_sequence(Context &c) {
   const int64_t t = c.attrs().i("time_axis", 0), b = c.attrs().i("batch_axis", 1);
-  if (element_count(c.shape(0)) == 0) return empty_output(c, 0, c.shape(0), c.dtype(0), "an empty input");
+  TIR_USER_CHECK((t == 0 || t == 1) && (b == 0 || b == 1) && t != b)
+      << "time_axis " << t << " and batch_axis " << b << " must be 0 and 1, one each";
+  if (element_count(c.shape(0)) == 0) return empty_output(c, 0, c.shape(0), c.dtype(0));
   c.output(0, "reverse_sequence", {c.node(0), c.node(1)}, {{"time_axis", t}, {"batch_axis", b}});
 }
 

@@ -67,8 +67,8 @@ graph::NodeRef weight(Context &c, size_t i, bool transposed) {
 // alpha B could overflow where alpha A'B' does not), then C as a bias along the columns
 // when it is a vector [N] (or [1, N]), else added with broadcasting. Before opset 7 C is
 // required, and is [M, N] unless the broadcast attribute is set.
-// Gemm with an empty A or B (a run's empty value, Context::empty_values): an empty result,
-// or beta x C (zeros without C) where only the summed dimension is empty.
+// Gemm with an empty A or B: an empty result, or beta x C (zeros without C) where only
+// the summed dimension is empty.
 void gemm_of_empty(Context &c, bool legacy) {
   const Attributes &a = c.attrs();
   const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
@@ -79,7 +79,7 @@ void gemm_of_empty(Context &c, bool legacy) {
   TIR_USER_CHECK(!legacy || c.has_input(2)) << "C is missing (Gemm requires it before opset 11)";
   const std::vector<int64_t> out = {m, n};
   const Type t = c.dtype(0);
-  if (m == 0 || n == 0) return empty_output(c, 0, out, t, "an empty result");
+  if (m == 0 || n == 0) return empty_output(c, 0, out, t);
   check_host_size(out, t);
   const double beta = a.f("beta", 1.0f);
   if (!c.has_input(2) || beta == 0.0) return c.set_output(0, host_broadcast_to(scalar(0, t), out));
@@ -104,7 +104,7 @@ void gemm(Context &c, bool legacy) {
       unsupported(why.str());
     }
   }
-  if (c.empty_values() && (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0))
+  if (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0)
     return gemm_of_empty(c, legacy);
   graph::NodeRef x = c.node(0);
   if (a.i("transA", 0)) x = c.make("transpose", {x}, {{"axes", std::vector<int64_t>{1, 0}}});
@@ -164,11 +164,11 @@ void batch_matmul(Context &c) {
   c.output(0, "reshape", {y}, {{"shape", out}});
 }
 
-// MatMul with an empty operand (a run's empty value, Context::empty_values): an empty
-// result, or zeros where only the summed dimension is empty (sums of no products).
+// MatMul with an empty operand: an empty result, or zeros where only the summed
+// dimension is empty (sums of no products).
 void matmul_of_empty(Context &c) {
   const std::vector<int64_t> out = matmul_shape(c.shape(0), c.shape(1));
-  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty result");
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0));
   check_host_size(out, c.dtype(0));
   c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, c.dtype(0)));
 }
@@ -177,7 +177,7 @@ void matmul_of_empty(Context &c) {
 // folded into rows for dense and restored after.
 void matmul(Context &c) {
   need_product_types(c, false);
-  if (c.empty_values() && (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0))
+  if (element_count(c.shape(0)) == 0 || element_count(c.shape(1)) == 0)
     return matmul_of_empty(c);
   const std::vector<int64_t> as = c.shape(0), bs = c.shape(1);
   TIR_USER_CHECK(!as.empty() && !bs.empty()) << "MatMul of " << shape_str(as) << " and " << shape_str(bs)

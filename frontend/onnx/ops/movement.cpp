@@ -98,8 +98,6 @@ void gather(Context &c) {
   const int axis = normalize_axis(c.attrs().i("axis", 0), c.rank(0));
   if (!c.known(1)) {  // computed indices: the graph's take
     if (!c.dtype(1).is_int()) unsupported("indices '" + c.input_name(1) + "' are " + c.dtype(1).str());
-    if (!c.empty_values() && (element_count(c.shape(1)) == 0 || element_count(c.shape(0)) == 0))
-      unsupported("an empty input");
     if (c.rank(0) + c.rank(1) == 1) unsupported("a scalar result");
     return void(c.output(0, "take", {c.node(0), c.node(1)}, {{"axis", int64_t(axis)}}));
   }
@@ -111,7 +109,7 @@ void gather(Context &c) {
     Shape out = in;
     out.erase(out.begin() + axis);
     out.insert(out.begin() + axis, c.shape(1).begin(), c.shape(1).end());
-    return empty_output(c, 0, out, c.dtype(0), "no indices");
+    return empty_output(c, 0, out, c.dtype(0));
   }
   std::vector<graph::NodeRef> parts;
   for (int64_t k : idx) {
@@ -176,7 +174,7 @@ void slice(Context &c, bool inputs) {
     out[size_t(a)] = r.len;
   }
   if (c.known(0)) return c.set_output(0, host_slice(c.input(0).known, begin, step, out));
-  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "the slice is empty " + shape_str(out));
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0));
   // The whole of every axis, in order: a reversal (step -1) keeps the shape too.
   if (out == in && std::all_of(step.begin(), step.end(), [](int64_t s) { return s == 1; })) return c.forward(0, 0);
   Shape end(in.size());
@@ -236,7 +234,7 @@ void split(Context &c, int version) {
       if (c.known(0)) {
         c.set_output(i, host_slice(c.input(0).known, begin, step, out));
       } else if (len <= 0) {
-        empty_output(c, i, out, c.dtype(0), "an empty part");
+        empty_output(c, i, out, c.dtype(0));
       } else {
         Shape end = in;
         end[size_t(axis)] = offset + len;
@@ -343,7 +341,7 @@ void pad(Context &c, int version) {
     TIR_USER_CHECK(d >= 0) << "pads " << shape_str(pads) << " remove more than every element of "
                            << shape_str(c.shape(0));
   if (element_count(out) == 0)
-    return empty_output(c, 0, out, c.dtype(0), "an empty result " + shape_str(out) + " (a dimension of 0)");
+    return empty_output(c, 0, out, c.dtype(0));
   const std::string mode = c.attrs().s("mode", "constant");
   // Read only in constant mode, where it is used: the other modes ignore input 2.
   auto constant_value = [&]() -> double {
@@ -426,7 +424,7 @@ void tile(Context &c, bool tiles_axis) {
     return c.set_output(0, v);
   }
   check_graph_size(out, c.dtype(0));
-  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty result " + shape_str(out));
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0));
   if (out == in) return c.forward(0, 0);
   size_t last = 0;
   for (size_t i = 0; i < in.size(); ++i)

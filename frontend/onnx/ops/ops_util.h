@@ -71,11 +71,8 @@ inline std::string attribute_now_input(const Attributes &a, const std::string &n
          std::to_string(input) + " (the model is invalid)";
 }
 
-// Output i as an empty array of `shape` (a dimension of 0) and `dtype` where values may be
-// empty (Context::empty_values: the nodes after an empty result of a staged run); elsewhere
-// Unsupported, `reason` saying what is empty.
-inline void empty_output(Context &c, size_t i, const std::vector<int64_t> &shape, Type dtype, const std::string &reason) {
-  if (!c.empty_values()) unsupported(reason);
+// Output i as an empty array of `shape` (a dimension of 0) and `dtype`.
+inline void empty_output(Context &c, size_t i, const std::vector<int64_t> &shape, Type dtype) {
   c.set_output(i, NDArray::empty(shape, dtype));
 }
 

@@ -74,8 +74,8 @@ void reduce_nothing(Context &c, const std::string &kind) {
   else c.forward(0, 0);  // sum, mean, max, min, prod, log_sum_exp: x itself
 }
 
-// The reduction of an empty input (a run's empty value, Context::empty_values) over the
-// axes flagged in `red`: empty where the result is, else ONNX's value for no elements:
+// The reduction of an empty input over the axes flagged in `red`: empty where the result
+// is, else ONNX's value for no elements:
 // 0 for sums (and L1, L2, squares), 1 for products, the lowest value for max (-inf in
 // floats) and the highest for min, -inf for the logarithms; the mean is undefined.
 void reduce_empty(Context &c, const Reduction &r, const std::vector<bool> &red, bool keepdims) {
@@ -83,7 +83,7 @@ void reduce_empty(Context &c, const Reduction &r, const std::vector<bool> &red, 
   std::vector<int64_t> out;
   for (size_t i = 0; i < in.size(); ++i)
     if (!red[i] || keepdims) out.push_back(red[i] ? 1 : in[i]);
-  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0), "an empty input");
+  if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0));
   if (r.kind == "mean") unsupported("the mean of no elements, which ONNX leaves undefined");
   const Type t = c.dtype(0);
   const size_t n = size_t(check_host_size(out, t));
@@ -116,7 +116,7 @@ void reduce(Context &c, const Reduction &r) {
   const bool keepdims = a.i("keepdims", 1) != 0;
   std::vector<bool> red(size_t(c.rank(0)), axes.empty());
   for (int64_t ax : axes) red[size_t(ax)] = true;
-  if (c.empty_values() && element_count(c.shape(0)) == 0) return reduce_empty(c, r, red, keepdims);
+  if (element_count(c.shape(0)) == 0) return reduce_empty(c, r, red, keepdims);
   // Known integers (shape computations: the element count of a shape) fold on the host.
   if (c.known(0) && !c.dtype(0).is_float() && !r.float_only && !c.dtype(0).is_uint())
     return c.set_output(0, fold_reduce(c.input(0).known, r.kind, red, keepdims));
