@@ -263,6 +263,16 @@ graph::NodeRef Context::make_node(const std::string &op, const std::vector<graph
   for (graph::NodeRef in : inputs)
     if (!empty && element_count(imp_.builder().node(in).shape) == 0) empty = &imp_.builder().node(in);
   if (!empty) return imp_.builder().make(op, inputs, std::move(attrs), name);
+  // A reshape of no elements (a converter's own view, which the graph's reshape refuses
+  // for its extents of 0): the target shape, a -1 in it 0, known.
+  if (auto s = attrs.find("shape"); op == "reshape" && s != attrs.end()) {
+    std::vector<int64_t> shape = std::get<std::vector<int64_t>>(s->second);
+    if (std::count(shape.begin(), shape.end(), -1) <= 1) {
+      std::replace(shape.begin(), shape.end(), int64_t{-1}, int64_t{0});
+      if (element_count(shape) == 0 && std::count_if(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }) == 0)
+        return imp_.builder().constant(name, NDArray::empty(shape, imp_.builder().node(inputs.at(0)).dtype));
+    }
+  }
   const std::string refused = op + " of " + empty->name + " " + shape_str(empty->shape) +
                               ", which is empty: only results that are empty too are computed from empty values";
   graph::NodeRef r;
@@ -280,8 +290,13 @@ graph::NodeRef Context::output(size_t i, const std::string &op, const std::vecto
   TIR_USER_CHECK(i < num_outputs()) << "the node has " << num_outputs() << " outputs; " << node_.op_type()
                                     << " has at least " << i + 1;
   if (!wants_output(i)) return make(op, inputs, std::move(attrs));
+  // A node reading an empty input gives a known empty value, if anything: it must not
+  // take the output's name, which the value's constant needs.
+  bool empty_input = false;
+  for (graph::NodeRef in : inputs) empty_input = empty_input || element_count(imp_.builder().node(in).shape) == 0;
   const std::string &name = node_.output(int(i));
-  graph::NodeRef r = make_node(op, inputs, std::move(attrs), imp_.node_name(name, true));
+  graph::NodeRef r = empty_input ? make(op, inputs, std::move(attrs))
+                                 : make_node(op, inputs, std::move(attrs), imp_.node_name(name, true));
   set_output(i, r);
   return r;
 }

@@ -10,6 +10,7 @@
 #include "frontend/onnx/host.h"
 #include "frontend/onnx/proto.h"
 #include "frontend/onnx/stages.h"
+#include "tensorir/graph/passes.h"
 
 namespace tensorir::onnx::detail {
 
@@ -388,7 +389,9 @@ std::vector<graph::NodeRef> Importer::outputs(const std::vector<std::string> &na
     // value (Identity, or a graph input) gets a copy of its own under its name.
     if (builder_.node(r).name != name || used.count(r.id)) {
       const graph::Node &src = builder_.node(r);
-      r = builder_.make("reshape", {r}, {{"shape", src.shape}}, node_name(name, true));
+      r = element_count(src.shape) == 0  // an empty value is a constant: another one
+              ? builder_.constant(node_name(name, true), NDArray::empty(src.shape, src.dtype))
+              : builder_.make("reshape", {r}, {{"shape", src.shape}}, node_name(name, true));
     }
     used.insert(r.id);
     out.push_back(r);
@@ -419,7 +422,9 @@ graph::Graph Importer::finish(const std::vector<std::string> &outputs) {
   std::vector<std::string> names = outputs;
   if (names.empty())
     for (const ::onnx::ValueInfoProto &o : model_.graph().output()) names.push_back(o.name());
-  return builder_.finish(this->outputs(names));
+  // Without the graph nodes whose results became known (an empty result, say), which
+  // the build would otherwise fold before it drops them.
+  return graph::eliminate_dead_nodes(builder_.finish(this->outputs(names)));
 }
 
 }  // namespace tensorir::onnx::detail

@@ -93,8 +93,13 @@ graph::CompiledModel Session::Impl::compile(const std::map<std::string, NDArray>
       }
     ImportOptions o = options.import;
     for (const std::string &name : shape_inputs) o.input_values[name] = given.at(name);
-    for (const std::string &name : symbolic)
-      if (!shape_inputs.count(name)) o.input_shapes[name] = given.at(name).shape();
+    for (const std::string &name : symbolic) {
+      if (shape_inputs.count(name)) continue;
+      // An empty array is all its shape says: fixed for this compile, keyed by that shape.
+      const NDArray &a = given.at(name);
+      if (a.numel() == 0) o.input_values[name] = a;
+      else o.input_shapes[name] = a.shape();
+    }
     try {
       const graph::Graph g = k.empty() && imported ? *imported : import(o);
       imported.reset();  // compiled now; an eviction imports again

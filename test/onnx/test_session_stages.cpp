@@ -664,3 +664,45 @@ TEST_CASE("Trilu, ReverseSequence and Unique after a NonZero give empty results 
     CHECK(out[name].dtype() == Int(64));
   }
 }
+
+TEST_CASE("empty values through graph operators: outputs by name, reshaped views, and empty batches of a Session",
+          "[onnx][session][stages]") {
+  // z = x[5:7] along axis 0 is [0, 3, 4]: Relu of it, a Softmax over axis 1 at opset 11
+  // (a 2-D view of it), and z itself are empty outputs beside Neg(x).
+  ModelBuilder mb(11);
+  mb.input("x", dims({2, 3, 4}));
+  mb.initializer("s", NDArray::from_vector<int64_t>({5}, {1}));
+  mb.initializer("e", NDArray::from_vector<int64_t>({7}, {1}));
+  mb.initializer("a", NDArray::from_vector<int64_t>({0}, {1}));
+  mb.node("Slice", {"x", "s", "e", "a"}, {"z"});
+  mb.node("Relu", {"z"}, {"r"});
+  attr(mb.node("Softmax", {"z"}, {"p"}), "axis", int64_t{1});
+  mb.node("Neg", {"x"}, {"m"});
+  for (const char *name : {"z", "r", "p", "m"}) mb.output(name);
+  const NDArray x = NDArray::random({2, 3, 4}, Float(32), 3);
+  const graph::Outputs out = graph::build(tonnx::import_bytes(mb.bytes()), "llvm").run({{"x", x}});
+  for (const char *name : {"z", "r", "p"}) {
+    CAPTURE(name);
+    CHECK(out[name].shape() == std::vector<int64_t>{0, 3, 4});
+  }
+  std::vector<float> minus = x.to_vector<float>();
+  for (float &v : minus) v = -v;
+  CHECK(out["m"].to_vector<float>() == minus);
+
+  // A batch of 0, then of 2 twice: each shape compiled once, and the input stays data.
+  ModelBuilder batch(13);
+  batch.input("x", {std::string("n"), int64_t{3}});
+  batch.node("Relu", {"x"}, {"y"});
+  batch.output("y");
+  tonnx::Session session = tonnx::Session::from_bytes(batch.bytes(), "llvm");
+  CHECK(session.run({{"x", NDArray::empty({0, 3}, Float(32))}})["y"].shape() == std::vector<int64_t>{0, 3});
+  const size_t compiles = session.compiles();
+  for (uint64_t seed : {1, 2}) {
+    const NDArray v = NDArray::random({2, 3}, Float(32), seed);
+    std::vector<float> want = v.to_vector<float>();
+    for (float &e : want) e = std::max(e, 0.0f);
+    CHECK(session.run({{"x", v}})["y"].to_vector<float>() == want);
+  }
+  CHECK(session.compiles() == compiles + 1);
+  CHECK(session.shape_inputs().empty());
+}
