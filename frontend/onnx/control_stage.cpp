@@ -63,10 +63,8 @@ bool ControlStage::handles(const ::onnx::NodeProto &n) {
   return (n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "If" || n.op_type() == "Loop");
 }
 
-ControlStage::ControlStage(const ::onnx::ModelProto &m, const ::onnx::NodeProto &n, MakeSession make,
-                           size_t cache_size)
-    : node_(n), label_("node '" + node_label(n) + "' (" + n.op_type() + ")"), make_(std::move(make)),
-      cache_size_(std::max<size_t>(cache_size, 1)) {
+ControlStage::ControlStage(const ::onnx::ModelProto &m, const ::onnx::NodeProto &n, MakeSession make)
+    : node_(n), label_("node '" + node_label(n) + "' (" + n.op_type() + ")"), make_(std::move(make)) {
   TIR_ASSERT(handles(n)) << label_ << " is not an If or a Loop";
   std::set<std::string> initializers;
   for (const auto &t : m.graph().initializer()) initializers.insert(t.name());
@@ -197,7 +195,7 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
   std::vector<NDArray> v;
   for (size_t i = 0; i < carried; ++i) v.push_back(value_of(reads, node_.input(int(2 + i)), label_));
   std::vector<std::vector<NDArray>> scanned(scans);
-  const size_t compiled = compiles();
+  const int64_t compiled = int64_t(compiles()), kept = int64_t(cached());
   for (int64_t it = 0; cond && (trips < 0 || it < trips); ++it) {
     values[body.declared[0]] = from_int64s({it}, iteration_shape);
     values[body.declared[1]] = from_int64s({1}, cond_shape, Bool());
@@ -205,9 +203,10 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
     const std::optional<std::vector<NDArray>> out = run_part(body, values);
     if (!out) return std::nullopt;
     // A body compiled for values or shapes that change with the iteration (the iteration
-    // number as a Slice's end, say) compiles more models in a run than its sessions keep,
-    // and so again on every run: unrolled on the host instead, one compile a run.
-    if (compiles() - compiled > cache_size_) return std::nullopt;
+    // number as a Slice's end, say) compiles more models in a run than its sessions keep
+    // (their caches drop some, or the host compiles for it), and so again on every run:
+    // unrolled on the host instead, one compile a run.
+    if (int64_t(compiles()) - compiled > int64_t(cached()) - kept) return std::nullopt;
     for (size_t i = 0; i < carried; ++i) {
       const NDArray &next = (*out)[1 + i];
       if (next.shape() != v[i].shape() || next.dtype() != v[i].dtype()) return std::nullopt;

@@ -26,16 +26,16 @@ class ControlStage {
 
   // Whether `n` is an If or a Loop, which this runs.
   static bool handles(const ::onnx::NodeProto &n);
-  // Node `n` of model `m` (its main graph); `make` makes the parts' sessions, which keep
-  // `cache_size` compiled models each (SessionOptions::cache_size).
-  ControlStage(const ::onnx::ModelProto &m, const ::onnx::NodeProto &n, MakeSession make, size_t cache_size);
+  // Node `n` of model `m` (its main graph); `make` makes the parts' sessions.
+  ControlStage(const ::onnx::ModelProto &m, const ::onnx::NodeProto &n, MakeSession make);
   ~ControlStage();
 
   // The node's outputs by name from `reads`, which holds every value the node reads
   // (names_read); none when the node is to be converted on the host instead: a loop
   // whose loop-carried values change shape from one iteration to the next, or whose body
   // compiles more models in one run than its sessions keep (it needs the iteration number
-  // known to compile, say), or a part no Session takes: from then on, on every run. Only for this
+  // known to compile, say, in a loop longer than their caches), or a part no Session
+  // takes: from then on, on every run. Only for this
   // run: a loop of no iterations whose scan outputs are read (their shapes unknown), or a
   // part that reads an empty array.
   std::optional<std::map<std::string, NDArray>> run(const std::map<std::string, NDArray> &reads);
@@ -53,7 +53,6 @@ class ControlStage {
   std::string label_;  // "node 'name' (Loop)"
   MakeSession make_;
   std::vector<std::unique_ptr<Part>> parts_;  // If: then, else; Loop: the body
-  size_t cache_size_;
   bool on_host_ = false;
   bool this_run_only_ = false;  // the last run's none was for that run alone
 };

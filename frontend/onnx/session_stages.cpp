@@ -41,8 +41,7 @@ bool Session::Impl::stage(const UnsupportedError &e) {
       s->control[i] = std::make_unique<detail::ControlStage>(
           model, n, [this](::onnx::ModelProto m, const std::string &part, const std::vector<std::string> &own) {
             return sub_session(std::move(m), part, own);
-          },
-          options.cache_size);
+          });
   }
   staged = std::move(s);
   shape_inputs.clear();  // the stages' sessions learn their own
@@ -154,10 +153,11 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
     if (auto it = after.find(o.name()); it != after.end()) {
       arrays.push_back(it->second);
     } else if (auto v = values.find(o.name()); v != values.end()) {
-      // An initializer passed through (a loop of no iterations, say) is the session's
-      // decoded copy: the caller gets one of its own to write to.
+      // An initializer or a fixed input passed through (a loop of no iterations, say) is
+      // the session's own array: the caller gets a copy to write to.
       bool kept = false;
       for (const auto &[name, c] : s.constants) kept = kept || c.data() == v->second.data();
+      for (const auto &[name, c] : options.import.input_values) kept = kept || c.data() == v->second.data();
       arrays.push_back(kept ? v->second.to(Device::cpu()) : v->second);
     } else {
       const ::onnx::TensorProto *t = initializer(o.name());
