@@ -115,6 +115,7 @@ std::optional<std::vector<NDArray>> ControlStage::run_part(Part &part, const std
       for (const auto &in : part.model.graph().input())
         if (value_of(values, in.name(), label_).numel() == 0) {
           this_run_only_ = true;  // a compiled part takes no empty array
+          why_ = "the " + part.attr + " reads '" + in.name() + "', empty this run";
           return std::nullopt;
         }
       if (!part.session) {
@@ -125,7 +126,8 @@ std::optional<std::vector<NDArray>> ControlStage::run_part(Part &part, const std
       std::map<std::string, NDArray> feed;
       for (const SessionInput &in : part.session->inputs()) feed[in.name] = value_of(values, in.name, label_);
       computed = part.session->run(feed);
-    } catch (const UnsupportedError &) {
+    } catch (const UnsupportedError &e) {
+      why_ = "the " + part.attr + " does not compile as a model of its own: " + e.what();
       return std::nullopt;  // what converting the node on the host says instead
     }
   }
@@ -138,6 +140,7 @@ std::optional<std::vector<NDArray>> ControlStage::run_part(Part &part, const std
 std::optional<std::map<std::string, NDArray>> ControlStage::run(const std::map<std::string, NDArray> &reads) {
   if (!on_host_) {
     this_run_only_ = false;
+    why_.clear();
     std::optional<std::map<std::string, NDArray>> out = node_.op_type() == "If" ? run_if(reads) : run_loop(reads);
     if (out) return out;
     on_host_ = !this_run_only_;
@@ -206,10 +209,18 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
     // number as a Slice's end, say) compiles more models in a run than its sessions keep
     // (their caches drop some, or the host compiles for it), and so again on every run:
     // unrolled on the host instead, one compile a run.
-    if (int64_t(compiles()) - compiled > int64_t(cached()) - kept) return std::nullopt;
+    if (int64_t(compiles()) - compiled > int64_t(cached()) - kept) {
+      why_ = "the body compiles more models in a run than its sessions keep (what it is compiled for changes with "
+             "the iteration)";
+      return std::nullopt;
+    }
     for (size_t i = 0; i < carried; ++i) {
       const NDArray &next = (*out)[1 + i];
-      if (next.shape() != v[i].shape() || next.dtype() != v[i].dtype()) return std::nullopt;
+      if (next.shape() != v[i].shape() || next.dtype() != v[i].dtype()) {
+        why_ = "the loop-carried value '" + body.declared[2 + i] + "' goes from " + v[i].dtype().str() +
+               shape_str(v[i].shape()) + " to " + next.dtype().str() + shape_str(next.shape()) + " in an iteration";
+        return std::nullopt;
+      }
       v[i] = next;
     }
     for (size_t k = 0; k < scans; ++k) scanned[k].push_back((*out)[1 + carried + k]);
@@ -219,6 +230,7 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
   for (size_t k = 0; k < scans; ++k) scans_used = scans_used || !node_.output(int(carried + k)).empty();
   if (scans_used && scanned[0].empty()) {  // no iterations: the scans' shapes are unknown
     this_run_only_ = true;
+    why_ = "no iterations: the scan outputs' shapes are known only from one";
     return std::nullopt;
   }
   std::map<std::string, NDArray> named;

@@ -42,6 +42,8 @@ class ControlStage {
 
   size_t compiles() const;
   size_t cached() const;
+  // Why the last run said none ("" when it did not).
+  const std::string &why_on_host() const { return why_; }
 
  private:
   struct Part;
@@ -55,6 +57,7 @@ class ControlStage {
   std::vector<std::unique_ptr<Part>> parts_;  // If: then, else; Loop: the body
   bool on_host_ = false;
   bool this_run_only_ = false;  // the last run's none was for that run alone
+  std::string why_;
 };
 
 }  // namespace tensorir::onnx::detail

@@ -98,17 +98,20 @@ graph::Outputs Session::Impl::run_stages(const std::map<std::string, NDArray> &g
         reads[name] = c->second;
       }
     }
-    if (auto c = s.control.find(i); c != s.control.end())
+    std::string on_host;  // why a control node is converted on the host, for the error
+    if (auto c = s.control.find(i); c != s.control.end()) {
       if (std::optional<std::map<std::string, NDArray>> out = c->second->run(reads)) {
         for (auto &[name, value] : *out) values[name] = value;
         continue;
       }
+      if (!c->second->why_on_host().empty()) on_host = " (converted on the host: " + c->second->why_on_host() + ")";
+    }
     try {
       for (auto &[name, value] : detail::compute_on_host(model, n, reads, data_dir, what, &compiles)) values[name] = value;
     } catch (const UnsupportedError &e) {
       throw Error("onnx: " + what + ": node '" + detail::node_label(n) + "' (" + n.op_type() +
                   "), computed between stages from this run's values: " +
-                  (e.nodes().empty() ? std::string(e.what()) : e.nodes()[0].reason));
+                  (e.nodes().empty() ? std::string(e.what()) : e.nodes()[0].reason) + on_host);
     }
   }
   std::map<std::string, NDArray> after;
