@@ -176,6 +176,7 @@ Term contract(Context &c, Term a, Term b, const std::set<int> &keep) {
 struct Equation {
   std::vector<Term> ops;
   std::vector<int> out;
+  std::map<int, int64_t> sizes;  // each label's
 };
 
 Equation parse(Context &c, const std::string &eq) {
@@ -218,14 +219,14 @@ Equation parse(Context &c, const std::string &eq) {
                                     << " and " << n;
       TIR_USER_CHECK(n == 1 || it->second == 1)
           << "equation '" << eq << "': ellipsis dimensions of " << it->second << " and " << n << " do not broadcast";
-      it->second = std::max(it->second, n);
+      if (it->second == 1) it->second = n;  // 1 broadcasts to the other (0 included)
     }
   }
   // An ellipsis dimension of 1 that broadcasts is dropped: the others carry its label.
   for (Term &t : ops) {
     Term kept{t.node, {}, {}};
     for (size_t d = 0; d < t.labels.size(); ++d) {
-      if (t.shape[d] == 1 && sizes[t.labels[d]] > 1) continue;
+      if (t.shape[d] == 1 && sizes[t.labels[d]] != 1) continue;
       kept.labels.push_back(t.labels[d]);
       kept.shape.push_back(t.shape[d]);
     }
@@ -247,7 +248,7 @@ Equation parse(Context &c, const std::string &eq) {
     for (auto [l, n] : uses)
       if (l < kEllipsis && n == 1) out.push_back(l);
   }
-  return {ops, out};
+  return {ops, out, sizes};
 }
 
 void einsum(Context &c) {
@@ -258,6 +259,13 @@ void einsum(Context &c) {
   Equation eq = parse(c, text);
   std::vector<Term> &ops = eq.ops;
   const std::vector<int> &out = eq.out;
+  // An operand of no elements: an empty result, or sums of no products (zeros).
+  if (std::any_of(ops.begin(), ops.end(), [](const Term &t) { return element_count(t.shape) == 0; })) {
+    std::vector<int64_t> shape;
+    for (int l : out) shape.push_back(eq.sizes.at(l));
+    const int64_t n = check_host_size(shape, c.dtype(0));
+    return c.set_output(0, from_doubles(std::vector<double>(size_t(n), 0.0), shape, c.dtype(0)));
+  }
   // The labels read after operand i: the output's and those of the operands after it.
   auto later = [&](size_t i) {
     std::set<int> keep(out.begin(), out.end());
