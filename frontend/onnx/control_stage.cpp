@@ -66,8 +66,8 @@ bool ControlStage::handles(const ::onnx::NodeProto &n) {
 ControlStage::ControlStage(const ::onnx::ModelProto &m, const ::onnx::NodeProto &n, MakeSession make)
     : node_(n), label_("node '" + node_label(n) + "' (" + n.op_type() + ")"), make_(std::move(make)) {
   TIR_ASSERT(handles(n)) << label_ << " is not an If or a Loop";
-  std::set<std::string> initializers;
-  for (const auto &t : m.graph().initializer()) initializers.insert(t.name());
+  std::map<std::string, const ::onnx::TensorProto *> initializers;
+  for (const auto &t : m.graph().initializer()) initializers[t.name()] = &t;
   const std::vector<std::string> attrs =
       n.op_type() == "If" ? std::vector<std::string>{"then_branch", "else_branch"} : std::vector<std::string>{"body"};
   for (const std::string &attr : attrs) {
@@ -87,13 +87,12 @@ ControlStage::ControlStage(const ::onnx::ModelProto &m, const ::onnx::NodeProto 
     std::set<std::string> from_outside(p->declared.begin(), p->declared.end());
     // Values of the model around it: its initializers join the part's; the rest are inputs.
     for (const std::string &name : outer_reads(g)) {
-      if (!initializers.count(name)) {
+      if (auto t = initializers.find(name); t != initializers.end()) {
+        *pg->add_initializer() = *t->second;
+      } else {
         pg->add_input()->set_name(name);
         from_outside.insert(name);
-        continue;
       }
-      for (const auto &t : m.graph().initializer())
-        if (t.name() == name) *pg->add_initializer() = t;
     }
     std::set<std::string> outputs;
     for (const auto &o : g.output()) {
@@ -198,7 +197,7 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
   std::vector<NDArray> v;
   for (size_t i = 0; i < carried; ++i) v.push_back(value_of(reads, node_.input(int(2 + i)), label_));
   std::vector<std::vector<NDArray>> scanned(scans);
-  const int64_t compiled = int64_t(compiles()), kept = int64_t(cached());
+  const int64_t compiled = int64_t(total(&Session::compiles)), kept = int64_t(total(&Session::cached));
   for (int64_t it = 0; cond && (trips < 0 || it < trips); ++it) {
     values[body.declared[0]] = from_int64s({it}, iteration_shape);
     values[body.declared[1]] = from_int64s({1}, cond_shape, Bool());
@@ -209,7 +208,7 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
     // number as a Slice's end, say) compiles more models in a run than its sessions keep
     // (their caches drop some, or the host compiles for it), and so again on every run:
     // unrolled on the host instead, one compile a run.
-    if (int64_t(compiles()) - compiled > int64_t(cached()) - kept) {
+    if (int64_t(total(&Session::compiles)) - compiled > int64_t(total(&Session::cached)) - kept) {
       why_ = "the body compiles more models in a run than its sessions keep (what it is compiled for changes with "
              "the iteration)";
       return std::nullopt;
@@ -244,17 +243,10 @@ std::optional<std::map<std::string, NDArray>> ControlStage::run_loop(const std::
   return named;
 }
 
-size_t ControlStage::compiles() const {
+size_t ControlStage::total(size_t (Session::*count)() const) const {
   size_t n = 0;
   for (const auto &p : parts_)
-    if (p->session) n += p->session->compiles();
-  return n;
-}
-
-size_t ControlStage::cached() const {
-  size_t n = 0;
-  for (const auto &p : parts_)
-    if (p->session) n += p->session->cached();
+    if (p->session) n += ((*p->session).*count)();
   return n;
 }
 

@@ -40,8 +40,8 @@ class ControlStage {
   // part that reads an empty array.
   std::optional<std::map<std::string, NDArray>> run(const std::map<std::string, NDArray> &reads);
 
-  size_t compiles() const;
-  size_t cached() const;
+  // The sum of `count` (Session::compiles or Session::cached) over its parts' sessions.
+  size_t total(size_t (Session::*count)() const) const;
   // Why the last run said none ("" when it did not).
   const std::string &why_on_host() const { return why_; }
 

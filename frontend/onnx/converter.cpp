@@ -257,11 +257,15 @@ graph::NodeRef Context::make(const std::string &op, const std::vector<graph::Nod
   return make_node(op, inputs, std::move(attrs), imp_.node_name(base + "/" + op, false));
 }
 
+const graph::Node *Context::first_empty(const std::vector<graph::NodeRef> &inputs) const {
+  for (graph::NodeRef in : inputs)
+    if (element_count(imp_.builder().node(in).shape) == 0) return &imp_.builder().node(in);
+  return nullptr;
+}
+
 graph::NodeRef Context::make_node(const std::string &op, const std::vector<graph::NodeRef> &inputs,
                                   std::map<std::string, graph::AttrValue> attrs, const std::string &name) {
-  const graph::Node *empty = nullptr;  // an input without elements
-  for (graph::NodeRef in : inputs)
-    if (!empty && element_count(imp_.builder().node(in).shape) == 0) empty = &imp_.builder().node(in);
+  const graph::Node *empty = first_empty(inputs);
   if (!empty) return imp_.builder().make(op, inputs, std::move(attrs), name);
   // A reshape of no elements (a converter's own view, which the graph's reshape refuses
   // for its extents of 0): the target shape, a -1 in it 0, known.
@@ -292,10 +296,8 @@ graph::NodeRef Context::output(size_t i, const std::string &op, const std::vecto
   if (!wants_output(i)) return make(op, inputs, std::move(attrs));
   // A node reading an empty input gives a known empty value, if anything: it must not
   // take the output's name, which the value's constant needs.
-  bool empty_input = false;
-  for (graph::NodeRef in : inputs) empty_input = empty_input || element_count(imp_.builder().node(in).shape) == 0;
   const std::string &name = node_.output(int(i));
-  graph::NodeRef r = empty_input ? make(op, inputs, std::move(attrs))
+  graph::NodeRef r = first_empty(inputs) ? make(op, inputs, std::move(attrs))
                                  : make_node(op, inputs, std::move(attrs), imp_.node_name(name, true));
   set_output(i, r);
   return r;

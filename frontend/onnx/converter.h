@@ -152,6 +152,8 @@ class Context {
   // refused, naming it (compiled kernels take no empty arrays).
   graph::NodeRef make_node(const std::string &op, const std::vector<graph::NodeRef> &inputs,
                            std::map<std::string, graph::AttrValue> attrs, const std::string &name);
+  // The first of `inputs` without elements (a dimension of 0), or none.
+  const graph::Node *first_empty(const std::vector<graph::NodeRef> &inputs) const;
   Importer &imp_;
   const ::onnx::NodeProto &node_;
   Attributes attrs_;

@@ -21,7 +21,7 @@ size_t Session::Impl::Staged::count(size_t (Session::*what)() const) const {
   size_t n = 0;
   for (const std::optional<Session> *stage : {&before, &after})
     if (*stage) n += ((**stage).*what)();
-  for (const auto &[index, c] : control) n += what == &Session::compiles ? c->compiles() : c->cached();
+  for (const auto &[index, c] : control) n += c->total(what);
   return n;
 }
 

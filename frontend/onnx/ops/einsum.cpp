@@ -263,8 +263,7 @@ void einsum(Context &c) {
   if (std::any_of(ops.begin(), ops.end(), [](const Term &t) { return element_count(t.shape) == 0; })) {
     std::vector<int64_t> shape;
     for (int l : out) shape.push_back(eq.sizes.at(l));
-    const int64_t n = check_host_size(shape, c.dtype(0));
-    return c.set_output(0, from_doubles(std::vector<double>(size_t(n), 0.0), shape, c.dtype(0)));
+    return c.set_output(0, host_broadcast_to(scalar(0, c.dtype(0)), shape));
   }
   // The labels read after operand i: the output's and those of the operands after it.
   auto later = [&](size_t i) {

@@ -70,7 +70,6 @@ void trilu(Context &c) {
   if (element_count(c.shape(0)) == 0)
     return empty_output(c, 0, c.shape(0), c.dtype(0));
   if (c.num_inputs() > 1 && c.has_input(1) && !c.known(1)) {
-    TIR_USER_CHECK(c.dtype(1) == Int(64) && element_count(c.shape(1)) == 1) << "k must be one int64";
     const int64_t rows = c.shape(0)[size_t(c.rank(0) - 2)], cols = c.shape(0)[size_t(c.rank(0) - 1)];
     check_host_size({rows, cols}, Int(64), "the constant of diagonal offsets");
     Shape diff(static_cast<size_t>(rows * cols));

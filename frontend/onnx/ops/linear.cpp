@@ -169,8 +169,7 @@ void batch_matmul(Context &c) {
 void matmul_of_empty(Context &c) {
   const std::vector<int64_t> out = matmul_shape(c.shape(0), c.shape(1));
   if (element_count(out) == 0) return empty_output(c, 0, out, c.dtype(0));
-  check_host_size(out, c.dtype(0));
-  c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), 0.0), out, c.dtype(0)));
+  c.set_output(0, host_broadcast_to(scalar(0, c.dtype(0)), out));
 }
 
 // MatMul with NumPy semantics where B is 2-D (or 1-D): A's leading dimensions are

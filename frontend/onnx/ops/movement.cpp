@@ -352,9 +352,7 @@ void pad(Context &c, int version) {
   };
   if (element_count(c.shape(0)) == 0) {  // an empty input (a staged run's, or a constant): all padding
     if (mode != "constant") unsupported("mode " + mode + " of an empty input, which has no element to repeat");
-    check_host_size(out, c.dtype(0));
-    return c.set_output(0, from_doubles(std::vector<double>(size_t(element_count(out)), constant_value()), out,
-                                        c.dtype(0)));
+    return c.set_output(0, host_broadcast_to(scalar(constant_value(), c.dtype(0)), out));
   }
   check_graph_size(out, c.dtype(0));
   // Negative pads remove elements: the input is cut first, then padded. The same as
