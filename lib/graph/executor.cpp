@@ -127,7 +127,7 @@ Outputs CompiledModel::run(const std::map<std::string, NDArray> &inputs) const {
   std::vector<NDArray> values;
   for (int id : impl_->graph.outputs()) {
     names.push_back(impl_->graph.node(id).name);
-    values.push_back(s[size_t(id)].to(Device::cpu()));
+    values.push_back(declared_output_value(impl_->graph.node(id), s[size_t(id)].to(Device::cpu())));
   }
   return Outputs(std::move(names), std::move(values));
 }

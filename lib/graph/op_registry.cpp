@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "op_table.h"
+#include "tensorir/graph/passes.h"
 #include "tensorir/ir/printer.h"
 #include "tensorir/ops/schedule.h"
 
@@ -185,6 +186,8 @@ bool takes_inputs(const OpDef &def, size_t count) {
 void check_attrs(Node &n) {
   const OpDef &def = node_op(n);
   for (const auto &[key, value] : n.attrs) {
+    // Any node may carry the dtype the graph declared for a value stored as float32.
+    if (key == kDeclaredDtype) continue;
     auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec &a) { return a.name == key; });
     TIR_USER_CHECK(spec != def.attrs.end())
         << node_prefix(n) << "unknown attribute '" << key << "'; " << n.op << " takes: " << known_attrs(def);

@@ -130,18 +130,20 @@ bool matches(const NDArray &got, const NDArray &want, std::string *why) {
   return onnx_test::allclose(as_doubles(got), as_doubles(want), exact ? 0 : kRtol, exact ? 0 : kAtol, why);
 }
 
-bool all_float32(const tonnx::ModelInfo &info) {
-  auto f32 = [](const tonnx::ValueInfo &v) { return v.dtype == "float32"; };
+bool all_float32(const tonnx::ModelInfo &info, bool int64_and_bool) {
+  auto f32 = [&](const tonnx::ValueInfo &v) {
+    return v.dtype == "float32" || (int64_and_bool && (v.dtype == "int64" || v.dtype == "bool"));
+  };
   return std::all_of(info.inputs.begin(), info.inputs.end(), f32) &&
          std::all_of(info.outputs.begin(), info.outputs.end(), f32);
 }
 
-bool in_float32_subset(const Case &c, tonnx::ModelInfo *info, std::vector<fs::path> *sets) {
+bool in_float32_subset(const Case &c, tonnx::ModelInfo *info, std::vector<fs::path> *sets, bool int64_and_bool) {
   if (c.category != "node") return false;
   try {
     *info = tonnx::inspect((c.dir / "model.onnx").string());
     *sets = sorted_dirs(c.dir, "test_data_set_");
-    return all_float32(*info) && !sets->empty() && run_sets(c.dir, *info, *sets).empty();
+    return all_float32(*info, int64_and_bool) && !sets->empty() && run_sets(c.dir, *info, *sets).empty();
   } catch (const std::exception &) {
     return false;  // refused by the importer, or failing on "llvm" (which its own runner reports)
   }

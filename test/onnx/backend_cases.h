@@ -44,13 +44,16 @@ std::vector<fs::path> numbered(const fs::path &dir, const std::string &prefix);
 // `why` says how it does not.
 bool matches(const NDArray &got, const NDArray &want, std::string *why);
 
-// Whether every graph input and output of the case is a float32 tensor.
-bool all_float32(const onnx::ModelInfo &info);
+// Whether every graph input and output of the case is a float32 tensor (or, with
+// `int64_and_bool`, a float32, int64 or bool tensor).
+bool all_float32(const onnx::ModelInfo &info, bool int64_and_bool = false);
 
 // Whether the case is in the float32 subset that the runners of the other targets run:
-// a node case whose graph inputs and outputs are all float32 tensors and that passes on
-// "llvm" as imported. Fills `info` and `sets` (its data sets) when it is.
-bool in_float32_subset(const Case &c, onnx::ModelInfo *info, std::vector<fs::path> *sets);
+// a node case whose graph inputs and outputs are all float32 tensors (with
+// `int64_and_bool`, also int64 or bool ones, which the texture targets store as float32)
+// and that passes on "llvm" as imported. Fills `info` and `sets` (its data sets) when it is.
+bool in_float32_subset(const Case &c, onnx::ModelInfo *info, std::vector<fs::path> *sets,
+                       bool int64_and_bool = false);
 
 // The arrays of data set `set`, by the names of the graph inputs of `info`, except those
 // at `skip`.

@@ -1,6 +1,7 @@
 // ONNX's backend test cases on "opengl" (GLSL compute shaders, in process on a headless
-// EGL context): the float32 subset of node cases (every graph input and output float32)
-// that passes on "llvm" is built for "opengl" and run on its test data sets, compared
+// EGL context): the float32 subset of node cases (every graph input and output float32;
+// in fragment mode, also int64 and bool ones) that passes on "llvm" is built for "opengl"
+// and run on its test data sets, compared
 // with ONNX's outputs as on "llvm". A case the target refuses (an operator without a GL
 // schedule, say) is "unsupported" with the reason; one that runs and gives other numbers
 // fails the test. The table is printed and onnx_backend_cases_opengl.json is written into
@@ -47,7 +48,7 @@ CaseResult run_on(const Case &c, const tonnx::ModelInfo &info, const std::vector
   return r;
 }
 
-void run_target(const std::string &target, const std::string &summary) {
+void run_target(const std::string &target, const std::string &summary, bool int64_and_bool = false) {
   try {
     std::printf("OpenGL renderer: %s\n", opengl_renderer().c_str());
   } catch (const std::exception &e) {
@@ -58,7 +59,7 @@ void run_target(const std::string &target, const std::string &summary) {
   for (const Case &c : list_cases()) {
     tonnx::ModelInfo info;
     std::vector<fs::path> sets;
-    if (in_float32_subset(c, &info, &sets)) results.push_back(run_on(c, info, sets, target));
+    if (in_float32_subset(c, &info, &sets, int64_and_bool)) results.push_back(run_on(c, info, sets, target));
   }
   const std::string failed = report(results, "ONNX backend float32 node cases on \"" + target + "\"", summary,
                                     true, target);
@@ -79,5 +80,6 @@ TEST_CASE("ONNX backend float32 node cases on opengl", "[onnx][backend_gl][openg
 }
 
 TEST_CASE("ONNX backend float32 node cases on opengl in fragment mode", "[onnx][backend_gl][opengl]") {
-  run_target("opengl -mode=fragment", "onnx_backend_cases_opengl_fragment.json");
+  // Textures hold float32: int64 and bool inputs and outputs are stored so (store_as_float).
+  run_target("opengl -mode=fragment", "onnx_backend_cases_opengl_fragment.json", true);
 }

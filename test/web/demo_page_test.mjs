@@ -2,8 +2,8 @@
 // run on seeded random inputs of each dtype and show every output. Each package directory
 // is opened in headless Chromium (each build of a package holding both, through
 // ?backend=); a package with demo_expected.json (tensorir_web_packages --demo: float32,
-// bool and int64 inputs) must also show the values the "llvm" build computes for the
-// page's seeded inputs.
+// bool and int64 inputs and outputs) must also show the values the "llvm" build computes
+// for the page's seeded inputs, for every output.
 //
 //   node demo_page_test.mjs PACKAGE_DIR... [--chromium PATH]
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,6 +29,9 @@ function builds(dir) {
   return json.packages.map((p) => ({ backend: p.backend, model: JSON.parse(readFileSync(join(dir, p.model), 'utf8')) }));
 }
 
+// The typed array run() gives for each dtype.
+const ARRAYS = { float32: 'Float32Array', int32: 'Int32Array', int64: 'BigInt64Array', bool: 'Uint8Array' };
+
 async function checkPage(page, url, model, expected) {
   await page.goto(url);
   await page.waitForFunction(() => ['ready', 'error'].includes(window.tensorirStatus), null, { timeout: 0, polling: 100 });
@@ -48,13 +51,16 @@ async function checkPage(page, url, model, expected) {
   }
   if (r.shown !== model.outputs.length) throw new Error(`${r.shown} outputs shown of ${model.outputs.length}`);
   if (!/last run [\d.]+ ms/.test(r.lastRun)) throw new Error(`no run time shown: "${r.lastRun}"`);
-  if (expected) {
-    const got = r.result.outputs[expected.output];
-    const first = expected.values.slice(0, got.first.length);
+  for (const [name, values] of Object.entries(expected ? expected.outputs : {})) {
+    const got = r.result.outputs[name];
+    if (!got) throw new Error(`output ${name} is not shown`);
+    const dtype = model.outputs.find((t) => t.name === name).dtype;
+    if (got.array !== ARRAYS[dtype]) throw new Error(`output ${name} (${dtype}) came as a ${got.array}, want a ${ARRAYS[dtype]}`);
+    const first = values.slice(0, got.first.length);
     const worst = Math.max(...first.map((v, i) => Math.abs(v - got.first[i])));
-    if (!(worst <= 1e-5)) throw new Error(`output ${expected.output} starts ${got.first}, want ${first}`);
-    const mean = expected.values.reduce((a, b) => a + b, 0) / expected.values.length;
-    if (!(Math.abs(got.stats.mean - mean) <= 1e-5)) throw new Error(`output mean ${got.stats.mean}, want ${mean}`);
+    if (!(worst <= 1e-5)) throw new Error(`output ${name} starts ${got.first}, want ${first}`);
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    if (!(Math.abs(got.stats.mean - mean) <= 1e-5)) throw new Error(`output ${name}: mean ${got.stats.mean}, want ${mean}`);
   }
   return `${model.inputs.map((t) => t.dtype).join('/')} inputs, ${r.shown} output(s) shown, ${r.lastRun}`;
 }

@@ -14,9 +14,10 @@
 // (graph::export_web_index).
 //
 // --demo writes OUT_DIR/masked_lookup, a package with both builds of a graph taking a
-// float32, a bool and an int64 input, for the demo page's test: demo_expected.json holds
-// its output for the page's seeded random inputs (input i: NDArray::random(shape, dtype,
-// 1 + i), which web/runtime/model_base.js draws too).
+// float32, a bool and an int64 input and giving a float32, an int64 and a bool output, for
+// the demo page's test: demo_expected.json holds its outputs for the page's seeded random
+// inputs (input i: NDArray::random(shape, dtype, 1 + i), which web/runtime/model_base.js
+// draws too).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -201,14 +202,31 @@ std::string json_string(const std::string &s) {
 }
 
 // y = where(mask, x, table[ids]): x where the mask is set, else the row of `table` the id
-// of its row names.
+// of its row names; best = argmax(y) per row (int64), positive = y > 0 (bool).
 graph::Graph masked_lookup() {
   graph::Builder b;
   auto x = b.input("x", {3, 8});
   auto mask = b.input("mask", {3, 8}, Bool());
   auto ids = b.input("ids", {3}, Int(64));
   auto rows = b.make("take", {b.constant("table", weights({10, 8}, 41)), ids}, {{"axis", int64_t{0}}}, "rows");
-  return b.finish(b.make("where", {mask, x, rows}, {}, "y"));
+  auto y = b.make("where", {mask, x, rows}, {}, "y");
+  auto best = b.make("argmax", {y}, {{"axis", int64_t{1}}, {"keepdims", int64_t{0}}}, "best");
+  auto positive = b.make("greater", {y, b.constant("zero", NDArray::from_vector<float>({0.f}, {1}))}, {}, "positive");
+  return b.finish({y, best, positive});
+}
+
+// The values of `a` (float32, int64 or bool) as a JSON list.
+std::string json_values(const NDArray &a) {
+  std::string out;
+  auto add = [&](const std::string &v) { out += (out.empty() ? "" : ", ") + v; };
+  if (a.dtype() == Float(32)) {
+    for (float v : a.to_vector<float>()) add(std::to_string(v));
+  } else if (a.dtype() == Int(64)) {
+    for (int64_t v : a.to_vector<int64_t>()) add(std::to_string(v));
+  } else {
+    for (uint8_t v : a.to_vector<uint8_t>()) add(std::to_string(int(v)));
+  }
+  return "[" + out + "]";
 }
 
 void make_demo_package(const fs::path &dir) {
@@ -218,10 +236,11 @@ void make_demo_package(const fs::path &dir) {
   std::map<std::string, NDArray> inputs;
   uint64_t seed = 1;
   for (int id : g.input_ids()) inputs[g.node(id).name] = NDArray::random(g.node(id).shape, g.node(id).dtype, seed++);
-  const std::vector<float> y = graph::build(g, "llvm").run(inputs).single().to_vector<float>();
-  std::string values;
-  for (float v : y) values += (values.empty() ? "" : ", ") + std::to_string(v);
-  const std::string expected = "{\"seed\": 1, \"output\": \"y\", \"values\": [" + values + "]}\n";
+  const graph::Outputs out = graph::build(g, "llvm").run(inputs);
+  std::string outputs;
+  for (size_t i = 0; i < out.size(); ++i)
+    outputs += (i ? ", \"" : "\"") + out.names()[i] + "\": " + json_values(out.at(i));
+  const std::string expected = "{\"seed\": 1, \"outputs\": {" + outputs + "}}\n";
   write_bytes(dir / "demo_expected.json", expected.data(), expected.size());
   std::printf("masked_lookup  %s\n", dir.string().c_str());
 }

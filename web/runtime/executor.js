@@ -1,6 +1,6 @@
 // A loaded model: textures allocated and filled with the parameters, programs compiled, every
 // pass resolved to GL objects once, so that run() is only uploads, draws and readbacks.
-import { asFloat32 } from './dtypes.js';
+import { asFloat32, fromFloat32 } from './dtypes.js';
 import { check } from './errors.js';
 import { checkInputs, numel } from './inputs.js';
 import { ModelBase } from './model_base.js';
@@ -135,7 +135,9 @@ export class Model extends ModelBase {
 
   readOutputs() {
     const out = {};
-    for (const t of this.json.outputs) out[t.name] = this.textures.read(t.texture, numel(t.shape));
+    for (const t of this.json.outputs) {
+      out[t.name] = fromFloat32(this.textures.read(t.texture, numel(t.shape)), t.dtype || 'float32');
+    }
     this.ctx.checkError('reading the outputs');
     // A context lost during the draws (e.g. the browser's GPU watchdog ending a long pass)
     // reads back zeros without a GL error: never hand those out as results.

@@ -45,10 +45,10 @@ function checkTensor(t, what, textures) {
   const name = `${what} "${t.name}"`;
   check(Array.isArray(t.shape) && t.shape.every((d) => isInt(d) && d >= 0),
         () => `model.json: ${name} has an invalid shape ${JSON.stringify(t.shape)}`);
-  // Textures hold float32; an input may declare another dtype, converted when uploaded.
-  check(t.dtype === 'float32' || (what === 'input' && isIoDtype(t.dtype)),
-        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; only float32 is ` +
-              `supported${what === 'input' ? ` (or, for an input, ${IO_DTYPES.join(', ')})` : ''}`);
+  // Textures hold float32; an input or output may declare another dtype, converted when
+  // uploaded or read back.
+  check(isIoDtype(t.dtype),
+        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; one of ${IO_DTYPES.join(', ')} was expected`);
   check(isIndex(t.texture, textures.length),
         () => `model.json: ${name} names texture ${t.texture}, but there are ${textures.length}`);
   const tex = textures[t.texture];

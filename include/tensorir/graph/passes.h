@@ -28,20 +28,27 @@ Graph fold_constants(const Graph &g);
 Graph fold_batch_norm(const Graph &g);
 
 // For targets that keep tensors in textures ("webgl", "opengl -mode=fragment"), which hold
-// float32 (and int32) texels: every bool or int64 tensor other than an output is stored as
-// float32 and read through a cast back to its dtype. An input becomes a float32 input
-// (attribute kDeclaredDtype keeps the dtype the graph declared; a run converts the user's
-// array), a constant a float32 constant (an Error when an integer is beyond 2^24), and a
-// computed node "<name>.computed" is followed by a cast to float32, "<name>.stored", which
-// fuses into its kernel. The casts back, "<input>.declared" or under the node's name, are
+// float32 (and int32) texels: every bool or int64 tensor is stored as float32 and read
+// through a cast back to its dtype. An input becomes a float32 input (attribute
+// kDeclaredDtype keeps the dtype the graph declared; a run converts the user's array), a
+// constant a float32 constant (an Error when an integer is beyond 2^24), and a computed
+// node "<name>.computed" is followed by a cast to float32, "<name>.stored", which fuses
+// into its kernel. The casts back, "<input>.declared" or under the node's name, are
 // computed inside each kernel that reads them (graph::build does so on these targets).
-// Integers computed in float32 are exact up to 2^24.
+// An output keeps its name on the stored float32 value, with kDeclaredDtype, and a run
+// converts it back when reading it (declared_output_value; the web runtime likewise); its
+// readers in the graph read "<name>.declared". Integers computed in float32 are exact up
+// to 2^24.
 inline constexpr const char *kDeclaredDtype = "declared_dtype";
 Graph store_as_float(const Graph &g);
 // The value a run binds to input node `n` of such a graph: `value` (of the declared dtype)
 // converted to float32; an Error naming the input when an integer is too large for float32
 // to hold exactly (|v| > 2^24).
 NDArray stored_input_value(const Node &n, const NDArray &value);
+// The value a run returns for output node `n` of such a graph: `value` (float32) as the
+// dtype the graph declared (integers rounded, bool where nonzero); `value` itself for a
+// node without kDeclaredDtype.
+NDArray declared_output_value(const Node &n, const NDArray &value);
 
 // Drops every node the output does not depend on. Input nodes are always kept, so a
 // compiled model takes the same inputs as the graph it came from.

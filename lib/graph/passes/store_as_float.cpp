@@ -1,12 +1,15 @@
 // For targets that keep tensors in textures: every bool or int64 tensor a kernel would pass
-// to another (a padding mask, token ids, a mask expanded to the attention's shape) is
-// stored as float32 and cast back to its dtype where it is read, so that no texture holds a
-// type textures cannot hold. The casts back are computed inside the reading kernels
-// (graph::build inlines a cast to bool or int64 of a float32 value on these targets).
+// to another (a padding mask, token ids, a mask expanded to the attention's shape) or give
+// as an output (a classifier's class) is stored as float32 and cast back to its dtype where
+// it is read, so that no texture holds a type textures cannot hold. The casts back are
+// computed inside the reading kernels (graph::build inlines a cast to bool or int64 of a
+// float32 value on these targets); an output's, when a run reads it back.
+#include <algorithm>
 #include <cmath>
 
 #include "tensorir/error.h"
 #include "tensorir/graph/passes.h"
+#include "../op_table.h"
 #include "rewrite_util.h"
 
 namespace tensorir::graph {
@@ -48,22 +51,45 @@ NDArray to_float(const NDArray &value, const std::string &what) {
   return NDArray::from_vector(f, host.shape());
 }
 
+// A reduction ends its kernel, so no cast to float32 can follow it there: one whose result
+// is int64 computes in float32 where that gives the same integers (argmax's index type; a
+// sum, product, extreme or running sum of the stored values of its int64 inputs). `n` with
+// such changes and its dtype inferred, or `n` itself for other operators.
+Node reduced_in_float(const Node &n, const std::vector<int> &inputs, const std::vector<int> &stored, const Graph &out) {
+  Node f = n;
+  const bool arg = n.op == "argmax" || n.op == "argmin";
+  if (!arg && n.op.rfind("reduce_", 0) != 0 && n.op != "cumsum") return f;
+  if (arg) f.attrs["index_dtype"] = std::string("float32");
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (stored[size_t(inputs[i])] >= 0) f.inputs[i] = stored[size_t(inputs[i])];
+  std::vector<const Node *> in;
+  for (int id : f.inputs) in.push_back(&out.node(id));
+  detail::infer_shape(f, in);
+  return f;
+}
+
 }  // namespace
 
 Graph store_as_float(const Graph &g) {
   g.validate();
   Graph out;
-  std::vector<int> remap(g.nodes().size(), -1);
+  // remap: what readers of a node read (its dtype as declared); stored_output: what a
+  // graph output becomes (float32 where the declared dtype is not storable).
+  std::vector<int> remap(g.nodes().size(), -1), stored_output(g.nodes().size(), -1);
+  std::vector<bool> read(g.nodes().size());
+  for (const Node &n : g.nodes())
+    for (int in : n.inputs) read[size_t(in)] = true;
   for (int id : g.topological_order()) {
     Node n = g.node(id);
     for (int &in : n.inputs) in = remap[size_t(in)];
-    if (!unstorable(n.dtype) || g.is_output(id)) {
-      remap[size_t(id)] = out.add_node(std::move(n));
+    if (!unstorable(n.dtype)) {
+      remap[size_t(id)] = stored_output[size_t(id)] = out.add_node(std::move(n));
       continue;
     }
     const Type declared = n.dtype;
     const std::string name = n.name, op = n.op;
     const std::vector<int64_t> shape = n.shape;
+    const bool output = g.is_output(id);
     int stored;
     if (op == "input") {
       n.attrs[kDeclaredDtype] = declared.str();
@@ -72,23 +98,52 @@ Graph store_as_float(const Graph &g) {
     } else if (op == "constant") {
       n.value = to_float(n.value, "constant '" + name + "'");
       n.dtype = Float(32);
+      if (output) n.attrs[kDeclaredDtype] = declared.str();
       stored = out.add_node(std::move(n));
+    } else if (Node in_float = reduced_in_float(n, g.node(id).inputs, stored_output, out); in_float.dtype == Float(32)) {
+      in_float.name = output ? name : name + ".stored";
+      if (output) in_float.attrs[kDeclaredDtype] = declared.str();
+      stored = out.add_node(std::move(in_float));
     } else {
       n.name = name + ".computed";
-      stored = out.add_node(cast_node(name + ".stored", out.add_node(std::move(n)), shape, Float(32)));
+      Node cast = cast_node(output ? name : name + ".stored", out.add_node(std::move(n)), shape, Float(32));
+      if (output) cast.attrs[kDeclaredDtype] = declared.str();
+      stored = out.add_node(std::move(cast));
     }
-    // The cast back: under the node's own name, or, for an input or a constant (which keep
-    // theirs), "<name>.declared".
-    const bool kept = op == "input" || op == "constant";
+    stored_output[size_t(id)] = stored;
+    // The cast back: under the node's own name, or, where the stored node keeps it (an
+    // input, a constant, an output), "<name>.declared". An output no node reads needs none.
+    const bool kept = op == "input" || op == "constant" || output;
+    if (output && !read[size_t(id)]) continue;
     remap[size_t(id)] = out.add_node(cast_node(kept ? name + ".declared" : name, stored, shape, declared));
   }
-  detail::set_remapped_outputs(out, g, remap);
+  // The outputs are the stored values, which a run converts back (declared_output_value).
+  detail::set_remapped_outputs(out, g, stored_output);
   return out;
 }
 
 NDArray stored_input_value(const Node &n, const NDArray &value) {
   if (!n.attrs.count(kDeclaredDtype) || value.dtype() == n.dtype) return value;
   return to_float(value, "input '" + n.name + "'");
+}
+
+NDArray declared_output_value(const Node &n, const NDArray &value) {
+  const auto declared = n.attrs.find(kDeclaredDtype);
+  if (declared == n.attrs.end()) return value;
+  const Type dtype = Type::parse(std::get<std::string>(declared->second));
+  const NDArray host = value.device() == Device::cpu() ? value : value.to(Device::cpu());
+  const std::vector<float> f = host.to_vector<float>();
+  if (dtype.is_bool()) {
+    std::vector<uint8_t> b(f.size());
+    for (size_t i = 0; i < f.size(); ++i) b[i] = f[i] != 0.0f;
+    NDArray out = NDArray::empty(host.shape(), Bool());
+    std::copy(b.begin(), b.end(), static_cast<uint8_t *>(out.data()));
+    return out;
+  }
+  TIR_ASSERT(dtype == Int(64)) << "output '" << n.name << "' declares " << dtype;
+  std::vector<int64_t> v(f.size());
+  for (size_t i = 0; i < f.size(); ++i) v[i] = std::llround(f[i]);
+  return NDArray::from_vector(v, host.shape());
 }
 
 }  // namespace tensorir::graph

@@ -46,15 +46,17 @@ void register_reduce(const std::string &kind, const std::string &doc, bool float
 
 void register_arg(const std::string &name, bool is_max) {
   OpDef def = reduction(name, {"x"});
-  def.doc = std::string("the int64 index of the ") + (is_max ? "largest" : "smallest") +
-            " element along `axis`: the first (select_last = 0) or the last; keepdims = 1 keeps the axis as 1";
+  def.doc = std::string("the index of the ") + (is_max ? "largest" : "smallest") +
+            " element along `axis`: the first (select_last = 0) or the last; keepdims = 1 keeps the axis as 1; "
+            "index_dtype is the result's type (int64; float32 where a target stores only floats)";
   def.attrs = {{"axis", AttrType::Int, int64_t{0}},
                {"keepdims", AttrType::Int, int64_t{1}},
-               {"select_last", AttrType::Int, int64_t{0}}};
+               {"select_last", AttrType::Int, int64_t{0}},
+               {"index_dtype", AttrType::String, std::string("int64")}};
   def.check = check_numeric;
   def.compute = [is_max](const Node &n, const std::vector<Tensor> &in, const std::string &out) {
     return ops::arg_reduce(in[0], static_cast<int>(n.attr_int("axis")), n.attr_int("keepdims") != 0,
-                           n.attr_int("select_last") != 0, is_max, out);
+                           n.attr_int("select_last") != 0, is_max, out, Type::parse(n.attr_string("index_dtype")));
   };
   graph::register_op(std::move(def));
 }
