@@ -68,9 +68,7 @@ std::vector<NDArray> CompiledModel::Impl::bind(const std::map<std::string, NDArr
   for (int id : ids) {
     const Node &n = graph.node(id);
     // An input stored as float32 (store_as_float) takes the dtype the graph declared.
-    const auto declared = n.attrs.find(kDeclaredDtype);
-    const Type dtype = declared == n.attrs.end() ? n.dtype : Type::parse(std::get<std::string>(declared->second));
-    expected.push_back({n.name, n.shape, dtype});
+    expected.push_back({n.name, n.shape, declared_dtype(n)});
   }
   const std::vector<NDArray> values = runtime::checked_inputs(expected, inputs, "graph");
   for (size_t i = 0; i < ids.size(); ++i) {

@@ -187,7 +187,12 @@ void check_attrs(Node &n) {
   const OpDef &def = node_op(n);
   for (const auto &[key, value] : n.attrs) {
     // Any node may carry the dtype the graph declared for a value stored as float32.
-    if (key == kDeclaredDtype) continue;
+    if (key == kDeclaredDtype) {
+      const std::string *d = std::get_if<std::string>(&value);
+      TIR_USER_CHECK(d && (*d == "bool" || *d == "int64"))
+          << node_prefix(n) << "attribute '" << key << "' must be \"bool\" or \"int64\" (store_as_float sets it)";
+      continue;
+    }
     auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec &a) { return a.name == key; });
     TIR_USER_CHECK(spec != def.attrs.end())
         << node_prefix(n) << "unknown attribute '" << key << "'; " << n.op << " takes: " << known_attrs(def);

@@ -7,6 +7,7 @@
 
 #include "cli_checks.h"
 #include "tensorir/graph/executor.h"
+#include "tensorir/graph/passes.h"
 #include "tensorir/runtime/model_loader.h"
 
 namespace tensorir::cli {
@@ -120,7 +121,7 @@ Runnable make_runnable(const std::string &model, const std::string &target, cons
   r.description = model + " compiled for " + t.str();
   for (int id : m->graph().input_ids()) {
     const graph::Node &n = m->graph().node(id);
-    r.inputs.push_back({n.name, n.shape, n.dtype, ""});
+    r.inputs.push_back({n.name, n.shape, graph::declared_dtype(n), ""});
   }
   for (int id : m->graph().outputs()) r.output_names.push_back(m->graph().node(id).name);
   r.run = [m](const std::map<std::string, NDArray> &in) { return by_name(m->run(in)); };

@@ -62,9 +62,15 @@ export function asFloat32(data, what) {
 
 // An output read back from a float32 texture as the array of the dtype it declares: integers
 // rounded (a texture's float32 holds them exactly up to 2^24), bool where nonzero.
-export function fromFloat32(data, dtype) {
+export function fromFloat32(data, dtype, what) {
   if (dtype === 'float32') return data;
-  if (dtype === 'int64') return BigInt64Array.from(data, (v) => BigInt(Math.round(v)));
+  if (dtype === 'int64') {
+    return BigInt64Array.from(data, (v, i) => {
+      check(Math.abs(v) < 2 ** 63, () => `${what} is ${v} at element ${i}, which no int64 holds: this package ` +
+            'computes int64 tensors in float32 (exact up to 2^24); use the wasm build');
+      return BigInt(Math.round(v));
+    });
+  }
   if (dtype === 'int32') return Int32Array.from(data, (v) => Math.round(v));
   check(dtype === 'bool', () => `dtype ${JSON.stringify(dtype)} is not one of ${IO_DTYPES.join(', ')}`);
   return Uint8Array.from(data, (v) => (v !== 0 ? 1 : 0));

@@ -136,7 +136,7 @@ export class Model extends ModelBase {
   readOutputs() {
     const out = {};
     for (const t of this.json.outputs) {
-      out[t.name] = fromFloat32(this.textures.read(t.texture, numel(t.shape)), t.dtype || 'float32');
+      out[t.name] = fromFloat32(this.textures.read(t.texture, numel(t.shape)), t.dtype || 'float32', `output "${t.name}"`);
     }
     this.ctx.checkError('reading the outputs');
     // A context lost during the draws (e.g. the browser's GPU watchdog ending a long pass)

@@ -47,8 +47,9 @@ function checkTensor(t, what, textures) {
         () => `model.json: ${name} has an invalid shape ${JSON.stringify(t.shape)}`);
   // Textures hold float32; an input or output may declare another dtype, converted when
   // uploaded or read back.
-  check(isIoDtype(t.dtype),
-        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; one of ${IO_DTYPES.join(', ')} was expected`);
+  check(what === 'parameter' ? t.dtype === 'float32' : isIoDtype(t.dtype),
+        () => `model.json: ${name} has dtype ${JSON.stringify(t.dtype)}; ` +
+              (what === 'parameter' ? 'parameters are float32' : `one of ${IO_DTYPES.join(', ')} was expected`));
   check(isIndex(t.texture, textures.length),
         () => `model.json: ${name} names texture ${t.texture}, but there are ${textures.length}`);
   const tex = textures[t.texture];

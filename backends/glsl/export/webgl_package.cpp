@@ -250,10 +250,9 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
     Value t = Value::object();
     t.set("name", n.name);
     t.set("shape", shape_json(n.shape));
-    // The dtype run() takes; an input stored as float32 (store_as_float) keeps the
-    // graph's, and the runtime converts the user's array when uploading it.
-    const auto declared = n.attrs.find(kDeclaredDtype);
-    t.set("dtype", declared == n.attrs.end() ? std::string("float32") : std::get<std::string>(declared->second));
+    // The dtype run() takes or gives; a tensor stored as float32 (store_as_float) keeps the
+    // graph's, and the runtime converts it when uploading or reading it back.
+    t.set("dtype", declared_dtype(n).str());
     t.set("texture", pk.values[size_t(pk.of_node.at(id))].texture);
     return t;
   };

@@ -46,9 +46,11 @@ Graph store_as_float(const Graph &g);
 // to hold exactly (|v| > 2^24).
 NDArray stored_input_value(const Node &n, const NDArray &value);
 // The value a run returns for output node `n` of such a graph: `value` (float32) as the
-// dtype the graph declared (integers rounded, bool where nonzero); `value` itself for a
-// node without kDeclaredDtype.
+// dtype the graph declared (integers rounded, bool where nonzero; an Error naming the
+// output for a value no int64 holds); `value` itself for a node without kDeclaredDtype.
 NDArray declared_output_value(const Node &n, const NDArray &value);
+// The dtype a run takes or gives for node `n`: its kDeclaredDtype, else n.dtype.
+Type declared_dtype(const Node &n);
 
 // Drops every node the output does not depend on. Input nodes are always kept, so a
 // compiled model takes the same inputs as the graph it came from.

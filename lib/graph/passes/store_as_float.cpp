@@ -6,6 +6,8 @@
 // float32 value on these targets); an output's, when a run reads it back.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <set>
 
 #include "tensorir/error.h"
 #include "tensorir/graph/passes.h"
@@ -56,9 +58,11 @@ NDArray to_float(const NDArray &value, const std::string &what) {
 // sum, product, extreme or running sum of the stored values of its int64 inputs). `n` with
 // such changes and its dtype inferred, or `n` itself for other operators.
 Node reduced_in_float(const Node &n, const std::vector<int> &inputs, const std::vector<int> &stored, const Graph &out) {
+  static const std::set<std::string> same_in_float = {"reduce_sum", "reduce_prod",       "reduce_max", "reduce_min",
+                                                      "reduce_l1",  "reduce_sum_square", "cumsum"};
   Node f = n;
   const bool arg = n.op == "argmax" || n.op == "argmin";
-  if (!arg && n.op.rfind("reduce_", 0) != 0 && n.op != "cumsum") return f;
+  if (!arg && !same_in_float.count(n.op)) return f;
   if (arg) f.attrs["index_dtype"] = std::string("float32");
   for (size_t i = 0; i < inputs.size(); ++i)
     if (stored[size_t(inputs[i])] >= 0) f.inputs[i] = stored[size_t(inputs[i])];
@@ -77,6 +81,7 @@ Graph store_as_float(const Graph &g) {
   // graph output becomes (float32 where the declared dtype is not storable).
   std::vector<int> remap(g.nodes().size(), -1), stored_output(g.nodes().size(), -1);
   std::vector<bool> read(g.nodes().size());
+  std::set<std::string> names = detail::node_names(g);
   for (const Node &n : g.nodes())
     for (int in : n.inputs) read[size_t(in)] = true;
   for (int id : g.topological_order()) {
@@ -101,12 +106,13 @@ Graph store_as_float(const Graph &g) {
       if (output) n.attrs[kDeclaredDtype] = declared.str();
       stored = out.add_node(std::move(n));
     } else if (Node in_float = reduced_in_float(n, g.node(id).inputs, stored_output, out); in_float.dtype == Float(32)) {
-      in_float.name = output ? name : name + ".stored";
+      in_float.name = output ? name : detail::fresh_name(names, name + ".stored");
       if (output) in_float.attrs[kDeclaredDtype] = declared.str();
       stored = out.add_node(std::move(in_float));
     } else {
-      n.name = name + ".computed";
-      Node cast = cast_node(output ? name : name + ".stored", out.add_node(std::move(n)), shape, Float(32));
+      n.name = detail::fresh_name(names, name + ".computed");
+      Node cast = cast_node(output ? name : detail::fresh_name(names, name + ".stored"), out.add_node(std::move(n)),
+                            shape, Float(32));
       if (output) cast.attrs[kDeclaredDtype] = declared.str();
       stored = out.add_node(std::move(cast));
     }
@@ -115,7 +121,8 @@ Graph store_as_float(const Graph &g) {
     // input, a constant, an output), "<name>.declared". An output no node reads needs none.
     const bool kept = op == "input" || op == "constant" || output;
     if (output && !read[size_t(id)]) continue;
-    remap[size_t(id)] = out.add_node(cast_node(kept ? name + ".declared" : name, stored, shape, declared));
+    remap[size_t(id)] =
+        out.add_node(cast_node(kept ? detail::fresh_name(names, name + ".declared") : name, stored, shape, declared));
   }
   // The outputs are the stored values, which a run converts back (declared_output_value).
   detail::set_remapped_outputs(out, g, stored_output);
@@ -127,10 +134,14 @@ NDArray stored_input_value(const Node &n, const NDArray &value) {
   return to_float(value, "input '" + n.name + "'");
 }
 
-NDArray declared_output_value(const Node &n, const NDArray &value) {
+Type declared_dtype(const Node &n) {
   const auto declared = n.attrs.find(kDeclaredDtype);
-  if (declared == n.attrs.end()) return value;
-  const Type dtype = Type::parse(std::get<std::string>(declared->second));
+  return declared == n.attrs.end() ? n.dtype : Type::parse(std::get<std::string>(declared->second));
+}
+
+NDArray declared_output_value(const Node &n, const NDArray &value) {
+  if (!n.attrs.count(kDeclaredDtype)) return value;
+  const Type dtype = declared_dtype(n);
   const NDArray host = value.device() == Device::cpu() ? value : value.to(Device::cpu());
   const std::vector<float> f = host.to_vector<float>();
   if (dtype.is_bool()) {
@@ -142,7 +153,13 @@ NDArray declared_output_value(const Node &n, const NDArray &value) {
   }
   TIR_ASSERT(dtype == Int(64)) << "output '" << n.name << "' declares " << dtype;
   std::vector<int64_t> v(f.size());
-  for (size_t i = 0; i < f.size(); ++i) v[i] = std::llround(f[i]);
+  for (size_t i = 0; i < f.size(); ++i) {
+    // float32 of 2^63 is the first value beyond int64.
+    TIR_USER_CHECK(std::abs(f[i]) < 9.2233720368547758e18f)
+        << "output '" << n.name << "' is " << f[i] << " at element " << i << ", which no int64 holds: this target "
+        << "computes int64 tensors in float32 (exact up to " << kExactInFloat << "); build for another target";
+    v[i] = std::llround(f[i]);
+  }
   return NDArray::from_vector(v, host.shape());
 }
 
