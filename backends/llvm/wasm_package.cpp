@@ -73,25 +73,30 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
     end = aligned(end + std::max<size_t>(bytes, 1));
   };
 
-  // Parameters: the constants the kernels read, in params.bin at their offsets.
+  // Parameters: the constants the kernels read and the outputs that are constants (a shape
+  // known at import, an empty result), in params.bin at their offsets.
+  TIR_USER_CHECK(!m.kernels.empty()) << "export_web: the model has no kernels (its outputs are its inputs or "
+                                        "constants); a web package runs kernels";
   std::string param_bytes;
   Value param_list = Value::array();
+  auto add_param = [&](int id) {
+    const Node &n = g.node(id);
+    if (n.op != "constant" || offset_of.count(id)) return;
+    const NDArray host = m.storage[size_t(id)].device() == Device::cpu() ? m.storage[size_t(id)]
+                                                                         : m.storage[size_t(id)].to(Device::cpu());
+    place(id, host.nbytes());
+    param_bytes.resize(offset_of[id]);
+    param_bytes.append(static_cast<const char *>(host.data()), host.nbytes());
+    Value p = Value::object();
+    p.set("name", n.name);
+    p.set("shape", shape_json(n.shape));
+    p.set("dtype", n.dtype.str());
+    p.set("offset", uint64_t(offset_of[id]));
+    param_list.push(std::move(p));
+  };
   for (const Kernel &k : m.kernels)
-    for (int id : k.args) {
-      const Node &n = g.node(id);
-      if (n.op != "constant" || offset_of.count(id)) continue;
-      const NDArray host = m.storage[size_t(id)].device() == Device::cpu() ? m.storage[size_t(id)]
-                                                                           : m.storage[size_t(id)].to(Device::cpu());
-      place(id, host.nbytes());
-      param_bytes.resize(offset_of[id]);
-      param_bytes.append(static_cast<const char *>(host.data()), host.nbytes());
-      Value p = Value::object();
-      p.set("name", n.name);
-      p.set("shape", shape_json(n.shape));
-      p.set("dtype", n.dtype.str());
-      p.set("offset", uint64_t(offset_of[id]));
-      param_list.push(std::move(p));
-    }
+    for (int id : k.args) add_param(id);
+  for (int id : g.outputs()) add_param(id);
   param_bytes.resize(end);
   const std::vector<int> inputs = g.input_ids();
   for (int id : inputs) {
@@ -114,12 +119,7 @@ WebExportInfo export_wasm(const CompiledModel &model, const std::string &dir, co
     if (p.storage == StoragePlan::Storage::Shared) offset_of[k.node] = buffer_offset[size_t(p.buffer)] + p.offset;
     else place(k.node, node_bytes(g.node(k.node)));
   }
-  for (int id : g.outputs()) {
-    const Node &out_node = g.node(id);
-    check_io_dtype(out_node, "output");
-    TIR_USER_CHECK(offset_of.count(out_node.id))
-        << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
-  }
+  for (int id : g.outputs()) check_io_dtype(g.node(id), "output");
 
   // wasm32 addresses 4 GiB; the runtime's shared memory 2 GiB, with stacks and scratch.
   constexpr size_t kMaxRegion = size_t(1536) << 20;

@@ -508,3 +508,58 @@ TEST_CASE("webgl: resnet18 runs natively like on llvm", "[graph][web][opengl][re
   CHECK(graph_test::max_rel_error(run_on(g, "webgl", x), run_on(g, "llvm", x)) < 1e-4);
 }
 #endif
+
+TEST_CASE("export_web: outputs that are constants are parameters of the package", "[graph][web]") {
+  // As an ONNX import gives for a shape known at import (int64) and an empty result.
+  graph::Builder b;
+  auto x = b.input("x", {2, 3});
+  auto y = b.make("relu", {x}, {}, "y");
+  auto dims = b.constant("dims", NDArray::from_vector<int64_t>({10, 8}, {2}));
+  auto none = b.constant("none", NDArray::empty({0, 3}, Float(32)));
+  const graph::Graph g = b.finish({y, dims, none});
+  TempDir dir("tensorir_web_constant_outputs");
+  for (const char *target : {"webgl", "wasm"}) {
+    INFO(target);
+    const fs::path pkg = dir.path / target;
+    graph::export_web(graph::build(g, target), pkg.string());
+    const J j = parse_json(read_file(pkg / "model.json"));
+    const std::string params = read_file(pkg / "params.bin");
+    REQUIRE(j["outputs"].arr.size() == 3);
+    const std::string where = std::string(target) == "webgl" ? "texture" : "offset";
+    // Each constant output names the place of a parameter of its name holding its value:
+    // dims as float32 in a texture, as int64 in WebAssembly memory; none with no bytes.
+    for (size_t o = 1; o < 3; ++o) {
+      const J &out = j["outputs"][o];
+      const J *param = nullptr;
+      for (const J &p : j["params"]["tensors"].arr)
+        if (p["name"].str == out["name"].str) param = &p;
+      REQUIRE(param != nullptr);
+      CHECK((*param)[where].i() == out[where].i());
+      if (o == 2) {
+        CHECK(ints(out["shape"]) == std::vector<int64_t>{0, 3});
+        CHECK(out["dtype"].str == "float32");
+        continue;
+      }
+      CHECK(out["name"].str == "dims");
+      CHECK(out["dtype"].str == "int64");
+      const int64_t off = (*param)["offset"].i();
+      if (std::string(target) == "webgl") {
+        float v[2];
+        REQUIRE(off + 8 <= int64_t(params.size()));
+        std::memcpy(v, params.data() + off, 8);
+        CHECK((v[0] == 10.f && v[1] == 8.f));
+      } else {
+        int64_t v[2];
+        REQUIRE(off + 16 <= int64_t(params.size()));
+        std::memcpy(v, params.data() + off, 16);
+        CHECK((v[0] == 10 && v[1] == 8));
+      }
+    }
+  }
+  // Nothing to run: a model whose only output is a constant.
+  graph::Builder c;
+  c.input("x", {2});
+  const graph::Graph constant_only = c.finish(c.constant("k", NDArray::from_vector<float>({1.f, 2.f}, {2})));
+  CHECK_THROWS_WITH(graph::export_web(graph::build(constant_only, "webgl"), (dir.path / "k").string()),
+                    Contains("no kernels"));
+}

@@ -14,7 +14,7 @@
 // (graph::export_web_index).
 //
 // --demo writes OUT_DIR/masked_lookup, a package with both builds of a graph taking a
-// float32, a bool and an int64 input and giving a float32, an int64 and a bool output, for
+// float32, a bool and an int64 input and giving float32, int64 and bool outputs (two of them constants), for
 // the demo page's test: demo_expected.json holds its outputs for the page's seeded random
 // inputs (input i: NDArray::random(shape, dtype, 1 + i), which web/runtime/model_base.js
 // draws too).
@@ -202,7 +202,9 @@ std::string json_string(const std::string &s) {
 }
 
 // y = where(mask, x, table[ids]): x where the mask is set, else the row of `table` the id
-// of its row names; best = argmax(y) per row (int64), positive = y > 0 (bool).
+// of its row names; best = argmax(y) per row (int64), positive = y > 0 (bool); and two
+// constant outputs, as an ONNX import gives for a shape known at import and an empty
+// result: dims = [10, 8] (int64) and none, float32 [0, 3].
 graph::Graph masked_lookup() {
   graph::Builder b;
   auto x = b.input("x", {3, 8});
@@ -212,7 +214,9 @@ graph::Graph masked_lookup() {
   auto y = b.make("where", {mask, x, rows}, {}, "y");
   auto best = b.make("argmax", {y}, {{"axis", int64_t{1}}, {"keepdims", int64_t{0}}}, "best");
   auto positive = b.make("greater", {y, b.constant("zero", NDArray::from_vector<float>({0.f}, {1}))}, {}, "positive");
-  return b.finish({y, best, positive});
+  auto dims = b.constant("dims", NDArray::from_vector<int64_t>({10, 8}, {2}));
+  auto none = b.constant("none", NDArray::empty({0, 3}, Float(32)));
+  return b.finish({y, best, positive, dims, none});
 }
 
 // The values of `a` (float32, int64 or bool) as a JSON list.

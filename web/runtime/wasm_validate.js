@@ -42,11 +42,16 @@ const span = (t) => [t.offset, t.offset + numel(t.shape) * ioBytes(t.dtype)];
 const overlap = ([a0, a1], [b0, b1]) => a0 < b1 && b0 < a1;
 
 // The weights (params.bin, at offset 0), the inputs and the outputs must not share bytes;
-// an output may be an input itself (a graph that only passes its input through).
+// an output may be an input itself (a graph that only passes its input through), or a
+// weight of its name (a constant of the model, which no kernel writes).
 function checkRegions(model) {
   const weights = [0, model.params.bytes];
   const tensors = [...model.inputs.map((t) => ['input', t]), ...model.outputs.map((t) => ['output', t])];
+  const isWeight = (t) => (model.params.tensors || []).some((p) => p.name === t.name && p.offset === t.offset &&
+                                                                  p.dtype === t.dtype && isShape(p.shape) &&
+                                                                  numel(p.shape) === numel(t.shape));
   for (const [what, t] of tensors) {
+    if (what === 'output' && isWeight(t)) continue;
     check(!overlap(span(t), weights),
           () => `model.json: ${what} "${t.name}" at bytes [${span(t)[0]}, ${span(t)[1]}) overlaps the weights ` +
                 `(params.bin, bytes [0, ${weights[1]})), which running the model would overwrite; ${DAMAGED}`);

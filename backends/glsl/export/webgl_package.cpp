@@ -165,20 +165,22 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
     check_float32(g.node(id), "input");
     pk.values[size_t(pk.node_value(g, id))].def = -1;
   }
+  // Parameters: the constants the kernels read and the outputs that are constants (a shape
+  // known at import, an empty result).
+  TIR_USER_CHECK(!m.kernels.empty()) << "export_web: the model has no kernels (its outputs are its inputs or "
+                                        "constants); a web package runs kernels";
   std::vector<int> params;
   for (const Node &n : g.nodes()) {
-    if (n.op != "constant" || !pk.of_node.count(n.id)) continue;
+    if (n.op != "constant" || !(pk.of_node.count(n.id) || g.is_output(n.id))) continue;
     check_float32(n, "constant");
     params.push_back(n.id);
-    WebValue &v = pk.values[size_t(pk.of_node[n.id])];
+    WebValue &v = pk.values[size_t(pk.node_value(g, n.id))];
     v.def = -1;
     v.last = kForever;
   }
   for (int id : g.outputs()) {
     const Node &out_node = g.node(id);
     check_float32(out_node, "output");
-    TIR_USER_CHECK(out_node.op != "constant")
-        << "export_web: the output '" << out_node.name << "' is a constant; there is nothing to run";
     pk.values[size_t(pk.node_value(g, out_node.id))].last = kForever;
     if (out_node.op == "input") pk.values[size_t(pk.of_node[out_node.id])].def = -1;
   }
