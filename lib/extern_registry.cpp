@@ -10,6 +10,7 @@ namespace {
 struct ExternRegistry {
   std::mutex mu;
   std::map<std::string, void *> functions;
+  uint64_t registrations = 0;
 };
 ExternRegistry &externs() {
   static ExternRegistry *r = new ExternRegistry;
@@ -22,6 +23,13 @@ void register_extern_function(const std::string &name, void *address) {
   ExternRegistry &r = externs();
   std::lock_guard<std::mutex> lock(r.mu);
   r.functions[name] = address;
+  ++r.registrations;
+}
+
+uint64_t extern_function_registrations() {
+  ExternRegistry &r = externs();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.registrations;
 }
 
 void *lookup_extern_function(const std::string &name) {

@@ -1,5 +1,6 @@
 // build(): lower a schedule and compile it for a target into a callable Module.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ Module build(const std::vector<LoweredFunc> &funcs, const Target &target);
 void register_extern_function(const std::string &name, void *address);
 // The address registered under `name`, or nullptr.
 void *lookup_extern_function(const std::string &name);
+// How many registrations there have been: kernels compiled before a registration may call
+// the function it replaced (a cache of compiled kernels keys on this).
+uint64_t extern_function_registrations();
 
 // Backends plug in by target kind; build() looks them up here.
 using BackendBuildFn = std::function<Module(const std::vector<LoweredFunc> &, const Target &)>;

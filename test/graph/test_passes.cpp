@@ -177,6 +177,40 @@ TEST_CASE("fold_constants evaluates parameter-only nodes once", "[graph][passes]
   CHECK(graph::build(g, "llvm").num_kernels() == 1);
 }
 
+TEST_CASE("fold_constants compiles an operator once and computes each fold's own values", "[graph][passes]") {
+  // The same operators, attributes and shapes with other constants (and an attribute or a
+  // shape that differs): each fold gives its own values, not an earlier fold's.
+  auto folded = [](const NDArray &c1, const NDArray &c2, int64_t axis) {
+    graph::Builder b;
+    auto x = b.input("x", {1});
+    auto sum = b.make("reduce_sum", {b.add(b.constant("c1", c1), b.constant("c2", c2), "csum")},
+                      {{"axes", std::vector<int64_t>{axis}}}, "cred");
+    const graph::Graph g = graph::fold_constants(b.finish(b.make("multiply", {x, sum}, {}, "out")));
+    REQUIRE(g.node("cred").op == "constant");
+    return g.node("cred").value.to_vector<float>();
+  };
+  auto want = [](const NDArray &c1, const NDArray &c2, int64_t axis, int64_t rows, int64_t cols) {
+    const std::vector<float> a = c1.to_vector<float>(), b = c2.to_vector<float>();
+    std::vector<float> out(size_t(axis == 0 ? cols : rows), 0.f);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) out[size_t(axis == 0 ? c : r)] += a[size_t(r * cols + c)] + b[size_t(r * cols + c)];
+    return out;
+  };
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    const NDArray c1 = rnd({2, 3}, seed), c2 = rnd({2, 3}, seed + 10);
+    for (int64_t axis : {0, 1}) {
+      const std::vector<float> got = folded(c1, c2, axis), expect = want(c1, c2, axis, 2, 3);
+      REQUIRE(got.size() == expect.size());
+      for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(expect[i]).margin(1e-6));
+    }
+    const NDArray d1 = rnd({3, 2}, seed), d2 = rnd({3, 2}, seed + 20);
+    const std::vector<float> got = folded(d1, d2, 1), expect = want(d1, d2, 1, 3, 2);
+    REQUIRE(got.size() == expect.size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(expect[i]).margin(1e-6));
+  }
+}
+
 TEST_CASE("resnet18 fused on llvm computes what it computes unfused", "[graph][passes][resnet18]") {
   const graph::Graph g = graph::resnet18(5);
   const graph::CompiledModel fused = graph::build(g, "llvm");

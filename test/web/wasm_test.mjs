@@ -146,6 +146,16 @@ try {
     ['an alignment too small', (d) => editJson(d, (j) => { j.memory.align = 4; }), /align must be a power of two/],
     ['a kernel argument inside the weights', (d) => editJson(d, (j) => { j.kernels[0].args[0] = j.memory.align; }),
      /argument at offset \d+, inside the weights but not at the start of a tensor/],
+    // Without the graph (whose replay would name the tensor written over) the order check
+    // refuses it.
+    ['a kernel result over a weight', (d) => editJson(d, (j) => {
+      delete j.graph;
+      j.kernels[0].args[j.kernels[0].args.length - 1] = 0;
+    }), /writes its result at offset 0, inside the weights/],
+    ['an output on a weight of another name', (d) => editJson(d, (j) => {
+      j.outputs[0].offset = j.params.tensors[0].offset;
+      j.outputs[0].shape = j.params.tensors[0].shape;
+    }), /output "[^"]+" at bytes \[0, \d+\) overlaps the weights/],
     ['a misaligned kernel argument', (d) => editJson(d, (j) => { j.kernels[0].args[0] += 8; }),
      /not a multiple of the model's alignment/],
     // The plan against its graph and in its order.

@@ -41,17 +41,21 @@ function checkTensor(t, what, memoryBytes) {
 const span = (t) => [t.offset, t.offset + numel(t.shape) * ioBytes(t.dtype)];
 const overlap = ([a0, a1], [b0, b1]) => a0 < b1 && b0 < a1;
 
+// Whether output `t` is a weight of its name, at the weight's place: a constant of the
+// model, which no kernel writes (checkOrder).
+function isWeight(model, t) {
+  return (model.params.tensors || []).some((p) => p.name === t.name && p.offset === t.offset && p.dtype === t.dtype &&
+                                                   isShape(p.shape) && numel(p.shape) === numel(t.shape));
+}
+
 // The weights (params.bin, at offset 0), the inputs and the outputs must not share bytes;
 // an output may be an input itself (a graph that only passes its input through), or a
 // weight of its name (a constant of the model, which no kernel writes).
 function checkRegions(model) {
   const weights = [0, model.params.bytes];
   const tensors = [...model.inputs.map((t) => ['input', t]), ...model.outputs.map((t) => ['output', t])];
-  const isWeight = (t) => (model.params.tensors || []).some((p) => p.name === t.name && p.offset === t.offset &&
-                                                                  p.dtype === t.dtype && isShape(p.shape) &&
-                                                                  numel(p.shape) === numel(t.shape));
   for (const [what, t] of tensors) {
-    if (what === 'output' && isWeight(t)) continue;
+    if (what === 'output' && isWeight(model, t)) continue;
     check(!overlap(span(t), weights),
           () => `model.json: ${what} "${t.name}" at bytes [${span(t)[0]}, ${span(t)[1]}) overlaps the weights ` +
                 `(params.bin, bytes [0, ${weights[1]})), which running the model would overwrite; ${DAMAGED}`);
@@ -165,10 +169,15 @@ function checkOrder(model) {
             () => `model.json: kernel ${k.name} (kernels[${i}]) reads offset ${a} before any kernel writes there; ` +
                   DAMAGED);
     }
-    if (k.args.length) written.add(k.args[k.args.length - 1]);
+    if (!k.args.length) return;
+    const result = k.args[k.args.length - 1];
+    check(result >= model.params.bytes,
+          () => `model.json: kernel ${k.name} (kernels[${i}]) writes its result at offset ${result}, inside the ` +
+                `weights; ${DAMAGED}`);
+    written.add(result);
   });
   for (const t of model.outputs) {
-    check(inputs.has(t.offset) || written.has(t.offset),
+    check(inputs.has(t.offset) || written.has(t.offset) || isWeight(model, t),
           () => `model.json: output "${t.name}" at offset ${t.offset} is not written by any kernel; ${DAMAGED}`);
   }
 }
@@ -295,6 +304,8 @@ function checkPlan(model) {
   for (const t of model.outputs) {
     const n = node(t.name, `output "${t.name}"`);
     checkShape(t, 'output', n);
+    check(t.dtype === n.dtype, () => `model.json: output "${t.name}" has dtype ${JSON.stringify(t.dtype)}, but the ` +
+                                     `graph's node has ${JSON.stringify(n.dtype)}; ${DAMAGED}`);
     const v = values.get(t.name);
     check(v !== undefined, () => `model.json: output "${t.name}" is computed by no kernel; ${DAMAGED}`);
     check(v.offset === t.offset,
