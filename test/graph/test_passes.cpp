@@ -211,6 +211,20 @@ TEST_CASE("fold_constants compiles an operator once and computes each fold's own
   }
 }
 
+TEST_CASE("a fold's error names its own nodes, after a fold of the same kind", "[graph][passes][error]") {
+  // rows = take(table, ids): the second fold's ids are out of range.
+  auto fold = [](const std::string &suffix, int64_t id) {
+    graph::Builder b;
+    auto x = b.input("x", {2, 4});
+    auto rows = b.make("take", {b.constant("table" + suffix, rnd({3, 4}, 1)),
+                                b.constant("ids" + suffix, NDArray::from_vector<int64_t>({0, id}, {2}))},
+                       {{"axis", int64_t{0}}}, "rows" + suffix);
+    return graph::fold_constants(b.finish(b.add(x, rows, "y")));
+  };
+  CHECK(fold("_a", 2).node("rows_a").op == "constant");
+  CHECK_THROWS_WITH(fold("_b", 7), Catch::Matchers::Contains("ids_b") && !Catch::Matchers::Contains("ids_a"));
+}
+
 TEST_CASE("resnet18 fused on llvm computes what it computes unfused", "[graph][passes][resnet18]") {
   const graph::Graph g = graph::resnet18(5);
   const graph::CompiledModel fused = graph::build(g, "llvm");

@@ -3,6 +3,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "tensorir/build.h"
 #include "tensorir/graph/executor.h"
@@ -23,23 +24,29 @@ namespace {
 constexpr size_t kMaxCachedModels = 256;
 constexpr size_t kMaxCachedBytes = size_t(1) << 20;
 
+// A compiled fold and the names of its inputs, in the order the node reads them first.
+struct CachedFold {
+  std::shared_ptr<const CompiledModel> model;
+  std::vector<std::string> inputs;
+};
+
 struct FoldCache {
   std::mutex mutex;
-  std::list<std::pair<std::string, std::shared_ptr<const CompiledModel>>> models;
+  std::list<std::pair<std::string, CachedFold>> folds;
 
-  std::shared_ptr<const CompiledModel> find(const std::string &key) {
+  std::optional<CachedFold> find(const std::string &key) {
     const std::lock_guard<std::mutex> lock(mutex);
-    for (auto it = models.begin(); it != models.end(); ++it) {
+    for (auto it = folds.begin(); it != folds.end(); ++it) {
       if (it->first != key) continue;
-      models.splice(models.begin(), models, it);
-      return models.front().second;
+      folds.splice(folds.begin(), folds, it);
+      return folds.front().second;
     }
-    return nullptr;
+    return std::nullopt;
   }
-  void add(const std::string &key, std::shared_ptr<const CompiledModel> m) {
+  void add(const std::string &key, CachedFold fold) {
     const std::lock_guard<std::mutex> lock(mutex);
-    models.emplace_front(key, std::move(m));
-    if (models.size() > kMaxCachedModels) models.pop_back();
+    folds.emplace_front(key, std::move(fold));
+    if (folds.size() > kMaxCachedModels) folds.pop_back();
   }
 };
 
@@ -49,30 +56,39 @@ FoldCache &fold_cache() {
 }
 
 // Evaluates operator node `n` of `g` (all inputs constants) on the CPU. The one-node graph
-// takes the constants as inputs, so that its kernel does not depend on their values.
+// takes the constants as inputs, under their names, so that its kernel does not depend on
+// their values; a cached one takes them in the same order under the names it was compiled
+// with.
 NDArray evaluate(const Graph &g, const Node &n) {
   Graph one;
   Node op = n;
   op.inputs.clear();
   std::map<int, int> remap;  // add(c, c) reads one constant node
-  std::map<std::string, NDArray> values;
+  std::vector<NDArray> values;
+  std::vector<std::string> names;
   for (int in : n.inputs) {
     auto it = remap.find(in);
     if (it == remap.end()) {
       const Node &c = g.node(in);
       Node arg;
-      arg.name = "in" + std::to_string(remap.size());
+      arg.name = c.name;
       arg.op = "input";
       arg.shape = c.shape;
       arg.dtype = c.dtype;
-      values[arg.name] = c.value;
+      // A copy: kernels take their arguments aligned, which a caller's view need not be.
+      values.push_back(c.value.to(Device::cpu()));
+      names.push_back(c.name);
       it = remap.emplace(in, one.add_node(std::move(arg))).first;
     }
     op.inputs.push_back(it->second);
   }
-  op.name = "out";
   const int out = one.add_node(std::move(op));
   one.set_output(out);
+  auto feed = [&](const std::vector<std::string> &as) {
+    std::map<std::string, NDArray> m;
+    for (size_t i = 0; i < values.size(); ++i) m[as[i]] = values[i];
+    return m;
+  };
   BuildOptions plain;
   plain.tuned_schedules = false;
   plain.fold_constants = false;  // the graph is already one operator: no recursion
@@ -81,15 +97,21 @@ NDArray evaluate(const Graph &g, const Node &n) {
   plain.fuse_operators = false;
   size_t bytes = size_t((one.node(out).dtype.bits() + 7) / 8);
   for (int64_t d : one.node(out).shape) bytes *= size_t(std::max<int64_t>(d, 0));
-  if (bytes > kMaxCachedBytes) return build(one, "llvm", plain).run(values);
   const std::string key = kernel_key(one, {out}, out, Target("llvm"), false) + "\nexterns " +
                           std::to_string(extern_function_registrations());
-  std::shared_ptr<const CompiledModel> m = fold_cache().find(key);
-  if (!m) {
-    m = std::make_shared<const CompiledModel>(build(one, "llvm", plain));
-    fold_cache().add(key, m);
+  if (bytes <= kMaxCachedBytes) {
+    if (const std::optional<CachedFold> cached = fold_cache().find(key)) {
+      try {
+        return cached->model->run(feed(cached->inputs));
+      } catch (const Error &) {
+        // Compiled again below under this fold's names, so that its error names them.
+      }
+    }
   }
-  return m->run(values);
+  auto m = std::make_shared<const CompiledModel>(build(one, "llvm", plain));
+  NDArray result = m->run(feed(names));
+  if (bytes <= kMaxCachedBytes) fold_cache().add(key, CachedFold{std::move(m), std::move(names)});
+  return result;
 }
 
 }  // namespace
