@@ -21,7 +21,8 @@ namespace {
 // each later fold of the same operator, attributes and input shapes only runs. Results
 // above kMaxCachedBytes (a weight transform) are compiled for their fold alone, so that
 // the cache holds no large storage.
-constexpr size_t kMaxCachedModels = 256;
+// Each compiled model holds its JIT's code and memory, about 0.7 MB: the cache keeps few.
+constexpr size_t kMaxCachedModels = 32;
 constexpr size_t kMaxCachedBytes = size_t(1) << 20;
 
 // A compiled fold and the names of its inputs, in the order the node reads them first.
