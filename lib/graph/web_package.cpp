@@ -71,6 +71,13 @@ void check_io_dtype(const Node &n, const char *role) {
       << "; web packages take and give float32, int32, int64 or bool tensors: cast it to one of those";
 }
 
+void check_something_runs(const CompiledModel::Impl &m) {
+  for (int id : m.graph.outputs())
+    TIR_USER_CHECK(!m.kernels.empty() || m.graph.node(id).op != "constant")
+        << "export_web: the output '" << m.graph.node(id).name << "' is a constant and the model has no kernels; "
+        << "there is nothing to run";
+}
+
 fs::path make_directory(const std::string &dir) {
   TIR_USER_CHECK(!dir.empty()) << "export_web: the package directory is an empty path";
   fs::path p(dir);

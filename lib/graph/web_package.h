@@ -30,6 +30,9 @@ void check_float32(const Node &n, const char *role);
 // An input or output of a package: float32, int32, int64 or bool (run() takes and gives
 // the typed array of each; web/runtime/dtypes.js).
 void check_io_dtype(const Node &n, const char *role);
+// A package whose outputs are constants needs a kernel to run: an error naming the first
+// constant output of a model without kernels (a model passing its inputs through is fine).
+void check_something_runs(const CompiledModel::Impl &m);
 // A kernel's name, its result's node, its operator (the anchor's, if any) and the nodes
 // fused into it; the exporter adds how to run it.
 json::Value kernel_json(const Graph &g, const Kernel &k);

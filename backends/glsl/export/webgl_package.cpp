@@ -167,10 +167,7 @@ WebExportInfo export_webgl(const CompiledModel &model, const std::string &dir, c
   }
   // Parameters: the constants the kernels read and the outputs that are constants (a shape
   // known at import, an empty result).
-  for (int id : g.outputs())
-    TIR_USER_CHECK(!m.kernels.empty() || g.node(id).op != "constant")
-        << "export_web: the output '" << g.node(id).name << "' is a constant and the model has no kernels; "
-        << "there is nothing to run";
+  check_something_runs(m);
   std::vector<int> params;
   for (const Node &n : g.nodes()) {
     if (n.op != "constant" || !(pk.of_node.count(n.id) || g.is_output(n.id))) continue;

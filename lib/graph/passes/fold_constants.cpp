@@ -7,6 +7,7 @@
 
 #include "tensorir/build.h"
 #include "tensorir/graph/executor.h"
+#include "tensorir/graph/memory_plan.h"
 #include "tensorir/graph/passes.h"
 #include "../kernel_key.h"
 #include "rewrite_util.h"
@@ -96,8 +97,7 @@ NDArray evaluate(const Graph &g, const Node &n) {
   plain.fold_batch_norm = false;
   plain.eliminate_dead_nodes = false;
   plain.fuse_operators = false;
-  size_t bytes = size_t((one.node(out).dtype.bits() + 7) / 8);
-  for (int64_t d : one.node(out).shape) bytes *= size_t(std::max<int64_t>(d, 0));
+  const size_t bytes = node_bytes(one.node(out));
   const std::string key = kernel_key(one, {out}, out, Target("llvm"), false) + "\nexterns " +
                           std::to_string(extern_function_registrations());
   if (bytes <= kMaxCachedBytes) {

@@ -4,9 +4,7 @@
 // it is read, so that no texture holds a type textures cannot hold. The casts back are
 // computed inside the reading kernels (graph::build inlines a cast to bool or int64 of a
 // float32 value on these targets); an output's, when a run reads it back.
-#include <algorithm>
 #include <cmath>
-#include <limits>
 #include <set>
 
 #include "tensorir/error.h"
@@ -95,28 +93,25 @@ Graph store_as_float(const Graph &g) {
     const std::string name = n.name, op = n.op;
     const std::vector<int64_t> shape = n.shape;
     const bool output = g.is_output(id);
-    int stored;
-    if (op == "input") {
-      n.attrs[kDeclaredDtype] = declared.str();
-      n.dtype = Float(32);
-      stored = out.add_node(std::move(n));
-    } else if (op == "constant") {
-      n.value = to_float(n.value, "constant '" + name + "'");
-      n.dtype = Float(32);
-      if (output) n.attrs[kDeclaredDtype] = declared.str();
-      stored = out.add_node(std::move(n));
-    } else if (Node in_float = reduced_in_float(n, g.node(id).inputs, stored_output, out); in_float.dtype == Float(32)) {
-      in_float.name = output ? name : detail::fresh_name(names, name + ".stored");
-      if (output) in_float.attrs[kDeclaredDtype] = declared.str();
-      stored = out.add_node(std::move(in_float));
+    // The stored value: the input or constant itself as float32; a computed node's result,
+    // computed in float32 (a reduction that can) or cast to float32 in its kernel, under
+    // the node's name for an output, else "<name>.stored".
+    Node s;
+    if (op == "input" || op == "constant") {
+      s = std::move(n);
+      if (op == "constant") s.value = to_float(s.value, "constant '" + name + "'");
+      s.dtype = Float(32);
     } else {
-      n.name = detail::fresh_name(names, name + ".computed");
-      Node cast = cast_node(output ? name : detail::fresh_name(names, name + ".stored"), out.add_node(std::move(n)),
-                            shape, Float(32));
-      if (output) cast.attrs[kDeclaredDtype] = declared.str();
-      stored = out.add_node(std::move(cast));
+      s = reduced_in_float(n, g.node(id).inputs, stored_output, out);
+      if (s.dtype != Float(32)) {
+        n.name = detail::fresh_name(names, name + ".computed");
+        s = cast_node("", out.add_node(std::move(n)), shape, Float(32));
+      }
+      s.name = output ? name : detail::fresh_name(names, name + ".stored");
     }
-    stored_output[size_t(id)] = stored;
+    // A run converts an input from the dtype the graph declares, and an output back to it.
+    if (op == "input" || output) s.attrs[kDeclaredDtype] = declared.str();
+    const int stored = stored_output[size_t(id)] = out.add_node(std::move(s));
     // The cast back: under the node's own name, or, where the stored node keeps it (an
     // input, a constant, an output), "<name>.declared". An output no node reads needs none.
     const bool kept = op == "input" || op == "constant" || output;
@@ -145,10 +140,9 @@ NDArray declared_output_value(const Node &n, const NDArray &value) {
   const NDArray host = value.device() == Device::cpu() ? value : value.to(Device::cpu());
   const std::vector<float> f = host.to_vector<float>();
   if (dtype.is_bool()) {
-    std::vector<uint8_t> b(f.size());
-    for (size_t i = 0; i < f.size(); ++i) b[i] = f[i] != 0.0f;
     NDArray out = NDArray::empty(host.shape(), Bool());
-    std::copy(b.begin(), b.end(), static_cast<uint8_t *>(out.data()));
+    uint8_t *b = static_cast<uint8_t *>(out.data());
+    for (size_t i = 0; i < f.size(); ++i) b[i] = f[i] != 0.0f;
     return out;
   }
   TIR_ASSERT(dtype == Int(64)) << "output '" << n.name << "' declares " << dtype;
